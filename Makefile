@@ -1,0 +1,67 @@
+# Lightbox: `make run` and `make test` work on a fresh Debian 12 machine with Swift installed.
+# They install the Debian packages Lightbox needs when missing, then build.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+# libvips (pixels), SQLite (GRDB), pkg-config (finds libvips), exiftool (the tests' metadata oracle).
+DEBIAN_PACKAGES := libvips-dev libsqlite3-dev pkg-config libimage-exiftool-perl
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+LIBRARY ?= Demo.lightbox
+HOST ?= 127.0.0.1
+PORT ?= 8080
+BIN := .build/debug/lightbox
+
+# A handful of real photos for the demo: phones, a DSLR, iPhone HEIC, wallpapers, a screenshot.
+SAMPLES := \
+	.corpus/forensics/original-files/pic1/IMG_1054.JPG \
+	.corpus/forensics/original-files/pic1/IMG_20200827_231612.jpg \
+	.corpus/forensics/original-files/pic2/IMG_20191224_234846.jpg \
+	.corpus/forensics/original-files/pic2/IMG_20200124_231153.jpg \
+	.corpus/forensics/original-files/pic2/IMG_20200608_111614.jpg \
+	.corpus/digikam/body-background.jpg \
+	.corpus/exiv2/data/2021-02-13-1929.heic \
+	.corpus/exiv2/data/IMG_3578.heic \
+	.corpus/exiv2/data/exiv2-nikon-d70.jpg \
+	.corpus/lomiri/backgrounds
+
+.PHONY: all deps corpus build test run clean
+
+all: build
+
+## deps: install the Debian packages Lightbox needs, when any is missing
+deps:
+	@missing=""; \
+	for package in $(DEBIAN_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' "$$package" 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing Debian packages:$$missing"; \
+		$(SUDO) apt-get update -q; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+## corpus: fetch the real photos the tests and the demo use into .corpus/
+corpus:
+	scripts/fetch-corpus
+
+## build: build the lightbox command and the libraries
+build: deps
+	swift build
+
+## test: build and run every test, on real photos
+test: deps corpus
+	swift build --build-tests
+	swift test --skip-build
+
+## run: import the sample photos into Demo.lightbox and serve them at http://HOST:PORT
+run: deps build
+	scripts/fetch-corpus --only forensics digikam exiv2 lomiri
+	$(BIN) import --library "$(LIBRARY)" $(SAMPLES)
+	@echo "Open http://$(HOST):$(PORT) in a browser"
+	$(BIN) serve --library "$(LIBRARY)" --host "$(HOST)" --port "$(PORT)"
+
+clean:
+	swift package clean
+	rm -rf "$(LIBRARY)"

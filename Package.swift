@@ -1,0 +1,104 @@
+// swift-tools-version:6.1
+
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Lightbox",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Lightbox", targets: ["Lightbox"]),
+        .library(name: "LightboxImaging", targets: ["LightboxImaging"]),
+        .library(name: "LightboxMetadata", targets: ["LightboxMetadata"]),
+        .library(name: "LightboxServer", targets: ["LightboxServer"]),
+        .executable(name: "lightbox", targets: ["lightbox"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        // SHA-256 of every original: BoringSSL's assembly uses the CPU's SHA extensions,
+        // several times faster than a hash we would write in Swift.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
+        .target(
+            name: "LightboxImaging",
+            dependencies: ["CVips"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "LightboxMetadata",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Lightbox",
+            dependencies: [
+                "LightboxImaging",
+                "LightboxMetadata",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "LightboxServer",
+            dependencies: [
+                "Lightbox",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "lightbox",
+            dependencies: [
+                "Lightbox",
+                "LightboxServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "LightboxTestSupport",
+            dependencies: ["Lightbox", "LightboxImaging"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LightboxMetadataTests",
+            dependencies: ["LightboxMetadata", "LightboxTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LightboxImagingTests",
+            dependencies: ["LightboxImaging", "LightboxTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LightboxTests",
+            dependencies: ["Lightbox", "LightboxTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LightboxServerTests",
+            dependencies: [
+                "LightboxServer",
+                "LightboxTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,44 @@
+import Foundation
+import LightboxImaging
+
+/// The library's `derivatives/` folder: rendered thumbnails, cached by asset, size, content
+/// mode, format and render version. Everything here can be deleted and made again.
+struct DerivativeStore: Sendable {
+    /// Bumped whenever the way thumbnails are rendered changes, so old renders are not served.
+    static let renderVersion = 1
+
+    let root: String
+
+    init(root: String) throws {
+        self.root = root
+        try FileIO.makeDirectory(root)
+    }
+
+    /// The cache key of a thumbnail, also used as its HTTP entity tag.
+    static func key(contentHash: String, options: ThumbnailOptions) -> String {
+        "\(contentHash.prefix(16))-\(options.width)x\(options.height)-\(options.contentMode.rawValue)"
+            + "-q\(options.quality)-v\(renderVersion).\(options.format.filenameExtension)"
+    }
+
+    /// The HTTP entity tag of a thumbnail: its cache key, quoted.
+    static func entityTag(contentHash: String, options: ThumbnailOptions) -> String {
+        "\"\(key(contentHash: contentHash, options: options))\""
+    }
+
+    /// Cached files of an asset live in a folder named after it: `derivatives/AB/ABCD...-uuid/`.
+    /// Only identifiers the database handed out reach here, never raw user input.
+    func path(localIdentifier: String, key: String) -> (folder: String, file: String) {
+        let folder = root + "/" + localIdentifier.prefix(2) + "/" + localIdentifier
+        return (folder, folder + "/" + key)
+    }
+
+    func cached(localIdentifier: String, key: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path(localIdentifier: localIdentifier, key: key).file).map { [UInt8]($0) }
+    }
+
+    func store(_ bytes: [UInt8], localIdentifier: String, key: String) throws {
+        let (folder, file) = path(localIdentifier: localIdentifier, key: key)
+        try FileIO.makeDirectory(folder)
+        try FileIO.writeAtomically(bytes, to: file)
+    }
+}

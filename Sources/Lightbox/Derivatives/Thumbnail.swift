@@ -1,0 +1,17 @@
+import LightboxImaging
+
+/// A rendered thumbnail of an asset.
+public struct Thumbnail: Sendable, Hashable {
+    /// The encoded image.
+    public var image: EncodedImage
+    /// A strong validator of the bytes: the same asset content rendered the same way gives the
+    /// same tag, so HTTP clients can revalidate with `If-None-Match`.
+    public var entityTag: String
+    /// True when it came from the `derivatives/` cache rather than a fresh render.
+    public var wasCached: Bool
+}
+
+extension ThumbnailOptions {
+    /// The thumbnail the web grid shows; imports render it ahead so the first view is instant.
+    public static let grid = ThumbnailOptions(width: 360, height: 360, contentMode: .aspectFill)
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// How files are brought into the library.
+public struct ImportOptions: Sendable {
+    /// Move files instead of copying: each source file is deleted once the library holds its
+    /// copy durably (fsynced file, committed row). PhotoKit's `shouldMoveFile`.
+    public var shouldMoveFile: Bool
+    /// How many files are decoded at once; defaults to the number of processors.
+    public var maximumConcurrentFiles: Int
+
+    public init(shouldMoveFile: Bool = false, maximumConcurrentFiles: Int? = nil) {
+        self.shouldMoveFile = shouldMoveFile
+        self.maximumConcurrentFiles = max(1, maximumConcurrentFiles ?? ProcessInfo.processInfo.activeProcessorCount)
+    }
+}
+
+/// What happened to one file.
+public enum ImportOutcome: Sendable {
+    /// A new asset was created.
+    case imported(Asset)
+    /// The library already holds these bytes, as the asset with this identifier.
+    case duplicate(localIdentifier: String)
+    /// The file was not imported; the error names the file and the reason.
+    case failed(LibraryError)
+}
+
+/// The result for one file of an import.
+public struct ImportItemResult: Sendable {
+    /// The file, as found.
+    public var path: String
+    /// What happened to it.
+    public var outcome: ImportOutcome
+}
+
+/// Counts so far, for progress reporting.
+public struct ImportProgress: Sendable, Hashable {
+    /// Files found so far (known in full before the first file is imported).
+    public var total: Int
+    /// Files done, whatever their outcome.
+    public var completed: Int
+    public var imported: Int
+    public var duplicates: Int
+    public var failed: Int
+    /// Bytes of the files done.
+    public var bytes: Int64
+
+    public init(total: Int = 0) {
+        self.total = total
+        self.completed = 0
+        self.imported = 0
+        self.duplicates = 0
+        self.failed = 0
+        self.bytes = 0
+    }
+}
+
+/// The result of a whole import.
+public struct ImportSummary: Sendable {
+    /// One result per file, in the order the files were found.
+    public var results: [ImportItemResult]
+    /// The final counts.
+    public var progress: ImportProgress
+}

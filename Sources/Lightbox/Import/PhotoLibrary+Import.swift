@@ -1,0 +1,239 @@
+import Foundation
+import GRDB
+import LightboxImaging
+import LightboxMetadata
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension PhotoLibrary {
+    /// Imports files and folders (recursively) into the library.
+    ///
+    /// Each file's format is recognised from its bytes. Each photo becomes one asset with its
+    /// `.photo` resource, unless the library already holds the same bytes. A file that cannot
+    /// be imported (unsupported, unreadable, corrupt) gets a ``ImportOutcome/failed(_:)``
+    /// result naming it and the reason; the other files go on.
+    ///
+    /// - Parameters:
+    ///   - urls: files and folders. Hidden files and the library's own folder are skipped.
+    ///   - options: copy or move, and how many files to decode at once.
+    ///   - onResult: called once per file as it finishes, with the counts so far.
+    public func importItems(
+        at urls: [URL], options: ImportOptions = ImportOptions(),
+        onResult: @Sendable (ImportItemResult, ImportProgress) -> Void = { _, _ in }
+    ) async -> ImportSummary {
+        let files = enumerateFiles(urls)
+        var progress = ImportProgress(total: files.count)
+        var results = [ImportItemResult?](repeating: nil, count: files.count)
+
+        await withTaskGroup(of: (Int, ImportItemResult, Int64).self) { group in
+            var next = 0
+            func addNext() {
+                guard next < files.count else { return }
+                let index = next
+                let file = files[index]
+                next += 1
+                group.addTask {
+                    if let failure = file.failure {
+                        return (index, ImportItemResult(path: file.path, outcome: .failed(failure)), 0)
+                    }
+                    do {
+                        let (outcome, size) = try await BlockingWork.run {
+                            try self.importFile(atPath: file.path, options: options)
+                        }
+                        return (index, ImportItemResult(path: file.path, outcome: outcome), size)
+                    } catch {
+                        let failure =
+                            error as? LibraryError
+                            ?? LibraryError(.storageFailed, "\(error)", path: file.path, underlying: error)
+                        return (index, ImportItemResult(path: file.path, outcome: .failed(failure)), 0)
+                    }
+                }
+            }
+            for _ in 0..<options.maximumConcurrentFiles { addNext() }
+            for await (index, result, size) in group {
+                results[index] = result
+                progress.completed += 1
+                progress.bytes += size
+                switch result.outcome {
+                case .imported: progress.imported += 1
+                case .duplicate: progress.duplicates += 1
+                case .failed: progress.failed += 1
+                }
+                onResult(result, progress)
+                addNext()
+            }
+        }
+        return ImportSummary(results: results.compactMap { $0 }, progress: progress)
+    }
+
+    /// A file to import, or a path that could not be listed.
+    struct FoundFile: Sendable {
+        var path: String
+        var failure: LibraryError?
+    }
+
+    /// Expands folders recursively (sorted, hidden entries skipped, the library itself skipped).
+    func enumerateFiles(_ urls: [URL]) -> [FoundFile] {
+        let fileManager = FileManager.default
+        let libraryPath = url.standardizedFileURL.path
+        var found: [FoundFile] = []
+        for url in urls {
+            let path = url.standardizedFileURL.path
+            var isDirectory: ObjCBool = false
+            guard fileManager.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                found.append(FoundFile(path: path, failure: LibraryError(.unreadableFile, "no such file or folder", path: path)))
+                continue
+            }
+            guard isDirectory.boolValue else {
+                found.append(FoundFile(path: path))
+                continue
+            }
+            guard path != libraryPath else { continue }
+            let keys: [URLResourceKey] = [.isRegularFileKey, .isDirectoryKey]
+            guard
+                let enumerator = fileManager.enumerator(
+                    at: URL(fileURLWithPath: path, isDirectory: true), includingPropertiesForKeys: keys,
+                    options: [.skipsHiddenFiles])
+            else {
+                found.append(FoundFile(path: path, failure: LibraryError(.unreadableFile, "cannot list the folder", path: path)))
+                continue
+            }
+            var inFolder: [String] = []
+            for case let item as URL in enumerator {
+                let itemPath = item.standardizedFileURL.path
+                if itemPath == libraryPath {
+                    enumerator.skipDescendants()
+                    continue
+                }
+                if (try? item.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+                    inFolder.append(itemPath)
+                }
+            }
+            found += inFolder.sorted().map { FoundFile(path: $0) }
+        }
+        return found
+    }
+
+    /// Imports one file. Blocking: libvips decodes, files are hashed and copied.
+    /// Returns the outcome and the file's size.
+    func importFile(atPath path: String, options: ImportOptions) throws -> (ImportOutcome, Int64) {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let head = try FileIO.prefix(ofFileAt: path, count: FileFormat.sniffLength)
+        guard let format = FileFormat(sniffing: head) else {
+            let reason =
+                head.isEmpty
+                ? "the file is empty"
+                : "not a photo format Lightbox imports (JPEG, HEIC, HEIF, AVIF, PNG, WebP, TIFF, GIF); it starts with bytes \(FileIO.hex(head.prefix(8)))"
+            throw LibraryError(.unsupportedFormat, reason, path: path)
+        }
+        let (sha256, size) = try FileIO.sha256(ofFileAt: path)
+
+        if let existing = try existingAsset(withPhotoHash: sha256) {
+            try removeSourceIfMoving(path, options: options)
+            return (.duplicate(localIdentifier: existing), size)
+        }
+
+        let properties: ImageProperties
+        let gridThumbnail: EncodedImage
+        do {
+            properties = try ImageFile.properties(ofFileAt: path)
+            // Decoding the whole file proves it is intact, and the grid thumbnail it yields
+            // makes the first view of the library instant.
+            gridThumbnail = try ImageFile.thumbnail(ofFileAt: path, options: .grid)
+        } catch {
+            let code: LibraryError.Code = error.code == .unreadable ? .unreadableFile : .corruptFile
+            throw LibraryError(code, "\(format.rawValue.uppercased()) \(error.message)", path: path, underlying: error)
+        }
+
+        let exif = properties.exifBlock.flatMap { try? ExifMetadata(exifBlock: $0) }
+        let modificationTime = (attributes?[.modificationDate] as? Date) ?? Date()
+        let (creationDate, offset) = Self.creationDate(exif: exif, fileModificationDate: modificationTime)
+
+        let storedPath = try originals.store(
+            copying: path, sha256: sha256, filenameExtension: format.preferredFilenameExtension)
+
+        let now = Date()
+        let localIdentifier = UUID().uuidString
+        var assetRecord = AssetRecord(
+            id: nil, localIdentifier: localIdentifier, mediaType: AssetMediaType.image.rawValue,
+            mediaSubtypes: 0, pixelWidth: properties.pixelWidth, pixelHeight: properties.pixelHeight,
+            creationDate: creationDate, creationTimeZoneOffset: offset, modificationDate: now, addedDate: now,
+            duration: 0, isFavorite: false, isHidden: false,
+            playbackStyle: AssetPlaybackStyle.image.rawValue, sourceType: AssetSourceType.typeUserLibrary.rawValue)
+        let filename = (path as NSString).lastPathComponent
+        do {
+            try database.writer.write { db in
+                try assetRecord.insert(db)
+                var resource = ResourceRecord(
+                    id: nil, assetId: assetRecord.id!, type: AssetResourceType.photo.rawValue,
+                    originalFilename: filename, uniformTypeIdentifier: format.uniformTypeIdentifier,
+                    fileSize: size, pixelWidth: properties.storedWidth, pixelHeight: properties.storedHeight,
+                    sha256: sha256, storedPath: storedPath)
+                try resource.insert(db)
+            }
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            // Another import of the same bytes committed first.
+            if let existing = try existingAsset(withPhotoHash: sha256) {
+                try removeSourceIfMoving(path, options: options)
+                return (.duplicate(localIdentifier: existing), size)
+            }
+            throw LibraryError(.storageFailed, "cannot record the asset: \(error)", path: path, underlying: error)
+        } catch {
+            throw LibraryError(.storageFailed, "cannot record the asset: \(error)", path: path, underlying: error)
+        }
+
+        try? derivatives.store(
+            gridThumbnail.bytes, localIdentifier: localIdentifier,
+            key: DerivativeStore.key(contentHash: sha256, options: .grid))
+        try removeSourceIfMoving(path, options: options)
+
+        guard let asset = try asset(withLocalIdentifier: localIdentifier) else {
+            throw LibraryError(.storageFailed, "the new asset vanished", path: path)
+        }
+        return (.imported(asset), size)
+    }
+
+    private func existingAsset(withPhotoHash sha256: String) throws -> String? {
+        try database.writer.read { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT asset.localIdentifier FROM resource JOIN asset ON asset.id = resource.assetId
+                    WHERE resource.sha256 = ? AND resource.type = ?
+                    """,
+                arguments: [sha256, AssetResourceType.photo.rawValue])
+        }
+    }
+
+    /// With `shouldMoveFile`, deletes the source once the library holds its bytes for good.
+    private func removeSourceIfMoving(_ path: String, options: ImportOptions) throws {
+        guard options.shouldMoveFile else { return }
+        guard unlink(path) == 0 else { throw FileIO.posixError("removing the moved file", path) }
+    }
+
+    /// The creation date of a photo: EXIF DateTimeOriginal in the offset the file gives, else
+    /// in the importing machine's time zone at that date; without EXIF, the file's
+    /// modification time. Returns the date and the UTC offset in seconds.
+    static func creationDate(exif: ExifMetadata?, fileModificationDate: Date) -> (Date, Int) {
+        if let text = exif?.dateTimeOriginal,
+            let taken = ExifDate(text, subSeconds: exif?.subSecTimeOriginal, offset: exif?.offsetTimeOriginal)
+        {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+            let components = DateComponents(
+                year: taken.year, month: taken.month, day: taken.day, hour: taken.hour, minute: taken.minute,
+                second: taken.second)
+            if let wallClock = calendar.date(from: components) {
+                let offset =
+                    taken.utcOffsetSeconds
+                    ?? TimeZone.current.secondsFromGMT(for: wallClock.addingTimeInterval(-Double(TimeZone.current.secondsFromGMT(for: wallClock))))
+                return (wallClock.addingTimeInterval(taken.fraction - Double(offset)), offset)
+            }
+        }
+        return (fileModificationDate, TimeZone.current.secondsFromGMT(for: fileModificationDate))
+    }
+}

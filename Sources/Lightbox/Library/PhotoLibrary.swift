@@ -1,0 +1,141 @@
+import Foundation
+import GRDB
+import LightboxImaging
+
+/// A photo library on disk (PhotoKit's `PHPhotoLibrary`): a folder `NAME.lightbox/` holding
+/// `library.sqlite`, `originals/` and `derivatives/`.
+///
+/// ```swift
+/// let library = try PhotoLibrary(url: URL(filePath: "Photos.lightbox"))
+/// let summary = await library.importItems(at: [URL(filePath: "DCIM")])
+/// let newest = try library.assets(limit: 50)
+/// ```
+///
+/// The library is the one mutable thing; the ``Asset`` values it returns are snapshots.
+/// It is safe to use from any thread or task.
+public final class PhotoLibrary: Sendable {
+    /// The library folder.
+    public let url: URL
+    let database: LibraryDatabase
+    let originals: OriginalStore
+    let derivatives: DerivativeStore
+
+    /// The name of the database file inside the library folder.
+    public static let databaseFilename = "library.sqlite"
+
+    /// Opens the library at `url`, creating it when the folder does not exist or is empty.
+    ///
+    /// Throws ``LibraryError/Code-swift.struct/notALibrary`` for a folder with other contents,
+    /// and ``LibraryError/Code-swift.struct/newerLibraryVersion`` for a library a newer
+    /// Lightbox wrote. An older library is migrated.
+    public init(url: URL) throws {
+        let path = url.standardizedFileURL.path
+        let fileManager = FileManager.default
+        let databasePath = path + "/" + Self.databaseFilename
+        var isDirectory: ObjCBool = false
+        if fileManager.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw LibraryError(.notALibrary, "this is a file, not a library folder", path: path)
+            }
+            let contents = (try? fileManager.contentsOfDirectory(atPath: path)) ?? []
+            if !contents.isEmpty && !contents.contains(Self.databaseFilename) {
+                throw LibraryError(
+                    .notALibrary, "this folder has other files and no \(Self.databaseFilename); not a Lightbox library",
+                    path: path)
+            }
+        }
+        try FileIO.makeDirectory(path)
+        self.url = URL(fileURLWithPath: path, isDirectory: true)
+        do {
+            database = try LibraryDatabase(path: databasePath)
+        } catch let error as LibraryError {
+            throw error
+        } catch {
+            throw LibraryError(.storageFailed, "cannot open the library database: \(error)", path: databasePath, underlying: error)
+        }
+        originals = try OriginalStore(root: path + "/originals")
+        derivatives = try DerivativeStore(root: path + "/derivatives")
+        originals.removeIncomingLeftovers()
+    }
+
+    // MARK: Reading
+    //
+    // Each read has a blocking form, for command-line tools and tests, and an async form that
+    // waits without holding a thread (GRDB runs it on its own reader queue), for servers.
+
+    /// The number of assets in the library.
+    public func assetCount() throws -> Int {
+        try database.writer.read(AssetRecord.fetchCount)
+    }
+
+    /// The number of assets in the library.
+    public func assetCount() async throws -> Int {
+        try await database.writer.read(AssetRecord.fetchCount)
+    }
+
+    /// Assets newest first (by creation date), `limit` at a time, starting after the asset
+    /// whose identifier is `after` (keyset pagination: stable while assets are added).
+    public func assets(limit: Int? = nil, after: String? = nil) throws -> [Asset] {
+        try database.writer.read { db in try Self.fetchAssets(db, limit: limit, after: after) }
+    }
+
+    /// Assets newest first; see ``assets(limit:after:)-(Int?,String?)``.
+    public func assets(limit: Int? = nil, after: String? = nil) async throws -> [Asset] {
+        try await database.writer.read { db in try Self.fetchAssets(db, limit: limit, after: after) }
+    }
+
+    /// The asset with this identifier, or nil.
+    public func asset(withLocalIdentifier localIdentifier: String) throws -> Asset? {
+        try database.writer.read { db in try Self.fetchAsset(db, localIdentifier) }
+    }
+
+    /// The asset with this identifier, or nil.
+    public func asset(withLocalIdentifier localIdentifier: String) async throws -> Asset? {
+        try await database.writer.read { db in try Self.fetchAsset(db, localIdentifier) }
+    }
+
+    /// The path of an asset resource's file inside the library. Read it, never write it.
+    public func fileURL(for resource: AssetResource) throws -> URL {
+        try database.writer.read { db in try self.fetchFileURL(db, resource) }
+    }
+
+    /// The path of an asset resource's file inside the library. Read it, never write it.
+    public func fileURL(for resource: AssetResource) async throws -> URL {
+        try await database.writer.read { db in try self.fetchFileURL(db, resource) }
+    }
+
+    private static func fetchAssets(_ db: Database, limit: Int?, after: String?) throws -> [Asset] {
+        var request = AssetInfo.request()
+            .order(AssetRecord.Columns.creationDate.desc, AssetRecord.Columns.id.desc)
+        if let after {
+            guard
+                let anchor = try AssetRecord.filter(AssetRecord.Columns.localIdentifier == after).fetchOne(db),
+                let anchorID = anchor.id
+            else {
+                throw LibraryError(.assetNotFound, "no asset has the identifier \(after)")
+            }
+            request = request.filter(
+                sql: "(asset.creationDate, asset.id) < (?, ?)", arguments: [anchor.creationDate, anchorID])
+        }
+        if let limit { request = request.limit(max(0, limit)) }
+        return try request.fetchAll(db).map(\.model)
+    }
+
+    private static func fetchAsset(_ db: Database, _ localIdentifier: String) throws -> Asset? {
+        try AssetInfo.request().filter(AssetRecord.Columns.localIdentifier == localIdentifier).fetchOne(db)?.model
+    }
+
+    private func fetchFileURL(_ db: Database, _ resource: AssetResource) throws -> URL {
+        let stored = try String.fetchOne(
+            db,
+            sql: """
+                SELECT resource.storedPath FROM resource JOIN asset ON asset.id = resource.assetId
+                WHERE asset.localIdentifier = ? AND resource.type = ?
+                """,
+            arguments: [resource.assetLocalIdentifier, resource.type.rawValue])
+        guard let stored else {
+            throw LibraryError(.assetNotFound, "no \(resource.type) resource for asset \(resource.assetLocalIdentifier)")
+        }
+        return URL(fileURLWithPath: originals.absolutePath(stored))
+    }
+}

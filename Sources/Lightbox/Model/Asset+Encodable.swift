@@ -1,0 +1,56 @@
+import Foundation
+
+/// The JSON form of an asset, shared by `lightbox --json` and the HTTP API: the model's
+/// field names and raw values, dates as ISO 8601 with offset.
+extension Asset: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight
+        case creationDate, modificationDate, addedDate, duration, isFavorite, isHidden
+        case playbackStyle, sourceType, resources
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(localIdentifier, forKey: .localIdentifier)
+        try container.encode(mediaType.rawValue, forKey: .mediaType)
+        try container.encode(mediaSubtypes.rawValue, forKey: .mediaSubtypes)
+        try container.encode(pixelWidth, forKey: .pixelWidth)
+        try container.encode(pixelHeight, forKey: .pixelHeight)
+        try container.encode(
+            ISO8601.string(from: creationDate, offsetSeconds: creationTimeZoneOffset), forKey: .creationDate)
+        try container.encode(ISO8601.localString(from: modificationDate), forKey: .modificationDate)
+        try container.encode(ISO8601.localString(from: addedDate), forKey: .addedDate)
+        try container.encode(duration, forKey: .duration)
+        try container.encode(isFavorite, forKey: .isFavorite)
+        try container.encode(isHidden, forKey: .isHidden)
+        try container.encode(playbackStyle.rawValue, forKey: .playbackStyle)
+        try container.encode(sourceType.rawValue, forKey: .sourceType)
+        try container.encode(resources, forKey: .resources)
+    }
+}
+
+extension AssetResource: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case type, originalFilename, uniformTypeIdentifier, fileSize, pixelWidth, pixelHeight, sha256
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(type.rawValue, forKey: .type)
+        try container.encode(originalFilename, forKey: .originalFilename)
+        try container.encode(uniformTypeIdentifier, forKey: .uniformTypeIdentifier)
+        try container.encode(fileSize, forKey: .fileSize)
+        try container.encode(pixelWidth, forKey: .pixelWidth)
+        try container.encode(pixelHeight, forKey: .pixelHeight)
+        try container.encode(sha256, forKey: .sha256)
+    }
+}
+
+extension JSONEncoder {
+    /// The encoder for Lightbox's JSON: stable key order, no escaped slashes.
+    public static var lightbox: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// A photo or video in the library: an immutable snapshot (PhotoKit's `PHAsset`).
+///
+/// Re-fetch an asset after a change to see its new state; its ``localIdentifier`` stays the
+/// same for the life of the library.
+public struct Asset: Sendable, Hashable, Identifiable {
+    /// Stable identifier, unique in the library.
+    public var localIdentifier: String
+    /// Photo, video, ...
+    public var mediaType: AssetMediaType
+    /// Panorama, HDR, Live Photo, ...
+    public var mediaSubtypes: AssetMediaSubtypes
+    /// Width as displayed, EXIF orientation applied.
+    public var pixelWidth: Int
+    /// Height as displayed, EXIF orientation applied.
+    public var pixelHeight: Int
+    /// When the photo was taken (EXIF DateTimeOriginal), else the file's modification time.
+    public var creationDate: Date
+    /// The UTC offset, in seconds, of the place and time the photo was taken: from the file
+    /// when it says, else the offset of the importing machine's time zone at that date.
+    public var creationTimeZoneOffset: Int
+    /// When the asset last changed in the library.
+    public var modificationDate: Date
+    /// When the asset was added to the library.
+    public var addedDate: Date
+    /// Length of a video in seconds; 0 for photos.
+    public var duration: Double
+    /// Marked as a favourite.
+    public var isFavorite: Bool
+    /// Hidden from the library's normal views.
+    public var isHidden: Bool
+    /// How the asset plays back.
+    public var playbackStyle: AssetPlaybackStyle
+    /// Where the asset came from.
+    public var sourceType: AssetSourceType
+    /// The files behind the asset.
+    public var resources: [AssetResource]
+
+    public var id: String { localIdentifier }
+
+    public init(
+        localIdentifier: String, mediaType: AssetMediaType, mediaSubtypes: AssetMediaSubtypes = [],
+        pixelWidth: Int, pixelHeight: Int, creationDate: Date, creationTimeZoneOffset: Int,
+        modificationDate: Date, addedDate: Date, duration: Double = 0, isFavorite: Bool = false,
+        isHidden: Bool = false, playbackStyle: AssetPlaybackStyle, sourceType: AssetSourceType = .typeUserLibrary,
+        resources: [AssetResource]
+    ) {
+        self.localIdentifier = localIdentifier
+        self.mediaType = mediaType
+        self.mediaSubtypes = mediaSubtypes
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
+        self.creationDate = creationDate
+        self.creationTimeZoneOffset = creationTimeZoneOffset
+        self.modificationDate = modificationDate
+        self.addedDate = addedDate
+        self.duration = duration
+        self.isFavorite = isFavorite
+        self.isHidden = isHidden
+        self.playbackStyle = playbackStyle
+        self.sourceType = sourceType
+        self.resources = resources
+    }
+
+    /// The resource of the given type, if the asset has one.
+    public func resource(ofType type: AssetResourceType) -> AssetResource? {
+        resources.first { $0.type == type }
+    }
+}

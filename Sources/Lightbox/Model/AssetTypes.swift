@@ -1,0 +1,61 @@
+/// The kind of media an asset holds (PhotoKit's `PHAssetMediaType`). Raw values are the framework's.
+public enum AssetMediaType: Int, Sendable, Hashable, Codable, CaseIterable {
+    case unknown = 0
+    case image = 1
+    case video = 2
+    case audio = 3
+}
+
+/// Kinds of photo and video an asset is (PhotoKit's `PHAssetMediaSubtype`), as a bit set.
+public struct AssetMediaSubtypes: OptionSet, Sendable, Hashable, Codable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    public static let photoPanorama = AssetMediaSubtypes(rawValue: 1 << 0)
+    public static let photoHDR = AssetMediaSubtypes(rawValue: 1 << 1)
+    public static let photoScreenshot = AssetMediaSubtypes(rawValue: 1 << 2)
+    public static let photoLive = AssetMediaSubtypes(rawValue: 1 << 3)
+    public static let photoDepthEffect = AssetMediaSubtypes(rawValue: 1 << 4)
+    public static let photoAnimation = AssetMediaSubtypes(rawValue: 1 << 6)
+    public static let videoStreamed = AssetMediaSubtypes(rawValue: 1 << 16)
+    public static let videoHighFrameRate = AssetMediaSubtypes(rawValue: 1 << 17)
+    public static let videoTimelapse = AssetMediaSubtypes(rawValue: 1 << 18)
+    public static let videoScreenRecording = AssetMediaSubtypes(rawValue: 1 << 19)
+}
+
+/// How an asset is meant to be played back (PhotoKit's `PHAsset.PlaybackStyle`).
+public enum AssetPlaybackStyle: Int, Sendable, Hashable, Codable, CaseIterable {
+    case unsupported = 0
+    case image = 1
+    case imageAnimated = 2
+    case livePhoto = 3
+    case video = 4
+    case videoLooping = 5
+}
+
+/// Where an asset came from (PhotoKit's `PHAssetSourceType`), as a bit set.
+public struct AssetSourceType: OptionSet, Sendable, Hashable, Codable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Assets in the user's own library (everything Lightbox imports).
+    public static let typeUserLibrary = AssetSourceType(rawValue: 1 << 0)
+    public static let typeCloudShared = AssetSourceType(rawValue: 1 << 1)
+    public static let typeiTunesSynced = AssetSourceType(rawValue: 1 << 2)
+}
+
+/// The role of a file behind an asset (PhotoKit's `PHAssetResourceType`). Raw values are the framework's.
+public enum AssetResourceType: Int, Sendable, Hashable, Codable, CaseIterable {
+    case photo = 1
+    case video = 2
+    case audio = 3
+    case alternatePhoto = 4
+    case fullSizePhoto = 5
+    case fullSizeVideo = 6
+    case adjustmentData = 7
+    case adjustmentBasePhoto = 8
+    case pairedVideo = 9
+    case fullSizePairedVideo = 10
+    case adjustmentBasePairedVideo = 11
+    case adjustmentBaseVideo = 12
+}

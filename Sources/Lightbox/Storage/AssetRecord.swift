@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+
+/// A row of the `asset` table.
+struct AssetRecord: Codable, Hashable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "asset"
+
+    var id: Int64?
+    var localIdentifier: String
+    var mediaType: Int
+    var mediaSubtypes: Int
+    var pixelWidth: Int
+    var pixelHeight: Int
+    var creationDate: Date
+    var creationTimeZoneOffset: Int
+    var modificationDate: Date
+    var addedDate: Date
+    var duration: Double
+    var isFavorite: Bool
+    var isHidden: Bool
+    var playbackStyle: Int
+    var sourceType: Int
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let localIdentifier = Column(CodingKeys.localIdentifier)
+        static let creationDate = Column(CodingKeys.creationDate)
+    }
+
+    static let resources = hasMany(ResourceRecord.self)
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// A row of the `resource` table: one file behind an asset.
+struct ResourceRecord: Codable, Hashable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "resource"
+
+    var id: Int64?
+    var assetId: Int64
+    var type: Int
+    var originalFilename: String
+    var uniformTypeIdentifier: String
+    var fileSize: Int64
+    var pixelWidth: Int
+    var pixelHeight: Int
+    var sha256: String
+    /// The content-addressed file under `originals/`, relative to it.
+    var storedPath: String
+
+    enum Columns {
+        static let assetId = Column(CodingKeys.assetId)
+        static let type = Column(CodingKeys.type)
+        static let sha256 = Column(CodingKeys.sha256)
+    }
+
+    static let asset = belongsTo(AssetRecord.self)
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// An asset row with its resource rows, as fetched together.
+struct AssetInfo: Decodable, FetchableRecord {
+    var asset: AssetRecord
+    var resources: [ResourceRecord]
+
+    static func request() -> QueryInterfaceRequest<AssetInfo> {
+        AssetRecord.including(all: AssetRecord.resources.order(ResourceRecord.Columns.type))
+            .asRequest(of: AssetInfo.self)
+    }
+
+    var model: Asset {
+        Asset(
+            localIdentifier: asset.localIdentifier,
+            mediaType: AssetMediaType(rawValue: asset.mediaType) ?? .unknown,
+            mediaSubtypes: AssetMediaSubtypes(rawValue: asset.mediaSubtypes),
+            pixelWidth: asset.pixelWidth, pixelHeight: asset.pixelHeight,
+            creationDate: asset.creationDate, creationTimeZoneOffset: asset.creationTimeZoneOffset,
+            modificationDate: asset.modificationDate, addedDate: asset.addedDate,
+            duration: asset.duration, isFavorite: asset.isFavorite, isHidden: asset.isHidden,
+            playbackStyle: AssetPlaybackStyle(rawValue: asset.playbackStyle) ?? .unsupported,
+            sourceType: AssetSourceType(rawValue: asset.sourceType),
+            resources: resources.compactMap { record in
+                guard let type = AssetResourceType(rawValue: record.type) else { return nil }
+                return AssetResource(
+                    assetLocalIdentifier: asset.localIdentifier, type: type,
+                    originalFilename: record.originalFilename, uniformTypeIdentifier: record.uniformTypeIdentifier,
+                    fileSize: record.fileSize, pixelWidth: record.pixelWidth, pixelHeight: record.pixelHeight,
+                    sha256: record.sha256)
+            })
+    }
+}

@@ -1,0 +1,149 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Small POSIX file helpers with errors that name the file: reading in chunks, hashing,
+/// durable writes (temporary file, fsync, rename, fsync of the folder).
+enum FileIO {
+    static let chunkSize = 1 << 20
+
+    /// An error from a POSIX call, with the file and the system's reason.
+    static func posixError(_ what: String, _ path: String) -> LibraryError {
+        let reason = String(cString: strerror(errno))
+        let code: LibraryError.Code = (errno == ENOENT || errno == EACCES || errno == EISDIR) ? .unreadableFile : .storageFailed
+        return LibraryError(code, "\(what) failed: \(reason)", path: path)
+    }
+
+    /// Calls `body` with each chunk of the file, in order.
+    static func forEachChunk(ofFileAt path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw posixError("opening", path) }
+        defer { close(fd) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(fd, buffer.baseAddress, chunkSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw posixError("reading", path)
+            }
+            if n == 0 { break }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        }
+    }
+
+    /// The first `count` bytes of a file (fewer when it is shorter).
+    static func prefix(ofFileAt path: String, count: Int) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw posixError("opening", path) }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }
+        guard n >= 0 else { throw posixError("reading", path) }
+        return Array(bytes.prefix(n))
+    }
+
+    /// SHA-256 of a file's bytes, lowercase hex, and its size.
+    static func sha256(ofFileAt path: String) throws -> (hex: String, size: Int64) {
+        var hasher = SHA256()
+        var size: Int64 = 0
+        try forEachChunk(ofFileAt: path) { chunk in
+            hasher.update(bufferPointer: chunk)
+            size += Int64(chunk.count)
+        }
+        return (hex(hasher.finalize()), size)
+    }
+
+    static func hex(_ digest: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        for byte in digest {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Copies `source` to a new file `temporary` (which must not exist), hashing the bytes as
+    /// they are written, and fsyncs it. Returns the SHA-256 of what was written.
+    static func copyAndSync(from source: String, to temporary: String, permissions: mode_t) throws -> String {
+        let out = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+        guard out >= 0 else { throw posixError("creating", temporary) }
+        var closed = false
+        defer { if !closed { close(out) } }
+        var hasher = SHA256()
+        try forEachChunk(ofFileAt: source) { chunk in
+            hasher.update(bufferPointer: chunk)
+            var offset = 0
+            while offset < chunk.count {
+                let n = write(out, chunk.baseAddress! + offset, chunk.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw posixError("writing", temporary)
+                }
+                offset += n
+            }
+        }
+        guard fsync(out) == 0 else { throw posixError("syncing", temporary) }
+        closed = true
+        guard close(out) == 0 else { throw posixError("closing", temporary) }
+        return hex(hasher.finalize())
+    }
+
+    /// Writes bytes durably to `path`: a temporary file beside it, fsync, rename over.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        let temporary = path + ".tmp-\(UUID().uuidString)"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw posixError("creating", temporary) }
+        var ok = false
+        defer {
+            if !ok { unlink(temporary) }
+        }
+        let written = bytes.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += n
+            }
+            return true
+        }
+        guard written, fsync(fd) == 0 else {
+            let error = posixError("writing", temporary)
+            close(fd)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else { throw posixError("renaming into place", path) }
+        ok = true
+    }
+
+    /// fsyncs a folder so that a rename into it survives a crash.
+    static func syncDirectory(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw posixError("opening folder", path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw posixError("syncing folder", path) }
+    }
+
+    static func makeDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw LibraryError(.storageFailed, "cannot create folder: \(error.localizedDescription)", path: path, underlying: error)
+        }
+    }
+
+    static func fileExists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+}

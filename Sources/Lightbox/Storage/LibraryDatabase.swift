@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+
+/// The library's SQLite database: owns the connection pool and the schema's migrations.
+///
+/// Invariants live in the schema (foreign keys, uniqueness, checks), so no code path can
+/// store a resource without its asset, or the same photo bytes twice.
+struct LibraryDatabase: Sendable {
+    /// The pool: one writer, concurrent readers, WAL journal.
+    let writer: DatabasePool
+
+    /// Opens (creating when missing) and migrates the database at `path`.
+    ///
+    /// Throws ``LibraryError/Code-swift.struct/newerLibraryVersion`` when the database holds
+    /// migrations this build does not know: a newer Lightbox wrote it, and opening it could
+    /// damage what that version stored.
+    init(path: String) throws {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.label = "Lightbox"
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // FULL: a commit is on disk when it returns, so `import --move` may delete the source
+            // right after; WAL keeps readers unblocked while it writes.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        let migrator = Self.migrator
+        try pool.read { db in
+            let known = Set(migrator.migrations)
+            let unknown = try migrator.appliedIdentifiers(db).subtracting(known)
+            if !unknown.isEmpty {
+                throw LibraryError(
+                    .newerLibraryVersion,
+                    "the library was written by a newer version of Lightbox (schema steps \(unknown.sorted().joined(separator: ", "))); upgrade Lightbox to open it",
+                    path: path)
+            }
+        }
+        try migrator.migrate(pool)
+        writer = pool
+    }
+
+    /// The schema, one step per library format change. Steps are never edited once released:
+    /// a change is a new step, so every older library migrates forward.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: assets and resources") { db in
+            try db.create(table: "asset") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("localIdentifier", .text).notNull().unique()
+                t.column("mediaType", .integer).notNull().check { (0...3).contains($0) }
+                t.column("mediaSubtypes", .integer).notNull().defaults(to: 0)
+                t.column("pixelWidth", .integer).notNull().check { $0 >= 0 }
+                t.column("pixelHeight", .integer).notNull().check { $0 >= 0 }
+                t.column("creationDate", .datetime).notNull()
+                t.column("creationTimeZoneOffset", .integer).notNull().defaults(to: 0)
+                t.column("modificationDate", .datetime).notNull()
+                t.column("addedDate", .datetime).notNull()
+                t.column("duration", .double).notNull().defaults(to: 0)
+                t.column("isFavorite", .boolean).notNull().defaults(to: false)
+                t.column("isHidden", .boolean).notNull().defaults(to: false)
+                t.column("playbackStyle", .integer).notNull().defaults(to: 1)
+                t.column("sourceType", .integer).notNull().defaults(to: 1)
+            }
+            // Newest first is the order of every grid; the id breaks ties for keyset paging.
+            try db.create(index: "asset_on_creationDate", on: "asset", columns: ["creationDate", "id"])
+
+            try db.create(table: "resource") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("asset", onDelete: .cascade).notNull()
+                t.column("type", .integer).notNull().check { (1...12).contains($0) }
+                t.column("originalFilename", .text).notNull()
+                t.column("uniformTypeIdentifier", .text).notNull()
+                t.column("fileSize", .integer).notNull().check { $0 >= 0 }
+                t.column("pixelWidth", .integer).notNull().defaults(to: 0)
+                t.column("pixelHeight", .integer).notNull().defaults(to: 0)
+                t.column("sha256", .text).notNull().check { length($0) == 64 }
+                t.column("storedPath", .text).notNull()
+                t.uniqueKey(["assetId", "type"])
+            }
+            // The same photo bytes are one asset: importing them again finds this row.
+            try db.create(
+                index: "resource_unique_photo", on: "resource", columns: ["sha256"], unique: true,
+                condition: Column("type") == AssetResourceType.photo.rawValue)
+            try db.create(index: "resource_on_sha256", on: "resource", columns: ["sha256"])
+        }
+        return migrator
+    }
+}

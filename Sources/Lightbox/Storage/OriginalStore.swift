@@ -1,0 +1,64 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The library's `originals/` folder: every original file, content-addressed by SHA-256.
+///
+/// A file enters through a temporary file in `originals/.incoming/` that is written, fsynced,
+/// checked against the expected hash and renamed into place, read-only. It is never modified
+/// afterwards. A crash leaves at most a temporary file, removed at the next open, or a stored
+/// file no asset points to yet, which a later import of the same bytes reuses.
+struct OriginalStore: Sendable {
+    let root: String
+
+    var incoming: String { root + "/.incoming" }
+
+    init(root: String) throws {
+        self.root = root
+        try FileIO.makeDirectory(incoming)
+    }
+
+    /// Where the file with this hash lives, relative to `originals/`: `ab/abcdef....jpg`.
+    static func relativePath(sha256: String, filenameExtension: String) -> String {
+        "\(sha256.prefix(2))/\(sha256).\(filenameExtension)"
+    }
+
+    func absolutePath(_ relativePath: String) -> String {
+        root + "/" + relativePath
+    }
+
+    /// Stores a copy of `source` whose SHA-256 must be `sha256`; returns its relative path.
+    /// Throws when the bytes read differ from the hash (the file changed during the import).
+    func store(copying source: String, sha256: String, filenameExtension: String) throws -> String {
+        let relative = Self.relativePath(sha256: sha256, filenameExtension: filenameExtension)
+        let destination = absolutePath(relative)
+        if FileIO.fileExists(destination), (try? FileIO.sha256(ofFileAt: destination).hex) == sha256 {
+            return relative
+        }
+        let folder = root + "/" + sha256.prefix(2)
+        try FileIO.makeDirectory(folder)
+        let temporary = incoming + "/" + UUID().uuidString
+        do {
+            let written = try FileIO.copyAndSync(from: source, to: temporary, permissions: 0o444)
+            guard written == sha256 else {
+                throw LibraryError(.unreadableFile, "the file changed while it was being imported", path: source)
+            }
+            guard rename(temporary, destination) == 0 else { throw FileIO.posixError("storing", destination) }
+            try FileIO.syncDirectory(folder)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        return relative
+    }
+
+    /// Removes what interrupted imports left in `.incoming/`.
+    func removeIncomingLeftovers() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: incoming) else { return }
+        for name in names { unlink(incoming + "/" + name) }
+    }
+}

@@ -1,0 +1,67 @@
+import CVips
+
+/// Pixel comparisons, used by tests as an oracle and by tools that check renders.
+public enum ImageComparison {
+    /// A reference thumbnail made the long way: the whole file decoded, rotated upright with
+    /// `vips_autorot`, then resized to exactly `width`x`height`. Independent of the
+    /// shrink-on-load path ``ImageFile/thumbnail(ofFileAt:options:)`` takes.
+    public static func referenceThumbnail(ofFileAt path: String, width: Int, height: Int, rotatedHalfTurn: Bool = false)
+        throws(ImagingError) -> EncodedImage
+    {
+        let opened = try Vips.open(path, failOnTruncation: true)
+        var image = try Vips.autorotate(opened)
+        if rotatedHalfTurn {
+            var out: UnsafeMutablePointer<VipsImage>?
+            guard cvips_rot(image.pointer, &out, VIPS_ANGLE_D180) == 0, let out else {
+                throw ImagingError(.corrupt, "cannot rotate (\(Vips.takeError()))", path: path)
+            }
+            image = VipsImageRef(out)
+        }
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard cvips_thumbnail_image(image.pointer, &out, Int32(width), Int32(height)) == 0, let out else {
+            throw ImagingError(.corrupt, "cannot resize (\(Vips.takeError()))", path: path)
+        }
+        let resized = VipsImageRef(out)
+        let bytes = try Vips.encode(resized, as: .jpeg, quality: 95)
+        return EncodedImage(bytes: bytes, format: .jpeg, pixelWidth: resized.width, pixelHeight: resized.height)
+    }
+
+    /// The size of a file's image after `vips_autorot` turned it upright: the oracle for the
+    /// displayed size Lightbox records.
+    public static func autorotatedSize(ofFileAt path: String) throws(ImagingError) -> (width: Int, height: Int) {
+        let image = try Vips.autorotate(try Vips.open(path, failOnTruncation: false))
+        return (image.width, image.height)
+    }
+
+    /// The mean absolute difference per channel value (0...255) between two encoded images of
+    /// the same size.
+    ///
+    /// The corresponding libvips operations are `vips_subtract`, `vips_abs` and `vips_avg`.
+    public static func meanAbsoluteDifference(_ a: EncodedImage, _ b: EncodedImage) throws(ImagingError) -> Double {
+        try Vips.ensureStarted()
+        let first = try decode(a.bytes)
+        let second = try decode(b.bytes)
+        guard first.width == second.width, first.height == second.height else {
+            throw ImagingError(
+                .corrupt, "sizes differ: \(first.width)x\(first.height) vs \(second.width)x\(second.height)")
+        }
+        var average = 0.0
+        guard cvips_subtract_abs_avg(first.pointer, second.pointer, &average) == 0 else {
+            throw ImagingError(.corrupt, "cannot compare (\(Vips.takeError()))")
+        }
+        return average
+    }
+
+    private static func decode(_ bytes: [UInt8]) throws(ImagingError) -> VipsImageRef {
+        let result: UnsafeMutablePointer<VipsImage>? = bytes.withUnsafeBytes { raw in
+            // vips_image_new_from_buffer does not copy: decode fully while the bytes are alive.
+            guard let image = cvips_image_new_from_buffer(raw.baseAddress, raw.count) else { return nil }
+            var copy: UnsafeMutablePointer<VipsImage>?
+            let status = vips_image_copy_memory(image).map { copy = $0; return 0 } ?? -1
+            cvips_unref(image)
+            return status == 0 ? copy : nil
+        }
+        guard let result else { throw ImagingError(.unreadable, "cannot decode (\(Vips.takeError()))") }
+        return VipsImageRef(result)
+    }
+}

@@ -1,0 +1,34 @@
+import CVips
+
+/// Reads and renders image files through libvips. Every function blocks while libvips
+/// works: call them from a thread that may block, never from an event loop.
+public enum ImageFile {
+    /// Reads a file's header: size, orientation, EXIF. Decodes no pixels.
+    ///
+    /// The corresponding libvips operation is `vips_image_new_from_file`.
+    public static func properties(ofFileAt path: String) throws(ImagingError) -> ImageProperties {
+        let image = try Vips.open(path, failOnTruncation: false)
+        return ImageProperties(
+            storedWidth: image.width, storedHeight: image.height, orientation: image.orientation,
+            exifBlock: image.blob(named: "exif-data"), loader: image.loader)
+    }
+
+    /// Makes a thumbnail: shrink-on-load, orientation applied, converted to sRGB, encoded.
+    /// Fails with ``ImagingError/Code-swift.struct/corrupt`` when the file is truncated or damaged,
+    /// so it doubles as a check that the whole file decodes.
+    ///
+    /// The corresponding libvips operation is `vips_thumbnail`.
+    public static func thumbnail(ofFileAt path: String, options: ThumbnailOptions) throws(ImagingError) -> EncodedImage {
+        let image = try Vips.thumbnail(
+            path, width: max(1, options.width), height: max(1, options.height),
+            fill: options.contentMode == .aspectFill, upscale: options.allowsUpscaling)
+        let bytes: [UInt8]
+        do {
+            bytes = try Vips.encode(image, as: options.format, quality: options.quality)
+        } catch {
+            // Encoding pulls the pixels through the loader, so damage surfaces here too.
+            throw ImagingError(.corrupt, "cannot decode the image (\(error.message))", path: path)
+        }
+        return EncodedImage(bytes: bytes, format: options.format, pixelWidth: image.width, pixelHeight: image.height)
+    }
+}

@@ -1,0 +1,49 @@
+/// An error decoding or encoding an image.
+public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of problem it was.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Wrapped: Hashable, Sendable {
+            case unreadable
+            case corrupt
+            case encodingFailed
+            case libraryUnavailable
+        }
+        private let wrapped: Wrapped
+        private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
+
+        /// No decoder recognised the file, or it could not be opened.
+        public static let unreadable = Code(.unreadable)
+        /// The file was recognised but its pixels are damaged or truncated.
+        public static let corrupt = Code(.corrupt)
+        /// Writing the output image failed.
+        public static let encodingFailed = Code(.encodingFailed)
+        /// libvips could not be started.
+        public static let libraryUnavailable = Code(.libraryUnavailable)
+
+        public var description: String {
+            switch wrapped {
+            case .unreadable: "unreadable"
+            case .corrupt: "corrupt"
+            case .encodingFailed: "encoding failed"
+            case .libraryUnavailable: "libvips unavailable"
+            }
+        }
+    }
+
+    /// What kind of problem it was.
+    public var code: Code
+    /// A sentence a person can act on.
+    public var message: String
+    /// The file concerned, when there is one.
+    public var path: String?
+
+    public init(_ code: Code, _ message: String, path: String? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+    }
+
+    public var description: String {
+        if let path { "\(path): \(message)" } else { message }
+    }
+}

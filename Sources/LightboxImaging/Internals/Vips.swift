@@ -1,0 +1,138 @@
+import CVips
+
+/// The raw libvips calls. Everything that touches a `VipsImage` pointer lives in this folder;
+/// the public API above it returns Swift values and throws ``ImagingError``.
+enum Vips {
+    /// Starts libvips once per process.
+    static let started: Bool = {
+        guard vips_init("lightbox") == 0 else { return false }
+        // Thumbnails of many files are made in parallel by our own callers; libvips' operation
+        // cache would only hold on to memory for images we never ask for twice.
+        vips_cache_set_max(0)
+        cvips_silence_warnings()
+        return true
+    }()
+
+    static func ensureStarted() throws(ImagingError) {
+        guard started else {
+            throw ImagingError(.libraryUnavailable, "libvips failed to start: \(takeError())")
+        }
+    }
+
+    /// The text of libvips' error buffer, which is then cleared.
+    ///
+    /// libvips keeps one error buffer per process; concurrent failures may interleave their
+    /// messages, which only ever makes an error message longer, never wrong about success.
+    static func takeError() -> String {
+        let text = String(cString: vips_error_buffer())
+        vips_error_clear()
+        let lines = text.split(separator: "\n").map { String($0) }
+        // libvips repeats the same failure from each layer; keep each line once.
+        var seen = Set<String>()
+        return lines.filter { seen.insert($0).inserted }.joined(separator: "; ")
+    }
+}
+
+/// The one owner of a `VipsImage` reference; releases it in `deinit`.
+final class VipsImageRef {
+    let pointer: UnsafeMutablePointer<VipsImage>
+
+    init(_ pointer: UnsafeMutablePointer<VipsImage>) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        cvips_unref(pointer)
+    }
+
+    var width: Int { Int(vips_image_get_width(pointer)) }
+    var height: Int { Int(vips_image_get_height(pointer)) }
+    var bands: Int { Int(vips_image_get_bands(pointer)) }
+
+    /// The orientation tag, 1...8 (1 when absent).
+    var orientation: Int {
+        var value: Int32 = 1
+        if vips_image_get_typeof(pointer, "orientation") != 0 {
+            _ = vips_image_get_int(pointer, "orientation", &value)
+        }
+        return (1...8).contains(Int(value)) ? Int(value) : 1
+    }
+
+    /// The name of the loader libvips chose ("jpegload", "heifload", ...).
+    var loader: String? {
+        var value: UnsafePointer<CChar>?
+        guard vips_image_get_typeof(pointer, "vips-loader") != 0,
+            vips_image_get_string(pointer, "vips-loader", &value) == 0, let value
+        else { return nil }
+        return String(cString: value)
+    }
+
+    /// A metadata blob (for example "exif-data"), copied out.
+    func blob(named name: String) -> [UInt8]? {
+        guard vips_image_get_typeof(pointer, name) != 0 else { return nil }
+        var data: UnsafeRawPointer?
+        var length = 0
+        guard vips_image_get_blob(pointer, name, &data, &length) == 0, let data, length > 0 else { return nil }
+        return Array(UnsafeRawBufferPointer(start: data, count: length))
+    }
+}
+
+extension Vips {
+    static func open(_ path: String, failOnTruncation: Bool) throws(ImagingError) -> VipsImageRef {
+        try ensureStarted()
+        guard let image = cvips_image_new_from_file(path, failOnTruncation ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE)
+        else {
+            throw ImagingError(.unreadable, "not an image libvips can read (\(takeError()))", path: path)
+        }
+        return VipsImageRef(image)
+    }
+
+    static func thumbnail(
+        _ path: String, width: Int, height: Int, fill: Bool, upscale: Bool
+    ) throws(ImagingError) -> VipsImageRef {
+        try ensureStarted()
+        var out: UnsafeMutablePointer<VipsImage>?
+        let status = cvips_thumbnail(
+            path, &out, Int32(width), Int32(height),
+            upscale ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN,
+            fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
+            VIPS_FAIL_ON_TRUNCATED)
+        guard status == 0, let out else {
+            let reason = takeError()
+            let code: ImagingError.Code = reason.contains("not a known file format") ? .unreadable : .corrupt
+            throw ImagingError(code, "cannot decode the image (\(reason))", path: path)
+        }
+        return VipsImageRef(out)
+    }
+
+    static func autorotate(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard cvips_autorot(image.pointer, &out) == 0, let out else {
+            throw ImagingError(.corrupt, "cannot rotate the image (\(takeError()))")
+        }
+        return VipsImageRef(out)
+    }
+
+    /// Decodes every pixel (libvips is lazy); fails on damage the loader detects.
+    static func decodeAll(_ image: VipsImageRef, path: String) throws(ImagingError) {
+        var average = 0.0
+        guard cvips_decode_to_memory(image.pointer, &average) == 0 else {
+            throw ImagingError(.corrupt, "the image data is damaged (\(takeError()))", path: path)
+        }
+    }
+
+    static func encode(_ image: VipsImageRef, as format: EncodedImageFormat, quality: Int) throws(ImagingError) -> [UInt8] {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let status: Int32
+        switch format {
+        case .jpeg: status = cvips_jpegsave_buffer(image.pointer, &buffer, &length, Int32(quality))
+        case .webp: status = cvips_webpsave_buffer(image.pointer, &buffer, &length, Int32(quality))
+        }
+        guard status == 0, let buffer else {
+            throw ImagingError(.encodingFailed, "cannot encode \(format.rawValue) (\(takeError()))")
+        }
+        defer { cvips_free(buffer) }
+        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+}

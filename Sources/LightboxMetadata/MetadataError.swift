@@ -1,0 +1,36 @@
+/// An error reading metadata from a file's bytes.
+public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of problem it was.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Wrapped: Hashable, Sendable {
+            case truncated
+            case malformed
+        }
+        private let wrapped: Wrapped
+        private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
+
+        /// The data ends before a structure it declares.
+        public static let truncated = Code(.truncated)
+        /// A structure is invalid (a bad byte order mark, an offset that points nowhere).
+        public static let malformed = Code(.malformed)
+
+        public var description: String {
+            switch wrapped {
+            case .truncated: "truncated"
+            case .malformed: "malformed"
+            }
+        }
+    }
+
+    /// What kind of problem it was.
+    public var code: Code
+    /// A sentence a person can act on.
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Hummingbird
+import Lightbox
+import LightboxImaging
+
+/// Builds Lightbox's HTTP application over a library: the web page and the JSON API.
+///
+/// ```swift
+/// let app = LightboxServer.application(library: library, host: "127.0.0.1", port: 8080)
+/// try await app.runService()
+/// ```
+///
+/// Routes:
+/// - `GET /`: the web page, a grid of thumbnails, newest first, loading as the user scrolls;
+/// - `GET /api/assets?limit=&after=`: a page of assets, newest first (keyset pagination);
+/// - `GET /api/assets/{id}`: one asset;
+/// - `GET /api/assets/{id}/thumbnail?w=&h=&mode=fit|fill&format=jpeg|webp`: a thumbnail, with
+///   `ETag` and `Cache-Control`, answering `If-None-Match` with 304.
+///
+/// SQLite reads suspend on GRDB's reader queue and libvips renders on Lightbox's blocking
+/// pool: no handler ever blocks an event loop.
+public enum LightboxServer {
+    /// The page size of `/api/assets` when the client does not say.
+    public static let defaultPageSize = 60
+    /// The largest page `/api/assets` returns.
+    public static let maximumPageSize = 500
+
+    /// The router with every route, for tests and for embedding in a larger application.
+    public static func router(library: PhotoLibrary) -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: ErrorMiddleware())
+        router.get("/") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: WebPage.html)))
+        }
+        router.get("/api/assets") { request, _ in
+            let query = request.uri.queryParameters
+            let limit = try query.get("limit", as: Int.self).map { $0 } ?? defaultPageSize
+            guard (1...maximumPageSize).contains(limit) else {
+                throw HTTPError(.badRequest, message: "limit must be 1...\(maximumPageSize)")
+            }
+            let after = query.get("after").map { String($0) }
+            let assets = try await library.assets(limit: limit + 1, after: after)
+            let page = AssetPage(
+                assets: Array(assets.prefix(limit)),
+                next: assets.count > limit ? assets[limit - 1].localIdentifier : nil)
+            return try jsonResponse(page)
+        }
+        router.get("/api/assets/:id") { _, context in
+            let id = try context.parameters.require("id")
+            guard let asset = try await library.asset(withLocalIdentifier: id) else {
+                throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
+            }
+            return try jsonResponse(asset)
+        }
+        router.get("/api/assets/:id/thumbnail") { request, context in
+            let id = try context.parameters.require("id")
+            let options = try thumbnailOptions(request.uri.queryParameters)
+            guard let asset = try await library.asset(withLocalIdentifier: id) else {
+                throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
+            }
+            var headers = HTTPFields()
+            headers[.cacheControl] = "private, max-age=3600"
+            if let tag = library.thumbnailEntityTag(for: asset, options: options) {
+                headers[.eTag] = tag
+                if let ifNoneMatch = request.headers[.ifNoneMatch],
+                    ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag })
+                {
+                    return Response(status: .notModified, headers: headers)
+                }
+            }
+            let thumbnail = try await library.thumbnail(for: asset.localIdentifier, options: options)
+            headers[.contentType] = thumbnail.image.format.mimeType
+            headers[.eTag] = thumbnail.entityTag
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: thumbnail.image.bytes)))
+        }
+        return router
+    }
+
+    /// The whole application, listening on `host:port`.
+    public static func application(
+        library: PhotoLibrary, host: String = "127.0.0.1", port: Int = 8080
+    ) -> some ApplicationProtocol {
+        Application(
+            router: router(library: library),
+            configuration: .init(address: .hostname(host, port: port), serverName: "Lightbox"))
+    }
+
+    /// Reads `w`, `h`, `mode` and `format` of a thumbnail request (defaults: 360x360, fit, JPEG).
+    static func thumbnailOptions(_ query: Parameters) throws -> ThumbnailOptions {
+        let width = try query.get("w", as: Int.self) ?? 360
+        let height = try query.get("h", as: Int.self) ?? width
+        let side = 1...PhotoLibrary.maximumThumbnailSide
+        guard side.contains(width), side.contains(height) else {
+            throw HTTPError(.badRequest, message: "w and h must be 1...\(PhotoLibrary.maximumThumbnailSide)")
+        }
+        let modeText = query.get("mode").map { String($0) } ?? ContentMode.aspectFit.rawValue
+        guard let mode = ContentMode(rawValue: modeText) else {
+            throw HTTPError(.badRequest, message: "mode must be fit or fill")
+        }
+        let formatText = query.get("format").map { String($0) } ?? EncodedImageFormat.jpeg.rawValue
+        guard let format = EncodedImageFormat(rawValue: formatText) else {
+            throw HTTPError(.badRequest, message: "format must be jpeg or webp")
+        }
+        return ThumbnailOptions(width: width, height: height, contentMode: mode, format: format)
+    }
+
+    static func jsonResponse(_ value: some Encodable) throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        let data = try JSONEncoder.lightbox.encode(value)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// One page of `/api/assets`.
+struct AssetPage: Encodable {
+    var assets: [Asset]
+    /// The `after` value for the next page; absent on the last page.
+    var next: String?
+}
+
+extension Parameters {
+    /// A parameter converted to `T`; a value that does not convert is a 400, not a silent default.
+    fileprivate func get<T: LosslessStringConvertible>(_ key: String, as type: T.Type) throws -> T? {
+        guard let text = self.get(key) else { return nil }
+        guard let value = T(String(text)) else {
+            throw HTTPError(.badRequest, message: "\(key) must be a \(T.self), not \(text)")
+        }
+        return value
+    }
+}

@@ -1,0 +1,99 @@
+/// The web page at `/`: a grid of thumbnails, newest first, that loads the next page of
+/// assets as the user scrolls, and shows a photo large with its details when clicked.
+enum WebPage {
+    static let html = #"""
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Lightbox</title>
+        <style>
+          :root { color-scheme: dark; --gap: 3px; }
+          * { box-sizing: border-box; }
+          body { margin: 0; font: 14px/1.4 system-ui, sans-serif; background: #111; color: #eee; }
+          header { position: sticky; top: 0; z-index: 1; display: flex; align-items: baseline; gap: 1em;
+                   padding: 12px 16px; background: rgba(17,17,17,.92); border-bottom: 1px solid #222; }
+          header h1 { margin: 0; font-size: 18px; font-weight: 600; }
+          header span { color: #999; }
+          #grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: var(--gap);
+                  padding: var(--gap); }
+          #grid a { display: block; aspect-ratio: 1; background: #222; overflow: hidden; }
+          #grid img { width: 100%; height: 100%; object-fit: cover; display: block; }
+          #status { padding: 24px; text-align: center; color: #888; }
+          #viewer { position: fixed; inset: 0; display: none; background: rgba(0,0,0,.95); z-index: 2;
+                    flex-direction: column; align-items: center; justify-content: center; }
+          #viewer.open { display: flex; }
+          #viewer img { max-width: 96vw; max-height: 86vh; object-fit: contain; }
+          #viewer p { color: #bbb; margin: 10px; }
+        </style>
+        </head>
+        <body>
+        <header><h1>Lightbox</h1><span id="count"></span></header>
+        <main id="grid" aria-label="Photos, newest first"></main>
+        <div id="status">Loading…</div>
+        <div id="viewer" role="dialog" aria-modal="true"><img alt=""><p></p></div>
+        <script>
+        const grid = document.getElementById('grid');
+        const status = document.getElementById('status');
+        const viewer = document.getElementById('viewer');
+        let next = null, loading = false, done = false, shown = 0;
+
+        async function loadPage() {
+          if (loading || done) return;
+          loading = true;
+          try {
+            const url = '/api/assets?limit=60' + (next ? '&after=' + encodeURIComponent(next) : '');
+            const response = await fetch(url);
+            if (!response.ok) throw new Error((await response.json()).error.message);
+            const page = await response.json();
+            for (const asset of page.assets) grid.appendChild(tile(asset));
+            shown += page.assets.length;
+            document.getElementById('count').textContent = shown + (page.next ? '+' : '') + ' photos';
+            next = page.next || null;
+            done = !next;
+            status.textContent = done ? (shown ? '' : 'No photos yet: lightbox import PATH') : 'Loading…';
+          } catch (error) {
+            status.textContent = 'Could not load photos: ' + error.message;
+          } finally {
+            loading = false;
+          }
+          if (!done && status.getBoundingClientRect().top < innerHeight * 2) loadPage();
+        }
+
+        function tile(asset) {
+          const link = document.createElement('a');
+          const id = encodeURIComponent(asset.localIdentifier);
+          link.href = '/api/assets/' + id;
+          const image = new Image();
+          image.loading = 'lazy';
+          image.decoding = 'async';
+          image.src = '/api/assets/' + id + '/thumbnail?w=360&h=360&mode=fill';
+          const name = asset.resources.length ? asset.resources[0].originalFilename : asset.localIdentifier;
+          image.alt = name;
+          link.title = name + ' · ' + asset.creationDate;
+          link.appendChild(image);
+          link.addEventListener('click', event => { event.preventDefault(); open(asset); });
+          return link;
+        }
+
+        function open(asset) {
+          const id = encodeURIComponent(asset.localIdentifier);
+          const side = Math.ceil(Math.max(innerWidth, innerHeight) * (devicePixelRatio || 1));
+          viewer.querySelector('img').src = '/api/assets/' + id + '/thumbnail?w=' + side + '&h=' + side + '&mode=fit';
+          const name = asset.resources.length ? asset.resources[0].originalFilename : '';
+          viewer.querySelector('p').textContent =
+            [name, asset.pixelWidth + '×' + asset.pixelHeight, new Date(asset.creationDate).toLocaleString()].join(' · ');
+          viewer.classList.add('open');
+        }
+        viewer.addEventListener('click', () => viewer.classList.remove('open'));
+        addEventListener('keydown', event => { if (event.key === 'Escape') viewer.classList.remove('open'); });
+
+        new IntersectionObserver(entries => { if (entries.some(e => e.isIntersecting)) loadPage(); },
+                                 { rootMargin: '800px' }).observe(status);
+        loadPage();
+        </script>
+        </body>
+        </html>
+        """#
+}

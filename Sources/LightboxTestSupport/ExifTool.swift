@@ -1,0 +1,36 @@
+import Foundation
+
+/// Runs exiftool (Debian's libimage-exiftool-perl), the oracle for metadata tests.
+public enum ExifTool {
+    /// Tag values of a file as exiftool prints them with `-n` (numbers unformatted), keyed by tag
+    /// name. Throws when exiftool is not installed (make test installs it).
+    public static func tags(_ names: [String], of path: String) throws -> [String: String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+        process.arguments = ["-j", "-n", "-q", "-q"] + names.map { "-" + $0 } + [path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard let array = try JSONSerialization.jsonObject(with: data) as? [[String: Any]], let object = array.first
+        else { return [:] }
+        var result: [String: String] = [:]
+        for (key, value) in object where key != "SourceFile" {
+            result[key] = "\(value)"
+        }
+        return result
+    }
+
+    /// Writes tags into a file in place (`-overwrite_original`), e.g. `["Orientation#": "8"]`.
+    public static func write(_ assignments: [String: String], to path: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+        process.arguments = ["-q", "-overwrite_original"] + assignments.map { "-\($0.key)=\($0.value)" } + [path]
+        try process.run()
+        process.waitUntilExit()
+        struct Failed: Error {}
+        guard process.terminationStatus == 0 else { throw Failed() }
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import Lightbox
+
+/// `--library DIR`, shared by every subcommand.
+struct LibraryOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The library folder (default: $LIGHTBOX_LIBRARY, else ./Photos.lightbox).", valueName: "DIR"))
+    var library: String?
+
+    /// The folder this command works on.
+    var libraryPath: String {
+        if let library { return library }
+        if let fromEnvironment = ProcessInfo.processInfo.environment["LIGHTBOX_LIBRARY"], !fromEnvironment.isEmpty {
+            return fromEnvironment
+        }
+        return "Photos.lightbox"
+    }
+
+    /// Opens (creating when missing) the library, or exits with a message naming the folder.
+    func open() throws -> PhotoLibrary {
+        do {
+            return try PhotoLibrary(url: URL(fileURLWithPath: libraryPath))
+        } catch let error as LibraryError {
+            throw ValidationError("cannot open the library: \(error)")
+        }
+    }
+}
+
+/// Where the commands write: JSON Lines to standard output, messages to standard error.
+enum Output {
+    static func jsonLine(_ value: some Encodable) {
+        guard let data = try? JSONEncoder.lightbox.encode(value) else { return }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func message(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}

@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// The `lightbox` command: a thin layer over the Lightbox library, one subcommand per file.
+@main
+struct LightboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lightbox",
+        abstract: "A photo library: import photos, list them, make thumbnails, serve them on the web.",
+        discussion: """
+            Every command works on one library folder: --library DIR, else $LIGHTBOX_LIBRARY, \
+            else ./Photos.lightbox. With --json, commands print JSON Lines whose fields are the \
+            model's (localIdentifier, mediaType, pixelWidth, creationDate, ...).
+            """,
+        version: "0.1.0",
+        subcommands: [ImportCommand.self, ListCommand.self, ShowCommand.self, ThumbCommand.self, ServeCommand.self]
+    )
+}

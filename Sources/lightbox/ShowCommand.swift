@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import Lightbox
+
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show one asset and its resources.")
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: "The asset's local identifier.")
+    var id: String
+
+    @Flag(help: "Print the asset as one JSON line.")
+    var json = false
+
+    func run() async throws {
+        let library = try libraryOptions.open()
+        guard let asset = try await library.asset(withLocalIdentifier: id) else {
+            throw ValidationError("no asset has the identifier \(id) in \(library.url.path)")
+        }
+        if json {
+            Output.jsonLine(asset)
+            return
+        }
+        let date = ISO8601.string(from: asset.creationDate, offsetSeconds: asset.creationTimeZoneOffset)
+        Output.line(
+            """
+            localIdentifier  \(asset.localIdentifier)
+            mediaType        \(asset.mediaType) (\(asset.mediaType.rawValue))
+            pixelSize        \(asset.pixelWidth)x\(asset.pixelHeight)
+            creationDate     \(date)
+            addedDate        \(ISO8601.localString(from: asset.addedDate))
+            isFavorite       \(asset.isFavorite)
+            isHidden         \(asset.isHidden)
+            """)
+        for resource in asset.resources {
+            Output.line(
+                """
+            resource         \(resource.type) (\(resource.type.rawValue)): \(resource.originalFilename), \
+            \(resource.uniformTypeIdentifier), \(resource.fileSize) bytes, \(resource.pixelWidth)x\(resource.pixelHeight), \
+            sha256 \(resource.sha256)
+            """)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import Lightbox
+import LightboxImaging
+
+struct ThumbCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumb", abstract: "Write a thumbnail of an asset to a file.")
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: "The asset's local identifier.")
+    var id: String
+
+    @Option(help: ArgumentHelp("The target size in pixels, e.g. 512x512.", valueName: "WxH"))
+    var size: String
+
+    @Option(help: "fit: the whole photo inside the size; fill: the size filled, cropped around the centre.")
+    var mode: String = ContentMode.aspectFit.rawValue
+
+    @Option(help: ArgumentHelp("Where to write the thumbnail; .webp writes WebP, anything else JPEG.", valueName: "FILE"))
+    var out: String
+
+    func run() async throws {
+        let parts = size.lowercased().split(separator: "x")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else {
+            throw ValidationError("--size must be WIDTHxHEIGHT in pixels, like 512x512, not \(size)")
+        }
+        guard let contentMode = ContentMode(rawValue: mode) else {
+            throw ValidationError("--mode must be fit or fill, not \(mode)")
+        }
+        let format: EncodedImageFormat = out.lowercased().hasSuffix(".webp") ? .webp : .jpeg
+        let library = try libraryOptions.open()
+        let thumbnail = try await library.thumbnail(
+            for: id, options: ThumbnailOptions(width: width, height: height, contentMode: contentMode, format: format))
+        do {
+            try Data(thumbnail.image.bytes).write(to: URL(fileURLWithPath: out), options: .atomic)
+        } catch {
+            throw ValidationError("cannot write \(out): \(error.localizedDescription)")
+        }
+        Output.message("\(out): \(thumbnail.image.pixelWidth)x\(thumbnail.image.pixelHeight) \(format.rawValue)")
+    }
+}

@@ -1,0 +1,62 @@
+import LightboxImaging
+import LightboxTestSupport
+import Testing
+
+@Suite("Reading and rendering images with libvips")
+struct ImageFileTests {
+    @Test("The displayed size is libvips' size after autorotation", arguments: Corpus.photos)
+    func displayedSize(file: String) throws {
+        let path = try Corpus.path(file)
+        let properties = try ImageFile.properties(ofFileAt: path)
+        let oracle = try ImageComparison.autorotatedSize(ofFileAt: path)
+        #expect(properties.pixelWidth == oracle.width)
+        #expect(properties.pixelHeight == oracle.height)
+    }
+
+    @Test("A fit thumbnail fits the box and keeps the aspect ratio", arguments: Corpus.photos)
+    func fitThumbnail(file: String) throws {
+        let path = try Corpus.path(file)
+        let properties = try ImageFile.properties(ofFileAt: path)
+        let thumbnail = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 200, height: 150))
+        #expect(thumbnail.pixelWidth <= 200 && thumbnail.pixelHeight <= 150)
+        #expect(thumbnail.pixelWidth == 200 || thumbnail.pixelHeight == 150 || properties.pixelWidth <= 200)
+        let sourceRatio = Double(properties.pixelWidth) / Double(properties.pixelHeight)
+        let thumbnailRatio = Double(thumbnail.pixelWidth) / Double(thumbnail.pixelHeight)
+        // One pixel of rounding on the short side.
+        #expect(abs(sourceRatio - thumbnailRatio) <= sourceRatio / Double(min(thumbnail.pixelWidth, thumbnail.pixelHeight)) + 0.01)
+        #expect(thumbnail.bytes.starts(with: [0xFF, 0xD8, 0xFF]))
+    }
+
+    @Test("A fill thumbnail is exactly the box, and WebP is WebP")
+    func fillThumbnail() throws {
+        let path = try Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg")
+        let thumbnail = try ImageFile.thumbnail(
+            ofFileAt: path, options: ThumbnailOptions(width: 128, height: 128, contentMode: .aspectFill, format: .webp))
+        #expect(thumbnail.pixelWidth == 128 && thumbnail.pixelHeight == 128)
+        #expect(thumbnail.bytes.starts(with: Array("RIFF".utf8)))
+    }
+
+    @Test("A thumbnail never enlarges a small photo unless asked")
+    func noUpscaling() throws {
+        let path = try Corpus.path("exiv2/data/exiv2-canon-eos-300d.jpg")
+        let properties = try ImageFile.properties(ofFileAt: path)
+        let thumbnail = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000))
+        #expect(thumbnail.pixelWidth == properties.pixelWidth && thumbnail.pixelHeight == properties.pixelHeight)
+    }
+
+    @Test("Truncated and random files fail with the file's path")
+    func damagedFiles() throws {
+        let folder = try TemporaryDirectory()
+        let truncated = try folder.truncatedCopy(
+            of: Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"), fraction: 0.5, as: "cut.jpg")
+        let error = #expect(throws: ImagingError.self) {
+            try ImageFile.thumbnail(ofFileAt: truncated, options: ThumbnailOptions(width: 64, height: 64))
+        }
+        #expect(error?.code == .corrupt)
+        #expect(error?.path == truncated)
+
+        let noise = folder.randomFile("noise.jpg", count: 10_000)
+        let noiseError = #expect(throws: ImagingError.self) { try ImageFile.properties(ofFileAt: noise) }
+        #expect(noiseError?.path == noise)
+    }
+}

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LightboxMetadata
+import LightboxTestSupport
+import Testing
+
+@Suite("Recognising formats from bytes")
+struct FileFormatTests {
+    @Test(
+        "Real files are recognised by their bytes",
+        arguments: [
+            ("lomiri/backgrounds/Dragonfly_by_Bolly.jpg", FileFormat.jpeg),
+            ("forensics/original-files/pic1/IMG_1054.JPG", .jpeg),
+            ("exiv2/data/2021-02-13-1929.heic", .heic),
+            ("libheif/example.heic", .heic),
+            ("gnome-docs/figures/screenshot-tool.png", .png),
+            ("pillow/images/flower.webp", .webp),
+            ("pillow/images/hopper.tif", .tiff),
+            ("pillow/images/hopper.gif", .gif),
+        ])
+    func recognises(file: String, expected: FileFormat) throws {
+        let bytes = try readPrefix(Corpus.path(file))
+        #expect(FileFormat(sniffing: bytes) == expected)
+    }
+
+    @Test("The extension does not matter: a JPEG named .png is a JPEG")
+    func ignoresExtension() throws {
+        let folder = try TemporaryDirectory()
+        let renamed = try folder.copy(Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"), as: "photo.png")
+        #expect(FileFormat(sniffing: try readPrefix(renamed)) == .jpeg)
+    }
+
+    @Test("Random bytes, text and empty files are not recognised")
+    func rejectsOthers() throws {
+        let folder = try TemporaryDirectory()
+        #expect(FileFormat(sniffing: try readPrefix(folder.randomFile("noise.jpg", count: 4096))) == nil)
+        #expect(FileFormat(sniffing: Array("hello, world\n".utf8)) == nil)
+        #expect(FileFormat(sniffing: [UInt8]()) == nil)
+        // An ISO-BMFF file that is a movie, not an image.
+        let mp4 = try readPrefix(Corpus.path("forensics/original-files/movie1/VID_20191220_170832.mp4"))
+        #expect(FileFormat(sniffing: mp4) == nil)
+    }
+
+    private func readPrefix(_ path: String) throws -> [UInt8] {
+        guard let handle = FileHandleReader(path: path) else { throw Corpus.Missing(path: path) }
+        return handle.prefix
+    }
+}
+
+/// Reads a file's first bytes without Foundation (this test target mirrors the module it tests).
+struct FileHandleReader {
+    let prefix: [UInt8]
+
+    init?(path: String, count: Int = FileFormat.sniffLength) {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var buffer = [UInt8](repeating: 0, count: count)
+        let n = fread(&buffer, 1, count, file)
+        prefix = Array(buffer.prefix(n))
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Lightbox
+import LightboxImaging
+import LightboxServer
+import LightboxTestSupport
+import Testing
+
+@Suite("The HTTP server, in process")
+struct ServerTests {
+    /// A library holding a few real photos, and the app over it.
+    static func makeApp() async throws -> (TemporaryDirectory, PhotoLibrary, some ApplicationProtocol) {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let paths = Array(try Corpus.photoPaths().prefix(7))
+        let summary = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+        try #require(summary.progress.imported == paths.count)
+        return (folder, library, Application(router: LightboxServer.router(library: library)))
+    }
+
+    struct Page: Decodable {
+        struct Item: Decodable {
+            var localIdentifier: String
+            var mediaType: Int
+            var pixelWidth: Int
+            var pixelHeight: Int
+            var creationDate: String
+            var resources: [Resource]
+        }
+        struct Resource: Decodable {
+            var type: Int
+            var originalFilename: String
+        }
+        var assets: [Item]
+        var next: String?
+    }
+
+    @Test("GET / is the page with the grid")
+    func page() async throws {
+        let (folder, _, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
+                let html = String(buffer: response.body)
+                #expect(html.contains("id=\"grid\""))
+                #expect(html.contains("/api/assets?limit="))
+            }
+        }
+    }
+
+    @Test("GET /api/assets pages newest first with keyset cursors, and matches the library")
+    func assetsPaging() async throws {
+        let (folder, library, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        let expected = try await library.assets().map(\.localIdentifier)
+        try await app.test(.router) { client in
+            var seen: [String] = []
+            var after: String?
+            var pages = 0
+            repeat {
+                let uri = "/api/assets?limit=3" + (after.map { "&after=\($0)" } ?? "")
+                let page = try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok)
+                    return try JSONDecoder().decode(Page.self, from: Data(response.body.readableBytesView))
+                }
+                #expect(page.assets.count <= 3)
+                seen += page.assets.map(\.localIdentifier)
+                after = page.next
+                pages += 1
+            } while after != nil && pages < 10
+            #expect(seen == expected)
+            #expect(pages == 3)
+
+            try await client.execute(uri: "/api/assets?limit=0", method: .get) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await client.execute(uri: "/api/assets?after=nonsense", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    @Test("GET /api/assets/{id} is the asset in the model's words; unknown ids are 404")
+    func oneAsset() async throws {
+        let (folder, library, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        let asset = try #require(await library.assets().first)
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/assets/\(asset.localIdentifier)", method: .get) { response in
+                #expect(response.status == .ok)
+                let item = try JSONDecoder().decode(Page.Item.self, from: Data(response.body.readableBytesView))
+                #expect(item.localIdentifier == asset.localIdentifier)
+                #expect(item.mediaType == 1)
+                #expect(item.pixelWidth == asset.pixelWidth && item.pixelHeight == asset.pixelHeight)
+                #expect(item.resources.first?.type == 1)
+                #expect(item.creationDate == ISO8601.string(from: asset.creationDate, offsetSeconds: asset.creationTimeZoneOffset))
+            }
+            try await client.execute(uri: "/api/assets/00000000-0000-0000-0000-000000000000", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).contains("no asset"))
+            }
+        }
+    }
+
+    @Test("GET /api/assets/{id}/thumbnail renders with ETag and Cache-Control, and answers If-None-Match with 304")
+    func thumbnail() async throws {
+        let (folder, library, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        let asset = try #require(await library.assets().first)
+        let uri = "/api/assets/\(asset.localIdentifier)/thumbnail?w=200&h=120&mode=fill"
+        try await app.test(.router) { client in
+            let etag = try await client.execute(uri: uri, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/jpeg")
+                #expect(response.headers[.cacheControl] != nil)
+                let image = EncodedImage(bytes: Array(buffer: response.body), format: .jpeg, pixelWidth: 0, pixelHeight: 0)
+                let reference = try ImageComparison.referenceThumbnail(
+                    ofFileAt: try await library.fileURL(for: try #require(asset.resource(ofType: .photo))).path,
+                    width: 200, height: 120)
+                // Same size: the served thumbnail is exactly the box asked for.
+                _ = try ImageComparison.meanAbsoluteDifference(image, reference)
+                return try #require(response.headers[.eTag])
+            }
+            try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: etag]) { response in
+                #expect(response.status == .notModified)
+                #expect(response.body.readableBytes == 0)
+            }
+            try await client.execute(uri: uri + "&format=webp", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/webp")
+                #expect(response.headers[.eTag] != etag)
+            }
+            try await client.execute(uri: "/api/assets/\(asset.localIdentifier)/thumbnail?mode=stretch", method: .get) {
+                response in
+                #expect(response.status == .badRequest)
+            }
+            try await client.execute(uri: "/api/assets/\(asset.localIdentifier)/thumbnail?w=abc", method: .get) {
+                response in
+                #expect(response.status == .badRequest)
+            }
+            try await client.execute(uri: "/api/assets/nope/thumbnail", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+}

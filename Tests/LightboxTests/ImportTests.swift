@@ -1,0 +1,161 @@
+import Foundation
+import Lightbox
+import LightboxImaging
+import LightboxTestSupport
+import Testing
+
+@Suite("Importing real photos")
+struct ImportTests {
+    @Test("Every photo imports, with the displayed size libvips gives after autorotation")
+    func importsEveryPhoto() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let paths = try Corpus.photoPaths()
+        let summary = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+
+        #expect(summary.progress.imported == paths.count)
+        #expect(summary.progress.failed == 0)
+        for result in summary.results {
+            guard case .imported(let asset) = result.outcome else {
+                Issue.record("\(result.path) was not imported: \(result.outcome)")
+                continue
+            }
+            let oracle = try ImageComparison.autorotatedSize(ofFileAt: result.path)
+            #expect(asset.pixelWidth == oracle.width, "\(result.path)")
+            #expect(asset.pixelHeight == oracle.height, "\(result.path)")
+            #expect(asset.mediaType == .image)
+            let photo = try #require(asset.resource(ofType: .photo))
+            #expect(photo.originalFilename == (result.path as NSString).lastPathComponent)
+            #expect(photo.fileSize == Int64(try Data(contentsOf: URL(fileURLWithPath: result.path)).count))
+
+            // The stored original is byte for byte the file, and read-only.
+            let stored = try await library.fileURL(for: photo)
+            #expect(FileManager.default.contentsEqual(atPath: stored.path, andPath: result.path))
+            #expect(!FileManager.default.isWritableFile(atPath: stored.path) || getuid() == 0)
+            let permissions = try FileManager.default.attributesOfItem(atPath: stored.path)[.posixPermissions] as? Int
+            #expect(permissions == 0o444)
+        }
+        #expect(try await library.assetCount() == paths.count)
+    }
+
+    @Test("Importing the same bytes again adds nothing, whatever the file is called")
+    func secondImportAddsNothing() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let paths = Array(try Corpus.photoPaths().prefix(5))
+        let first = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+        #expect(first.progress.imported == 5)
+
+        let renamed = try folder.copy(paths[0], as: "copies/renamed.bin")
+        let second = await library.importItems(at: (paths + [renamed]).map { URL(fileURLWithPath: $0) })
+        #expect(second.progress.imported == 0)
+        #expect(second.progress.duplicates == 6)
+        #expect(try await library.assetCount() == 5)
+        let originals = try FileManager.default.subpathsOfDirectory(atPath: library.url.path + "/originals")
+            .filter { !$0.hasPrefix(".") && $0.contains(".") }
+        #expect(originals.count == 5)
+    }
+
+    @Test("A truncated JPEG and random bytes are reported; the other files still import")
+    func damagedFilesAreReported() async throws {
+        let folder = try TemporaryDirectory()
+        let source = try TemporaryDirectory()
+        let good = try source.copy(Corpus.path("lomiri/backgrounds/Wine_by_Jakkub_Mede.jpg"), as: "a/good.jpg")
+        let heic = try source.copy(Corpus.path("exiv2/data/IMG_3578.heic"), as: "b/phone.heic")
+        let truncated = try source.truncatedCopy(
+            of: Corpus.path("forensics/original-files/pic2/IMG_20200608_111614.jpg"), fraction: 0.6, as: "cut.jpg")
+        let noise = source.randomFile("noise.jpg", count: 50_000)
+        let notes = source.path("notes.txt")
+        try "shopping list".write(toFile: notes, atomically: true, encoding: .utf8)
+
+        let library = try folder.makeLibrary()
+        let summary = await library.importItems(at: [source.url])
+        #expect(summary.progress.total == 5)
+        #expect(summary.progress.imported == 2)
+        #expect(summary.progress.failed == 3)
+
+        var failures: [String: LibraryError] = [:]
+        var imported: Set<String> = []
+        for result in summary.results {
+            switch result.outcome {
+            case .failed(let error): failures[result.path] = error
+            case .imported: imported.insert(result.path)
+            case .duplicate: Issue.record("unexpected duplicate \(result.path)")
+            }
+        }
+        #expect(imported == [good, heic])
+        #expect(failures[truncated]?.code == .corruptFile)
+        #expect(failures[truncated]?.path == truncated)
+        #expect(failures[truncated]?.description.contains(truncated) == true)
+        #expect(failures[noise]?.code == .unsupportedFormat)
+        #expect(failures[noise]?.path == noise)
+        #expect(failures[notes]?.code == .unsupportedFormat)
+        // Nothing of the failed files reached the library.
+        #expect(try await library.assetCount() == 2)
+        let incoming = try FileManager.default.contentsOfDirectory(atPath: library.url.path + "/originals/.incoming")
+        #expect(incoming.isEmpty)
+    }
+
+    @Test("Moving deletes each source only once the library holds it")
+    func moveDeletesSources() async throws {
+        let folder = try TemporaryDirectory()
+        let source = try TemporaryDirectory()
+        let photo = try source.copy(Corpus.path("digikam/body-background.jpg"))
+        let broken = try source.truncatedCopy(of: photo, fraction: 0.3, as: "broken.jpg")
+        let library = try folder.makeLibrary()
+        let summary = await library.importItems(
+            at: [URL(fileURLWithPath: photo), URL(fileURLWithPath: broken)], options: ImportOptions(shouldMoveFile: true))
+        #expect(summary.progress.imported == 1)
+        #expect(!FileManager.default.fileExists(atPath: photo))
+        #expect(FileManager.default.fileExists(atPath: broken), "a file that failed is left where it was")
+        let asset = try #require(await library.assets().first)
+        let stored = try await library.fileURL(for: try #require(asset.resource(ofType: .photo)))
+        #expect(FileManager.default.contentsEqual(atPath: stored.path, andPath: try Corpus.path("digikam/body-background.jpg")))
+    }
+
+    @Test("The creation date is EXIF DateTimeOriginal in the file's offset, else the file's time")
+    func creationDates() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let iphone = try Corpus.path("exiv2/data/2021-02-13-1929.heic")  // 2021:02:13 11:03:31 -06:00
+        let wallpaper = try folder.copy(Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"))  // no EXIF
+        let fileDate = Date(timeIntervalSince1970: 1_500_000_000)
+        try FileManager.default.setAttributes([.modificationDate: fileDate], ofItemAtPath: wallpaper)
+        let summary = await library.importItems(at: [iphone, wallpaper].map { URL(fileURLWithPath: $0) })
+        let assets = summary.results.compactMap { result -> Asset? in
+            if case .imported(let asset) = result.outcome { asset } else { nil }
+        }
+        try #require(assets.count == 2)
+        // exiftool's composite of DateTimeOriginal, SubSecTimeOriginal and OffsetTimeOriginal.
+        let oracle = try #require(try ExifTool.tags(["SubSecDateTimeOriginal"], of: iphone)["SubSecDateTimeOriginal"])
+        let expected = oracle.replacingOccurrences(of: ":", with: "-", options: [], range: oracle.startIndex..<oracle.index(oracle.startIndex, offsetBy: 10))
+            .replacingOccurrences(of: " ", with: "T")
+        #expect(ISO8601.string(from: assets[0].creationDate, offsetSeconds: assets[0].creationTimeZoneOffset) == expected)
+        #expect(expected == "2021-02-13T11:03:31.864-06:00")
+        #expect(assets[1].creationDate == fileDate)
+        // Newest first: the 2021 photo before the file dated 2017.
+        #expect(try await library.assets().map(\.localIdentifier) == [assets[0].localIdentifier, assets[1].localIdentifier])
+    }
+
+    @Test("The library reopens with its assets, and paging is newest first without gaps")
+    func reopenAndPage() async throws {
+        let folder = try TemporaryDirectory()
+        let paths = try Corpus.photoPaths()
+        do {
+            let library = try folder.makeLibrary()
+            _ = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+        }
+        let library = try folder.makeLibrary()
+        let all = try await library.assets()
+        #expect(all.count == paths.count)
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.creationDate >= $1.creationDate })
+        var paged: [String] = []
+        var after: String?
+        repeat {
+            let page = try await library.assets(limit: 4, after: after)
+            paged += page.map(\.localIdentifier)
+            after = page.count == 4 ? page.last?.localIdentifier : nil
+        } while after != nil
+        #expect(paged == all.map(\.localIdentifier))
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import GRDB
+import Lightbox
+import LightboxTestSupport
+import Testing
+
+@Suite("The library on disk")
+struct LibraryTests {
+    @Test("A new library has its database and folders")
+    func layout() throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary("New.lightbox")
+        for name in ["library.sqlite", "originals", "derivatives"] {
+            #expect(FileManager.default.fileExists(atPath: library.url.appendingPathComponent(name).path), "\(name)")
+        }
+        #expect(try library.assetCount() == 0)
+        let mode = try DatabaseQueue(path: library.url.appendingPathComponent("library.sqlite").path).read { db in
+            try String.fetchOne(db, sql: "PRAGMA journal_mode")
+        }
+        #expect(mode == "wal")
+    }
+
+    @Test("A library from a newer Lightbox is refused with a clear reason, and left untouched")
+    func newerLibraryIsRefused() throws {
+        let folder = try TemporaryDirectory()
+        let path = try folder.makeLibrary("Future.lightbox").url.appendingPathComponent("library.sqlite").path
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
+        }
+        let error = #expect(throws: LibraryError.self) { try folder.makeLibrary("Future.lightbox") }
+        #expect(error?.code == .newerLibraryVersion)
+        #expect(error?.message.contains("newer version of Lightbox") == true)
+        let still = try DatabaseQueue(path: path).read { db in
+            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        }
+        #expect(still.contains("v99: from the future"))
+    }
+
+    @Test("A folder with other files is not taken for a library")
+    func notALibrary() throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.path("Photos"), withIntermediateDirectories: true)
+        try "x".write(toFile: folder.path("Photos/readme.txt"), atomically: true, encoding: .utf8)
+        let error = #expect(throws: LibraryError.self) { try folder.makeLibrary("Photos") }
+        #expect(error?.code == .notALibrary)
+        #expect(error?.path == folder.path("Photos"))
+    }
+
+    @Test("Leftovers of an interrupted import are cleared when the library opens")
+    func clearsIncoming() throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let leftover = library.url.path + "/originals/.incoming/half-written"
+        _ = FileManager.default.createFile(atPath: leftover, contents: Data([1, 2, 3]))
+        _ = try folder.makeLibrary()
+        #expect(!FileManager.default.fileExists(atPath: leftover))
+    }
+}

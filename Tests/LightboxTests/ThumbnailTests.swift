@@ -1,0 +1,90 @@
+import Foundation
+import Lightbox
+import LightboxImaging
+import LightboxTestSupport
+import Testing
+
+@Suite("Thumbnails of library assets")
+struct ThumbnailTests {
+    /// Photos whose EXIF orientation turns them a quarter turn: a Nikon D70 JPEG (6), an iPhone
+    /// HEIC (6), and a real photo whose orientation tag exiftool sets to 8.
+    static func rotatedPhotos(in folder: TemporaryDirectory) throws -> [String] {
+        let eight = try folder.copy(Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"), as: "eight.jpg")
+        try ExifTool.write(["Orientation#": "8"], to: eight)
+        return [try Corpus.path("exiv2/data/exiv2-nikon-d70.jpg"), try Corpus.path("exiv2/data/2021-02-13-1929.heic"), eight]
+    }
+
+    @Test("A photo with EXIF orientation 6 or 8 comes out upright, pixel for pixel like libvips' autorotated thumbnail")
+    func orientedThumbnailsAreUpright() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        for path in try Self.rotatedPhotos(in: folder) {
+            let summary = await library.importItems(at: [URL(fileURLWithPath: path)])
+            guard case .imported(let asset) = try #require(summary.results.first).outcome else {
+                Issue.record("\(path) did not import")
+                continue
+            }
+            let tag = try ExifTool.tags(["Orientation"], of: path)["Orientation"]
+            #expect(tag == "6" || tag == "8", "\(path) has orientation \(tag ?? "none")")
+
+            let thumbnail = try await library.thumbnail(
+                for: asset.localIdentifier, options: ThumbnailOptions(width: 640, height: 640))
+            let upright = try ImageComparison.referenceThumbnail(
+                ofFileAt: path, width: thumbnail.image.pixelWidth, height: thumbnail.image.pixelHeight)
+            let upsideDown = try ImageComparison.referenceThumbnail(
+                ofFileAt: path, width: thumbnail.image.pixelWidth, height: thumbnail.image.pixelHeight,
+                rotatedHalfTurn: true)
+            // Portrait, as displayed.
+            #expect((thumbnail.image.pixelWidth < thumbnail.image.pixelHeight) == (asset.pixelWidth < asset.pixelHeight))
+            #expect(asset.pixelWidth < asset.pixelHeight, "\(path) is displayed in portrait")
+            let near = try ImageComparison.meanAbsoluteDifference(thumbnail.image, upright)
+            let far = try ImageComparison.meanAbsoluteDifference(thumbnail.image, upsideDown)
+            #expect(near < 6, "\(path): mean difference to the upright reference is \(near)")
+            #expect(far > near * 3, "\(path): the upside-down reference is as close (\(far)) as the upright one (\(near))")
+        }
+    }
+
+    @Test("Thumbnails are cached in derivatives/ by asset, size, mode and version")
+    func cachedThumbnails() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let summary = await library.importItems(at: [URL(fileURLWithPath: try Corpus.path("digikam/body-background.jpg"))])
+        guard case .imported(let asset) = try #require(summary.results.first).outcome else {
+            Issue.record("did not import")
+            return
+        }
+        let options = ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFill)
+        let first = try await library.thumbnail(for: asset.localIdentifier, options: options)
+        let second = try await library.thumbnail(for: asset.localIdentifier, options: options)
+        #expect(!first.wasCached)
+        #expect(second.wasCached)
+        #expect(first.image.bytes == second.image.bytes)
+        #expect(first.entityTag == second.entityTag)
+        #expect(second.image.pixelWidth == 300 && second.image.pixelHeight == 200)
+        let fit = try await library.thumbnail(
+            for: asset.localIdentifier, options: ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFit))
+        #expect(fit.entityTag != first.entityTag)
+        #expect(fit.image.pixelHeight == 200 && fit.image.pixelWidth < 300)
+        // The grid thumbnail was rendered during the import.
+        let grid = try await library.thumbnail(for: asset.localIdentifier, options: .grid)
+        #expect(grid.wasCached)
+        let files = try FileManager.default.subpathsOfDirectory(atPath: library.url.path + "/derivatives")
+            .filter { $0.hasSuffix(".jpg") }
+        #expect(files.count == 3)
+        #expect(files.allSatisfy { $0.contains(asset.localIdentifier) })
+    }
+
+    @Test("Unknown assets and absurd sizes are refused")
+    func badRequests() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let missing = await #expect(throws: LibraryError.self) {
+            try await library.thumbnail(for: "NOT-AN-ASSET", options: ThumbnailOptions(width: 10, height: 10))
+        }
+        #expect(missing?.code == .assetNotFound)
+        let huge = await #expect(throws: LibraryError.self) {
+            try await library.thumbnail(for: "X", options: ThumbnailOptions(width: 100_000, height: 10))
+        }
+        #expect(huge?.code == .invalidRequest)
+    }
+}
