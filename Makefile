@@ -26,7 +26,7 @@ SAMPLES := \
 	.corpus/exiv2/data/exiv2-nikon-d70.jpg \
 	.corpus/lomiri/backgrounds
 
-.PHONY: all deps corpus build test run clean
+.PHONY: all deps corpus build test bench run clean
 
 all: build
 
@@ -52,8 +52,21 @@ build: deps
 
 ## test: build and run every test, on real photos
 test: deps corpus
-	swift build --build-tests
+	@log=$$(mktemp); \
+	swift build --build-tests 2>&1 | tee "$$log"; \
+	if grep -E "^$(CURDIR)/(Sources|Tests)/[^:]+:[0-9]+:[0-9]+: warning:" "$$log"; then \
+		echo "Lightbox's own code has warnings (above); it must build without any." >&2; rm -f "$$log"; exit 1; \
+	fi; \
+	rm -f "$$log"
 	swift test --skip-build
+
+## bench: build lightbox-bench in release mode and measure import and thumbnails on the corpus
+bench: deps corpus
+	swift build -c release --product lightbox-bench
+	.build/release/lightbox-bench import .corpus/lomiri/backgrounds .corpus/forensics/original-files/pic1 \
+		.corpus/forensics/original-files/pic2 .corpus/exiv2/data/2021-02-13-1929.heic .corpus/exiv2/data/IMG_3578.heic
+	.build/release/lightbox-bench thumbnails --size 360 --mode fill .corpus/lomiri/backgrounds \
+		.corpus/forensics/original-files/pic2 .corpus/exiv2/data/2021-02-13-1929.heic .corpus/exiv2/data/IMG_3578.heic
 
 ## run: import the sample photos into Demo.lightbox and serve them at http://HOST:PORT
 run: deps build

@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LightboxMetadata", targets: ["LightboxMetadata"]),
         .library(name: "LightboxServer", targets: ["LightboxServer"]),
         .executable(name: "lightbox", targets: ["lightbox"]),
+        .executable(name: "lightbox-bench", targets: ["lightbox-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -67,6 +68,15 @@ let package = Package(
                 "LightboxServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "lightbox-bench",
+            dependencies: [
+                "Lightbox",
+                "LightboxImaging",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
