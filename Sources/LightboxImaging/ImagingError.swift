@@ -37,6 +37,7 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file concerned, when there is one.
     public var path: String?
 
+    /// An error of the given kind, with a message a person can act on.
     public init(_ code: Code, _ message: String, path: String? = nil) {
         self.code = code
         self.message = message

@@ -44,6 +44,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// never invents pixels.
     public var allowsUpscaling: Bool
 
+    /// A thumbnail of `width`x`height` pixels; fit, JPEG at quality 82, never enlarged, by default.
     public init(
         width: Int, height: Int, contentMode: ContentMode = .aspectFit, format: EncodedImageFormat = .jpeg,
         quality: Int = 82, allowsUpscaling: Bool = false
@@ -68,6 +69,7 @@ public struct EncodedImage: Sendable, Hashable {
     /// Height in pixels.
     public var pixelHeight: Int
 
+    /// Wraps encoded bytes and what is known of them.
     public init(bytes: [UInt8], format: EncodedImageFormat, pixelWidth: Int, pixelHeight: Int) {
         self.bytes = bytes
         self.format = format

@@ -1,5 +1,6 @@
 /// A date as EXIF writes it: a local wall-clock time, and a UTC offset where the camera knew it.
 public struct ExifDate: Sendable, Hashable {
+    /// Calendar fields of the wall-clock time, as written in the file.
     public var year: Int
     public var month: Int
     public var day: Int

@@ -21,6 +21,7 @@ public struct ExifMetadata: Sendable, Hashable {
     /// OffsetTimeOriginal (0x9011): the UTC offset of ``dateTimeOriginal``, "+02:00".
     public var offsetTimeOriginal: String?
 
+    /// Empty metadata: every field nil.
     public init() {}
 
     /// Parses an EXIF block: either "Exif\0\0" followed by a TIFF stream (as JPEG APP1 and

@@ -27,6 +27,7 @@ public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible 
     /// A sentence a person can act on.
     public var message: String
 
+    /// An error of the given kind, with a message a person can act on.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

@@ -17,8 +17,10 @@ public enum Corpus {
 
     /// Thrown when a file is missing: the corpus was not fetched.
     public struct Missing: Error, CustomStringConvertible {
+        /// The missing file.
         public var path: String
 
+        /// The missing file at `path`.
         public init(path: String) { self.path = path }
         public var description: String { "\(path) is missing: run scripts/fetch-corpus (make test does)" }
     }

@@ -4,8 +4,10 @@ import Lightbox
 /// A folder under the system's temporary directory, removed when the value is released.
 public final class TemporaryDirectory: @unchecked Sendable {
     // @unchecked: `url` is immutable after init; the folder itself is only removed in deinit.
+    /// The folder.
     public let url: URL
 
+    /// Creates a new, empty folder whose name starts with `label`.
     public init(_ label: String = "lightbox-test") throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

@@ -8,6 +8,7 @@ public struct ImportOptions: Sendable {
     /// How many files are decoded at once; defaults to the number of processors.
     public var maximumConcurrentFiles: Int
 
+    /// Copy (the default) or move, decoding as many files at once as there are processors unless told.
     public init(shouldMoveFile: Bool = false, maximumConcurrentFiles: Int? = nil) {
         self.shouldMoveFile = shouldMoveFile
         self.maximumConcurrentFiles = max(1, maximumConcurrentFiles ?? ProcessInfo.processInfo.activeProcessorCount)
@@ -38,12 +39,16 @@ public struct ImportProgress: Sendable, Hashable {
     public var total: Int
     /// Files done, whatever their outcome.
     public var completed: Int
+    /// Files that became new assets.
     public var imported: Int
+    /// Files whose bytes the library already held.
     public var duplicates: Int
+    /// Files that could not be imported.
     public var failed: Int
     /// Bytes of the files done.
     public var bytes: Int64
 
+    /// Counts at the start of an import of `total` files.
     public init(total: Int = 0) {
         self.total = total
         self.completed = 0

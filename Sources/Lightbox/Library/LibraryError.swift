@@ -55,6 +55,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
     /// The error underneath, when there is one.
     public var underlying: (any Error)?
 
+    /// An error of the given kind, with a message a person can act on.
     public init(_ code: Code, _ message: String, path: String? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message

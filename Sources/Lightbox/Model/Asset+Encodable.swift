@@ -9,6 +9,7 @@ extension Asset: Encodable {
         case playbackStyle, sourceType, resources
     }
 
+    /// Encodes the model's fields, dates as ISO 8601 with their offset.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(localIdentifier, forKey: .localIdentifier)

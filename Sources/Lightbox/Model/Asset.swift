@@ -37,8 +37,10 @@ public struct Asset: Sendable, Hashable, Identifiable {
     /// The files behind the asset.
     public var resources: [AssetResource]
 
+    /// The local identifier, for `Identifiable`.
     public var id: String { localIdentifier }
 
+    /// A snapshot with every field given; the library makes these, tests and tools may too.
     public init(
         localIdentifier: String, mediaType: AssetMediaType, mediaSubtypes: AssetMediaSubtypes = [],
         pixelWidth: Int, pixelHeight: Int, creationDate: Date, creationTimeZoneOffset: Int,

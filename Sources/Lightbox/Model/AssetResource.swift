@@ -17,6 +17,7 @@ public struct AssetResource: Sendable, Hashable {
     /// SHA-256 of the file's bytes, lowercase hex: the key of its content-addressed file.
     public var sha256: String
 
+    /// A resource with every field given.
     public init(
         assetLocalIdentifier: String, type: AssetResourceType, originalFilename: String,
         uniformTypeIdentifier: String, fileSize: Int64, pixelWidth: Int, pixelHeight: Int, sha256: String

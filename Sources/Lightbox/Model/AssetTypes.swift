@@ -11,15 +11,25 @@ public struct AssetMediaSubtypes: OptionSet, Sendable, Hashable, Codable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
+    /// A panorama.
     public static let photoPanorama = AssetMediaSubtypes(rawValue: 1 << 0)
+    /// A high-dynamic-range photo.
     public static let photoHDR = AssetMediaSubtypes(rawValue: 1 << 1)
+    /// A screenshot.
     public static let photoScreenshot = AssetMediaSubtypes(rawValue: 1 << 2)
+    /// A Live Photo: a still and its paired movie.
     public static let photoLive = AssetMediaSubtypes(rawValue: 1 << 3)
+    /// A photo with depth data (portrait mode).
     public static let photoDepthEffect = AssetMediaSubtypes(rawValue: 1 << 4)
+    /// An animated image (GIF, animated WebP/HEIF).
     public static let photoAnimation = AssetMediaSubtypes(rawValue: 1 << 6)
+    /// A streamed video.
     public static let videoStreamed = AssetMediaSubtypes(rawValue: 1 << 16)
+    /// A slow-motion (high frame rate) video.
     public static let videoHighFrameRate = AssetMediaSubtypes(rawValue: 1 << 17)
+    /// A time-lapse video.
     public static let videoTimelapse = AssetMediaSubtypes(rawValue: 1 << 18)
+    /// A screen recording.
     public static let videoScreenRecording = AssetMediaSubtypes(rawValue: 1 << 19)
 }
 
@@ -40,7 +50,9 @@ public struct AssetSourceType: OptionSet, Sendable, Hashable, Codable {
 
     /// Assets in the user's own library (everything Lightbox imports).
     public static let typeUserLibrary = AssetSourceType(rawValue: 1 << 0)
+    /// Assets from a shared album.
     public static let typeCloudShared = AssetSourceType(rawValue: 1 << 1)
+    /// Assets synced from a computer.
     public static let typeiTunesSynced = AssetSourceType(rawValue: 1 << 2)
 }
 
