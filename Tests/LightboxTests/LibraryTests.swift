@@ -55,4 +55,26 @@ struct LibraryTests {
         _ = try folder.makeLibrary()
         #expect(!FileManager.default.fileExists(atPath: leftover))
     }
+
+    @Test("An original stored by an import that crashed before its commit is reused, not duplicated")
+    func orphanOriginalIsReused() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let photo = try Corpus.path("digikam/body-background.jpg")
+        _ = await library.importItems(at: [URL(fileURLWithPath: photo)])
+        // The crash: the file reached originals/, the transaction never committed.
+        try await DatabaseQueue(path: library.url.appendingPathComponent("library.sqlite").path).write { db in
+            try db.execute(sql: "DELETE FROM asset")
+        }
+        let reopened = try folder.makeLibrary()
+        #expect(try await reopened.assetCount() == 0)
+        let summary = await reopened.importItems(at: [URL(fileURLWithPath: photo)])
+        #expect(summary.progress.imported == 1)
+        let asset = try #require(await reopened.assets().first)
+        let stored = try await reopened.fileURL(for: try #require(asset.resource(ofType: .photo)))
+        #expect(FileManager.default.contentsEqual(atPath: stored.path, andPath: photo))
+        let files = try FileManager.default.subpathsOfDirectory(atPath: reopened.url.path + "/originals")
+            .filter { $0.hasSuffix(".jpg") }
+        #expect(files.count == 1)
+    }
 }

@@ -1,0 +1,115 @@
+import Foundation
+import LightboxImaging
+import LightboxTestSupport
+import Testing
+
+/// The `lightbox` command, run as a user would: a separate process, JSON Lines on stdout.
+@Suite("The lightbox command")
+struct CommandLineTests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+
+        /// Standard output's lines, each decoded as a JSON object.
+        func jsonLines() throws -> [[String: Any]] {
+            try stdout.split(separator: "\n").map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            }
+        }
+    }
+
+    /// The `lightbox` executable `swift build` put beside this test bundle.
+    static var executable: String {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for folder in [bundle, bundle.deletingLastPathComponent()] {
+            let candidate = folder.appendingPathComponent("lightbox").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return Corpus.packageRoot.appendingPathComponent(".build/debug/lightbox").path
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// ISO 8601 with an explicit offset, e.g. 2021-02-13T11:03:31.864-06:00.
+    static func isISO8601WithOffset(_ text: String) -> Bool {
+        text.wholeMatch(of: #/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?[+-]\d{2}:\d{2}/#) != nil
+    }
+
+    @Test("import --json reports each file; ls, show and thumb read the library back")
+    func importListShowThumb() throws {
+        let folder = try TemporaryDirectory()
+        let source = try TemporaryDirectory()
+        try source.copy(Corpus.path("exiv2/data/2021-02-13-1929.heic"))
+        try source.copy(Corpus.path("forensics/original-files/pic2/IMG_20200124_231153.jpg"))
+        let broken = try source.truncatedCopy(
+            of: Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"), fraction: 0.5, as: "broken.jpg")
+        let library = folder.path("CLI.lightbox")
+
+        let imported = try Self.run(["import", "--library", library, "--json", source.url.path])
+        #expect(imported.status == 1, "a failed file makes the exit status 1")
+        let lines = try imported.jsonLines()
+        #expect(lines.count == 3)
+        let byStatus = Dictionary(grouping: lines) { $0["status"] as? String ?? "" }
+        #expect(byStatus["imported"]?.count == 2)
+        let failure = try #require(byStatus["failed"]?.first)
+        #expect(failure["path"] as? String == broken)
+        let error = try #require(failure["error"] as? [String: Any])
+        #expect(error["code"] as? String == "corruptFile")
+        #expect((error["message"] as? String)?.isEmpty == false)
+
+        let again = try Self.run(["import", "--library", library, "--json", source.url.path])
+        #expect(try again.jsonLines().filter { $0["status"] as? String == "duplicate" }.count == 2)
+
+        // $LIGHTBOX_LIBRARY stands in for --library.
+        let listed = try Self.run(["ls", "--json"], environment: ["LIGHTBOX_LIBRARY": library])
+        #expect(listed.status == 0)
+        let assets = try listed.jsonLines()
+        #expect(assets.count == 2)
+        for asset in assets {
+            for key in ["creationDate", "addedDate", "modificationDate"] {
+                let text = try #require(asset[key] as? String)
+                #expect(Self.isISO8601WithOffset(text), "\(key) \(text)")
+            }
+            let resources = try #require(asset["resources"] as? [[String: Any]])
+            #expect(resources.first?["type"] as? Int == 1)
+            #expect(resources.first?["originalFilename"] as? String != nil)
+        }
+        // Newest first: the 2021 iPhone photo, then the 2020 phone photo.
+        #expect(assets.first?["creationDate"] as? String == "2021-02-13T11:03:31.864-06:00")
+        let limited = try Self.run(["ls", "--library", library, "--json", "--limit", "1"])
+        #expect(try limited.jsonLines().count == 1)
+
+        let id = try #require(assets.first?["localIdentifier"] as? String)
+        let shown = try Self.run(["show", "--library", library, "--json", id])
+        #expect(try shown.jsonLines().first?["pixelWidth"] as? Int == 3024)
+        let missing = try Self.run(["show", "--library", library, "00000000-0000-0000-0000-000000000000"])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("no asset"))
+
+        let out = folder.path("thumb.jpg")
+        let thumb = try Self.run(["thumb", "--library", library, id, "--size", "120x90", "--mode", "fill", "--out", out])
+        #expect(thumb.status == 0, "\(thumb.stderr)")
+        let properties = try ImageFile.properties(ofFileAt: out)
+        #expect(properties.pixelWidth == 120 && properties.pixelHeight == 90)
+        let badSize = try Self.run(["thumb", "--library", library, id, "--size", "big", "--out", out])
+        #expect(badSize.status != 0)
+        #expect(badSize.stderr.contains("--size"))
+    }
+}
