@@ -163,7 +163,9 @@ extension PhotoLibrary {
             mediaSubtypes: 0, pixelWidth: properties.pixelWidth, pixelHeight: properties.pixelHeight,
             creationDate: creationDate, creationTimeZoneOffset: offset, modificationDate: now, addedDate: now,
             duration: 0, isFavorite: false, isHidden: false,
-            playbackStyle: AssetPlaybackStyle.image.rawValue, sourceType: AssetSourceType.typeUserLibrary.rawValue)
+            playbackStyle: AssetPlaybackStyle.image.rawValue, sourceType: AssetSourceType.typeUserLibrary.rawValue,
+            latitude: nil, longitude: nil, altitude: nil, locationTimestamp: nil, burstIdentifier: nil,
+            burstSelectionTypes: 0, representsBurst: false, hasAdjustments: false, adjustmentFormatIdentifier: nil)
         let filename = (path as NSString).lastPathComponent
         do {
             try database.writer.write { db in
@@ -174,6 +176,7 @@ extension PhotoLibrary {
                     fileSize: size, pixelWidth: properties.storedWidth, pixelHeight: properties.storedHeight,
                     sha256: sha256, storedPath: storedPath)
                 try resource.insert(db)
+                try LibraryDatabase.recordChangeTransaction(db, author: "import")
             }
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             // Another import of the same bytes committed first.

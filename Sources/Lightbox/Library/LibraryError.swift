@@ -11,6 +11,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case assetNotFound
             case storageFailed
             case invalidRequest
+            case invalidPredicate
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -31,6 +32,8 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
         public static let storageFailed = Code(.storageFailed)
         /// A request's arguments are out of range.
         public static let invalidRequest = Code(.invalidRequest)
+        /// A predicate or sort is malformed, or names a key the fetched class does not have.
+        public static let invalidPredicate = Code(.invalidPredicate)
 
         public var description: String {
             switch wrapped {
@@ -42,6 +45,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case .assetNotFound: "assetNotFound"
             case .storageFailed: "storageFailed"
             case .invalidRequest: "invalidRequest"
+            case .invalidPredicate: "invalidPredicate"
             }
         }
     }

@@ -19,6 +19,7 @@ public final class PhotoLibrary: Sendable {
     let database: LibraryDatabase
     let originals: OriginalStore
     let derivatives: DerivativeStore
+    let snapshots = SnapshotCache()
 
     /// The name of the database file inside the library folder.
     public static let databaseFilename = "library.sqlite"

@@ -6,7 +6,8 @@ extension Asset: Encodable {
     private enum CodingKeys: String, CodingKey {
         case localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight
         case creationDate, modificationDate, addedDate, duration, isFavorite, isHidden
-        case playbackStyle, sourceType, resources
+        case playbackStyle, sourceType, resources, location
+        case burstIdentifier, burstSelectionTypes, representsBurst, hasAdjustments, adjustmentFormatIdentifier
     }
 
     /// Encodes the model's fields, dates as ISO 8601 with their offset.
@@ -26,7 +27,28 @@ extension Asset: Encodable {
         try container.encode(isHidden, forKey: .isHidden)
         try container.encode(playbackStyle.rawValue, forKey: .playbackStyle)
         try container.encode(sourceType.rawValue, forKey: .sourceType)
+        try container.encodeIfPresent(location, forKey: .location)
+        try container.encodeIfPresent(burstIdentifier, forKey: .burstIdentifier)
+        try container.encode(burstSelectionTypes.rawValue, forKey: .burstSelectionTypes)
+        try container.encode(representsBurst, forKey: .representsBurst)
+        try container.encode(hasAdjustments, forKey: .hasAdjustments)
+        try container.encodeIfPresent(adjustmentFormatIdentifier, forKey: .adjustmentFormatIdentifier)
         try container.encode(resources, forKey: .resources)
+    }
+}
+
+extension Location: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case latitude, longitude, altitude, timestamp
+    }
+
+    /// Encodes the coordinates, and the timestamp as ISO 8601 in UTC.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(latitude, forKey: .latitude)
+        try container.encode(longitude, forKey: .longitude)
+        try container.encodeIfPresent(altitude, forKey: .altitude)
+        try container.encodeIfPresent(timestamp.map { ISO8601.string(from: $0, offsetSeconds: 0) }, forKey: .timestamp)
     }
 }
 

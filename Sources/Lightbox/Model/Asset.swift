@@ -24,6 +24,8 @@ public struct Asset: Sendable, Hashable, Identifiable {
     public var modificationDate: Date
     /// When the asset was added to the library.
     public var addedDate: Date
+    /// Where the asset was taken, when the file says.
+    public var location: Location?
     /// Length of a video in seconds; 0 for photos.
     public var duration: Double
     /// Marked as a favourite.
@@ -34,6 +36,16 @@ public struct Asset: Sendable, Hashable, Identifiable {
     public var playbackStyle: AssetPlaybackStyle
     /// Where the asset came from.
     public var sourceType: AssetSourceType
+    /// The burst this photo belongs to, if any: shared by every frame of one burst.
+    public var burstIdentifier: String?
+    /// Whether the library or the user picked this frame of its burst.
+    public var burstSelectionTypes: AssetBurstSelectionType
+    /// True for the one frame that stands for its burst in fetches that leave bursts folded.
+    public var representsBurst: Bool
+    /// True when the asset has an edit (adjustment data and a rendered result).
+    public var hasAdjustments: Bool
+    /// The format identifier of the asset's current adjustment data, when edited.
+    public var adjustmentFormatIdentifier: String?
     /// The files behind the asset.
     public var resources: [AssetResource]
 
@@ -44,9 +56,11 @@ public struct Asset: Sendable, Hashable, Identifiable {
     public init(
         localIdentifier: String, mediaType: AssetMediaType, mediaSubtypes: AssetMediaSubtypes = [],
         pixelWidth: Int, pixelHeight: Int, creationDate: Date, creationTimeZoneOffset: Int,
-        modificationDate: Date, addedDate: Date, duration: Double = 0, isFavorite: Bool = false,
-        isHidden: Bool = false, playbackStyle: AssetPlaybackStyle, sourceType: AssetSourceType = .typeUserLibrary,
-        resources: [AssetResource]
+        modificationDate: Date, addedDate: Date, location: Location? = nil, duration: Double = 0,
+        isFavorite: Bool = false, isHidden: Bool = false, playbackStyle: AssetPlaybackStyle,
+        sourceType: AssetSourceType = .typeUserLibrary, burstIdentifier: String? = nil,
+        burstSelectionTypes: AssetBurstSelectionType = [], representsBurst: Bool = false,
+        hasAdjustments: Bool = false, adjustmentFormatIdentifier: String? = nil, resources: [AssetResource]
     ) {
         self.localIdentifier = localIdentifier
         self.mediaType = mediaType
@@ -57,11 +71,17 @@ public struct Asset: Sendable, Hashable, Identifiable {
         self.creationTimeZoneOffset = creationTimeZoneOffset
         self.modificationDate = modificationDate
         self.addedDate = addedDate
+        self.location = location
         self.duration = duration
         self.isFavorite = isFavorite
         self.isHidden = isHidden
         self.playbackStyle = playbackStyle
         self.sourceType = sourceType
+        self.burstIdentifier = burstIdentifier
+        self.burstSelectionTypes = burstSelectionTypes
+        self.representsBurst = representsBurst
+        self.hasAdjustments = hasAdjustments
+        self.adjustmentFormatIdentifier = adjustmentFormatIdentifier
         self.resources = resources
     }
 

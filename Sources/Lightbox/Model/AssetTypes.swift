@@ -1,3 +1,5 @@
+import Foundation
+
 /// The kind of media an asset holds (PhotoKit's `PHAssetMediaType`). Raw values are the framework's.
 public enum AssetMediaType: Int, Sendable, Hashable, Codable, CaseIterable {
     case unknown = 0
@@ -70,4 +72,35 @@ public enum AssetResourceType: Int, Sendable, Hashable, Codable, CaseIterable {
     case fullSizePairedVideo = 10
     case adjustmentBasePairedVideo = 11
     case adjustmentBaseVideo = 12
+}
+
+/// How a burst photo was chosen (PhotoKit's `PHAssetBurstSelectionType`), as a bit set.
+public struct AssetBurstSelectionType: OptionSet, Sendable, Hashable, Codable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// The library picked this frame as the burst's best.
+    public static let autoPick = AssetBurstSelectionType(rawValue: 1 << 0)
+    /// The user picked this frame.
+    public static let userPick = AssetBurstSelectionType(rawValue: 1 << 1)
+}
+
+/// Where an asset was taken (PhotoKit's `CLLocation`, reduced to what photos record).
+public struct Location: Sendable, Hashable {
+    /// Degrees north of the equator, -90...90.
+    public var latitude: Double
+    /// Degrees east of Greenwich, -180...180.
+    public var longitude: Double
+    /// Metres above sea level, when known.
+    public var altitude: Double?
+    /// When the position was fixed (GPS time), when known.
+    public var timestamp: Date?
+
+    /// A location from coordinates.
+    public init(latitude: Double, longitude: Double, altitude: Double? = nil, timestamp: Date? = nil) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.timestamp = timestamp
+    }
 }

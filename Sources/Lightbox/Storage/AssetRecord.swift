@@ -20,6 +20,15 @@ struct AssetRecord: Codable, Hashable, FetchableRecord, MutablePersistableRecord
     var isHidden: Bool
     var playbackStyle: Int
     var sourceType: Int
+    var latitude: Double?
+    var longitude: Double?
+    var altitude: Double?
+    var locationTimestamp: Date?
+    var burstIdentifier: String?
+    var burstSelectionTypes: Int
+    var representsBurst: Bool
+    var hasAdjustments: Bool
+    var adjustmentFormatIdentifier: String?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -28,6 +37,12 @@ struct AssetRecord: Codable, Hashable, FetchableRecord, MutablePersistableRecord
     }
 
     static let resources = hasMany(ResourceRecord.self)
+
+    /// The location columns as a model value; nil unless both coordinates are set.
+    var location: Location? {
+        guard let latitude, let longitude else { return nil }
+        return Location(latitude: latitude, longitude: longitude, altitude: altitude, timestamp: locationTimestamp)
+    }
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
@@ -81,9 +96,12 @@ struct AssetInfo: Decodable, FetchableRecord {
             pixelWidth: asset.pixelWidth, pixelHeight: asset.pixelHeight,
             creationDate: asset.creationDate, creationTimeZoneOffset: asset.creationTimeZoneOffset,
             modificationDate: asset.modificationDate, addedDate: asset.addedDate,
-            duration: asset.duration, isFavorite: asset.isFavorite, isHidden: asset.isHidden,
-            playbackStyle: AssetPlaybackStyle(rawValue: asset.playbackStyle) ?? .unsupported,
-            sourceType: AssetSourceType(rawValue: asset.sourceType),
+            location: asset.location, duration: asset.duration, isFavorite: asset.isFavorite,
+            isHidden: asset.isHidden, playbackStyle: AssetPlaybackStyle(rawValue: asset.playbackStyle) ?? .unsupported,
+            sourceType: AssetSourceType(rawValue: asset.sourceType), burstIdentifier: asset.burstIdentifier,
+            burstSelectionTypes: AssetBurstSelectionType(rawValue: asset.burstSelectionTypes),
+            representsBurst: asset.representsBurst, hasAdjustments: asset.hasAdjustments,
+            adjustmentFormatIdentifier: asset.adjustmentFormatIdentifier,
             resources: resources.compactMap { record in
                 guard let type = AssetResourceType(rawValue: record.type) else { return nil }
                 return AssetResource(

@@ -84,6 +84,40 @@ struct LibraryDatabase: Sendable {
                 condition: Column("type") == AssetResourceType.photo.rawValue)
             try db.create(index: "resource_on_sha256", on: "resource", columns: ["sha256"])
         }
+        migrator.registerMigration("v2: location, bursts, adjustments") { db in
+            try db.alter(table: "asset") { t in
+                t.add(column: "latitude", .double).check { $0 == nil || ($0 >= -90 && $0 <= 90) }
+                t.add(column: "longitude", .double).check { $0 == nil || ($0 >= -180 && $0 <= 180) }
+                t.add(column: "altitude", .double)
+                t.add(column: "locationTimestamp", .datetime)
+                t.add(column: "burstIdentifier", .text)
+                t.add(column: "burstSelectionTypes", .integer).notNull().defaults(to: 0)
+                t.add(column: "representsBurst", .boolean).notNull().defaults(to: false)
+                t.add(column: "hasAdjustments", .boolean).notNull().defaults(to: false)
+                t.add(column: "adjustmentFormatIdentifier", .text)
+            }
+            try db.create(index: "asset_on_burstIdentifier", on: "asset", columns: ["burstIdentifier"])
+        }
+        migrator.registerMigration("v3: change transactions") { db in
+            // One row per committed write transaction: its id is the library's change token,
+            // and fetch results reuse a snapshot while the token has not moved.
+            try db.create(table: "changeTransaction") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("date", .datetime).notNull()
+                t.column("author", .text)
+            }
+        }
         return migrator
+    }
+
+    /// Records that the current write transaction changed the library. Every write calls it.
+    static func recordChangeTransaction(_ db: Database, author: String) throws {
+        try db.execute(
+            sql: "INSERT INTO changeTransaction (date, author) VALUES (?, ?)", arguments: [Date(), author])
+    }
+
+    /// The id of the last committed change transaction (0 for a library never written).
+    static func lastChangeTransaction(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM changeTransaction") ?? 0
     }
 }

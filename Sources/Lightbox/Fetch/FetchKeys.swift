@@ -1,0 +1,65 @@
+/// The keys predicates and sorts may use for one fetchable class (MODEL.md, Fetching), and
+/// the SQL column each one reads. A key outside the table is an error naming it, never a
+/// silent full scan.
+public struct FetchKeys: Sendable {
+    /// The kind of value a key holds, which decides how literals are read and compared.
+    public enum Kind: Sendable, Hashable {
+        case int
+        case double
+        case bool
+        case string
+        case date
+    }
+
+    struct Key: Sendable {
+        var column: String
+        var kind: Kind
+        /// Whether the column may be NULL: its conditions are then made two-valued, so that
+        /// `NOT (burstIdentifier == "x")` holds for assets in no burst.
+        var nullable = false
+    }
+
+    /// The class the keys belong to, for error messages ("Asset").
+    public let className: String
+    let keys: [String: Key]
+    /// The column that makes every sort total: the row id.
+    let tiebreaker: String
+
+    /// The names predicates and sorts accept, sorted.
+    public var names: [String] { keys.keys.sorted() }
+
+    /// The kind of a key, or nil when the class has no such key.
+    public func kind(of key: String) -> Kind? { keys[key]?.kind }
+
+    func key(_ name: String) throws -> Key {
+        guard let key = keys[name] else {
+            throw LibraryError(
+                .invalidPredicate,
+                "\(className) has no key \"\(name)\" usable in predicates and sorts; use one of: \(names.joined(separator: ", "))")
+        }
+        return key
+    }
+
+    /// Asset keys: SELF, localIdentifier, creationDate, modificationDate, mediaType,
+    /// mediaSubtypes, duration, pixelWidth, pixelHeight, favorite/isFavorite,
+    /// hidden/isHidden, burstIdentifier.
+    public static let asset = FetchKeys(
+        className: "Asset",
+        keys: [
+            "SELF": Key(column: "asset.localIdentifier", kind: .string),
+            "localIdentifier": Key(column: "asset.localIdentifier", kind: .string),
+            "creationDate": Key(column: "asset.creationDate", kind: .date),
+            "modificationDate": Key(column: "asset.modificationDate", kind: .date),
+            "mediaType": Key(column: "asset.mediaType", kind: .int),
+            "mediaSubtypes": Key(column: "asset.mediaSubtypes", kind: .int),
+            "duration": Key(column: "asset.duration", kind: .double),
+            "pixelWidth": Key(column: "asset.pixelWidth", kind: .int),
+            "pixelHeight": Key(column: "asset.pixelHeight", kind: .int),
+            "favorite": Key(column: "asset.isFavorite", kind: .bool),
+            "isFavorite": Key(column: "asset.isFavorite", kind: .bool),
+            "hidden": Key(column: "asset.isHidden", kind: .bool),
+            "isHidden": Key(column: "asset.isHidden", kind: .bool),
+            "burstIdentifier": Key(column: "asset.burstIdentifier", kind: .string, nullable: true),
+        ],
+        tiebreaker: "asset.id")
+}

@@ -1,0 +1,167 @@
+import Foundation
+import GRDB
+
+/// An object a fetch can return: an immutable snapshot with a stable identifier.
+public protocol FetchableObject: Sendable {
+    /// Stable identifier, unique in the library.
+    var localIdentifier: String { get }
+}
+
+extension Asset: FetchableObject {}
+
+/// The ordered result of a fetch (PhotoKit's `PHFetchResult`): synchronous and lazy.
+///
+/// The fetch decides which objects, and in which order, once; objects are then loaded in
+/// batches as they are asked for, and recent batches are kept. Everything is read from one
+/// database snapshot taken at the fetch, so a result never changes under its reader, whatever
+/// is committed later; fetch again to see changes.
+///
+/// ```swift
+/// let result = try library.fetchAssets(options: FetchOptions())
+/// print(result.count, result.firstObject?.creationDate as Any)
+/// for asset in result { ... }          // loads 100 at a time
+/// ```
+public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable {
+    // @unchecked: `rowIDs`, `mediaTypes`, `snapshot` and `loader` never change after init; the
+    // caches are read and written only while holding `lock`.
+    let rowIDs: [Int64]
+    private let mediaTypes: [UInt8]
+    private let snapshot: DatabaseSnapshot?
+    private let loader: @Sendable (Database, [Int64]) throws -> [Int64: ObjectType]
+    private let rowIDLookup: @Sendable (Database, String) throws -> Int64?
+
+    private let lock = NSLock()
+    private var batches: [Int: [ObjectType]] = [:]
+    private var batchUse: [Int] = []
+    private var positions: [Int64: Int]?
+
+    /// How many objects are loaded at a time.
+    static var batchSize: Int { 100 }
+    /// How many batches are kept.
+    static var keptBatches: Int { 16 }
+
+    init(
+        rowIDs: [Int64], mediaTypes: [UInt8], snapshot: DatabaseSnapshot?,
+        loader: @escaping @Sendable (Database, [Int64]) throws -> [Int64: ObjectType],
+        rowIDLookup: @escaping @Sendable (Database, String) throws -> Int64?
+    ) {
+        self.rowIDs = rowIDs
+        self.mediaTypes = mediaTypes
+        self.snapshot = snapshot
+        self.loader = loader
+        self.rowIDLookup = rowIDLookup
+    }
+
+    /// An empty result.
+    public convenience init() {
+        self.init(rowIDs: [], mediaTypes: [], snapshot: nil, loader: { _, _ in [:] }, rowIDLookup: { _, _ in nil })
+    }
+
+    /// The number of objects.
+    public var count: Int { rowIDs.count }
+
+    /// The object at `index` (0 ..< count). Loads its batch when it is not in memory.
+    ///
+    /// Traps on an index out of range, like an array; a read error of the library's disk
+    /// (the snapshot's rows cannot vanish) also traps, as PhotoKit's result cannot throw.
+    public func object(at index: Int) -> ObjectType {
+        precondition(index >= 0 && index < count, "FetchResult index \(index) out of range 0..<\(count)")
+        let batch = index / Self.batchSize
+        lock.lock()
+        if let objects = batches[batch] {
+            touch(batch)
+            lock.unlock()
+            return objects[index % Self.batchSize]
+        }
+        lock.unlock()
+        let objects: [ObjectType]
+        do {
+            objects = try load(batch: batch)
+        } catch {
+            fatalError("Lightbox could not read the library to load fetch result objects: \(error)")
+        }
+        lock.lock()
+        batches[batch] = objects
+        touch(batch)
+        while batchUse.count > Self.keptBatches {
+            batches[batchUse.removeFirst()] = nil
+        }
+        lock.unlock()
+        return objects[index % Self.batchSize]
+    }
+
+    /// The object at `index`.
+    public subscript(index: Int) -> ObjectType { object(at: index) }
+
+    /// The first object, or nil when empty.
+    public var firstObject: ObjectType? { count > 0 ? object(at: 0) : nil }
+
+    /// The last object, or nil when empty.
+    public var lastObject: ObjectType? { count > 0 ? object(at: count - 1) : nil }
+
+    /// The objects at the given indexes, in order.
+    public func objects(at indexes: some Sequence<Int>) -> [ObjectType] {
+        indexes.map(object(at:))
+    }
+
+    /// The index of an object in the result (matched by identifier), or nil.
+    public func index(of object: ObjectType) -> Int? {
+        guard let snapshot, let rowID = try? snapshot.read({ db in try rowIDLookup(db, object.localIdentifier) }) else {
+            return nil
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        if positions == nil {
+            var map: [Int64: Int] = [:]
+            map.reserveCapacity(rowIDs.count)
+            for (position, id) in rowIDs.enumerated() { map[id] = position }
+            positions = map
+        }
+        return positions?[rowID]
+    }
+
+    /// Whether the result holds the object (matched by identifier).
+    public func contains(_ object: ObjectType) -> Bool {
+        index(of: object) != nil
+    }
+
+    /// Calls `body` with each object and its index until it sets `stop`.
+    public func enumerateObjects(_ body: (ObjectType, Int, inout Bool) throws -> Void) rethrows {
+        var stop = false
+        for index in 0..<count {
+            try body(object(at: index), index, &stop)
+            if stop { return }
+        }
+    }
+
+    /// How many of the result's assets are of the given media type (0 for other classes).
+    public func countOfAssets(with mediaType: AssetMediaType) -> Int {
+        let raw = UInt8(mediaType.rawValue)
+        return mediaTypes.reduce(0) { $0 + ($1 == raw ? 1 : 0) }
+    }
+
+    private func touch(_ batch: Int) {
+        batchUse.removeAll { $0 == batch }
+        batchUse.append(batch)
+    }
+
+    private func load(batch: Int) throws -> [ObjectType] {
+        guard let snapshot else { return [] }
+        let start = batch * Self.batchSize
+        let ids = Array(rowIDs[start..<Swift.min(rowIDs.count, start + Self.batchSize)])
+        let loaded = try snapshot.read { db in try loader(db, ids) }
+        return try ids.map { id in
+            guard let object = loaded[id] else {
+                throw LibraryError(.storageFailed, "row \(id) is missing from the snapshot it was fetched from")
+            }
+            return object
+        }
+    }
+}
+
+extension FetchResult: RandomAccessCollection {
+    /// 0.
+    public var startIndex: Int { 0 }
+    /// ``count``.
+    public var endIndex: Int { count }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+
+extension PhotoLibrary {
+    /// Every asset that `options` selects (PhotoKit's `PHAsset.fetchAssets(with:)`).
+    ///
+    /// Without sort descriptors, assets come oldest first. Hidden assets and the frames of a
+    /// burst other than its representative are left out unless the options include them.
+    public func fetchAssets(options: FetchOptions = FetchOptions()) throws -> FetchResult<Asset> {
+        try fetchAssets(where: nil, options: options)
+    }
+
+    /// The assets of one media type.
+    public func fetchAssets(with mediaType: AssetMediaType, options: FetchOptions = FetchOptions()) throws
+        -> FetchResult<Asset>
+    {
+        try fetchAssets(where: .comparison(key: "mediaType", .equal, .int(mediaType.rawValue)), options: options)
+    }
+
+    /// The assets with these identifiers, hidden ones included (PhotoKit's
+    /// `fetchAssets(withLocalIdentifiers:options:)`).
+    public func fetchAssets(withLocalIdentifiers identifiers: [String], options: FetchOptions = FetchOptions()) throws
+        -> FetchResult<Asset>
+    {
+        var options = options
+        options.includeHiddenAssets = true
+        options.includeAllBurstAssets = true
+        return try fetchAssets(where: .isIn(key: "localIdentifier", identifiers.map { .string($0) }), options: options)
+    }
+
+    /// Every frame of one burst, hidden ones included.
+    public func fetchAssets(withBurstIdentifier burstIdentifier: String, options: FetchOptions = FetchOptions()) throws
+        -> FetchResult<Asset>
+    {
+        var options = options
+        options.includeAllBurstAssets = true
+        return try fetchAssets(where: .comparison(key: "burstIdentifier", .equal, .string(burstIdentifier)), options: options)
+    }
+
+    /// The shared path of every asset fetch: the entry point's condition, the options'
+    /// predicate, visibility, order and limit, compiled to one query run on a snapshot.
+    func fetchAssets(where condition: FetchPredicate?, options: FetchOptions) throws -> FetchResult<Asset> {
+        let keys = FetchKeys.asset
+        var conditions: [FetchPredicate] = []
+        if let condition { conditions.append(condition) }
+        if let predicate = options.predicate { conditions.append(predicate) }
+        let predicateSQL = try FetchPredicate.and(conditions).sql(for: keys)
+
+        var clauses = [predicateSQL.sql]
+        var arguments = predicateSQL.arguments
+        if !options.includeHiddenAssets { clauses.append("asset.isHidden = 0") }
+        if !options.includeAllBurstAssets { clauses.append("(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)") }
+        if !options.includeAssetSourceTypes.isEmpty {
+            clauses.append("(asset.sourceType & ?) != 0")
+            arguments += [options.includeAssetSourceTypes.rawValue]
+        }
+        let sorts =
+            options.sortDescriptors.isEmpty ? [FetchSortDescriptor(key: "creationDate")] : options.sortDescriptors
+        var sql = """
+            SELECT asset.id, asset.mediaType FROM asset
+            WHERE \(clauses.joined(separator: " AND "))
+            ORDER BY \(try FetchSortDescriptor.orderBy(sorts, keys: keys))
+            """
+        if options.fetchLimit > 0 {
+            sql += " LIMIT ?"
+            arguments += [options.fetchLimit]
+        }
+
+        let snapshot = try snapshots.snapshot(of: database.writer)
+        var rowIDs: [Int64] = []
+        var mediaTypes: [UInt8] = []
+        try snapshot.read { db in
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try cursor.next() {
+                rowIDs.append(row[0])
+                mediaTypes.append(UInt8(clamping: row[1] as Int))
+            }
+        }
+        return FetchResult(
+            rowIDs: rowIDs, mediaTypes: mediaTypes, snapshot: snapshot,
+            loader: { db, ids in
+                let infos = try AssetInfo.request().filter(ids.contains(AssetRecord.Columns.id)).fetchAll(db)
+                var byID: [Int64: Asset] = [:]
+                for info in infos {
+                    if let id = info.asset.id { byID[id] = info.model }
+                }
+                return byID
+            },
+            rowIDLookup: { db, localIdentifier in
+                try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE localIdentifier = ?", arguments: [localIdentifier])
+            })
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import GRDB
+
+/// Hands out database snapshots to fetch results: one per state of the library, shared by
+/// every fetch made while no transaction commits, so that many live results cost one
+/// connection, not one each. A snapshot closes when the last result holding it goes.
+final class SnapshotCache: @unchecked Sendable {
+    // @unchecked: `current` is read and written only while holding `lock`.
+    private let lock = NSLock()
+    private var current: (token: Int64, snapshot: DatabaseSnapshot)?
+
+    func snapshot(of pool: DatabasePool) throws -> DatabaseSnapshot {
+        let token = try pool.read(LibraryDatabase.lastChangeTransaction)
+        lock.lock()
+        if let current, current.token == token {
+            lock.unlock()
+            return current.snapshot
+        }
+        lock.unlock()
+        let snapshot = try pool.makeSnapshot()
+        let snapshotToken = try snapshot.read(LibraryDatabase.lastChangeTransaction)
+        lock.lock()
+        current = (snapshotToken, snapshot)
+        lock.unlock()
+        return snapshot
+    }
+}
