@@ -17,7 +17,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             let status: HTTPResponse.Status =
                 switch error.code {
                 case .assetNotFound: .notFound
-                case .invalidRequest: .badRequest
+                case .invalidRequest, .invalidPredicate: .badRequest
                 case .corruptFile, .unreadableFile, .unsupportedFormat: .unprocessableContent
                 default: .internalServerError
                 }

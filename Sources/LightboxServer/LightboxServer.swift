@@ -12,7 +12,8 @@ import LightboxImaging
 ///
 /// Routes:
 /// - `GET /`: the web page, a grid of thumbnails, newest first, loading as the user scrolls;
-/// - `GET /api/assets?limit=&after=`: a page of assets, newest first (keyset pagination);
+/// - `GET /api/assets?limit=&after=&predicate=&sort=`: a page of assets, newest first
+///   (keyset pagination), or those a predicate selects in the order a sort gives;
 /// - `GET /api/assets/{id}`: one asset;
 /// - `GET /api/assets/{id}/thumbnail?w=&h=&mode=fit|fill&format=jpeg|webp`: a thumbnail, with
 ///   `ETag` and `Cache-Control`, answering `If-None-Match` with 304.
@@ -41,7 +42,14 @@ public enum LightboxServer {
                 throw HTTPError(.badRequest, message: "limit must be 1...\(maximumPageSize)")
             }
             let after = query.get("after").map { String($0) }
-            let assets = try await library.assets(limit: limit + 1, after: after)
+            let predicate = query.get("predicate").map { String($0) }
+            let sort = query.get("sort").map { String($0) }
+            let assets: [Asset]
+            if predicate == nil && sort == nil {
+                assets = try await library.assets(limit: limit + 1, after: after)
+            } else {
+                assets = try await page(of: library, predicate: predicate, sort: sort, after: after, limit: limit + 1)
+            }
             let page = AssetPage(
                 assets: Array(assets.prefix(limit)),
                 next: assets.count > limit ? assets[limit - 1].localIdentifier : nil)
@@ -86,6 +94,17 @@ public enum LightboxServer {
         Application(
             router: router(library: library),
             configuration: .init(address: .hostname(host, port: port), serverName: "Lightbox"))
+    }
+
+    /// One page of a fetch with a text predicate and sort: the `limit` assets after the one
+    /// named `after`. Fetches run on a snapshot, off the event loop.
+    static func page(of library: PhotoLibrary, predicate: String?, sort: String?, after: String?, limit: Int)
+        async throws -> [Asset]
+    {
+        var options = FetchOptions()
+        options.predicate = try predicate.map { try FetchPredicate($0) }
+        options.sortDescriptors = try sort.map { try FetchSortDescriptor.parse($0) } ?? []
+        return try await library.fetchAssets(options: options, after: after, limit: limit)
     }
 
     /// Reads `w`, `h`, `mode` and `format` of a thumbnail request (defaults: 360x360, fit, JPEG).

@@ -24,8 +24,18 @@ struct LibraryOptions: ParsableArguments {
         do {
             return try PhotoLibrary(url: URL(fileURLWithPath: libraryPath))
         } catch let error as LibraryError {
-            throw ValidationError("cannot open the library: \(error)")
+            throw CommandError("cannot open the library: \(error)")
         }
+    }
+}
+
+/// A failure while a command runs (not a usage mistake): printed as "Error: message", without
+/// the usage text ArgumentParser adds to a `ValidationError`.
+struct CommandError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
     }
 }
 

@@ -4,9 +4,29 @@ import Lightbox
 
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ls", abstract: "List assets, newest first.")
+        commandName: "ls",
+        abstract: "List assets, newest first, or as a predicate and sort say.",
+        discussion: """
+            Predicates use the model's keys: creationDate, modificationDate, mediaType, \
+            mediaSubtypes, duration, pixelWidth, pixelHeight, favorite, hidden, burstIdentifier, \
+            localIdentifier. Examples:
+              lightbox ls --predicate 'favorite == true AND creationDate >= 2023-01-01'
+              lightbox ls --predicate 'mediaSubtypes & photoScreenshot != 0' --sort 'pixelWidth desc'
+            """)
 
     @OptionGroup var libraryOptions: LibraryOptions
+
+    @Option(help: "Only the assets this predicate selects.")
+    var predicate: String?
+
+    @Option(help: ArgumentHelp("The order: \"KEY asc|desc, ...\" (default: creationDate desc).", valueName: "S"))
+    var sort: String?
+
+    @Flag(help: "Include hidden assets.")
+    var includeHidden = false
+
+    @Flag(help: "Include every frame of each burst, not only its representative.")
+    var allBursts = false
 
     @Option(help: "Show at most N assets.")
     var limit: Int?
@@ -20,7 +40,22 @@ struct ListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let library = try libraryOptions.open()
-        for asset in try await library.assets(limit: limit) {
+        var options = FetchOptions(includeHiddenAssets: includeHidden, includeAllBurstAssets: allBursts)
+        do {
+            options.predicate = try predicate.map { try FetchPredicate($0) }
+            options.sortDescriptors =
+                try sort.map { try FetchSortDescriptor.parse($0) } ?? [FetchSortDescriptor(key: "creationDate", ascending: false)]
+        } catch let error as LibraryError {
+            throw CommandError(error.message)
+        }
+        options.fetchLimit = limit ?? 0
+        let result: FetchResult<Asset>
+        do {
+            result = try library.fetchAssets(options: options)
+        } catch let error as LibraryError where error.code == .invalidPredicate {
+            throw CommandError(error.message)
+        }
+        for asset in result {
             if json {
                 Output.jsonLine(asset)
             } else {

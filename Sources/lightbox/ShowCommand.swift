@@ -17,7 +17,7 @@ struct ShowCommand: AsyncParsableCommand {
     func run() async throws {
         let library = try libraryOptions.open()
         guard let asset = try await library.asset(withLocalIdentifier: id) else {
-            throw ValidationError("no asset has the identifier \(id) in \(library.url.path)")
+            throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
         }
         if json {
             Output.jsonLine(asset)

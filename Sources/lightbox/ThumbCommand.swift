@@ -36,7 +36,7 @@ struct ThumbCommand: AsyncParsableCommand {
         do {
             try Data(thumbnail.image.bytes).write(to: URL(fileURLWithPath: out), options: .atomic)
         } catch {
-            throw ValidationError("cannot write \(out): \(error.localizedDescription)")
+            throw CommandError("cannot write \(out): \(error.localizedDescription)")
         }
         Output.message("\(out): \(thumbnail.image.pixelWidth)x\(thumbnail.image.pixelHeight) \(format.rawValue)")
     }

@@ -83,6 +83,40 @@ struct ServerTests {
         }
     }
 
+    @Test("GET /api/assets with predicate and sort pages through the same assets as a fetch")
+    func assetsWithPredicate() async throws {
+        let (folder, library, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        let options = FetchOptions(
+            predicate: try FetchPredicate("pixelWidth > 1280"),
+            sortDescriptors: try FetchSortDescriptor.parse("pixelWidth desc, creationDate"))
+        let expected = try library.fetchAssets(options: options).map(\.localIdentifier)
+        #expect(expected.count >= 3 && expected.count < 7, "the predicate selects some assets, not all")
+        let query = "predicate=pixelWidth%20%3E%201280&sort=pixelWidth%20desc,creationDate"
+        try await app.test(.router) { client in
+            var seen: [String] = []
+            var after: String?
+            repeat {
+                let uri = "/api/assets?limit=2&\(query)" + (after.map { "&after=\($0)" } ?? "")
+                let page = try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok)
+                    return try JSONDecoder().decode(Page.self, from: Data(response.body.readableBytesView))
+                }
+                seen += page.assets.map(\.localIdentifier)
+                after = page.next
+            } while after != nil && seen.count < 20
+            #expect(seen == expected)
+
+            try await client.execute(uri: "/api/assets?predicate=colour%20%3D%3D%201", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("colour"))
+            }
+            try await client.execute(uri: "/api/assets?sort=creationDate%20sideways", method: .get) { response in
+                #expect(response.status == .badRequest)
+            }
+        }
+    }
+
     @Test("GET /api/assets/{id} is the asset in the model's words; unknown ids are 404")
     func oneAsset() async throws {
         let (folder, library, app) = try await Self.makeApp()

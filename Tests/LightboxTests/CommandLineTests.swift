@@ -93,6 +93,15 @@ struct CommandLineTests {
         }
         // Newest first: the 2021 iPhone photo, then the 2020 phone photo.
         #expect(assets.first?["creationDate"] as? String == "2021-02-13T11:03:31.864-06:00")
+        let portrait = try Self.run(["ls", "--library", library, "--json", "--predicate", "pixelHeight > pixelWidth"])
+        #expect(portrait.status != 0, "comparing two keys is not part of the predicate language")
+        let tall = try Self.run(["ls", "--library", library, "--json", "--predicate", "pixelHeight >= 4000"])
+        #expect(try tall.jsonLines().map { $0["pixelHeight"] as? Int } == [4032])
+        let bySize = try Self.run(["ls", "--library", library, "--json", "--sort", "pixelWidth asc"])
+        #expect(try bySize.jsonLines().compactMap { $0["pixelWidth"] as? Int } == [3024, 4000])
+        let unknown = try Self.run(["ls", "--library", library, "--predicate", "colour == 'red'"])
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("colour"))
         let limited = try Self.run(["ls", "--library", library, "--json", "--limit", "1"])
         #expect(try limited.jsonLines().count == 1)
 

@@ -10,6 +10,23 @@ extension PhotoLibrary {
         try fetchAssets(where: nil, options: options)
     }
 
+    /// A page of a fetch: the `limit` assets that follow the one whose identifier is `after`
+    /// (from the start when nil), for servers and tools that page through a fetch.
+    /// Runs off the caller's executor.
+    public func fetchAssets(options: FetchOptions, after: String?, limit: Int) async throws -> [Asset] {
+        try await BlockingWork.run {
+            let result = try self.fetchAssets(options: options)
+            var start = 0
+            if let after {
+                guard let anchor = try self.asset(withLocalIdentifier: after), let index = result.index(of: anchor) else {
+                    throw LibraryError(.assetNotFound, "no asset \(after) in this fetch")
+                }
+                start = index + 1
+            }
+            return result.objects(at: start..<Swift.min(result.count, start + Swift.max(0, limit)))
+        }
+    }
+
     /// The assets of one media type.
     public func fetchAssets(with mediaType: AssetMediaType, options: FetchOptions = FetchOptions()) throws
         -> FetchResult<Asset>

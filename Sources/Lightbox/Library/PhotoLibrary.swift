@@ -76,6 +76,8 @@ public final class PhotoLibrary: Sendable {
 
     /// Assets newest first (by creation date), `limit` at a time, starting after the asset
     /// whose identifier is `after` (keyset pagination: stable while assets are added).
+    /// Like a fetch with default options, hidden assets and burst frames other than each
+    /// burst's representative are left out.
     public func assets(limit: Int? = nil, after: String? = nil) throws -> [Asset] {
         try database.writer.read { db in try Self.fetchAssets(db, limit: limit, after: after) }
     }
@@ -107,6 +109,7 @@ public final class PhotoLibrary: Sendable {
 
     private static func fetchAssets(_ db: Database, limit: Int?, after: String?) throws -> [Asset] {
         var request = AssetInfo.request()
+            .filter(sql: "asset.isHidden = 0 AND (asset.burstIdentifier IS NULL OR asset.representsBurst = 1)")
             .order(AssetRecord.Columns.creationDate.desc, AssetRecord.Columns.id.desc)
         if let after {
             guard
