@@ -62,4 +62,32 @@ public struct FetchKeys: Sendable {
             "burstIdentifier": Key(column: "asset.burstIdentifier", kind: .string, nullable: true),
         ],
         tiebreaker: "asset.id")
+
+    /// Asset collection keys: SELF, localIdentifier, localizedTitle/title, startDate, endDate,
+    /// estimatedAssetCount.
+    public static let assetCollection = FetchKeys(
+        className: "AssetCollection",
+        keys: [
+            "SELF": Key(column: "assetCollection.localIdentifier", kind: .string),
+            "localIdentifier": Key(column: "assetCollection.localIdentifier", kind: .string),
+            "localizedTitle": Key(column: "assetCollection.title", kind: .string, nullable: true),
+            "title": Key(column: "assetCollection.title", kind: .string, nullable: true),
+            "startDate": Key(column: AssetCollectionColumns.startDate, kind: .date, nullable: true),
+            "endDate": Key(column: AssetCollectionColumns.endDate, kind: .date, nullable: true),
+            "estimatedAssetCount": Key(column: AssetCollectionColumns.assetCount, kind: .int),
+        ],
+        tiebreaker: "assetCollection.id")
+}
+
+/// SQL for the derived properties of an album, computed from its assets.
+enum AssetCollectionColumns {
+    static let assetCount = "(SELECT COUNT(*) FROM collectionAsset WHERE collectionAsset.collectionId = assetCollection.id)"
+    static let startDate = """
+        (SELECT MIN(asset.creationDate) FROM collectionAsset JOIN asset ON asset.id = collectionAsset.assetId \
+        WHERE collectionAsset.collectionId = assetCollection.id)
+        """
+    static let endDate = """
+        (SELECT MAX(asset.creationDate) FROM collectionAsset JOIN asset ON asset.id = collectionAsset.assetId \
+        WHERE collectionAsset.collectionId = assetCollection.id)
+        """
 }

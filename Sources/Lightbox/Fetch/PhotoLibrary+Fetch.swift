@@ -54,9 +54,34 @@ extension PhotoLibrary {
         return try fetchAssets(where: .comparison(key: "burstIdentifier", .equal, .string(burstIdentifier)), options: options)
     }
 
+    /// The assets of a collection: an album's in the album's order unless the options sort them.
+    public func fetchAssets(in collection: AssetCollection, options: FetchOptions = FetchOptions()) throws
+        -> FetchResult<Asset>
+    {
+        try fetchAssets(inCollectionWithLocalIdentifier: collection.localIdentifier, options: options)
+    }
+
+    /// The assets of the collection with this identifier.
+    public func fetchAssets(inCollectionWithLocalIdentifier localIdentifier: String, options: FetchOptions = FetchOptions())
+        throws -> FetchResult<Asset>
+    {
+        guard let rowID = try database.writer.read({ db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM assetCollection WHERE localIdentifier = ?", arguments: [localIdentifier])
+        }) else {
+            throw LibraryError(.collectionNotFound, "no collection has the identifier \(localIdentifier)")
+        }
+        let membership = "(SELECT position FROM collectionAsset WHERE collectionAsset.collectionId = \(rowID) AND collectionAsset.assetId = asset.id)"
+        return try fetchAssets(
+            where: nil, options: options, extraCondition: "\(membership) IS NOT NULL", defaultOrder: "\(membership) ASC")
+    }
+
     /// The shared path of every asset fetch: the entry point's condition, the options'
     /// predicate, visibility, order and limit, compiled to one query run on a snapshot.
-    func fetchAssets(where condition: FetchPredicate?, options: FetchOptions) throws -> FetchResult<Asset> {
+    /// `extraCondition` and `defaultOrder` are SQL of Lightbox's own, never user text.
+    func fetchAssets(
+        where condition: FetchPredicate?, options: FetchOptions, extraCondition: String? = nil,
+        defaultOrder: String? = nil
+    ) throws -> FetchResult<Asset> {
         let keys = FetchKeys.asset
         var conditions: [FetchPredicate] = []
         if let condition { conditions.append(condition) }
@@ -64,6 +89,7 @@ extension PhotoLibrary {
         let predicateSQL = try FetchPredicate.and(conditions).sql(for: keys)
 
         var clauses = [predicateSQL.sql]
+        if let extraCondition { clauses.append(extraCondition) }
         var arguments = predicateSQL.arguments
         if !options.includeHiddenAssets { clauses.append("asset.isHidden = 0") }
         if !options.includeAllBurstAssets { clauses.append("(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)") }
@@ -71,12 +97,18 @@ extension PhotoLibrary {
             clauses.append("(asset.sourceType & ?) != 0")
             arguments += [options.includeAssetSourceTypes.rawValue]
         }
-        let sorts =
-            options.sortDescriptors.isEmpty ? [FetchSortDescriptor(key: "creationDate")] : options.sortDescriptors
+        let order: String
+        if options.sortDescriptors.isEmpty, let defaultOrder {
+            order = defaultOrder + ", asset.id ASC"
+        } else {
+            let sorts =
+                options.sortDescriptors.isEmpty ? [FetchSortDescriptor(key: "creationDate")] : options.sortDescriptors
+            order = try FetchSortDescriptor.orderBy(sorts, keys: keys)
+        }
         var sql = """
             SELECT asset.id, asset.mediaType FROM asset
             WHERE \(clauses.joined(separator: " AND "))
-            ORDER BY \(try FetchSortDescriptor.orderBy(sorts, keys: keys))
+            ORDER BY \(order)
             """
         if options.fetchLimit > 0 {
             sql += " LIMIT ?"

@@ -176,7 +176,8 @@ extension PhotoLibrary {
                     fileSize: size, pixelWidth: properties.storedWidth, pixelHeight: properties.storedHeight,
                     sha256: sha256, storedPath: storedPath)
                 try resource.insert(db)
-                try LibraryDatabase.recordChangeTransaction(db, author: "import")
+                try LibraryDatabase.recordChangeTransaction(
+                    db, author: "import", changes: [ObjectChangeRecord(.asset, localIdentifier, .inserted)])
             }
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             // Another import of the same bytes committed first.

@@ -12,6 +12,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case storageFailed
             case invalidRequest
             case invalidPredicate
+            case collectionNotFound
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -32,6 +33,8 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
         public static let storageFailed = Code(.storageFailed)
         /// A request's arguments are out of range.
         public static let invalidRequest = Code(.invalidRequest)
+        /// No asset collection has the given local identifier.
+        public static let collectionNotFound = Code(.collectionNotFound)
         /// A predicate or sort is malformed, or names a key the fetched class does not have.
         public static let invalidPredicate = Code(.invalidPredicate)
 
@@ -46,6 +49,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case .storageFailed: "storageFailed"
             case .invalidRequest: "invalidRequest"
             case .invalidPredicate: "invalidPredicate"
+            case .collectionNotFound: "collectionNotFound"
             }
         }
     }

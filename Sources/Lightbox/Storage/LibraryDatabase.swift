@@ -107,13 +107,55 @@ struct LibraryDatabase: Sendable {
                 t.column("author", .text)
             }
         }
+        migrator.registerMigration("v4: albums and the change log") { db in
+            try db.create(table: "assetCollection") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("localIdentifier", .text).notNull().unique()
+                t.column("type", .integer).notNull().check { (1...3).contains($0) }
+                t.column("subtype", .integer).notNull()
+                t.column("title", .text)
+                t.column("creationDate", .datetime).notNull()
+            }
+            // An album holds an asset at most once, at a position 0..<count.
+            try db.create(table: "collectionAsset") { t in
+                t.belongsTo("collection", inTable: "assetCollection", onDelete: .cascade).notNull()
+                t.belongsTo("asset", onDelete: .cascade).notNull()
+                t.column("position", .integer).notNull()
+                t.primaryKey(["collectionId", "assetId"])
+            }
+            try db.create(index: "collectionAsset_on_position", on: "collectionAsset", columns: ["collectionId", "position"])
+            // What each transaction inserted, updated or deleted: persistent history.
+            try db.create(table: "changeRecord") { t in
+                t.belongsTo("transaction", inTable: "changeTransaction", onDelete: .cascade).notNull()
+                t.column("objectType", .text).notNull()
+                t.column("localIdentifier", .text).notNull()
+                t.column("kind", .integer).notNull().check { (1...3).contains($0) }
+            }
+            // Every asset imported before the log existed counts as inserted by one transaction.
+            let assets = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset") ?? 0
+            if assets > 0 {
+                try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'migration')", arguments: [Date()])
+                try db.execute(
+                    sql: """
+                        INSERT INTO changeRecord (transactionId, objectType, localIdentifier, kind)
+                        SELECT last_insert_rowid(), 'asset', localIdentifier, 1 FROM asset
+                        """)
+            }
+        }
         return migrator
     }
 
-    /// Records that the current write transaction changed the library. Every write calls it.
-    static func recordChangeTransaction(_ db: Database, author: String) throws {
+    /// Records that the current write transaction changed the library, and which objects.
+    /// Every write calls it once, last.
+    static func recordChangeTransaction(_ db: Database, author: String, changes: [ObjectChangeRecord]) throws {
         try db.execute(
             sql: "INSERT INTO changeTransaction (date, author) VALUES (?, ?)", arguments: [Date(), author])
+        let transaction = db.lastInsertedRowID
+        let statement = try db.cachedStatement(
+            sql: "INSERT INTO changeRecord (transactionId, objectType, localIdentifier, kind) VALUES (?, ?, ?, ?)")
+        for change in changes {
+            try statement.execute(arguments: [transaction, change.objectType.rawValue, change.localIdentifier, change.kind.rawValue])
+        }
     }
 
     /// The id of the last committed change transaction (0 for a library never written).

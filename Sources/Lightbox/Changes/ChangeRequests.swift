@@ -1,0 +1,182 @@
+import Foundation
+
+/// The requests made in one `performChanges` block. Every request is recorded in the order it
+/// is made, then all of them land in one SQLite transaction, or none does.
+///
+/// ```swift
+/// var album: ObjectPlaceholder?
+/// try await library.performChanges { changes in
+///     let request = changes.creationRequestForAssetCollection(withTitle: "Iceland")
+///     request.addAssets([first.localIdentifier, second.localIdentifier])
+///     album = request.placeholderForCreatedAssetCollection
+///     changes.changeRequest(for: first).isFavorite = true
+/// }
+/// ```
+///
+/// Use it only inside its block; it is not thread-safe.
+public final class ChangeRequests {
+    /// One recorded request, in the form the library applies.
+    enum Operation: Sendable {
+        case editAsset(String, AssetEdit)
+        case deleteAssets([String])
+        case createCollection(String, title: String)
+        case renameCollection(String, title: String)
+        case addAssets(collection: String, assets: [String])
+        case insertAssets(collection: String, assets: [String], at: [Int])
+        case removeAssets(collection: String, assets: [String])
+        case removeAssetsAt(collection: String, indexes: [Int])
+        case replaceAssets(collection: String, indexes: [Int], with: [String])
+        case moveAssets(collection: String, from: [Int], to: Int)
+        case deleteCollections([String])
+    }
+
+    /// One property an asset change request sets.
+    enum AssetEdit: Sendable {
+        case favorite(Bool)
+        case hidden(Bool)
+        case creationDate(Date?)
+        case location(Location?)
+    }
+
+    var operations: [Operation] = []
+
+    init() {}
+
+    /// A request to change an asset's properties (PhotoKit's `PHAssetChangeRequest(for:)`).
+    public func changeRequest(for asset: Asset) -> AssetChangeRequest {
+        changeRequest(forAssetWithLocalIdentifier: asset.localIdentifier)
+    }
+
+    /// A request to change the asset with this identifier (a placeholder's, too).
+    public func changeRequest(forAssetWithLocalIdentifier localIdentifier: String) -> AssetChangeRequest {
+        AssetChangeRequest(localIdentifier: localIdentifier, requests: self)
+    }
+
+    /// Deletes assets, their resources and files (PhotoKit's `deleteAssets(_:)`).
+    public func deleteAssets(_ localIdentifiers: [String]) {
+        operations.append(.deleteAssets(localIdentifiers))
+    }
+
+    /// Deletes assets.
+    public func deleteAssets(_ assets: [Asset]) {
+        deleteAssets(assets.map(\.localIdentifier))
+    }
+
+    /// A request to create an album with this title; its placeholder names the new album.
+    public func creationRequestForAssetCollection(withTitle title: String) -> AssetCollectionChangeRequest {
+        let localIdentifier = UUID().uuidString
+        operations.append(.createCollection(localIdentifier, title: title))
+        return AssetCollectionChangeRequest(localIdentifier: localIdentifier, requests: self, isCreation: true)
+    }
+
+    /// A request to change an album: its title, its assets and their order.
+    public func changeRequest(for collection: AssetCollection) -> AssetCollectionChangeRequest {
+        changeRequest(forAssetCollectionWithLocalIdentifier: collection.localIdentifier)
+    }
+
+    /// A request to change the album with this identifier (a placeholder's, too).
+    public func changeRequest(forAssetCollectionWithLocalIdentifier localIdentifier: String) -> AssetCollectionChangeRequest {
+        AssetCollectionChangeRequest(localIdentifier: localIdentifier, requests: self, isCreation: false)
+    }
+
+    /// Deletes albums (their assets stay in the library).
+    public func deleteAssetCollections(_ localIdentifiers: [String]) {
+        operations.append(.deleteCollections(localIdentifiers))
+    }
+}
+
+/// Changes to one asset (PhotoKit's `PHAssetChangeRequest`): each property set is recorded.
+public final class AssetChangeRequest {
+    /// The asset this request changes.
+    public let localIdentifier: String
+    private unowned let requests: ChangeRequests
+
+    init(localIdentifier: String, requests: ChangeRequests) {
+        self.localIdentifier = localIdentifier
+        self.requests = requests
+    }
+
+    private func record(_ edit: ChangeRequests.AssetEdit) {
+        requests.operations.append(.editAsset(localIdentifier, edit))
+    }
+
+    /// Sets whether the asset is a favourite.
+    public var isFavorite: Bool? {
+        get { nil }
+        set { if let newValue { record(.favorite(newValue)) } }
+    }
+
+    /// Sets whether the asset is hidden.
+    public var isHidden: Bool? {
+        get { nil }
+        set { if let newValue { record(.hidden(newValue)) } }
+    }
+
+    /// Sets the creation date (nil is refused when the block runs: an asset always has one).
+    public var creationDate: Date? {
+        get { nil }
+        set { record(.creationDate(newValue)) }
+    }
+
+    /// Sets or clears the location.
+    public var location: Location? {
+        get { nil }
+        set { record(.location(newValue)) }
+    }
+}
+
+/// Changes to one album (PhotoKit's `PHAssetCollectionChangeRequest`).
+public final class AssetCollectionChangeRequest {
+    /// The album this request changes, or creates.
+    public let localIdentifier: String
+    private unowned let requests: ChangeRequests
+    private let isCreation: Bool
+
+    init(localIdentifier: String, requests: ChangeRequests, isCreation: Bool) {
+        self.localIdentifier = localIdentifier
+        self.requests = requests
+        self.isCreation = isCreation
+    }
+
+    /// The placeholder of the album this request creates (nil for a change request).
+    public var placeholderForCreatedAssetCollection: ObjectPlaceholder? {
+        isCreation ? ObjectPlaceholder(localIdentifier: localIdentifier) : nil
+    }
+
+    /// Renames the album.
+    public var title: String? {
+        get { nil }
+        set { if let newValue { requests.operations.append(.renameCollection(localIdentifier, title: newValue)) } }
+    }
+
+    /// Adds assets at the end, in order; assets already in the album stay where they are.
+    public func addAssets(_ localIdentifiers: [String]) {
+        requests.operations.append(.addAssets(collection: localIdentifier, assets: localIdentifiers))
+    }
+
+    /// Inserts assets at the given indexes (one per asset, in the album as it will be).
+    public func insertAssets(_ localIdentifiers: [String], at indexes: [Int]) {
+        requests.operations.append(.insertAssets(collection: localIdentifier, assets: localIdentifiers, at: indexes))
+    }
+
+    /// Removes assets from the album (they stay in the library).
+    public func removeAssets(_ localIdentifiers: [String]) {
+        requests.operations.append(.removeAssets(collection: localIdentifier, assets: localIdentifiers))
+    }
+
+    /// Removes the assets at the given indexes.
+    public func removeAssets(at indexes: [Int]) {
+        requests.operations.append(.removeAssetsAt(collection: localIdentifier, indexes: indexes))
+    }
+
+    /// Replaces the assets at the given indexes with others, one for one.
+    public func replaceAssets(at indexes: [Int], withAssets localIdentifiers: [String]) {
+        requests.operations.append(.replaceAssets(collection: localIdentifier, indexes: indexes, with: localIdentifiers))
+    }
+
+    /// Moves the assets at `indexes` so that the first of them lands at `destination`
+    /// (an index in the album once they are taken out), keeping their order.
+    public func moveAssets(at indexes: [Int], to destination: Int) {
+        requests.operations.append(.moveAssets(collection: localIdentifier, from: indexes, to: destination))
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension PhotoLibrary {
+    /// Makes changes to the library, atomically (PhotoKit's `performChanges`).
+    ///
+    /// `block` runs first and records requests; then every request is checked and applied in
+    /// one SQLite transaction. An invalid request (an unknown identifier, an index past the
+    /// end, an asset added twice) throws a ``LibraryError`` naming it, and nothing changes.
+    /// Files of deleted assets are removed once the transaction has committed.
+    public func performChanges(_ block: (ChangeRequests) throws -> Void) async throws {
+        let requests = ChangeRequests()
+        try block(requests)
+        let operations = requests.operations
+        guard !operations.isEmpty else { return }
+        let result = try await database.writer.write { db in
+            var applier = ChangeApplier(db: db)
+            return try applier.apply(operations)
+        }
+        removeFiles(of: result)
+    }
+
+    /// Makes changes to the library and waits for them, blocking the calling thread
+    /// (PhotoKit's `performChangesAndWait`). See ``performChanges(_:)``.
+    public func performChangesAndWait(_ block: (ChangeRequests) throws -> Void) throws {
+        let requests = ChangeRequests()
+        try block(requests)
+        let operations = requests.operations
+        guard !operations.isEmpty else { return }
+        let result = try database.writer.write { db in
+            var applier = ChangeApplier(db: db)
+            return try applier.apply(operations)
+        }
+        removeFiles(of: result)
+    }
+
+    /// Removes originals no resource refers to any more, and the derivatives of deleted assets.
+    /// A crash before this leaves files no row points to, which a later import reuses.
+    private func removeFiles(of result: ChangeApplier.Result) {
+        for path in result.unreferencedOriginals {
+            let absolute = originals.absolutePath(path)
+            chmod(absolute, 0o644)
+            unlink(absolute)
+        }
+        for localIdentifier in result.deletedAssets {
+            let folder = derivatives.path(localIdentifier: localIdentifier, key: "").folder
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+}
+
+/// Applies the operations of one change block inside a write transaction.
+struct ChangeApplier {
+    struct Result: Sendable {
+        /// Stored paths (relative to `originals/`) that no resource refers to after the commit.
+        var unreferencedOriginals: [String] = []
+        /// Assets the transaction deleted.
+        var deletedAssets: [String] = []
+    }
+
+    /// An album's assets, in order, as the block leaves them.
+    private struct AlbumState {
+        var rowID: Int64
+        var assets: [Int64]
+        var dirty = false
+    }
+
+    let db: Database
+    private var albums: [String: AlbumState] = [:]
+    private var deletedAlbums: Set<String> = []
+    private var log: [ObjectKey: ObjectChangeRecord.Kind] = [:]
+    private var logOrder: [ObjectKey] = []
+    private var result = Result()
+    private let now = Date()
+
+    private struct ObjectKey: Hashable {
+        var type: ObjectChangeRecord.ObjectType
+        var localIdentifier: String
+    }
+
+    init(db: Database) {
+        self.db = db
+    }
+
+    mutating func apply(_ operations: [ChangeRequests.Operation]) throws -> Result {
+        var deletedPaths: Set<String> = []
+        for operation in operations {
+            switch operation {
+            case .editAsset(let id, let edit):
+                try editAsset(id, edit)
+            case .deleteAssets(let ids):
+                for id in ids { deletedPaths.formUnion(try deleteAsset(id)) }
+            case .createCollection(let id, let title):
+                try db.execute(
+                    sql: "INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [id, AssetCollectionType.album.rawValue, AssetCollectionSubtype.albumRegular.rawValue, title, now])
+                albums[id] = AlbumState(rowID: db.lastInsertedRowID, assets: [], dirty: false)
+                record(.assetCollection, id, .inserted)
+            case .renameCollection(let id, let title):
+                let album = try albumState(id)
+                try db.execute(sql: "UPDATE assetCollection SET title = ? WHERE id = ?", arguments: [title, album.rowID])
+                record(.assetCollection, id, .updated)
+            case .addAssets(let id, let assets):
+                var album = try albumState(id)
+                for asset in try assets.map(assetRowID) where !album.assets.contains(asset) {
+                    album.assets.append(asset)
+                }
+                try store(album, id)
+            case .insertAssets(let id, let assets, let indexes):
+                var album = try albumState(id)
+                guard assets.count == indexes.count else {
+                    throw invalid("insert into album \(id): \(assets.count) assets but \(indexes.count) indexes")
+                }
+                let rows = try assets.map(assetRowID)
+                for (index, row) in zip(indexes, rows).sorted(by: { $0.0 < $1.0 }) {
+                    guard index >= 0, index <= album.assets.count else {
+                        throw invalid("insert into album \(id) at index \(index), past its end (\(album.assets.count))")
+                    }
+                    guard !album.assets.contains(row) else { throw invalid("an asset is already in album \(id)") }
+                    album.assets.insert(row, at: index)
+                }
+                try store(album, id)
+            case .removeAssets(let id, let assets):
+                var album = try albumState(id)
+                let rows = Set(try assets.map(assetRowID))
+                album.assets.removeAll { rows.contains($0) }
+                try store(album, id)
+            case .removeAssetsAt(let id, let indexes):
+                var album = try albumState(id)
+                try checkIndexes(indexes, count: album.assets.count, album: id)
+                for index in Set(indexes).sorted(by: >) { album.assets.remove(at: index) }
+                try store(album, id)
+            case .replaceAssets(let id, let indexes, let assets):
+                var album = try albumState(id)
+                guard assets.count == indexes.count else {
+                    throw invalid("replace in album \(id): \(assets.count) assets but \(indexes.count) indexes")
+                }
+                try checkIndexes(indexes, count: album.assets.count, album: id)
+                for (index, row) in zip(indexes, try assets.map(assetRowID)) {
+                    guard album.assets[index] == row || !album.assets.contains(row) else {
+                        throw invalid("an asset is already in album \(id)")
+                    }
+                    album.assets[index] = row
+                }
+                try store(album, id)
+            case .moveAssets(let id, let indexes, let destination):
+                var album = try albumState(id)
+                try checkIndexes(indexes, count: album.assets.count, album: id)
+                let sorted = Set(indexes).sorted()
+                let moving = sorted.map { album.assets[$0] }
+                for index in sorted.reversed() { album.assets.remove(at: index) }
+                guard destination >= 0, destination <= album.assets.count else {
+                    throw invalid("move in album \(id) to index \(destination), past its end (\(album.assets.count))")
+                }
+                album.assets.insert(contentsOf: moving, at: destination)
+                try store(album, id)
+            case .deleteCollections(let ids):
+                for id in ids {
+                    let album = try albumState(id)
+                    try db.execute(sql: "DELETE FROM assetCollection WHERE id = ?", arguments: [album.rowID])
+                    albums[id] = nil
+                    deletedAlbums.insert(id)
+                    record(.assetCollection, id, .deleted)
+                }
+            }
+        }
+        for album in albums.values where album.dirty {
+            try db.execute(sql: "DELETE FROM collectionAsset WHERE collectionId = ?", arguments: [album.rowID])
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO collectionAsset (collectionId, assetId, position) VALUES (?, ?, ?)")
+            for (position, asset) in album.assets.enumerated() {
+                try insert.execute(arguments: [album.rowID, asset, position])
+            }
+        }
+        for path in deletedPaths.sorted() {
+            let references = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path]) ?? 0
+            if references == 0 { result.unreferencedOriginals.append(path) }
+        }
+        let changes = logOrder.compactMap { key in log[key].map { ObjectChangeRecord(key.type, key.localIdentifier, $0) } }
+        if !changes.isEmpty {
+            try LibraryDatabase.recordChangeTransaction(db, author: "performChanges", changes: changes)
+        }
+        return result
+    }
+
+    // MARK: Assets
+
+    private func assetRowID(_ localIdentifier: String) throws -> Int64 {
+        guard let row = try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE localIdentifier = ?", arguments: [localIdentifier])
+        else {
+            throw LibraryError(.assetNotFound, "no asset has the identifier \(localIdentifier); nothing was changed")
+        }
+        return row
+    }
+
+    private mutating func editAsset(_ id: String, _ edit: ChangeRequests.AssetEdit) throws {
+        let row = try assetRowID(id)
+        switch edit {
+        case .favorite(let value):
+            try db.execute(sql: "UPDATE asset SET isFavorite = ? WHERE id = ?", arguments: [value, row])
+        case .hidden(let value):
+            try db.execute(sql: "UPDATE asset SET isHidden = ? WHERE id = ?", arguments: [value, row])
+        case .creationDate(let date):
+            guard let date else { throw invalid("asset \(id) cannot have its creation date removed") }
+            try db.execute(sql: "UPDATE asset SET creationDate = ? WHERE id = ?", arguments: [date, row])
+        case .location(let location):
+            if let location {
+                guard (-90...90).contains(location.latitude), (-180...180).contains(location.longitude) else {
+                    throw invalid("location \(location.latitude), \(location.longitude) of asset \(id) is off the globe")
+                }
+            }
+            try db.execute(
+                sql: "UPDATE asset SET latitude = ?, longitude = ?, altitude = ?, locationTimestamp = ? WHERE id = ?",
+                arguments: [location?.latitude, location?.longitude, location?.altitude, location?.timestamp, row])
+        }
+        try db.execute(sql: "UPDATE asset SET modificationDate = ? WHERE id = ?", arguments: [now, row])
+        record(.asset, id, .updated)
+    }
+
+    /// Deletes one asset; returns the stored paths its resources used.
+    private mutating func deleteAsset(_ id: String) throws -> [String] {
+        let row = try assetRowID(id)
+        let paths = try String.fetchAll(db, sql: "SELECT storedPath FROM resource WHERE assetId = ?", arguments: [row])
+        let containing = try String.fetchAll(
+            db,
+            sql: """
+                SELECT assetCollection.localIdentifier FROM collectionAsset
+                JOIN assetCollection ON assetCollection.id = collectionAsset.collectionId WHERE collectionAsset.assetId = ?
+                """,
+            arguments: [row])
+        for album in containing { record(.assetCollection, album, .updated) }
+        for key in albums.keys {
+            if albums[key]!.assets.contains(row) {
+                albums[key]!.assets.removeAll { $0 == row }
+                albums[key]!.dirty = true
+                record(.assetCollection, key, .updated)
+            }
+        }
+        try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [row])
+        record(.asset, id, .deleted)
+        result.deletedAssets.append(id)
+        return paths
+    }
+
+    // MARK: Albums
+
+    private mutating func albumState(_ id: String) throws -> AlbumState {
+        if let album = albums[id] { return album }
+        guard !deletedAlbums.contains(id),
+            let row = try Row.fetchOne(db, sql: "SELECT id, type FROM assetCollection WHERE localIdentifier = ?", arguments: [id])
+        else {
+            throw LibraryError(.collectionNotFound, "no album has the identifier \(id); nothing was changed")
+        }
+        guard row["type"] as Int == AssetCollectionType.album.rawValue else {
+            throw invalid("\(id) is kept by the library, not an album a user can change")
+        }
+        let rowID: Int64 = row["id"]
+        let assets = try Int64.fetchAll(
+            db, sql: "SELECT assetId FROM collectionAsset WHERE collectionId = ? ORDER BY position", arguments: [rowID])
+        let album = AlbumState(rowID: rowID, assets: assets)
+        albums[id] = album
+        return album
+    }
+
+    private mutating func store(_ album: AlbumState, _ id: String) throws {
+        var album = album
+        album.dirty = true
+        albums[id] = album
+        record(.assetCollection, id, .updated)
+    }
+
+    private func checkIndexes(_ indexes: [Int], count: Int, album: String) throws {
+        for index in indexes where index < 0 || index >= count {
+            throw invalid("index \(index) is past the end of album \(album) (\(count) assets)")
+        }
+    }
+
+    // MARK: Log
+
+    private mutating func record(_ type: ObjectChangeRecord.ObjectType, _ id: String, _ kind: ObjectChangeRecord.Kind) {
+        let key = ObjectKey(type: type, localIdentifier: id)
+        guard let previous = log[key] else {
+            log[key] = kind
+            logOrder.append(key)
+            return
+        }
+        switch (previous, kind) {
+        case (.inserted, .updated): break
+        case (.inserted, .deleted): log[key] = nil
+        default: log[key] = kind
+        }
+    }
+
+    private func invalid(_ message: String) -> LibraryError {
+        LibraryError(.invalidRequest, message + "; nothing was changed")
+    }
+}

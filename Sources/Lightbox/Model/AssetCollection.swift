@@ -1,0 +1,80 @@
+import Foundation
+
+/// The kind of an asset collection (PhotoKit's `PHAssetCollectionType`). Raw values are the framework's.
+public enum AssetCollectionType: Int, Sendable, Hashable, CaseIterable {
+    /// Made by the user.
+    case album = 1
+    /// Kept by the library from a rule (favorites, videos, ...).
+    case smartAlbum = 2
+    /// A group of assets close in time and place.
+    case moment = 3
+}
+
+/// The finer kind of an asset collection (PhotoKit's `PHAssetCollectionSubtype`). Raw values are the framework's.
+public enum AssetCollectionSubtype: Int, Sendable, Hashable, CaseIterable {
+    case albumRegular = 2
+    case albumImported = 6
+    case smartAlbumGeneric = 200
+    case smartAlbumPanoramas = 201
+    case smartAlbumVideos = 202
+    case smartAlbumFavorites = 203
+    case smartAlbumTimelapses = 204
+    case smartAlbumAllHidden = 205
+    case smartAlbumRecentlyAdded = 206
+    case smartAlbumBursts = 207
+    case smartAlbumSlomoVideos = 208
+    case smartAlbumUserLibrary = 209
+    case smartAlbumSelfPortraits = 210
+    case smartAlbumScreenshots = 211
+    case smartAlbumDepthEffect = 212
+    case smartAlbumLivePhotos = 213
+    case smartAlbumAnimated = 214
+    case smartAlbumLongExposures = 215
+    case smartAlbumRAW = 217
+    case smartAlbumScreenRecordings = 220
+    /// Any subtype, in fetches.
+    case any = 9_223_372_036_854_775_807
+}
+
+/// A collection of assets (PhotoKit's `PHAssetCollection`): an immutable snapshot.
+public struct AssetCollection: Sendable, Hashable, Identifiable, FetchableObject {
+    /// Stable identifier, unique in the library.
+    public var localIdentifier: String
+    /// Album, smart album or moment.
+    public var assetCollectionType: AssetCollectionType
+    /// The finer kind.
+    public var assetCollectionSubtype: AssetCollectionSubtype
+    /// The title shown to people.
+    public var localizedTitle: String?
+    /// How many assets the collection holds (exact for albums).
+    public var estimatedAssetCount: Int
+    /// The creation date of its oldest asset.
+    public var startDate: Date?
+    /// The creation date of its newest asset.
+    public var endDate: Date?
+
+    /// The local identifier, for `Identifiable`.
+    public var id: String { localIdentifier }
+
+    /// A collection snapshot with every field given.
+    public init(
+        localIdentifier: String, assetCollectionType: AssetCollectionType,
+        assetCollectionSubtype: AssetCollectionSubtype, localizedTitle: String?, estimatedAssetCount: Int,
+        startDate: Date?, endDate: Date?
+    ) {
+        self.localIdentifier = localIdentifier
+        self.assetCollectionType = assetCollectionType
+        self.assetCollectionSubtype = assetCollectionSubtype
+        self.localizedTitle = localizedTitle
+        self.estimatedAssetCount = estimatedAssetCount
+        self.startDate = startDate
+        self.endDate = endDate
+    }
+}
+
+/// Stands for an object created in a `performChanges` block; its identifier is the new
+/// object's, usable in the same block and after it (PhotoKit's `PHObjectPlaceholder`).
+public struct ObjectPlaceholder: Sendable, Hashable {
+    /// The identifier the created object has.
+    public var localIdentifier: String
+}

@@ -1,0 +1,26 @@
+/// One object a transaction inserted, updated or deleted: a row of the change log.
+struct ObjectChangeRecord: Sendable, Hashable {
+    /// The class of the object, as the log stores it.
+    enum ObjectType: String, Sendable, Hashable {
+        case asset
+        case assetCollection
+        case collectionList
+    }
+
+    /// What happened to it. Raw values are stored.
+    enum Kind: Int, Sendable, Hashable {
+        case inserted = 1
+        case updated = 2
+        case deleted = 3
+    }
+
+    var objectType: ObjectType
+    var localIdentifier: String
+    var kind: Kind
+
+    init(_ objectType: ObjectType, _ localIdentifier: String, _ kind: Kind) {
+        self.objectType = objectType
+        self.localIdentifier = localIdentifier
+        self.kind = kind
+    }
+}

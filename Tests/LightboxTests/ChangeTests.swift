@@ -1,0 +1,199 @@
+import Foundation
+import GRDB
+import Lightbox
+import LightboxTestSupport
+import Testing
+
+@Suite("Changing the library: atomic blocks, placeholders, albums")
+struct ChangeTests {
+    static func makeLibrary(_ folder: TemporaryDirectory, count: Int = 8) async throws -> (PhotoLibrary, [Asset]) {
+        let library = try folder.makeLibrary()
+        let paths = Array(try Corpus.photoPaths().prefix(count))
+        _ = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+        let assets = Array(try library.fetchAssets())
+        try #require(assets.count == count)
+        return (library, assets)
+    }
+
+    @Test("Asset edits land together, and hidden assets leave default fetches")
+    func assetEdits() async throws {
+        let folder = try TemporaryDirectory()
+        let (library, assets) = try await Self.makeLibrary(folder, count: 4)
+        let date = try #require(ISO8601.date(from: "2019-07-14T18:03:12Z"))
+        try await library.performChanges { changes in
+            changes.changeRequest(for: assets[0]).isFavorite = true
+            changes.changeRequest(for: assets[1]).isHidden = true
+            let request = changes.changeRequest(for: assets[2])
+            request.creationDate = date
+            request.location = Location(latitude: 64.1466, longitude: -21.9426, altitude: 12)
+        }
+        let favorite = try #require(try await library.asset(withLocalIdentifier: assets[0].localIdentifier))
+        #expect(favorite.isFavorite)
+        #expect(favorite.modificationDate > assets[0].modificationDate)
+        #expect(try library.fetchAssets().count == 3)
+        #expect(try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true)).count == 4)
+        let moved = try #require(try await library.asset(withLocalIdentifier: assets[2].localIdentifier))
+        #expect(moved.creationDate == date)
+        #expect(moved.location?.latitude == 64.1466 && moved.location?.altitude == 12)
+        #expect(try library.fetchAssets(options: FetchOptions(predicate: .favorite == true)).map(\.localIdentifier)
+            == [assets[0].localIdentifier])
+    }
+
+    @Test("A new album and its assets land in one block through the placeholder")
+    func placeholders() async throws {
+        let folder = try TemporaryDirectory()
+        let (library, assets) = try await Self.makeLibrary(folder, count: 4)
+        var placeholder: ObjectPlaceholder?
+        try await library.performChanges { changes in
+            let request = changes.creationRequestForAssetCollection(withTitle: "Iceland")
+            placeholder = request.placeholderForCreatedAssetCollection
+            let again = changes.changeRequest(forAssetCollectionWithLocalIdentifier: request.localIdentifier)
+            again.addAssets([assets[3].localIdentifier, assets[1].localIdentifier])
+        }
+        let id = try #require(placeholder?.localIdentifier)
+        let album = try #require(try library.fetchAssetCollections(withLocalIdentifiers: [id]).firstObject)
+        #expect(album.localizedTitle == "Iceland")
+        #expect(album.assetCollectionType == .album && album.assetCollectionSubtype == .albumRegular)
+        #expect(album.estimatedAssetCount == 2)
+        #expect(album.startDate == min(assets[3].creationDate, assets[1].creationDate))
+        #expect(album.endDate == max(assets[3].creationDate, assets[1].creationDate))
+        #expect(try library.fetchAssets(in: album).map(\.localIdentifier) == [assets[3].localIdentifier, assets[1].localIdentifier])
+        #expect(try library.fetchAssetCollectionsContaining(assets[1]).map(\.localIdentifier) == [id])
+        #expect(try library.fetchAssetCollections(with: .album, options: FetchOptions(predicate: try FetchPredicate("title BEGINSWITH[c] 'ice'"))).count == 1)
+    }
+
+    @Test("Random album edits match a reference list; an invalid request rolls the whole block back")
+    func randomAlbumEdits() async throws {
+        let folder = try TemporaryDirectory()
+        let (library, assets) = try await Self.makeLibrary(folder, count: 10)
+        let ids = assets.map(\.localIdentifier)
+        var albumID = ""
+        try await library.performChanges { changes in
+            albumID = changes.creationRequestForAssetCollection(withTitle: "Random").localIdentifier
+        }
+        var reference: [String] = []
+        var random = SeededRandom(seed: 2024)
+        var rolledBack = 0
+        for round in 0..<60 {
+            var expected = reference
+            var valid = true
+            let favoriteTarget = ids[Int(random.next()) % ids.count]
+            let draws = (0..<6).map { _ in Int(random.next() % 1000) }
+            let kind = draws[0] % 6
+            let before = try library.fetchAssets(options: FetchOptions(predicate: .favorite == true)).count
+            do {
+                try await library.performChanges { changes in
+                    let album = changes.changeRequest(forAssetCollectionWithLocalIdentifier: albumID)
+                    changes.changeRequest(forAssetWithLocalIdentifier: favoriteTarget).isFavorite = round % 2 == 0
+                    switch kind {
+                    case 0:  // add some
+                        let new = [ids[draws[1] % ids.count], ids[draws[2] % ids.count]]
+                        album.addAssets(new)
+                        for id in new where !expected.contains(id) { expected.append(id) }
+                    case 1:  // insert one absent asset, sometimes past the end
+                        let absent = ids.filter { !expected.contains($0) }
+                        guard let id = absent.first else { return }
+                        let index = draws[1] % (expected.count + 2)
+                        album.insertAssets([id], at: [index])
+                        if index <= expected.count { expected.insert(id, at: index) } else { valid = false }
+                    case 2:  // remove by index
+                        let index = draws[1] % (expected.count + 1)
+                        album.removeAssets(at: [index])
+                        if index < expected.count { expected.remove(at: index) } else { valid = false }
+                    case 3:  // move up to two to a destination
+                        guard expected.count >= 2 else { return }
+                        let from = Array(Set([draws[1] % expected.count, draws[2] % expected.count])).sorted()
+                        let destination = draws[3] % (expected.count - from.count + 2)
+                        album.moveAssets(at: from, to: destination)
+                        let moving = from.map { expected[$0] }
+                        var rest = expected
+                        for index in from.reversed() { rest.remove(at: index) }
+                        if destination <= rest.count {
+                            rest.insert(contentsOf: moving, at: destination)
+                            expected = rest
+                        } else {
+                            valid = false
+                        }
+                    case 4:  // replace one with an absent asset
+                        let absent = ids.filter { !expected.contains($0) }
+                        guard let id = absent.last, !expected.isEmpty else { return }
+                        let index = draws[1] % expected.count
+                        album.replaceAssets(at: [index], withAssets: [id])
+                        expected[index] = id
+                    default:  // remove by identifier, one of them unknown to the library sometimes
+                        let id = draws[1] % 5 == 0 ? "NOT-AN-ASSET" : ids[draws[1] % ids.count]
+                        album.removeAssets([id])
+                        if id == "NOT-AN-ASSET" { valid = false } else { expected.removeAll { $0 == id } }
+                    }
+                }
+                #expect(valid, "round \(round): the block should have failed")
+                reference = expected
+            } catch let error as LibraryError {
+                #expect(!valid, "round \(round): \(error)")
+                #expect(error.code == .invalidRequest || error.code == .assetNotFound)
+                rolledBack += 1
+                // Nothing of the block landed: not the album edit, not the favourite.
+                #expect(try library.fetchAssets(options: FetchOptions(predicate: .favorite == true)).count == before)
+            }
+            let fetched = try library.fetchAssets(inCollectionWithLocalIdentifier: albumID).map(\.localIdentifier)
+            #expect(fetched == reference, "round \(round), kind \(kind)")
+        }
+        #expect(rolledBack > 0, "some blocks were invalid and rolled back")
+    }
+
+    @Test("Deleting an asset removes it from albums, and its original and thumbnails from disk")
+    func deleteAssets() async throws {
+        let folder = try TemporaryDirectory()
+        let (library, assets) = try await Self.makeLibrary(folder, count: 3)
+        var albumID = ""
+        try await library.performChanges { changes in
+            let album = changes.creationRequestForAssetCollection(withTitle: "Doomed")
+            album.addAssets(assets.map(\.localIdentifier))
+            albumID = album.localIdentifier
+        }
+        let victim = assets[1]
+        let original = try await library.fileURL(for: try #require(victim.resource(ofType: .photo))).path
+        #expect(FileManager.default.fileExists(atPath: original))
+        try library.performChangesAndWait { changes in changes.deleteAssets([victim]) }
+        #expect(try await library.asset(withLocalIdentifier: victim.localIdentifier) == nil)
+        #expect(!FileManager.default.fileExists(atPath: original))
+        let thumbnails = library.url.appendingPathComponent("derivatives").appendingPathComponent(String(victim.localIdentifier.prefix(2)))
+            .appendingPathComponent(victim.localIdentifier).path
+        #expect(!FileManager.default.fileExists(atPath: thumbnails))
+        #expect(try library.fetchAssets(inCollectionWithLocalIdentifier: albumID).map(\.localIdentifier)
+            == [assets[0].localIdentifier, assets[2].localIdentifier])
+
+        // The log says what each transaction did.
+        let log = try DatabaseQueue(path: library.url.appendingPathComponent("library.sqlite").path).read { db in
+            try Row.fetchAll(db, sql: "SELECT objectType, localIdentifier, kind FROM changeRecord ORDER BY rowid DESC LIMIT 2")
+        }
+        #expect(log.map { [$0["objectType"] as String, $0["localIdentifier"], "\($0["kind"] as Int)"] }.contains(["asset", victim.localIdentifier, "3"]))
+        #expect(log.map { $0["objectType"] as String }.contains("assetCollection"))
+    }
+
+    @Test("Unknown identifiers and smart albums are refused with typed errors, changing nothing")
+    func badRequests() async throws {
+        let folder = try TemporaryDirectory()
+        let (library, assets) = try await Self.makeLibrary(folder, count: 2)
+        let unknownAsset = await #expect(throws: LibraryError.self) {
+            try await library.performChanges { changes in
+                changes.changeRequest(for: assets[0]).isFavorite = true
+                changes.deleteAssets(["NO-SUCH-ASSET"])
+            }
+        }
+        #expect(unknownAsset?.code == .assetNotFound)
+        #expect(unknownAsset?.message.contains("NO-SUCH-ASSET") == true)
+        #expect(try await library.asset(withLocalIdentifier: assets[0].localIdentifier)?.isFavorite == false)
+        let unknownAlbum = await #expect(throws: LibraryError.self) {
+            try await library.performChanges { changes in
+                changes.changeRequest(forAssetCollectionWithLocalIdentifier: "NO-SUCH-ALBUM").title = "x"
+            }
+        }
+        #expect(unknownAlbum?.code == .collectionNotFound)
+        let noDate = await #expect(throws: LibraryError.self) {
+            try await library.performChanges { changes in changes.changeRequest(for: assets[1]).creationDate = nil }
+        }
+        #expect(noDate?.code == .invalidRequest)
+        #expect(try library.fetchAssetCollections(with: .album).count == 0)
+    }
+}
