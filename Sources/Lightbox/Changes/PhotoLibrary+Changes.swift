@@ -20,7 +20,7 @@ extension PhotoLibrary {
         let operations = requests.operations
         guard !operations.isEmpty else { return }
         let result = try await database.writer.write { db in
-            var applier = ChangeApplier(db: db)
+            var applier = ChangeApplier(db: db, database: database)
             return try applier.apply(operations)
         }
         removeFiles(of: result)
@@ -34,7 +34,7 @@ extension PhotoLibrary {
         let operations = requests.operations
         guard !operations.isEmpty else { return }
         let result = try database.writer.write { db in
-            var applier = ChangeApplier(db: db)
+            var applier = ChangeApplier(db: db, database: database)
             return try applier.apply(operations)
         }
         removeFiles(of: result)
@@ -72,6 +72,7 @@ struct ChangeApplier {
     }
 
     let db: Database
+    let database: LibraryDatabase
     private var albums: [String: AlbumState] = [:]
     private var deletedAlbums: Set<String> = []
     private var log: [ObjectKey: ObjectChangeRecord.Kind] = [:]
@@ -84,8 +85,9 @@ struct ChangeApplier {
         var localIdentifier: String
     }
 
-    init(db: Database) {
+    init(db: Database, database: LibraryDatabase) {
         self.db = db
+        self.database = database
     }
 
     mutating func apply(_ operations: [ChangeRequests.Operation]) throws -> Result {
@@ -184,7 +186,7 @@ struct ChangeApplier {
         }
         let changes = logOrder.compactMap { key in log[key].map { ObjectChangeRecord(key.type, key.localIdentifier, $0) } }
         if !changes.isEmpty {
-            try LibraryDatabase.recordChangeTransaction(db, author: "performChanges", changes: changes)
+            try database.recordChangeTransaction(db, author: "performChanges", changes: changes)
         }
         return result
     }

@@ -168,6 +168,7 @@ extension PhotoLibrary {
             burstSelectionTypes: 0, representsBurst: false, hasAdjustments: false, adjustmentFormatIdentifier: nil)
         let filename = (path as NSString).lastPathComponent
         do {
+            let database = self.database
             try database.writer.write { db in
                 try assetRecord.insert(db)
                 var resource = ResourceRecord(
@@ -176,7 +177,7 @@ extension PhotoLibrary {
                     fileSize: size, pixelWidth: properties.storedWidth, pixelHeight: properties.storedHeight,
                     sha256: sha256, storedPath: storedPath)
                 try resource.insert(db)
-                try LibraryDatabase.recordChangeTransaction(
+                try database.recordChangeTransaction(
                     db, author: "import", changes: [ObjectChangeRecord(.asset, localIdentifier, .inserted)])
             }
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {

@@ -13,6 +13,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case invalidRequest
             case invalidPredicate
             case collectionNotFound
+            case persistentChangeTokenExpired
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -33,6 +34,8 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
         public static let storageFailed = Code(.storageFailed)
         /// A request's arguments are out of range.
         public static let invalidRequest = Code(.invalidRequest)
+        /// The change token is older than the history the library keeps: fetch everything again.
+        public static let persistentChangeTokenExpired = Code(.persistentChangeTokenExpired)
         /// No asset collection has the given local identifier.
         public static let collectionNotFound = Code(.collectionNotFound)
         /// A predicate or sort is malformed, or names a key the fetched class does not have.
@@ -50,6 +53,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case .invalidRequest: "invalidRequest"
             case .invalidPredicate: "invalidPredicate"
             case .collectionNotFound: "collectionNotFound"
+            case .persistentChangeTokenExpired: "persistentChangeTokenExpired"
             }
         }
     }

@@ -28,8 +28,9 @@ public final class PhotoLibrary: Sendable {
     ///
     /// Throws ``LibraryError/Code-swift.struct/notALibrary`` for a folder with other contents,
     /// and ``LibraryError/Code-swift.struct/newerLibraryVersion`` for a library a newer
-    /// Lightbox wrote. An older library is migrated.
-    public init(url: URL) throws {
+    /// Lightbox wrote. An older library is migrated. `historyRetention` bounds the persistent
+    /// history writes keep.
+    public init(url: URL, historyRetention: HistoryRetention = HistoryRetention()) throws {
         let path = url.standardizedFileURL.path
         let fileManager = FileManager.default
         let databasePath = path + "/" + Self.databaseFilename
@@ -48,7 +49,7 @@ public final class PhotoLibrary: Sendable {
         try FileIO.makeDirectory(path)
         self.url = URL(fileURLWithPath: path, isDirectory: true)
         do {
-            database = try LibraryDatabase(path: databasePath)
+            database = try LibraryDatabase(path: databasePath, historyRetention: historyRetention)
         } catch let error as LibraryError {
             throw error
         } catch {

@@ -1,6 +1,22 @@
 import Foundation
 import GRDB
 
+/// How much persistent history a library keeps (see `fetchPersistentChanges(since:)`):
+/// transactions beyond either bound are pruned as new ones commit, and a change token older
+/// than what is kept fails with `persistentChangeTokenExpired`.
+public struct HistoryRetention: Sendable, Hashable {
+    /// The most transactions kept.
+    public var maximumTransactions: Int
+    /// The longest time a transaction is kept, in seconds.
+    public var maximumAge: TimeInterval
+
+    /// By default, a million transactions or a year, whichever is less.
+    public init(maximumTransactions: Int = 1_000_000, maximumAge: TimeInterval = 365 * 24 * 3600) {
+        self.maximumTransactions = max(1, maximumTransactions)
+        self.maximumAge = max(0, maximumAge)
+    }
+}
+
 /// The library's SQLite database: owns the connection pool and the schema's migrations.
 ///
 /// Invariants live in the schema (foreign keys, uniqueness, checks), so no code path can
@@ -8,13 +24,16 @@ import GRDB
 struct LibraryDatabase: Sendable {
     /// The pool: one writer, concurrent readers, WAL journal.
     let writer: DatabasePool
+    /// How much history writes keep.
+    let historyRetention: HistoryRetention
 
     /// Opens (creating when missing) and migrates the database at `path`.
     ///
     /// Throws ``LibraryError/Code-swift.struct/newerLibraryVersion`` when the database holds
     /// migrations this build does not know: a newer Lightbox wrote it, and opening it could
     /// damage what that version stored.
-    init(path: String) throws {
+    init(path: String, historyRetention: HistoryRetention = HistoryRetention()) throws {
+        self.historyRetention = historyRetention
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.label = "Lightbox"
@@ -142,12 +161,22 @@ struct LibraryDatabase: Sendable {
                         """)
             }
         }
+        migrator.registerMigration("v5: history retention") { db in
+            // Named integers the library keeps about itself; `historyFloor` is the last change
+            // token whose transactions were pruned: tokens below it have expired.
+            try db.create(table: "libraryState") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .integer).notNull()
+            }
+            try db.execute(sql: "INSERT INTO libraryState (key, value) VALUES ('historyFloor', 0)")
+            try db.create(index: "changeTransaction_on_date", on: "changeTransaction", columns: ["date"])
+        }
         return migrator
     }
 
     /// Records that the current write transaction changed the library, and which objects.
     /// Every write calls it once, last.
-    static func recordChangeTransaction(_ db: Database, author: String, changes: [ObjectChangeRecord]) throws {
+    func recordChangeTransaction(_ db: Database, author: String, changes: [ObjectChangeRecord]) throws {
         try db.execute(
             sql: "INSERT INTO changeTransaction (date, author) VALUES (?, ?)", arguments: [Date(), author])
         let transaction = db.lastInsertedRowID
@@ -156,6 +185,27 @@ struct LibraryDatabase: Sendable {
         for change in changes {
             try statement.execute(arguments: [transaction, change.objectType.rawValue, change.localIdentifier, change.kind.rawValue])
         }
+        try pruneHistory(db, newest: transaction)
+    }
+
+    /// Drops the transactions the retention no longer keeps, and raises the history floor.
+    func pruneHistory(_ db: Database, newest: Int64) throws {
+        let retention = historyRetention
+        var floor = newest - Int64(retention.maximumTransactions)
+        let cutoff = Date().addingTimeInterval(-retention.maximumAge)
+        if let aged = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM changeTransaction WHERE date < ?", arguments: [cutoff]) {
+            floor = max(floor, aged)
+        }
+        floor = min(floor, newest - 1)
+        let current = try Self.historyFloor(db)
+        guard floor > current else { return }
+        try db.execute(sql: "DELETE FROM changeTransaction WHERE id <= ?", arguments: [floor])
+        try db.execute(sql: "UPDATE libraryState SET value = ? WHERE key = 'historyFloor'", arguments: [floor])
+    }
+
+    /// The last pruned change token: history is complete after it.
+    static func historyFloor(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT value FROM libraryState WHERE key = 'historyFloor'") ?? 0
     }
 
     /// The id of the last committed change transaction (0 for a library never written).

@@ -1,11 +1,7 @@
 /// One object a transaction inserted, updated or deleted: a row of the change log.
 struct ObjectChangeRecord: Sendable, Hashable {
-    /// The class of the object, as the log stores it.
-    enum ObjectType: String, Sendable, Hashable {
-        case asset
-        case assetCollection
-        case collectionList
-    }
+    /// The class of the object; its raw value is what the log stores.
+    typealias ObjectType = PersistentObjectType
 
     /// What happened to it. Raw values are stored.
     enum Kind: Int, Sendable, Hashable {

@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+
+/// A point in the library's history (PhotoKit's `PHPersistentChangeToken`): keep one, and
+/// later ask what changed since. Its text form is a number, for the CLI and HTTP.
+public struct PersistentChangeToken: Sendable, Hashable, Comparable, Codable, CustomStringConvertible,
+    LosslessStringConvertible
+{
+    /// The id of the last transaction it has seen.
+    public var rawValue: Int64
+
+    /// A token from its raw value.
+    public init(rawValue: Int64) {
+        self.rawValue = rawValue
+    }
+
+    /// A token from its text form.
+    public init?(_ description: String) {
+        guard let value = Int64(description), value >= 0 else { return nil }
+        rawValue = value
+    }
+
+    /// The text form: the number.
+    public var description: String { String(rawValue) }
+
+    /// Orders tokens by time.
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// Encodes as the bare number.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    /// Decodes the bare number.
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(Int64.self)
+    }
+}
+
+/// The kinds of object persistent history reports on (PhotoKit's `PHObjectType`).
+public enum PersistentObjectType: String, Sendable, Hashable, CaseIterable, Codable {
+    case asset
+    case assetCollection
+    case collectionList
+}
+
+/// What one transaction did to one kind of object (PhotoKit's `PHPersistentObjectChangeDetails`).
+public struct PersistentObjectChangeDetails: Sendable, Hashable, Encodable {
+    /// The kind of object.
+    public var objectType: PersistentObjectType
+    /// Objects the transaction created.
+    public var insertedLocalIdentifiers: Set<String> = []
+    /// Objects whose properties or contents the transaction changed.
+    public var updatedLocalIdentifiers: Set<String> = []
+    /// Objects the transaction deleted.
+    public var deletedLocalIdentifiers: Set<String> = []
+
+    /// Details of one kind of object, empty unless given.
+    public init(
+        objectType: PersistentObjectType, insertedLocalIdentifiers: Set<String> = [],
+        updatedLocalIdentifiers: Set<String> = [], deletedLocalIdentifiers: Set<String> = []
+    ) {
+        self.objectType = objectType
+        self.insertedLocalIdentifiers = insertedLocalIdentifiers
+        self.updatedLocalIdentifiers = updatedLocalIdentifiers
+        self.deletedLocalIdentifiers = deletedLocalIdentifiers
+    }
+}
+
+/// One committed transaction in the library's history (PhotoKit's `PHPersistentChange`).
+public struct PersistentChange: Sendable, Hashable {
+    /// The token just after this transaction: pass it to see only later changes.
+    public var changeToken: PersistentChangeToken
+    /// When it committed.
+    public var date: Date
+    /// Who made it: "import", "performChanges", ...
+    public var author: String?
+    /// What it did, per kind of object; kinds it did not touch are absent.
+    public var details: [PersistentObjectType: PersistentObjectChangeDetails]
+
+    /// What the transaction did to one kind of object (empty details when nothing).
+    public func changeDetails(for objectType: PersistentObjectType) -> PersistentObjectChangeDetails {
+        details[objectType] ?? PersistentObjectChangeDetails(objectType: objectType)
+    }
+}
+
+extension PhotoLibrary {
+    /// The token of the library's present state.
+    public func currentChangeToken() throws -> PersistentChangeToken {
+        PersistentChangeToken(rawValue: try database.writer.read(LibraryDatabase.lastChangeTransaction))
+    }
+
+    /// Every transaction committed after `token`, oldest first (PhotoKit's
+    /// `fetchPersistentChanges(since:)`), whoever made it: this process or another.
+    ///
+    /// Throws ``LibraryError/Code-swift.struct/persistentChangeTokenExpired`` when the history
+    /// after `token` has been pruned (see ``HistoryRetention``): the caller must then read
+    /// the library afresh.
+    public func fetchPersistentChanges(since token: PersistentChangeToken) throws -> [PersistentChange] {
+        try database.writer.read { db in
+            let floor = try LibraryDatabase.historyFloor(db)
+            guard token.rawValue >= floor else {
+                throw LibraryError(
+                    .persistentChangeTokenExpired,
+                    "change token \(token) is older than the history the library keeps (from \(floor)); fetch again")
+            }
+            var changes: [Int64: PersistentChange] = [:]
+            var order: [Int64] = []
+            let transactions = try Row.fetchCursor(
+                db, sql: "SELECT id, date, author FROM changeTransaction WHERE id > ? ORDER BY id", arguments: [token.rawValue])
+            while let row = try transactions.next() {
+                let id: Int64 = row["id"]
+                changes[id] = PersistentChange(
+                    changeToken: PersistentChangeToken(rawValue: id), date: row["date"], author: row["author"], details: [:])
+                order.append(id)
+            }
+            let records = try Row.fetchCursor(
+                db,
+                sql: "SELECT transactionId, objectType, localIdentifier, kind FROM changeRecord WHERE transactionId > ?",
+                arguments: [token.rawValue])
+            while let row = try records.next() {
+                let id: Int64 = row["transactionId"]
+                guard let type = PersistentObjectType(rawValue: row["objectType"]),
+                    let kind = ObjectChangeRecord.Kind(rawValue: row["kind"])
+                else { continue }
+                var details = changes[id]?.details[type] ?? PersistentObjectChangeDetails(objectType: type)
+                let localIdentifier: String = row["localIdentifier"]
+                switch kind {
+                case .inserted: details.insertedLocalIdentifiers.insert(localIdentifier)
+                case .updated: details.updatedLocalIdentifiers.insert(localIdentifier)
+                case .deleted: details.deletedLocalIdentifiers.insert(localIdentifier)
+                }
+                changes[id]?.details[type] = details
+            }
+            return order.compactMap { changes[$0] }
+        }
+    }
+}
