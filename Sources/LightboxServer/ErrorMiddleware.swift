@@ -16,7 +16,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as LibraryError {
             let status: HTTPResponse.Status =
                 switch error.code {
-                case .assetNotFound: .notFound
+                case .assetNotFound, .collectionNotFound: .notFound
+                case .persistentChangeTokenExpired: .gone
                 case .invalidRequest, .invalidPredicate: .badRequest
                 case .corruptFile, .unreadableFile, .unsupportedFormat: .unprocessableContent
                 default: .internalServerError

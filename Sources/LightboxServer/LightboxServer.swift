@@ -15,6 +15,8 @@ import LightboxImaging
 /// - `GET /api/assets?limit=&after=&predicate=&sort=`: a page of assets, newest first
 ///   (keyset pagination), or those a predicate selects in the order a sort gives;
 /// - `GET /api/assets/{id}`: one asset;
+/// - `GET /api/changes?since=TOKEN`: persistent changes since a token (410 when expired);
+/// - `GET /api/collections?predicate=&sort=`: albums; `GET /api/collections/{id}/assets`: an album's assets;
 /// - `GET /api/assets/{id}/thumbnail?w=&h=&mode=fit|fill&format=jpeg|webp`: a thumbnail, with
 ///   `ETag` and `Cache-Control`, answering `If-None-Match` with 304.
 ///
@@ -54,6 +56,41 @@ public enum LightboxServer {
                 assets: Array(assets.prefix(limit)),
                 next: assets.count > limit ? assets[limit - 1].localIdentifier : nil)
             return try jsonResponse(page)
+        }
+        router.get("/api/changes") { request, _ in
+            guard let since = request.uri.queryParameters.get("since").flatMap({ PersistentChangeToken(String($0)) }) else {
+                throw HTTPError(.badRequest, message: "since must be a change token (a number)")
+            }
+            let (current, changes) = try await library.read { library in
+                (try library.currentChangeToken(), try library.fetchPersistentChanges(since: since))
+            }
+            return try jsonResponse(ChangesPage(currentToken: current, changes: changes))
+        }
+        router.get("/api/collections") { request, _ in
+            let query = request.uri.queryParameters
+            var options = FetchOptions()
+            options.predicate = try query.get("predicate").map { try FetchPredicate(String($0)) }
+            options.sortDescriptors = try query.get("sort").map { try FetchSortDescriptor.parse(String($0)) } ?? []
+            let fetch = options
+            let collections = try await library.read { library in
+                Array(try library.fetchAssetCollections(with: .album, options: fetch))
+            }
+            return try jsonResponse(CollectionPage(collections: collections))
+        }
+        router.get("/api/collections/:id/assets") { request, context in
+            let id = try context.parameters.require("id")
+            let query = request.uri.queryParameters
+            let limit = try query.get("limit", as: Int.self) ?? defaultPageSize
+            guard (1...maximumPageSize).contains(limit) else {
+                throw HTTPError(.badRequest, message: "limit must be 1...\(maximumPageSize)")
+            }
+            let after = query.get("after").map { String($0) }
+            let assets = try await library.fetchAssets(
+                inCollectionWithLocalIdentifier: id, options: FetchOptions(), after: after, limit: limit + 1)
+            return try jsonResponse(
+                AssetPage(
+                    assets: Array(assets.prefix(limit)),
+                    next: assets.count > limit ? assets[limit - 1].localIdentifier : nil))
         }
         router.get("/api/assets/:id") { _, context in
             let id = try context.parameters.require("id")
@@ -132,6 +169,17 @@ public enum LightboxServer {
         let data = try JSONEncoder.lightbox.encode(value)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
+}
+
+/// The answer of `/api/changes`.
+struct ChangesPage: Encodable {
+    var currentToken: PersistentChangeToken
+    var changes: [PersistentChange]
+}
+
+/// The answer of `/api/collections`.
+struct CollectionPage: Encodable {
+    var collections: [AssetCollection]
 }
 
 /// One page of `/api/assets`.

@@ -12,6 +12,9 @@ struct LightboxCommand: AsyncParsableCommand {
             model's (localIdentifier, mediaType, pixelWidth, creationDate, ...).
             """,
         version: "0.1.0",
-        subcommands: [ImportCommand.self, ListCommand.self, ShowCommand.self, ThumbCommand.self, ServeCommand.self]
+        subcommands: [
+            ImportCommand.self, ListCommand.self, ShowCommand.self, ThumbCommand.self, FavoriteCommand.self,
+            HideCommand.self, DeleteCommand.self, AlbumCommand.self, HistoryCommand.self, ServeCommand.self,
+        ]
     )
 }

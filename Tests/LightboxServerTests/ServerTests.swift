@@ -117,6 +117,79 @@ struct ServerTests {
         }
     }
 
+    @Test("GET /api/changes reports transactions since a token; GET /api/collections lists albums and their assets")
+    func changesAndCollections() async throws {
+        let (folder, library, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        let token = try library.currentChangeToken()
+        let assets = Array(try library.fetchAssets())
+        var created = ""
+        try await library.performChanges { changes in
+            let request = changes.creationRequestForAssetCollection(withTitle: "Web")
+            request.addAssets([assets[2].localIdentifier, assets[0].localIdentifier])
+            created = request.localIdentifier
+        }
+        let album = created
+        struct Changes: Decodable {
+            struct Change: Decodable {
+                struct Details: Decodable { var insertedLocalIdentifiers: [String] }
+                var token: Int
+                var assetCollection: Details?
+            }
+            var currentToken: Int
+            var changes: [Change]
+        }
+        struct Collections: Decodable {
+            struct Item: Decodable {
+                var localIdentifier: String
+                var localizedTitle: String?
+                var estimatedAssetCount: Int
+            }
+            var collections: [Item]
+        }
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/changes?since=\(token)", method: .get) { response in
+                #expect(response.status == .ok)
+                let page = try JSONDecoder().decode(Changes.self, from: Data(response.body.readableBytesView))
+                #expect(page.changes.count == 1)
+                #expect(page.changes.first?.assetCollection?.insertedLocalIdentifiers == [album])
+                #expect(page.currentToken == page.changes.last?.token)
+            }
+            try await client.execute(uri: "/api/changes?since=soon", method: .get) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await client.execute(uri: "/api/collections?predicate=title%20%3D%3D%20'Web'", method: .get) { response in
+                #expect(response.status == .ok)
+                let page = try JSONDecoder().decode(Collections.self, from: Data(response.body.readableBytesView))
+                #expect(page.collections.map(\.localIdentifier) == [album])
+                #expect(page.collections.first?.estimatedAssetCount == 2)
+            }
+            try await client.execute(uri: "/api/collections/\(album)/assets", method: .get) { response in
+                #expect(response.status == .ok)
+                let page = try JSONDecoder().decode(Page.self, from: Data(response.body.readableBytesView))
+                #expect(page.assets.map(\.localIdentifier) == [assets[2].localIdentifier, assets[0].localIdentifier])
+            }
+            try await client.execute(uri: "/api/collections/NOPE/assets", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    @Test("An expired change token is 410 Gone")
+    func expiredToken() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try PhotoLibrary(
+            url: folder.url.appendingPathComponent("Short.lightbox"), historyRetention: HistoryRetention(maximumTransactions: 1))
+        _ = await library.importItems(at: try Corpus.photoPaths().prefix(3).map { URL(fileURLWithPath: $0) })
+        let app = Application(router: LightboxServer.router(library: library))
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/changes?since=0", method: .get) { response in
+                #expect(response.status == .gone)
+                #expect(String(buffer: response.body).contains("persistentChangeTokenExpired"))
+            }
+        }
+    }
+
     @Test("GET /api/assets/{id} is the asset in the model's words; unknown ids are 404")
     func oneAsset() async throws {
         let (folder, library, app) = try await Self.makeApp()

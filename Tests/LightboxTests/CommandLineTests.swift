@@ -121,4 +121,47 @@ struct CommandLineTests {
         #expect(badSize.status != 0)
         #expect(badSize.stderr.contains("--size"))
     }
+
+    @Test("favorite, hide, album and delete change the library; history reports each transaction")
+    func editing() throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.path("Edit.lightbox")
+        let photos = try Corpus.photoPaths().prefix(3)
+        #expect(try Self.run(["import", "--library", library] + photos).status == 0)
+        let ids = try Self.run(["ls", "--library", library, "--json"]).jsonLines().compactMap { $0["localIdentifier"] as? String }
+        try #require(ids.count == 3)
+        let start = try #require(
+            try Self.run(["history", "--library", library, "--json"]).jsonLines().last?["token"] as? Int)
+
+        #expect(try Self.run(["favorite", "--library", library, ids[0]]).status == 0)
+        #expect(try Self.run(["hide", "--library", library, ids[1]]).status == 0)
+        let favorites = try Self.run(["ls", "--library", library, "--json", "--predicate", "favorite == true"]).jsonLines()
+        #expect(favorites.compactMap { $0["localIdentifier"] as? String } == [ids[0]])
+        #expect(try Self.run(["ls", "--library", library, "--json"]).jsonLines().count == 2)
+        #expect(try Self.run(["ls", "--library", library, "--json", "--include-hidden"]).jsonLines().count == 3)
+
+        let created = try Self.run(["album", "create", "--library", library, "Summer", "--json"]).jsonLines()
+        let album = try #require(created.first?["localIdentifier"] as? String)
+        #expect(created.first?["localizedTitle"] as? String == "Summer")
+        #expect(try Self.run(["album", "add", "--library", library, album, ids[0], ids[2]]).status == 0)
+        #expect(try Self.run(["album", "move", "--library", library, album, "1", "0"]).status == 0)
+        let inAlbum = try Self.run(["album", "ls", "--library", library, "--in", album, "--json"]).jsonLines()
+        #expect(inAlbum.compactMap { $0["localIdentifier"] as? String } == [ids[2], ids[0]])
+        let pastEnd = try Self.run(["album", "move", "--library", library, album, "7", "0"])
+        #expect(pastEnd.status != 0)
+        #expect(pastEnd.stderr.contains("past the end"))
+        #expect(try Self.run(["album", "rename", "--library", library, album, "Winter"]).status == 0)
+        #expect(try Self.run(["album", "ls", "--library", library]).stdout.contains("Winter"))
+
+        #expect(try Self.run(["delete", "--library", library, ids[2]]).status == 0)
+        let unknown = try Self.run(["delete", "--library", library, "NO-SUCH-ASSET"])
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("NO-SUCH-ASSET"))
+
+        let history = try Self.run(["history", "--library", library, "--since", "\(start)", "--json"]).jsonLines()
+        #expect(history.count == 7, "favorite, hide, create, add, move, rename, delete")
+        let last = try #require(history.last)
+        #expect((last["asset"] as? [String: Any])?["deletedLocalIdentifiers"] as? [String] == [ids[2]])
+        #expect((last["assetCollection"] as? [String: Any])?["updatedLocalIdentifiers"] as? [String] == [album])
+    }
 }

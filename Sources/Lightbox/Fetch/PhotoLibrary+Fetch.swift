@@ -10,21 +10,40 @@ extension PhotoLibrary {
         try fetchAssets(where: nil, options: options)
     }
 
+    /// Runs blocking library work (a fetch, a history query) on Lightbox's blocking pool, so
+    /// that a server's event loop or Swift's cooperative pool never waits on SQLite.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (PhotoLibrary) throws -> T) async throws -> T {
+        try await BlockingWork.run { try body(self) }
+    }
+
     /// A page of a fetch: the `limit` assets that follow the one whose identifier is `after`
     /// (from the start when nil), for servers and tools that page through a fetch.
     /// Runs off the caller's executor.
     public func fetchAssets(options: FetchOptions, after: String?, limit: Int) async throws -> [Asset] {
-        try await BlockingWork.run {
-            let result = try self.fetchAssets(options: options)
-            var start = 0
-            if let after {
-                guard let anchor = try self.asset(withLocalIdentifier: after), let index = result.index(of: anchor) else {
-                    throw LibraryError(.assetNotFound, "no asset \(after) in this fetch")
-                }
-                start = index + 1
-            }
-            return result.objects(at: start..<Swift.min(result.count, start + Swift.max(0, limit)))
+        try await read { library in try library.page(of: library.fetchAssets(options: options), after: after, limit: limit) }
+    }
+
+    /// A page of a collection's assets; see ``fetchAssets(options:after:limit:)``.
+    public func fetchAssets(
+        inCollectionWithLocalIdentifier localIdentifier: String, options: FetchOptions, after: String?, limit: Int
+    ) async throws -> [Asset] {
+        try await read { library in
+            try library.page(
+                of: library.fetchAssets(inCollectionWithLocalIdentifier: localIdentifier, options: options), after: after,
+                limit: limit)
         }
+    }
+
+    /// The `limit` assets of `result` after the one named `after`.
+    private func page(of result: FetchResult<Asset>, after: String?, limit: Int) throws -> [Asset] {
+        var start = 0
+        if let after {
+            guard let anchor = try asset(withLocalIdentifier: after), let index = result.index(of: anchor) else {
+                throw LibraryError(.assetNotFound, "no asset \(after) in this fetch")
+            }
+            start = index + 1
+        }
+        return result.objects(at: start..<Swift.min(result.count, start + Swift.max(0, limit)))
     }
 
     /// The assets of one media type.

@@ -56,6 +56,19 @@ public struct PersistentObjectChangeDetails: Sendable, Hashable, Encodable {
     /// Objects the transaction deleted.
     public var deletedLocalIdentifiers: Set<String> = []
 
+    private enum CodingKeys: String, CodingKey {
+        case objectType, insertedLocalIdentifiers, updatedLocalIdentifiers, deletedLocalIdentifiers
+    }
+
+    /// Encodes the identifiers as sorted arrays, so equal details print alike.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(objectType, forKey: .objectType)
+        try container.encode(insertedLocalIdentifiers.sorted(), forKey: .insertedLocalIdentifiers)
+        try container.encode(updatedLocalIdentifiers.sorted(), forKey: .updatedLocalIdentifiers)
+        try container.encode(deletedLocalIdentifiers.sorted(), forKey: .deletedLocalIdentifiers)
+    }
+
     /// Details of one kind of object, empty unless given.
     public init(
         objectType: PersistentObjectType, insertedLocalIdentifiers: Set<String> = [],
@@ -82,6 +95,25 @@ public struct PersistentChange: Sendable, Hashable {
     /// What the transaction did to one kind of object (empty details when nothing).
     public func changeDetails(for objectType: PersistentObjectType) -> PersistentObjectChangeDetails {
         details[objectType] ?? PersistentObjectChangeDetails(objectType: objectType)
+    }
+}
+
+/// The JSON form shared by `lightbox history --json` and `GET /api/changes`:
+/// `{"token", "date", "author", "asset": {...}, "assetCollection": {...}}`.
+extension PersistentChange: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case token, date, author, asset, assetCollection, collectionList
+    }
+
+    /// Encodes the token, the date in ISO 8601 and the details of each kind touched.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(changeToken, forKey: .token)
+        try container.encode(ISO8601.localString(from: date), forKey: .date)
+        try container.encodeIfPresent(author, forKey: .author)
+        try container.encodeIfPresent(details[.asset], forKey: .asset)
+        try container.encodeIfPresent(details[.assetCollection], forKey: .assetCollection)
+        try container.encodeIfPresent(details[.collectionList], forKey: .collectionList)
     }
 }
 

@@ -77,3 +77,23 @@ extension JSONEncoder {
         return encoder
     }
 }
+
+/// The JSON form of a collection: the model's field names and raw values.
+extension AssetCollection: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case localIdentifier, assetCollectionType, assetCollectionSubtype, localizedTitle, estimatedAssetCount
+        case startDate, endDate
+    }
+
+    /// Encodes the model's fields, dates as ISO 8601 in the local offset.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(localIdentifier, forKey: .localIdentifier)
+        try container.encode(assetCollectionType.rawValue, forKey: .assetCollectionType)
+        try container.encode(assetCollectionSubtype.rawValue, forKey: .assetCollectionSubtype)
+        try container.encodeIfPresent(localizedTitle, forKey: .localizedTitle)
+        try container.encode(estimatedAssetCount, forKey: .estimatedAssetCount)
+        try container.encodeIfPresent(startDate.map(ISO8601.localString), forKey: .startDate)
+        try container.encodeIfPresent(endDate.map(ISO8601.localString), forKey: .endDate)
+    }
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import Lightbox
+
+/// Runs one change block for a command, turning a refused request into a clean error.
+enum Changes {
+    static func perform(_ library: PhotoLibrary, _ block: (ChangeRequests) throws -> Void) async throws {
+        do {
+            try await library.performChanges(block)
+        } catch let error as LibraryError {
+            throw CommandError(error.message)
+        }
+    }
+}
+
+struct FavoriteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "favorite", abstract: "Mark assets as favourites (or not, with --off).")
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: "Local identifiers of the assets.")
+    var ids: [String]
+
+    @Flag(help: "Remove the mark instead.")
+    var off = false
+
+    func run() async throws {
+        let library = try libraryOptions.open()
+        try await Changes.perform(library) { changes in
+            for id in ids { changes.changeRequest(forAssetWithLocalIdentifier: id).isFavorite = !off }
+        }
+    }
+}
+
+struct HideCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hide", abstract: "Hide assets from the library's views (or show them, with --off).")
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: "Local identifiers of the assets.")
+    var ids: [String]
+
+    @Flag(help: "Show them again instead.")
+    var off = false
+
+    func run() async throws {
+        let library = try libraryOptions.open()
+        try await Changes.perform(library) { changes in
+            for id in ids { changes.changeRequest(forAssetWithLocalIdentifier: id).isHidden = !off }
+        }
+    }
+}
+
+struct DeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete assets, with their files, from the library.")
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: "Local identifiers of the assets.")
+    var ids: [String]
+
+    func run() async throws {
+        let library = try libraryOptions.open()
+        try await Changes.perform(library) { changes in changes.deleteAssets(ids) }
+    }
+}
+
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Print the transactions committed since a change token (and the current token).")
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Option(help: "A token printed earlier; 0 for all the history kept.")
+    var since: String = "0"
+
+    @Flag(help: "Print one JSON line per transaction.")
+    var json = false
+
+    func run() async throws {
+        guard let token = PersistentChangeToken(since) else {
+            throw ValidationError("--since takes a change token, a number printed by lightbox history")
+        }
+        let library = try libraryOptions.open()
+        let changes: [PersistentChange]
+        do {
+            changes = try library.fetchPersistentChanges(since: token)
+        } catch let error as LibraryError {
+            throw CommandError(error.message)
+        }
+        for change in changes {
+            if json {
+                Output.jsonLine(change)
+            } else {
+                let summary = PersistentObjectType.allCases.compactMap { type -> String? in
+                    let details = change.changeDetails(for: type)
+                    let counts = [
+                        ("inserted", details.insertedLocalIdentifiers.count), ("updated", details.updatedLocalIdentifiers.count),
+                        ("deleted", details.deletedLocalIdentifiers.count),
+                    ].filter { $0.1 > 0 }.map { "\($0.1) \($0.0)" }
+                    return counts.isEmpty ? nil : "\(type.rawValue): " + counts.joined(separator: ", ")
+                }
+                Output.line(
+                    "\(change.changeToken)  \(ISO8601.localString(from: change.date))  \(change.author ?? "")  "
+                        + summary.joined(separator: "; "))
+            }
+        }
+        if !json { Output.message("current token: \(try library.currentChangeToken())") }
+    }
+}
