@@ -1,4 +1,5 @@
 import Foundation
+import Lightbox
 import LightboxImaging
 import LightboxTestSupport
 import Testing
@@ -163,5 +164,23 @@ struct CommandLineTests {
         let last = try #require(history.last)
         #expect((last["asset"] as? [String: Any])?["deletedLocalIdentifiers"] as? [String] == [ids[2]])
         #expect((last["assetCollection"] as? [String: Any])?["updatedLocalIdentifiers"] as? [String] == [album])
+    }
+
+    @Test("An observer hears of a transaction another process commits")
+    func otherProcess() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("Shared.lightbox")
+        #expect(try Self.run(["import", "--library", path] + Corpus.photoPaths().prefix(2)).status == 0)
+        let library = try PhotoLibrary(url: URL(fileURLWithPath: path))
+        let target = try #require(try library.fetchAssets().firstObject)
+        let favorites = try library.fetchAssets(options: FetchOptions(predicate: .favorite == true))
+        let stream = try library.changes()
+        let other = try Self.run(["favorite", "--library", path, target.localIdentifier])
+        #expect(other.status == 0)
+        var iterator = stream.makeAsyncIterator()
+        let change = try #require(await iterator.next())
+        #expect(change.persistentChange.author == "performChanges")
+        #expect(change.details(for: target)?.objectAfterChanges?.isFavorite == true)
+        #expect(change.details(for: favorites)?.insertedObjects.map(\.localIdentifier) == [target.localIdentifier])
     }
 }

@@ -29,6 +29,10 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
     private let snapshot: DatabaseSnapshot?
     private let loader: @Sendable (Database, [Int64]) throws -> [Int64: ObjectType]
     private let rowIDLookup: @Sendable (Database, String) throws -> Int64?
+    /// Runs the same fetch again on the library as it is now (for change details).
+    let refetch: (@Sendable () throws -> FetchResult<ObjectType>)?
+    /// Whether change details for this result compute indexes (the fetch options said so).
+    let wantsIncrementalChangeDetails: Bool
 
     private let lock = NSLock()
     private var batches: [Int: [ObjectType]] = [:]
@@ -43,8 +47,11 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
     init(
         rowIDs: [Int64], mediaTypes: [UInt8], snapshot: DatabaseSnapshot?,
         loader: @escaping @Sendable (Database, [Int64]) throws -> [Int64: ObjectType],
-        rowIDLookup: @escaping @Sendable (Database, String) throws -> Int64?
+        rowIDLookup: @escaping @Sendable (Database, String) throws -> Int64?,
+        refetch: (@Sendable () throws -> FetchResult<ObjectType>)? = nil, wantsIncrementalChangeDetails: Bool = true
     ) {
+        self.refetch = refetch
+        self.wantsIncrementalChangeDetails = wantsIncrementalChangeDetails
         self.rowIDs = rowIDs
         self.mediaTypes = mediaTypes
         self.snapshot = snapshot

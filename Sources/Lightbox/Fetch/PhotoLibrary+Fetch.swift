@@ -156,6 +156,11 @@ extension PhotoLibrary {
             },
             rowIDLookup: { db, localIdentifier in
                 try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE localIdentifier = ?", arguments: [localIdentifier])
-            })
+            },
+            refetch: { [self] in
+                try self.fetchAssets(
+                    where: condition, options: options, extraCondition: extraCondition, defaultOrder: defaultOrder)
+            },
+            wantsIncrementalChangeDetails: options.wantsIncrementalChangeDetails)
     }
 }

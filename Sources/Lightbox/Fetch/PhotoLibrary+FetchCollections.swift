@@ -39,6 +39,7 @@ extension PhotoLibrary {
     {
         let keys = FetchKeys.assetCollection
         let predicate = try (options.predicate ?? .constant(true)).sql(for: keys)
+        let entryArguments = arguments
         var arguments = arguments
         arguments += predicate.arguments
         let sorts = options.sortDescriptors
@@ -79,6 +80,10 @@ extension PhotoLibrary {
             rowIDLookup: { db, localIdentifier in
                 try Int64.fetchOne(
                     db, sql: "SELECT id FROM assetCollection WHERE localIdentifier = ?", arguments: [localIdentifier])
-            })
+            },
+            refetch: { [self] in
+                try self.fetchCollections(condition: condition, arguments: entryArguments, options: options)
+            },
+            wantsIncrementalChangeDetails: options.wantsIncrementalChangeDetails)
     }
 }

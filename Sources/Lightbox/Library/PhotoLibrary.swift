@@ -20,6 +20,7 @@ public final class PhotoLibrary: Sendable {
     let originals: OriginalStore
     let derivatives: DerivativeStore
     let snapshots = SnapshotCache()
+    let changeMonitor = ChangeMonitor()
 
     /// The name of the database file inside the library folder.
     public static let databaseFilename = "library.sqlite"

@@ -1,0 +1,84 @@
+import Foundation
+
+/// How one object changed (PhotoKit's `PHObjectChangeDetails`).
+public struct ObjectChangeDetails<ObjectType: FetchableObject>: Sendable {
+    /// The object as the caller had it.
+    public let objectBeforeChanges: ObjectType
+    /// The object now; nil when it was deleted.
+    public let objectAfterChanges: ObjectType?
+    /// True when the asset's pixels or movie changed (an edit or a revert), not only its properties.
+    public let assetContentChanged: Bool
+    /// True when the object was deleted.
+    public let objectWasDeleted: Bool
+}
+
+/// The changes of one committed transaction, as an observer hears of them (PhotoKit's `PHChange`).
+/// Ask it how an object or a fetch result you hold changed; nil means untouched.
+public struct PhotoLibraryChange: Sendable {
+    /// The transaction, with what it inserted, updated and deleted.
+    public let persistentChange: PersistentChange
+    let library: PhotoLibrary
+
+    /// The token after the transaction.
+    public var changeToken: PersistentChangeToken { persistentChange.changeToken }
+
+    /// How `object` changed, or nil when the transaction did not touch it.
+    public func details<ObjectType: FetchableObject>(for object: ObjectType) -> ObjectChangeDetails<ObjectType>? {
+        let touched = persistentChange.changeDetails(for: ObjectType.persistentObjectType)
+        let id = object.localIdentifier
+        if touched.deletedLocalIdentifiers.contains(id) {
+            return ObjectChangeDetails(
+                objectBeforeChanges: object, objectAfterChanges: nil, assetContentChanged: false, objectWasDeleted: true)
+        }
+        guard touched.updatedLocalIdentifiers.contains(id) else { return nil }
+        let after = try? ObjectType.fetch(localIdentifier: id, in: library)
+        return ObjectChangeDetails(
+            objectBeforeChanges: object, objectAfterChanges: after, assetContentChanged: false,
+            objectWasDeleted: after == nil)
+    }
+
+    /// How a fetch result changed, or nil when the transaction changed nothing in it. The
+    /// result after is the same fetch run again now.
+    public func details<ObjectType: FetchableObject>(for fetchResult: FetchResult<ObjectType>)
+        -> FetchResultChangeDetails<ObjectType>?
+    {
+        guard let refetch = fetchResult.refetch, let after = try? refetch() else { return nil }
+        let touched = persistentChange.changeDetails(for: ObjectType.persistentObjectType)
+        let details = FetchResultChangeDetails(
+            from: fetchResult, to: after, changedIdentifiers: touched.updatedLocalIdentifiers,
+            incremental: fetchResult.wantsIncrementalChangeDetails)
+        if details.removedIndexes.isEmpty && details.insertedIndexes.isEmpty && details.changedIndexes.isEmpty
+            && !details.hasMoves
+        {
+            return nil
+        }
+        return details
+    }
+}
+
+extension FetchableObject {
+    /// The kind persistent history files this class under.
+    static var persistentObjectType: PersistentObjectType {
+        switch self {
+        case is AssetCollection.Type: .assetCollection
+        default: .asset
+        }
+    }
+
+    /// The object with this identifier as the library holds it now, or nil.
+    static func fetch(localIdentifier: String, in library: PhotoLibrary) throws -> Self? {
+        switch self {
+        case is Asset.Type: return try library.asset(withLocalIdentifier: localIdentifier) as? Self
+        case is AssetCollection.Type:
+            return try library.fetchAssetCollections(withLocalIdentifiers: [localIdentifier]).firstObject as? Self
+        default: return nil
+        }
+    }
+}
+
+/// Hears of every transaction committed to a library, by this process or another
+/// (PhotoKit's `PHPhotoLibraryChangeObserver`).
+public protocol PhotoLibraryChangeObserver: AnyObject, Sendable {
+    /// Called once per committed transaction, on a background task, in commit order.
+    func photoLibraryDidChange(_ change: PhotoLibraryChange)
+}
