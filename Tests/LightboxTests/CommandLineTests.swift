@@ -183,4 +183,52 @@ struct CommandLineTests {
         #expect(change.details(for: target)?.objectAfterChanges?.isFavorite == true)
         #expect(change.details(for: favorites)?.insertedObjects.map(\.localIdentifier) == [target.localIdentifier])
     }
+
+    @Test("watch prints one RICE line per transaction that changes its fetch")
+    func watch() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("Watched.lightbox")
+        #expect(try Self.run(["import", "--library", path] + Corpus.photoPaths().prefix(3)).status == 0)
+        let library = try PhotoLibrary(url: URL(fileURLWithPath: path))
+        let assets = Array(try library.fetchAssets(options: FetchOptions(sortDescriptors: try FetchSortDescriptor.parse("creationDate desc"))))
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["watch", "--library", path, "--json", "--predicate", "hidden == false"]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { process.terminate() }
+        // Should a line never come, end the watcher: the reads below then see the end of file.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(30))
+            process.terminate()
+        }
+        defer { watchdog.cancel() }
+        // Wait until it watches: it says so on standard error.
+        var banner = Data()
+        while !String(decoding: banner, as: UTF8.self).contains("watching") {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            banner += chunk
+        }
+        #expect(String(decoding: banner, as: UTF8.self).contains("watching 3 assets"))
+
+        try await library.performChanges { changes in changes.changeRequest(for: assets[1]).isHidden = true }
+        var output = Data()
+        while !output.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            output += chunk
+        }
+        let line = try #require(String(decoding: output, as: UTF8.self).split(separator: "\n").first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["count"] as? Int == 2)
+        #expect(object["removedIndexes"] as? [Int] == [1])
+        #expect(object["insertedIndexes"] as? [Int] == [])
+        #expect(object["hasIncrementalChanges"] as? Bool == true)
+        #expect(object["token"] as? Int == Int(try library.currentChangeToken().rawValue))
+    }
 }
