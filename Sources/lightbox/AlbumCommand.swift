@@ -99,6 +99,7 @@ struct AlbumCommand: AsyncParsableCommand {
             commandName: "ls", abstract: "List albums, or the assets of one with --in.")
         @OptionGroup var libraryOptions: LibraryOptions
         @Option(name: .customLong("in"), help: "List this album's assets, in its order.") var album: String?
+        @Flag(help: "List the smart albums the library keeps (Favorites, Videos, ...) instead.") var smart = false
         @Flag(help: "Print JSON lines.") var json = false
 
         func run() async throws {
@@ -110,7 +111,7 @@ struct AlbumCommand: AsyncParsableCommand {
                     }
                     return
                 }
-                for collection in try library.fetchAssetCollections(with: .album) {
+                for collection in try library.fetchAssetCollections(with: smart ? .smartAlbum : .album) {
                     AlbumText.print(collection, json: json)
                 }
             } catch let error as LibraryError {

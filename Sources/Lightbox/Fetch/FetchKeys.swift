@@ -79,15 +79,10 @@ public struct FetchKeys: Sendable {
         tiebreaker: "assetCollection.id")
 }
 
-/// SQL for the derived properties of an album, computed from its assets.
+/// SQL for the derived properties of a collection, computed from its assets: an album's
+/// members, or the assets a smart album's rule selects.
 enum AssetCollectionColumns {
-    static let assetCount = "(SELECT COUNT(*) FROM collectionAsset WHERE collectionAsset.collectionId = assetCollection.id)"
-    static let startDate = """
-        (SELECT MIN(asset.creationDate) FROM collectionAsset JOIN asset ON asset.id = collectionAsset.assetId \
-        WHERE collectionAsset.collectionId = assetCollection.id)
-        """
-    static let endDate = """
-        (SELECT MAX(asset.creationDate) FROM collectionAsset JOIN asset ON asset.id = collectionAsset.assetId \
-        WHERE collectionAsset.collectionId = assetCollection.id)
-        """
+    static let assetCount = SmartAlbums.aggregate("COUNT(*)")
+    static let startDate = SmartAlbums.aggregate("MIN(asset.creationDate)")
+    static let endDate = SmartAlbums.aggregate("MAX(asset.creationDate)")
 }

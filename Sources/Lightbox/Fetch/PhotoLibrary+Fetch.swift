@@ -84,11 +84,20 @@ extension PhotoLibrary {
     public func fetchAssets(inCollectionWithLocalIdentifier localIdentifier: String, options: FetchOptions = FetchOptions())
         throws -> FetchResult<Asset>
     {
-        guard let rowID = try database.writer.read({ db in
-            try Int64.fetchOne(db, sql: "SELECT id FROM assetCollection WHERE localIdentifier = ?", arguments: [localIdentifier])
+        guard let row = try database.writer.read({ db in
+            try Row.fetchOne(
+                db, sql: "SELECT id, type, subtype FROM assetCollection WHERE localIdentifier = ?", arguments: [localIdentifier])
         }) else {
             throw LibraryError(.collectionNotFound, "no collection has the identifier \(localIdentifier)")
         }
+        if row["type"] == AssetCollectionType.smartAlbum.rawValue,
+            let rule = AssetCollectionSubtype(rawValue: row["subtype"]).flatMap(SmartAlbums.rule)
+        {
+            var options = options
+            if rule.includesHidden { options.includeHiddenAssets = true }
+            return try fetchAssets(where: nil, options: options, extraCondition: rule.condition)
+        }
+        let rowID: Int64 = row["id"]
         let membership = "(SELECT position FROM collectionAsset WHERE collectionAsset.collectionId = \(rowID) AND collectionAsset.assetId = asset.id)"
         return try fetchAssets(
             where: nil, options: options, extraCondition: "\(membership) IS NOT NULL", defaultOrder: "\(membership) ASC")

@@ -157,8 +157,9 @@ struct LibraryDatabase: Sendable {
                 try db.execute(
                     sql: """
                         INSERT INTO changeRecord (transactionId, objectType, localIdentifier, kind)
-                        SELECT last_insert_rowid(), 'asset', localIdentifier, 1 FROM asset
-                        """)
+                        SELECT ?, 'asset', localIdentifier, 1 FROM asset
+                        """,
+                    arguments: [db.lastInsertedRowID])
             }
         }
         migrator.registerMigration("v5: history retention") { db in
@@ -170,6 +171,17 @@ struct LibraryDatabase: Sendable {
             }
             try db.execute(sql: "INSERT INTO libraryState (key, value) VALUES ('historyFloor', 0)")
             try db.create(index: "changeTransaction_on_date", on: "changeTransaction", columns: ["date"])
+        }
+        migrator.registerMigration("v6: smart albums") { db in
+            // One row per smart album, so each has a stable identifier; its assets come from
+            // its rule (SmartAlbums) at every fetch.
+            for rule in SmartAlbums.rules {
+                try db.execute(
+                    sql: "INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        UUID().uuidString, AssetCollectionType.smartAlbum.rawValue, rule.subtype.rawValue, rule.title, Date(),
+                    ])
+            }
         }
         return migrator
     }

@@ -1,0 +1,70 @@
+/// The smart albums the library keeps (PhotoKit's `smartAlbum*` subtypes): each is a rule
+/// over assets, evaluated whenever it is fetched, so it is current after every transaction
+/// without the caller computing anything.
+enum SmartAlbums {
+    struct Rule: Sendable {
+        var subtype: AssetCollectionSubtype
+        var title: String
+        /// A SQL condition over `asset`; Lightbox's own text, never user input.
+        var condition: String
+        /// Whether hidden assets belong (only "Hidden" itself).
+        var includesHidden = false
+    }
+
+    private static func subtypeBit(_ bits: AssetMediaSubtypes) -> String {
+        "(asset.mediaSubtypes & \(bits.rawValue)) != 0"
+    }
+
+    /// Every smart album real files can fill today. Self-portraits and long exposures need
+    /// camera metadata the importer does not record yet (issue #4).
+    static let rules: [Rule] = [
+        Rule(subtype: .smartAlbumUserLibrary, title: "Library", condition: "1"),
+        Rule(subtype: .smartAlbumFavorites, title: "Favorites", condition: "asset.isFavorite = 1"),
+        Rule(
+            subtype: .smartAlbumRecentlyAdded, title: "Recently Added",
+            condition: "asset.addedDate >= datetime('now', '-30 days')"),
+        Rule(subtype: .smartAlbumVideos, title: "Videos", condition: "asset.mediaType = \(AssetMediaType.video.rawValue)"),
+        Rule(subtype: .smartAlbumBursts, title: "Bursts", condition: "asset.burstIdentifier IS NOT NULL"),
+        Rule(subtype: .smartAlbumPanoramas, title: "Panoramas", condition: subtypeBit(.photoPanorama)),
+        Rule(subtype: .smartAlbumLivePhotos, title: "Live Photos", condition: subtypeBit(.photoLive)),
+        Rule(subtype: .smartAlbumScreenshots, title: "Screenshots", condition: subtypeBit(.photoScreenshot)),
+        Rule(subtype: .smartAlbumDepthEffect, title: "Portrait", condition: subtypeBit(.photoDepthEffect)),
+        Rule(subtype: .smartAlbumAnimated, title: "Animated", condition: subtypeBit(.photoAnimation)),
+        Rule(subtype: .smartAlbumSlomoVideos, title: "Slo-mo", condition: subtypeBit(.videoHighFrameRate)),
+        Rule(subtype: .smartAlbumTimelapses, title: "Time-lapse", condition: subtypeBit(.videoTimelapse)),
+        Rule(subtype: .smartAlbumScreenRecordings, title: "Screen Recordings", condition: subtypeBit(.videoScreenRecording)),
+        Rule(
+            subtype: .smartAlbumRAW, title: "RAW",
+            condition: """
+                EXISTS (SELECT 1 FROM resource WHERE resource.assetId = asset.id AND resource.uniformTypeIdentifier IN \
+                ('com.adobe.raw-image', 'com.canon.cr2-raw-image', 'com.canon.cr3-raw-image', 'com.nikon.raw-image', \
+                'com.sony.arw-raw-image', 'com.fuji.raw-image', 'com.panasonic.rw2-raw-image', 'com.olympus.raw-image'))
+                """),
+        Rule(subtype: .smartAlbumAllHidden, title: "Hidden", condition: "asset.isHidden = 1", includesHidden: true),
+    ]
+
+    static func rule(for subtype: AssetCollectionSubtype) -> Rule? {
+        rules.first { $0.subtype == subtype }
+    }
+
+    /// What a default fetch shows: no hidden assets, one frame per burst.
+    static let visible = "asset.isHidden = 0 AND (asset.burstIdentifier IS NULL OR asset.representsBurst = 1)"
+
+    /// SQL giving an aggregate (COUNT(*), MIN(asset.creationDate), ...) over the assets of the
+    /// collection in the current row of `assetCollection`, whatever its kind.
+    static func aggregate(_ expression: String) -> String {
+        let cases = rules.map { rule in
+            let visibility = rule.includesHidden ? "(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)" : visible
+            return "WHEN \(rule.subtype.rawValue) THEN (SELECT \(expression) FROM asset WHERE \(visibility) AND \(rule.condition))"
+        }
+        return "(CASE WHEN assetCollection.type = \(AssetCollectionType.smartAlbum.rawValue) THEN (CASE assetCollection.subtype "
+            + cases.joined(separator: " ") + " ELSE NULL END) ELSE " + membership(expression) + " END)"
+    }
+
+    private static func membership(_ expression: String) -> String {
+        """
+        (SELECT \(expression) FROM collectionAsset JOIN asset ON asset.id = collectionAsset.assetId \
+        WHERE collectionAsset.collectionId = assetCollection.id)
+        """
+    }
+}
