@@ -77,6 +77,8 @@ let package = Package(
                 "Lightbox",
                 "LightboxImaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // Synthetic rows for the fetch benchmark go straight into the schema.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GRDB
 import Lightbox
 import LightboxImaging
 
@@ -14,7 +15,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lightbox-bench",
         abstract: "Measure Lightbox: import throughput, thumbnail latency, memory.",
-        subcommands: [ImportBench.self, ThumbnailBench.self])
+        subcommands: [ImportBench.self, ThumbnailBench.self, FetchBench.self])
 }
 
 struct ImportBench: AsyncParsableCommand {
@@ -124,6 +125,16 @@ enum Report {
         return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction + 0.5))]
     }
 
+    /// The process's resident memory now (VmRSS), in bytes: the growth across building a
+    /// structure is what it holds.
+    static func heapBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
+        }
+        return 0
+    }
+
     /// The process's peak resident memory (VmHWM), in megabytes.
     static func peakResidentMegabytes() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
@@ -132,5 +143,98 @@ enum Report {
             return round(kilobytes / 1024)
         }
         return 0
+    }
+}
+
+struct FetchBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fill a temporary library with N synthetic assets (rows, no files) and time fetches.")
+
+    @Option(help: "How many asset rows.")
+    var assets = 1_000_000
+
+    @Flag(help: "Print one JSON line (the default prints it too).")
+    var json = false
+
+    func run() async throws {
+        let bench = try BenchLibrary()
+        let library = bench.library
+        let fillStart = Date()
+        try SyntheticAssets.insert(count: assets, into: library)
+        let fillSeconds = Date().timeIntervalSince(fillStart)
+
+        // First object of everything, newest first.
+        let sorted = FetchOptions(sortDescriptors: [FetchSortDescriptor(key: "creationDate", ascending: false)])
+        let heapBefore = Report.heapBytes()
+        var start = Date()
+        let all = try library.fetchAssets(options: sorted)
+        _ = all.firstObject
+        let firstObjectMs = Date().timeIntervalSince(start) * 1000
+        let fetchResultBytes = Report.heapBytes() - heapBefore
+
+        start = Date()
+        let count = try library.fetchAssets().count
+        let countMs = Date().timeIntervalSince(start) * 1000
+
+        // Favourites of one year, first batch.
+        let year = SyntheticAssets.start.addingTimeInterval(365 * 24 * 3600)
+        start = Date()
+        let favorites = try library.fetchAssets(
+            options: FetchOptions(
+                predicate: .favorite == true && .creationDate >= .date(year)
+                    && .creationDate < .date(year.addingTimeInterval(365 * 24 * 3600)),
+                sortDescriptors: sorted.sortDescriptors))
+        _ = favorites.firstObject
+        let predicateMs = Date().timeIntervalSince(start) * 1000
+
+        // Change details over 100,000 assets after a transaction touching 1% of them.
+        let window = try library.fetchAssets(
+            options: FetchOptions(sortDescriptors: sorted.sortDescriptors, fetchLimit: min(100_000, assets)))
+        let touched = stride(from: 0, to: window.count, by: 100).map { window[$0] }
+        try await library.performChanges { changes in
+            for asset in touched { changes.changeRequest(for: asset).isFavorite = !asset.isFavorite }
+        }
+        start = Date()
+        let after = try library.fetchAssets(
+            options: FetchOptions(sortDescriptors: sorted.sortDescriptors, fetchLimit: min(100_000, assets)))
+        let details = FetchResultChangeDetails(from: window, to: after, changedObjects: touched)
+        let changeDetailsMs = Date().timeIntervalSince(start) * 1000
+
+        Report.print([
+            "benchmark": "fetch", "assets": count, "fillSeconds": Report.round(fillSeconds),
+            "firstObjectMs": Report.round(firstObjectMs), "countMs": Report.round(countMs),
+            "predicateMs": Report.round(predicateMs), "predicateCount": favorites.count,
+            "changeDetailsMs": Report.round(changeDetailsMs), "changedIndexes": details.changedIndexes.count,
+            "fetchResultBytes": fetchResultBytes, "peakResidentMB": Report.peakResidentMegabytes(),
+        ])
+        withExtendedLifetime(all) {}
+    }
+}
+
+/// Synthetic asset rows for benchmarks: spread over four years, a fifth favourites, some
+/// videos, no files.
+enum SyntheticAssets {
+    static let start = Date(timeIntervalSince1970: 1_577_836_800)  // 2020-01-01
+
+    static func insert(count: Int, into library: PhotoLibrary) throws {
+        let queue = try DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path)
+        try queue.write { db in
+            let statement = try db.makeStatement(
+                sql: """
+                    INSERT INTO asset (localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate,
+                    modificationDate, addedDate, isFavorite) VALUES (?, ?, 0, 4032, 3024, ?, ?, ?, ?)
+                    """)
+            var state: UInt64 = 0x5EED
+            for _ in 0..<count {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let seconds = Double((state >> 33) % (4 * 365 * 24 * 3600))
+                let date = start.addingTimeInterval(seconds)
+                try statement.execute(arguments: [
+                    UUID().uuidString, (state >> 20) % 10 == 0 ? 2 : 1, date, date, date, (state >> 13) % 5 == 0,
+                ])
+            }
+            try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'bench')", arguments: [Date()])
+        }
     }
 }

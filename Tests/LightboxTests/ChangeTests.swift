@@ -196,4 +196,73 @@ struct ChangeTests {
         #expect(noDate?.code == .invalidRequest)
         #expect(try library.fetchAssetCollections(with: .album).count == 0)
     }
+
+    @Test("New assets from files and data, placed in a new album in the same block")
+    func creation() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let source = try TemporaryDirectory()
+        let moved = try source.copy(Corpus.path("digikam/body-background.jpg"))
+        let copied = try Corpus.path("exiv2/data/IMG_3578.heic")
+        let data = try Data(contentsOf: URL(fileURLWithPath: try Corpus.path("lomiri/backgrounds/Wine_by_Jakkub_Mede.jpg")))
+        var album: ObjectPlaceholder?
+        var created: [ObjectPlaceholder] = []
+        try await library.performChanges { changes in
+            let first = changes.creationRequestForAsset()
+            first.addResource(with: .photo, fileURL: URL(fileURLWithPath: moved), options: AssetResourceCreationOptions(shouldMoveFile: true))
+            first.isFavorite = true
+            let second = changes.creationRequestForAssetFromImage(atFileURL: URL(fileURLWithPath: copied))
+            let third = changes.creationRequestForAssetFromImage(data: data, originalFilename: "wine.jpg")
+            created = [first.placeholderForCreatedAsset, second.placeholderForCreatedAsset, third.placeholderForCreatedAsset]
+            let request = changes.creationRequestForAssetCollection(withTitle: "New")
+            request.addAssets(created.map(\.localIdentifier))
+            album = request.placeholderForCreatedAssetCollection
+        }
+        let inAlbum = try library.fetchAssets(inCollectionWithLocalIdentifier: try #require(album).localIdentifier)
+        #expect(inAlbum.map(\.localIdentifier) == created.map(\.localIdentifier))
+        #expect(inAlbum[0].isFavorite)
+        #expect(inAlbum[1].pixelWidth == 3024 || inAlbum[1].pixelWidth == 4032)
+        #expect(inAlbum[2].resource(ofType: .photo)?.originalFilename == "wine.jpg")
+        #expect(!FileManager.default.fileExists(atPath: moved), "moved after the commit")
+        #expect(FileManager.default.fileExists(atPath: copied))
+        for asset in inAlbum {
+            let stored = try await library.fileURL(for: try #require(asset.resource(ofType: .photo)))
+            #expect(FileManager.default.fileExists(atPath: stored.path))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library.url.path + "/originals/.incoming").isEmpty)
+    }
+
+    @Test("A damaged or duplicate new asset fails the whole block; moved files stay where they were")
+    func creationFailures() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let source = try TemporaryDirectory()
+        let good = try source.copy(Corpus.path("digikam/body-background.jpg"))
+        let broken = try source.truncatedCopy(of: good, fraction: 0.4, as: "broken.jpg")
+        let damaged = await #expect(throws: LibraryError.self) {
+            try await library.performChanges { changes in
+                _ = changes.creationRequestForAssetCollection(withTitle: "Never")
+                changes.creationRequestForAsset().addResource(
+                    with: .photo, fileURL: URL(fileURLWithPath: good), options: AssetResourceCreationOptions(shouldMoveFile: true))
+                _ = changes.creationRequestForAssetFromImage(atFileURL: URL(fileURLWithPath: broken))
+            }
+        }
+        #expect(damaged?.code == .corruptFile)
+        #expect(damaged?.path == broken)
+        #expect(FileManager.default.fileExists(atPath: good))
+        #expect(try library.fetchAssets().count == 0)
+        #expect(try library.fetchAssetCollections(with: .album).count == 0)
+
+        try await library.performChanges { changes in
+            _ = changes.creationRequestForAssetFromImage(atFileURL: URL(fileURLWithPath: good))
+        }
+        let duplicate = await #expect(throws: LibraryError.self) {
+            try await library.performChanges { changes in
+                _ = changes.creationRequestForAssetFromImage(atFileURL: URL(fileURLWithPath: good))
+            }
+        }
+        #expect(duplicate?.code == .invalidRequest)
+        #expect(duplicate?.message.contains("already holds") == true)
+        #expect(try library.fetchAssets().count == 1)
+    }
 }

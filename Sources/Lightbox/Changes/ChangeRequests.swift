@@ -1,4 +1,5 @@
 import Foundation
+import LightboxMetadata
 
 /// The requests made in one `performChanges` block. Every request is recorded in the order it
 /// is made, then all of them land in one SQLite transaction, or none does.
@@ -17,6 +18,7 @@ import Foundation
 public final class ChangeRequests {
     /// One recorded request, in the form the library applies.
     enum Operation: Sendable {
+        case createAsset(String)
         case editAsset(String, AssetEdit)
         case deleteAssets([String])
         case createCollection(String, title: String)
@@ -38,9 +40,48 @@ public final class ChangeRequests {
         case location(Location?)
     }
 
-    var operations: [Operation] = []
+    /// One file a creation request adds.
+    struct NewResource: Sendable {
+        var type: AssetResourceType
+        var path: String
+        var options: AssetResourceCreationOptions
+        /// A file Lightbox wrote from data, removed after the block.
+        var isTemporary = false
+    }
 
-    init() {}
+    var operations: [Operation] = []
+    /// The resources of each asset a creation request makes, by its new identifier.
+    var creations: [String: [NewResource]] = [:]
+    /// Where image data given to a creation request is written first.
+    let temporaryFolder: String
+
+    init(temporaryFolder: String) {
+        self.temporaryFolder = temporaryFolder
+    }
+
+    /// A request to create an asset from a photo file (PhotoKit's
+    /// `creationRequestForAssetFromImage(atFileURL:)`); the file is copied.
+    public func creationRequestForAssetFromImage(atFileURL url: URL) -> AssetCreationRequest {
+        let request = creationRequestForAsset()
+        request.addResource(with: .photo, fileURL: url, options: AssetResourceCreationOptions())
+        return request
+    }
+
+    /// A request to create an asset from encoded image data (JPEG, HEIC, PNG, ...).
+    public func creationRequestForAssetFromImage(data: Data, originalFilename: String? = nil) -> AssetCreationRequest {
+        let request = creationRequestForAsset()
+        request.addResource(with: .photo, data: data, options: AssetResourceCreationOptions(originalFilename: originalFilename))
+        return request
+    }
+
+    /// A request to create an asset from resources added to it (PhotoKit's
+    /// `PHAssetCreationRequest.forAsset()`); a `.photo` resource is required.
+    public func creationRequestForAsset() -> AssetCreationRequest {
+        let localIdentifier = UUID().uuidString
+        operations.append(.createAsset(localIdentifier))
+        creations[localIdentifier] = []
+        return AssetCreationRequest(localIdentifier: localIdentifier, requests: self)
+    }
 
     /// A request to change an asset's properties (PhotoKit's `PHAssetChangeRequest(for:)`).
     public func changeRequest(for asset: Asset) -> AssetChangeRequest {
@@ -86,10 +127,10 @@ public final class ChangeRequests {
 }
 
 /// Changes to one asset (PhotoKit's `PHAssetChangeRequest`): each property set is recorded.
-public final class AssetChangeRequest {
+public class AssetChangeRequest {
     /// The asset this request changes.
     public let localIdentifier: String
-    private unowned let requests: ChangeRequests
+    unowned let requests: ChangeRequests
 
     init(localIdentifier: String, requests: ChangeRequests) {
         self.localIdentifier = localIdentifier
@@ -178,5 +219,49 @@ public final class AssetCollectionChangeRequest {
     /// (an index in the album once they are taken out), keeping their order.
     public func moveAssets(at indexes: [Int], to destination: Int) {
         requests.operations.append(.moveAssets(collection: localIdentifier, from: indexes, to: destination))
+    }
+}
+
+/// How a creation request takes a file (PhotoKit's `PHAssetResourceCreationOptions`).
+public struct AssetResourceCreationOptions: Sendable, Hashable {
+    /// Move the file into the library instead of copying it; it is deleted once the block has
+    /// committed, and left alone when the block fails.
+    public var shouldMoveFile: Bool
+    /// The name the resource keeps; the file's own name when nil.
+    public var originalFilename: String?
+
+    /// Copy, keeping the file's name, unless told.
+    public init(shouldMoveFile: Bool = false, originalFilename: String? = nil) {
+        self.shouldMoveFile = shouldMoveFile
+        self.originalFilename = originalFilename
+    }
+}
+
+/// A request to create an asset (PhotoKit's `PHAssetCreationRequest`): add its resources, set
+/// its properties like any change request, and use its placeholder in the same block.
+public final class AssetCreationRequest: AssetChangeRequest {
+    /// The placeholder of the asset this request creates.
+    public var placeholderForCreatedAsset: ObjectPlaceholder {
+        ObjectPlaceholder(localIdentifier: localIdentifier)
+    }
+
+    /// Adds a file as a resource of the new asset. Lightbox creates assets from a `.photo`
+    /// resource; other types are refused when the block runs until the importer reads them.
+    public func addResource(with type: AssetResourceType, fileURL: URL, options: AssetResourceCreationOptions) {
+        requests.creations[localIdentifier, default: []].append(
+            ChangeRequests.NewResource(type: type, path: fileURL.standardizedFileURL.path, options: options))
+    }
+
+    /// Adds encoded bytes as a resource of the new asset.
+    public func addResource(with type: AssetResourceType, data: Data, options: AssetResourceCreationOptions) {
+        let path = requests.temporaryFolder + "/" + UUID().uuidString
+        let written = FileManager.default.createFile(atPath: path, contents: data)
+        var options = options
+        if options.originalFilename == nil {
+            let format = FileFormat(sniffing: data.prefix(FileFormat.sniffLength))
+            options.originalFilename = "IMG_" + localIdentifier.prefix(8) + "." + (format?.preferredFilenameExtension ?? "bin")
+        }
+        requests.creations[localIdentifier, default: []].append(
+            ChangeRequests.NewResource(type: type, path: written ? path : "", options: options, isTemporary: true))
     }
 }

@@ -15,29 +15,83 @@ extension PhotoLibrary {
     /// end, an asset added twice) throws a ``LibraryError`` naming it, and nothing changes.
     /// Files of deleted assets are removed once the transaction has committed.
     public func performChanges(_ block: (ChangeRequests) throws -> Void) async throws {
-        let requests = ChangeRequests()
+        let requests = ChangeRequests(temporaryFolder: originals.incoming)
         try block(requests)
         let operations = requests.operations
+        let creations = requests.creations
+        defer { Self.removeTemporaryFiles(creations) }
         guard !operations.isEmpty else { return }
-        let result = try await database.writer.write { db in
-            var applier = ChangeApplier(db: db, database: database)
+        let prepared = try await BlockingWork.run { try self.prepareCreations(creations) }
+        let result = try await database.writer.write { [database] db in
+            var applier = ChangeApplier(db: db, database: database, prepared: prepared)
             return try applier.apply(operations)
         }
-        removeFiles(of: result)
+        afterCommit(result, creations: creations, prepared: prepared)
     }
 
     /// Makes changes to the library and waits for them, blocking the calling thread
     /// (PhotoKit's `performChangesAndWait`). See ``performChanges(_:)``.
     public func performChangesAndWait(_ block: (ChangeRequests) throws -> Void) throws {
-        let requests = ChangeRequests()
+        let requests = ChangeRequests(temporaryFolder: originals.incoming)
         try block(requests)
         let operations = requests.operations
+        let creations = requests.creations
+        defer { Self.removeTemporaryFiles(creations) }
         guard !operations.isEmpty else { return }
-        let result = try database.writer.write { db in
-            var applier = ChangeApplier(db: db, database: database)
+        let prepared = try prepareCreations(creations)
+        let result = try database.writer.write { [database] db in
+            var applier = ChangeApplier(db: db, database: database, prepared: prepared)
             return try applier.apply(operations)
         }
+        afterCommit(result, creations: creations, prepared: prepared)
+    }
+
+    /// Before the transaction, each new asset's photo is read, decoded and stored in
+    /// `originals/` (blocking work that must not hold the write lock). A file that is missing,
+    /// unsupported, damaged or already in the library fails the whole block here.
+    func prepareCreations(_ creations: [String: [ChangeRequests.NewResource]]) throws -> [String: PreparedAsset] {
+        var prepared: [String: PreparedAsset] = [:]
+        for (localIdentifier, resources) in creations {
+            guard let photo = resources.first(where: { $0.type == .photo }) else {
+                throw LibraryError(.invalidRequest, "the new asset \(localIdentifier) has no .photo resource; nothing was changed")
+            }
+            if let other = resources.first(where: { $0.type != .photo }) {
+                throw LibraryError(
+                    .invalidRequest,
+                    "creating assets with a .\(other.type) resource is not supported yet (issue #4); nothing was changed")
+            }
+            guard resources.count == 1 else {
+                throw LibraryError(.invalidRequest, "the new asset \(localIdentifier) has two .photo resources; nothing was changed")
+            }
+            let source = try ImportSource(path: photo.path)
+            if let existing = try existingAsset(withPhotoHash: source.sha256) {
+                throw LibraryError(
+                    .invalidRequest, "the library already holds these bytes as asset \(existing); nothing was changed",
+                    path: photo.isTemporary ? nil : photo.path)
+            }
+            var asset = try prepare(source)
+            if let name = photo.options.originalFilename { asset.originalFilename = name }
+            prepared[localIdentifier] = asset
+        }
+        return prepared
+    }
+
+    /// After the commit: thumbnails of new assets, moved sources deleted, files of deleted
+    /// assets removed.
+    private func afterCommit(
+        _ result: ChangeApplier.Result, creations: [String: [ChangeRequests.NewResource]], prepared: [String: PreparedAsset]
+    ) {
+        for (localIdentifier, asset) in prepared { finish(asset, localIdentifier: localIdentifier) }
+        for resource in creations.values.joined() where resource.options.shouldMoveFile && !resource.isTemporary {
+            unlink(resource.path)
+        }
         removeFiles(of: result)
+    }
+
+    private static func removeTemporaryFiles(_ creations: [String: [ChangeRequests.NewResource]]) {
+        for resource in creations.values.joined() where resource.isTemporary {
+            unlink(resource.path)
+        }
     }
 
     /// Removes originals no resource refers to any more, and the derivatives of deleted assets.
@@ -73,6 +127,7 @@ struct ChangeApplier {
 
     let db: Database
     let database: LibraryDatabase
+    let prepared: [String: PhotoLibrary.PreparedAsset]
     private var albums: [String: AlbumState] = [:]
     private var deletedAlbums: Set<String> = []
     private var log: [ObjectKey: ObjectChangeRecord.Kind] = [:]
@@ -85,15 +140,24 @@ struct ChangeApplier {
         var localIdentifier: String
     }
 
-    init(db: Database, database: LibraryDatabase) {
+    init(db: Database, database: LibraryDatabase, prepared: [String: PhotoLibrary.PreparedAsset] = [:]) {
         self.db = db
         self.database = database
+        self.prepared = prepared
     }
 
     mutating func apply(_ operations: [ChangeRequests.Operation]) throws -> Result {
         var deletedPaths: Set<String> = []
         for operation in operations {
             switch operation {
+            case .createAsset(let id):
+                guard let asset = prepared[id] else { throw invalid("the new asset \(id) was not prepared") }
+                do {
+                    try asset.insert(db, localIdentifier: id)
+                } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                    throw invalid("the library already holds the bytes of the new asset \(id)")
+                }
+                record(.asset, id, .inserted)
             case .editAsset(let id, let edit):
                 try editAsset(id, edit)
             case .deleteAssets(let ids):

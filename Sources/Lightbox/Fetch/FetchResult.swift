@@ -127,6 +127,13 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
         return positions?[rowID]
     }
 
+    /// The row ids, in this result's snapshot, of the objects with these identifiers.
+    func rowIDs(forLocalIdentifiers identifiers: Set<String>) -> Set<Int64> {
+        guard let snapshot, !identifiers.isEmpty else { return [] }
+        let found = try? snapshot.read { db in try identifiers.compactMap { try rowIDLookup(db, $0) } }
+        return Set(found ?? [])
+    }
+
     /// Whether the result holds the object (matched by identifier).
     public func contains(_ object: ObjectType) -> Bool {
         index(of: object) != nil

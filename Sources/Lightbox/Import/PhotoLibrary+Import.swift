@@ -121,88 +121,130 @@ extension PhotoLibrary {
     /// Imports one file. Blocking: libvips decodes, files are hashed and copied.
     /// Returns the outcome and the file's size.
     func importFile(atPath path: String, options: ImportOptions) throws -> (ImportOutcome, Int64) {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        let head = try FileIO.prefix(ofFileAt: path, count: FileFormat.sniffLength)
-        guard let format = FileFormat(sniffing: head) else {
-            let reason =
-                head.isEmpty
-                ? "the file is empty"
-                : "not a photo format Lightbox imports (JPEG, HEIC, HEIF, AVIF, PNG, WebP, TIFF, GIF); it starts with bytes \(FileIO.hex(head.prefix(8)))"
-            throw LibraryError(.unsupportedFormat, reason, path: path)
-        }
-        let (sha256, size) = try FileIO.sha256(ofFileAt: path)
-
-        if let existing = try existingAsset(withPhotoHash: sha256) {
+        let source = try ImportSource(path: path)
+        if let existing = try existingAsset(withPhotoHash: source.sha256) {
             try removeSourceIfMoving(path, options: options)
-            return (.duplicate(localIdentifier: existing), size)
+            return (.duplicate(localIdentifier: existing), source.size)
         }
-
-        let properties: ImageProperties
-        let gridThumbnail: EncodedImage
-        do {
-            properties = try ImageFile.properties(ofFileAt: path)
-            // Decoding the whole file proves it is intact, and the grid thumbnail it yields
-            // makes the first view of the library instant.
-            gridThumbnail = try ImageFile.thumbnail(ofFileAt: path, options: .grid)
-        } catch {
-            let code: LibraryError.Code = error.code == .unreadable ? .unreadableFile : .corruptFile
-            throw LibraryError(code, "\(format.rawValue.uppercased()) \(error.message)", path: path, underlying: error)
-        }
-
-        let exif = properties.exifBlock.flatMap { try? ExifMetadata(exifBlock: $0) }
-        let modificationTime = (attributes?[.modificationDate] as? Date) ?? Date()
-        let (creationDate, offset) = Self.creationDate(exif: exif, fileModificationDate: modificationTime)
-
-        let storedPath = try originals.store(
-            copying: path, sha256: sha256, filenameExtension: format.preferredFilenameExtension)
-
-        let now = Date()
+        let prepared = try prepare(source)
         let localIdentifier = UUID().uuidString
-        var assetRecord = AssetRecord(
-            id: nil, localIdentifier: localIdentifier, mediaType: AssetMediaType.image.rawValue,
-            mediaSubtypes: 0, pixelWidth: properties.pixelWidth, pixelHeight: properties.pixelHeight,
-            creationDate: creationDate, creationTimeZoneOffset: offset, modificationDate: now, addedDate: now,
-            duration: 0, isFavorite: false, isHidden: false,
-            playbackStyle: AssetPlaybackStyle.image.rawValue, sourceType: AssetSourceType.typeUserLibrary.rawValue,
-            latitude: nil, longitude: nil, altitude: nil, locationTimestamp: nil, burstIdentifier: nil,
-            burstSelectionTypes: 0, representsBurst: false, hasAdjustments: false, adjustmentFormatIdentifier: nil)
-        let filename = (path as NSString).lastPathComponent
         do {
             let database = self.database
             try database.writer.write { db in
-                try assetRecord.insert(db)
-                var resource = ResourceRecord(
-                    id: nil, assetId: assetRecord.id!, type: AssetResourceType.photo.rawValue,
-                    originalFilename: filename, uniformTypeIdentifier: format.uniformTypeIdentifier,
-                    fileSize: size, pixelWidth: properties.storedWidth, pixelHeight: properties.storedHeight,
-                    sha256: sha256, storedPath: storedPath)
-                try resource.insert(db)
+                try prepared.insert(db, localIdentifier: localIdentifier)
                 try database.recordChangeTransaction(
                     db, author: "import", changes: [ObjectChangeRecord(.asset, localIdentifier, .inserted)])
             }
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             // Another import of the same bytes committed first.
-            if let existing = try existingAsset(withPhotoHash: sha256) {
+            if let existing = try existingAsset(withPhotoHash: source.sha256) {
                 try removeSourceIfMoving(path, options: options)
-                return (.duplicate(localIdentifier: existing), size)
+                return (.duplicate(localIdentifier: existing), source.size)
             }
             throw LibraryError(.storageFailed, "cannot record the asset: \(error)", path: path, underlying: error)
         } catch {
             throw LibraryError(.storageFailed, "cannot record the asset: \(error)", path: path, underlying: error)
         }
-
-        try? derivatives.store(
-            gridThumbnail.bytes, localIdentifier: localIdentifier,
-            key: DerivativeStore.key(contentHash: sha256, options: .grid))
+        finish(prepared, localIdentifier: localIdentifier)
         try removeSourceIfMoving(path, options: options)
-
         guard let asset = try asset(withLocalIdentifier: localIdentifier) else {
             throw LibraryError(.storageFailed, "the new asset vanished", path: path)
         }
-        return (.imported(asset), size)
+        return (.imported(asset), source.size)
     }
 
-    private func existingAsset(withPhotoHash sha256: String) throws -> String? {
+    /// A file about to be imported: its format (from its bytes), hash and size.
+    struct ImportSource: Sendable {
+        var path: String
+        var format: FileFormat
+        var sha256: String
+        var size: Int64
+        var modificationDate: Date
+
+        init(path: String) throws {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            let head = try FileIO.prefix(ofFileAt: path, count: FileFormat.sniffLength)
+            guard let format = FileFormat(sniffing: head) else {
+                let reason =
+                    head.isEmpty
+                    ? "the file is empty"
+                    : "not a photo format Lightbox imports (JPEG, HEIC, HEIF, AVIF, PNG, WebP, TIFF, GIF); it starts with bytes \(FileIO.hex(head.prefix(8)))"
+                throw LibraryError(.unsupportedFormat, reason, path: path)
+            }
+            self.path = path
+            self.format = format
+            (sha256, size) = try FileIO.sha256(ofFileAt: path)
+            modificationDate = (attributes?[.modificationDate] as? Date) ?? Date()
+        }
+    }
+
+    /// A photo decoded, checked and stored in `originals/`, waiting for its rows.
+    struct PreparedAsset: Sendable {
+        var source: ImportSource
+        var properties: ImageProperties
+        var gridThumbnail: EncodedImage
+        var creationDate: Date
+        var creationTimeZoneOffset: Int
+        var storedPath: String
+        /// The name the `.photo` resource keeps: the file's own, unless a creation request names one.
+        var originalFilename: String
+
+        /// Inserts the asset and its `.photo` resource (inside the caller's transaction).
+        func insert(_ db: Database, localIdentifier: String) throws {
+            let now = Date()
+            var assetRecord = AssetRecord(
+                id: nil, localIdentifier: localIdentifier, mediaType: AssetMediaType.image.rawValue,
+                mediaSubtypes: 0, pixelWidth: properties.pixelWidth, pixelHeight: properties.pixelHeight,
+                creationDate: creationDate, creationTimeZoneOffset: creationTimeZoneOffset, modificationDate: now,
+                addedDate: now, duration: 0, isFavorite: false, isHidden: false,
+                playbackStyle: AssetPlaybackStyle.image.rawValue, sourceType: AssetSourceType.typeUserLibrary.rawValue,
+                latitude: nil, longitude: nil, altitude: nil, locationTimestamp: nil, burstIdentifier: nil,
+                burstSelectionTypes: 0, representsBurst: false, hasAdjustments: false, adjustmentFormatIdentifier: nil)
+            try assetRecord.insert(db)
+            var resource = ResourceRecord(
+                id: nil, assetId: assetRecord.id!, type: AssetResourceType.photo.rawValue,
+                originalFilename: originalFilename,
+                uniformTypeIdentifier: source.format.uniformTypeIdentifier, fileSize: source.size,
+                pixelWidth: properties.storedWidth, pixelHeight: properties.storedHeight, sha256: source.sha256,
+                storedPath: storedPath)
+            try resource.insert(db)
+        }
+    }
+
+    /// Decodes the whole file (proving it intact, and making the grid thumbnail), reads its
+    /// creation date and stores it durably in `originals/`. Nothing is in the database yet:
+    /// a failure after this leaves an original that a later import of the same bytes reuses.
+    func prepare(_ source: ImportSource) throws -> PreparedAsset {
+        let properties: ImageProperties
+        let gridThumbnail: EncodedImage
+        do {
+            properties = try ImageFile.properties(ofFileAt: source.path)
+            // Decoding the whole file proves it is intact, and the grid thumbnail it yields
+            // makes the first view of the library instant.
+            gridThumbnail = try ImageFile.thumbnail(ofFileAt: source.path, options: .grid)
+        } catch {
+            let code: LibraryError.Code = error.code == .unreadable ? .unreadableFile : .corruptFile
+            throw LibraryError(
+                code, "\(source.format.rawValue.uppercased()) \(error.message)", path: source.path, underlying: error)
+        }
+        let exif = properties.exifBlock.flatMap { try? ExifMetadata(exifBlock: $0) }
+        let (creationDate, offset) = Self.creationDate(exif: exif, fileModificationDate: source.modificationDate)
+        let storedPath = try originals.store(
+            copying: source.path, sha256: source.sha256, filenameExtension: source.format.preferredFilenameExtension)
+        return PreparedAsset(
+            source: source, properties: properties, gridThumbnail: gridThumbnail, creationDate: creationDate,
+            creationTimeZoneOffset: offset, storedPath: storedPath,
+            originalFilename: (source.path as NSString).lastPathComponent)
+    }
+
+    /// After the commit: the grid thumbnail goes to `derivatives/`.
+    func finish(_ prepared: PreparedAsset, localIdentifier: String) {
+        try? derivatives.store(
+            prepared.gridThumbnail.bytes, localIdentifier: localIdentifier,
+            key: DerivativeStore.key(contentHash: prepared.source.sha256, options: .grid))
+    }
+
+    func existingAsset(withPhotoHash sha256: String) throws -> String? {
         try database.writer.read { db in
             try String.fetchOne(
                 db,
@@ -215,7 +257,7 @@ extension PhotoLibrary {
     }
 
     /// With `shouldMoveFile`, deletes the source once the library holds its bytes for good.
-    private func removeSourceIfMoving(_ path: String, options: ImportOptions) throws {
+    func removeSourceIfMoving(_ path: String, options: ImportOptions) throws {
         guard options.shouldMoveFile else { return }
         guard unlink(path) == 0 else { throw FileIO.posixError("removing the moved file", path) }
     }

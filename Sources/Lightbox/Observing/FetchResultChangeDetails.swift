@@ -59,13 +59,13 @@ public struct FetchResultChangeDetails<ObjectType: FetchableObject>: Sendable {
         removedIndexes = diff.removed
         insertedIndexes = diff.inserted
         moves = diff.moves
-        if changedIdentifiers.isEmpty {
+        let changedRows = after.rowIDs(forLocalIdentifiers: changedIdentifiers)
+        if changedRows.isEmpty {
             changedIndexes = []
         } else {
             let beforeSet = Set(before.rowIDs)
             changedIndexes = after.rowIDs.indices.filter { index in
-                beforeSet.contains(after.rowIDs[index])
-                    && changedIdentifiers.contains(after.object(at: index).localIdentifier)
+                changedRows.contains(after.rowIDs[index]) && beforeSet.contains(after.rowIDs[index])
             }
         }
     }
