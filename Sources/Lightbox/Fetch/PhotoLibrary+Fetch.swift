@@ -119,8 +119,12 @@ extension PhotoLibrary {
         var clauses = [predicateSQL.sql]
         if let extraCondition { clauses.append(extraCondition) }
         var arguments = predicateSQL.arguments
-        if !options.includeHiddenAssets { clauses.append("asset.isHidden = 0") }
-        if !options.includeAllBurstAssets { clauses.append("(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)") }
+        switch (options.includeHiddenAssets, options.includeAllBurstAssets) {
+        case (false, false): clauses.append(SmartAlbums.visible)  // the partial index's own condition
+        case (false, true): clauses.append("asset.isHidden = 0")
+        case (true, false): clauses.append("(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)")
+        case (true, true): break
+        }
         if !options.includeAssetSourceTypes.isEmpty {
             clauses.append("(asset.sourceType & ?) != 0")
             arguments += [options.includeAssetSourceTypes.rawValue]

@@ -47,8 +47,9 @@ enum SmartAlbums {
         rules.first { $0.subtype == subtype }
     }
 
-    /// What a default fetch shows: no hidden assets, one frame per burst.
-    static let visible = "asset.isHidden = 0 AND (asset.burstIdentifier IS NULL OR asset.representsBurst = 1)"
+    /// What a default fetch shows: no hidden assets, one frame per burst. The partial index
+    /// `asset_visible_on_creationDate` (schema step v7) has the same condition.
+    static let visible = "(asset.isHidden = 0 AND (asset.burstIdentifier IS NULL OR asset.representsBurst = 1))"
 
     /// SQL giving an aggregate (COUNT(*), MIN(asset.creationDate), ...) over the assets of the
     /// collection in the current row of `assetCollection`, whatever its kind.

@@ -111,7 +111,7 @@ public final class PhotoLibrary: Sendable {
 
     private static func fetchAssets(_ db: Database, limit: Int?, after: String?) throws -> [Asset] {
         var request = AssetInfo.request()
-            .filter(sql: "asset.isHidden = 0 AND (asset.burstIdentifier IS NULL OR asset.representsBurst = 1)")
+            .filter(sql: SmartAlbums.visible)
             .order(AssetRecord.Columns.creationDate.desc, AssetRecord.Columns.id.desc)
         if let after {
             guard

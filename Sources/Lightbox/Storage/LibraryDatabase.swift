@@ -183,6 +183,18 @@ struct LibraryDatabase: Sendable {
                     ])
             }
         }
+        migrator.registerMigration("v7: fetch indexes") { db in
+            // Default fetches show visible assets, one frame per burst, by creation date: this
+            // partial index holds exactly those rows in that order, so such a fetch walks it
+            // instead of sorting the table. The condition must stay identical to the one
+            // fetches write (SmartAlbums.visible).
+            try db.execute(
+                sql: """
+                    CREATE INDEX asset_visible_on_creationDate ON asset(creationDate, id, mediaType)
+                    WHERE isHidden = 0 AND (burstIdentifier IS NULL OR representsBurst = 1)
+                    """)
+            try db.create(index: "asset_on_isFavorite_creationDate", on: "asset", columns: ["isFavorite", "creationDate"])
+        }
         return migrator
     }
 
