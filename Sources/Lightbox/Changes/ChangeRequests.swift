@@ -30,6 +30,13 @@ public final class ChangeRequests {
         case replaceAssets(collection: String, indexes: [Int], with: [String])
         case moveAssets(collection: String, from: [Int], to: Int)
         case deleteCollections([String])
+        case createList(String, title: String)
+        case renameList(String, title: String)
+        case addChildren(list: String, children: [String])
+        case insertChildren(list: String, children: [String], at: [Int])
+        case removeChildren(list: String, children: [String])
+        case moveChildren(list: String, from: [Int], to: Int)
+        case deleteLists([String])
     }
 
     /// One property an asset change request sets.
@@ -123,6 +130,29 @@ public final class ChangeRequests {
     /// Deletes albums (their assets stay in the library).
     public func deleteAssetCollections(_ localIdentifiers: [String]) {
         operations.append(.deleteCollections(localIdentifiers))
+    }
+
+    /// A request to create a folder with this title; its placeholder names the new folder
+    /// (PhotoKit's `PHCollectionListChangeRequest.creationRequestForCollectionList(withTitle:)`).
+    public func creationRequestForCollectionList(withTitle title: String) -> CollectionListChangeRequest {
+        let localIdentifier = UUID().uuidString
+        operations.append(.createList(localIdentifier, title: title))
+        return CollectionListChangeRequest(localIdentifier: localIdentifier, requests: self, isCreation: true)
+    }
+
+    /// A request to change a folder: its title, its albums and folders and their order.
+    public func changeRequest(for list: CollectionList) -> CollectionListChangeRequest {
+        changeRequest(forCollectionListWithLocalIdentifier: list.localIdentifier)
+    }
+
+    /// A request to change the folder with this identifier (a placeholder's, too).
+    public func changeRequest(forCollectionListWithLocalIdentifier localIdentifier: String) -> CollectionListChangeRequest {
+        CollectionListChangeRequest(localIdentifier: localIdentifier, requests: self, isCreation: false)
+    }
+
+    /// Deletes folders. What they held stays in the library, at the top level.
+    public func deleteCollectionLists(_ localIdentifiers: [String]) {
+        operations.append(.deleteLists(localIdentifiers))
     }
 }
 
@@ -263,5 +293,51 @@ public final class AssetCreationRequest: AssetChangeRequest {
         }
         requests.creations[localIdentifier, default: []].append(
             ChangeRequests.NewResource(type: type, path: written ? path : "", options: options, isTemporary: true))
+    }
+}
+
+/// Changes to one folder (PhotoKit's `PHCollectionListChangeRequest`). A folder holds albums
+/// and folders; each has at most one parent, and no folder may hold itself or an ancestor.
+public final class CollectionListChangeRequest {
+    /// The folder this request changes, or creates.
+    public let localIdentifier: String
+    private unowned let requests: ChangeRequests
+    private let isCreation: Bool
+
+    init(localIdentifier: String, requests: ChangeRequests, isCreation: Bool) {
+        self.localIdentifier = localIdentifier
+        self.requests = requests
+        self.isCreation = isCreation
+    }
+
+    /// The placeholder of the folder this request creates (nil for a change request).
+    public var placeholderForCreatedCollectionList: ObjectPlaceholder? {
+        isCreation ? ObjectPlaceholder(localIdentifier: localIdentifier) : nil
+    }
+
+    /// Renames the folder.
+    public var title: String? {
+        get { nil }
+        set { if let newValue { requests.operations.append(.renameList(localIdentifier, title: newValue)) } }
+    }
+
+    /// Adds albums or folders at the end, in order.
+    public func addChildCollections(_ localIdentifiers: [String]) {
+        requests.operations.append(.addChildren(list: localIdentifier, children: localIdentifiers))
+    }
+
+    /// Inserts albums or folders at the given indexes (one per child, in the folder as it will be).
+    public func insertChildCollections(_ localIdentifiers: [String], at indexes: [Int]) {
+        requests.operations.append(.insertChildren(list: localIdentifier, children: localIdentifiers, at: indexes))
+    }
+
+    /// Takes albums or folders out of the folder, to the top level.
+    public func removeChildCollections(_ localIdentifiers: [String]) {
+        requests.operations.append(.removeChildren(list: localIdentifier, children: localIdentifiers))
+    }
+
+    /// Moves the children at `indexes` so that the first lands at `destination`.
+    public func moveChildCollections(at indexes: [Int], to destination: Int) {
+        requests.operations.append(.moveChildren(list: localIdentifier, from: indexes, to: destination))
     }
 }

@@ -118,6 +118,19 @@ struct ChangeApplier {
         var deletedAssets: [String] = []
     }
 
+    /// A child of a folder: an album or a folder, by row id.
+    enum Child: Hashable {
+        case collection(Int64)
+        case list(Int64)
+    }
+
+    /// A folder's children, in order, as the block leaves them.
+    private struct ListState {
+        var rowID: Int64
+        var children: [Child]
+        var dirty = false
+    }
+
     /// An album's assets, in order, as the block leaves them.
     private struct AlbumState {
         var rowID: Int64
@@ -130,6 +143,8 @@ struct ChangeApplier {
     let prepared: [String: PhotoLibrary.PreparedAsset]
     private var albums: [String: AlbumState] = [:]
     private var deletedAlbums: Set<String> = []
+    private var lists: [String: ListState] = [:]
+    private var deletedLists: Set<String> = []
     private var log: [ObjectKey: ObjectChangeRecord.Kind] = [:]
     private var logOrder: [ObjectKey] = []
     private var result = Result()
@@ -226,9 +241,77 @@ struct ChangeApplier {
                 }
                 album.assets.insert(contentsOf: moving, at: destination)
                 try store(album, id)
+            case .createList(let id, let title):
+                try db.execute(
+                    sql: "INSERT INTO collectionList (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [id, CollectionListType.folder.rawValue, CollectionListSubtype.regularFolder.rawValue, title, now])
+                lists[id] = ListState(rowID: db.lastInsertedRowID, children: [])
+                record(.collectionList, id, .inserted)
+            case .renameList(let id, let title):
+                let list = try listState(id)
+                try db.execute(sql: "UPDATE collectionList SET title = ? WHERE id = ?", arguments: [title, list.rowID])
+                record(.collectionList, id, .updated)
+            case .addChildren(let id, let children):
+                var list = try listState(id)
+                for childID in children {
+                    let child = try childRef(childID)
+                    guard !list.children.contains(child) else { continue }
+                    try checkCanHold(list, id, child)
+                    list.children.append(child)
+                }
+                store(list, id)
+            case .insertChildren(let id, let children, let indexes):
+                var list = try listState(id)
+                guard children.count == indexes.count else {
+                    throw invalid("insert into folder \(id): \(children.count) children but \(indexes.count) indexes")
+                }
+                var refs: [Child] = []
+                for childID in children { refs.append(try childRef(childID)) }
+                for (index, child) in zip(indexes, refs).sorted(by: { $0.0 < $1.0 }) {
+                    guard index >= 0, index <= list.children.count else {
+                        throw invalid("insert into folder \(id) at index \(index), past its end (\(list.children.count))")
+                    }
+                    guard !list.children.contains(child) else { throw invalid("a collection is already in folder \(id)") }
+                    try checkCanHold(list, id, child)
+                    list.children.insert(child, at: index)
+                }
+                store(list, id)
+            case .removeChildren(let id, let children):
+                var list = try listState(id)
+                var refs: Set<Child> = []
+                for childID in children { refs.insert(try childRef(childID)) }
+                list.children.removeAll { refs.contains($0) }
+                store(list, id)
+            case .moveChildren(let id, let indexes, let destination):
+                var list = try listState(id)
+                try checkIndexes(indexes, count: list.children.count, album: id)
+                let sorted = Set(indexes).sorted()
+                let moving = sorted.map { list.children[$0] }
+                for index in sorted.reversed() { list.children.remove(at: index) }
+                guard destination >= 0, destination <= list.children.count else {
+                    throw invalid("move in folder \(id) to index \(destination), past its end (\(list.children.count))")
+                }
+                list.children.insert(contentsOf: moving, at: destination)
+                store(list, id)
+            case .deleteLists(let ids):
+                for id in ids {
+                    let list = try listState(id)
+                    try db.execute(sql: "DELETE FROM collectionList WHERE id = ?", arguments: [list.rowID])
+                    lists[id] = nil
+                    deletedLists.insert(id)
+                    for key in lists.keys where lists[key]!.children.contains(.list(list.rowID)) {
+                        lists[key]!.children.removeAll { $0 == .list(list.rowID) }
+                        lists[key]!.dirty = true
+                    }
+                    record(.collectionList, id, .deleted)
+                }
             case .deleteCollections(let ids):
                 for id in ids {
                     let album = try albumState(id)
+                    for key in lists.keys where lists[key]!.children.contains(.collection(album.rowID)) {
+                        lists[key]!.children.removeAll { $0 == .collection(album.rowID) }
+                        lists[key]!.dirty = true
+                    }
                     try db.execute(sql: "DELETE FROM assetCollection WHERE id = ?", arguments: [album.rowID])
                     albums[id] = nil
                     deletedAlbums.insert(id)
@@ -242,6 +325,19 @@ struct ChangeApplier {
                 sql: "INSERT INTO collectionAsset (collectionId, assetId, position) VALUES (?, ?, ?)")
             for (position, asset) in album.assets.enumerated() {
                 try insert.execute(arguments: [album.rowID, asset, position])
+            }
+        }
+        for list in lists.values where list.dirty {
+            try db.execute(sql: "DELETE FROM collectionListChild WHERE listId = ?", arguments: [list.rowID])
+        }
+        for list in lists.values where list.dirty {
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO collectionListChild (listId, collectionId, childListId, position) VALUES (?, ?, ?, ?)")
+            for (position, child) in list.children.enumerated() {
+                switch child {
+                case .collection(let row): try insert.execute(arguments: [list.rowID, row, nil, position])
+                case .list(let row): try insert.execute(arguments: [list.rowID, nil, row, position])
+                }
             }
         }
         for path in deletedPaths.sorted() {
@@ -332,6 +428,86 @@ struct ChangeApplier {
         let album = AlbumState(rowID: rowID, assets: assets)
         albums[id] = album
         return album
+    }
+
+    // MARK: Folders
+
+    private mutating func listState(_ id: String) throws -> ListState {
+        if let list = lists[id] { return list }
+        guard !deletedLists.contains(id),
+            let row = try Row.fetchOne(db, sql: "SELECT id, type FROM collectionList WHERE localIdentifier = ?", arguments: [id])
+        else {
+            throw LibraryError(.collectionNotFound, "no folder has the identifier \(id); nothing was changed")
+        }
+        guard row["type"] as Int == CollectionListType.folder.rawValue else {
+            throw invalid("\(id) is kept by the library, not a folder a user can change")
+        }
+        let rowID: Int64 = row["id"]
+        let children = try Row.fetchAll(
+            db, sql: "SELECT collectionId, childListId FROM collectionListChild WHERE listId = ? ORDER BY position",
+            arguments: [rowID]
+        ).map { row -> Child in
+            if let collection = row["collectionId"] as Int64? { return .collection(collection) }
+            return .list(row["childListId"])
+        }
+        let list = ListState(rowID: rowID, children: children)
+        lists[id] = list
+        return list
+    }
+
+    private mutating func store(_ list: ListState, _ id: String) {
+        var list = list
+        list.dirty = true
+        lists[id] = list
+        record(.collectionList, id, .updated)
+    }
+
+    /// An album or folder a folder may hold: user albums and folders only.
+    private mutating func childRef(_ id: String) throws -> Child {
+        if let album = albums[id] { return .collection(album.rowID) }
+        if let list = lists[id] { return .list(list.rowID) }
+        if !deletedAlbums.contains(id),
+            let row = try Row.fetchOne(db, sql: "SELECT id, type FROM assetCollection WHERE localIdentifier = ?", arguments: [id])
+        {
+            guard row["type"] as Int == AssetCollectionType.album.rawValue else {
+                throw invalid("\(id) is kept by the library; folders hold user albums and folders")
+            }
+            return .collection(row["id"])
+        }
+        if !deletedLists.contains(id) {
+            _ = try listState(id)
+            if let list = lists[id] { return .list(list.rowID) }
+        }
+        throw LibraryError(.collectionNotFound, "no album or folder has the identifier \(id); nothing was changed")
+    }
+
+    /// The folder holding `child` as the block leaves things: a loaded folder's children
+    /// win over the database, which only knows how things were before the block.
+    private func parent(of child: Child) throws -> Int64? {
+        for list in lists.values where list.children.contains(child) { return list.rowID }
+        let stored: Int64?
+        switch child {
+        case .collection(let row):
+            stored = try Int64.fetchOne(db, sql: "SELECT listId FROM collectionListChild WHERE collectionId = ?", arguments: [row])
+        case .list(let row):
+            stored = try Int64.fetchOne(db, sql: "SELECT listId FROM collectionListChild WHERE childListId = ?", arguments: [row])
+        }
+        guard let stored else { return nil }
+        // A folder loaded in this block no longer holding the child has let it go.
+        return lists.values.contains { $0.rowID == stored } ? nil : stored
+    }
+
+    /// Refuses a second parent, and a folder inside itself or one of its own folders.
+    private func checkCanHold(_ list: ListState, _ id: String, _ child: Child) throws {
+        if let current = try parent(of: child), current != list.rowID {
+            throw invalid("a collection can be in one folder only; remove it from its folder before adding it to \(id)")
+        }
+        guard case .list(let childRow) = child else { return }
+        var ancestor: Int64? = list.rowID
+        while let row = ancestor {
+            if row == childRow { throw invalid("folder \(id) cannot hold itself or a folder that holds it") }
+            ancestor = try parent(of: .list(row))
+        }
     }
 
     private mutating func store(_ album: AlbumState, _ id: String) throws {

@@ -79,6 +79,35 @@ public struct FetchKeys: Sendable {
         tiebreaker: "assetCollection.id")
 }
 
+extension FetchKeys {
+    /// Collection list keys: SELF, localIdentifier, localizedTitle/title, startDate, endDate.
+    public static let collectionList = FetchKeys(
+        className: "CollectionList",
+        keys: [
+            "SELF": Key(column: "collectionList.localIdentifier", kind: .string),
+            "localIdentifier": Key(column: "collectionList.localIdentifier", kind: .string),
+            "localizedTitle": Key(column: "collectionList.title", kind: .string, nullable: true),
+            "title": Key(column: "collectionList.title", kind: .string, nullable: true),
+            "startDate": Key(column: "NULL", kind: .date, nullable: true),
+            "endDate": Key(column: "NULL", kind: .date, nullable: true),
+        ],
+        tiebreaker: "collectionList.id")
+
+    /// Keys of mixed fetches of albums and folders (`PhotoCollection`): SELF, localIdentifier,
+    /// localizedTitle/title, startDate, endDate, over the union both tables make.
+    public static let collection = FetchKeys(
+        className: "Collection",
+        keys: [
+            "SELF": Key(column: "collection.localIdentifier", kind: .string),
+            "localIdentifier": Key(column: "collection.localIdentifier", kind: .string),
+            "localizedTitle": Key(column: "collection.title", kind: .string, nullable: true),
+            "title": Key(column: "collection.title", kind: .string, nullable: true),
+            "startDate": Key(column: "collection.startDate", kind: .date, nullable: true),
+            "endDate": Key(column: "collection.endDate", kind: .date, nullable: true),
+        ],
+        tiebreaker: "collection.rid")
+}
+
 /// SQL for the derived properties of a collection, computed from its assets: an album's
 /// members, or the assets a smart album's rule selects.
 enum AssetCollectionColumns {

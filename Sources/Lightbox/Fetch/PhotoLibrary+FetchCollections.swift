@@ -56,27 +56,7 @@ extension PhotoLibrary {
         let rowIDs = try snapshot.read { db in try Int64.fetchAll(db, sql: sql, arguments: arguments) }
         return FetchResult(
             rowIDs: rowIDs, mediaTypes: [], snapshot: snapshot,
-            loader: { db, ids in
-                let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
-                let rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT id, localIdentifier, type, subtype, title, \(AssetCollectionColumns.assetCount) AS count,
-                        \(AssetCollectionColumns.startDate) AS startDate, \(AssetCollectionColumns.endDate) AS endDate
-                        FROM assetCollection WHERE id IN (\(marks))
-                        """,
-                    arguments: StatementArguments(ids))
-                var byID: [Int64: AssetCollection] = [:]
-                for row in rows {
-                    byID[row["id"]] = AssetCollection(
-                        localIdentifier: row["localIdentifier"],
-                        assetCollectionType: AssetCollectionType(rawValue: row["type"]) ?? .album,
-                        assetCollectionSubtype: AssetCollectionSubtype(rawValue: row["subtype"]) ?? .albumRegular,
-                        localizedTitle: row["title"], estimatedAssetCount: row["count"],
-                        startDate: row["startDate"], endDate: row["endDate"])
-                }
-                return byID
-            },
+            loader: { db, ids in try Self.loadAssetCollections(db, ids) },
             rowIDLookup: { db, localIdentifier in
                 try Int64.fetchOne(
                     db, sql: "SELECT id FROM assetCollection WHERE localIdentifier = ?", arguments: [localIdentifier])
@@ -85,5 +65,28 @@ extension PhotoLibrary {
                 try self.fetchCollections(condition: condition, arguments: entryArguments, options: options)
             },
             wantsIncrementalChangeDetails: options.wantsIncrementalChangeDetails)
+    }
+
+    static func loadAssetCollections(_ db: Database, _ ids: [Int64]) throws -> [Int64: AssetCollection] {
+        guard !ids.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, localIdentifier, type, subtype, title, \(AssetCollectionColumns.assetCount) AS count,
+                \(AssetCollectionColumns.startDate) AS startDate, \(AssetCollectionColumns.endDate) AS endDate
+                FROM assetCollection WHERE id IN (\(marks))
+                """,
+            arguments: StatementArguments(ids))
+        var byID: [Int64: AssetCollection] = [:]
+        for row in rows {
+            byID[row["id"]] = AssetCollection(
+                localIdentifier: row["localIdentifier"],
+                assetCollectionType: AssetCollectionType(rawValue: row["type"]) ?? .album,
+                assetCollectionSubtype: AssetCollectionSubtype(rawValue: row["subtype"]) ?? .albumRegular,
+                localizedTitle: row["title"], estimatedAssetCount: row["count"],
+                startDate: row["startDate"], endDate: row["endDate"])
+        }
+        return byID
     }
 }

@@ -24,7 +24,7 @@ public struct PhotoLibraryChange: Sendable {
 
     /// How `object` changed, or nil when the transaction did not touch it.
     public func details<ObjectType: FetchableObject>(for object: ObjectType) -> ObjectChangeDetails<ObjectType>? {
-        let touched = persistentChange.changeDetails(for: ObjectType.persistentObjectType)
+        let touched = touchedObjects(ObjectType.self)
         let id = object.localIdentifier
         if touched.deletedLocalIdentifiers.contains(id) {
             return ObjectChangeDetails(
@@ -43,7 +43,7 @@ public struct PhotoLibraryChange: Sendable {
         -> FetchResultChangeDetails<ObjectType>?
     {
         guard let refetch = fetchResult.refetch, let after = try? refetch() else { return nil }
-        let touched = persistentChange.changeDetails(for: ObjectType.persistentObjectType)
+        let touched = touchedObjects(ObjectType.self)
         let details = FetchResultChangeDetails(
             from: fetchResult, to: after, changedIdentifiers: touched.updatedLocalIdentifiers,
             incremental: fetchResult.wantsIncrementalChangeDetails)
@@ -56,12 +56,29 @@ public struct PhotoLibraryChange: Sendable {
     }
 }
 
+extension PhotoLibraryChange {
+    /// What the transaction did to objects of a class (albums and folders together for
+    /// `PhotoCollection`).
+    func touchedObjects<ObjectType: FetchableObject>(_ type: ObjectType.Type) -> PersistentObjectChangeDetails {
+        var union = PersistentObjectChangeDetails(objectType: type.persistentObjectTypes[0])
+        for kind in type.persistentObjectTypes {
+            let details = persistentChange.changeDetails(for: kind)
+            union.insertedLocalIdentifiers.formUnion(details.insertedLocalIdentifiers)
+            union.updatedLocalIdentifiers.formUnion(details.updatedLocalIdentifiers)
+            union.deletedLocalIdentifiers.formUnion(details.deletedLocalIdentifiers)
+        }
+        return union
+    }
+}
+
 extension FetchableObject {
-    /// The kind persistent history files this class under.
-    static var persistentObjectType: PersistentObjectType {
+    /// The kinds persistent history files this class under.
+    static var persistentObjectTypes: [PersistentObjectType] {
         switch self {
-        case is AssetCollection.Type: .assetCollection
-        default: .asset
+        case is AssetCollection.Type: [.assetCollection]
+        case is CollectionList.Type: [.collectionList]
+        case is PhotoCollection.Type: [.assetCollection, .collectionList]
+        default: [.asset]
         }
     }
 
@@ -71,6 +88,14 @@ extension FetchableObject {
         case is Asset.Type: return try library.asset(withLocalIdentifier: localIdentifier) as? Self
         case is AssetCollection.Type:
             return try library.fetchAssetCollections(withLocalIdentifiers: [localIdentifier]).firstObject as? Self
+        case is CollectionList.Type:
+            return try library.fetchCollectionLists(withLocalIdentifiers: [localIdentifier]).firstObject as? Self
+        case is PhotoCollection.Type:
+            if let album = try library.fetchAssetCollections(withLocalIdentifiers: [localIdentifier]).firstObject {
+                return PhotoCollection.assetCollection(album) as? Self
+            }
+            return try library.fetchCollectionLists(withLocalIdentifiers: [localIdentifier]).firstObject
+                .map { PhotoCollection.collectionList($0) as? Self } ?? nil
         default: return nil
         }
     }

@@ -195,6 +195,29 @@ struct LibraryDatabase: Sendable {
                     """)
             try db.create(index: "asset_on_isFavorite_creationDate", on: "asset", columns: ["isFavorite", "creationDate"])
         }
+        migrator.registerMigration("v8: folders") { db in
+            try db.create(table: "collectionList") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("localIdentifier", .text).notNull().unique()
+                t.column("type", .integer).notNull().check { (1...3).contains($0) }
+                t.column("subtype", .integer).notNull()
+                t.column("title", .text)
+                t.column("creationDate", .datetime).notNull()
+            }
+            // A list's children, in order: each row holds an album or a list, never both, and
+            // the unique indexes give every collection at most one parent.
+            try db.create(table: "collectionListChild") { t in
+                t.belongsTo("list", inTable: "collectionList", onDelete: .cascade).notNull()
+                t.belongsTo("collection", inTable: "assetCollection", onDelete: .cascade)
+                t.belongsTo("childList", inTable: "collectionList", onDelete: .cascade)
+                t.column("position", .integer).notNull()
+                t.check(sql: "(collectionId IS NULL) != (childListId IS NULL)")
+            }
+            try db.execute(sql: "DROP INDEX collectionListChild_on_collectionId")
+            try db.execute(sql: "DROP INDEX collectionListChild_on_childListId")
+            try db.create(index: "collectionListChild_unique_collection", on: "collectionListChild", columns: ["collectionId"], unique: true)
+            try db.create(index: "collectionListChild_unique_childList", on: "collectionListChild", columns: ["childListId"], unique: true)
+        }
         return migrator
     }
 
