@@ -14,7 +14,7 @@ struct LightboxCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ImportCommand.self, ListCommand.self, ShowCommand.self, ThumbCommand.self, FavoriteCommand.self,
-            HideCommand.self, DeleteCommand.self, AlbumCommand.self, HistoryCommand.self, WatchCommand.self,
+            HideCommand.self, DeleteCommand.self, AlbumCommand.self, FolderCommand.self, HistoryCommand.self, WatchCommand.self,
             ServeCommand.self,
         ]
     )

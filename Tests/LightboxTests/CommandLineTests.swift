@@ -231,4 +231,23 @@ struct CommandLineTests {
         #expect(object["hasIncrementalChanges"] as? Bool == true)
         #expect(object["token"] as? Int == Int(try library.currentChangeToken().rawValue))
     }
+
+    @Test("folder create, add, ls and the refusal of a cycle")
+    func folders() throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.path("Folders.lightbox")
+        func identifier(_ run: Run) throws -> String {
+            try #require(try run.jsonLines().first?["localIdentifier"] as? String)
+        }
+        let trips = try identifier(try Self.run(["folder", "create", "--library", library, "Trips", "--json"]))
+        let album = try identifier(try Self.run(["album", "create", "--library", library, "Iceland", "--json"]))
+        #expect(try Self.run(["folder", "add", "--library", library, trips, album]).status == 0)
+        let top = try Self.run(["folder", "ls", "--library", library, "--json"]).jsonLines()
+        #expect(top.compactMap { $0["localIdentifier"] as? String } == [trips])
+        let inside = try Self.run(["folder", "ls", "--library", library, "--in", trips, "--json"]).jsonLines()
+        #expect(inside.compactMap { $0["localizedTitle"] as? String } == ["Iceland"])
+        let cycle = try Self.run(["folder", "add", "--library", library, trips, trips])
+        #expect(cycle.status != 0)
+        #expect(cycle.stderr.contains("cannot hold itself"))
+    }
 }

@@ -97,3 +97,19 @@ extension AssetCollection: Encodable {
         try container.encodeIfPresent(endDate.map(ISO8601.localString), forKey: .endDate)
     }
 }
+
+/// The JSON form of a collection list: the model's field names and raw values.
+extension CollectionList: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case localIdentifier, collectionListType, collectionListSubtype, localizedTitle
+    }
+
+    /// Encodes the model's fields.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(localIdentifier, forKey: .localIdentifier)
+        try container.encode(collectionListType.rawValue, forKey: .collectionListType)
+        try container.encode(collectionListSubtype.rawValue, forKey: .collectionListSubtype)
+        try container.encodeIfPresent(localizedTitle, forKey: .localizedTitle)
+    }
+}
