@@ -22,11 +22,13 @@ extension Asset: FetchableObject {}
 /// for asset in result { ... }          // loads 100 at a time
 /// ```
 public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable {
-    // @unchecked: `rowIDs`, `mediaTypes`, `snapshot` and `loader` never change after init; the
+    // @unchecked: `rowIDs`, `mediaTypes`, `snapshot`, `memory` and `loader` never change after init; the
     // caches are read and written only while holding `lock`.
     let rowIDs: [Int64]
     private let mediaTypes: [UInt8]
     private let snapshot: DatabaseSnapshot?
+    /// The objects of a result made in memory (transient collections), else nil.
+    private let memory: [ObjectType]?
     private let loader: @Sendable (Database, [Int64]) throws -> [Int64: ObjectType]
     private let rowIDLookup: @Sendable (Database, String) throws -> Int64?
     /// Runs the same fetch again on the library as it is now (for change details).
@@ -52,6 +54,7 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
     ) {
         self.refetch = refetch
         self.wantsIncrementalChangeDetails = wantsIncrementalChangeDetails
+        self.memory = nil
         self.rowIDs = rowIDs
         self.mediaTypes = mediaTypes
         self.snapshot = snapshot
@@ -59,9 +62,33 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
         self.rowIDLookup = rowIDLookup
     }
 
+    /// A result made in memory from objects (PhotoKit's transient results): usable wherever
+    /// a fetched one is. Objects are matched by identifier, as in any result.
+    public init(objects: [ObjectType]) {
+        memory = objects
+        rowIDs = objects.map { Self.memoryRowID($0.localIdentifier) }
+        mediaTypes = objects.map { ($0 as? Asset).map { UInt8(clamping: $0.mediaType.rawValue) } ?? 0 }
+        snapshot = nil
+        loader = { _, _ in [:] }
+        rowIDLookup = { _, _ in nil }
+        refetch = nil
+        wantsIncrementalChangeDetails = true
+    }
+
     /// An empty result.
     public convenience init() {
-        self.init(rowIDs: [], mediaTypes: [], snapshot: nil, loader: { _, _ in [:] }, rowIDLookup: { _, _ in nil })
+        self.init(objects: [])
+    }
+
+    /// A row id for an object held in memory: a 64-bit FNV-1a hash of its identifier, so two
+    /// results made of the same objects diff as the same rows.
+    private static func memoryRowID(_ localIdentifier: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in localIdentifier.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return Int64(bitPattern: hash)
     }
 
     /// The number of objects.
@@ -73,6 +100,7 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
     /// (the snapshot's rows cannot vanish) also traps, as PhotoKit's result cannot throw.
     public func object(at index: Int) -> ObjectType {
         precondition(index >= 0 && index < count, "FetchResult index \(index) out of range 0..<\(count)")
+        if let memory { return memory[index] }
         let batch = index / Self.batchSize
         lock.lock()
         if let objects = batches[batch] {
@@ -113,8 +141,14 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
 
     /// The index of an object in the result (matched by identifier), or nil.
     public func index(of object: ObjectType) -> Int? {
-        guard let snapshot, let rowID = try? snapshot.read({ db in try rowIDLookup(db, object.localIdentifier) }) else {
-            return nil
+        let rowID: Int64
+        if memory != nil {
+            rowID = Self.memoryRowID(object.localIdentifier)
+        } else {
+            guard let snapshot, let found = try? snapshot.read({ db in try rowIDLookup(db, object.localIdentifier) }) else {
+                return nil
+            }
+            rowID = found
         }
         lock.lock()
         defer { lock.unlock() }
@@ -129,6 +163,7 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
 
     /// The row ids, in this result's snapshot, of the objects with these identifiers.
     func rowIDs(forLocalIdentifiers identifiers: Set<String>) -> Set<Int64> {
+        if memory != nil { return Set(identifiers.map(Self.memoryRowID)) }
         guard let snapshot, !identifiers.isEmpty else { return [] }
         let found = try? snapshot.read { db in try identifiers.compactMap { try rowIDLookup(db, $0) } }
         return Set(found ?? [])

@@ -77,7 +77,20 @@ extension PhotoLibrary {
     public func fetchAssets(in collection: AssetCollection, options: FetchOptions = FetchOptions()) throws
         -> FetchResult<Asset>
     {
-        try fetchAssets(inCollectionWithLocalIdentifier: collection.localIdentifier, options: options)
+        if let identifiers = collection.transientAssetIdentifiers {
+            // A transient collection: its assets as the library holds them now, in its order
+            // unless the options sort them.
+            let members = FetchPredicate.isIn(key: "localIdentifier", identifiers.map { .string($0) })
+            guard options.sortDescriptors.isEmpty else { return try fetchAssets(where: members, options: options) }
+            var unlimited = options
+            unlimited.fetchLimit = 0
+            let fetched = try fetchAssets(where: members, options: unlimited)
+            let byIdentifier = Dictionary(uniqueKeysWithValues: fetched.map { ($0.localIdentifier, $0) })
+            var ordered = identifiers.compactMap { byIdentifier[$0] }
+            if options.fetchLimit > 0 { ordered = Array(ordered.prefix(options.fetchLimit)) }
+            return FetchResult(objects: ordered)
+        }
+        return try fetchAssets(inCollectionWithLocalIdentifier: collection.localIdentifier, options: options)
     }
 
     /// The assets of the collection with this identifier.

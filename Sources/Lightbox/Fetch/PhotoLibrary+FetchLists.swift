@@ -40,6 +40,7 @@ extension PhotoLibrary {
     public func fetchCollections(in list: CollectionList, options: FetchOptions = FetchOptions()) throws
         -> FetchResult<PhotoCollection>
     {
+        if let children = list.transientCollections { return FetchResult(objects: children) }
         guard let rowID = try database.writer.read({ db in
             try Int64.fetchOne(db, sql: "SELECT id FROM collectionList WHERE localIdentifier = ?", arguments: [list.localIdentifier])
         }) else {

@@ -53,8 +53,32 @@ public struct AssetCollection: Sendable, Hashable, Identifiable, FetchableObject
     /// The creation date of its newest asset.
     public var endDate: Date?
 
+    /// The assets of a transient collection, in order; nil for a stored one.
+    var transientAssetIdentifiers: [String]?
+
     /// The local identifier, for `Identifiable`.
     public var id: String { localIdentifier }
+
+    /// Whether the collection was made in memory and is stored nowhere.
+    public var isTransient: Bool { transientAssetIdentifiers != nil }
+
+    /// A collection made in memory from assets (PhotoKit's `transientAssetCollection(with:title:)`),
+    /// usable wherever a stored one is, e.g. `fetchAssets(in:)`, which returns them in this order.
+    public static func transientAssetCollection(with assets: [Asset], title: String?) -> AssetCollection {
+        var collection = AssetCollection(
+            localIdentifier: "transient-" + UUID().uuidString, assetCollectionType: .album,
+            assetCollectionSubtype: .albumRegular, localizedTitle: title, estimatedAssetCount: assets.count,
+            startDate: assets.map(\.creationDate).min(), endDate: assets.map(\.creationDate).max())
+        collection.transientAssetIdentifiers = assets.map(\.localIdentifier)
+        return collection
+    }
+
+    /// A collection made in memory from the assets of a fetch result.
+    public static func transientAssetCollection(withAssetFetchResult result: FetchResult<Asset>, title: String?)
+        -> AssetCollection
+    {
+        transientAssetCollection(with: Array(result), title: title)
+    }
 
     /// A collection snapshot with every field given.
     public init(

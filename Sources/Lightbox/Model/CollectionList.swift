@@ -33,8 +33,24 @@ public struct CollectionList: Sendable, Hashable, Identifiable, FetchableObject 
     /// The title shown to people.
     public var localizedTitle: String?
 
+    /// The children of a transient list, in order; nil for a stored one.
+    var transientCollections: [PhotoCollection]?
+
     /// The local identifier, for `Identifiable`.
     public var id: String { localIdentifier }
+
+    /// Whether the list was made in memory and is stored nowhere.
+    public var isTransient: Bool { transientCollections != nil }
+
+    /// A list made in memory from collections (PhotoKit's `transientCollectionList(with:title:)`),
+    /// usable wherever a stored one is, e.g. `fetchCollections(in:)`.
+    public static func transientCollectionList(with collections: [PhotoCollection], title: String?) -> CollectionList {
+        var list = CollectionList(
+            localIdentifier: "transient-" + UUID().uuidString, collectionListType: .folder,
+            collectionListSubtype: .regularFolder, localizedTitle: title)
+        list.transientCollections = collections
+        return list
+    }
 
     /// A list snapshot with every field given.
     public init(
