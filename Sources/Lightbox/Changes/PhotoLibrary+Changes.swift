@@ -127,15 +127,17 @@ struct ChangeApplier {
     /// A folder's children, in order, as the block leaves them.
     private struct ListState {
         var rowID: Int64
-        var children: [Child]
+        var members: OrderedMembers<Child>
         var dirty = false
+        var children: [Child] { members.elements }
     }
 
     /// An album's assets, in order, as the block leaves them.
     private struct AlbumState {
         var rowID: Int64
-        var assets: [Int64]
+        var members: OrderedMembers<Int64>
         var dirty = false
+        var assets: [Int64] { members.elements }
     }
 
     let db: Database
@@ -181,7 +183,7 @@ struct ChangeApplier {
                 try db.execute(
                     sql: "INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
                     arguments: [id, AssetCollectionType.album.rawValue, AssetCollectionSubtype.albumRegular.rawValue, title, now])
-                albums[id] = AlbumState(rowID: db.lastInsertedRowID, assets: [], dirty: false)
+                albums[id] = AlbumState(rowID: db.lastInsertedRowID, members: OrderedMembers(elements: [], owner: "album \(id)"))
                 record(.assetCollection, id, .inserted)
             case .renameCollection(let id, let title):
                 let album = try albumState(id)
@@ -189,63 +191,33 @@ struct ChangeApplier {
                 record(.assetCollection, id, .updated)
             case .addAssets(let id, let assets):
                 var album = try albumState(id)
-                for asset in try assets.map(assetRowID) where !album.assets.contains(asset) {
-                    album.assets.append(asset)
-                }
-                try store(album, id)
+                album.members.add(try assets.map(assetRowID))
+                store(album, id)
             case .insertAssets(let id, let assets, let indexes):
                 var album = try albumState(id)
-                guard assets.count == indexes.count else {
-                    throw invalid("insert into album \(id): \(assets.count) assets but \(indexes.count) indexes")
-                }
-                let rows = try assets.map(assetRowID)
-                for (index, row) in zip(indexes, rows).sorted(by: { $0.0 < $1.0 }) {
-                    guard index >= 0, index <= album.assets.count else {
-                        throw invalid("insert into album \(id) at index \(index), past its end (\(album.assets.count))")
-                    }
-                    guard !album.assets.contains(row) else { throw invalid("an asset is already in album \(id)") }
-                    album.assets.insert(row, at: index)
-                }
-                try store(album, id)
+                try album.members.insert(try assets.map(assetRowID), at: indexes)
+                store(album, id)
             case .removeAssets(let id, let assets):
                 var album = try albumState(id)
-                let rows = Set(try assets.map(assetRowID))
-                album.assets.removeAll { rows.contains($0) }
-                try store(album, id)
+                album.members.remove(Set(try assets.map(assetRowID)))
+                store(album, id)
             case .removeAssetsAt(let id, let indexes):
                 var album = try albumState(id)
-                try checkIndexes(indexes, count: album.assets.count, album: id)
-                for index in Set(indexes).sorted(by: >) { album.assets.remove(at: index) }
-                try store(album, id)
+                try album.members.remove(at: indexes)
+                store(album, id)
             case .replaceAssets(let id, let indexes, let assets):
                 var album = try albumState(id)
-                guard assets.count == indexes.count else {
-                    throw invalid("replace in album \(id): \(assets.count) assets but \(indexes.count) indexes")
-                }
-                try checkIndexes(indexes, count: album.assets.count, album: id)
-                for (index, row) in zip(indexes, try assets.map(assetRowID)) {
-                    guard album.assets[index] == row || !album.assets.contains(row) else {
-                        throw invalid("an asset is already in album \(id)")
-                    }
-                    album.assets[index] = row
-                }
-                try store(album, id)
+                try album.members.replace(at: indexes, with: try assets.map(assetRowID))
+                store(album, id)
             case .moveAssets(let id, let indexes, let destination):
                 var album = try albumState(id)
-                try checkIndexes(indexes, count: album.assets.count, album: id)
-                let sorted = Set(indexes).sorted()
-                let moving = sorted.map { album.assets[$0] }
-                for index in sorted.reversed() { album.assets.remove(at: index) }
-                guard destination >= 0, destination <= album.assets.count else {
-                    throw invalid("move in album \(id) to index \(destination), past its end (\(album.assets.count))")
-                }
-                album.assets.insert(contentsOf: moving, at: destination)
-                try store(album, id)
+                try album.members.move(at: indexes, to: destination)
+                store(album, id)
             case .createList(let id, let title):
                 try db.execute(
                     sql: "INSERT INTO collectionList (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
                     arguments: [id, CollectionListType.folder.rawValue, CollectionListSubtype.regularFolder.rawValue, title, now])
-                lists[id] = ListState(rowID: db.lastInsertedRowID, children: [])
+                lists[id] = ListState(rowID: db.lastInsertedRowID, members: OrderedMembers(elements: [], owner: "folder \(id)"))
                 record(.collectionList, id, .inserted)
             case .renameList(let id, let title):
                 let list = try listState(id)
@@ -253,45 +225,23 @@ struct ChangeApplier {
                 record(.collectionList, id, .updated)
             case .addChildren(let id, let children):
                 var list = try listState(id)
-                for childID in children {
-                    let child = try childRef(childID)
-                    guard !list.children.contains(child) else { continue }
-                    try checkCanHold(list, id, child)
-                    list.children.append(child)
-                }
+                let refs = try childRefs(children)
+                for child in refs { try checkCanHold(list, id, child) }
+                list.members.add(refs)
                 store(list, id)
             case .insertChildren(let id, let children, let indexes):
                 var list = try listState(id)
-                guard children.count == indexes.count else {
-                    throw invalid("insert into folder \(id): \(children.count) children but \(indexes.count) indexes")
-                }
-                var refs: [Child] = []
-                for childID in children { refs.append(try childRef(childID)) }
-                for (index, child) in zip(indexes, refs).sorted(by: { $0.0 < $1.0 }) {
-                    guard index >= 0, index <= list.children.count else {
-                        throw invalid("insert into folder \(id) at index \(index), past its end (\(list.children.count))")
-                    }
-                    guard !list.children.contains(child) else { throw invalid("a collection is already in folder \(id)") }
-                    try checkCanHold(list, id, child)
-                    list.children.insert(child, at: index)
-                }
+                let refs = try childRefs(children)
+                for child in refs { try checkCanHold(list, id, child) }
+                try list.members.insert(refs, at: indexes)
                 store(list, id)
             case .removeChildren(let id, let children):
                 var list = try listState(id)
-                var refs: Set<Child> = []
-                for childID in children { refs.insert(try childRef(childID)) }
-                list.children.removeAll { refs.contains($0) }
+                list.members.remove(Set(try childRefs(children)))
                 store(list, id)
             case .moveChildren(let id, let indexes, let destination):
                 var list = try listState(id)
-                try checkIndexes(indexes, count: list.children.count, album: id)
-                let sorted = Set(indexes).sorted()
-                let moving = sorted.map { list.children[$0] }
-                for index in sorted.reversed() { list.children.remove(at: index) }
-                guard destination >= 0, destination <= list.children.count else {
-                    throw invalid("move in folder \(id) to index \(destination), past its end (\(list.children.count))")
-                }
-                list.children.insert(contentsOf: moving, at: destination)
+                try list.members.move(at: indexes, to: destination)
                 store(list, id)
             case .deleteLists(let ids):
                 for id in ids {
@@ -300,7 +250,7 @@ struct ChangeApplier {
                     lists[id] = nil
                     deletedLists.insert(id)
                     for key in lists.keys where lists[key]!.children.contains(.list(list.rowID)) {
-                        lists[key]!.children.removeAll { $0 == .list(list.rowID) }
+                        lists[key]!.members.remove([.list(list.rowID)])
                         lists[key]!.dirty = true
                     }
                     record(.collectionList, id, .deleted)
@@ -309,7 +259,7 @@ struct ChangeApplier {
                 for id in ids {
                     let album = try albumState(id)
                     for key in lists.keys where lists[key]!.children.contains(.collection(album.rowID)) {
-                        lists[key]!.children.removeAll { $0 == .collection(album.rowID) }
+                        lists[key]!.members.remove([.collection(album.rowID)])
                         lists[key]!.dirty = true
                     }
                     try db.execute(sql: "DELETE FROM assetCollection WHERE id = ?", arguments: [album.rowID])
@@ -399,7 +349,7 @@ struct ChangeApplier {
         for album in containing { record(.assetCollection, album, .updated) }
         for key in albums.keys {
             if albums[key]!.assets.contains(row) {
-                albums[key]!.assets.removeAll { $0 == row }
+                albums[key]!.members.remove([row])
                 albums[key]!.dirty = true
                 record(.assetCollection, key, .updated)
             }
@@ -425,7 +375,7 @@ struct ChangeApplier {
         let rowID: Int64 = row["id"]
         let assets = try Int64.fetchAll(
             db, sql: "SELECT assetId FROM collectionAsset WHERE collectionId = ? ORDER BY position", arguments: [rowID])
-        let album = AlbumState(rowID: rowID, assets: assets)
+        let album = AlbumState(rowID: rowID, members: OrderedMembers(elements: assets, owner: "album \(id)"))
         albums[id] = album
         return album
     }
@@ -450,7 +400,7 @@ struct ChangeApplier {
             if let collection = row["collectionId"] as Int64? { return .collection(collection) }
             return .list(row["childListId"])
         }
-        let list = ListState(rowID: rowID, children: children)
+        let list = ListState(rowID: rowID, members: OrderedMembers(elements: children, owner: "folder \(id)"))
         lists[id] = list
         return list
     }
@@ -479,6 +429,12 @@ struct ChangeApplier {
             if let list = lists[id] { return .list(list.rowID) }
         }
         throw LibraryError(.collectionNotFound, "no album or folder has the identifier \(id); nothing was changed")
+    }
+
+    private mutating func childRefs(_ identifiers: [String]) throws -> [Child] {
+        var refs: [Child] = []
+        for identifier in identifiers { refs.append(try childRef(identifier)) }
+        return refs
     }
 
     /// The folder holding `child` as the block leaves things: a loaded folder's children
@@ -510,17 +466,11 @@ struct ChangeApplier {
         }
     }
 
-    private mutating func store(_ album: AlbumState, _ id: String) throws {
+    private mutating func store(_ album: AlbumState, _ id: String) {
         var album = album
         album.dirty = true
         albums[id] = album
         record(.assetCollection, id, .updated)
-    }
-
-    private func checkIndexes(_ indexes: [Int], count: Int, album: String) throws {
-        for index in indexes where index < 0 || index >= count {
-            throw invalid("index \(index) is past the end of album \(album) (\(count) assets)")
-        }
     }
 
     // MARK: Log
@@ -540,6 +490,6 @@ struct ChangeApplier {
     }
 
     private func invalid(_ message: String) -> LibraryError {
-        LibraryError(.invalidRequest, message + "; nothing was changed")
+        .refusedChange(message)
     }
 }

@@ -37,32 +37,39 @@ extension PhotoLibrary {
     private func fetchCollections(condition: String, arguments: StatementArguments, options: FetchOptions) throws
         -> FetchResult<AssetCollection>
     {
-        let keys = FetchKeys.assetCollection
+        try fetchStored(
+            table: "assetCollection", keys: .assetCollection, condition: condition, arguments: arguments, options: options,
+            loader: Self.loadAssetCollections)
+    }
+
+    /// The shared path of fetches of one stored class (albums, lists): the entry point's
+    /// condition, the options' predicate, sort and limit, one query on a snapshot, objects
+    /// loaded by `loader` in batches.
+    func fetchStored<ObjectType: FetchableObject>(
+        table: String, keys: FetchKeys, condition: String, arguments: StatementArguments, options: FetchOptions,
+        loader: @escaping @Sendable (Database, [Int64]) throws -> [Int64: ObjectType]
+    ) throws -> FetchResult<ObjectType> {
         let predicate = try (options.predicate ?? .constant(true)).sql(for: keys)
-        let entryArguments = arguments
-        var arguments = arguments
-        arguments += predicate.arguments
-        let sorts = options.sortDescriptors
+        var queryArguments = arguments
+        queryArguments += predicate.arguments
         var sql = """
-            SELECT assetCollection.id FROM assetCollection
-            WHERE (\(condition)) AND \(predicate.sql)
-            ORDER BY \(try FetchSortDescriptor.orderBy(sorts, keys: keys))
+            SELECT \(table).id FROM \(table) WHERE (\(condition)) AND \(predicate.sql)
+            ORDER BY \(try FetchSortDescriptor.orderBy(options.sortDescriptors, keys: keys))
             """
         if options.fetchLimit > 0 {
             sql += " LIMIT ?"
-            arguments += [options.fetchLimit]
+            queryArguments += [options.fetchLimit]
         }
         let snapshot = try snapshots.snapshot(of: database.writer)
-        let rowIDs = try snapshot.read { db in try Int64.fetchAll(db, sql: sql, arguments: arguments) }
+        let rowIDs = try snapshot.read { db in try Int64.fetchAll(db, sql: sql, arguments: queryArguments) }
         return FetchResult(
-            rowIDs: rowIDs, mediaTypes: [], snapshot: snapshot,
-            loader: { db, ids in try Self.loadAssetCollections(db, ids) },
+            rowIDs: rowIDs, mediaTypes: [], snapshot: snapshot, loader: loader,
             rowIDLookup: { db, localIdentifier in
-                try Int64.fetchOne(
-                    db, sql: "SELECT id FROM assetCollection WHERE localIdentifier = ?", arguments: [localIdentifier])
+                try Int64.fetchOne(db, sql: "SELECT id FROM \(table) WHERE localIdentifier = ?", arguments: [localIdentifier])
             },
             refetch: { [self] in
-                try self.fetchCollections(condition: condition, arguments: entryArguments, options: options)
+                try self.fetchStored(
+                    table: table, keys: keys, condition: condition, arguments: arguments, options: options, loader: loader)
             },
             wantsIncrementalChangeDetails: options.wantsIncrementalChangeDetails)
     }

@@ -127,29 +127,9 @@ extension PhotoLibrary {
     private func fetchLists(condition: String, arguments: StatementArguments, options: FetchOptions) throws
         -> FetchResult<CollectionList>
     {
-        let keys = FetchKeys.collectionList
-        let predicate = try (options.predicate ?? .constant(true)).sql(for: keys)
-        let entryArguments = arguments
-        var arguments = arguments
-        arguments += predicate.arguments
-        var sql = """
-            SELECT collectionList.id FROM collectionList WHERE (\(condition)) AND \(predicate.sql)
-            ORDER BY \(try FetchSortDescriptor.orderBy(options.sortDescriptors, keys: keys))
-            """
-        if options.fetchLimit > 0 {
-            sql += " LIMIT ?"
-            arguments += [options.fetchLimit]
-        }
-        let snapshot = try snapshots.snapshot(of: database.writer)
-        let rowIDs = try snapshot.read { db in try Int64.fetchAll(db, sql: sql, arguments: arguments) }
-        return FetchResult(
-            rowIDs: rowIDs, mediaTypes: [], snapshot: snapshot,
-            loader: { db, ids in try Self.loadCollectionLists(db, ids) },
-            rowIDLookup: { db, localIdentifier in
-                try Int64.fetchOne(db, sql: "SELECT id FROM collectionList WHERE localIdentifier = ?", arguments: [localIdentifier])
-            },
-            refetch: { [self] in try self.fetchLists(condition: condition, arguments: entryArguments, options: options) },
-            wantsIncrementalChangeDetails: options.wantsIncrementalChangeDetails)
+        try fetchStored(
+            table: "collectionList", keys: .collectionList, condition: condition, arguments: arguments, options: options,
+            loader: Self.loadCollectionLists)
     }
 
     static func loadCollectionLists(_ db: Database, _ ids: [Int64]) throws -> [Int64: CollectionList] {
