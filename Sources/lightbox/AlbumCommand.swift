@@ -100,6 +100,7 @@ struct AlbumCommand: AsyncParsableCommand {
         @OptionGroup var libraryOptions: LibraryOptions
         @Option(name: .customLong("in"), help: "List this album's assets, in its order.") var album: String?
         @Flag(help: "List the smart albums the library keeps (Favorites, Videos, ...) instead.") var smart = false
+        @Flag(help: "List the moments (assets grouped by time and place) instead.") var moments = false
         @Flag(help: "Print JSON lines.") var json = false
 
         func run() async throws {
@@ -111,7 +112,8 @@ struct AlbumCommand: AsyncParsableCommand {
                     }
                     return
                 }
-                for collection in try library.fetchAssetCollections(with: smart ? .smartAlbum : .album) {
+                let type: AssetCollectionType = moments ? .moment : (smart ? .smartAlbum : .album)
+                for collection in try library.fetchAssetCollections(with: type) {
                     AlbumText.print(collection, json: json)
                 }
             } catch let error as LibraryError {

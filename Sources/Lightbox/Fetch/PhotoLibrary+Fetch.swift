@@ -77,9 +77,9 @@ extension PhotoLibrary {
     public func fetchAssets(in collection: AssetCollection, options: FetchOptions = FetchOptions()) throws
         -> FetchResult<Asset>
     {
-        if let identifiers = collection.transientAssetIdentifiers {
-            // A transient collection: its assets as the library holds them now, in its order
-            // unless the options sort them.
+        if let identifiers = collection.memberIdentifiers {
+            // A collection made in memory (transient, or a moment): its assets as the library
+            // holds them now, in its order unless the options sort them.
             let members = FetchPredicate.isIn(key: "localIdentifier", identifiers.map { .string($0) })
             guard options.sortDescriptors.isEmpty else { return try fetchAssets(where: members, options: options) }
             var unlimited = options
@@ -97,6 +97,12 @@ extension PhotoLibrary {
     public func fetchAssets(inCollectionWithLocalIdentifier localIdentifier: String, options: FetchOptions = FetchOptions())
         throws -> FetchResult<Asset>
     {
+        if localIdentifier.hasPrefix("moment-") {
+            guard let moment = try fetchMoments().first(where: { $0.localIdentifier == localIdentifier }) else {
+                throw LibraryError(.collectionNotFound, "no moment has the identifier \(localIdentifier)")
+            }
+            return try fetchAssets(in: moment, options: options)
+        }
         guard let row = try database.writer.read({ db in
             try Row.fetchOne(
                 db, sql: "SELECT id, type, subtype FROM assetCollection WHERE localIdentifier = ?", arguments: [localIdentifier])

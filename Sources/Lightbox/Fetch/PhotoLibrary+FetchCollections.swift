@@ -7,6 +7,8 @@ extension PhotoLibrary {
     public func fetchAssetCollections(
         with type: AssetCollectionType, subtype: AssetCollectionSubtype = .any, options: FetchOptions = FetchOptions()
     ) throws -> FetchResult<AssetCollection> {
+        // Moments are computed from the assets, not stored (see MomentGrouping).
+        if type == .moment { return try fetchMoments() }
         var condition = "assetCollection.type = \(type.rawValue)"
         if subtype != .any { condition += " AND assetCollection.subtype = \(subtype.rawValue)" }
         return try fetchCollections(condition: condition, arguments: [], options: options)

@@ -6,6 +6,9 @@ extension PhotoLibrary {
     public func fetchCollectionLists(
         with type: CollectionListType, subtype: CollectionListSubtype = .any, options: FetchOptions = FetchOptions()
     ) throws -> FetchResult<CollectionList> {
+        if type == .momentList {
+            return try fetchMomentLists(subtype == .momentListCluster ? .momentListCluster : .momentListYear)
+        }
         var condition = "collectionList.type = \(type.rawValue)"
         if subtype != .any { condition += " AND collectionList.subtype = \(subtype.rawValue)" }
         return try fetchLists(condition: condition, arguments: [], options: options)

@@ -53,14 +53,15 @@ public struct AssetCollection: Sendable, Hashable, Identifiable, FetchableObject
     /// The creation date of its newest asset.
     public var endDate: Date?
 
-    /// The assets of a transient collection, in order; nil for a stored one.
-    var transientAssetIdentifiers: [String]?
+    /// The assets of a collection made in memory (a transient collection, a moment), in
+    /// order; nil for a stored one.
+    var memberIdentifiers: [String]?
 
     /// The local identifier, for `Identifiable`.
     public var id: String { localIdentifier }
 
     /// Whether the collection was made in memory and is stored nowhere.
-    public var isTransient: Bool { transientAssetIdentifiers != nil }
+    public var isTransient: Bool { localIdentifier.hasPrefix("transient-") }
 
     /// A collection made in memory from assets (PhotoKit's `transientAssetCollection(with:title:)`),
     /// usable wherever a stored one is, e.g. `fetchAssets(in:)`, which returns them in this order.
@@ -69,7 +70,7 @@ public struct AssetCollection: Sendable, Hashable, Identifiable, FetchableObject
             localIdentifier: "transient-" + UUID().uuidString, assetCollectionType: .album,
             assetCollectionSubtype: .albumRegular, localizedTitle: title, estimatedAssetCount: assets.count,
             startDate: assets.map(\.creationDate).min(), endDate: assets.map(\.creationDate).max())
-        collection.transientAssetIdentifiers = assets.map(\.localIdentifier)
+        collection.memberIdentifiers = assets.map(\.localIdentifier)
         return collection
     }
 
