@@ -58,6 +58,7 @@ struct ChangeTests {
         #expect(album.startDate == min(assets[3].creationDate, assets[1].creationDate))
         #expect(album.endDate == max(assets[3].creationDate, assets[1].creationDate))
         #expect(try library.fetchAssets(in: album).map(\.localIdentifier) == [assets[3].localIdentifier, assets[1].localIdentifier])
+        #expect(try library.fetchKeyAssets(in: album).map(\.localIdentifier) == [assets[3].localIdentifier])
         #expect(try library.fetchAssetCollectionsContaining(assets[1]).map(\.localIdentifier) == [id])
         #expect(try library.fetchAssetCollections(with: .album, options: FetchOptions(predicate: try FetchPredicate("title BEGINSWITH[c] 'ice'"))).count == 1)
     }

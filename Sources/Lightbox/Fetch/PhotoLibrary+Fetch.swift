@@ -93,6 +93,17 @@ extension PhotoLibrary {
         return try fetchAssets(inCollectionWithLocalIdentifier: collection.localIdentifier, options: options)
     }
 
+    /// A collection's key assets (PhotoKit's `fetchKeyAssets(in:options:)`): the assets that
+    /// stand for it on a cover, the first in its order: `options.fetchLimit` of them, one
+    /// when the options set no limit.
+    public func fetchKeyAssets(in collection: AssetCollection, options: FetchOptions = FetchOptions()) throws
+        -> FetchResult<Asset>
+    {
+        var options = options
+        if options.fetchLimit == 0 { options.fetchLimit = 1 }
+        return try fetchAssets(in: collection, options: options)
+    }
+
     /// The assets of the collection with this identifier.
     public func fetchAssets(inCollectionWithLocalIdentifier localIdentifier: String, options: FetchOptions = FetchOptions())
         throws -> FetchResult<Asset>
