@@ -22,6 +22,9 @@ struct ListCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The order: \"KEY asc|desc, ...\" (default: creationDate desc).", valueName: "S"))
     var sort: String?
 
+    @Option(name: .customLong("in"), help: ArgumentHelp("Only the assets of this album, smart album or moment.", valueName: "COLLECTION_ID"))
+    var collection: String?
+
     @Flag(help: "Include hidden assets.")
     var includeHidden = false
 
@@ -43,16 +46,20 @@ struct ListCommand: AsyncParsableCommand {
         var options = FetchOptions(includeHiddenAssets: includeHidden, includeAllBurstAssets: allBursts)
         do {
             options.predicate = try predicate.map { try FetchPredicate($0) }
+            // Newest first by default; a collection keeps its own order unless told.
             options.sortDescriptors =
-                try sort.map { try FetchSortDescriptor.parse($0) } ?? [FetchSortDescriptor(key: "creationDate", ascending: false)]
+                try sort.map { try FetchSortDescriptor.parse($0) }
+                ?? (collection == nil ? [FetchSortDescriptor(key: "creationDate", ascending: false)] : [])
         } catch let error as LibraryError {
             throw CommandError(error.message)
         }
         options.fetchLimit = limit ?? 0
         let result: FetchResult<Asset>
         do {
-            result = try library.fetchAssets(options: options)
-        } catch let error as LibraryError where error.code == .invalidPredicate {
+            result =
+                try collection.map { try library.fetchAssets(inCollectionWithLocalIdentifier: $0, options: options) }
+                ?? library.fetchAssets(options: options)
+        } catch let error as LibraryError {
             throw CommandError(error.message)
         }
         for asset in result {

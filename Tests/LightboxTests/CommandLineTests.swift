@@ -148,6 +148,8 @@ struct CommandLineTests {
         #expect(try Self.run(["album", "move", "--library", library, album, "1", "0"]).status == 0)
         let inAlbum = try Self.run(["album", "ls", "--library", library, "--in", album, "--json"]).jsonLines()
         #expect(inAlbum.compactMap { $0["localIdentifier"] as? String } == [ids[2], ids[0]])
+        let listed = try Self.run(["ls", "--library", library, "--in", album, "--json"]).jsonLines()
+        #expect(listed.compactMap { $0["localIdentifier"] as? String } == [ids[2], ids[0]])
         let pastEnd = try Self.run(["album", "move", "--library", library, album, "7", "0"])
         #expect(pastEnd.status != 0)
         #expect(pastEnd.stderr.contains("past the end"))

@@ -69,9 +69,17 @@ struct FolderTests {
             changes.changeRequest(forCollectionListWithLocalIdentifier: trips).moveChildCollections(at: [1], to: 0)
         }
         #expect(try library.fetchCollections(in: tripsList).map(\.localIdentifier) == [winter, iceland])
+        var spare = ""
+        try await library.performChanges { changes in
+            spare = changes.creationRequestForAssetCollection(withTitle: "Spare").localIdentifier
+            changes.changeRequest(forCollectionListWithLocalIdentifier: trips).replaceChildCollections(
+                at: [1], withChildCollections: [spare])
+        }
+        #expect(try library.fetchCollections(in: tripsList).map(\.localIdentifier) == [winter, spare])
+        #expect(Set(try library.fetchTopLevelUserCollections().map(\.localIdentifier)) == [trips, iceland])
         try await library.performChanges { changes in changes.deleteCollectionLists([trips]) }
-        #expect(Set(try library.fetchTopLevelUserCollections().map(\.localIdentifier)) == [winter, iceland])
-        #expect(try library.fetchAssetCollections(with: .album).count == 2)
+        #expect(Set(try library.fetchTopLevelUserCollections().map(\.localIdentifier)) == [winter, iceland, spare])
+        #expect(try library.fetchAssetCollections(with: .album).count == 3)
         let history = try library.fetchPersistentChanges(since: PersistentChangeToken(rawValue: 0))
         #expect(history.last?.changeDetails(for: .collectionList).deletedLocalIdentifiers == [trips])
     }

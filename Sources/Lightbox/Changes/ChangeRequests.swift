@@ -36,6 +36,7 @@ public final class ChangeRequests {
         case insertChildren(list: String, children: [String], at: [Int])
         case removeChildren(list: String, children: [String])
         case moveChildren(list: String, from: [Int], to: Int)
+        case replaceChildren(list: String, indexes: [Int], with: [String])
         case deleteLists([String])
     }
 
@@ -334,6 +335,11 @@ public final class CollectionListChangeRequest {
     /// Takes albums or folders out of the folder, to the top level.
     public func removeChildCollections(_ localIdentifiers: [String]) {
         requests.operations.append(.removeChildren(list: localIdentifier, children: localIdentifiers))
+    }
+
+    /// Replaces the children at the given indexes with other albums or folders, one for one.
+    public func replaceChildCollections(at indexes: [Int], withChildCollections localIdentifiers: [String]) {
+        requests.operations.append(.replaceChildren(list: localIdentifier, indexes: indexes, with: localIdentifiers))
     }
 
     /// Moves the children at `indexes` so that the first lands at `destination`.

@@ -239,6 +239,12 @@ struct ChangeApplier {
                 var list = try listState(id)
                 list.members.remove(Set(try childRefs(children)))
                 store(list, id)
+            case .replaceChildren(let id, let indexes, let children):
+                var list = try listState(id)
+                let refs = try childRefs(children)
+                for child in refs where !list.children.contains(child) { try checkCanHold(list, id, child) }
+                try list.members.replace(at: indexes, with: refs)
+                store(list, id)
             case .moveChildren(let id, let indexes, let destination):
                 var list = try listState(id)
                 try list.members.move(at: indexes, to: destination)

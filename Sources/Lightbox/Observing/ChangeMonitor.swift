@@ -80,12 +80,17 @@ final class ChangeMonitor: @unchecked Sendable {
         guard let current = try? await library.database.writer.read(LibraryDatabase.lastChangeTransaction),
             current > since.rawValue
         else { return }
-        let changes: [PersistentChange]
+        var changes: [PersistentChange]
         do {
             changes = try await library.read { try $0.fetchPersistentChanges(since: since) }
         } catch {
-            // History pruned past our token: report the present state as one change.
-            changes = []
+            // History was pruned past our token: one change with no details stands for all that
+            // was missed, so listeners still fetch again (their fetch result details compare
+            // the results themselves).
+            changes = [
+                PersistentChange(
+                    changeToken: PersistentChangeToken(rawValue: current), date: Date(), author: nil, details: [:])
+            ]
         }
         let (listeners, continuations) = lock.withLock {
             lastToken = changes.last?.changeToken ?? PersistentChangeToken(rawValue: current)
