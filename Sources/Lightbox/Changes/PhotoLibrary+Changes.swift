@@ -368,17 +368,27 @@ struct ChangeApplier {
 
     // MARK: Albums
 
+    /// The row of an album or folder a user may change: it exists, was not deleted in this
+    /// block, and is of the user's type (not kept by the library).
+    private func editableRowID(table: String, _ id: String, userType: Int, noun: String, deleted: Set<String>) throws
+        -> Int64
+    {
+        guard !deleted.contains(id),
+            let row = try Row.fetchOne(db, sql: "SELECT id, type FROM \(table) WHERE localIdentifier = ?", arguments: [id])
+        else {
+            throw LibraryError(.collectionNotFound, "no \(noun) has the identifier \(id); nothing was changed")
+        }
+        guard row["type"] as Int == userType else {
+            throw invalid("\(id) is kept by the library, not \(noun == "album" ? "an" : "a") \(noun) a user can change")
+        }
+        return row["id"]
+    }
+
     private mutating func albumState(_ id: String) throws -> AlbumState {
         if let album = albums[id] { return album }
-        guard !deletedAlbums.contains(id),
-            let row = try Row.fetchOne(db, sql: "SELECT id, type FROM assetCollection WHERE localIdentifier = ?", arguments: [id])
-        else {
-            throw LibraryError(.collectionNotFound, "no album has the identifier \(id); nothing was changed")
-        }
-        guard row["type"] as Int == AssetCollectionType.album.rawValue else {
-            throw invalid("\(id) is kept by the library, not an album a user can change")
-        }
-        let rowID: Int64 = row["id"]
+        let rowID = try editableRowID(
+            table: "assetCollection", id, userType: AssetCollectionType.album.rawValue, noun: "album",
+            deleted: deletedAlbums)
         let assets = try Int64.fetchAll(
             db, sql: "SELECT assetId FROM collectionAsset WHERE collectionId = ? ORDER BY position", arguments: [rowID])
         let album = AlbumState(rowID: rowID, members: OrderedMembers(elements: assets, owner: "album \(id)"))
@@ -390,15 +400,8 @@ struct ChangeApplier {
 
     private mutating func listState(_ id: String) throws -> ListState {
         if let list = lists[id] { return list }
-        guard !deletedLists.contains(id),
-            let row = try Row.fetchOne(db, sql: "SELECT id, type FROM collectionList WHERE localIdentifier = ?", arguments: [id])
-        else {
-            throw LibraryError(.collectionNotFound, "no folder has the identifier \(id); nothing was changed")
-        }
-        guard row["type"] as Int == CollectionListType.folder.rawValue else {
-            throw invalid("\(id) is kept by the library, not a folder a user can change")
-        }
-        let rowID: Int64 = row["id"]
+        let rowID = try editableRowID(
+            table: "collectionList", id, userType: CollectionListType.folder.rawValue, noun: "folder", deleted: deletedLists)
         let children = try Row.fetchAll(
             db, sql: "SELECT collectionId, childListId FROM collectionListChild WHERE listId = ? ORDER BY position",
             arguments: [rowID]
