@@ -7,10 +7,11 @@
 // optional arguments gets a fixed-signature wrapper here. Every wrapper returns
 // libvips' own status (0 on success, -1 on error with the message in vips_error_buffer()).
 
-/// Opens an image lazily (header only until pixels are asked for).
-static inline VipsImage *cvips_image_new_from_file(const char *path, VipsFailOn fail_on) {
+/// Opens an image lazily (header only until pixels are asked for). Sequential access reads
+/// the file once, top to bottom; random access allows rotations and crops in any order.
+static inline VipsImage *cvips_image_new_from_file(const char *path, VipsFailOn fail_on, VipsAccess access) {
     return vips_image_new_from_file(path,
-        "access", VIPS_ACCESS_SEQUENTIAL,
+        "access", access,
         "fail_on", fail_on,
         NULL);
 }
@@ -56,16 +57,6 @@ static inline int cvips_decode_to_memory(VipsImage *in, double *average) {
     return vips_avg(in, average, NULL);
 }
 
-/// Writes a PNG to a file (tests and debugging).
-static inline int cvips_pngsave(VipsImage *in, const char *path) {
-    return vips_pngsave(in, path, NULL);
-}
-
-/// Converts to sRGB.
-static inline int cvips_colourspace_srgb(VipsImage *in, VipsImage **out) {
-    return vips_colourspace(in, out, VIPS_INTERPRETATION_sRGB, NULL);
-}
-
 /// Pixel-wise absolute difference statistics between two images of the same size.
 static inline int cvips_subtract_abs_avg(VipsImage *a, VipsImage *b, double *average) {
     VipsImage *diff = NULL;
@@ -87,9 +78,12 @@ static inline VipsImage *cvips_image_new_from_buffer(const void *buf, size_t len
     return vips_image_new_from_buffer(buf, len, "", "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
-/// Thumbnail of an image already in memory (no shrink-on-load, no autorotation).
-static inline int cvips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height) {
-    return vips_thumbnail_image(in, out, width, "height", height, "size", VIPS_SIZE_FORCE,
+/// Thumbnail of an image already in memory (no shrink-on-load, no autorotation): exactly
+/// width x height, stretched, or filled and cropped around the centre when `crop` is set.
+static inline int cvips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int crop) {
+    return vips_thumbnail_image(in, out, width, "height", height,
+        "size", crop ? VIPS_SIZE_BOTH : VIPS_SIZE_FORCE,
+        "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
         "export_profile", "srgb", NULL);
 }
 

@@ -3,12 +3,15 @@ import CVips
 /// Pixel comparisons, used by tests as an oracle and by tools that check renders.
 public enum ImageComparison {
     /// A reference thumbnail made the long way: the whole file decoded, rotated upright with
-    /// `vips_autorot`, then resized to exactly `width`x`height`. Independent of the
+    /// `vips_autorot`, then resized to exactly `width`x`height` (stretched, or with
+    /// `contentMode` `.aspectFill` filled and cropped around the centre). Independent of the
     /// shrink-on-load path ``ImageFile/thumbnail(ofFileAt:options:)`` takes.
-    public static func referenceThumbnail(ofFileAt path: String, width: Int, height: Int, rotatedHalfTurn: Bool = false)
-        throws(ImagingError) -> EncodedImage
+    public static func referenceThumbnail(
+        ofFileAt path: String, width: Int, height: Int, contentMode: ContentMode = .aspectFit, rotatedHalfTurn: Bool = false
+    ) throws(ImagingError) -> EncodedImage
     {
-        let opened = try Vips.open(path, failOnTruncation: true)
+        // Random access: the oracle may rotate and crop in any order.
+        let opened = try Vips.open(path, failOnTruncation: true, randomAccess: true)
         var image = try Vips.autorotate(opened)
         if rotatedHalfTurn {
             var out: UnsafeMutablePointer<VipsImage>?
@@ -18,7 +21,7 @@ public enum ImageComparison {
             image = VipsImageRef(out)
         }
         var out: UnsafeMutablePointer<VipsImage>?
-        guard cvips_thumbnail_image(image.pointer, &out, Int32(width), Int32(height)) == 0, let out else {
+        guard cvips_thumbnail_image(image.pointer, &out, Int32(width), Int32(height), contentMode == .aspectFill ? 1 : 0) == 0, let out else {
             throw ImagingError(.corrupt, "cannot resize (\(Vips.takeError()))", path: path)
         }
         let resized = VipsImageRef(out)

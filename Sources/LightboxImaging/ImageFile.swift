@@ -13,6 +13,22 @@ public enum ImageFile {
             exifBlock: image.blob(named: "exif-data"), loader: image.loader)
     }
 
+    /// The width and height of an encoded image held in memory (a cached thumbnail), read
+    /// from its header without touching the disk or decoding pixels.
+    ///
+    /// The corresponding libvips operation is `vips_image_new_from_buffer`.
+    public static func size(ofEncoded bytes: [UInt8]) throws(ImagingError) -> (width: Int, height: Int) {
+        try Vips.ensureStarted()
+        let size: (Int, Int)? = bytes.withUnsafeBytes { raw in
+            // libvips does not copy the buffer: read the header while the bytes are alive.
+            guard let image = cvips_image_new_from_buffer(raw.baseAddress, raw.count) else { return nil }
+            let reference = VipsImageRef(image)
+            return (reference.width, reference.height)
+        }
+        guard let size else { throw ImagingError(.unreadable, "not an encoded image (\(Vips.takeError()))") }
+        return size
+    }
+
     /// Makes a thumbnail: shrink-on-load, orientation applied, converted to sRGB, encoded.
     /// Fails with ``ImagingError/Code-swift.struct/corrupt`` when the file is truncated or damaged,
     /// so it doubles as a check that the whole file decodes.

@@ -224,11 +224,18 @@ struct ServerTests {
                 #expect(response.headers[.contentType] == "image/jpeg")
                 #expect(response.headers[.cacheControl] != nil)
                 let image = EncodedImage(bytes: Array(buffer: response.body), format: .jpeg, pixelWidth: 0, pixelHeight: 0)
+                let original = try await library.fileURL(for: try #require(asset.resource(ofType: .photo))).path
                 let reference = try ImageComparison.referenceThumbnail(
-                    ofFileAt: try await library.fileURL(for: try #require(asset.resource(ofType: .photo))).path,
-                    width: 200, height: 120)
-                // Same size: the served thumbnail is exactly the box asked for.
-                _ = try ImageComparison.meanAbsoluteDifference(image, reference)
+                    ofFileAt: original, width: 200, height: 120, contentMode: .aspectFill)
+                let upsideDown = try ImageComparison.referenceThumbnail(
+                    ofFileAt: original, width: 200, height: 120, contentMode: .aspectFill, rotatedHalfTurn: true)
+                // Same size (the comparison throws otherwise): exactly the box asked for. Close
+                // pixels: libvips' centre crop of the upright photo, much closer than the same
+                // crop turned upside down.
+                let near = try ImageComparison.meanAbsoluteDifference(image, reference)
+                let far = try ImageComparison.meanAbsoluteDifference(image, upsideDown)
+                #expect(near < 12, "mean difference \(near) to the reference crop")
+                #expect(far > near * 2, "upside-down reference \(far) as close as the upright one \(near)")
                 return try #require(response.headers[.eTag])
             }
             try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: etag]) { response in

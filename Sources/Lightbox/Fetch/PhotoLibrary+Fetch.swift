@@ -150,9 +150,9 @@ extension PhotoLibrary {
         if let extraCondition { clauses.append(extraCondition) }
         var arguments = predicateSQL.arguments
         switch (options.includeHiddenAssets, options.includeAllBurstAssets) {
-        case (false, false): clauses.append(SmartAlbums.visible)  // the partial index's own condition
+        case (false, false): clauses.append(AssetVisibility.defaultCondition)  // the partial index's own condition
         case (false, true): clauses.append("asset.isHidden = 0")
-        case (true, false): clauses.append("(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)")
+        case (true, false): clauses.append(AssetVisibility.burstRepresentatives)
         case (true, true): break
         }
         if !options.includeAssetSourceTypes.isEmpty {

@@ -47,15 +47,12 @@ enum SmartAlbums {
         rules.first { $0.subtype == subtype }
     }
 
-    /// What a default fetch shows: no hidden assets, one frame per burst. The partial index
-    /// `asset_visible_on_creationDate` (schema step v7) has the same condition.
-    static let visible = "(asset.isHidden = 0 AND (asset.burstIdentifier IS NULL OR asset.representsBurst = 1))"
-
     /// SQL giving an aggregate (COUNT(*), MIN(asset.creationDate), ...) over the assets of the
     /// collection in the current row of `assetCollection`, whatever its kind.
     static func aggregate(_ expression: String) -> String {
         let cases = rules.map { rule in
-            let visibility = rule.includesHidden ? "(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)" : visible
+            let visibility =
+                rule.includesHidden ? AssetVisibility.burstRepresentatives : AssetVisibility.defaultCondition
             return "WHEN \(rule.subtype.rawValue) THEN (SELECT \(expression) FROM asset WHERE \(visibility) AND \(rule.condition))"
         }
         return "(CASE WHEN assetCollection.type = \(AssetCollectionType.smartAlbum.rawValue) THEN (CASE assetCollection.subtype "

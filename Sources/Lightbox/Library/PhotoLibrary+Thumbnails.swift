@@ -45,13 +45,11 @@ extension PhotoLibrary {
     ) throws -> Thumbnail {
         let key = DerivativeStore.key(contentHash: contentHash, options: options)
         let entityTag = DerivativeStore.entityTag(contentHash: contentHash, options: options)
-        let cachedFile = derivatives.path(localIdentifier: localIdentifier, key: key).file
+        // A cache hit reads the file once; its size comes from the bytes already in memory.
         if let bytes = derivatives.cached(localIdentifier: localIdentifier, key: key),
-            let properties = try? ImageFile.properties(ofFileAt: cachedFile)
+            let size = try? ImageFile.size(ofEncoded: bytes)
         {
-            let image = EncodedImage(
-                bytes: bytes, format: options.format, pixelWidth: properties.pixelWidth,
-                pixelHeight: properties.pixelHeight)
+            let image = EncodedImage(bytes: bytes, format: options.format, pixelWidth: size.width, pixelHeight: size.height)
             return Thumbnail(image: image, entityTag: entityTag, wasCached: true)
         }
         let image: EncodedImage

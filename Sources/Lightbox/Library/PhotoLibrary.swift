@@ -111,7 +111,7 @@ public final class PhotoLibrary: Sendable {
 
     private static func fetchAssets(_ db: Database, limit: Int?, after: String?) throws -> [Asset] {
         var request = AssetInfo.request()
-            .filter(sql: SmartAlbums.visible)
+            .filter(sql: AssetVisibility.defaultCondition)
             .order(AssetRecord.Columns.creationDate.desc, AssetRecord.Columns.id.desc)
         if let after {
             guard

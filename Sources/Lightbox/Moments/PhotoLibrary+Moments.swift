@@ -37,7 +37,7 @@ extension PhotoLibrary {
                 db,
                 sql: """
                     SELECT localIdentifier, creationDate, creationTimeZoneOffset, latitude, longitude FROM asset
-                    WHERE \(SmartAlbums.visible) ORDER BY creationDate, id
+                    WHERE \(AssetVisibility.defaultCondition) ORDER BY creationDate, id
                     """
             ).map { row in
                 Row(

@@ -66,12 +66,8 @@ struct ResourceRecord: Codable, Hashable, FetchableRecord, MutablePersistableRec
     var storedPath: String
 
     enum Columns {
-        static let assetId = Column(CodingKeys.assetId)
         static let type = Column(CodingKeys.type)
-        static let sha256 = Column(CodingKeys.sha256)
     }
-
-    static let asset = belongsTo(AssetRecord.self)
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID

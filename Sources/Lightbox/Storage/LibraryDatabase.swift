@@ -187,7 +187,7 @@ struct LibraryDatabase: Sendable {
             // Default fetches show visible assets, one frame per burst, by creation date: this
             // partial index holds exactly those rows in that order, so such a fetch walks it
             // instead of sorting the table. The condition must stay identical to the one
-            // fetches write (SmartAlbums.visible).
+            // fetches write (AssetVisibility.defaultCondition).
             try db.execute(
                 sql: """
                     CREATE INDEX asset_visible_on_creationDate ON asset(creationDate, id, mediaType)

@@ -78,9 +78,14 @@ final class VipsImageRef {
 }
 
 extension Vips {
-    static func open(_ path: String, failOnTruncation: Bool) throws(ImagingError) -> VipsImageRef {
+    static func open(_ path: String, failOnTruncation: Bool, randomAccess: Bool = false) throws(ImagingError)
+        -> VipsImageRef
+    {
         try ensureStarted()
-        guard let image = cvips_image_new_from_file(path, failOnTruncation ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE)
+        guard
+            let image = cvips_image_new_from_file(
+                path, failOnTruncation ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE,
+                randomAccess ? VIPS_ACCESS_RANDOM : VIPS_ACCESS_SEQUENTIAL)
         else {
             throw ImagingError(.unreadable, "not an image libvips can read (\(takeError()))", path: path)
         }
