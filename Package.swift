@@ -48,6 +48,8 @@ let package = Package(
                 "LightboxImaging",
                 "LightboxMetadata",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, from GRDB's own package: fetch results step through row ids raw.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings

@@ -172,6 +172,11 @@ struct FetchBench: AsyncParsableCommand {
         _ = all.firstObject
         let firstObjectMs = Date().timeIntervalSince(start) * 1000
         let fetchResultBytes = Report.heapBytes() - heapBefore
+        // The same result once every row id is read (the last object needs them all).
+        start = Date()
+        _ = all.lastObject
+        let lastObjectMs = Date().timeIntervalSince(start) * 1000
+        let fullFetchResultBytes = Report.heapBytes() - heapBefore
 
         start = Date()
         let count = try library.fetchAssets().count
@@ -206,7 +211,8 @@ struct FetchBench: AsyncParsableCommand {
             "firstObjectMs": Report.round(firstObjectMs), "countMs": Report.round(countMs),
             "predicateMs": Report.round(predicateMs), "predicateCount": favorites.count,
             "changeDetailsMs": Report.round(changeDetailsMs), "changedIndexes": details.changedIndexes.count,
-            "fetchResultBytes": fetchResultBytes, "peakResidentMB": Report.peakResidentMegabytes(),
+            "fetchResultBytes": fetchResultBytes, "lastObjectMs": Report.round(lastObjectMs),
+            "fullFetchResultBytes": fullFetchResultBytes, "peakResidentMB": Report.peakResidentMegabytes(),
         ])
         withExtendedLifetime(all) {}
     }

@@ -149,15 +149,27 @@ extension PhotoLibrary {
         var clauses = [predicateSQL.sql]
         if let extraCondition { clauses.append(extraCondition) }
         var arguments = predicateSQL.arguments
+        // Fetches without a condition of their own count from the tallies (schema step v9),
+        // which tell apart exactly what the visibility options do.
+        var tallyClauses = ["1"]
+        var tallyArguments = StatementArguments()
         switch (options.includeHiddenAssets, options.includeAllBurstAssets) {
-        case (false, false): clauses.append(AssetVisibility.defaultCondition)  // the partial index's own condition
-        case (false, true): clauses.append("asset.isHidden = 0")
-        case (true, false): clauses.append(AssetVisibility.burstRepresentatives)
+        case (false, false):
+            clauses.append(AssetVisibility.defaultCondition)  // the partial index's own condition
+            tallyClauses += ["isHidden = 0", "isBurstFrame = 0"]
+        case (false, true):
+            clauses.append("asset.isHidden = 0")
+            tallyClauses.append("isHidden = 0")
+        case (true, false):
+            clauses.append(AssetVisibility.burstRepresentatives)
+            tallyClauses.append("isBurstFrame = 0")
         case (true, true): break
         }
         if !options.includeAssetSourceTypes.isEmpty {
             clauses.append("(asset.sourceType & ?) != 0")
             arguments += [options.includeAssetSourceTypes.rawValue]
+            tallyClauses.append("(sourceType & ?) != 0")
+            tallyArguments += [options.includeAssetSourceTypes.rawValue]
         }
         let order: String
         if options.sortDescriptors.isEmpty, let defaultOrder {
@@ -167,39 +179,25 @@ extension PhotoLibrary {
                 options.sortDescriptors.isEmpty ? [FetchSortDescriptor(key: "creationDate")] : options.sortDescriptors
             order = try FetchSortDescriptor.orderBy(sorts, keys: keys)
         }
-        var sql = """
-            SELECT asset.id, asset.mediaType FROM asset
-            WHERE \(clauses.joined(separator: " AND "))
-            ORDER BY \(order)
-            """
-        if options.fetchLimit > 0 {
-            sql += " LIMIT ?"
-            arguments += [options.fetchLimit]
+        let whereSQL = clauses.joined(separator: " AND ")
+        var query = RowIDQuery(
+            select: SQLFragment(sql: "SELECT asset.id FROM asset WHERE \(whereSQL)", arguments: arguments),
+            orderBy: order, limit: options.fetchLimit,
+            mediaTypeCount: SQLFragment(
+                sql: "SELECT COUNT(*) FROM asset WHERE \(whereSQL) AND asset.mediaType = ?", arguments: arguments))
+        if conditions.isEmpty && extraCondition == nil {
+            let tally = tallyClauses.joined(separator: " AND ")
+            query.fastCount = SQLFragment(
+                sql: "SELECT COALESCE(SUM(count), 0) FROM assetTally WHERE \(tally)", arguments: tallyArguments)
+            query.mediaTypeCount = SQLFragment(
+                sql: "SELECT COALESCE(SUM(count), 0) FROM assetTally WHERE \(tally) AND mediaType = ?",
+                arguments: tallyArguments)
         }
 
-        let snapshot = try snapshots.snapshot(of: database.writer)
-        var rowIDs: [Int64] = []
-        var mediaTypes: [UInt8] = []
-        try snapshot.read { db in
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            while let row = try cursor.next() {
-                rowIDs.append(row[0])
-                mediaTypes.append(UInt8(clamping: row[1] as Int))
-            }
-        }
-        return FetchResult(
-            rowIDs: rowIDs, mediaTypes: mediaTypes, snapshot: snapshot,
-            loader: { db, ids in
-                let infos = try AssetInfo.request().filter(ids.contains(AssetRecord.Columns.id)).fetchAll(db)
-                var byID: [Int64: Asset] = [:]
-                for info in infos {
-                    if let id = info.asset.id { byID[id] = info.model }
-                }
-                return byID
-            },
-            rowIDLookup: { db, localIdentifier in
-                try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE localIdentifier = ?", arguments: [localIdentifier])
-            },
+        return try FetchResult(
+            query: query, snapshot: try snapshots.snapshot(of: database.writer),
+            loader: { db, ids in try AssetInfo.load(db, ids: ids) },
+            rowIDLookup: { db, localIdentifiers in try db.rowIDs("id", in: "asset", localIdentifiers: localIdentifiers) },
             refetch: { [self] in
                 try self.fetchAssets(
                     where: condition, options: options, extraCondition: extraCondition, defaultOrder: defaultOrder)

@@ -54,21 +54,13 @@ extension PhotoLibrary {
         let predicate = try (options.predicate ?? .constant(true)).sql(for: keys)
         var queryArguments = arguments
         queryArguments += predicate.arguments
-        var sql = """
-            SELECT \(table).id FROM \(table) WHERE (\(condition)) AND \(predicate.sql)
-            ORDER BY \(try FetchSortDescriptor.orderBy(options.sortDescriptors, keys: keys))
-            """
-        if options.fetchLimit > 0 {
-            sql += " LIMIT ?"
-            queryArguments += [options.fetchLimit]
-        }
-        let snapshot = try snapshots.snapshot(of: database.writer)
-        let rowIDs = try snapshot.read { db in try Int64.fetchAll(db, sql: sql, arguments: queryArguments) }
-        return FetchResult(
-            rowIDs: rowIDs, mediaTypes: [], snapshot: snapshot, loader: loader,
-            rowIDLookup: { db, localIdentifier in
-                try Int64.fetchOne(db, sql: "SELECT id FROM \(table) WHERE localIdentifier = ?", arguments: [localIdentifier])
-            },
+        let query = RowIDQuery(
+            select: SQLFragment(
+                sql: "SELECT \(table).id FROM \(table) WHERE (\(condition)) AND \(predicate.sql)", arguments: queryArguments),
+            orderBy: try FetchSortDescriptor.orderBy(options.sortDescriptors, keys: keys), limit: options.fetchLimit)
+        return try FetchResult(
+            query: query, snapshot: try snapshots.snapshot(of: database.writer), loader: loader,
+            rowIDLookup: { db, localIdentifiers in try db.rowIDs("id", in: table, localIdentifiers: localIdentifiers) },
             refetch: { [self] in
                 try self.fetchStored(
                     table: table, keys: keys, condition: condition, arguments: arguments, options: options, loader: loader)

@@ -73,7 +73,6 @@ extension PhotoLibrary {
     {
         let keys = FetchKeys.collection
         let predicate = try (options.predicate ?? .constant(true)).sql(for: keys)
-        var arguments = predicate.arguments
         let order: String
         if options.sortDescriptors.isEmpty, let defaultOrder {
             order = defaultOrder + ", collection.rid ASC"
@@ -82,7 +81,7 @@ extension PhotoLibrary {
                 options.sortDescriptors.isEmpty ? [FetchSortDescriptor(key: "creationDate")] : options.sortDescriptors,
                 keys: keys.adding(creationDate: "collection.creationDate"))
         }
-        var sql = """
+        let sql = """
             SELECT collection.rid FROM (
                 SELECT assetCollection.id AS rid, assetCollection.localIdentifier, assetCollection.title,
                 assetCollection.creationDate, \(AssetCollectionColumns.startDate) AS startDate,
@@ -94,16 +93,11 @@ extension PhotoLibrary {
                 WHERE collectionList.type = \(CollectionListType.folder.rawValue) AND \(lists)
             ) AS collection
             WHERE \(predicate.sql)\(extra.map { " AND " + $0 } ?? "")
-            ORDER BY \(order)
             """
-        if options.fetchLimit > 0 {
-            sql += " LIMIT ?"
-            arguments += [options.fetchLimit]
-        }
-        let snapshot = try snapshots.snapshot(of: database.writer)
-        let rowIDs = try snapshot.read { db in try Int64.fetchAll(db, sql: sql, arguments: arguments) }
-        return FetchResult(
-            rowIDs: rowIDs, mediaTypes: [], snapshot: snapshot,
+        return try FetchResult(
+            query: RowIDQuery(
+                select: SQLFragment(sql: sql, arguments: predicate.arguments), orderBy: order, limit: options.fetchLimit),
+            snapshot: try snapshots.snapshot(of: database.writer),
             loader: { db, ids in
                 var byID: [Int64: PhotoCollection] = [:]
                 let albums = try Self.loadAssetCollections(db, ids.filter { $0 > 0 })
@@ -112,14 +106,9 @@ extension PhotoLibrary {
                 for (id, list) in lists { byID[-id] = .collectionList(list) }
                 return byID
             },
-            rowIDLookup: { db, localIdentifier in
-                if let album = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM assetCollection WHERE localIdentifier = ?", arguments: [localIdentifier])
-                {
-                    return album
-                }
-                return try Int64.fetchOne(
-                    db, sql: "SELECT -id FROM collectionList WHERE localIdentifier = ?", arguments: [localIdentifier])
+            rowIDLookup: { db, localIdentifiers in
+                try db.rowIDs("id", in: "assetCollection", localIdentifiers: localIdentifiers)
+                    + db.rowIDs("-id", in: "collectionList", localIdentifiers: localIdentifiers)
             },
             refetch: { [self] in
                 try self.fetchMixed(albums: albums, lists: lists, extra: extra, defaultOrder: defaultOrder, options: options)

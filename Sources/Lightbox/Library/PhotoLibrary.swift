@@ -110,9 +110,8 @@ public final class PhotoLibrary: Sendable {
     }
 
     private static func fetchAssets(_ db: Database, limit: Int?, after: String?) throws -> [Asset] {
-        var request = AssetInfo.request()
-            .filter(sql: AssetVisibility.defaultCondition)
-            .order(AssetRecord.Columns.creationDate.desc, AssetRecord.Columns.id.desc)
+        var condition = AssetVisibility.defaultCondition
+        var arguments = StatementArguments()
         if let after {
             guard
                 let anchor = try AssetRecord.filter(AssetRecord.Columns.localIdentifier == after).fetchOne(db),
@@ -120,15 +119,19 @@ public final class PhotoLibrary: Sendable {
             else {
                 throw LibraryError(.assetNotFound, "no asset has the identifier \(after)")
             }
-            request = request.filter(
-                sql: "(asset.creationDate, asset.id) < (?, ?)", arguments: [anchor.creationDate, anchorID])
+            condition += " AND (asset.creationDate, asset.id) < (?, ?)"
+            arguments += [anchor.creationDate, anchorID]
         }
-        if let limit { request = request.limit(max(0, limit)) }
-        return try request.fetchAll(db).map(\.model)
+        condition += " ORDER BY asset.creationDate DESC, asset.id DESC"
+        if let limit {
+            condition += " LIMIT ?"
+            arguments += [max(0, limit)]
+        }
+        return try AssetInfo.load(db, where: condition, arguments: arguments).map(\.model)
     }
 
     private static func fetchAsset(_ db: Database, _ localIdentifier: String) throws -> Asset? {
-        try AssetInfo.request().filter(AssetRecord.Columns.localIdentifier == localIdentifier).fetchOne(db)?.model
+        try AssetInfo.load(db, where: "localIdentifier = ?", arguments: [localIdentifier]).first?.model
     }
 
     private func fetchFileURL(_ db: Database, _ resource: AssetResource) throws -> URL {

@@ -55,7 +55,8 @@ public struct FetchResultChangeDetails<ObjectType: FetchableObject>: Sendable {
         fetchResultBeforeChanges = before
         fetchResultAfterChanges = after
         hasIncrementalChanges = incremental
-        let diff = RICEDiff(before: before.rowIDs, after: after.rowIDs)
+        let afterIDs = after.allRowIDs
+        let diff = RICEDiff(before: before.allRowIDs, after: afterIDs)
         removedIndexes = diff.removed
         insertedIndexes = diff.inserted
         moves = diff.moves
@@ -63,9 +64,10 @@ public struct FetchResultChangeDetails<ObjectType: FetchableObject>: Sendable {
         if changedRows.isEmpty {
             changedIndexes = []
         } else {
-            let beforeSet = Set(before.rowIDs)
-            changedIndexes = after.rowIDs.indices.filter { index in
-                changedRows.contains(after.rowIDs[index]) && beforeSet.contains(after.rowIDs[index])
+            // Changed: in both results, and among the changed rows.
+            let inserted = Set(diff.inserted)
+            changedIndexes = afterIDs.indices.filter { index in
+                changedRows.contains(afterIDs[index]) && !inserted.contains(index)
             }
         }
     }
@@ -78,35 +80,51 @@ struct RICEDiff {
     var moves: [(from: Int, to: Int)] = []
 
     init(before: [Int64], after: [Int64]) {
-        let afterSet = Set(after)
-        let beforeSet = Set(before)
-        removed = before.indices.filter { !afterSet.contains(before[$0]) }
-        inserted = after.indices.filter { !beforeSet.contains(after[$0]) }
-        // The list once removals and insertions are applied: the kept objects in their old
+        // What the two lists share at their start and at their end stays where it is: ids
+        // are distinct, so nothing there can be removed, inserted or moved. Only the middle
+        // is compared, which is all of it when every object moved and nothing when none did.
+        let shorter = Swift.min(before.count, after.count)
+        var prefix = 0
+        while prefix < shorter && before[prefix] == after[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < shorter - prefix && before[before.count - 1 - suffix] == after[after.count - 1 - suffix] {
+            suffix += 1
+        }
+        let oldMiddle = before[prefix..<(before.count - suffix)]
+        let newMiddle = after[prefix..<(after.count - suffix)]
+        guard !oldMiddle.isEmpty || !newMiddle.isEmpty else { return }
+
+        let afterSet = Set(newMiddle)
+        let beforeSet = Set(oldMiddle)
+        removed = oldMiddle.indices.filter { !afterSet.contains(before[$0]) }
+        inserted = newMiddle.indices.filter { !beforeSet.contains(after[$0]) }
+        // The middle once removals and insertions are applied: the kept objects in their old
         // order, in the slots the inserted ones leave free.
-        let kept = before.filter { afterSet.contains($0) }
+        let kept = oldMiddle.filter { afterSet.contains($0) }
         var list: [Int64] = []
-        list.reserveCapacity(after.count)
+        list.reserveCapacity(newMiddle.count)
         var next = kept.makeIterator()
-        for index in after.indices {
-            if !beforeSet.contains(after[index]) {
-                list.append(after[index])
-            } else if let id = next.next() {
+        for id in newMiddle {
+            if !beforeSet.contains(id) {
                 list.append(id)
+            } else if let keptID = next.next() {
+                list.append(keptID)
             }
         }
-        guard list != after else { return }
+        let target = Array(newMiddle)
+        guard list != target else { return }
         // Front to back, each object not yet at its final index moves straight there; every
-        // index before it is then final, so no move undoes an earlier one.
+        // index before it is then final, so no move undoes an earlier one. Indexes in the
+        // middle are offset by the shared prefix.
         var position: [Int64: Int] = [:]
         for (index, id) in list.enumerated() { position[id] = index }
-        for target in after.indices where list[target] != after[target] {
-            let id = after[target]
+        for slot in target.indices where list[slot] != target[slot] {
+            let id = target[slot]
             guard let from = position[id] else { continue }
             list.remove(at: from)
-            list.insert(id, at: target)
-            for index in target...from { position[list[index]] = index }
-            moves.append((from: from, to: target))
+            list.insert(id, at: slot)
+            for index in slot...from { position[list[index]] = index }
+            moves.append((from: from + prefix, to: slot + prefix))
         }
     }
 }

@@ -218,6 +218,49 @@ struct LibraryDatabase: Sendable {
             try db.create(index: "collectionListChild_unique_collection", on: "collectionListChild", columns: ["collectionId"], unique: true)
             try db.create(index: "collectionListChild_unique_childList", on: "collectionListChild", columns: ["childListId"], unique: true)
         }
+        migrator.registerMigration("v9: asset tallies") { db in
+            // How many assets there are of each kind the visibility options tell apart, kept
+            // by triggers in the writing transaction itself (Apple's Photos keeps cached counts
+            // likewise): a fetch without a predicate counts with a sum over a few rows instead
+            // of a walk over a million index entries.
+            try db.execute(
+                sql: """
+                    CREATE TABLE assetTally (
+                        isHidden BOOLEAN NOT NULL,
+                        isBurstFrame BOOLEAN NOT NULL,
+                        mediaType INTEGER NOT NULL,
+                        sourceType INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (isHidden, isBurstFrame, mediaType, sourceType)
+                    ) WITHOUT ROWID;
+                    INSERT INTO assetTally
+                    SELECT isHidden, burstIdentifier IS NOT NULL AND representsBurst = 0, mediaType, sourceType, COUNT(*)
+                    FROM asset GROUP BY 1, 2, 3, 4;
+                    CREATE TRIGGER asset_tally_insert AFTER INSERT ON asset BEGIN
+                        INSERT INTO assetTally VALUES (
+                            NEW.isHidden, NEW.burstIdentifier IS NOT NULL AND NEW.representsBurst = 0, NEW.mediaType,
+                            NEW.sourceType, 1)
+                        ON CONFLICT DO UPDATE SET count = count + 1;
+                    END;
+                    CREATE TRIGGER asset_tally_delete AFTER DELETE ON asset BEGIN
+                        UPDATE assetTally SET count = count - 1
+                        WHERE isHidden = OLD.isHidden
+                        AND isBurstFrame = (OLD.burstIdentifier IS NOT NULL AND OLD.representsBurst = 0)
+                        AND mediaType = OLD.mediaType AND sourceType = OLD.sourceType;
+                    END;
+                    CREATE TRIGGER asset_tally_update
+                    AFTER UPDATE OF isHidden, burstIdentifier, representsBurst, mediaType, sourceType ON asset BEGIN
+                        UPDATE assetTally SET count = count - 1
+                        WHERE isHidden = OLD.isHidden
+                        AND isBurstFrame = (OLD.burstIdentifier IS NOT NULL AND OLD.representsBurst = 0)
+                        AND mediaType = OLD.mediaType AND sourceType = OLD.sourceType;
+                        INSERT INTO assetTally VALUES (
+                            NEW.isHidden, NEW.burstIdentifier IS NOT NULL AND NEW.representsBurst = 0, NEW.mediaType,
+                            NEW.sourceType, 1)
+                        ON CONFLICT DO UPDATE SET count = count + 1;
+                    END;
+                    """)
+        }
         return migrator
     }
 
