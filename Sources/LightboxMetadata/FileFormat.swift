@@ -12,6 +12,39 @@ public enum FileFormat: String, Sendable, Hashable, CaseIterable, Codable {
     case webp
     case tiff
     case gif
+    /// Adobe Digital Negative, and the TIFF-based RAW formats of Canon (CR2), Nikon (NEF),
+    /// Sony (ARW), Olympus (ORF), Panasonic (RW2) and Pentax (PEF).
+    case dng
+    case cr2
+    case nef
+    case arw
+    case orf
+    case rw2
+    case pef
+    /// Canon's ISO-BMFF RAW format.
+    case cr3
+    /// Fujifilm RAW.
+    case raf
+    /// A QuickTime movie (iPhone videos and Live Photo movies).
+    case quickTime
+    /// An MPEG-4 movie (Android phones, cameras).
+    case mp4
+
+    /// Whether the format holds a still image, a RAW image or a movie.
+    public enum Kind: Sendable, Hashable {
+        case image
+        case raw
+        case video
+    }
+
+    /// Whether the format holds a still image, a RAW image or a movie.
+    public var kind: Kind {
+        switch self {
+        case .jpeg, .heic, .heif, .avif, .png, .webp, .tiff, .gif: .image
+        case .dng, .cr2, .nef, .arw, .orf, .rw2, .pef, .cr3, .raf: .raw
+        case .quickTime, .mp4: .video
+        }
+    }
 
     /// How many leading bytes ``init(sniffing:)`` needs to recognise every format.
     public static let sniffLength = 32
@@ -29,12 +62,23 @@ public enum FileFormat: String, Sendable, Hashable, CaseIterable, Codable {
             self = .png
         } else if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) {
             self = .webp
+        } else if starts([0x49, 0x49, 0x2A, 0x00]) && starts(Array("CR".utf8), at: 8) {
+            self = .cr2
         } else if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) {
+            // NEF, ARW, PEF and DNG start like any TIFF: MetadataReader tells them apart.
             self = .tiff
+        } else if starts(Array("IIRO".utf8)) || starts(Array("IIRS".utf8)) || starts(Array("MMOR".utf8)) {
+            self = .orf
+        } else if starts([0x49, 0x49, 0x55, 0x00]) {
+            self = .rw2
+        } else if starts(Array("FUJIFILMCCD-RAW".utf8)) {
+            self = .raf
         } else if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) {
             self = .gif
         } else if starts(Array("ftyp".utf8), at: 4), let brand = Self.isoBrand(in: b) {
             self = brand
+        } else if ["moov", "mdat", "wide", "free", "skip", "pnot"].contains(where: { starts(Array($0.utf8), at: 4) }) {
+            self = .quickTime  // old QuickTime files have no ftyp box
         } else {
             return nil
         }
@@ -55,10 +99,14 @@ public enum FileFormat: String, Sendable, Hashable, CaseIterable, Codable {
             switch brand {
             case "heic", "heix", "heim", "heis", "hevc", "hevx": return .heic
             case "avif", "avis": return .avif
+            case "crx ": return .cr3
             default: continue
             }
         }
         if brands.contains(where: { $0 == "mif1" || $0 == "msf1" }) { return .heif }
+        if brands[0] == "qt  " { return .quickTime }
+        let movieBrands: Set = ["isom", "iso2", "iso4", "iso5", "iso6", "mp41", "mp42", "avc1", "M4V ", "M4VH", "3gp4", "3gp5", "3gp6", "3g2a", "MSNV", "XAVC", "dash"]
+        if brands.contains(where: movieBrands.contains) { return .mp4 }
         return nil
     }
 
@@ -73,6 +121,17 @@ public enum FileFormat: String, Sendable, Hashable, CaseIterable, Codable {
         case .webp: "org.webmproject.webp"
         case .tiff: "public.tiff"
         case .gif: "com.compuserve.gif"
+        case .dng: "com.adobe.raw-image"
+        case .cr2: "com.canon.cr2-raw-image"
+        case .nef: "com.nikon.raw-image"
+        case .arw: "com.sony.arw-raw-image"
+        case .orf: "com.olympus.raw-image"
+        case .rw2: "com.panasonic.rw2-raw-image"
+        case .pef: "com.pentax.raw-image"
+        case .cr3: "com.canon.cr3-raw-image"
+        case .raf: "com.fuji.raw-image"
+        case .quickTime: "com.apple.quicktime-movie"
+        case .mp4: "public.mpeg-4"
         }
     }
 
@@ -87,6 +146,17 @@ public enum FileFormat: String, Sendable, Hashable, CaseIterable, Codable {
         case .webp: "webp"
         case .tiff: "tiff"
         case .gif: "gif"
+        case .dng: "dng"
+        case .cr2: "cr2"
+        case .nef: "nef"
+        case .arw: "arw"
+        case .orf: "orf"
+        case .rw2: "rw2"
+        case .pef: "pef"
+        case .cr3: "cr3"
+        case .raf: "raf"
+        case .quickTime: "mov"
+        case .mp4: "mp4"
         }
     }
 }

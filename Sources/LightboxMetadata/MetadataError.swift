@@ -5,6 +5,8 @@ public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible 
         private enum Wrapped: Hashable, Sendable {
             case truncated
             case malformed
+            case unreadable
+            case unsupported
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -13,11 +15,17 @@ public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let truncated = Code(.truncated)
         /// A structure is invalid (a bad byte order mark, an offset that points nowhere).
         public static let malformed = Code(.malformed)
+        /// The file cannot be opened or read.
+        public static let unreadable = Code(.unreadable)
+        /// The bytes are not a format Lightbox reads metadata from.
+        public static let unsupported = Code(.unsupported)
 
         public var description: String {
             switch wrapped {
             case .truncated: "truncated"
             case .malformed: "malformed"
+            case .unreadable: "unreadable"
+            case .unsupported: "unsupported"
             }
         }
     }

@@ -59,4 +59,29 @@ public enum Corpus {
     public static func photoPaths() throws -> [String] {
         try photos.map(path)
     }
+
+    /// File name extensions of the images and movies cameras and phones write.
+    public static let mediaExtensions: Set<String> = [
+        "jpg", "jpeg", "mpo", "heic", "heif", "hif", "avif", "png", "webp", "gif", "tif", "tiff", "dng", "cr2", "cr3",
+        "nef", "arw", "orf", "rw2", "pef", "raf", "mov", "mp4",
+    ]
+
+    /// Every file under `folder` of the corpus (all of it by default), sorted, whose extension
+    /// is in `extensions` (any file when nil). Throws ``Missing`` when the corpus is not fetched.
+    public static func files(under folder: String = "", extensions: Set<String>? = mediaExtensions) throws -> [String] {
+        let base = folder.isEmpty ? root.path : try path(folder)
+        guard FileManager.default.fileExists(atPath: base) else { throw Missing(path: base) }
+        var found: [String] = []
+        let enumerator = FileManager.default.enumerator(atPath: base)
+        while let relative = enumerator?.nextObject() as? String {
+            let full = base + "/" + relative
+            var isFolder: ObjCBool = false
+            guard !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }),
+                FileManager.default.fileExists(atPath: full, isDirectory: &isFolder), !isFolder.boolValue
+            else { continue }
+            if let extensions, !extensions.contains((relative as NSString).pathExtension.lowercased()) { continue }
+            found.append(full)
+        }
+        return found.sorted()
+    }
 }

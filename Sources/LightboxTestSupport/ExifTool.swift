@@ -33,4 +33,27 @@ public enum ExifTool {
         struct Failed: Error {}
         guard process.terminationStatus == 0 else { throw Failed() }
     }
+
+    /// Every tag of many files in one run (`-json -n -G`: numbers unformatted, keys
+    /// "Group:Tag"), one object per file, keyed by its path.
+    public static func allTags(of paths: [String]) throws -> [String: [String: Any]] {
+        let list = FileManager.default.temporaryDirectory.appendingPathComponent("exiftool-\(UUID().uuidString).txt")
+        try paths.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: list) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+        process.arguments = ["-json", "-n", "-G", "-q", "-q", "-@", list.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let array = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        var result: [String: [String: Any]] = [:]
+        for object in array {
+            if let path = object["SourceFile"] as? String { result[path] = object }
+        }
+        return result
+    }
 }

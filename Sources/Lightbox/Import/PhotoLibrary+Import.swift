@@ -171,6 +171,13 @@ extension PhotoLibrary {
                     : "not a photo format Lightbox imports (JPEG, HEIC, HEIF, AVIF, PNG, WebP, TIFF, GIF); it starts with bytes \(FileIO.hex(head.prefix(8)))"
                 throw LibraryError(.unsupportedFormat, reason, path: path)
             }
+            guard format.kind == .image else {
+                // `lightbox metadata` reads these already; importing them needs the pairing of
+                // Live Photos, RAW + JPEG and videos, which comes next.
+                let kind = format.kind == .video ? "a movie" : "a RAW photo"
+                throw LibraryError(
+                    .unsupportedFormat, "\(kind) (\(format.rawValue)): Lightbox does not import these yet", path: path)
+            }
             self.path = path
             self.format = format
             (sha256, size) = try FileIO.sha256(ofFileAt: path)

@@ -33,6 +33,17 @@ public struct AssetMediaSubtypes: OptionSet, Sendable, Hashable, Codable {
     public static let videoTimelapse = AssetMediaSubtypes(rawValue: 1 << 18)
     /// A screen recording.
     public static let videoScreenRecording = AssetMediaSubtypes(rawValue: 1 << 19)
+
+    /// The names of the subtypes set, as the framework spells them ("photoHDR").
+    public var names: [String] {
+        let all: [(AssetMediaSubtypes, String)] = [
+            (.photoPanorama, "photoPanorama"), (.photoHDR, "photoHDR"), (.photoScreenshot, "photoScreenshot"),
+            (.photoLive, "photoLive"), (.photoDepthEffect, "photoDepthEffect"), (.photoAnimation, "photoAnimation"),
+            (.videoStreamed, "videoStreamed"), (.videoHighFrameRate, "videoHighFrameRate"),
+            (.videoTimelapse, "videoTimelapse"), (.videoScreenRecording, "videoScreenRecording"),
+        ]
+        return all.filter { contains($0.0) }.map(\.1)
+    }
 }
 
 /// How an asset is meant to be played back (PhotoKit's `PHAsset.PlaybackStyle`).

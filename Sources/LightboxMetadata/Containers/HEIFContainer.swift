@@ -1,0 +1,179 @@
+/// HEIF, HEIC and AVIF: the `meta` box names the items (`iinf`), where their bytes are
+/// (`iloc`), and their properties (`iprp`): size (`ispe`), rotation (`irot`), colour (`colr`).
+/// EXIF and XMP are items of their own.
+enum HEIFContainer {
+    static func read(_ source: ByteSource, into metadata: inout MediaMetadata) throws(MetadataError) {
+        let top = try ISOBox.children(of: source, in: 0..<source.count)
+        guard let meta = top.first("meta") else { throw MetadataError(.malformed, "the HEIF file has no meta box") }
+        let boxes = try meta.children(of: source, skip: 4)
+        var primary: Int?
+        if let pitm = boxes.first("pitm") {
+            let payload = try pitm.payload(of: source)
+            var cursor = PayloadCursor(payload, at: 4)
+            primary = try cursor.read(payload.first == 0 ? 2 : 4)
+        }
+        var items: [Int: ItemInfo] = [:]
+        if let iinf = boxes.first("iinf") { items = try itemInfos(iinf, source) }
+        var locations: [Int: [Extent]] = [:]
+        if let iloc = boxes.first("iloc") { locations = try itemLocations(iloc, source) }
+        var properties: [ISOBox] = []
+        var associations: [Int: [Int]] = [:]
+        if let iprp = boxes.first("iprp") {
+            let children = try iprp.children(of: source)
+            properties = try children.first("ipco")?.children(of: source) ?? []
+            if let ipma = children.first("ipma") { associations = try itemAssociations(ipma, source) }
+        }
+        if let primary {
+            for index in associations[primary] ?? [] where index >= 1 && index <= properties.count {
+                let property = properties[index - 1]
+                switch property.type {
+                case "ispe":
+                    let payload = try property.payload(of: source)
+                    var cursor = PayloadCursor(payload, at: 4)
+                    metadata.pixelWidth = try cursor.read(4)
+                    metadata.pixelHeight = try cursor.read(4)
+                case "irot":
+                    let payload = try property.payload(of: source)
+                    if let angle = payload.first { metadata.heifRotation = Int(angle & 3) }
+                case "colr":
+                    let payload = try property.payload(of: source, limit: 4 << 20)
+                    if let kind = payload.fourCC(at: 0), kind == "prof" || kind == "rICC" {
+                        metadata.hasICCProfile = true
+                        metadata.iccProfileDescription = ICCProfile.description(of: Array(payload.dropFirst(4)))
+                    }
+                default: break
+                }
+            }
+        }
+        for (id, item) in items.sorted(by: { $0.key < $1.key }) {
+            guard let extents = locations[id] else { continue }
+            if item.type == "Exif", metadata.exif == nil, let first = extents.first {
+                // The item starts with the offset of the TIFF header from the end of these 4 bytes.
+                let head = try source.bytes(at: first.offset, count: 4)
+                let tiffStart = first.offset + 4 + Int(head.u32(at: 0)!)
+                guard tiffStart < first.offset + first.length else { continue }
+                if let reader = try? TIFFReader(source: source, base: tiffStart) {
+                    metadata.exif = try? ExifMetadata(reader: reader)
+                }
+            } else if item.type == "mime", item.contentType == "application/rdf+xml", metadata.xmp == nil {
+                var packet: [UInt8] = []
+                for extent in extents { packet += try source.bytes(at: extent.offset, count: extent.length) }
+                metadata.xmp = XMPMetadata(packet: packet)
+            }
+        }
+    }
+
+    struct ItemInfo {
+        var type: String
+        var contentType: String?
+    }
+
+    /// `iinf`: item id -> type (and content type for `mime` items).
+    static func itemInfos(_ box: ISOBox, _ source: ByteSource) throws(MetadataError) -> [Int: ItemInfo] {
+        let head = try source.bytes(at: box.payloadOffset, count: 4)
+        let entries = try box.children(of: source, skip: head[0] == 0 ? 6 : 8)
+        var infos: [Int: ItemInfo] = [:]
+        for entry in entries where entry.type == "infe" {
+            let payload = try entry.payload(of: source)
+            guard let version = payload.first, version >= 2 else { continue }
+            var cursor = PayloadCursor(payload, at: 4)
+            let id = try cursor.read(version == 2 ? 2 : 4)
+            _ = try cursor.read(2)  // protection index
+            let type = try cursor.fourCC()
+            _ = cursor.cString()  // name
+            infos[id] = ItemInfo(type: type, contentType: type == "mime" ? cursor.cString() : nil)
+        }
+        return infos
+    }
+
+    struct Extent {
+        var offset: Int
+        var length: Int
+    }
+
+    /// `iloc`: item id -> its extents in the file (items stored elsewhere are left out).
+    static func itemLocations(_ box: ISOBox, _ source: ByteSource) throws(MetadataError) -> [Int: [Extent]] {
+        let payload = try box.payload(of: source, limit: 16 << 20)
+        var cursor = PayloadCursor(payload)
+        let version = try cursor.read(1)
+        _ = try cursor.read(3)
+        let sizes = try cursor.read(1)
+        let more = try cursor.read(1)
+        let offsetSize = sizes >> 4, lengthSize = sizes & 15, baseOffsetSize = more >> 4
+        let indexSize = (version == 1 || version == 2) ? more & 15 : 0
+        let itemCount = try cursor.read(version < 2 ? 2 : 4)
+        var locations: [Int: [Extent]] = [:]
+        for _ in 0..<itemCount {
+            let id = try cursor.read(version < 2 ? 2 : 4)
+            var method = 0
+            if version == 1 || version == 2 { method = try cursor.read(2) & 15 }
+            _ = try cursor.read(2)  // data reference index
+            let base = try cursor.read(baseOffsetSize)
+            let extentCount = try cursor.read(2)
+            var extents: [Extent] = []
+            for _ in 0..<extentCount {
+                _ = try cursor.read(indexSize)
+                let offset = try cursor.read(offsetSize)
+                let length = try cursor.read(lengthSize)
+                let (start, overflow) = base.addingReportingOverflow(offset)
+                if !overflow { extents.append(Extent(offset: start, length: length)) }
+            }
+            if method == 0 { locations[id] = extents }
+        }
+        return locations
+    }
+
+    /// `ipma`: item id -> the 1-based indexes of its properties in `ipco`.
+    static func itemAssociations(_ box: ISOBox, _ source: ByteSource) throws(MetadataError) -> [Int: [Int]] {
+        let payload = try box.payload(of: source, limit: 16 << 20)
+        var cursor = PayloadCursor(payload)
+        let version = try cursor.read(1)
+        let flags = try cursor.read(3)
+        let count = try cursor.read(4)
+        var associations: [Int: [Int]] = [:]
+        for _ in 0..<count {
+            let id = try cursor.read(version < 1 ? 2 : 4)
+            let n = try cursor.read(1)
+            var indexes: [Int] = []
+            for _ in 0..<n {
+                indexes.append(flags & 1 != 0 ? try cursor.read(2) & 0x7FFF : try cursor.read(1) & 0x7F)
+            }
+            associations[id] = indexes
+        }
+        return associations
+    }
+}
+
+/// Canon CR3: ISO-BMFF whose `moov` holds a Canon `uuid` box with the TIFF structures of
+/// IFD0 (CMT1), the EXIF IFD (CMT2), the maker note (CMT3) and GPS (CMT4).
+enum CR3Container {
+    static let canonUUID: [UInt8] = [
+        0x85, 0xC0, 0xB6, 0x87, 0x82, 0x0F, 0x11, 0xE0, 0x81, 0x11, 0xF4, 0xCE, 0x46, 0x2B, 0x6A, 0x48,
+    ]
+
+    static func read(_ source: ByteSource, into metadata: inout MediaMetadata) throws(MetadataError) {
+        let top = try ISOBox.children(of: source, in: 0..<source.count)
+        guard let moov = top.first("moov") else { throw MetadataError(.malformed, "the CR3 file has no moov box") }
+        guard let canon = try moov.children(of: source).first(where: { $0.type == "uuid" && $0.userType == canonUUID }) else {
+            throw MetadataError(.malformed, "the CR3 file has no Canon metadata box")
+        }
+        var exif = ExifMetadata()
+        var found = false
+        for box in try canon.children(of: source) {
+            guard ["CMT1", "CMT2", "CMT4"].contains(box.type), let reader = try? TIFFReader(source: source, base: box.payloadOffset),
+                let first = reader.firstIFDOffset
+            else { continue }
+            var walk = IFDWalk()
+            guard let ifd = walk.visit(reader, at: first) else { continue }
+            found = true
+            switch box.type {
+            case "CMT1": exif.readIFD0(ifd, reader)
+            case "CMT2": exif.readExifIFD(ifd, reader)
+            default: exif.gps = GPSInfo(ifd, reader)
+            }
+        }
+        if found { metadata.exif = exif }
+        metadata.pixelWidth = exif.pixelXDimension ?? exif.imageWidth
+        metadata.pixelHeight = exif.pixelYDimension ?? exif.imageHeight
+    }
+}

@@ -1,0 +1,37 @@
+/// Reads a file's metadata from its headers, in Swift, without decoding any pixels.
+///
+/// Safe on hostile bytes: every read is bounded by the file and by ``ByteSource/maximumRead``,
+/// IFD chains and box trees are walked with loop and depth limits, and anything malformed
+/// gives a ``MetadataError`` naming what is wrong.
+///
+/// ```swift
+/// let metadata = try MetadataReader.read(fileAtPath: path)
+/// print(metadata.format, metadata.pixelWidth ?? 0, metadata.exif?.model ?? "")
+/// ```
+public enum MetadataReader {
+    /// Reads the file at `path`: only the bytes its headers need.
+    public static func read(fileAtPath path: String) throws(MetadataError) -> MediaMetadata {
+        try read(ByteSource(fileAtPath: path))
+    }
+
+    /// Reads the metadata of the bytes `source` holds.
+    public static func read(_ source: ByteSource) throws(MetadataError) -> MediaMetadata {
+        let head = try source.bytes(at: 0, upTo: FileFormat.sniffLength)
+        guard let format = FileFormat(sniffing: head) else {
+            throw MetadataError(.unsupported, "not an image or movie format Lightbox reads (\(source.count) bytes)")
+        }
+        var metadata = MediaMetadata(format: format)
+        switch format {
+        case .jpeg: try JPEGContainer.read(source, into: &metadata)
+        case .heic, .heif, .avif: try HEIFContainer.read(source, into: &metadata)
+        case .cr3: try CR3Container.read(source, into: &metadata)
+        case .png: try PNGContainer.read(source, into: &metadata)
+        case .webp: try WebPContainer.read(source, into: &metadata)
+        case .gif: try GIFContainer.read(source, into: &metadata)
+        case .tiff, .dng, .cr2, .nef, .arw, .orf, .rw2, .pef: try TIFFContainer.read(source, into: &metadata)
+        case .raf: try RAFContainer.read(source, into: &metadata)
+        case .quickTime, .mp4: try QuickTimeContainer.read(source, into: &metadata)
+        }
+        return metadata
+    }
+}

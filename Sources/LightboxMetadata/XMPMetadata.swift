@@ -1,0 +1,214 @@
+import Foundation
+
+/// The XMP properties Lightbox reads: rating, panoramas (GPano), Android Motion Photos
+/// (Google Camera and Container), and the date, GPS and orientation a sidecar may override.
+///
+/// XMP is RDF in XML. Lightbox does not need a full XML parser for a handful of simple
+/// properties: ``XMPScanner`` reads tags and attributes tolerantly, resolves namespace
+/// prefixes from their declarations, and keeps every simple property as a value, whichever
+/// of the two RDF forms (attribute or element) the writer chose.
+public struct XMPMetadata: Sendable, Hashable {
+    /// xmp:Rating, -1 (rejected) to 5.
+    public var rating: Int?
+    /// GPano:ProjectionType ("equirectangular", "cylindrical"...).
+    public var projectionType: String?
+    /// GPano:UsePanoramaViewer.
+    public var usePanoramaViewer: Bool?
+    /// GCamera:MotionPhoto == 1 (or the older GCamera:MicroVideo == 1).
+    public var isMotionPhoto = false
+    /// The length in bytes of the movie appended at the end of a Motion Photo (from
+    /// GCamera:MicroVideoOffset, or the Container:Directory item whose semantic is MotionPhoto).
+    public var motionPhotoVideoLength: Int?
+    /// GCamera:MotionPhotoPresentationTimestampUs.
+    public var motionPhotoPresentationTimestampUs: Int?
+    /// exif:DateTimeOriginal or photoshop:DateCreated (ISO 8601 text).
+    public var dateTimeOriginal: String?
+    /// exif:GPSLatitude and exif:GPSLongitude, in degrees.
+    public var latitude: Double?
+    public var longitude: Double?
+    /// exif:GPSAltitude in metres, with exif:GPSAltitudeRef.
+    public var altitude: Double?
+    /// tiff:Orientation.
+    public var orientation: Int?
+    /// Every simple property found, "namespace-uri localName" -> value.
+    public var properties: [String: String] = [:]
+
+    static let xmpNamespace = "http://ns.adobe.com/xap/1.0/"
+    static let gpano = "http://ns.google.com/photos/1.0/panorama/"
+    static let gcamera = "http://ns.google.com/photos/1.0/camera/"
+    static let container = "http://ns.google.com/photos/1.0/container/"
+    static let item = "http://ns.google.com/photos/1.0/container/item/"
+    public static let exifNamespace = "http://ns.adobe.com/exif/1.0/"
+    static let tiff = "http://ns.adobe.com/tiff/1.0/"
+    static let photoshop = "http://ns.adobe.com/photoshop/1.0/"
+
+    /// Parses an XMP packet (UTF-8 text).
+    public init(packet: [UInt8]) {
+        let scan = XMPScanner(packet)
+        properties = scan.properties
+        func value(_ namespace: String, _ name: String) -> String? { properties[namespace + " " + name] }
+        rating = value(Self.xmpNamespace, "Rating").flatMap { Double($0) }.map { Int($0.rounded()) }
+            .flatMap { (-1...5).contains($0) ? $0 : nil }
+        projectionType = value(Self.gpano, "ProjectionType")
+        usePanoramaViewer = value(Self.gpano, "UsePanoramaViewer").map { $0.lowercased() == "true" }
+        isMotionPhoto = value(Self.gcamera, "MotionPhoto") == "1" || value(Self.gcamera, "MicroVideo") == "1"
+        motionPhotoPresentationTimestampUs = value(Self.gcamera, "MotionPhotoPresentationTimestampUs").flatMap { Int($0) }
+        if let offset = value(Self.gcamera, "MicroVideoOffset").flatMap({ Int($0) }), offset > 0 {
+            motionPhotoVideoLength = offset
+        }
+        if let length = scan.motionPhotoItemLength { motionPhotoVideoLength = length }
+        dateTimeOriginal = value(Self.exifNamespace, "DateTimeOriginal") ?? value(Self.photoshop, "DateCreated")
+        latitude = value(Self.exifNamespace, "GPSLatitude").flatMap(Self.coordinate)
+        longitude = value(Self.exifNamespace, "GPSLongitude").flatMap(Self.coordinate)
+        if latitude == nil || longitude == nil { (latitude, longitude) = (nil, nil) }
+        if let text = value(Self.exifNamespace, "GPSAltitude"), let metres = Self.rational(text) {
+            altitude = value(Self.exifNamespace, "GPSAltitudeRef") == "1" ? -metres : metres
+        }
+        orientation = value(Self.tiff, "Orientation").flatMap { Int($0) }.flatMap { (1...8).contains($0) ? $0 : nil }
+    }
+
+    /// "48,51.5N" or "48,51,30N" (XMP's GPSCoordinate) to signed degrees.
+    static func coordinate(_ text: String) -> Double? {
+        guard let last = text.last, "NSEW".contains(last.uppercased()) else { return Double(text) }
+        let parts = text.dropLast().split(separator: ",").compactMap { Double($0) }
+        guard !parts.isEmpty, parts.count <= 3 else { return nil }
+        let degrees = parts.enumerated().reduce(0.0) { $0 + $1.element / (($1.offset == 0) ? 1 : ($1.offset == 1 ? 60 : 3600)) }
+        return "SW".contains(last.uppercased()) ? -degrees : degrees
+    }
+
+    /// "1234/10" or "123.4" to a number.
+    static func rational(_ text: String) -> Double? {
+        let parts = text.split(separator: "/")
+        if parts.count == 2, let n = Double(parts[0]), let d = Double(parts[1]), d != 0 { return n / d }
+        return Double(text)
+    }
+}
+
+/// A tolerant scanner of the XML of an XMP packet: tags, attributes and text, with
+/// namespace prefixes resolved. Malformed input ends the scan early; it never traps.
+struct XMPScanner {
+    private(set) var properties: [String: String] = [:]
+    /// The Length of the Container:Directory item whose Item:Semantic is "MotionPhoto".
+    private(set) var motionPhotoItemLength: Int?
+
+    private var namespaces: [String: String] = [:]
+
+    init(_ bytes: [UInt8]) {
+        let text = Array(String(decoding: bytes, as: UTF8.self).unicodeScalars)
+        var index = 0
+        var open: [(name: String, text: String)] = []
+        // Declarations first, wherever they are, so a prefix used before its declaration in
+        // document order (never in valid XML, but cheap to allow) still resolves.
+        collectNamespaces(text)
+        while index < text.count {
+            if text[index] == "<" {
+                guard let end = Self.find(">", in: text, from: index) else { break }
+                let tag = String(String.UnicodeScalarView(text[(index + 1)..<end]))
+                index = end + 1
+                if tag.hasPrefix("?") || tag.hasPrefix("!") { continue }
+                if tag.hasPrefix("/") {
+                    let name = String(tag.dropFirst()).trimmingWhitespace()
+                    if let last = open.last, last.name == name {
+                        open.removeLast()
+                        let value = last.text.trimmingWhitespace()
+                        if !value.isEmpty, let key = resolve(last.name) { properties[key] = String(value) }
+                    }
+                    continue
+                }
+                let selfClosing = tag.hasSuffix("/")
+                let body = selfClosing ? String(tag.dropLast()) : tag
+                let (name, attributes) = Self.parseTag(body)
+                var semantic: String?
+                var length: Int?
+                for (attribute, value) in attributes where !attribute.hasPrefix("xmlns") {
+                    guard let key = resolve(attribute) else { continue }
+                    properties[key] = value
+                    if key == XMPMetadata.item + " Semantic" { semantic = value }
+                    if key == XMPMetadata.item + " Length" { length = Int(value) }
+                }
+                if semantic == "MotionPhoto", let length, length > 0 { motionPhotoItemLength = length }
+                if !selfClosing { open.append((name, "")) }
+                if open.count > 64 { break }  // nesting this deep is not XMP
+            } else {
+                let next = Self.find("<", in: text, from: index) ?? text.count
+                if !open.isEmpty {
+                    open[open.count - 1].text += Self.unescape(String(String.UnicodeScalarView(text[index..<next])))
+                }
+                index = next
+            }
+        }
+    }
+
+    private mutating func collectNamespaces(_ text: [Unicode.Scalar]) {
+        let string = String(String.UnicodeScalarView(text))
+        var rest = string[...]
+        while let range = rest.range(of: "xmlns:") {
+            rest = rest[range.upperBound...]
+            guard let equals = rest.firstIndex(of: "=") else { break }
+            let prefix = String(rest[..<equals]).trimmingWhitespace()
+            let afterEquals = rest[rest.index(after: equals)...].drop { $0 == " " }
+            guard let quote = afterEquals.first, quote == "\"" || quote == "'" else { continue }
+            let valueStart = afterEquals.index(after: afterEquals.startIndex)
+            guard let valueEnd = afterEquals[valueStart...].firstIndex(of: quote) else { break }
+            namespaces[String(prefix)] = String(afterEquals[valueStart..<valueEnd])
+            rest = afterEquals[valueEnd...]
+        }
+    }
+
+    /// "prefix:Name" -> "namespace-uri Name".
+    private func resolve(_ qualified: String) -> String? {
+        let parts = qualified.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2, let uri = namespaces[String(parts[0])] else { return nil }
+        return uri + " " + parts[1]
+    }
+
+    private static func find(_ scalar: Unicode.Scalar, in text: [Unicode.Scalar], from start: Int) -> Int? {
+        var index = start
+        while index < text.count {
+            if text[index] == scalar { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// `name attr="value" attr2='value'` -> the name and the attributes.
+    private static func parseTag(_ body: String) -> (String, [(String, String)]) {
+        let scalars = Array(body.unicodeScalars)
+        var index = 0
+        func skipSpace() { while index < scalars.count && scalars[index].properties.isWhitespace { index += 1 } }
+        func readName() -> String {
+            let start = index
+            while index < scalars.count, !scalars[index].properties.isWhitespace, scalars[index] != "=", scalars[index] != "/" {
+                index += 1
+            }
+            return String(String.UnicodeScalarView(scalars[start..<index]))
+        }
+        skipSpace()
+        let name = readName()
+        var attributes: [(String, String)] = []
+        while index < scalars.count {
+            skipSpace()
+            let attribute = readName()
+            guard !attribute.isEmpty else { break }
+            skipSpace()
+            guard index < scalars.count, scalars[index] == "=" else { break }
+            index += 1
+            skipSpace()
+            guard index < scalars.count, scalars[index] == "\"" || scalars[index] == "'" else { break }
+            let quote = scalars[index]
+            index += 1
+            let start = index
+            while index < scalars.count && scalars[index] != quote { index += 1 }
+            attributes.append((attribute, unescape(String(String.UnicodeScalarView(scalars[start..<Swift.min(index, scalars.count)])))))
+            index += 1
+        }
+        return (name, attributes)
+    }
+
+    private static func unescape(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        return text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+}
