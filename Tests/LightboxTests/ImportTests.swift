@@ -137,6 +137,44 @@ struct ImportTests {
         #expect(try await library.assets().map(\.localIdentifier) == [assets[0].localIdentifier, assets[1].localIdentifier])
     }
 
+    @Test("Import records GPS, the offset GPS time implies, and what an XMP sidecar corrects")
+    func metadataAndSidecars() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        // A Xiaomi photo with GPS but no OffsetTimeOriginal: GPS time says it was UTC-3.
+        let xiaomi = try Corpus.path("forensics/original-files/pic1/IMG_20200827_231612.jpg")
+        // An iPhone photo with a sidecar that moves it to another date and place.
+        let iphone = try folder.copy(Corpus.path("digikam/body-background.jpg"), as: "IMG_0001.JPG")
+        let sidecar = """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:exif="http://ns.adobe.com/exif/1.0/" xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+             exif:GPSLatitude="48,51.3948N" exif:GPSLongitude="2,17.7000E" xmp:Rating="4">
+            <exif:DateTimeOriginal>2019-07-14T18:03:12+02:00</exif:DateTimeOriginal>
+            </rdf:Description></rdf:RDF></x:xmpmeta>
+            """
+        try sidecar.write(toFile: folder.path("IMG_0001.xmp"), atomically: true, encoding: .utf8)
+        let summary = await library.importItems(at: [xiaomi, iphone].map { URL(fileURLWithPath: $0) })
+        let assets = summary.results.compactMap { result -> Asset? in
+            if case .imported(let asset) = result.outcome { asset } else { nil }
+        }
+        try #require(assets.count == 2)
+
+        let oracle = try ExifTool.tags(["GPSLatitude", "GPSLongitude", "GPSAltitude", "DateTimeOriginal"], of: xiaomi)
+        let location = try #require(assets[0].location)
+        #expect(abs(location.latitude - Double(oracle["GPSLatitude"]!)!) < 1e-6)
+        #expect(abs(location.longitude - Double(oracle["GPSLongitude"]!)!) < 1e-6)
+        #expect(abs((location.altitude ?? 0) - Double(oracle["GPSAltitude"]!)!) < 1e-3)
+        #expect(oracle["DateTimeOriginal"] == "2020:08:27 23:16:12")
+        #expect(ISO8601.string(from: assets[0].creationDate, offsetSeconds: assets[0].creationTimeZoneOffset)
+            == "2020-08-27T23:16:12.007-03:00")
+
+        #expect(ISO8601.string(from: assets[1].creationDate, offsetSeconds: assets[1].creationTimeZoneOffset)
+            == "2019-07-14T18:03:12+02:00")
+        let corrected = try #require(assets[1].location)
+        #expect(abs(corrected.latitude - (48 + 51.3948 / 60)) < 1e-9)
+        #expect(abs(corrected.longitude - (2 + 17.7 / 60)) < 1e-9)
+    }
+
     @Test("The library reopens with its assets, and paging is newest first without gaps")
     func reopenAndPage() async throws {
         let folder = try TemporaryDirectory()

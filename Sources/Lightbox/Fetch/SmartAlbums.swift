@@ -15,8 +15,8 @@ enum SmartAlbums {
         "(asset.mediaSubtypes & \(bits.rawValue)) != 0"
     }
 
-    /// Every smart album real files can fill today. Self-portraits and long exposures need
-    /// camera metadata the importer does not record yet (issue #4).
+    /// Every smart album real files can fill. Long exposures are a Live Photo effect, an
+    /// edit: they come with editing (issue #6).
     static let rules: [Rule] = [
         Rule(subtype: .smartAlbumUserLibrary, title: "Library", condition: "1"),
         Rule(subtype: .smartAlbumFavorites, title: "Favorites", condition: "asset.isFavorite = 1"),
@@ -28,6 +28,7 @@ enum SmartAlbums {
         Rule(subtype: .smartAlbumPanoramas, title: "Panoramas", condition: subtypeBit(.photoPanorama)),
         Rule(subtype: .smartAlbumLivePhotos, title: "Live Photos", condition: subtypeBit(.photoLive)),
         Rule(subtype: .smartAlbumScreenshots, title: "Screenshots", condition: subtypeBit(.photoScreenshot)),
+        Rule(subtype: .smartAlbumSelfPortraits, title: "Selfies", condition: "asset.isSelfPortrait = 1"),
         Rule(subtype: .smartAlbumDepthEffect, title: "Portrait", condition: subtypeBit(.photoDepthEffect)),
         Rule(subtype: .smartAlbumAnimated, title: "Animated", condition: subtypeBit(.photoAnimation)),
         Rule(subtype: .smartAlbumSlomoVideos, title: "Slo-mo", condition: subtypeBit(.videoHighFrameRate)),
@@ -38,7 +39,8 @@ enum SmartAlbums {
             condition: """
                 EXISTS (SELECT 1 FROM resource WHERE resource.assetId = asset.id AND resource.uniformTypeIdentifier IN \
                 ('com.adobe.raw-image', 'com.canon.cr2-raw-image', 'com.canon.cr3-raw-image', 'com.nikon.raw-image', \
-                'com.sony.arw-raw-image', 'com.fuji.raw-image', 'com.panasonic.rw2-raw-image', 'com.olympus.raw-image'))
+                'com.sony.arw-raw-image', 'com.fuji.raw-image', 'com.panasonic.rw2-raw-image', 'com.olympus.raw-image', \
+                'com.pentax.raw-image'))
                 """),
         Rule(subtype: .smartAlbumAllHidden, title: "Hidden", condition: "asset.isHidden = 1", includesHidden: true),
     ]

@@ -190,8 +190,8 @@ extension PhotoLibrary {
         var source: ImportSource
         var properties: ImageProperties
         var gridThumbnail: EncodedImage
-        var creationDate: Date
-        var creationTimeZoneOffset: Int
+        /// What the file's metadata (and its XMP sidecar) says of the asset.
+        var metadata: AssetMetadata
         var storedPath: String
         /// The name the `.photo` resource keeps: the file's own, unless a creation request names one.
         var originalFilename: String
@@ -199,14 +199,17 @@ extension PhotoLibrary {
         /// Inserts the asset and its `.photo` resource (inside the caller's transaction).
         func insert(_ db: Database, localIdentifier: String) throws {
             let now = Date()
+            let location = metadata.location
             var assetRecord = AssetRecord(
                 id: nil, localIdentifier: localIdentifier, mediaType: AssetMediaType.image.rawValue,
-                mediaSubtypes: 0, pixelWidth: properties.pixelWidth, pixelHeight: properties.pixelHeight,
-                creationDate: creationDate, creationTimeZoneOffset: creationTimeZoneOffset, modificationDate: now,
-                addedDate: now, duration: 0, isFavorite: false, isHidden: false,
-                playbackStyle: AssetPlaybackStyle.image.rawValue, sourceType: AssetSourceType.typeUserLibrary.rawValue,
-                latitude: nil, longitude: nil, altitude: nil, locationTimestamp: nil, burstIdentifier: nil,
-                burstSelectionTypes: 0, representsBurst: false, hasAdjustments: false, adjustmentFormatIdentifier: nil)
+                mediaSubtypes: metadata.mediaSubtypes.rawValue, pixelWidth: properties.pixelWidth,
+                pixelHeight: properties.pixelHeight, creationDate: metadata.creationDate,
+                creationTimeZoneOffset: metadata.creationTimeZoneOffset, modificationDate: now, addedDate: now, duration: 0,
+                isFavorite: false, isHidden: false, playbackStyle: metadata.playbackStyle.rawValue,
+                sourceType: AssetSourceType.typeUserLibrary.rawValue, latitude: location?.latitude,
+                longitude: location?.longitude, altitude: location?.altitude, locationTimestamp: location?.timestamp,
+                burstIdentifier: metadata.burstIdentifier, burstSelectionTypes: 0, representsBurst: false,
+                hasAdjustments: false, adjustmentFormatIdentifier: nil, isSelfPortrait: metadata.isSelfPortrait)
             try assetRecord.insert(db)
             var resource = ResourceRecord(
                 id: nil, assetId: assetRecord.id!, type: AssetResourceType.photo.rawValue,
@@ -215,6 +218,22 @@ extension PhotoLibrary {
                 pixelWidth: properties.storedWidth, pixelHeight: properties.storedHeight, sha256: source.sha256,
                 storedPath: storedPath)
             try resource.insert(db)
+            if let burst = metadata.burstIdentifier { try Self.electRepresentative(ofBurst: burst, db) }
+        }
+
+        /// Makes one frame of a burst its representative: the user's pick, else the camera's,
+        /// else the first frame taken (ties: the first imported). Runs after each frame joins.
+        static func electRepresentative(ofBurst burst: String, _ db: Database) throws {
+            try db.execute(
+                sql: """
+                    UPDATE asset SET representsBurst = (id = (
+                        SELECT id FROM asset WHERE burstIdentifier = ?1
+                        ORDER BY (burstSelectionTypes & \(AssetBurstSelectionType.userPick.rawValue)) != 0 DESC,
+                        (burstSelectionTypes & \(AssetBurstSelectionType.autoPick.rawValue)) != 0 DESC, creationDate, id
+                        LIMIT 1))
+                    WHERE burstIdentifier = ?1
+                    """,
+                arguments: [burst])
         }
     }
 
@@ -234,14 +253,28 @@ extension PhotoLibrary {
             throw LibraryError(
                 code, "\(source.format.rawValue.uppercased()) \(error.message)", path: source.path, underlying: error)
         }
-        let exif = properties.exifBlock.flatMap { try? ExifMetadata(exifBlock: $0) }
-        let (creationDate, offset) = Self.creationDate(exif: exif, fileModificationDate: source.modificationDate)
+        // The file decoded, so its metadata failing to parse only loses the metadata.
+        let media = (try? MetadataReader.read(fileAtPath: source.path)) ?? MediaMetadata(format: source.format)
+        let metadata = AssetMetadata(
+            media, sidecar: Self.sidecar(of: source.path), fileModificationDate: source.modificationDate)
         let storedPath = try originals.store(
             copying: source.path, sha256: source.sha256, filenameExtension: source.format.preferredFilenameExtension)
         return PreparedAsset(
-            source: source, properties: properties, gridThumbnail: gridThumbnail, creationDate: creationDate,
-            creationTimeZoneOffset: offset, storedPath: storedPath,
-            originalFilename: (source.path as NSString).lastPathComponent)
+            source: source, properties: properties, gridThumbnail: gridThumbnail, metadata: metadata,
+            storedPath: storedPath, originalFilename: (source.path as NSString).lastPathComponent)
+    }
+
+    /// The XMP sidecar next to a file, when there is one: `IMG_1.JPG.xmp` (darktable,
+    /// digiKam) or `IMG_1.xmp` (Lightroom, Capture One), either case.
+    static func sidecar(of path: String) -> XMPMetadata? {
+        let base = (path as NSString).deletingPathExtension
+        for candidate in [path + ".xmp", path + ".XMP", base + ".xmp", base + ".XMP"] {
+            guard let data = FileManager.default.contents(atPath: candidate), data.count <= ByteSource.maximumRead else {
+                continue
+            }
+            return XMPMetadata(packet: [UInt8](data))
+        }
+        return nil
     }
 
     /// After the commit: the grid thumbnail goes to `derivatives/`.
@@ -267,27 +300,5 @@ extension PhotoLibrary {
     func removeSourceIfMoving(_ path: String, options: ImportOptions) throws {
         guard options.shouldMoveFile else { return }
         guard unlink(path) == 0 else { throw FileIO.posixError("removing the moved file", path) }
-    }
-
-    /// The creation date of a photo: EXIF DateTimeOriginal in the offset the file gives, else
-    /// in the importing machine's time zone at that date; without EXIF, the file's
-    /// modification time. Returns the date and the UTC offset in seconds.
-    static func creationDate(exif: ExifMetadata?, fileModificationDate: Date) -> (Date, Int) {
-        if let text = exif?.dateTimeOriginal,
-            let taken = ExifDate(text, subSeconds: exif?.subSecTimeOriginal, offset: exif?.offsetTimeOriginal)
-        {
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(secondsFromGMT: 0)!
-            let components = DateComponents(
-                year: taken.year, month: taken.month, day: taken.day, hour: taken.hour, minute: taken.minute,
-                second: taken.second)
-            if let wallClock = calendar.date(from: components) {
-                let offset =
-                    taken.utcOffsetSeconds
-                    ?? TimeZone.current.secondsFromGMT(for: wallClock.addingTimeInterval(-Double(TimeZone.current.secondsFromGMT(for: wallClock))))
-                return (wallClock.addingTimeInterval(taken.fraction - Double(offset)), offset)
-            }
-        }
-        return (fileModificationDate, TimeZone.current.secondsFromGMT(for: fileModificationDate))
     }
 }

@@ -29,6 +29,8 @@ struct AssetRecord: Codable, Hashable, FetchableRecord, MutablePersistableRecord
     var representsBurst: Bool
     var hasAdjustments: Bool
     var adjustmentFormatIdentifier: String?
+    /// Taken with a front camera (schema step v10).
+    var isSelfPortrait = false
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -108,7 +110,7 @@ extension AssetInfo {
         id, localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate, creationTimeZoneOffset,
         modificationDate, addedDate, duration, isFavorite, isHidden, playbackStyle, sourceType, latitude, longitude,
         altitude, locationTimestamp, burstIdentifier, burstSelectionTypes, representsBurst, hasAdjustments,
-        adjustmentFormatIdentifier
+        adjustmentFormatIdentifier, isSelfPortrait
         """
 
     /// The assets that `condition` (SQL over `asset`, with its `ORDER BY` and `LIMIT` when it
@@ -132,7 +134,7 @@ extension AssetInfo {
                 isHidden: row[12], playbackStyle: row[13], sourceType: row[14], latitude: row[15], longitude: row[16],
                 altitude: row[17], locationTimestamp: StoredDate.decodeIfPresent(row, 18, "locationTimestamp"),
                 burstIdentifier: row[19], burstSelectionTypes: row[20], representsBurst: row[21],
-                hasAdjustments: row[22], adjustmentFormatIdentifier: row[23])
+                hasAdjustments: row[22], adjustmentFormatIdentifier: row[23], isSelfPortrait: row[24])
             positions[row[0]] = infos.count
             infos.append(AssetInfo(asset: record, resources: []))
         }

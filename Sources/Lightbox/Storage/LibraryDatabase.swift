@@ -261,6 +261,25 @@ struct LibraryDatabase: Sendable {
                     END;
                     """)
         }
+        migrator.registerMigration("v10: capture metadata") { db in
+            // Whether a front camera took the photo (its EXIF lens model says so), for the
+            // self-portraits smart album, whose row this step adds.
+            try db.alter(table: "asset") { t in
+                t.add(column: "isSelfPortrait", .boolean).notNull().defaults(to: false)
+            }
+            // Step v6 writes a row for every rule it finds in SmartAlbums, so a library that
+            // migrates through it already has this one.
+            try db.execute(
+                sql: """
+                    INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate)
+                    SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (
+                        SELECT 1 FROM assetCollection WHERE type = ?2 AND subtype = ?3)
+                    """,
+                arguments: [
+                    UUID().uuidString, AssetCollectionType.smartAlbum.rawValue,
+                    AssetCollectionSubtype.smartAlbumSelfPortraits.rawValue, "Selfies", Date(),
+                ])
+        }
         return migrator
     }
 
