@@ -34,6 +34,17 @@ public enum ExifTool {
         guard process.terminationStatus == 0 else { throw Failed() }
     }
 
+    /// Copies tags from one file into another in place (`-TagsFromFile`).
+    public static func copyTags(_ names: [String], from source: String, to destination: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+        process.arguments = ["-q", "-overwrite_original", "-TagsFromFile", source] + names.map { "-" + $0 } + [destination]
+        try process.run()
+        process.waitUntilExit()
+        struct Failed: Error {}
+        guard process.terminationStatus == 0 else { throw Failed() }
+    }
+
     /// Every tag of many files in one run (`-json -n -G`: numbers unformatted, keys
     /// "Group:Tag"), one object per file, keyed by its path.
     public static func allTags(of paths: [String]) throws -> [String: [String: Any]] {

@@ -24,7 +24,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Move the files into the library instead of copying (each is deleted once the library holds it safely).")
     var move = false
 
-    @Flag(help: "Print one JSON line per file: imported, duplicate or failed.")
+    @Flag(help: "Print one JSON line per file (imported, paired, duplicate or failed), then one with the summary.")
     var json = false
 
     func run() async throws {
@@ -44,11 +44,48 @@ struct ImportCommand: AsyncParsableCommand {
         }
         progressBar?.finish()
         let p = summary.progress
-        if !json {
+        let failures = summary.results.compactMap { result -> (String, LibraryError)? in
+            if case .failed(let error) = result.outcome { (result.path, error) } else { nil }
+        }
+        if json {
+            Output.jsonLine(SummaryLine(p, failures: failures))
+        } else {
             Output.message(
-                "\(p.imported) imported, \(p.duplicates) duplicate\(p.duplicates == 1 ? "" : "s"), \(p.failed) failed")
+                "\(p.imported) imported, \(p.paired) paired, \(p.duplicates) duplicate\(p.duplicates == 1 ? "" : "s"), "
+                    + "\(p.failed) failed")
+            if !failures.isEmpty {
+                Output.message("Failed:")
+                for (path, error) in failures { Output.message("  \(path): \(error.message)") }
+            }
         }
         if p.failed > 0 { throw ExitCode(1) }
+    }
+}
+
+/// The last JSON line of `lightbox import --json`: the counts and every failure.
+struct SummaryLine: Encodable {
+    struct Counts: Encodable {
+        var files: Int
+        var imported: Int
+        var paired: Int
+        var duplicates: Int
+        var failed: Int
+        var failures: [Failure]
+    }
+
+    struct Failure: Encodable {
+        var path: String
+        var code: String
+        var message: String
+    }
+
+    var summary: Counts
+
+    init(_ progress: ImportProgress, failures: [(String, LibraryError)]) {
+        summary = Counts(
+            files: progress.total, imported: progress.imported, paired: progress.paired, duplicates: progress.duplicates,
+            failed: progress.failed,
+            failures: failures.map { Failure(path: $0.0, code: "\($0.1.code)", message: $0.1.message) })
     }
 }
 
@@ -70,6 +107,10 @@ struct ImportLine: Encodable {
         switch result.outcome {
         case .imported(let asset):
             status = "imported"
+            localIdentifier = asset.localIdentifier
+            self.asset = asset
+        case .paired(let asset):
+            status = "paired"
             localIdentifier = asset.localIdentifier
             self.asset = asset
         case .duplicate(let existing):

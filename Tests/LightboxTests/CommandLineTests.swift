@@ -65,8 +65,12 @@ struct CommandLineTests {
 
         let imported = try Self.run(["import", "--library", library, "--json", source.url.path])
         #expect(imported.status == 1, "a failed file makes the exit status 1")
-        let lines = try imported.jsonLines()
-        #expect(lines.count == 3)
+        var lines = try imported.jsonLines()
+        #expect(lines.count == 4, "one line per file, then the summary")
+        let summary = try #require(lines.removeLast()["summary"] as? [String: Any])
+        #expect(summary["imported"] as? Int == 2 && summary["failed"] as? Int == 1 && summary["paired"] as? Int == 0)
+        let failures = try #require(summary["failures"] as? [[String: Any]])
+        #expect(failures.count == 1 && failures.first?["path"] as? String == broken)
         let byStatus = Dictionary(grouping: lines) { $0["status"] as? String ?? "" }
         #expect(byStatus["imported"]?.count == 2)
         let failure = try #require(byStatus["failed"]?.first)

@@ -80,7 +80,7 @@ struct ImportTests {
             switch result.outcome {
             case .failed(let error): failures[result.path] = error
             case .imported: imported.insert(result.path)
-            case .duplicate: Issue.record("unexpected duplicate \(result.path)")
+            case .duplicate, .paired: Issue.record("unexpected duplicate or pairing \(result.path)")
             }
         }
         #expect(imported == [good, heic])

@@ -64,7 +64,7 @@ extension PhotoLibrary {
                 throw LibraryError(.invalidRequest, "the new asset \(localIdentifier) has two .photo resources; nothing was changed")
             }
             let source = try ImportSource(path: photo.path)
-            if let existing = try existingAsset(withPhotoHash: source.sha256) {
+            if let existing = try existingAsset(withOriginalHash: source.sha256) {
                 throw LibraryError(
                     .invalidRequest, "the library already holds these bytes as asset \(existing); nothing was changed",
                     path: photo.isTemporary ? nil : photo.path)

@@ -1,3 +1,5 @@
+import LightboxMetadata
+
 /// The smart albums the library keeps (PhotoKit's `smartAlbum*` subtypes): each is a rule
 /// over assets, evaluated whenever it is fetched, so it is current after every transaction
 /// without the caller computing anything.
@@ -38,9 +40,7 @@ enum SmartAlbums {
             subtype: .smartAlbumRAW, title: "RAW",
             condition: """
                 EXISTS (SELECT 1 FROM resource WHERE resource.assetId = asset.id AND resource.uniformTypeIdentifier IN \
-                ('com.adobe.raw-image', 'com.canon.cr2-raw-image', 'com.canon.cr3-raw-image', 'com.nikon.raw-image', \
-                'com.sony.arw-raw-image', 'com.fuji.raw-image', 'com.panasonic.rw2-raw-image', 'com.olympus.raw-image', \
-                'com.pentax.raw-image'))
+                (\(FileFormat.rawTypeIdentifiersSQL)))
                 """),
         Rule(subtype: .smartAlbumAllHidden, title: "Hidden", condition: "asset.isHidden = 1", includesHidden: true),
     ]

@@ -19,6 +19,9 @@ public struct ImportOptions: Sendable {
 public enum ImportOutcome: Sendable {
     /// A new asset was created.
     case imported(Asset)
+    /// The file completed an asset the library held: a Live Photo's still or movie, the RAW
+    /// or JPEG of the same shot. The asset is as it is now.
+    case paired(Asset)
     /// The library already holds these bytes, as the asset with this identifier.
     case duplicate(localIdentifier: String)
     /// The file was not imported; the error names the file and the reason.
@@ -41,6 +44,8 @@ public struct ImportProgress: Sendable, Hashable {
     public var completed: Int
     /// Files that became new assets.
     public var imported: Int
+    /// Files that completed an existing asset (Live Photo halves, RAW + JPEG).
+    public var paired: Int
     /// Files whose bytes the library already held.
     public var duplicates: Int
     /// Files that could not be imported.
@@ -53,6 +58,7 @@ public struct ImportProgress: Sendable, Hashable {
         self.total = total
         self.completed = 0
         self.imported = 0
+        self.paired = 0
         self.duplicates = 0
         self.failed = 0
         self.bytes = 0

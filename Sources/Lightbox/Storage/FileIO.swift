@@ -59,6 +59,11 @@ enum FileIO {
         return (hex(hasher.finalize()), size)
     }
 
+    /// SHA-256 of bytes in memory, lowercase hex.
+    static func sha256(of bytes: [UInt8]) -> String {
+        hex(SHA256.hash(data: bytes))
+    }
+
     static func hex(_ digest: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()

@@ -280,6 +280,27 @@ struct LibraryDatabase: Sendable {
                     AssetCollectionSubtype.smartAlbumSelfPortraits.rawValue, "Selfies", Date(),
                 ])
         }
+        migrator.registerMigration("v11: pairing and the import journal") { db in
+            // What pairs files into one asset: a Live Photo's content identifier, and a RAW's
+            // and JPEG's capture key (folder, base name, capture time, camera).
+            try db.alter(table: "asset") { t in
+                t.add(column: "contentIdentifier", .text)
+                t.add(column: "captureKey", .text)
+            }
+            try db.create(index: "asset_on_contentIdentifier", on: "asset", columns: ["contentIdentifier"])
+            try db.create(index: "asset_on_captureKey", on: "asset", columns: ["captureKey"])
+            // A file's bytes are one original, whatever role they play.
+            try db.execute(
+                sql: "CREATE UNIQUE INDEX resource_unique_original ON resource(sha256) WHERE type IN (1, 2, 4, 9)")
+            // Files already imported, by path, size and modification time: a second run over
+            // the same folders (an interrupted import resumed) skips them without hashing.
+            try db.create(table: "importedFile") { t in
+                t.primaryKey("path", .text)
+                t.column("size", .integer).notNull()
+                t.column("modificationDate", .double).notNull()
+                t.column("sha256", .text).notNull()
+            }
+        }
         return migrator
     }
 

@@ -56,6 +56,29 @@ struct OriginalStore: Sendable {
         return relative
     }
 
+    /// Stores bytes held in memory (a movie cut out of a Motion Photo) like a copied file:
+    /// durably, read-only, named by their hash.
+    func store(bytes: [UInt8], sha256: String, filenameExtension: String) throws -> String {
+        let relative = Self.relativePath(sha256: sha256, filenameExtension: filenameExtension)
+        let destination = absolutePath(relative)
+        if FileIO.fileExists(destination), (try? FileIO.sha256(ofFileAt: destination).hex) == sha256 {
+            return relative
+        }
+        let folder = root + "/" + sha256.prefix(2)
+        try FileIO.makeDirectory(folder)
+        let temporary = incoming + "/" + UUID().uuidString
+        do {
+            try FileIO.writeAtomically(bytes, to: temporary)
+            chmod(temporary, 0o444)
+            guard rename(temporary, destination) == 0 else { throw FileIO.posixError("storing", destination) }
+            try FileIO.syncDirectory(folder)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        return relative
+    }
+
     /// Removes what interrupted imports left in `.incoming/`.
     func removeIncomingLeftovers() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: incoming) else { return }

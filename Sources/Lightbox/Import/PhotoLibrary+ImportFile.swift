@@ -1,0 +1,324 @@
+import Foundation
+import GRDB
+import LightboxImaging
+import LightboxMetadata
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension PhotoLibrary {
+    /// Imports one file. Blocking: libvips decodes, files are hashed and copied.
+    /// Returns the outcome and the file's size.
+    ///
+    /// A file that completes another asset joins it instead of making a new one: a Live
+    /// Photo's still and movie (same content identifier, whatever their order or import
+    /// run), a RAW and the JPEG of the same shot. The pairing is decided inside the write
+    /// transaction, so two halves imported at the same moment still meet.
+    func importFile(atPath path: String, options: ImportOptions) throws -> (ImportOutcome, Int64) {
+        if let (localIdentifier, size) = try journaled(path) {
+            try removeSourceIfMoving(path, options: options)
+            return (.duplicate(localIdentifier: localIdentifier), size)
+        }
+        let source = try ImportSource(path: path)
+        if let existing = try existingAsset(withOriginalHash: source.sha256) {
+            try journal(source)
+            try removeSourceIfMoving(path, options: options)
+            return (.duplicate(localIdentifier: existing), source.size)
+        }
+        let prepared = try prepare(source)
+        var placed: (localIdentifier: String, paired: Bool)
+        do {
+            let database = self.database
+            placed = try database.writer.write { db -> (String, Bool) in
+                try Self.journal(prepared.source, db)
+                if let partner = try prepared.pair(db) {
+                    try database.recordChangeTransaction(
+                        db, author: "import", changes: [ObjectChangeRecord(.asset, partner, .updated)])
+                    return (partner, true)
+                }
+                let localIdentifier = UUID().uuidString
+                try prepared.insert(db, localIdentifier: localIdentifier)
+                try database.recordChangeTransaction(
+                    db, author: "import", changes: [ObjectChangeRecord(.asset, localIdentifier, .inserted)])
+                return (localIdentifier, false)
+            }
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            // Another import of the same bytes committed first.
+            if let existing = try existingAsset(withOriginalHash: source.sha256) {
+                try removeSourceIfMoving(path, options: options)
+                return (.duplicate(localIdentifier: existing), source.size)
+            }
+            throw LibraryError(.storageFailed, "cannot record the asset: \(error)", path: path, underlying: error)
+        } catch let error as LibraryError {
+            throw error
+        } catch {
+            throw LibraryError(.storageFailed, "cannot record the asset: \(error)", path: path, underlying: error)
+        }
+        finish(prepared, localIdentifier: placed.localIdentifier)
+        try removeSourceIfMoving(path, options: options)
+        guard let asset = try asset(withLocalIdentifier: placed.localIdentifier) else {
+            throw LibraryError(.storageFailed, "the new asset vanished", path: path)
+        }
+        return (placed.paired ? .paired(asset) : .imported(asset), source.size)
+    }
+
+    /// A file about to be imported: its format (from its bytes), hash and size.
+    struct ImportSource: Sendable {
+        var path: String
+        var format: FileFormat
+        var sha256: String
+        var size: Int64
+        var modificationDate: Date
+
+        init(path: String) throws {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            let head = try FileIO.prefix(ofFileAt: path, count: FileFormat.sniffLength)
+            guard let format = FileFormat(sniffing: head) else {
+                let reason =
+                    head.isEmpty
+                    ? "the file is empty"
+                    : "not a photo or movie format Lightbox imports (JPEG, HEIC, HEIF, AVIF, PNG, WebP, TIFF, GIF, "
+                        + "DNG and camera RAW, QuickTime, MP4); it starts with bytes \(FileIO.hex(head.prefix(8)))"
+                throw LibraryError(.unsupportedFormat, reason, path: path)
+            }
+            self.path = path
+            self.format = format
+            (sha256, size) = try FileIO.sha256(ofFileAt: path)
+            modificationDate = (attributes?[.modificationDate] as? Date) ?? Date()
+        }
+    }
+
+    /// A movie stored beside a photo: a Motion Photo's embedded one, or a creation
+    /// request's `.pairedVideo`.
+    struct PreparedMovie: Sendable {
+        var storedPath: String
+        var sha256: String
+        var size: Int64
+        var originalFilename: String
+        var uniformTypeIdentifier: String
+        var pixelWidth: Int
+        var pixelHeight: Int
+        var duration: Double
+    }
+
+    /// A file checked (a photo decoded, a movie or RAW parsed) and stored in `originals/`,
+    /// waiting for its rows.
+    struct PreparedAsset: Sendable {
+        var source: ImportSource
+        /// What the file's metadata (and its XMP sidecar) says of the asset.
+        var metadata: AssetMetadata
+        var storedPath: String
+        /// The name the resource keeps: the file's own, unless a creation request names one.
+        var originalFilename: String
+        /// The resource's stored size and the asset's displayed size.
+        var storedWidth: Int
+        var storedHeight: Int
+        var pixelWidth: Int
+        var pixelHeight: Int
+        /// The grid thumbnail, rendered while decoding; nil for movies and RAW files.
+        var gridThumbnail: EncodedImage?
+        /// What pairs a RAW with the JPEG of the same shot: folder, base name, capture time, camera.
+        var captureKey: String?
+        /// The movie that makes the photo live, when it comes with it.
+        var pairedMovie: PreparedMovie?
+
+        var kind: FileFormat.Kind { source.format.kind }
+        /// The resource type the file becomes in a new asset.
+        var resourceType: AssetResourceType { kind == .video ? .video : .photo }
+
+        /// Inserts a new asset with its resource (inside the caller's transaction).
+        func insert(_ db: Database, localIdentifier: String) throws {
+            let now = Date()
+            let location = metadata.location
+            var subtypes = metadata.mediaSubtypes
+            var style = metadata.playbackStyle
+            if pairedMovie != nil {
+                subtypes.insert(.photoLive)
+                style = .livePhoto
+            }
+            var assetRecord = AssetRecord(
+                id: nil, localIdentifier: localIdentifier, mediaType: metadata.mediaType.rawValue,
+                mediaSubtypes: subtypes.rawValue, pixelWidth: pixelWidth, pixelHeight: pixelHeight,
+                creationDate: metadata.creationDate, creationTimeZoneOffset: metadata.creationTimeZoneOffset,
+                modificationDate: now, addedDate: now, duration: pairedMovie?.duration ?? metadata.duration,
+                isFavorite: false, isHidden: false, playbackStyle: style.rawValue,
+                sourceType: AssetSourceType.typeUserLibrary.rawValue, latitude: location?.latitude,
+                longitude: location?.longitude, altitude: location?.altitude, locationTimestamp: location?.timestamp,
+                burstIdentifier: metadata.burstIdentifier, burstSelectionTypes: 0, representsBurst: false,
+                hasAdjustments: false, adjustmentFormatIdentifier: nil, isSelfPortrait: metadata.isSelfPortrait)
+            try assetRecord.insert(db)
+            let assetID = assetRecord.id!
+            try db.execute(
+                sql: "UPDATE asset SET contentIdentifier = ?, captureKey = ? WHERE id = ?",
+                arguments: [metadata.contentIdentifier, captureKey, assetID])
+            try insertResource(db, assetID: assetID, type: resourceType)
+            if let movie = pairedMovie { try Self.insert(movie, db, assetID: assetID) }
+            if let burst = metadata.burstIdentifier { try Self.electRepresentative(ofBurst: burst, db) }
+        }
+
+        func insertResource(_ db: Database, assetID: Int64, type: AssetResourceType) throws {
+            var resource = ResourceRecord(
+                id: nil, assetId: assetID, type: type.rawValue, originalFilename: originalFilename,
+                uniformTypeIdentifier: source.format.uniformTypeIdentifier, fileSize: source.size,
+                pixelWidth: storedWidth, pixelHeight: storedHeight, sha256: source.sha256, storedPath: storedPath)
+            try resource.insert(db)
+        }
+
+        static func insert(_ movie: PreparedMovie, _ db: Database, assetID: Int64) throws {
+            var resource = ResourceRecord(
+                id: nil, assetId: assetID, type: AssetResourceType.pairedVideo.rawValue,
+                originalFilename: movie.originalFilename, uniformTypeIdentifier: movie.uniformTypeIdentifier,
+                fileSize: movie.size, pixelWidth: movie.pixelWidth, pixelHeight: movie.pixelHeight, sha256: movie.sha256,
+                storedPath: movie.storedPath)
+            try resource.insert(db)
+        }
+
+        /// Makes one frame of a burst its representative: the user's pick, else the camera's,
+        /// else the first frame taken (ties: the first imported). Runs after each frame joins.
+        static func electRepresentative(ofBurst burst: String, _ db: Database) throws {
+            try db.execute(
+                sql: """
+                    UPDATE asset SET representsBurst = (id = (
+                        SELECT id FROM asset WHERE burstIdentifier = ?1
+                        ORDER BY (burstSelectionTypes & \(AssetBurstSelectionType.userPick.rawValue)) != 0 DESC,
+                        (burstSelectionTypes & \(AssetBurstSelectionType.autoPick.rawValue)) != 0 DESC, creationDate, id
+                        LIMIT 1))
+                    WHERE burstIdentifier = ?1
+                    """,
+                arguments: [burst])
+        }
+    }
+
+    /// Decodes or parses the file, reads its metadata and stores it durably in `originals/`.
+    /// Nothing is in the database yet: a failure after this leaves an original that a later
+    /// import of the same bytes reuses.
+    func prepare(_ source: ImportSource) throws -> PreparedAsset {
+        var source = source
+        let media: MediaMetadata
+        do {
+            media = try MetadataReader.read(fileAtPath: source.path)
+        } catch where source.format.kind == .image {
+            // libvips decodes the photo below: unreadable metadata only loses the metadata.
+            media = MediaMetadata(format: source.format)
+        } catch {
+            throw LibraryError(.corruptFile, "\(source.format.rawValue.uppercased()) \(error.message)", path: source.path)
+        }
+        // NEF, ARW, PEF and DNG start like any TIFF: their tags tell them apart.
+        source.format = media.format
+        let metadata = AssetMetadata(media, sidecar: Self.sidecar(of: source.path), fileModificationDate: source.modificationDate)
+        var storedWidth = media.pixelWidth ?? 0, storedHeight = media.pixelHeight ?? 0
+        var pixelWidth = metadata.pixelWidth ?? 0, pixelHeight = metadata.pixelHeight ?? 0
+        var gridThumbnail: EncodedImage?
+        switch source.format.kind {
+        case .image:
+            do {
+                let properties = try ImageFile.properties(ofFileAt: source.path)
+                // Decoding the whole file proves it intact, and the grid thumbnail it yields
+                // makes the first view of the library instant.
+                gridThumbnail = try ImageFile.thumbnail(ofFileAt: source.path, options: .grid)
+                (storedWidth, storedHeight) = (properties.storedWidth, properties.storedHeight)
+                (pixelWidth, pixelHeight) = (properties.pixelWidth, properties.pixelHeight)
+            } catch {
+                let code: LibraryError.Code = error.code == .unreadable ? .unreadableFile : .corruptFile
+                throw LibraryError(
+                    code, "\(source.format.rawValue.uppercased()) \(error.message)", path: source.path, underlying: error)
+            }
+        case .video:
+            guard let movie = media.quickTime, movie.videoWidth != nil else {
+                throw LibraryError(.corruptFile, "the movie has no video track", path: source.path)
+            }
+        case .raw:
+            guard storedWidth > 0 else {
+                throw LibraryError(.corruptFile, "the RAW file states no image size", path: source.path)
+            }
+        }
+        let pairedMovie = try motionPhotoMovie(source, metadata)
+        let storedPath = try originals.store(
+            copying: source.path, sha256: source.sha256, filenameExtension: source.format.preferredFilenameExtension)
+        return PreparedAsset(
+            source: source, metadata: metadata, storedPath: storedPath,
+            originalFilename: (source.path as NSString).lastPathComponent, storedWidth: storedWidth,
+            storedHeight: storedHeight, pixelWidth: pixelWidth, pixelHeight: pixelHeight, gridThumbnail: gridThumbnail,
+            captureKey: Self.captureKey(source, media), pairedMovie: pairedMovie)
+    }
+
+    /// RAW + JPEG pairing key: the same folder and base name, taken at the same instant by the
+    /// same camera. Nil without a capture time: a name alone pairs nothing.
+    static func captureKey(_ source: ImportSource, _ media: MediaMetadata) -> String? {
+        guard source.format.kind != .video, let exif = media.exif, let taken = exif.dateTimeOriginal else { return nil }
+        let base = ((source.path as NSString).deletingPathExtension).lowercased()
+        return [base, taken, exif.subSecTimeOriginal ?? "", exif.make ?? "", exif.model ?? ""].joined(separator: "|")
+    }
+
+    /// An Android Motion Photo's movie (the bytes its XMP says are appended to the still),
+    /// stored as an original of its own.
+    func motionPhotoMovie(_ source: ImportSource, _ metadata: AssetMetadata) throws -> PreparedMovie? {
+        guard let length = metadata.motionPhotoVideoLength, length > 0, Int64(length) < source.size,
+            let handle = FileHandle(forReadingAtPath: source.path)
+        else { return nil }
+        defer { try? handle.close() }
+        guard (try? handle.seek(toOffset: UInt64(source.size) - UInt64(length))) != nil,
+            let data = try? handle.read(upToCount: length), data.count == length
+        else { return nil }
+        let bytes = [UInt8](data)
+        guard let movie = try? MetadataReader.read(ByteSource(bytes: bytes)), movie.format.kind == .video else {
+            return nil  // the XMP promised a movie the bytes do not hold: keep the still alone
+        }
+        let sha256 = FileIO.sha256(of: bytes)
+        let storedPath = try originals.store(bytes: bytes, sha256: sha256, filenameExtension: movie.format.preferredFilenameExtension)
+        let name = ((source.path as NSString).lastPathComponent as NSString).deletingPathExtension + "." + movie.format.preferredFilenameExtension
+        return PreparedMovie(
+            storedPath: storedPath, sha256: sha256, size: Int64(length), originalFilename: name,
+            uniformTypeIdentifier: movie.format.uniformTypeIdentifier, pixelWidth: movie.pixelWidth ?? 0,
+            pixelHeight: movie.pixelHeight ?? 0, duration: movie.quickTime?.duration ?? 0)
+    }
+
+    /// The XMP sidecar next to a file, when there is one: `IMG_1.JPG.xmp` (darktable,
+    /// digiKam) or `IMG_1.xmp` (Lightroom, Capture One), either case.
+    static func sidecar(of path: String) -> XMPMetadata? {
+        let base = (path as NSString).deletingPathExtension
+        for candidate in [path + ".xmp", path + ".XMP", base + ".xmp", base + ".XMP"] {
+            guard let data = FileManager.default.contents(atPath: candidate), data.count <= ByteSource.maximumRead else {
+                continue
+            }
+            return XMPMetadata(packet: [UInt8](data))
+        }
+        return nil
+    }
+
+    /// After the commit: the grid thumbnail goes to `derivatives/`.
+    func finish(_ prepared: PreparedAsset, localIdentifier: String) {
+        guard let thumbnail = prepared.gridThumbnail else { return }
+        try? derivatives.store(
+            thumbnail.bytes, localIdentifier: localIdentifier,
+            key: DerivativeStore.key(contentHash: prepared.source.sha256, options: .grid))
+    }
+
+    /// The asset holding these bytes as an original (a photo, a movie, a RAW, a paired movie).
+    func existingAsset(withOriginalHash sha256: String) throws -> String? {
+        try database.writer.read { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT asset.localIdentifier FROM resource JOIN asset ON asset.id = resource.assetId
+                    WHERE resource.sha256 = ? AND resource.type IN (\(AssetResourceType.originals))
+                    """,
+                arguments: [sha256])
+        }
+    }
+
+    /// With `shouldMoveFile`, deletes the source once the library holds its bytes for good.
+    func removeSourceIfMoving(_ path: String, options: ImportOptions) throws {
+        guard options.shouldMoveFile else { return }
+        guard unlink(path) == 0 else { throw FileIO.posixError("removing the moved file", path) }
+    }
+}
+
+extension AssetResourceType {
+    /// The types whose bytes are a file as it came in, as SQL: photo, video, RAW alternate,
+    /// paired movie.
+    static let originals = [photo, video, alternatePhoto, pairedVideo].map { String($0.rawValue) }.joined(separator: ", ")
+}

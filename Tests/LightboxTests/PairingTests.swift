@@ -1,0 +1,212 @@
+import Foundation
+import Lightbox
+import LightboxMetadata
+import LightboxTestSupport
+import Testing
+
+/// Movies, Live Photos, bursts, RAW + JPEG and Motion Photos, built from real files as the
+/// corpus README explains: identifiers written with Lightbox's own writers and checked with
+/// exiftool (see AppleMetadataWriterTests).
+@Suite("Importing movies, Live Photos, bursts, RAW + JPEG and Motion Photos")
+struct PairingTests {
+    static let movie = "forensics/original-files/movie1/VID_20191220_170832.mp4"
+    static let iPhoneStill = "digikam/body-background.jpg"
+
+    /// A Live Photo's two halves, named as an iPhone names them, in `folder`.
+    static func livePair(in folder: TemporaryDirectory, identifier: String, name: String = "IMG_0001") throws -> (String, String) {
+        let still = folder.path(name + ".JPG")
+        let movie = folder.path(name + ".MOV")
+        let stillBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(iPhoneStill))))
+        let movieBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(Self.movie))))
+        try Data(try AppleMetadataWriter.jpeg(stillBytes, contentIdentifier: identifier)).write(to: URL(fileURLWithPath: still))
+        try Data(try AppleMetadataWriter.movie(movieBytes, contentIdentifier: identifier)).write(to: URL(fileURLWithPath: movie))
+        return (still, movie)
+    }
+
+    static func assets(_ summary: ImportSummary) -> [Asset] {
+        summary.results.compactMap { result in
+            switch result.outcome {
+            case .imported(let asset), .paired(let asset): asset
+            default: nil
+            }
+        }
+    }
+
+    static func urls(_ paths: [String]) -> [URL] { paths.map { URL(fileURLWithPath: $0) } }
+
+    @Test("A movie imports as a video asset with its duration, size, date and place")
+    func video() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let path = try Corpus.path(Self.movie)
+        let summary = await library.importItems(at: [URL(fileURLWithPath: path)])
+        let asset = try #require(Self.assets(summary).first)
+        let oracle = try ExifTool.tags(["Duration", "ImageWidth", "ImageHeight", "CreateDate", "GPSCoordinates"], of: path)
+        #expect(asset.mediaType == .video && asset.playbackStyle == .video)
+        #expect(abs(asset.duration - Double(oracle["Duration"]!)!) < 0.01)
+        #expect("\(asset.pixelWidth)" == oracle["ImageWidth"] && "\(asset.pixelHeight)" == oracle["ImageHeight"])
+        #expect(asset.resource(ofType: .video)?.uniformTypeIdentifier == "public.mpeg-4")
+        // exiftool: QuickTime's CreateDate is UTC.
+        #expect(ISO8601.string(from: asset.creationDate, offsetSeconds: 0) == "2019-12-20T20:08:34+00:00")
+        #expect(oracle["CreateDate"] == "2019:12:20 20:08:34")
+        let coordinates = oracle["GPSCoordinates"]!.split(separator: " ").compactMap { Double($0) }
+        #expect(abs((asset.location?.latitude ?? 0) - coordinates[0]) < 1e-4)
+        #expect(abs((asset.location?.longitude ?? 0) - coordinates[1]) < 1e-4)
+        #expect(try library.fetchAssets(with: .video).count == 1)
+    }
+
+    @Test(
+        "A still and a movie with one content identifier become one Live Photo, whatever their order, folders or runs",
+        arguments: ["still first", "movie first", "one run", "other folders"])
+    func livePhoto(order: String) async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let halves = try TemporaryDirectory()
+        let (still, movie) = try Self.livePair(in: halves, identifier: "8A1B2C3D-0000-4000-8000-\(order.count)00000000001")
+        var movedMovie = movie
+        let other = try TemporaryDirectory()
+        if order == "other folders" {
+            movedMovie = try other.copy(movie, as: "clip.mov")  // another folder, another name
+        }
+        var summaries: [ImportSummary] = []
+        switch order {
+        case "still first":
+            summaries.append(await library.importItems(at: Self.urls([still])))
+            summaries.append(await library.importItems(at: Self.urls([movedMovie])))
+        case "movie first":
+            summaries.append(await library.importItems(at: Self.urls([movedMovie])))
+            #expect(try library.fetchAssets(with: .video).count == 1, "a lone movie is a video until its still comes")
+            summaries.append(await library.importItems(at: Self.urls([still])))
+        default:
+            summaries.append(await library.importItems(at: Self.urls([still, movedMovie]), options: ImportOptions(maximumConcurrentFiles: 2)))
+        }
+        #expect(summaries.reduce(0) { $0 + $1.progress.failed } == 0)
+        #expect(summaries.reduce(0) { $0 + $1.progress.imported } == 1)
+        #expect(summaries.reduce(0) { $0 + $1.progress.paired } == 1)
+
+        let all = try library.fetchAssets()
+        #expect(all.count == 1)
+        let live = try #require(all.firstObject)
+        #expect(live.mediaType == .image)
+        #expect(live.mediaSubtypes.contains(.photoLive))
+        #expect(live.playbackStyle == .livePhoto)
+        #expect(live.resource(ofType: .photo)?.originalFilename == "IMG_0001.JPG")
+        #expect(live.resource(ofType: .pairedVideo) != nil)
+        #expect(live.resource(ofType: .video) == nil)
+        #expect(abs(live.duration - 1.6) < 0.01)
+        #expect(live.pixelWidth == 4032 && live.pixelHeight == 3024, "the still's size")
+        let smart = try #require(try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumLivePhotos).firstObject)
+        #expect(try library.fetchAssets(in: smart).count == 1)
+    }
+
+    @Test("A file name alone pairs nothing: a movie with another identifier stays a video")
+    func notByName() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let first = try TemporaryDirectory(), second = try TemporaryDirectory()
+        let (still, _) = try Self.livePair(in: first, identifier: "11111111-1111-4111-8111-111111111111")
+        let (_, otherMovie) = try Self.livePair(in: second, identifier: "22222222-2222-4222-8222-222222222222")
+        let summary = await library.importItems(at: Self.urls([still, otherMovie]))
+        #expect(summary.progress.imported == 2 && summary.progress.paired == 0)
+        #expect(try library.fetchAssets(with: .video).count == 1)
+        #expect(try library.fetchAssets(with: .image).firstObject?.mediaSubtypes.contains(.photoLive) == false)
+    }
+
+    @Test("Frames with one burst UUID form a burst: one representative, the first frame taken")
+    func bursts() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let burst = "C0FFEE00-1234-4321-8765-BADC0FFEE000"
+        let frames = [
+            "forensics/original-files/pic2/IMG_20200124_231153.jpg", "forensics/original-files/pic2/IMG_20191224_234846.jpg",
+            "forensics/original-files/pic2/IMG_20200608_111614.jpg",
+        ]
+        let source = try TemporaryDirectory()
+        var paths: [String] = []
+        for (index, frame) in frames.enumerated() {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(frame))))
+            let path = source.path("frame\(index).jpg")
+            try Data(try AppleMetadataWriter.jpeg(bytes, contentIdentifier: nil, burstUUID: burst)).write(to: URL(fileURLWithPath: path))
+            paths.append(path)
+        }
+        let summary = await library.importItems(at: Self.urls(paths))
+        #expect(summary.progress.imported == 3)
+        let all = try library.fetchAssets(withBurstIdentifier: burst)
+        #expect(all.count == 3)
+        let earliest = try #require(all.min { $0.creationDate < $1.creationDate })
+        let shown = try library.fetchAssets()
+        #expect(shown.count == 1, "a burst shows as its representative")
+        #expect(shown.firstObject?.localIdentifier == earliest.localIdentifier)
+        #expect(shown.firstObject?.representsBurst == true)
+        #expect(try library.fetchAssets(options: FetchOptions(includeAllBurstAssets: true)).count == 3)
+    }
+
+    @Test("A RAW and the JPEG of the same shot become one asset, the RAW its alternate photo, in either order")
+    func rawPlusJPEG() async throws {
+        for rawFirst in [true, false] {
+            let folder = try TemporaryDirectory()
+            let library = try folder.makeLibrary()
+            let shots = try TemporaryDirectory()
+            let raw = try shots.copy(Corpus.path("exiftool/images/Nikon.nef"), as: "DSC_0001.NEF")
+            let jpeg = try shots.copy(Corpus.path("exiv2/data/exiv2-nikon-d70.jpg"), as: "DSC_0001.JPG")
+            // The camera writes both files of a shot with one capture time.
+            try ExifTool.copyTags(["DateTimeOriginal", "SubSecTimeOriginal", "Make", "Model"], from: raw, to: jpeg)
+            // Another shot's RAW under a name that matches nothing.
+            let lone = try shots.copy(Corpus.path("exiftool/images/DNG.dng"), as: "DSC_0002.DNG")
+            let order = rawFirst ? [raw, lone, jpeg] : [jpeg, lone, raw]
+            var paired = 0
+            for path in order { paired += await library.importItems(at: Self.urls([path])).progress.paired }
+            #expect(paired == 1)
+            let all = try library.fetchAssets()
+            #expect(all.count == 2)
+            let pair = try #require(all.first { $0.resource(ofType: .alternatePhoto) != nil })
+            #expect(pair.resource(ofType: .photo)?.originalFilename == "DSC_0001.JPG")
+            #expect(pair.resource(ofType: .alternatePhoto)?.originalFilename == "DSC_0001.NEF")
+            #expect(pair.resource(ofType: .alternatePhoto)?.uniformTypeIdentifier == "com.nikon.raw-image")
+            let single = try #require(all.first { $0.localIdentifier != pair.localIdentifier })
+            #expect(single.resource(ofType: .photo)?.uniformTypeIdentifier == "com.adobe.raw-image")
+            let rawAlbum = try #require(try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumRAW).firstObject)
+            #expect(try library.fetchAssets(in: rawAlbum).count == 2, "as in Photos: the lone DNG and the RAW + JPEG pair")
+        }
+    }
+
+    @Test("An Android Motion Photo's embedded movie becomes its paired video")
+    func motionPhoto() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let shots = try TemporaryDirectory()
+        let still = try shots.copy(Corpus.path("forensics/original-files/pic1/IMG_20200827_231612.jpg"), as: "PXL_0001.MP.jpg")
+        let movie = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(Self.movie))))
+        try ExifTool.write(["XMP-GCamera:MicroVideo": "1", "XMP-GCamera:MicroVideoVersion": "1",
+                            "XMP-GCamera:MicroVideoOffset": "\(movie.count)"], to: still)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: still))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(movie))
+        try handle.close()
+
+        let summary = await library.importItems(at: Self.urls([still]))
+        let asset = try #require(Self.assets(summary).first)
+        #expect(asset.mediaSubtypes.contains(.photoLive) && asset.playbackStyle == .livePhoto)
+        let paired = try #require(asset.resource(ofType: .pairedVideo))
+        #expect(paired.fileSize == Int64(movie.count))
+        let stored = try Data(contentsOf: await library.fileURL(for: paired))
+        #expect([UInt8](stored) == movie, "the movie, byte for byte")
+        #expect(abs(asset.duration - 1.6) < 0.01)
+    }
+
+    @Test("An interrupted import resumes: files done are skipped, the rest import")
+    func resume() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let source = try TemporaryDirectory()
+        _ = try source.copy(Corpus.path("forensics/original-files/pic2/IMG_20200124_231153.jpg"))
+        _ = try source.copy(Corpus.path("forensics/original-files/pic2/IMG_20191224_234846.jpg"))
+        // The run stopped after two files; the third was never reached.
+        let stopped = await library.importItems(at: [source.url])
+        #expect(stopped.progress.imported == 2)
+        _ = try source.copy(Corpus.path("forensics/original-files/pic2/IMG_20200608_111614.jpg"))
+        let resumed = await library.importItems(at: [source.url])
+        #expect(resumed.progress.imported == 1 && resumed.progress.duplicates == 2)
+        #expect(try library.fetchAssets().count == 3)
+    }
+}
