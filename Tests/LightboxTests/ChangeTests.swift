@@ -233,6 +233,39 @@ struct ChangeTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: library.url.path + "/originals/.incoming").isEmpty)
     }
 
+    @Test("A .photo and a .pairedVideo make a Live Photo; a movie as .photo or a third type is refused")
+    func livePhotoCreation() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let still = URL(fileURLWithPath: try Corpus.path("digikam/body-background.jpg"))
+        let movie = URL(fileURLWithPath: try Corpus.path("forensics/original-files/movie1/VID_20191220_170832.mp4"))
+        await #expect(throws: LibraryError.self) {
+            try await library.performChanges { changes in
+                changes.creationRequestForAsset().addResource(with: .photo, fileURL: movie, options: AssetResourceCreationOptions())
+            }
+        }
+        await #expect(throws: LibraryError.self) {
+            try await library.performChanges { changes in
+                let request = changes.creationRequestForAsset()
+                request.addResource(with: .photo, fileURL: still, options: AssetResourceCreationOptions())
+                request.addResource(with: .alternatePhoto, fileURL: movie, options: AssetResourceCreationOptions())
+            }
+        }
+        #expect(try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true)).count == 0)
+        var placeholder: ObjectPlaceholder?
+        try await library.performChanges { changes in
+            let request = changes.creationRequestForAsset()
+            request.addResource(with: .photo, fileURL: still, options: AssetResourceCreationOptions())
+            request.addResource(with: .pairedVideo, fileURL: movie, options: AssetResourceCreationOptions(originalFilename: "IMG_7.MOV"))
+            placeholder = request.placeholderForCreatedAsset
+        }
+        let identifier = try #require(placeholder).localIdentifier
+        let live = try #require(try library.fetchAssets(withLocalIdentifiers: [identifier]).firstObject)
+        #expect(live.mediaType == .image && live.mediaSubtypes.contains(.photoLive) && live.playbackStyle == .livePhoto)
+        #expect(live.resource(ofType: .pairedVideo)?.originalFilename == "IMG_7.MOV")
+        #expect(abs(live.duration - 1.6) < 0.01)
+    }
+
     @Test("A damaged or duplicate new asset fails the whole block; moved files stay where they were")
     func creationFailures() async throws {
         let folder = try TemporaryDirectory()

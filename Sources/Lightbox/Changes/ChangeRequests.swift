@@ -276,8 +276,8 @@ public final class AssetCreationRequest: AssetChangeRequest {
         ObjectPlaceholder(localIdentifier: localIdentifier)
     }
 
-    /// Adds a file as a resource of the new asset. Lightbox creates assets from a `.photo`
-    /// resource; other types are refused when the block runs until the importer reads them.
+    /// Adds a file as a resource of the new asset: a `.photo`, and with it a `.pairedVideo`
+    /// for a Live Photo. Other types are refused when the block runs.
     public func addResource(with type: AssetResourceType, fileURL: URL, options: AssetResourceCreationOptions) {
         requests.creations[localIdentifier, default: []].append(
             ChangeRequests.NewResource(type: type, path: fileURL.standardizedFileURL.path, options: options))

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LightboxMetadata
 
 #if canImport(Glibc)
 import Glibc
@@ -52,18 +53,25 @@ extension PhotoLibrary {
     func prepareCreations(_ creations: [String: [ChangeRequests.NewResource]]) throws -> [String: PreparedAsset] {
         var prepared: [String: PreparedAsset] = [:]
         for (localIdentifier, resources) in creations {
-            guard let photo = resources.first(where: { $0.type == .photo }) else {
-                throw LibraryError(.invalidRequest, "the new asset \(localIdentifier) has no .photo resource; nothing was changed")
-            }
-            if let other = resources.first(where: { $0.type != .photo }) {
+            let photos = resources.filter { $0.type == .photo }
+            let movies = resources.filter { $0.type == .pairedVideo }
+            guard photos.count == 1, let photo = photos.first else {
                 throw LibraryError(
                     .invalidRequest,
-                    "creating assets with a .\(other.type) resource is not supported yet (issue #4); nothing was changed")
+                    "the new asset \(localIdentifier) needs exactly one .photo resource, it has \(photos.count); nothing was changed")
             }
-            guard resources.count == 1 else {
-                throw LibraryError(.invalidRequest, "the new asset \(localIdentifier) has two .photo resources; nothing was changed")
+            if let other = resources.first(where: { $0.type != .photo && $0.type != .pairedVideo }) {
+                throw LibraryError(
+                    .invalidRequest,
+                    "a new asset takes a .photo and, for a Live Photo, a .pairedVideo; not a .\(other.type); nothing was changed")
+            }
+            guard movies.count <= 1 else {
+                throw LibraryError(.invalidRequest, "the new asset \(localIdentifier) has two .pairedVideo resources; nothing was changed")
             }
             let source = try ImportSource(path: photo.path)
+            guard source.format.kind != .video else {
+                throw LibraryError(.invalidRequest, "a .photo resource must be a photo, not a movie; nothing was changed", path: photo.path)
+            }
             if let existing = try existingAsset(withOriginalHash: source.sha256) {
                 throw LibraryError(
                     .invalidRequest, "the library already holds these bytes as asset \(existing); nothing was changed",
@@ -71,9 +79,37 @@ extension PhotoLibrary {
             }
             var asset = try prepare(source)
             if let name = photo.options.originalFilename { asset.originalFilename = name }
+            if let movie = movies.first { asset.pairedMovie = try prepareMovie(movie) }
             prepared[localIdentifier] = asset
         }
         return prepared
+    }
+
+    /// A Live Photo's movie from a creation request: parsed, checked and stored.
+    private func prepareMovie(_ resource: ChangeRequests.NewResource) throws -> PreparedMovie {
+        let source = try ImportSource(path: resource.path)
+        let path = resource.isTemporary ? nil : resource.path
+        guard source.format.kind == .video else {
+            throw LibraryError(.invalidRequest, "a .pairedVideo resource must be a movie; nothing was changed", path: path)
+        }
+        if let existing = try existingAsset(withOriginalHash: source.sha256) {
+            throw LibraryError(
+                .invalidRequest, "the library already holds this movie as part of asset \(existing); nothing was changed",
+                path: path)
+        }
+        let movie: MediaMetadata
+        do {
+            movie = try MetadataReader.read(fileAtPath: source.path)
+        } catch {
+            throw LibraryError(.corruptFile, "the movie cannot be read: \(error.message)", path: path)
+        }
+        let storedPath = try originals.store(
+            copying: source.path, sha256: source.sha256, filenameExtension: source.format.preferredFilenameExtension)
+        return PreparedMovie(
+            storedPath: storedPath, sha256: source.sha256, size: source.size,
+            originalFilename: resource.options.originalFilename ?? (source.path as NSString).lastPathComponent,
+            uniformTypeIdentifier: source.format.uniformTypeIdentifier, pixelWidth: movie.pixelWidth ?? 0,
+            pixelHeight: movie.pixelHeight ?? 0, duration: movie.quickTime?.duration ?? 0)
     }
 
     /// After the commit: thumbnails of new assets, moved sources deleted, files of deleted
