@@ -194,6 +194,51 @@ struct PairingTests {
         #expect(abs(asset.duration - 1.6) < 0.01)
     }
 
+    @Test("Export: originals byte for byte; current Live Photos carry one identifier exiftool pairs")
+    func export() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        // A Live Photo made from halves that carry no identifier at all.
+        let still = URL(fileURLWithPath: try Corpus.path(Self.iPhoneStill))
+        let movie = URL(fileURLWithPath: try Corpus.path(Self.movie))
+        var placeholder: ObjectPlaceholder?
+        try await library.performChanges { changes in
+            let request = changes.creationRequestForAsset()
+            request.addResource(with: .photo, fileURL: still, options: AssetResourceCreationOptions(originalFilename: "IMG_0042.JPG"))
+            request.addResource(with: .pairedVideo, fileURL: movie, options: AssetResourceCreationOptions(originalFilename: "IMG_0042.MOV"))
+            placeholder = request.placeholderForCreatedAsset
+        }
+        let id = try #require(placeholder).localIdentifier
+
+        let originals = try TemporaryDirectory()
+        let written = try await library.export(localIdentifiers: [id], to: originals.url, version: .original)
+        #expect(written.map { ($0.path as NSString).lastPathComponent }.sorted() == ["IMG_0042.JPG", "IMG_0042.MOV"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: originals.path("IMG_0042.JPG"))) == Data(contentsOf: still))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: originals.path("IMG_0042.MOV"))) == Data(contentsOf: movie))
+
+        let current = try TemporaryDirectory()
+        _ = try await library.export(localIdentifiers: [id], to: current.url, version: .current)
+        let stillTags = try ExifTool.tags(["MediaGroupUUID", "Make", "Model", "DateTimeOriginal", "Warning"], of: current.path("IMG_0042.JPG"))
+        let movieTags = try ExifTool.tags(["ContentIdentifier", "Duration", "Warning"], of: current.path("IMG_0042.MOV"))
+        let identifier = try #require(stillTags["MediaGroupUUID"])
+        #expect(UUID(uuidString: identifier) != nil)
+        #expect(movieTags["ContentIdentifier"] == identifier, "iOS pairs the two by this identifier")
+        #expect(stillTags["Model"] == "iPhone 7" && stillTags["Warning"] == nil && movieTags["Warning"] == nil)
+
+        // Exported again into the same folder: nothing is overwritten.
+        let again = try await library.export(localIdentifiers: [id], to: current.url, version: .current)
+        #expect(again.map { ($0.path as NSString).lastPathComponent }.sorted() == ["IMG_0042 (1).JPG", "IMG_0042 (1).MOV"])
+
+        #expect(identifier == id, "an export of an asset always writes the same identifier")
+
+        // The exported pair imports back into another library as one Live Photo; the second
+        // export holds the same bytes.
+        let other = try folder.makeLibrary("Other.lightbox")
+        let summary = await other.importItems(at: [current.url])
+        #expect(summary.progress.imported == 1 && summary.progress.paired == 1 && summary.progress.duplicates == 2)
+        #expect(try other.fetchAssets().firstObject?.mediaSubtypes.contains(.photoLive) == true)
+    }
+
     @Test("An interrupted import resumes: files done are skipped, the rest import")
     func resume() async throws {
         let folder = try TemporaryDirectory()

@@ -1,0 +1,140 @@
+import Foundation
+import LightboxMetadata
+
+/// Which version of an asset an export writes.
+public enum ExportVersion: String, Sendable, CaseIterable {
+    /// The asset as it looks now. A Live Photo's still and movie carry one content identifier
+    /// (Apple maker note and QuickTime key) so that iOS and exiftool pair them again.
+    case current
+    /// The original files, byte for byte.
+    case original
+}
+
+/// One file an export wrote.
+public struct ExportedFile: Sendable, Hashable {
+    /// The asset it came from.
+    public var localIdentifier: String
+    /// The resource it is.
+    public var resourceType: AssetResourceType
+    /// Where it was written.
+    public var path: String
+}
+
+extension PhotoLibrary {
+    /// Writes assets' files into `folder`, named by their original file names (a name taken
+    /// already gets " (1)", " (2)"... : nothing is overwritten). Each file is written whole
+    /// or not at all (a temporary file renamed into place).
+    ///
+    /// With ``ExportVersion/original``, the files the library holds, unchanged: the photo
+    /// or movie, a Live Photo's movie, a RAW + JPEG pair's RAW. With
+    /// ``ExportVersion/current``, the same, except that a Live Photo's still (JPEG) and movie
+    /// are given the content identifier they lack, so that they pair again wherever they go.
+    public func export(
+        localIdentifiers: [String], to folder: URL, version: ExportVersion
+    ) async throws -> [ExportedFile] {
+        var assets: [Asset] = []
+        for identifier in localIdentifiers {
+            guard let asset = try await asset(withLocalIdentifier: identifier) else {
+                throw LibraryError(.assetNotFound, "no asset has the identifier \(identifier)")
+            }
+            assets.append(asset)
+        }
+        try FileIO.makeDirectory(folder.path)
+        var written: [ExportedFile] = []
+        for asset in assets {
+            let types: [AssetResourceType] = [.photo, .video, .pairedVideo, .alternatePhoto]
+            var files: [(AssetResource, [UInt8]?)] = []
+            for type in types {
+                guard let resource = asset.resource(ofType: type) else { continue }
+                files.append((resource, nil))
+            }
+            if version == .current, asset.mediaSubtypes.contains(.photoLive),
+                let stillIndex = files.firstIndex(where: { $0.0.type == .photo }),
+                let movieIndex = files.firstIndex(where: { $0.0.type == .pairedVideo })
+            {
+                let still = try await readBytes(files[stillIndex].0)
+                let movie = try await readBytes(files[movieIndex].0)
+                let (newStill, newMovie) = try Self.livePhotoPair(still: still, movie: movie, asset: asset)
+                files[stillIndex].1 = newStill
+                files[movieIndex].1 = newMovie
+            }
+            for (resource, bytes) in files {
+                let name = Self.exportName(resource, asset: asset)
+                let destination = Self.freePath(in: folder.path, name: name)
+                let content: [UInt8]
+                if let bytes {
+                    content = bytes
+                } else {
+                    content = try await readBytes(resource)
+                }
+                try FileIO.writeAtomically(content, to: destination)
+                written.append(ExportedFile(localIdentifier: asset.localIdentifier, resourceType: resource.type, path: destination))
+            }
+        }
+        return written
+    }
+
+    private func readBytes(_ resource: AssetResource) async throws -> [UInt8] {
+        let url = try await fileURL(for: resource)
+        do {
+            return [UInt8](try Data(contentsOf: url))
+        } catch {
+            throw LibraryError(.storageFailed, "cannot read the stored original: \(error.localizedDescription)", path: url.path)
+        }
+    }
+
+    /// A Live Photo's still and movie carrying one content identifier: the one they share,
+    /// else the still's, else the movie's, else the asset's own identifier (so that every
+    /// export of an asset writes the same bytes). A still that is not a JPEG keeps
+    /// its bytes (its identifier, if any, is what the movie gets).
+    static func livePhotoPair(still: [UInt8], movie: [UInt8], asset: Asset) throws -> ([UInt8], [UInt8]) {
+        let stillMetadata = try? MetadataReader.read(ByteSource(bytes: still))
+        let movieMetadata = try? MetadataReader.read(ByteSource(bytes: movie))
+        let stillIdentifier = stillMetadata?.exif?.apple?.contentIdentifier
+        let movieIdentifier = movieMetadata?.quickTime?.contentIdentifier
+        let identifier =
+            stillIdentifier ?? movieIdentifier ?? UUID(uuidString: asset.localIdentifier)?.uuidString ?? UUID().uuidString
+        var newStill = still
+        if stillIdentifier != identifier, stillMetadata?.format == .jpeg {
+            do {
+                // A Motion Photo's still drops the movie it carried: the movie is written beside it.
+                var jpeg = still
+                if let length = stillMetadata?.xmp?.motionPhotoVideoLength, length < still.count {
+                    jpeg = Array(still.dropLast(length))
+                }
+                newStill = try AppleMetadataWriter.jpeg(jpeg, contentIdentifier: identifier)
+            } catch {
+                throw LibraryError(.corruptFile, "cannot write the Live Photo identifier into the still: \(error.message)")
+            }
+        }
+        var newMovie = movie
+        if movieIdentifier != identifier {
+            do {
+                newMovie = try AppleMetadataWriter.movie(movie, contentIdentifier: identifier)
+            } catch {
+                throw LibraryError(.corruptFile, "cannot write the Live Photo identifier into the movie: \(error.message)")
+            }
+        }
+        return (newStill, newMovie)
+    }
+
+    /// The resource's original file name; a paired movie takes the still's base name when
+    /// its own is of another shot (a Motion Photo's cut-out movie is named after it already).
+    static func exportName(_ resource: AssetResource, asset: Asset) -> String {
+        let name = (resource.originalFilename as NSString).lastPathComponent
+        return name.isEmpty ? asset.localIdentifier : name
+    }
+
+    /// `name` in `folder`, or "name (1).ext", "name (2).ext"... when taken.
+    static func freePath(in folder: String, name: String) -> String {
+        let base = (name as NSString).deletingPathExtension
+        let ext = (name as NSString).pathExtension
+        var candidate = folder + "/" + name
+        var counter = 1
+        while FileManager.default.fileExists(atPath: candidate) {
+            candidate = folder + "/" + base + " (\(counter))" + (ext.isEmpty ? "" : "." + ext)
+            counter += 1
+        }
+        return candidate
+    }
+}
