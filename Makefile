@@ -65,11 +65,14 @@ test: deps corpus
 	rm -f "$$log"
 	swift test --skip-build
 
-## bench: build lightbox-bench in release mode and measure import and thumbnails on the corpus
+## bench: build lightbox-bench in release mode and measure import, thumbnails and metadata on the corpus
 bench: deps corpus
+	@command -v exiv2 >/dev/null || { echo "Installing exiv2 (the metadata benchmark's second reference)"; \
+		$(SUDO) apt-get update -q; DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends exiv2; }
 	swift build -c release --product lightbox-bench
 	.build/release/lightbox-bench import .corpus/lomiri/backgrounds .corpus/forensics/original-files/pic1 \
 		.corpus/forensics/original-files/pic2 .corpus/exiv2/data/2021-02-13-1929.heic .corpus/exiv2/data/IMG_3578.heic
+	.build/release/lightbox-bench metadata .corpus
 	.build/release/lightbox-bench thumbnails --size 360 --mode fill .corpus/lomiri/backgrounds \
 		.corpus/forensics/original-files/pic2 .corpus/exiv2/data/2021-02-13-1929.heic .corpus/exiv2/data/IMG_3578.heic
 

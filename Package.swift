@@ -78,6 +78,7 @@ let package = Package(
             dependencies: [
                 "Lightbox",
                 "LightboxImaging",
+                "LightboxMetadata",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // Synthetic rows for the fetch benchmark go straight into the schema.
                 .product(name: "GRDB", package: "GRDB.swift"),

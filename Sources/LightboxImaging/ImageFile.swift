@@ -47,4 +47,26 @@ public enum ImageFile {
         }
         return EncodedImage(bytes: bytes, format: options.format, pixelWidth: image.width, pixelHeight: image.height)
     }
+
+    /// Several thumbnails from one decode: the first from the file, like
+    /// ``thumbnail(ofFileAt:options:)``, held in memory, and the others from it. The first
+    /// must be the largest. An import makes its preview and its grid thumbnail this way.
+    ///
+    /// The corresponding libvips operations are `vips_thumbnail`, `vips_image_copy_memory`
+    /// and `vips_thumbnail_image`.
+    public static func thumbnails(ofFileAt path: String, options: [ThumbnailOptions]) throws(ImagingError) -> [EncodedImage] {
+        guard let first = options.first else { return [] }
+        let lazy = try Vips.thumbnail(
+            path, width: max(1, first.width), height: max(1, first.height), fill: first.contentMode == .aspectFill,
+            upscale: first.allowsUpscaling)
+        // Decoding into memory pulls every pixel through the loader: damage surfaces here.
+        let base = try Vips.copyToMemory(lazy, path: path)
+        var images: [EncodedImage] = []
+        for (index, option) in options.enumerated() {
+            let image = index == 0 ? base : try Vips.resize(base, to: option)
+            let bytes = try Vips.encode(image, as: option.format, quality: option.quality)
+            images.append(EncodedImage(bytes: bytes, format: option.format, pixelWidth: image.width, pixelHeight: image.height))
+        }
+        return images
+    }
 }

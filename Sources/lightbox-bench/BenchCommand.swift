@@ -14,8 +14,8 @@ import Glibc
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lightbox-bench",
-        abstract: "Measure Lightbox: import throughput, thumbnail latency, memory.",
-        subcommands: [ImportBench.self, ThumbnailBench.self, FetchBench.self])
+        abstract: "Measure Lightbox: import throughput, thumbnail latency, fetches, metadata, memory.",
+        subcommands: [ImportBench.self, ThumbnailBench.self, FetchBench.self, MetadataBench.self])
 }
 
 struct ImportBench: AsyncParsableCommand {
@@ -26,13 +26,37 @@ struct ImportBench: AsyncParsableCommand {
     @Argument(help: "Files and folders to import.")
     var paths: [String]
 
+    @Option(
+        help: """
+            Import N distinct copies of each file instead (the same photo with 16 bytes of its own \
+            after the image's end, which decoders ignore): many real photos from a few.
+            """)
+    var copies = 0
+
     @Flag(help: "Print one JSON line (the default prints it too).")
     var json = false
 
     func run() async throws {
         let bench = try BenchLibrary()
+        var inputs = paths.map { URL(fileURLWithPath: $0) }
+        if copies > 0 {
+            let folder = bench.folder.appendingPathComponent("copies")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for file in MetadataBench.mediaFiles(paths) {
+                guard let data = FileManager.default.contents(atPath: file) else { continue }
+                let name = (file as NSString).lastPathComponent
+                for copy in 0..<copies {
+                    var unique = data
+                    unique.append(Data(UUID().uuidString.utf8.prefix(16)))
+                    try unique.write(to: folder.appendingPathComponent("\(copy)-\(name)"))
+                }
+            }
+            inputs = [folder]
+        }
+        // The files are read from the page cache, as a second pass over a card would.
+        for file in MetadataBench.mediaFiles(inputs.map(\.path)) { _ = FileManager.default.contents(atPath: file) }
         let start = Date()
-        let summary = await bench.library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+        let summary = await bench.library.importItems(at: inputs)
         let seconds = Date().timeIntervalSince(start)
         let p = summary.progress
         Report.print([

@@ -65,12 +65,25 @@ struct ThumbnailTests {
             for: asset.localIdentifier, options: ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFit))
         #expect(fit.entityTag != first.entityTag)
         #expect(fit.image.pixelHeight == 200 && fit.image.pixelWidth < 300)
-        // The grid thumbnail was rendered during the import.
+        // The grid thumbnail and the preview were rendered during the import, from one decode.
         let grid = try await library.thumbnail(for: asset.localIdentifier, options: .grid)
         #expect(grid.wasCached)
+        #expect(grid.image.pixelWidth == 360 && grid.image.pixelHeight == 360)
+        let preview = try await library.thumbnail(for: asset.localIdentifier, options: .preview)
+        #expect(preview.wasCached)
+        #expect(max(preview.image.pixelWidth, preview.image.pixelHeight) == 1024)
+        // Both look like libvips' own thumbnails of the original, made from the file.
+        let original = try Corpus.path("digikam/body-background.jpg")
+        for (image, options) in [(grid.image, ThumbnailOptions.grid), (preview.image, .preview)] {
+            // The oracle's fit stretches to the box: give it the size the preview has.
+            let reference = try ImageComparison.referenceThumbnail(
+                ofFileAt: original, width: image.pixelWidth, height: image.pixelHeight, contentMode: options.contentMode)
+            let difference = try ImageComparison.meanAbsoluteDifference(image, reference)
+            #expect(difference < 4, "\(options.width) \(options.contentMode): mean difference \(difference)")
+        }
         let files = try FileManager.default.subpathsOfDirectory(atPath: library.url.path + "/derivatives")
             .filter { $0.hasSuffix(".jpg") }
-        #expect(files.count == 3)
+        #expect(files.count == 4)
         #expect(files.allSatisfy { $0.contains(asset.localIdentifier) })
     }
 

@@ -14,4 +14,7 @@ public struct Thumbnail: Sendable, Hashable {
 extension ThumbnailOptions {
     /// The thumbnail the web grid shows; imports render it ahead so the first view is instant.
     public static let grid = ThumbnailOptions(width: 360, height: 360, contentMode: .aspectFill)
+    /// The image a detail view shows first; imports render it ahead too, and the grid
+    /// thumbnail from it, with one decode of the file.
+    public static let preview = ThumbnailOptions(width: 1024, height: 1024, contentMode: .aspectFit)
 }

@@ -118,8 +118,8 @@ extension PhotoLibrary {
         var storedHeight: Int
         var pixelWidth: Int
         var pixelHeight: Int
-        /// The grid thumbnail, rendered while decoding; nil for movies and RAW files.
-        var gridThumbnail: EncodedImage?
+        /// The preview and grid thumbnails, rendered while decoding; none for movies and RAW files.
+        var thumbnails: [(ThumbnailOptions, EncodedImage)] = []
         /// What pairs a RAW with the JPEG of the same shot: folder, base name, capture time, camera.
         var captureKey: String?
         /// The movie that makes the photo live, when it comes with it.
@@ -211,14 +211,15 @@ extension PhotoLibrary {
         let metadata = AssetMetadata(media, sidecar: Self.sidecar(of: source.path), fileModificationDate: source.modificationDate)
         var storedWidth = media.pixelWidth ?? 0, storedHeight = media.pixelHeight ?? 0
         var pixelWidth = metadata.pixelWidth ?? 0, pixelHeight = metadata.pixelHeight ?? 0
-        var gridThumbnail: EncodedImage?
+        var thumbnails: [(ThumbnailOptions, EncodedImage)] = []
         switch source.format.kind {
         case .image:
             do {
                 let properties = try ImageFile.properties(ofFileAt: source.path)
-                // Decoding the whole file proves it intact, and the grid thumbnail it yields
-                // makes the first view of the library instant.
-                gridThumbnail = try ImageFile.thumbnail(ofFileAt: source.path, options: .grid)
+                // Decoding the whole file proves it intact, and the thumbnails it yields make
+                // the first view of the library instant: one decode for both.
+                let sizes: [ThumbnailOptions] = [.preview, .grid]
+                thumbnails = Array(zip(sizes, try ImageFile.thumbnails(ofFileAt: source.path, options: sizes)))
                 (storedWidth, storedHeight) = (properties.storedWidth, properties.storedHeight)
                 (pixelWidth, pixelHeight) = (properties.pixelWidth, properties.pixelHeight)
             } catch {
@@ -241,7 +242,7 @@ extension PhotoLibrary {
         return PreparedAsset(
             source: source, metadata: metadata, storedPath: storedPath,
             originalFilename: (source.path as NSString).lastPathComponent, storedWidth: storedWidth,
-            storedHeight: storedHeight, pixelWidth: pixelWidth, pixelHeight: pixelHeight, gridThumbnail: gridThumbnail,
+            storedHeight: storedHeight, pixelWidth: pixelWidth, pixelHeight: pixelHeight, thumbnails: thumbnails,
             captureKey: Self.captureKey(source, media), pairedMovie: pairedMovie)
     }
 
@@ -289,12 +290,13 @@ extension PhotoLibrary {
         return nil
     }
 
-    /// After the commit: the grid thumbnail goes to `derivatives/`.
+    /// After the commit: the thumbnails go to `derivatives/`.
     func finish(_ prepared: PreparedAsset, localIdentifier: String) {
-        guard let thumbnail = prepared.gridThumbnail else { return }
-        try? derivatives.store(
-            thumbnail.bytes, localIdentifier: localIdentifier,
-            key: DerivativeStore.key(contentHash: prepared.source.sha256, options: .grid))
+        for (options, thumbnail) in prepared.thumbnails {
+            try? derivatives.store(
+                thumbnail.bytes, localIdentifier: localIdentifier,
+                key: DerivativeStore.key(contentHash: prepared.source.sha256, options: options))
+        }
     }
 
     /// The asset holding these bytes as an original (a photo, a movie, a RAW, a paired movie).

@@ -110,6 +110,39 @@ extension Vips {
         return VipsImageRef(out)
     }
 
+    /// The image decoded into memory, so that several outputs read it without decoding again.
+    static func copyToMemory(_ image: VipsImageRef, path: String) throws(ImagingError) -> VipsImageRef {
+        guard let memory = vips_image_copy_memory(image.pointer) else {
+            throw ImagingError(.corrupt, "cannot decode the image (\(takeError()))", path: path)
+        }
+        return VipsImageRef(memory)
+    }
+
+    /// An image in memory resized as `options` say: fit inside (aspect kept) or fill and
+    /// crop around the centre; never enlarged unless the options allow it.
+    static func resize(_ image: VipsImageRef, to options: ThumbnailOptions) throws(ImagingError) -> VipsImageRef {
+        let (width, height) = (Double(image.width), Double(image.height))
+        var scale: Double
+        var target: (Int, Int)
+        let fill = options.contentMode == .aspectFill
+        if fill {
+            scale = max(Double(options.width) / width, Double(options.height) / height)
+            if !options.allowsUpscaling { scale = min(scale, 1) }
+            target = (min(options.width, Int((width * scale).rounded())), min(options.height, Int((height * scale).rounded())))
+        } else {
+            scale = min(Double(options.width) / width, Double(options.height) / height)
+            if !options.allowsUpscaling { scale = min(scale, 1) }
+            target = (max(1, Int((width * scale).rounded())), max(1, Int((height * scale).rounded())))
+        }
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard cvips_thumbnail_image(image.pointer, &out, Int32(max(1, target.0)), Int32(max(1, target.1)), fill ? 1 : 0) == 0,
+            let out
+        else {
+            throw ImagingError(.corrupt, "cannot resize the image (\(takeError()))")
+        }
+        return VipsImageRef(out)
+    }
+
     static func autorotate(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
         var out: UnsafeMutablePointer<VipsImage>?
         guard cvips_autorot(image.pointer, &out) == 0, let out else {
