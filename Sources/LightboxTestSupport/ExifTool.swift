@@ -2,18 +2,26 @@ import Foundation
 
 /// Runs exiftool (Debian's libimage-exiftool-perl), the oracle for metadata tests.
 public enum ExifTool {
-    /// Tag values of a file as exiftool prints them with `-n` (numbers unformatted), keyed by tag
-    /// name. Throws when exiftool is not installed (make test installs it).
-    public static func tags(_ names: [String], of path: String) throws -> [String: String] {
+    struct Failed: Error {}
+
+    /// Runs exiftool with `arguments`; its standard output, and whether it exited with 0.
+    private static func run(_ arguments: [String]) throws -> (output: Data, succeeded: Bool) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-        process.arguments = ["-j", "-n", "-q", "-q"] + names.map { "-" + $0 } + [path]
+        process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        return (data, process.terminationStatus == 0)
+    }
+
+    /// Tag values of a file as exiftool prints them with `-n` (numbers unformatted), keyed by tag
+    /// name. Throws when exiftool is not installed (make test installs it).
+    public static func tags(_ names: [String], of path: String) throws -> [String: String] {
+        let data = try run(["-j", "-n", "-q", "-q"] + names.map { "-" + $0 } + [path]).output
         guard let array = try JSONSerialization.jsonObject(with: data) as? [[String: Any]], let object = array.first
         else { return [:] }
         var result: [String: String] = [:]
@@ -25,24 +33,15 @@ public enum ExifTool {
 
     /// Writes tags into a file in place (`-overwrite_original`), e.g. `["Orientation#": "8"]`.
     public static func write(_ assignments: [String: String], to path: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-        process.arguments = ["-q", "-overwrite_original"] + assignments.map { "-\($0.key)=\($0.value)" } + [path]
-        try process.run()
-        process.waitUntilExit()
-        struct Failed: Error {}
-        guard process.terminationStatus == 0 else { throw Failed() }
+        guard try run(["-q", "-overwrite_original"] + assignments.map { "-\($0.key)=\($0.value)" } + [path]).succeeded else {
+            throw Failed()
+        }
     }
 
     /// Copies tags from one file into another in place (`-TagsFromFile`).
     public static func copyTags(_ names: [String], from source: String, to destination: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-        process.arguments = ["-q", "-overwrite_original", "-TagsFromFile", source] + names.map { "-" + $0 } + [destination]
-        try process.run()
-        process.waitUntilExit()
-        struct Failed: Error {}
-        guard process.terminationStatus == 0 else { throw Failed() }
+        guard try run(["-q", "-overwrite_original", "-TagsFromFile", source] + names.map { "-" + $0 } + [destination]).succeeded
+        else { throw Failed() }
     }
 
     /// Every tag of many files in one run (`-json -n -G`: numbers unformatted, keys
@@ -51,15 +50,7 @@ public enum ExifTool {
         let list = FileManager.default.temporaryDirectory.appendingPathComponent("exiftool-\(UUID().uuidString).txt")
         try paths.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: list) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-        process.arguments = ["-json", "-n", "-G", "-q", "-q", "-@", list.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try run(["-json", "-n", "-G", "-q", "-q", "-@", list.path]).output
         let array = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
         var result: [String: [String: Any]] = [:]
         for object in array {

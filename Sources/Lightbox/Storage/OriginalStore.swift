@@ -34,31 +34,27 @@ struct OriginalStore: Sendable {
     /// Stores a copy of `source` whose SHA-256 must be `sha256`; returns its relative path.
     /// Throws when the bytes read differ from the hash (the file changed during the import).
     func store(copying source: String, sha256: String, filenameExtension: String) throws -> String {
-        let relative = Self.relativePath(sha256: sha256, filenameExtension: filenameExtension)
-        let destination = absolutePath(relative)
-        if FileIO.fileExists(destination), (try? FileIO.sha256(ofFileAt: destination).hex) == sha256 {
-            return relative
-        }
-        let folder = root + "/" + sha256.prefix(2)
-        try FileIO.makeDirectory(folder)
-        let temporary = incoming + "/" + UUID().uuidString
-        do {
+        try store(sha256: sha256, filenameExtension: filenameExtension) { temporary in
             let written = try FileIO.copyAndSync(from: source, to: temporary, permissions: 0o444)
             guard written == sha256 else {
                 throw LibraryError(.unreadableFile, "the file changed while it was being imported", path: source)
             }
-            guard rename(temporary, destination) == 0 else { throw FileIO.posixError("storing", destination) }
-            try FileIO.syncDirectory(folder)
-        } catch {
-            unlink(temporary)
-            throw error
         }
-        return relative
     }
 
     /// Stores bytes held in memory (a movie cut out of a Motion Photo) like a copied file:
     /// durably, read-only, named by their hash.
     func store(bytes: [UInt8], sha256: String, filenameExtension: String) throws -> String {
+        try store(sha256: sha256, filenameExtension: filenameExtension) { temporary in
+            try FileIO.writeAtomically(bytes, to: temporary)
+            chmod(temporary, 0o444)
+        }
+    }
+
+    /// The one way an original lands: `write` fills a temporary file in `.incoming/` durably,
+    /// which is renamed to its content-addressed name and its folder synced. Bytes already
+    /// stored under that name are reused.
+    private func store(sha256: String, filenameExtension: String, write: (String) throws -> Void) throws -> String {
         let relative = Self.relativePath(sha256: sha256, filenameExtension: filenameExtension)
         let destination = absolutePath(relative)
         if FileIO.fileExists(destination), (try? FileIO.sha256(ofFileAt: destination).hex) == sha256 {
@@ -68,8 +64,7 @@ struct OriginalStore: Sendable {
         try FileIO.makeDirectory(folder)
         let temporary = incoming + "/" + UUID().uuidString
         do {
-            try FileIO.writeAtomically(bytes, to: temporary)
-            chmod(temporary, 0o444)
+            try write(temporary)
             guard rename(temporary, destination) == 0 else { throw FileIO.posixError("storing", destination) }
             try FileIO.syncDirectory(folder)
         } catch {
