@@ -85,7 +85,8 @@ public struct XMPMetadata: Sendable, Hashable {
 }
 
 /// A tolerant scanner of the XML of an XMP packet: tags, attributes and text, with
-/// namespace prefixes resolved. Malformed input ends the scan early; it never traps.
+/// namespace prefixes resolved. It works on the UTF-8 bytes, making strings only of names
+/// and values. Malformed input ends the scan early; it never traps.
 struct XMPScanner {
     private(set) var properties: [String: String] = [:]
     /// The Length of the Container:Directory item whose Item:Semantic is "MotionPhoto".
@@ -93,21 +94,23 @@ struct XMPScanner {
 
     private var namespaces: [String: String] = [:]
 
+    private static let lessThan = UInt8(ascii: "<"), greaterThan = UInt8(ascii: ">"), slash = UInt8(ascii: "/")
+    private static let equals = UInt8(ascii: "="), ampersand = UInt8(ascii: "&")
+
     init(_ bytes: [UInt8]) {
-        let text = Array(String(decoding: bytes, as: UTF8.self).unicodeScalars)
-        var index = 0
-        var open: [(name: String, text: String)] = []
         // Declarations first, wherever they are, so a prefix used before its declaration in
         // document order (never in valid XML, but cheap to allow) still resolves.
-        collectNamespaces(text)
-        while index < text.count {
-            if text[index] == "<" {
-                guard let end = Self.find(">", in: text, from: index) else { break }
-                let tag = String(String.UnicodeScalarView(text[(index + 1)..<end]))
+        collectNamespaces(bytes)
+        var index = 0
+        var open: [(name: String, text: String)] = []
+        while index < bytes.count {
+            if bytes[index] == Self.lessThan {
+                guard let end = Self.find(Self.greaterThan, in: bytes, from: index) else { break }
+                let tag = bytes[(index + 1)..<end]
                 index = end + 1
-                if tag.hasPrefix("?") || tag.hasPrefix("!") { continue }
-                if tag.hasPrefix("/") {
-                    let name = String(tag.dropFirst()).trimmingWhitespace()
+                guard let first = tag.first, first != UInt8(ascii: "?"), first != UInt8(ascii: "!") else { continue }
+                if first == Self.slash {
+                    let name = Self.string(tag.dropFirst()).trimmingWhitespace()
                     if let last = open.last, last.name == name {
                         open.removeLast()
                         let value = last.text.trimmingWhitespace()
@@ -115,9 +118,8 @@ struct XMPScanner {
                     }
                     continue
                 }
-                let selfClosing = tag.hasSuffix("/")
-                let body = selfClosing ? String(tag.dropLast()) : tag
-                let (name, attributes) = Self.parseTag(body)
+                let selfClosing = tag.last == Self.slash
+                let (name, attributes) = Self.parseTag(selfClosing ? tag.dropLast() : tag)
                 var semantic: String?
                 var length: Int?
                 for (attribute, value) in attributes where !attribute.hasPrefix("xmlns") {
@@ -130,28 +132,31 @@ struct XMPScanner {
                 if !selfClosing { open.append((name, "")) }
                 if open.count > 64 { break }  // nesting this deep is not XMP
             } else {
-                let next = Self.find("<", in: text, from: index) ?? text.count
-                if !open.isEmpty {
-                    open[open.count - 1].text += Self.unescape(String(String.UnicodeScalarView(text[index..<next])))
-                }
+                let next = Self.find(Self.lessThan, in: bytes, from: index) ?? bytes.count
+                if !open.isEmpty { open[open.count - 1].text += Self.unescape(bytes[index..<next]) }
                 index = next
             }
         }
     }
 
-    private mutating func collectNamespaces(_ text: [Unicode.Scalar]) {
-        let string = String(String.UnicodeScalarView(text))
-        var rest = string[...]
-        while let range = rest.range(of: "xmlns:") {
-            rest = rest[range.upperBound...]
-            guard let equals = rest.firstIndex(of: "=") else { break }
-            let prefix = String(rest[..<equals]).trimmingWhitespace()
-            let afterEquals = rest[rest.index(after: equals)...].drop { $0 == " " }
-            guard let quote = afterEquals.first, quote == "\"" || quote == "'" else { continue }
-            let valueStart = afterEquals.index(after: afterEquals.startIndex)
-            guard let valueEnd = afterEquals[valueStart...].firstIndex(of: quote) else { break }
-            namespaces[String(prefix)] = String(afterEquals[valueStart..<valueEnd])
-            rest = afterEquals[valueEnd...]
+    private mutating func collectNamespaces(_ bytes: [UInt8]) {
+        let marker = Array("xmlns:".utf8)
+        var index = 0
+        while index + marker.count < bytes.count {
+            guard bytes[index] == marker[0], bytes[index..<index + marker.count].elementsEqual(marker) else {
+                index += 1
+                continue
+            }
+            index += marker.count
+            guard let equals = Self.find(Self.equals, in: bytes, from: index) else { break }
+            let prefix = Self.string(bytes[index..<equals]).trimmingWhitespace()
+            var valueStart = equals + 1
+            while valueStart < bytes.count, bytes[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
+            guard valueStart < bytes.count, bytes[valueStart] == UInt8(ascii: "\"") || bytes[valueStart] == UInt8(ascii: "'"),
+                let valueEnd = Self.find(bytes[valueStart], in: bytes, from: valueStart + 1)
+            else { continue }
+            namespaces[String(prefix)] = Self.string(bytes[(valueStart + 1)..<valueEnd])
+            index = valueEnd + 1
         }
     }
 
@@ -162,51 +167,57 @@ struct XMPScanner {
         return uri + " " + parts[1]
     }
 
-    private static func find(_ scalar: Unicode.Scalar, in text: [Unicode.Scalar], from start: Int) -> Int? {
+    private static func find(_ byte: UInt8, in bytes: [UInt8], from start: Int) -> Int? {
         var index = start
-        while index < text.count {
-            if text[index] == scalar { return index }
+        while index < bytes.count {
+            if bytes[index] == byte { return index }
             index += 1
         }
         return nil
     }
 
+    private static func string(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
     /// `name attr="value" attr2='value'` -> the name and the attributes.
-    private static func parseTag(_ body: String) -> (String, [(String, String)]) {
-        let scalars = Array(body.unicodeScalars)
-        var index = 0
-        func skipSpace() { while index < scalars.count && scalars[index].properties.isWhitespace { index += 1 } }
+    private static func parseTag(_ tag: ArraySlice<UInt8>) -> (String, [(String, String)]) {
+        var index = tag.startIndex
+        func skipSpace() { while index < tag.endIndex && isSpace(tag[index]) { index += 1 } }
         func readName() -> String {
             let start = index
-            while index < scalars.count, !scalars[index].properties.isWhitespace, scalars[index] != "=", scalars[index] != "/" {
-                index += 1
-            }
-            return String(String.UnicodeScalarView(scalars[start..<index]))
+            while index < tag.endIndex, !isSpace(tag[index]), tag[index] != equals, tag[index] != slash { index += 1 }
+            return string(tag[start..<index])
         }
         skipSpace()
         let name = readName()
         var attributes: [(String, String)] = []
-        while index < scalars.count {
+        while index < tag.endIndex {
             skipSpace()
             let attribute = readName()
             guard !attribute.isEmpty else { break }
             skipSpace()
-            guard index < scalars.count, scalars[index] == "=" else { break }
+            guard index < tag.endIndex, tag[index] == equals else { break }
             index += 1
             skipSpace()
-            guard index < scalars.count, scalars[index] == "\"" || scalars[index] == "'" else { break }
-            let quote = scalars[index]
+            guard index < tag.endIndex, tag[index] == UInt8(ascii: "\"") || tag[index] == UInt8(ascii: "'") else { break }
+            let quote = tag[index]
             index += 1
             let start = index
-            while index < scalars.count && scalars[index] != quote { index += 1 }
-            attributes.append((attribute, unescape(String(String.UnicodeScalarView(scalars[start..<Swift.min(index, scalars.count)])))))
+            while index < tag.endIndex && tag[index] != quote { index += 1 }
+            attributes.append((attribute, unescape(tag[start..<index])))
             index += 1
         }
         return (name, attributes)
     }
 
-    private static func unescape(_ text: String) -> String {
-        guard text.contains("&") else { return text }
+    private static func unescape(_ bytes: ArraySlice<UInt8>) -> String {
+        let text = string(bytes)
+        guard bytes.contains(ampersand) else { return text }
         return text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
             .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
             .replacingOccurrences(of: "&amp;", with: "&")
