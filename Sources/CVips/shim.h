@@ -16,10 +16,15 @@ static inline VipsImage *cvips_image_new_from_file(const char *path, VipsFailOn 
         NULL);
 }
 
-/// Shrink-on-load thumbnail of a file: autorotated, colour converted to sRGB.
+/// Shrink-on-load thumbnail of a file: autorotated, and colour converted to sRGB when
+/// `to_srgb` is set (an image already in sRGB without a profile needs no transform).
 /// `crop` is VIPS_INTERESTING_NONE for fit, VIPS_INTERESTING_CENTRE for fill.
 static inline int cvips_thumbnail(const char *path, VipsImage **out, int width, int height,
-                                  VipsSize size, VipsInteresting crop, VipsFailOn fail_on) {
+                                  VipsSize size, VipsInteresting crop, VipsFailOn fail_on, int to_srgb) {
+    if (!to_srgb) {
+        return vips_thumbnail(path, out, width, "height", height, "size", size, "crop", crop,
+            "fail_on", fail_on, NULL);
+    }
     return vips_thumbnail(path, out, width,
         "height", height,
         "size", size,
@@ -80,7 +85,13 @@ static inline VipsImage *cvips_image_new_from_buffer(const void *buf, size_t len
 
 /// Thumbnail of an image already in memory (no shrink-on-load, no autorotation): exactly
 /// width x height, stretched, or filled and cropped around the centre when `crop` is set.
-static inline int cvips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int crop) {
+/// With `to_srgb` unset, the pixels are taken as sRGB already (an image this shim made).
+static inline int cvips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int crop, int to_srgb) {
+    if (!to_srgb) {
+        return vips_thumbnail_image(in, out, width, "height", height,
+            "size", crop ? VIPS_SIZE_BOTH : VIPS_SIZE_FORCE,
+            "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, NULL);
+    }
     return vips_thumbnail_image(in, out, width, "height", height,
         "size", crop ? VIPS_SIZE_BOTH : VIPS_SIZE_FORCE,
         "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,

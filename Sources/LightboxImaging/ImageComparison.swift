@@ -20,8 +20,11 @@ public enum ImageComparison {
             }
             image = VipsImageRef(out)
         }
+        // Colour converted as Lightbox converts: only what is not plain sRGB already.
         var out: UnsafeMutablePointer<VipsImage>?
-        guard cvips_thumbnail_image(image.pointer, &out, Int32(width), Int32(height), contentMode == .aspectFill ? 1 : 0) == 0, let out else {
+        guard cvips_thumbnail_image(
+                image.pointer, &out, Int32(width), Int32(height), contentMode == .aspectFill ? 1 : 0,
+                opened.needsSRGBConversion ? 1 : 0) == 0, let out else {
             throw ImagingError(.corrupt, "cannot resize (\(Vips.takeError()))", path: path)
         }
         let resized = VipsImageRef(out)

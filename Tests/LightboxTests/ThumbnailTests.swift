@@ -71,7 +71,7 @@ struct ThumbnailTests {
         #expect(grid.image.pixelWidth == 360 && grid.image.pixelHeight == 360)
         let preview = try await library.thumbnail(for: asset.localIdentifier, options: .preview)
         #expect(preview.wasCached)
-        #expect(max(preview.image.pixelWidth, preview.image.pixelHeight) == 1024)
+        #expect(max(preview.image.pixelWidth, preview.image.pixelHeight) == ThumbnailOptions.preview.width)
         // Both look like libvips' own thumbnails of the original, made from the file.
         let original = try Corpus.path("digikam/body-background.jpg")
         for (image, options) in [(grid.image, ThumbnailOptions.grid), (preview.image, .preview)] {

@@ -15,6 +15,8 @@ extension ThumbnailOptions {
     /// The thumbnail the web grid shows; imports render it ahead so the first view is instant.
     public static let grid = ThumbnailOptions(width: 360, height: 360, contentMode: .aspectFill)
     /// The image a detail view shows first; imports render it ahead too, and the grid
-    /// thumbnail from it, with one decode of the file.
-    public static let preview = ThumbnailOptions(width: 1024, height: 1024, contentMode: .aspectFit)
+    /// thumbnail from it, with one decode of the file. 1000 pixels: a 12 MP phone photo
+    /// (4000 or 4032 wide) decodes straight to it at a quarter of its size, the JPEG
+    /// decoder's cheapest scale that is large enough (1024 would take half size and a resize).
+    public static let preview = ThumbnailOptions(width: 1000, height: 1000, contentMode: .aspectFit)
 }

@@ -59,6 +59,17 @@ final class VipsImageRef {
     }
 
     /// The name of the loader libvips chose ("jpegload", "heifload", ...).
+    /// Whether the pixels need a colour transform to be sRGB: an embedded ICC profile (a
+    /// Display P3 photo), or another colour space (CMYK, grey, 16-bit). Plain 8-bit sRGB
+    /// without a profile, most camera JPEGs, needs none, and skipping it saves a transform
+    /// of every pixel.
+    var needsSRGBConversion: Bool {
+        vips_image_get_typeof(pointer, "icc-profile-data") != 0
+            || vips_image_get_interpretation(pointer) != VIPS_INTERPRETATION_sRGB
+            || vips_image_get_format(pointer) != VIPS_FORMAT_UCHAR
+            || !(3...4).contains(vips_image_get_bands(pointer))
+    }
+
     var loader: String? {
         var value: UnsafePointer<CChar>?
         guard vips_image_get_typeof(pointer, "vips-loader") != 0,
@@ -95,13 +106,13 @@ extension Vips {
     static func thumbnail(
         _ path: String, width: Int, height: Int, fill: Bool, upscale: Bool
     ) throws(ImagingError) -> VipsImageRef {
-        try ensureStarted()
+        let header = try open(path, failOnTruncation: false)
         var out: UnsafeMutablePointer<VipsImage>?
         let status = cvips_thumbnail(
             path, &out, Int32(width), Int32(height),
             upscale ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN,
             fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
-            VIPS_FAIL_ON_TRUNCATED)
+            VIPS_FAIL_ON_TRUNCATED, header.needsSRGBConversion ? 1 : 0)
         guard status == 0, let out else {
             let reason = takeError()
             let code: ImagingError.Code = reason.contains("not a known file format") ? .unreadable : .corrupt
@@ -135,7 +146,8 @@ extension Vips {
             target = (max(1, Int((width * scale).rounded())), max(1, Int((height * scale).rounded())))
         }
         var out: UnsafeMutablePointer<VipsImage>?
-        guard cvips_thumbnail_image(image.pointer, &out, Int32(max(1, target.0)), Int32(max(1, target.1)), fill ? 1 : 0) == 0,
+        guard
+            cvips_thumbnail_image(image.pointer, &out, Int32(max(1, target.0)), Int32(max(1, target.1)), fill ? 1 : 0, 0) == 0,
             let out
         else {
             throw ImagingError(.corrupt, "cannot resize the image (\(takeError()))")
