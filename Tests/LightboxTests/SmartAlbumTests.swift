@@ -56,22 +56,45 @@ struct SmartAlbumTests {
         #expect(refused?.code == .invalidRequest)
     }
 
-    @Test("Screenshots and Live Photos follow the asset's subtypes")
+    @Test("Screenshots, Live Photos and long exposures follow the asset's subtypes and playback style")
     func subtypes() async throws {
         let folder = try TemporaryDirectory()
         let library = try folder.makeLibrary()
         _ = await library.importItems(at: try Corpus.photoPaths().prefix(3).map { URL(fileURLWithPath: $0) })
         let ids = try library.fetchAssets().map(\.localIdentifier)
-        // Subtypes come from metadata (issue #4); set them as the importer will.
+        // A screenshot, a Live Photo, and a Live Photo with the Long Exposure effect (shown as
+        // a still), as the importer and the editor record them.
         try await DatabaseQueue(path: library.url.appendingPathComponent("library.sqlite").path).write { db in
             try db.execute(sql: "UPDATE asset SET mediaSubtypes = 4 WHERE localIdentifier = ?", arguments: [ids[0]])
-            try db.execute(sql: "UPDATE asset SET mediaSubtypes = 8 WHERE localIdentifier = ?", arguments: [ids[1]])
+            try db.execute(
+                sql: "UPDATE asset SET mediaSubtypes = 8, playbackStyle = 3 WHERE localIdentifier = ?", arguments: [ids[1]])
+            try db.execute(
+                sql: "UPDATE asset SET mediaSubtypes = 8, playbackStyle = 1 WHERE localIdentifier = ?", arguments: [ids[2]])
             try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", arguments: [Date()])
         }
-        let screenshots = try #require(
-            try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumScreenshots).firstObject)
-        let live = try #require(try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumLivePhotos).firstObject)
-        #expect(try library.fetchAssets(in: screenshots).map(\.localIdentifier) == [ids[0]])
-        #expect(try library.fetchAssets(in: live).map(\.localIdentifier) == [ids[1]])
+        func album(_ subtype: AssetCollectionSubtype) throws -> [String] {
+            let collection = try #require(try library.fetchAssetCollections(with: .smartAlbum, subtype: subtype).firstObject)
+            return try library.fetchAssets(in: collection).map(\.localIdentifier)
+        }
+        #expect(try album(.smartAlbumScreenshots) == [ids[0]])
+        #expect(Set(try album(.smartAlbumLivePhotos)) == [ids[1], ids[2]])
+        #expect(try album(.smartAlbumLongExposures) == [ids[2]])
+    }
+
+    @Test("A photo from a front camera lands in Selfies")
+    func selfies() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let source = try TemporaryDirectory()
+        let front = try source.copy(Corpus.path("digikam/body-background.jpg"), as: "front.jpg")
+        try ExifTool.write(["LensModel": "iPhone 7 front camera 2.87mm f/2.2"], to: front)
+        let back = try Corpus.path("digikam/body-background.jpg")  // "iPhone 7 back camera 3.99mm f/1.8"
+        let summary = await library.importItems(at: [front, back].map { URL(fileURLWithPath: $0) })
+        #expect(summary.progress.imported == 2)
+        let selfies = try #require(
+            try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumSelfPortraits).firstObject)
+        let inSelfies = try library.fetchAssets(in: selfies)
+        #expect(inSelfies.count == 1)
+        #expect(inSelfies.firstObject?.resource(ofType: .photo)?.originalFilename == "front.jpg")
     }
 }

@@ -17,8 +17,9 @@ enum SmartAlbums {
         "(asset.mediaSubtypes & \(bits.rawValue)) != 0"
     }
 
-    /// Every smart album real files can fill. Long exposures are a Live Photo effect, an
-    /// edit: they come with editing (issue #6).
+    /// Every smart album the library keeps. Long exposures are Live Photos shown as a still
+    /// (the Long Exposure effect sets that playback style): a Live Photo effect is an edit,
+    /// so only editing (issue #6) fills the album.
     static let rules: [Rule] = [
         Rule(subtype: .smartAlbumUserLibrary, title: "Library", condition: "1"),
         Rule(subtype: .smartAlbumFavorites, title: "Favorites", condition: "asset.isFavorite = 1"),
@@ -31,6 +32,9 @@ enum SmartAlbums {
         Rule(subtype: .smartAlbumLivePhotos, title: "Live Photos", condition: subtypeBit(.photoLive)),
         Rule(subtype: .smartAlbumScreenshots, title: "Screenshots", condition: subtypeBit(.photoScreenshot)),
         Rule(subtype: .smartAlbumSelfPortraits, title: "Selfies", condition: "asset.isSelfPortrait = 1"),
+        Rule(
+            subtype: .smartAlbumLongExposures, title: "Long Exposure",
+            condition: subtypeBit(.photoLive) + " AND asset.playbackStyle = \(AssetPlaybackStyle.image.rawValue)"),
         Rule(subtype: .smartAlbumDepthEffect, title: "Portrait", condition: subtypeBit(.photoDepthEffect)),
         Rule(subtype: .smartAlbumAnimated, title: "Animated", condition: subtypeBit(.photoAnimation)),
         Rule(subtype: .smartAlbumSlomoVideos, title: "Slo-mo", condition: subtypeBit(.videoHighFrameRate)),

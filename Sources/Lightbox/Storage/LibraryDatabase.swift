@@ -269,16 +269,7 @@ struct LibraryDatabase: Sendable {
             }
             // Step v6 writes a row for every rule it finds in SmartAlbums, so a library that
             // migrates through it already has this one.
-            try db.execute(
-                sql: """
-                    INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate)
-                    SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (
-                        SELECT 1 FROM assetCollection WHERE type = ?2 AND subtype = ?3)
-                    """,
-                arguments: [
-                    UUID().uuidString, AssetCollectionType.smartAlbum.rawValue,
-                    AssetCollectionSubtype.smartAlbumSelfPortraits.rawValue, "Selfies", Date(),
-                ])
+            try Self.addSmartAlbum(.smartAlbumSelfPortraits, title: "Selfies", db)
         }
         migrator.registerMigration("v11: pairing and the import journal") { db in
             // What pairs files into one asset: a Live Photo's content identifier, and a RAW's
@@ -301,7 +292,22 @@ struct LibraryDatabase: Sendable {
                 t.column("sha256", .text).notNull()
             }
         }
+        migrator.registerMigration("v12: long exposures") { db in
+            try Self.addSmartAlbum(.smartAlbumLongExposures, title: "Long Exposure", db)
+        }
         return migrator
+    }
+
+    /// Adds a smart album's row, unless the library has it: step v6 writes a row for every
+    /// rule it finds in SmartAlbums, so a library that migrates through it has them all.
+    static func addSmartAlbum(_ subtype: AssetCollectionSubtype, title: String, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate)
+                SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (
+                    SELECT 1 FROM assetCollection WHERE type = ?2 AND subtype = ?3)
+                """,
+            arguments: [UUID().uuidString, AssetCollectionType.smartAlbum.rawValue, subtype.rawValue, title, Date()])
     }
 
     /// Records that the current write transaction changed the library, and which objects.
