@@ -1,5 +1,6 @@
 /// The web page at `/`: a grid of thumbnails, newest first, that loads the next page of
 /// assets as the user scrolls, and shows a photo large with its details when clicked.
+/// Tiles mark Live Photos, bursts and movies (with their length).
 enum WebPage {
     static let html = #"""
         <!doctype html>
@@ -18,7 +19,12 @@ enum WebPage {
           header span { color: #999; }
           #grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: var(--gap);
                   padding: var(--gap); }
-          #grid a { display: block; aspect-ratio: 1; background: #222; overflow: hidden; }
+          #grid a { position: relative; display: block; aspect-ratio: 1; background: #222; overflow: hidden;
+                    text-decoration: none; }
+          #grid .placeholder { display: flex; width: 100%; height: 100%; align-items: center; justify-content: center;
+                               color: #999; font-size: 13px; text-align: center; padding: 8px; }
+          #grid .badge { position: absolute; top: 6px; left: 6px; padding: 1px 5px; border-radius: 3px;
+                         background: rgba(0,0,0,.55); color: #fff; font-size: 11px; letter-spacing: .04em; }
           #grid img { width: 100%; height: 100%; object-fit: cover; display: block; }
           #status { padding: 24px; text-align: center; color: #888; }
           #viewer { position: fixed; inset: 0; display: none; background: rgba(0,0,0,.95); z-index: 2;
@@ -73,8 +79,28 @@ enum WebPage {
           image.alt = name;
           link.title = name + ' · ' + asset.creationDate;
           link.appendChild(image);
+          // Movies and RAW files without a JPEG have no thumbnail yet: say what they are.
+          image.onerror = () => {
+            const placeholder = document.createElement('span');
+            placeholder.className = 'placeholder';
+            placeholder.textContent = (asset.mediaType === 2 ? '▶ ' + clock(asset.duration) + ' · ' : '') + name;
+            link.replaceChild(placeholder, image);
+          };
+          const badge = asset.mediaType === 2 ? clock(asset.duration)
+            : (asset.mediaSubtypes & 8) ? 'LIVE' : (asset.burstIdentifier ? 'BURST' : '');
+          if (badge) {
+            const label = document.createElement('span');
+            label.className = 'badge';
+            label.textContent = badge;
+            link.appendChild(label);
+          }
           link.addEventListener('click', event => { event.preventDefault(); open(asset); });
           return link;
+        }
+
+        function clock(seconds) {
+          const whole = Math.round(seconds || 0);
+          return Math.floor(whole / 60) + ':' + String(whole % 60).padStart(2, '0');
         }
 
         function open(asset) {
