@@ -103,6 +103,9 @@ enum HEIFContainer {
         let indexSize = (version == 1 || version == 2) ? more & 15 : 0
         let itemCount = try cursor.read(version < 2 ? 2 : 4)
         var locations: [Int: [Extent]] = [:]
+        // Fields may be zero bytes wide, so counts alone could loop for billions of turns on
+        // hostile bytes: real files hold a few hundred extents.
+        var extentBudget = 100_000
         for _ in 0..<itemCount {
             let id = try cursor.read(version < 2 ? 2 : 4)
             var method = 0
@@ -110,6 +113,10 @@ enum HEIFContainer {
             _ = try cursor.read(2)  // data reference index
             let base = try cursor.read(baseOffsetSize)
             let extentCount = try cursor.read(2)
+            extentBudget -= extentCount + 1
+            guard extentBudget >= 0 else {
+                throw MetadataError(.malformed, "the HEIF item locations list more extents than any image holds")
+            }
             var extents: [Extent] = []
             for _ in 0..<extentCount {
                 _ = try cursor.read(indexSize)
