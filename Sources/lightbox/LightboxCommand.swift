@@ -15,7 +15,7 @@ struct LightboxCommand: AsyncParsableCommand {
         subcommands: [
             ImportCommand.self, ListCommand.self, ShowCommand.self, ThumbCommand.self, FavoriteCommand.self,
             HideCommand.self, DeleteCommand.self, AlbumCommand.self, FolderCommand.self, HistoryCommand.self, WatchCommand.self,
-            ServeCommand.self, MetadataCommand.self, ExportCommand.self,
+            ServeCommand.self, MetadataCommand.self, ExportCommand.self, ThumbnailCommand.self,
         ]
     )
 }

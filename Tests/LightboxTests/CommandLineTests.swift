@@ -53,6 +53,41 @@ struct CommandLineTests {
         text.wholeMatch(of: #/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?[+-]\d{2}:\d{2}/#) != nil
     }
 
+    @Test("thumbnail makes upright thumbnails of files without a library, named after each file")
+    func thumbnailFiles() throws {
+        let source = try TemporaryDirectory()
+        let out = try TemporaryDirectory()
+        let rotated = try source.copy(Corpus.path("lomiri/backgrounds/Wine_by_Jakkub_Mede.jpg"), as: "wine.jpg")
+        try ExifTool.write(["Orientation#": "8"], to: rotated)
+        let heic = try Corpus.path("exiv2/data/IMG_3578.heic")
+        let broken = try source.truncatedCopy(
+            of: Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"), fraction: 0.5, as: "broken.jpg")
+        let run = try Self.run(["thumbnail", rotated, heic, broken, "--size", "256", "--out", out.url.path, "--json"])
+        #expect(run.status == 1, "one file failed")
+        let lines = try run.jsonLines()
+        #expect(lines.count == 3)
+        let byPath = Dictionary(uniqueKeysWithValues: lines.map { ($0["path"] as? String ?? "", $0) })
+        #expect((byPath[broken]?["error"] as? String)?.isEmpty == false)
+        for path in [rotated, heic] {
+            let line = try #require(byPath[path])
+            let output = try #require(line["output"] as? String)
+            let base = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            #expect((output as NSString).lastPathComponent == base + ".jpg")
+            let width = try #require(line["pixelWidth"] as? Int), height = try #require(line["pixelHeight"] as? Int)
+            #expect(max(width, height) == 256)
+            let upright = try ImageComparison.autorotatedSize(ofFileAt: path)
+            #expect((width < height) == (upright.width < upright.height), "\(path) keeps its displayed shape")
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
+            let image = EncodedImage(bytes: bytes, format: .jpeg, pixelWidth: width, pixelHeight: height)
+            let near = try ImageComparison.meanAbsoluteDifference(
+                image, try ImageComparison.referenceThumbnail(ofFileAt: path, width: width, height: height))
+            let far = try ImageComparison.meanAbsoluteDifference(
+                image, try ImageComparison.referenceThumbnail(ofFileAt: path, width: width, height: height, rotatedHalfTurn: true))
+            #expect(near < 8, "\(path): mean difference \(near) to libvips' upright thumbnail")
+            #expect(far > near * 3, "\(path): upside down \(far), upright \(near)")
+        }
+    }
+
     @Test("import --json reports each file; ls, show and thumb read the library back")
     func importListShowThumb() throws {
         let folder = try TemporaryDirectory()

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import LightboxImaging
+
+struct ThumbnailCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumbnail",
+        abstract: "Make thumbnails of image files, without a library, on every core.",
+        discussion: """
+            Each thumbnail is named after its file's base name (IMG_0001.HEIC gives IMG_0001.jpg), \
+            upright, in sRGB, never enlarged. A file that fails gets its error and the others go on; \
+            the exit status is 1 when any failed.
+            """)
+
+    @Argument(help: "Image files (folders are read recursively).")
+    var files: [String]
+
+    @Option(help: "The longest side (fit) or the side of the square (fill), in pixels.")
+    var size: Int
+
+    @Option(help: "fit: the whole image inside the size; fill: a square filled, cropped around the centre.")
+    var mode: String = ContentMode.aspectFit.rawValue
+
+    @Option(help: "jpeg or webp.")
+    var format: String = EncodedImageFormat.jpeg.rawValue
+
+    @Option(help: ArgumentHelp("The folder to write into (made if missing).", valueName: "DIR"))
+    var out: String
+
+    @Flag(help: "Print one JSON line per file.")
+    var json = false
+
+    func run() async throws {
+        guard (1...8192).contains(size) else { throw ValidationError("--size must be 1...8192 pixels, not \(size)") }
+        guard let contentMode = ContentMode(rawValue: mode) else { throw ValidationError("--mode must be fit or fill, not \(mode)") }
+        guard let encoding = EncodedImageFormat(rawValue: format) else {
+            throw ValidationError("--format must be jpeg or webp, not \(format)")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        } catch {
+            throw CommandError("cannot make \(out): \(error.localizedDescription)")
+        }
+        let options = ThumbnailOptions(width: size, height: size, contentMode: contentMode, format: encoding)
+        let paths = MetadataCommand.files(files)
+        let folder = out
+        var failed = 0
+        // One file per core at a time; libvips parallelises within each file too.
+        await withTaskGroup(of: ThumbnailLine.self) { group in
+            var next = 0
+            func addNext() {
+                guard next < paths.count else { return }
+                let path = paths[next]
+                next += 1
+                group.addTask { await Self.render(path, options: options, into: folder) }
+            }
+            for _ in 0..<ProcessInfo.processInfo.activeProcessorCount { addNext() }
+            for await line in group {
+                if line.error != nil { failed += 1 }
+                if json {
+                    Output.jsonLine(line)
+                } else if let error = line.error {
+                    Output.message("\(line.path): error: \(error)")
+                } else {
+                    Output.line("\(line.output ?? "")  \(line.pixelWidth ?? 0)x\(line.pixelHeight ?? 0)")
+                }
+                addNext()
+            }
+        }
+        if failed > 0 { throw ExitCode(1) }
+    }
+
+    static func render(_ path: String, options: ThumbnailOptions, into folder: String) async -> ThumbnailLine {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                let base = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+                let output = folder + "/" + base + "." + options.format.filenameExtension
+                do {
+                    let image = try ImageFile.thumbnail(ofFileAt: path, options: options)
+                    try Data(image.bytes).write(to: URL(fileURLWithPath: output), options: .atomic)
+                    continuation.resume(
+                        returning: ThumbnailLine(
+                            path: path, output: output, pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight))
+                } catch let error as ImagingError {
+                    continuation.resume(returning: ThumbnailLine(path: path, error: error.message))
+                } catch {
+                    continuation.resume(returning: ThumbnailLine(path: path, error: "cannot write \(output): \(error.localizedDescription)"))
+                }
+            }
+        }
+    }
+}
+
+/// One line of `lightbox thumbnail --json`.
+struct ThumbnailLine: Encodable, Sendable {
+    var path: String
+    var output: String?
+    var pixelWidth: Int?
+    var pixelHeight: Int?
+    var error: String?
+}
