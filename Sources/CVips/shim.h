@@ -16,14 +16,15 @@ static inline VipsImage *cvips_image_new_from_file(const char *path, VipsFailOn 
         NULL);
 }
 
-/// Shrink-on-load thumbnail of a file: autorotated, and colour converted to sRGB when
-/// `to_srgb` is set (an image already in sRGB without a profile needs no transform).
-/// `crop` is VIPS_INTERESTING_NONE for fit, VIPS_INTERESTING_CENTRE for fill.
+/// Shrink-on-load thumbnail of a file: autorotated unless `no_rotate` is set, and colour
+/// converted to sRGB when `to_srgb` is set (an image already in sRGB without a profile needs
+/// no transform). `crop` is VIPS_INTERESTING_NONE for fit, VIPS_INTERESTING_CENTRE for fill.
 static inline int cvips_thumbnail(const char *path, VipsImage **out, int width, int height,
-                                  VipsSize size, VipsInteresting crop, VipsFailOn fail_on, int to_srgb) {
+                                  VipsSize size, VipsInteresting crop, VipsFailOn fail_on, int to_srgb,
+                                  int no_rotate) {
     if (!to_srgb) {
         return vips_thumbnail(path, out, width, "height", height, "size", size, "crop", crop,
-            "fail_on", fail_on, NULL);
+            "fail_on", fail_on, "no_rotate", no_rotate, NULL);
     }
     return vips_thumbnail(path, out, width,
         "height", height,
@@ -31,6 +32,7 @@ static inline int cvips_thumbnail(const char *path, VipsImage **out, int width, 
         "crop", crop,
         "export_profile", "srgb",
         "fail_on", fail_on,
+        "no_rotate", no_rotate,
         NULL);
 }
 

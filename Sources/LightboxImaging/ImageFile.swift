@@ -37,7 +37,7 @@ public enum ImageFile {
     public static func thumbnail(ofFileAt path: String, options: ThumbnailOptions) throws(ImagingError) -> EncodedImage {
         let image = try Vips.thumbnail(
             path, width: max(1, options.width), height: max(1, options.height),
-            fill: options.contentMode == .aspectFill, upscale: options.allowsUpscaling)
+            fill: options.contentMode == .aspectFill, upscale: options.allowsUpscaling, orientation: options.orientation)
         let bytes: [UInt8]
         do {
             bytes = try Vips.encode(image, as: options.format, quality: options.quality)
@@ -58,7 +58,7 @@ public enum ImageFile {
         guard let first = options.first else { return [] }
         let lazy = try Vips.thumbnail(
             path, width: max(1, first.width), height: max(1, first.height), fill: first.contentMode == .aspectFill,
-            upscale: first.allowsUpscaling)
+            upscale: first.allowsUpscaling, orientation: first.orientation)
         // Decoding into memory pulls every pixel through the loader: damage surfaces here.
         let base = try Vips.copyToMemory(lazy, path: path)
         var images: [EncodedImage] = []

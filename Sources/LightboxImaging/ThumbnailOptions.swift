@@ -43,11 +43,14 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// Whether an image smaller than the target is enlarged. Off by default: a thumbnail
     /// never invents pixels.
     public var allowsUpscaling: Bool
+    /// The EXIF orientation (1...8) to show the image in instead of the file's own: an XMP
+    /// sidecar's correction. Nil: the file's.
+    public var orientation: Int?
 
     /// A thumbnail of `width`x`height` pixels; fit, JPEG at quality 82, never enlarged, by default.
     public init(
         width: Int, height: Int, contentMode: ContentMode = .aspectFit, format: EncodedImageFormat = .jpeg,
-        quality: Int = 82, allowsUpscaling: Bool = false
+        quality: Int = 82, allowsUpscaling: Bool = false, orientation: Int? = nil
     ) {
         self.width = width
         self.height = height
@@ -55,6 +58,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
         self.format = format
         self.quality = quality
         self.allowsUpscaling = allowsUpscaling
+        self.orientation = orientation
     }
 }
 

@@ -175,6 +175,48 @@ struct ImportTests {
         #expect(abs(corrected.longitude - (2 + 17.7 / 60)) < 1e-9)
     }
 
+    @Test("A sidecar's orientation turns the photo as shown; its file stays as it was")
+    func sidecarOrientation() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let source = try TemporaryDirectory()
+        let photo = try source.copy(Corpus.path("lomiri/backgrounds/Wine_by_Jakkub_Mede.jpg"), as: "wine.jpg")  // no EXIF
+        let sidecar = """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"/>
+            </rdf:RDF></x:xmpmeta>
+            """
+        try sidecar.write(toFile: photo + ".xmp", atomically: true, encoding: .utf8)
+        // The oracle: the same photo with its own EXIF orientation set to 6, turned by libvips.
+        let oracle = try source.copy(photo, as: "oracle.jpg")
+        try ExifTool.write(["Orientation#": "6"], to: oracle)
+
+        let summary = await library.importItems(at: [URL(fileURLWithPath: photo)])
+        guard case .imported(let asset) = try #require(summary.results.first).outcome else {
+            Issue.record("did not import")
+            return
+        }
+        let upright = try ImageComparison.autorotatedSize(ofFileAt: oracle)
+        #expect(asset.pixelWidth == upright.width && asset.pixelHeight == upright.height)
+        let resource = try #require(asset.resource(ofType: .photo))
+        #expect(asset.pixelWidth == resource.pixelHeight && asset.pixelHeight == resource.pixelWidth, "a quarter turn")
+        for options in [ThumbnailOptions.grid, .preview, ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFill)] {
+            let thumbnail = try await library.thumbnail(for: asset.localIdentifier, options: options)
+            let width = thumbnail.image.pixelWidth, height = thumbnail.image.pixelHeight
+            let near = try ImageComparison.meanAbsoluteDifference(
+                thumbnail.image,
+                try ImageComparison.referenceThumbnail(ofFileAt: oracle, width: width, height: height, contentMode: options.contentMode))
+            let far = try ImageComparison.meanAbsoluteDifference(
+                thumbnail.image,
+                try ImageComparison.referenceThumbnail(
+                    ofFileAt: oracle, width: width, height: height, contentMode: options.contentMode, rotatedHalfTurn: true))
+            #expect(near < 6, "\(options.width)x\(options.height): mean difference \(near) to the oracle")
+            #expect(far > near * 2, "\(options.width)x\(options.height): upside down \(far), oracle \(near)")
+        }
+        let stored = try await library.fileURL(for: try #require(asset.resource(ofType: .photo)))
+        #expect(try Data(contentsOf: stored) == Data(contentsOf: URL(fileURLWithPath: photo)), "the original is untouched")
+    }
+
     @Test("The library reopens with its assets, and paging is newest first without gaps")
     func reopenAndPage() async throws {
         let folder = try TemporaryDirectory()

@@ -17,7 +17,8 @@ struct DerivativeStore: Sendable {
     /// The cache key of a thumbnail, also used as its HTTP entity tag.
     static func key(contentHash: String, options: ThumbnailOptions) -> String {
         "\(contentHash.prefix(16))-\(options.width)x\(options.height)-\(options.contentMode.rawValue)"
-            + "-q\(options.quality)-v\(renderVersion).\(options.format.filenameExtension)"
+            + "-q\(options.quality)" + (options.orientation.map { "-o\($0)" } ?? "")
+            + "-v\(renderVersion).\(options.format.filenameExtension)"
     }
 
     /// The HTTP entity tag of a thumbnail: its cache key, quoted.

@@ -122,6 +122,8 @@ extension PhotoLibrary {
         var thumbnails: [(ThumbnailOptions, EncodedImage)] = []
         /// What pairs a RAW with the JPEG of the same shot: folder, base name, capture time, camera.
         var captureKey: String?
+        /// The orientation an XMP sidecar corrects a photo to; nil: the file's.
+        var orientationOverride: Int?
         /// The movie that makes the photo live, when it comes with it.
         var pairedMovie: PreparedMovie?
 
@@ -152,8 +154,8 @@ extension PhotoLibrary {
             try assetRecord.insert(db)
             let assetID = assetRecord.id!
             try db.execute(
-                sql: "UPDATE asset SET contentIdentifier = ?, captureKey = ? WHERE id = ?",
-                arguments: [metadata.contentIdentifier, captureKey, assetID])
+                sql: "UPDATE asset SET contentIdentifier = ?, captureKey = ?, orientationOverride = ? WHERE id = ?",
+                arguments: [metadata.contentIdentifier, captureKey, orientationOverride, assetID])
             try insertResource(db, assetID: assetID, type: resourceType)
             if let movie = pairedMovie { try Self.insert(movie, db, assetID: assetID) }
             if let burst = metadata.burstIdentifier { try Self.electRepresentative(ofBurst: burst, db) }
@@ -208,7 +210,9 @@ extension PhotoLibrary {
         }
         // NEF, ARW, PEF and DNG start like any TIFF: their tags tell them apart.
         source.format = media.format
-        let metadata = AssetMetadata(media, sidecar: Self.sidecar(of: source.path), fileModificationDate: source.modificationDate)
+        let sidecar = Self.sidecar(of: source.path)
+        let metadata = AssetMetadata(media, sidecar: sidecar, fileModificationDate: source.modificationDate)
+        var orientationOverride: Int?
         var storedWidth = media.pixelWidth ?? 0, storedHeight = media.pixelHeight ?? 0
         var pixelWidth = metadata.pixelWidth ?? 0, pixelHeight = metadata.pixelHeight ?? 0
         var thumbnails: [(ThumbnailOptions, EncodedImage)] = []
@@ -216,12 +220,22 @@ extension PhotoLibrary {
         case .image:
             do {
                 let properties = try ImageFile.properties(ofFileAt: source.path)
+                // A sidecar may turn the photo otherwise than its file says: shown that way,
+                // the file left as it is.
+                if let corrected = sidecar?.orientation, corrected != properties.orientation {
+                    orientationOverride = corrected
+                }
                 // Decoding the whole file proves it intact, and the thumbnails it yields make
                 // the first view of the library instant: one decode for both.
-                let sizes: [ThumbnailOptions] = [.preview, .grid]
+                var sizes: [ThumbnailOptions] = [.preview, .grid]
+                for index in sizes.indices { sizes[index].orientation = orientationOverride }
                 thumbnails = Array(zip(sizes, try ImageFile.thumbnails(ofFileAt: source.path, options: sizes)))
                 (storedWidth, storedHeight) = (properties.storedWidth, properties.storedHeight)
                 (pixelWidth, pixelHeight) = (properties.pixelWidth, properties.pixelHeight)
+                if let orientationOverride {
+                    let swaps = (5...8).contains(orientationOverride)
+                    (pixelWidth, pixelHeight) = swaps ? (storedHeight, storedWidth) : (storedWidth, storedHeight)
+                }
             } catch {
                 let code: LibraryError.Code = error.code == .unreadable ? .unreadableFile : .corruptFile
                 throw LibraryError(
@@ -243,7 +257,7 @@ extension PhotoLibrary {
             source: source, metadata: metadata, storedPath: storedPath,
             originalFilename: (source.path as NSString).lastPathComponent, storedWidth: storedWidth,
             storedHeight: storedHeight, pixelWidth: pixelWidth, pixelHeight: pixelHeight, thumbnails: thumbnails,
-            captureKey: Self.captureKey(source, media), pairedMovie: pairedMovie)
+            captureKey: Self.captureKey(source, media), orientationOverride: orientationOverride, pairedMovie: pairedMovie)
     }
 
     /// RAW + JPEG pairing key: the same folder and base name, taken at the same instant by the

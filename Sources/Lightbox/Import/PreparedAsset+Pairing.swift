@@ -67,9 +67,10 @@ extension PhotoLibrary.PreparedAsset {
             try insertResource(db, assetID: partner.id, type: .photo)
             try db.execute(
                 sql: """
-                    UPDATE asset SET pixelWidth = ?, pixelHeight = ?, mediaSubtypes = ?, modificationDate = ? WHERE id = ?
+                    UPDATE asset SET pixelWidth = ?, pixelHeight = ?, mediaSubtypes = ?, orientationOverride = ?,
+                    modificationDate = ? WHERE id = ?
                     """,
-                arguments: [pixelWidth, pixelHeight, metadata.mediaSubtypes.rawValue, Date(), partner.id])
+                arguments: [pixelWidth, pixelHeight, metadata.mediaSubtypes.rawValue, orientationOverride, Date(), partner.id])
             return partner.localIdentifier
         }
         return nil
@@ -89,14 +90,14 @@ extension PhotoLibrary.PreparedAsset {
                 creationDate = ?, creationTimeZoneOffset = ?, latitude = COALESCE(?, latitude),
                 longitude = COALESCE(?, longitude), altitude = COALESCE(?, altitude),
                 locationTimestamp = COALESCE(?, locationTimestamp), burstIdentifier = ?, isSelfPortrait = ?,
-                captureKey = ?, modificationDate = ? WHERE id = ?
+                captureKey = ?, orientationOverride = ?, modificationDate = ? WHERE id = ?
                 """,
             arguments: [
                 AssetMediaType.image.rawValue, metadata.mediaSubtypes.union(.photoLive).rawValue,
                 AssetPlaybackStyle.livePhoto.rawValue, pixelWidth, pixelHeight, metadata.creationDate,
                 metadata.creationTimeZoneOffset, location?.latitude, location?.longitude,
-                location?.altitude, location?.timestamp, metadata.burstIdentifier, metadata.isSelfPortrait, captureKey, Date(),
-                assetID,
+                location?.altitude, location?.timestamp, metadata.burstIdentifier, metadata.isSelfPortrait, captureKey,
+                orientationOverride, Date(), assetID,
             ])
         try db.execute(
             sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",

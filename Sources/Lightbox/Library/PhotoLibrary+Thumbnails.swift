@@ -25,7 +25,9 @@ extension PhotoLibrary {
         }
         let source = try await fileURL(for: photo).path
         let derivatives = self.derivatives
-        return try await BlockingWork.run {
+        var options = options
+        options.orientation = asset.orientationOverride  // a sidecar's correction, else the file's
+        return try await BlockingWork.run { [options] in
             try Self.renderThumbnail(
                 localIdentifier: asset.localIdentifier, contentHash: photo.sha256, source: source, options: options,
                 derivatives: derivatives)
@@ -35,7 +37,9 @@ extension PhotoLibrary {
     /// The entity tag ``thumbnail(for:options:)`` would give, known without rendering, so a
     /// server can answer `If-None-Match` at once. Nil when the asset has no photo.
     public func thumbnailEntityTag(for asset: Asset, options: ThumbnailOptions) -> String? {
-        asset.resource(ofType: .photo).map { DerivativeStore.entityTag(contentHash: $0.sha256, options: options) }
+        var options = options
+        options.orientation = asset.orientationOverride
+        return asset.resource(ofType: .photo).map { DerivativeStore.entityTag(contentHash: $0.sha256, options: options) }
     }
 
     /// Renders (or finds in the cache) one thumbnail. Blocking.

@@ -15,7 +15,8 @@ public struct Asset: Sendable, Hashable, Identifiable {
     public var pixelWidth: Int
     /// Height as displayed, EXIF orientation applied.
     public var pixelHeight: Int
-    /// When the photo was taken (EXIF DateTimeOriginal), else the file's modification time.
+    /// When the photo or video was taken, from its metadata (``AssetMetadata`` gives the order
+    /// of sources), else the file's modification time.
     public var creationDate: Date
     /// The UTC offset, in seconds, of the place and time the photo was taken: from the file
     /// when it says, else the offset of the importing machine's time zone at that date.
@@ -53,6 +54,10 @@ public struct Asset: Sendable, Hashable, Identifiable {
     public var id: String { localIdentifier }
 
     /// A snapshot with every field given; the library makes these, tests and tools may too.
+    /// The orientation an XMP sidecar corrected the photo to, which its thumbnails are
+    /// rendered in; nil: the file's own. Lightbox's, not PhotoKit's: internal.
+    var orientationOverride: Int?
+
     public init(
         localIdentifier: String, mediaType: AssetMediaType, mediaSubtypes: AssetMediaSubtypes = [],
         pixelWidth: Int, pixelHeight: Int, creationDate: Date, creationTimeZoneOffset: Int,

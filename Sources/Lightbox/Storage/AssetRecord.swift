@@ -31,6 +31,8 @@ struct AssetRecord: Codable, Hashable, FetchableRecord, MutablePersistableRecord
     var adjustmentFormatIdentifier: String?
     /// Taken with a front camera (schema step v10).
     var isSelfPortrait = false
+    /// The orientation a sidecar corrects the photo to (schema step v13); nil: the file's.
+    var orientationOverride: Int?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -80,7 +82,7 @@ struct AssetInfo {
     var resources: [ResourceRecord]
 
     var model: Asset {
-        Asset(
+        var model = Asset(
             localIdentifier: asset.localIdentifier,
             mediaType: AssetMediaType(rawValue: asset.mediaType) ?? .unknown,
             mediaSubtypes: AssetMediaSubtypes(rawValue: asset.mediaSubtypes),
@@ -101,6 +103,8 @@ struct AssetInfo {
                     fileSize: record.fileSize, pixelWidth: record.pixelWidth, pixelHeight: record.pixelHeight,
                     sha256: record.sha256)
             })
+        model.orientationOverride = asset.orientationOverride
+        return model
     }
 }
 
@@ -110,7 +114,7 @@ extension AssetInfo {
         id, localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate, creationTimeZoneOffset,
         modificationDate, addedDate, duration, isFavorite, isHidden, playbackStyle, sourceType, latitude, longitude,
         altitude, locationTimestamp, burstIdentifier, burstSelectionTypes, representsBurst, hasAdjustments,
-        adjustmentFormatIdentifier, isSelfPortrait
+        adjustmentFormatIdentifier, isSelfPortrait, orientationOverride
         """
 
     /// The assets that `condition` (SQL over `asset`, with its `ORDER BY` and `LIMIT` when it
@@ -134,7 +138,8 @@ extension AssetInfo {
                 isHidden: row[12], playbackStyle: row[13], sourceType: row[14], latitude: row[15], longitude: row[16],
                 altitude: row[17], locationTimestamp: StoredDate.decodeIfPresent(row, 18, "locationTimestamp"),
                 burstIdentifier: row[19], burstSelectionTypes: row[20], representsBurst: row[21],
-                hasAdjustments: row[22], adjustmentFormatIdentifier: row[23], isSelfPortrait: row[24])
+                hasAdjustments: row[22], adjustmentFormatIdentifier: row[23], isSelfPortrait: row[24],
+                orientationOverride: row[25])
             positions[row[0]] = infos.count
             infos.append(AssetInfo(asset: record, resources: []))
         }

@@ -295,6 +295,13 @@ struct LibraryDatabase: Sendable {
         migrator.registerMigration("v12: long exposures") { db in
             try Self.addSmartAlbum(.smartAlbumLongExposures, title: "Long Exposure", db)
         }
+        migrator.registerMigration("v13: orientation corrections") { db in
+            // The orientation an XMP sidecar gives a photo instead of its file's (which is
+            // never changed): thumbnails are rendered in it. NULL: the file's own.
+            try db.alter(table: "asset") { t in
+                t.add(column: "orientationOverride", .integer).check { $0 == nil || (1...8).contains($0) }
+            }
+        }
         return migrator
     }
 

@@ -103,22 +103,33 @@ extension Vips {
         return VipsImageRef(image)
     }
 
+    /// A shrink-on-load thumbnail, upright by the file's EXIF orientation, or by `orientation`
+    /// when given (a correction from an XMP sidecar; the file itself is never changed).
     static func thumbnail(
-        _ path: String, width: Int, height: Int, fill: Bool, upscale: Bool
+        _ path: String, width: Int, height: Int, fill: Bool, upscale: Bool, orientation: Int? = nil
     ) throws(ImagingError) -> VipsImageRef {
         let header = try open(path, failOnTruncation: false)
+        // With an orientation of its own, libvips must not turn the image by the file's; a
+        // quarter turn applied afterwards swaps the box asked for.
+        let override = orientation.flatMap { (1...8).contains($0) ? $0 : nil }
+        let swaps = override.map { (5...8).contains($0) } ?? false
         var out: UnsafeMutablePointer<VipsImage>?
         let status = cvips_thumbnail(
-            path, &out, Int32(width), Int32(height),
+            path, &out, Int32(swaps ? height : width), Int32(swaps ? width : height),
             upscale ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN,
             fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
-            VIPS_FAIL_ON_TRUNCATED, header.needsSRGBConversion ? 1 : 0)
+            VIPS_FAIL_ON_TRUNCATED, header.needsSRGBConversion ? 1 : 0, override == nil ? 0 : 1)
         guard status == 0, let out else {
             let reason = takeError()
             let code: ImagingError.Code = reason.contains("not a known file format") ? .unreadable : .corrupt
             throw ImagingError(code, "cannot decode the image (\(reason))", path: path)
         }
-        return VipsImageRef(out)
+        let image = VipsImageRef(out)
+        guard let override else { return image }
+        // The file is read in order; turning needs the thumbnail in memory first.
+        let memory = try copyToMemory(image, path: path)
+        vips_image_set_int(memory.pointer, "orientation", Int32(override))
+        return try autorotate(memory)
     }
 
     /// The image decoded into memory, so that several outputs read it without decoding again.
