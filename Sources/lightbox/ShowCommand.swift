@@ -33,7 +33,19 @@ struct ShowCommand: AsyncParsableCommand {
             addedDate        \(ISO8601.localString(from: asset.addedDate))
             isFavorite       \(asset.isFavorite)
             isHidden         \(asset.isHidden)
+            playbackStyle    \(asset.playbackStyle) (\(asset.playbackStyle.rawValue))
             """)
+        var details: [(String, String)] = []
+        if !asset.mediaSubtypes.isEmpty { details.append(("mediaSubtypes", asset.mediaSubtypes.names.joined(separator: ", "))) }
+        if asset.duration > 0 { details.append(("duration", String(format: "%.2f s", asset.duration))) }
+        if let location = asset.location {
+            let altitude = location.altitude.map { String(format: ", %.1f m", $0) } ?? ""
+            details.append(("location", String(format: "%.6f, %.6f", location.latitude, location.longitude) + altitude))
+        }
+        if let burst = asset.burstIdentifier {
+            details.append(("burstIdentifier", burst + (asset.representsBurst ? " (represents the burst)" : "")))
+        }
+        for (key, value) in details { Output.line(key.padding(toLength: 17, withPad: " ", startingAt: 0) + value) }
         for resource in asset.resources {
             Output.line(
                 """

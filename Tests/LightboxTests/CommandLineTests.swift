@@ -148,6 +148,8 @@ struct CommandLineTests {
         let id = try #require(assets.first?["localIdentifier"] as? String)
         let shown = try Self.run(["show", "--library", library, "--json", id])
         #expect(try shown.jsonLines().first?["pixelWidth"] as? Int == 3024)
+        let text = try Self.run(["show", "--library", library, id])
+        #expect(text.stdout.contains("playbackStyle    image (1)"), "\(text.stdout)")
         let missing = try Self.run(["show", "--library", library, "00000000-0000-0000-0000-000000000000"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("no asset"))
