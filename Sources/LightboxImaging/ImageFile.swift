@@ -7,10 +7,13 @@ public enum ImageFile {
     ///
     /// The corresponding libvips operation is `vips_image_new_from_file`.
     public static func properties(ofFileAt path: String) throws(ImagingError) -> ImageProperties {
-        let image = try Vips.open(path, failOnTruncation: false)
-        return ImageProperties(
-            storedWidth: image.width, storedHeight: image.height, orientation: image.orientation,
-            exifBlock: image.blob(named: "exif-data"), loader: image.loader)
+        properties(of: try Vips.open(path, failOnTruncation: false))
+    }
+
+    private static func properties(of header: VipsImageRef) -> ImageProperties {
+        ImageProperties(
+            storedWidth: header.width, storedHeight: header.height, orientation: header.orientation,
+            loader: header.loader)
     }
 
     /// The width and height of an encoded image held in memory (a cached thumbnail), read
@@ -48,17 +51,21 @@ public enum ImageFile {
         return EncodedImage(bytes: bytes, format: options.format, pixelWidth: image.width, pixelHeight: image.height)
     }
 
-    /// Several thumbnails from one decode: the first from the file, like
-    /// ``thumbnail(ofFileAt:options:)``, held in memory, and the others from it. The first
-    /// must be the largest. An import makes its preview and its grid thumbnail this way.
+    /// Several thumbnails from one decode, and the header's properties: the first thumbnail
+    /// from the file, like ``thumbnail(ofFileAt:options:)``, held in memory, and the others
+    /// from it. The first must be the largest. An import makes its preview and its grid
+    /// thumbnail this way, opening the file's header once for both.
     ///
     /// The corresponding libvips operations are `vips_thumbnail`, `vips_image_copy_memory`
     /// and `vips_thumbnail_image`.
-    public static func thumbnails(ofFileAt path: String, options: [ThumbnailOptions]) throws(ImagingError) -> [EncodedImage] {
-        guard let first = options.first else { return [] }
+    public static func thumbnails(
+        ofFileAt path: String, options: [ThumbnailOptions]
+    ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
+        let header = try Vips.open(path, failOnTruncation: false)
+        guard let first = options.first else { return (properties(of: header), []) }
         let lazy = try Vips.thumbnail(
-            path, width: max(1, first.width), height: max(1, first.height), fill: first.contentMode == .aspectFill,
-            upscale: first.allowsUpscaling, orientation: first.orientation)
+            path, header: header, width: max(1, first.width), height: max(1, first.height),
+            fill: first.contentMode == .aspectFill, upscale: first.allowsUpscaling, orientation: first.orientation)
         // Decoding into memory pulls every pixel through the loader: damage surfaces here.
         let base = try Vips.copyToMemory(lazy, path: path)
         var images: [EncodedImage] = []
@@ -67,6 +74,6 @@ public enum ImageFile {
             let bytes = try Vips.encode(image, as: option.format, quality: option.quality)
             images.append(EncodedImage(bytes: bytes, format: option.format, pixelWidth: image.width, pixelHeight: image.height))
         }
-        return images
+        return (properties(of: header), images)
     }
 }

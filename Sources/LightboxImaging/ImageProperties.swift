@@ -1,4 +1,4 @@
-/// What libvips reads from a file's header: its stored size, orientation and raw EXIF.
+/// What libvips reads from a file's header: its stored size and orientation.
 public struct ImageProperties: Sendable, Hashable {
     /// Width of the stored pixels, before orientation is applied.
     public var storedWidth: Int
@@ -6,8 +6,6 @@ public struct ImageProperties: Sendable, Hashable {
     public var storedHeight: Int
     /// EXIF orientation, 1...8 (1 when the file has none).
     public var orientation: Int
-    /// The EXIF block ("Exif\0\0" + TIFF) when the file has one.
-    public var exifBlock: [UInt8]?
     /// The libvips loader that recognised the file, e.g. "jpegload".
     public var loader: String?
 

@@ -219,17 +219,20 @@ extension PhotoLibrary {
         switch source.format.kind {
         case .image:
             do {
-                let properties = try ImageFile.properties(ofFileAt: source.path)
                 // A sidecar may turn the photo otherwise than its file says: shown that way,
-                // the file left as it is.
-                if let corrected = sidecar?.orientation, corrected != properties.orientation {
+                // the file left as it is. The file's own orientation is in its metadata. A
+                // HEIF image is turned by its irot property, not by an EXIF tag a sidecar
+                // could replace, so it keeps its own.
+                let fileOrientation = media.exif?.orientation ?? 1
+                if let corrected = sidecar?.orientation, corrected != fileOrientation, media.heifRotation == nil {
                     orientationOverride = corrected
                 }
                 // Decoding the whole file proves it intact, and the thumbnails it yields make
-                // the first view of the library instant: one decode for both.
+                // the first view of the library instant: one header read and one decode for all.
                 var sizes: [ThumbnailOptions] = [.preview, .grid]
                 for index in sizes.indices { sizes[index].orientation = orientationOverride }
-                thumbnails = Array(zip(sizes, try ImageFile.thumbnails(ofFileAt: source.path, options: sizes)))
+                let (properties, images) = try ImageFile.thumbnails(ofFileAt: source.path, options: sizes)
+                thumbnails = Array(zip(sizes, images))
                 (storedWidth, storedHeight) = (properties.storedWidth, properties.storedHeight)
                 (pixelWidth, pixelHeight) = (properties.pixelWidth, properties.pixelHeight)
                 if let orientationOverride {

@@ -25,9 +25,8 @@ extension PhotoLibrary {
         }
         let source = try await fileURL(for: photo).path
         let derivatives = self.derivatives
-        var options = options
-        options.orientation = asset.orientationOverride  // a sidecar's correction, else the file's
-        return try await BlockingWork.run { [options] in
+        let options = Self.renderOptions(options, for: asset)
+        return try await BlockingWork.run {
             try Self.renderThumbnail(
                 localIdentifier: asset.localIdentifier, contentHash: photo.sha256, source: source, options: options,
                 derivatives: derivatives)
@@ -37,9 +36,16 @@ extension PhotoLibrary {
     /// The entity tag ``thumbnail(for:options:)`` would give, known without rendering, so a
     /// server can answer `If-None-Match` at once. Nil when the asset has no photo.
     public func thumbnailEntityTag(for asset: Asset, options: ThumbnailOptions) -> String? {
+        let options = Self.renderOptions(options, for: asset)
+        return asset.resource(ofType: .photo).map { DerivativeStore.entityTag(contentHash: $0.sha256, options: options) }
+    }
+
+    /// The options a thumbnail of `asset` is rendered and cached with: the caller's, in the
+    /// orientation a sidecar corrected the photo to when it did.
+    static func renderOptions(_ options: ThumbnailOptions, for asset: Asset) -> ThumbnailOptions {
         var options = options
         options.orientation = asset.orientationOverride
-        return asset.resource(ofType: .photo).map { DerivativeStore.entityTag(contentHash: $0.sha256, options: options) }
+        return options
     }
 
     /// Renders (or finds in the cache) one thumbnail. Blocking.

@@ -78,14 +78,6 @@ final class VipsImageRef {
         return String(cString: value)
     }
 
-    /// A metadata blob (for example "exif-data"), copied out.
-    func blob(named name: String) -> [UInt8]? {
-        guard vips_image_get_typeof(pointer, name) != 0 else { return nil }
-        var data: UnsafeRawPointer?
-        var length = 0
-        guard vips_image_get_blob(pointer, name, &data, &length) == 0, let data, length > 0 else { return nil }
-        return Array(UnsafeRawBufferPointer(start: data, count: length))
-    }
 }
 
 extension Vips {
@@ -108,7 +100,14 @@ extension Vips {
     static func thumbnail(
         _ path: String, width: Int, height: Int, fill: Bool, upscale: Bool, orientation: Int? = nil
     ) throws(ImagingError) -> VipsImageRef {
-        let header = try open(path, failOnTruncation: false)
+        try thumbnail(path, header: try open(path, failOnTruncation: false), width: width, height: height, fill: fill,
+            upscale: upscale, orientation: orientation)
+    }
+
+    /// ``thumbnail(_:width:height:fill:upscale:orientation:)`` with the file's header already open.
+    static func thumbnail(
+        _ path: String, header: VipsImageRef, width: Int, height: Int, fill: Bool, upscale: Bool, orientation: Int?
+    ) throws(ImagingError) -> VipsImageRef {
         // With an orientation of its own, libvips must not turn the image by the file's; a
         // quarter turn applied afterwards swaps the box asked for.
         let override = orientation.flatMap { (1...8).contains($0) ? $0 : nil }
