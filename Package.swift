@@ -33,9 +33,16 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"])]
         ),
+        // Camera JPEGs decoded from one buffer with libjpeg-turbo's fast Huffman path, DCT
+        // scaling, progress and cancellation; everything else goes through libvips. C, because
+        // libjpeg reports errors by longjmp, which Swift code must never be jumped over.
+        .target(
+            name: "CJPEG",
+            linkerSettings: [.linkedLibrary("jpeg")]
+        ),
         .target(
             name: "LightboxImaging",
-            dependencies: ["CVips"],
+            dependencies: ["CVips", "CJPEG", "LightboxMetadata"],
             swiftSettings: strictSettings
         ),
         .target(

@@ -1,6 +1,7 @@
 #ifndef CVIPS_SHIM_H
 #define CVIPS_SHIM_H
 
+#include <stdlib.h>
 #include <vips/vips.h>
 
 // Swift cannot call C variadic functions, so each libvips call Lightbox makes with
@@ -59,11 +60,6 @@ static inline int cvips_webpsave_buffer(VipsImage *in, void **buf, size_t *len, 
         NULL);
 }
 
-/// Copies an image into memory, decoding every pixel (used to validate a file end to end).
-static inline int cvips_decode_to_memory(VipsImage *in, double *average) {
-    return vips_avg(in, average, NULL);
-}
-
 /// Pixel-wise absolute difference statistics between two images of the same size.
 static inline int cvips_subtract_abs_avg(VipsImage *a, VipsImage *b, double *average) {
     VipsImage *diff = NULL;
@@ -85,24 +81,95 @@ static inline VipsImage *cvips_image_new_from_buffer(const void *buf, size_t len
     return vips_image_new_from_buffer(buf, len, "", "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
-/// Thumbnail of an image already in memory (no shrink-on-load, no autorotation): exactly
+/// Thumbnail of an upright image already in memory (no shrink-on-load, no autorotation): exactly
 /// width x height, stretched, or filled and cropped around the centre when `crop` is set.
 /// With `to_srgb` unset, the pixels are taken as sRGB already (an image this shim made).
 static inline int cvips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int crop, int to_srgb) {
     if (!to_srgb) {
         return vips_thumbnail_image(in, out, width, "height", height,
             "size", crop ? VIPS_SIZE_BOTH : VIPS_SIZE_FORCE,
-            "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, NULL);
+            "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, "no_rotate", TRUE, NULL);
     }
     return vips_thumbnail_image(in, out, width, "height", height,
         "size", crop ? VIPS_SIZE_BOTH : VIPS_SIZE_FORCE,
         "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
-        "export_profile", "srgb", NULL);
+        "export_profile", "srgb", "no_rotate", TRUE, NULL);
 }
 
 /// Rotates by a multiple of 90 degrees.
 static inline int cvips_rot(VipsImage *in, VipsImage **out, VipsAngle angle) {
     return vips_rot(in, out, angle, NULL);
+}
+
+static void cvips_free_pixels(VipsImage *image, void *data) {
+    (void)image;
+    free(data);
+}
+
+/// Wraps pixels malloc'ed elsewhere (8-bit, `bands` interleaved channels) without copying them;
+/// the image owns them from here on and frees them when it closes.
+static inline VipsImage *cvips_image_take_memory(void *data, size_t size, int width, int height, int bands) {
+    VipsImage *image = vips_image_new_from_memory(data, size, width, height, bands, VIPS_FORMAT_UCHAR);
+    if (!image) {
+        free(data);
+        return NULL;
+    }
+    image->Type = bands >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W;
+    g_signal_connect(image, "postclose", G_CALLBACK(cvips_free_pixels), data);
+    return image;
+}
+
+/// A rectangle of an image.
+static inline int cvips_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+
+/// Shrinks by whole factors with a box filter: fast, for results that may be larger than asked.
+static inline int cvips_shrink(VipsImage *in, VipsImage **out, double horizontal, double vertical) {
+    return vips_shrink(in, out, horizontal, vertical, NULL);
+}
+
+/// Converts to sRGB through the ICC profile given (the one the file embeds), libvips' default intent.
+static inline int cvips_icc_to_srgb(VipsImage *in, VipsImage **out, const void *profile, size_t length) {
+    VipsImage *tagged = NULL;
+    if (vips_copy(in, &tagged, NULL)) return -1;
+    vips_image_set_blob_copy(tagged, VIPS_META_ICC_NAME, profile, length);
+    int status = vips_icc_transform(tagged, out, "srgb", "embedded", TRUE, NULL);
+    g_object_unref(tagged);
+    return status;
+}
+
+/// Converts to sRGB through the image's own embedded ICC profile (a test oracle).
+static inline int cvips_icc_transform_embedded(VipsImage *in, VipsImage **out) {
+    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, NULL);
+}
+
+/// Called with the fraction done; a nonzero return stops the computation.
+typedef int (*cvips_monitor_function)(void *context, double fraction);
+
+typedef struct {
+    cvips_monitor_function function;
+    void *context;
+    int killed;
+} cvips_monitor;
+
+static void cvips_on_eval(VipsImage *image, VipsProgress *progress, void *data) {
+    cvips_monitor *monitor = (cvips_monitor *)data;
+    if (!monitor->killed && monitor->function(monitor->context, progress->percent / 100.0)) {
+        monitor->killed = 1;
+        vips_image_set_kill(image, TRUE);
+    }
+}
+
+/// Reports the evaluation of `image` to `monitor` and stops it when the monitor says so.
+/// Returns the handler to pass to `cvips_unwatch` once the computation is over.
+static inline unsigned long cvips_watch(VipsImage *image, cvips_monitor *monitor) {
+    vips_image_set_progress(image, TRUE);
+    return g_signal_connect(image, "eval", G_CALLBACK(cvips_on_eval), monitor);
+}
+
+static inline void cvips_unwatch(VipsImage *image, unsigned long handler) {
+    g_signal_handler_disconnect(image, handler);
 }
 
 static void cvips_ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {

@@ -32,6 +32,47 @@ public enum ImageComparison {
         return EncodedImage(bytes: bytes, format: .jpeg, pixelWidth: resized.width, pixelHeight: resized.height)
     }
 
+    /// A reference crop made the long way: the whole file decoded, rotated upright with
+    /// `vips_autorot`, the region cut with `vips_extract_area` (the rectangle in unit
+    /// coordinates of the upright image) and resized to exactly `width`x`height`. With
+    /// `convertingToSRGB`, the colours go through `vips_icc_transform` to sRGB from the file's
+    /// embedded profile first; without, the pixels are taken as they are stored.
+    public static func referenceCrop(
+        ofFileAt path: String, rect: NormalizedRect, width: Int, height: Int, convertingToSRGB: Bool
+    ) throws(ImagingError) -> EncodedImage {
+        let opened = try Vips.open(path, failOnTruncation: true, randomAccess: true)
+        var image = try Vips.autorotate(opened)
+        if convertingToSRGB {
+            var out: UnsafeMutablePointer<VipsImage>?
+            guard cvips_icc_transform_embedded(image.pointer, &out) == 0, let out else {
+                throw ImagingError(.corrupt, "cannot convert to sRGB (\(Vips.takeError()))", path: path)
+            }
+            image = VipsImageRef(out)
+        }
+        let left = Int((rect.x * Double(image.width)).rounded(.down))
+        let top = Int((rect.y * Double(image.height)).rounded(.down))
+        let cropWidth = min(image.width - left, Int((rect.width * Double(image.width)).rounded()))
+        let cropHeight = min(image.height - top, Int((rect.height * Double(image.height)).rounded()))
+        image = try Vips.extract(image, left: left, top: top, width: cropWidth, height: cropHeight)
+        image = try Vips.resize(image, width: width, height: height)
+        let bytes = try Vips.encode(image, as: .jpeg, quality: 100)
+        return EncodedImage(bytes: bytes, format: .jpeg, pixelWidth: image.width, pixelHeight: image.height)
+    }
+
+    /// Whether libvips alone, through `vips_thumbnail` and its own loaders, decodes the file
+    /// into a `size` pixel thumbnail, failing on truncation as Lightbox does: the oracle for
+    /// which files are readable. Nil when it does, else libvips' error.
+    public static func libvipsThumbnailError(ofFileAt path: String, size: Int) -> String? {
+        do {
+            let header = try Vips.open(path, failOnTruncation: false)
+            let image = try Vips.thumbnail(path, header: header, width: size, height: size, fill: false, upscale: false, orientation: nil)
+            _ = try Vips.copyToMemory(image, path: path)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     /// The size of a file's image after `vips_autorot` turned it upright: the oracle for the
     /// displayed size Lightbox records.
     public static func autorotatedSize(ofFileAt path: String) throws(ImagingError) -> (width: Int, height: Int) {

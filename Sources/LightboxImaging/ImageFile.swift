@@ -32,48 +32,25 @@ public enum ImageFile {
         return size
     }
 
-    /// Makes a thumbnail: shrink-on-load, orientation applied, converted to sRGB, encoded.
-    /// Fails with ``ImagingError/Code-swift.struct/corrupt`` when the file is truncated or damaged,
-    /// so it doubles as a check that the whole file decodes.
+    /// Makes a thumbnail, a crop or the full image: shrink-on-load, orientation applied,
+    /// converted to sRGB, encoded. Fails with ``ImagingError/Code-swift.struct/corrupt`` when the
+    /// file is truncated or damaged, so it doubles as a check that the whole file decodes.
     ///
-    /// The corresponding libvips operation is `vips_thumbnail`.
-    public static func thumbnail(ofFileAt path: String, options: ThumbnailOptions) throws(ImagingError) -> EncodedImage {
-        let image = try Vips.thumbnail(
-            path, width: max(1, options.width), height: max(1, options.height),
-            fill: options.contentMode == .aspectFill, upscale: options.allowsUpscaling, orientation: options.orientation)
-        let bytes: [UInt8]
-        do {
-            bytes = try Vips.encode(image, as: options.format, quality: options.quality)
-        } catch {
-            // Encoding pulls the pixels through the loader, so damage surfaces here too.
-            throw ImagingError(.corrupt, "cannot decode the image (\(error.message))", path: path)
-        }
-        return EncodedImage(bytes: bytes, format: options.format, pixelWidth: image.width, pixelHeight: image.height)
+    /// The corresponding libvips operations are `vips_thumbnail` (or libjpeg-turbo's scaled
+    /// decode for a camera JPEG), `vips_extract_area`, `vips_thumbnail_image` and `vips_icc_transform`.
+    public static func thumbnail(
+        ofFileAt path: String, options: ThumbnailOptions, monitor: RenderMonitor? = nil
+    ) throws(ImagingError) -> EncodedImage {
+        try Renderer.render(path: path, options: [options], monitor: monitor).images[0]
     }
 
-    /// Several thumbnails from one decode, and the header's properties: the first thumbnail
-    /// from the file, like ``thumbnail(ofFileAt:options:)``, held in memory, and the others
-    /// from it. The first must be the largest. An import makes its preview and its grid
-    /// thumbnail this way, opening the file's header once for both.
-    ///
-    /// The corresponding libvips operations are `vips_thumbnail`, `vips_image_copy_memory`
-    /// and `vips_thumbnail_image`.
+    /// Several images from one decode, and the header's properties. The file is decoded once,
+    /// at the smallest scale that serves every output. An import makes its preview and its
+    /// grid thumbnail this way.
     public static func thumbnails(
-        ofFileAt path: String, options: [ThumbnailOptions]
+        ofFileAt path: String, options: [ThumbnailOptions], monitor: RenderMonitor? = nil
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
-        let header = try Vips.open(path, failOnTruncation: false)
-        guard let first = options.first else { return (properties(of: header), []) }
-        let lazy = try Vips.thumbnail(
-            path, header: header, width: max(1, first.width), height: max(1, first.height),
-            fill: first.contentMode == .aspectFill, upscale: first.allowsUpscaling, orientation: first.orientation)
-        // Decoding into memory pulls every pixel through the loader: damage surfaces here.
-        let base = try Vips.copyToMemory(lazy, path: path)
-        var images: [EncodedImage] = []
-        for (index, option) in options.enumerated() {
-            let image = index == 0 ? base : try Vips.resize(base, to: option)
-            let bytes = try Vips.encode(image, as: option.format, quality: option.quality)
-            images.append(EncodedImage(bytes: bytes, format: option.format, pixelWidth: image.width, pixelHeight: image.height))
-        }
-        return (properties(of: header), images)
+        guard !options.isEmpty else { return (try properties(ofFileAt: path), []) }
+        return try Renderer.render(path: path, options: options, monitor: monitor)
     }
 }

@@ -7,6 +7,8 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
             case corrupt
             case encodingFailed
             case libraryUnavailable
+            case cancelled
+            case tooLarge
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -19,6 +21,10 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let encodingFailed = Code(.encodingFailed)
         /// libvips could not be started.
         public static let libraryUnavailable = Code(.libraryUnavailable)
+        /// The caller stopped the work before it finished.
+        public static let cancelled = Code(.cancelled)
+        /// The image needs more memory than a render may use.
+        public static let tooLarge = Code(.tooLarge)
 
         public var description: String {
             switch wrapped {
@@ -26,6 +32,8 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
             case .corrupt: "corrupt"
             case .encodingFailed: "encoding failed"
             case .libraryUnavailable: "libvips unavailable"
+            case .cancelled: "cancelled"
+            case .tooLarge: "too large"
             }
         }
     }

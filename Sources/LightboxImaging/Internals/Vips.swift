@@ -95,16 +95,9 @@ extension Vips {
         return VipsImageRef(image)
     }
 
-    /// A shrink-on-load thumbnail, upright by the file's EXIF orientation, or by `orientation`
-    /// when given (a correction from an XMP sidecar; the file itself is never changed).
-    static func thumbnail(
-        _ path: String, width: Int, height: Int, fill: Bool, upscale: Bool, orientation: Int? = nil
-    ) throws(ImagingError) -> VipsImageRef {
-        try thumbnail(path, header: try open(path, failOnTruncation: false), width: width, height: height, fill: fill,
-            upscale: upscale, orientation: orientation)
-    }
-
-    /// ``thumbnail(_:width:height:fill:upscale:orientation:)`` with the file's header already open.
+    /// A shrink-on-load thumbnail from a file whose header is open, upright by the file's EXIF
+    /// orientation, or by `orientation` when given (a correction from an XMP sidecar; the file
+    /// itself is never changed).
     static func thumbnail(
         _ path: String, header: VipsImageRef, width: Int, height: Int, fill: Bool, upscale: Bool, orientation: Int?
     ) throws(ImagingError) -> VipsImageRef {
@@ -132,35 +125,72 @@ extension Vips {
     }
 
     /// The image decoded into memory, so that several outputs read it without decoding again.
-    static func copyToMemory(_ image: VipsImageRef, path: String) throws(ImagingError) -> VipsImageRef {
-        guard let memory = vips_image_copy_memory(image.pointer) else {
+    /// With a monitor, the computation reports progress and stops when the monitor says so.
+    static func copyToMemory(
+        _ image: VipsImageRef, path: String, monitor: RenderMonitor? = nil
+    ) throws(ImagingError) -> VipsImageRef {
+        guard let monitor else {
+            guard let memory = vips_image_copy_memory(image.pointer) else {
+                throw ImagingError(.corrupt, "cannot decode the image (\(takeError()))", path: path)
+            }
+            return VipsImageRef(memory)
+        }
+        let box = RenderMonitorBox(monitor)
+        let watch = UnsafeMutablePointer<cvips_monitor>.allocate(capacity: 1)
+        defer { watch.deallocate() }
+        let memory = box.withContext { context in
+            watch.initialize(to: cvips_monitor(function: RenderMonitor.callback, context: context, killed: 0))
+            let handler = cvips_watch(image.pointer, watch)
+            defer { cvips_unwatch(image.pointer, handler) }
+            return vips_image_copy_memory(image.pointer)
+        }
+        guard let memory else {
+            if watch.pointee.killed != 0 {
+                _ = takeError()
+                throw ImagingError(.cancelled, "the render was cancelled", path: path)
+            }
             throw ImagingError(.corrupt, "cannot decode the image (\(takeError()))", path: path)
         }
         return VipsImageRef(memory)
     }
 
-    /// An image in memory resized as `options` say: fit inside (aspect kept) or fill and
-    /// crop around the centre; never enlarged unless the options allow it.
-    static func resize(_ image: VipsImageRef, to options: ThumbnailOptions) throws(ImagingError) -> VipsImageRef {
-        let (width, height) = (Double(image.width), Double(image.height))
-        var scale: Double
-        var target: (Int, Int)
-        let fill = options.contentMode == .aspectFill
-        if fill {
-            scale = max(Double(options.width) / width, Double(options.height) / height)
-            if !options.allowsUpscaling { scale = min(scale, 1) }
-            target = (min(options.width, Int((width * scale).rounded())), min(options.height, Int((height * scale).rounded())))
-        } else {
-            scale = min(Double(options.width) / width, Double(options.height) / height)
-            if !options.allowsUpscaling { scale = min(scale, 1) }
-            target = (max(1, Int((width * scale).rounded())), max(1, Int((height * scale).rounded())))
-        }
+    /// Exactly `width`x`height`, resampled from the whole image (aspect changes only by rounding).
+    static func resize(_ image: VipsImageRef, width: Int, height: Int) throws(ImagingError) -> VipsImageRef {
         var out: UnsafeMutablePointer<VipsImage>?
-        guard
-            cvips_thumbnail_image(image.pointer, &out, Int32(max(1, target.0)), Int32(max(1, target.1)), fill ? 1 : 0, 0) == 0,
-            let out
+        guard cvips_thumbnail_image(image.pointer, &out, Int32(max(1, width)), Int32(max(1, height)), 0, 0) == 0, let out
         else {
             throw ImagingError(.corrupt, "cannot resize the image (\(takeError()))")
+        }
+        return VipsImageRef(out)
+    }
+
+    /// Shrunk by a whole factor with a box filter.
+    static func shrink(_ image: VipsImageRef, by factor: Int) throws(ImagingError) -> VipsImageRef {
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard cvips_shrink(image.pointer, &out, Double(factor), Double(factor)) == 0, let out else {
+            throw ImagingError(.corrupt, "cannot shrink the image (\(takeError()))")
+        }
+        return VipsImageRef(out)
+    }
+
+    /// A rectangle of the image.
+    static func extract(_ image: VipsImageRef, left: Int, top: Int, width: Int, height: Int) throws(ImagingError)
+        -> VipsImageRef
+    {
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard cvips_extract_area(image.pointer, &out, Int32(left), Int32(top), Int32(width), Int32(height)) == 0, let out
+        else {
+            throw ImagingError(.corrupt, "cannot crop the image (\(takeError()))")
+        }
+        return VipsImageRef(out)
+    }
+
+    /// Converted from the colour space `profile` describes to sRGB.
+    static func convertToSRGB(_ image: VipsImageRef, profile: [UInt8], path: String) throws(ImagingError) -> VipsImageRef {
+        var out: UnsafeMutablePointer<VipsImage>?
+        let status = profile.withUnsafeBytes { cvips_icc_to_srgb(image.pointer, &out, $0.baseAddress, $0.count) }
+        guard status == 0, let out else {
+            throw ImagingError(.corrupt, "cannot convert the image's colours to sRGB (\(takeError()))", path: path)
         }
         return VipsImageRef(out)
     }
@@ -171,14 +201,6 @@ extension Vips {
             throw ImagingError(.corrupt, "cannot rotate the image (\(takeError()))")
         }
         return VipsImageRef(out)
-    }
-
-    /// Decodes every pixel (libvips is lazy); fails on damage the loader detects.
-    static func decodeAll(_ image: VipsImageRef, path: String) throws(ImagingError) {
-        var average = 0.0
-        guard cvips_decode_to_memory(image.pointer, &average) == 0 else {
-            throw ImagingError(.corrupt, "the image data is damaged (\(takeError()))", path: path)
-        }
     }
 
     static func encode(_ image: VipsImageRef, as format: EncodedImageFormat, quality: Int) throws(ImagingError) -> [UInt8] {

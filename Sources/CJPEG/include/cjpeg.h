@@ -1,0 +1,68 @@
+#ifndef CJPEG_H
+#define CJPEG_H
+
+#include <stddef.h>
+
+// A JPEG decoder for the common case of camera photos: baseline or progressive, YCbCr, RGB or
+// grey, decoded from memory with libjpeg-turbo's DCT scaling. libvips 8.14 reads JPEG through a
+// 4 KB buffer, which keeps libjpeg-turbo off its fast Huffman path most of the time; from one
+// buffer holding the whole file, the same decode runs 15 to 20% faster. It also lets a caller
+// follow progress and stop a decode halfway, between two rows of blocks.
+//
+// Everything libjpeg can longjmp out of stays in this C file: Swift never sees a longjmp.
+
+/// What a decode ended with.
+typedef enum {
+    CJPEG_OK = 0,
+    /// Not a JPEG this decoder takes (CMYK, YCCK, 12-bit, arithmetic coding): use libvips.
+    CJPEG_UNSUPPORTED = 1,
+    /// The data is damaged; the message says how.
+    CJPEG_CORRUPT = 2,
+    /// The file ends before the image does.
+    CJPEG_TRUNCATED = 3,
+    /// The monitor asked to stop.
+    CJPEG_CANCELLED = 4,
+    /// The image would need more memory than the caller allows.
+    CJPEG_TOO_LARGE = 5,
+} cjpeg_status;
+
+/// The header of a JPEG: its stored size and colour components.
+typedef struct {
+    int width;
+    int height;
+    int components;
+    int progressive;
+    int supported;
+} cjpeg_header;
+
+/// Called between rows of blocks with the fraction done (0...1); a nonzero return stops the decode.
+typedef int (*cjpeg_monitor)(void *context, double fraction);
+
+/// A decoded image: `bands` interleaved 8-bit channels, rows of `width * bands` bytes.
+/// `icc` is the embedded ICC profile, or NULL. Free both with `cjpeg_free`.
+typedef struct {
+    unsigned char *pixels;
+    int width;
+    int height;
+    int bands;
+    unsigned char *icc;
+    size_t icc_length;
+} cjpeg_image;
+
+/// Reads the header. Returns CJPEG_OK, CJPEG_CORRUPT or CJPEG_TRUNCATED.
+cjpeg_status cjpeg_read_header(const unsigned char *data, size_t length, cjpeg_header *header,
+                               char *message, size_t message_length);
+
+/// Decodes at `scale_eighths`/8 of the stored size (1, 2, 4 or 8 are fastest). At most
+/// `max_pixels` output pixels, and `max_memory` bytes of libjpeg's own buffers (a progressive
+/// file keeps every coefficient). Progressive files with more than `max_scans` scans are
+/// refused as corrupt. On an error other than CJPEG_OK, `image` holds nothing to free.
+cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_eighths,
+                          size_t max_pixels, size_t max_memory, int max_scans,
+                          cjpeg_monitor monitor, void *context, cjpeg_image *image,
+                          char *message, size_t message_length);
+
+/// Frees what `cjpeg_decode` allocated.
+void cjpeg_free(cjpeg_image *image);
+
+#endif

@@ -1,0 +1,91 @@
+import CJPEG
+import CVips
+import LightboxMetadata
+
+/// Camera JPEGs decoded from memory by libjpeg-turbo (the `CJPEG` target), handed to libvips
+/// as pixels. Files it does not take (CMYK, 12-bit) go to libvips' own loader.
+enum JPEGDecoder {
+    /// libjpeg-turbo's DCT scaling factors that its SIMD code covers: 1/1, 1/2, 1/4, 1/8.
+    static let shrinkFactors = [1, 2, 4, 8]
+    /// The most output pixels one decode may make (about 600 MB of RGB).
+    static let maximumPixels = 200_000_000
+    /// The most memory libjpeg's own buffers may take: a progressive file keeps all its coefficients.
+    static let maximumMemory = 1 << 30
+    /// More scans than any encoder writes; a file with more is built to waste time.
+    static let maximumScans = 1_000
+
+    /// A JPEG's header, when the bytes start like one and this decoder takes it.
+    struct Header {
+        let width: Int
+        let height: Int
+        let orientation: Int
+    }
+
+    /// A C string in a buffer the decoder wrote.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func isJPEG(_ bytes: [UInt8]) -> Bool {
+        bytes.count > 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF
+    }
+
+    /// The header, or nil when libvips should read the file instead (not a JPEG, or one this
+    /// decoder leaves to libvips). Throws when the header itself is damaged.
+    static func header(_ bytes: [UInt8], path: String) throws(ImagingError) -> Header? {
+        guard isJPEG(bytes) else { return nil }
+        var header = cjpeg_header()
+        var message = [CChar](repeating: 0, count: 256)
+        let status = bytes.withUnsafeBufferPointer { buffer in
+            cjpeg_read_header(buffer.baseAddress, buffer.count, &header, &message, message.count)
+        }
+        guard status == CJPEG_OK else {
+            throw ImagingError(.corrupt, "cannot read the JPEG header (\(text(message)))", path: path)
+        }
+        guard header.supported != 0, header.width > 0, header.height > 0 else { return nil }
+        // The orientation from Lightbox's own EXIF reader, the one import records.
+        let orientation = (try? MetadataReader.read(ByteSource(bytes: bytes)))?.exif?.orientation ?? 1
+        return Header(width: Int(header.width), height: Int(header.height), orientation: orientation)
+    }
+
+    /// Decodes at 1/`shrink` of the stored size into a libvips image in memory (stored
+    /// orientation), with the file's ICC profile, if any, returned beside it.
+    static func decode(
+        _ bytes: [UInt8], shrink: Int, path: String, monitor: RenderMonitor?
+    ) throws(ImagingError) -> (image: VipsImageRef, iccProfile: [UInt8]?) {
+        var image = cjpeg_image()
+        var message = [CChar](repeating: 0, count: 256)
+        let box = monitor.map(RenderMonitorBox.init)
+        let scale = Int32(8 / max(1, min(8, shrink)))
+        let status = bytes.withUnsafeBufferPointer { buffer in
+            if let box {
+                box.withContext { context in
+                    cjpeg_decode(
+                        buffer.baseAddress, buffer.count, scale, maximumPixels, maximumMemory, Int32(maximumScans),
+                        RenderMonitor.callback, context, &image, &message, message.count)
+                }
+            } else {
+                cjpeg_decode(
+                    buffer.baseAddress, buffer.count, scale, maximumPixels, maximumMemory, Int32(maximumScans),
+                    nil, nil, &image, &message, message.count)
+            }
+        }
+        let reason = text(message)
+        switch status {
+        case CJPEG_OK: break
+        case CJPEG_CANCELLED: throw ImagingError(.cancelled, "the render was cancelled", path: path)
+        case CJPEG_TOO_LARGE: throw ImagingError(.tooLarge, "the image is too large to decode (\(reason))", path: path)
+        case CJPEG_TRUNCATED: throw ImagingError(.corrupt, "cannot decode the image (\(reason))", path: path)
+        default: throw ImagingError(.corrupt, "cannot decode the image (\(reason))", path: path)
+        }
+        let icc = image.icc.map { Array(UnsafeBufferPointer(start: $0, count: image.icc_length)) }
+        let pixels = image.pixels
+        image.pixels = nil
+        cjpeg_free(&image)
+        let size = Int(image.width) * Int(image.height) * Int(image.bands)
+        guard let wrapped = cvips_image_take_memory(pixels, size, image.width, image.height, image.bands) else {
+            throw ImagingError(.corrupt, "cannot wrap the decoded pixels (\(Vips.takeError()))", path: path)
+        }
+        return (VipsImageRef(wrapped), icc)
+    }
+}

@@ -1,0 +1,182 @@
+import CVips
+import Glibc
+
+/// The render pipeline behind ``ImageFile``: decode once, upright, at the smallest scale every
+/// output allows; then, for each output, crop, resize as its mode says, convert to sRGB and
+/// encode.
+///
+/// A baseline or progressive YCbCr JPEG (nearly every camera's) is decoded from memory by
+/// ``JPEGDecoder``, shrunk in the DCT domain; anything else is opened by libvips' loaders
+/// through `vips_thumbnail`, which shrinks on load where the format allows (WebP, the HEIF
+/// thumbnail, PDF) and converts to sRGB.
+enum Renderer {
+    /// An upright image in memory, at some scale of the full image, and the full image's size.
+    struct Decoded {
+        let image: VipsImageRef
+        let properties: ImageProperties
+        /// The upright size of the full image.
+        let uprightWidth: Int
+        let uprightHeight: Int
+        /// An ICC profile still to convert from (JPEG path); nil once the pixels are sRGB.
+        let iccProfile: [UInt8]?
+    }
+
+    static func render(
+        path: String, options: [ThumbnailOptions], monitor: RenderMonitor?
+    ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
+        try Vips.ensureStarted()
+        let decoded = try decode(path: path, options: options, monitor: monitor)
+        var images: [EncodedImage] = []
+        for option in options {
+            if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
+            let shaped = try shape(decoded, option, path: path)
+            let bytes: [UInt8]
+            do {
+                bytes = try Vips.encode(shaped, as: option.format, quality: option.quality)
+            } catch {
+                throw ImagingError(error.code, error.message, path: path)
+            }
+            images.append(EncodedImage(bytes: bytes, format: option.format, pixelWidth: shaped.width, pixelHeight: shaped.height))
+        }
+        monitor?.progress?(1)
+        return (decoded.properties, images)
+    }
+
+    // MARK: - Decoding
+
+    static func decode(path: String, options: [ThumbnailOptions], monitor: RenderMonitor?) throws(ImagingError) -> Decoded {
+        if let bytes = try readIfJPEG(path), let header = try JPEGDecoder.header(bytes, path: path) {
+            return try decodeJPEG(bytes, header: header, path: path, options: options, monitor: monitor)
+        }
+        return try decodeWithLibvips(path: path, options: options, monitor: monitor)
+    }
+
+    private static func decodeJPEG(
+        _ bytes: [UInt8], header: JPEGDecoder.Header, path: String, options: [ThumbnailOptions], monitor: RenderMonitor?
+    ) throws(ImagingError) -> Decoded {
+        let properties = ImageProperties(
+            storedWidth: header.width, storedHeight: header.height, orientation: header.orientation, loader: "jpegload")
+        let orientation = validOrientation(options.first?.orientation) ?? header.orientation
+        let swaps = (5...8).contains(orientation)
+        let (uprightWidth, uprightHeight) = swaps ? (header.height, header.width) : (header.width, header.height)
+        let shrink = options.map {
+            RenderGeometry(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: $0)
+                .loadShrink(among: JPEGDecoder.shrinkFactors)
+        }.min() ?? 1
+        var (image, icc) = try JPEGDecoder.decode(bytes, shrink: shrink, path: path, monitor: monitor)
+        if orientation != 1 {
+            vips_image_set_int(image.pointer, "orientation", Int32(orientation))
+            image = try Vips.copyToMemory(try Vips.autorotate(image), path: path)
+        }
+        return Decoded(
+            image: image, properties: properties, uprightWidth: uprightWidth, uprightHeight: uprightHeight, iccProfile: icc)
+    }
+
+    private static func decodeWithLibvips(
+        path: String, options: [ThumbnailOptions], monitor: RenderMonitor?
+    ) throws(ImagingError) -> Decoded {
+        let header = try Vips.open(path, failOnTruncation: false)
+        let properties = ImageProperties(
+            storedWidth: header.width, storedHeight: header.height, orientation: header.orientation, loader: header.loader)
+        let override = validOrientation(options.first?.orientation)
+        let swaps = (5...8).contains(override ?? header.orientation)
+        let (uprightWidth, uprightHeight) = swaps ? (header.height, header.width) : (header.width, header.height)
+        // One size for every output: the largest scale any of them needs, the whole image.
+        let scale = options.map {
+            RenderGeometry(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: $0).scale
+        }.max() ?? 1
+        let boxWidth = max(1, Int((Double(uprightWidth) * scale).rounded(.up)))
+        let boxHeight = max(1, Int((Double(uprightHeight) * scale).rounded(.up)))
+        let lazy = try Vips.thumbnail(
+            path, header: header, width: boxWidth, height: boxHeight, fill: false, upscale: scale > 1,
+            orientation: override)
+        // Decoding into memory pulls every pixel through the loader: damage surfaces here.
+        let image = try Vips.copyToMemory(lazy, path: path, monitor: monitor)
+        return Decoded(
+            image: image, properties: properties, uprightWidth: uprightWidth, uprightHeight: uprightHeight, iccProfile: nil)
+    }
+
+    /// The whole file when it starts like a JPEG; nil for anything else, which libvips reads
+    /// itself (a 500 MB TIFF is not read into memory to look at its first bytes).
+    private static func readIfJPEG(_ path: String) throws(ImagingError) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ImagingError(.unreadable, "cannot open the file (\(String(cString: strerror(errno))))", path: path)
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw ImagingError(.unreadable, "not a regular file", path: path)
+        }
+        let size = Int(status.st_size)
+        var magic = [UInt8](repeating: 0, count: 3)
+        guard size > 3, pread(descriptor, &magic, 3, 0) == 3, magic == [0xFF, 0xD8, 0xFF] else { return nil }
+        guard size <= maximumJPEGFileSize else { return nil }
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var done = 0
+            while done < size {
+                let got = pread(descriptor, buffer.baseAddress! + done, size - done, off_t(done))
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else { break }
+                done += got
+            }
+            failed = done != size
+            count = done
+        }
+        if failed { throw ImagingError(.unreadable, "cannot read the file", path: path) }
+        return bytes
+    }
+
+    /// JPEGs larger than this are streamed by libvips rather than held in memory.
+    static let maximumJPEGFileSize = 256 << 20
+
+    private static func validOrientation(_ value: Int?) -> Int? {
+        value.flatMap { (1...8).contains($0) ? $0 : nil }
+    }
+
+    // MARK: - Shaping
+
+    /// One output from the decoded image: crop, resize by mode, fill's trim, sRGB.
+    static func shape(_ decoded: Decoded, _ option: ThumbnailOptions, path: String) throws(ImagingError) -> VipsImageRef {
+        let geometry = RenderGeometry(
+            uprightWidth: decoded.uprightWidth, uprightHeight: decoded.uprightHeight, options: option)
+        var image = decoded.image
+        let region = geometry.cropRegion(decodedWidth: image.width, decodedHeight: image.height)
+        if (region.left, region.top, region.width, region.height) != (0, 0, image.width, image.height) {
+            image = try Vips.extract(image, left: region.left, top: region.top, width: region.width, height: region.height)
+        }
+        let fill = option.contentMode == .aspectFill
+        switch option.resizeMode {
+        case .exact:
+            if (image.width, image.height) != (geometry.scaledWidth, geometry.scaledHeight) {
+                image = try Vips.resize(image, width: geometry.scaledWidth, height: geometry.scaledHeight)
+            }
+            if fill { image = try centre(image, width: geometry.outputWidth, height: geometry.outputHeight) }
+        case .fast:
+            let factor = min(image.width / geometry.scaledWidth, image.height / geometry.scaledHeight)
+            if factor >= 2 { image = try Vips.shrink(image, by: factor) }
+            if fill {
+                // The box's aspect ratio, at whatever size the shrink left.
+                let aspect = Double(geometry.outputWidth) / Double(geometry.outputHeight)
+                let width = min(image.width, max(1, Int((Double(image.height) * aspect).rounded())))
+                let height = min(image.height, max(1, Int((Double(width) / aspect).rounded())))
+                image = try centre(image, width: width, height: height)
+            }
+        case .none:
+            break
+        }
+        if let profile = decoded.iccProfile {
+            image = try Vips.convertToSRGB(image, profile: profile, path: path)
+        }
+        return image
+    }
+
+    private static func centre(_ image: VipsImageRef, width: Int, height: Int) throws(ImagingError) -> VipsImageRef {
+        let width = min(width, image.width)
+        let height = min(height, image.height)
+        guard (width, height) != (image.width, image.height) else { return image }
+        return try Vips.extract(
+            image, left: (image.width - width) / 2, top: (image.height - height) / 2, width: width, height: height)
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import LightboxTestSupport
+import Synchronization
+import Testing
+
+@testable import LightboxImaging
+
+/// A 12 MP phone JPEG (4000x3000), an iPhone Display P3 JPEG (4032x3024), an iPhone HEIC in
+/// Display P3, and a CMYK JPEG, which libvips decodes instead of libjpeg-turbo.
+enum RenderFiles {
+    static let phone = "forensics/original-files/pic2/IMG_20191224_234846.jpg"
+    static let displayP3 = "digikam/body-background.jpg"
+    static let heic = "exiv2/data/IMG_3578.heic"
+    static let cmyk = "pillow/images/pil_sample_cmyk.jpg"
+}
+
+/// Full size at quality 100: comparisons then measure the decoders, not resampling or encoding.
+let lossless = ThumbnailOptions(
+    width: ThumbnailOptions.maximumSide, height: ThumbnailOptions.maximumSide, quality: 100)
+
+@Suite("Rendering: sizes, modes, crops, colour and cancellation")
+struct RenderTests {
+    @Test("Fit and fill geometry: the box, the aspect ratio, no enlarging, crops")
+    func geometry() {
+        let fit = RenderGeometry(uprightWidth: 4000, uprightHeight: 3000, options: ThumbnailOptions(width: 256, height: 256))
+        #expect((fit.outputWidth, fit.outputHeight) == (256, 192))
+        #expect(fit.loadShrink(among: [1, 2, 4, 8]) == 8)
+        let fill = RenderGeometry(
+            uprightWidth: 4000, uprightHeight: 3000, options: ThumbnailOptions(width: 360, height: 360, contentMode: .aspectFill))
+        #expect((fill.scaledWidth, fill.scaledHeight, fill.outputWidth, fill.outputHeight) == (480, 360, 360, 360))
+        #expect(fill.loadShrink(among: [1, 2, 4, 8]) == 8)
+        let large = RenderGeometry(uprightWidth: 4000, uprightHeight: 3000, options: ThumbnailOptions(width: 1024, height: 1024))
+        #expect(large.loadShrink(among: [1, 2, 4, 8]) == 2)
+        let small = RenderGeometry(uprightWidth: 300, uprightHeight: 200, options: ThumbnailOptions(width: 1000, height: 1000))
+        #expect((small.outputWidth, small.outputHeight) == (300, 200))
+        let maximum = RenderGeometry(
+            uprightWidth: 4000, uprightHeight: 3000,
+            options: ThumbnailOptions(width: ThumbnailOptions.maximumSide, height: ThumbnailOptions.maximumSide))
+        #expect((maximum.outputWidth, maximum.outputHeight) == (4000, 3000))
+        // The crop is what fits the box: a quarter of the picture at 500 px needs 1/4 scale.
+        let crop = RenderGeometry(
+            uprightWidth: 4000, uprightHeight: 3000,
+            options: ThumbnailOptions(width: 500, height: 500, normalizedCropRect: NormalizedRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5)))
+        #expect((crop.cropX, crop.cropY, crop.cropWidth, crop.cropHeight) == (2000, 1500, 2000, 1500))
+        #expect((crop.outputWidth, crop.outputHeight) == (500, 375))
+        #expect(crop.loadShrink(among: [1, 2, 4, 8]) == 4)
+        #expect(NormalizedRect(parsing: "0.1,0.1,0.8,0.8") == NormalizedRect(x: 0.1, y: 0.1, width: 0.8, height: 0.8))
+        #expect(NormalizedRect(parsing: "0.5,0.5,0.8,0.8") == nil)
+        #expect(NormalizedRect(parsing: "0,0,0,1") == nil)
+    }
+
+    @Test("Fit fits and fill fills, on a JPEG, a HEIC, a PNG and a CMYK JPEG", arguments: [RenderFiles.phone, RenderFiles.heic, "pillow/images/hopper.png", RenderFiles.cmyk])
+    func fitAndFill(file: String) throws {
+        let path = try Corpus.path(file)
+        let properties = try ImageFile.properties(ofFileAt: path)
+        let aspect = Double(properties.pixelWidth) / Double(properties.pixelHeight)
+        for (width, height) in [(64, 64), (300, 120), (90, 200)] {
+            let fit = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: width, height: height))
+            #expect(fit.pixelWidth <= width && fit.pixelHeight <= height)
+            let scale = min(1, Double(width) / Double(properties.pixelWidth), Double(height) / Double(properties.pixelHeight))
+            #expect(fit.pixelWidth == Int((Double(properties.pixelWidth) * scale).rounded())
+                || fit.pixelHeight == Int((Double(properties.pixelHeight) * scale).rounded()), "\(file) fit \(width)x\(height)")
+            let fitAspect = Double(fit.pixelWidth) / Double(fit.pixelHeight)
+            #expect(abs(fitAspect - aspect) <= aspect / Double(min(fit.pixelWidth, fit.pixelHeight)) + 0.01)
+            let fill = try ImageFile.thumbnail(
+                ofFileAt: path, options: ThumbnailOptions(width: width, height: height, contentMode: .aspectFill))
+            let expected = (min(width, properties.pixelWidth), min(height, properties.pixelHeight))
+            #expect((fill.pixelWidth, fill.pixelHeight) == expected, "\(file) fill \(width)x\(height)")
+        }
+    }
+
+    @Test("Exact is the target; fast and none are at least the target and come from the decoder's scale")
+    func resizeModes() throws {
+        let path = try Corpus.path(RenderFiles.phone)
+        func render(_ mode: ResizeMode, _ content: ContentMode = .aspectFit) throws -> EncodedImage {
+            try ImageFile.thumbnail(
+                ofFileAt: path, options: ThumbnailOptions(width: 300, height: 300, contentMode: content, resizeMode: mode))
+        }
+        let exact = try render(.exact)
+        #expect((exact.pixelWidth, exact.pixelHeight) == (300, 225))
+        // 4000x3000 at 1/8 is 500x375: the cheapest scale at least 300 wide.
+        let none = try render(.none)
+        #expect((none.pixelWidth, none.pixelHeight) == (500, 375))
+        let fast = try render(.fast)
+        #expect(fast.pixelWidth >= 300 && fast.pixelHeight >= 225 && fast.pixelWidth < 600)
+        #expect(abs(Double(fast.pixelWidth) / Double(fast.pixelHeight) - 4.0 / 3.0) < 0.01)
+        let fastFill = try render(.fast, .aspectFill)
+        #expect(fastFill.pixelWidth == fastFill.pixelHeight && fastFill.pixelWidth >= 300)
+        // Exact and fast show the same picture.
+        let shrunk = try ImageFile.thumbnail(
+            ofFileAt: path, options: ThumbnailOptions(width: 300, height: 225, contentMode: .aspectFill))
+        let difference = try ImageComparison.meanAbsoluteDifference(exact, shrunk)
+        #expect(difference < 1)
+    }
+
+    @Test("A crop matches libvips' crop of the same region, on a JPEG and a Display P3 HEIC", arguments: [
+        (RenderFiles.phone, false), (RenderFiles.heic, true),
+    ])
+    func crop(file: String, hasProfile: Bool) throws {
+        let path = try Corpus.path(file)
+        let rect = NormalizedRect(x: 0.1, y: 0.2, width: 0.5, height: 0.4)
+        // At the region's own size nothing is resampled: the pixels must be libvips' own.
+        var native = lossless
+        native.normalizedCropRect = rect
+        let crop = try ImageFile.thumbnail(ofFileAt: path, options: native)
+        let properties = try ImageFile.properties(ofFileAt: path)
+        #expect(crop.pixelWidth == Int((Double(properties.pixelWidth) * 0.5).rounded()))
+        let reference = try ImageComparison.referenceCrop(
+            ofFileAt: path, rect: rect, width: crop.pixelWidth, height: crop.pixelHeight, convertingToSRGB: hasProfile)
+        let difference = try ImageComparison.meanAbsoluteDifference(crop, reference)
+        #expect(difference < 1, "mean difference \(difference)")
+
+        // Scaled into a box: shrink-on-load then resampling, as close as the other thumbnails.
+        let scaled = try ImageFile.thumbnail(
+            ofFileAt: path, options: ThumbnailOptions(width: 400, height: 400, quality: 100, normalizedCropRect: rect))
+        #expect(scaled.pixelWidth == 400)
+        let scaledReference = try ImageComparison.referenceCrop(
+            ofFileAt: path, rect: rect, width: scaled.pixelWidth, height: scaled.pixelHeight, convertingToSRGB: hasProfile)
+        let near = try ImageComparison.meanAbsoluteDifference(scaled, scaledReference)
+        #expect(near < 4, "mean difference \(near)")
+        // Another region of the same photo differs: the comparison can fail.
+        let elsewhere = try ImageComparison.referenceCrop(
+            ofFileAt: path, rect: NormalizedRect(x: 0.3, y: 0.3, width: 0.5, height: 0.4), width: scaled.pixelWidth,
+            height: scaled.pixelHeight, convertingToSRGB: hasProfile)
+        let far = try ImageComparison.meanAbsoluteDifference(scaled, elsewhere)
+        #expect(far > 3 * near, "the wrong region is as close (\(far)) as the right one (\(near))")
+    }
+
+    @Test("A Display P3 photo comes out in sRGB, as libvips' icc_transform makes it, not dull")
+    func displayP3() throws {
+        let path = try Corpus.path(RenderFiles.displayP3)
+        let image = try ImageFile.thumbnail(ofFileAt: path, options: lossless)
+        let converted = try ImageComparison.referenceCrop(
+            ofFileAt: path, rect: .full, width: image.pixelWidth, height: image.pixelHeight, convertingToSRGB: true)
+        let unconverted = try ImageComparison.referenceCrop(
+            ofFileAt: path, rect: .full, width: image.pixelWidth, height: image.pixelHeight, convertingToSRGB: false)
+        let toConverted = try ImageComparison.meanAbsoluteDifference(image, converted)
+        let toUnconverted = try ImageComparison.meanAbsoluteDifference(image, unconverted)
+        #expect(toConverted < 1, "mean difference to icc_transform: \(toConverted)")
+        #expect(toUnconverted > 3 * toConverted, "P3 taken as sRGB is as close: \(toUnconverted)")
+    }
+
+    @Test("The JPEG decoder gives libvips' pixels", arguments: [
+        RenderFiles.phone, RenderFiles.displayP3, "exiv2/data/exiv2-canon-eos-300d.jpg",
+    ])
+    func decoderAgreesWithLibvips(file: String) throws {
+        let path = try Corpus.path(file)
+        let ours = try ImageFile.thumbnail(ofFileAt: path, options: lossless)
+        let reference = try ImageComparison.referenceCrop(
+            ofFileAt: path, rect: .full, width: ours.pixelWidth, height: ours.pixelHeight,
+            convertingToSRGB: file == RenderFiles.displayP3)
+        let difference = try ImageComparison.meanAbsoluteDifference(ours, reference)
+        #expect(difference < 1, "mean difference \(difference)")
+    }
+
+    @Test("Progress rises to 1, and a cancelled render stops and throws, on a JPEG and a HEIC", arguments: [RenderFiles.phone, RenderFiles.heic])
+    func cancellation(file: String) throws {
+        let path = try Corpus.path(file)
+        let fractions = Mutex<[Double]>([])
+        let monitor = RenderMonitor(isCancelled: { false }, progress: { fraction in fractions.withLock { $0.append(fraction) } })
+        _ = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000), monitor: monitor)
+        let seen = fractions.withLock { $0 }
+        #expect(seen.count > 2)
+        #expect(seen.last == 1)
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 <= $1 })
+
+        // Cancelled after the first report: no image, and the decode stops early.
+        let reports = Mutex(0)
+        let cancelling = RenderMonitor(
+            isCancelled: { reports.withLock { $0 } >= 1 }, progress: { _ in reports.withLock { $0 += 1 } })
+        let error = #expect(throws: ImagingError.self) {
+            try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000), monitor: cancelling)
+        }
+        #expect(error?.code == .cancelled)
+        #expect(reports.withLock { $0 } < seen.count)
+    }
+
+    @Test("Every JPEG of the corpus, whole or cut short, renders exactly when libvips alone renders it")
+    func everyJPEG() throws {
+        let files = try Corpus.files(extensions: nil).filter { path in
+            guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+            defer { try? handle.close() }
+            return (try? handle.read(upToCount: 3)) == Data([0xFF, 0xD8, 0xFF])
+        }
+        #expect(files.count > 300)
+        let folder = try TemporaryDirectory()
+        var cases = files
+        // Cut short: the first 40 files at two lengths each, cut inside the image data.
+        for (index, path) in files.prefix(40).enumerated() {
+            for fraction in [0.3, 0.9] {
+                cases.append(try folder.truncatedCopy(of: path, fraction: fraction, as: "cut-\(index)-\(fraction).jpg"))
+            }
+        }
+        // Where Lightbox is right and libvips is not, with the reason.
+        let explained = [
+            "pillow/images/icc-after-SOF.jpg":
+                "its ICC profile is 7 bytes, not a profile: libjpeg-turbo's reader rejects it and Lightbox shows the "
+                + "pixels as sRGB, where libvips fails the whole image on the profile",
+        ]
+        var disagreements: [String] = []
+        for path in cases where !explained.keys.contains(where: { path.hasSuffix("/" + $0) }) {
+            let theirs = ImageComparison.libvipsThumbnailError(ofFileAt: path, size: 256)
+            var ours: ImagingError?
+            do {
+                let image = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 256, height: 256))
+                #expect(image.pixelWidth <= 256 && image.pixelHeight <= 256)
+            } catch {
+                ours = error
+                #expect(error.path == path, "an error names its file")
+            }
+            if (ours == nil) != (theirs == nil) {
+                disagreements.append("\(path): Lightbox \(ours?.message ?? "renders"); libvips \(theirs ?? "renders")")
+            }
+        }
+        for name in explained.keys {
+            #expect(throws: Never.self) {
+                try ImageFile.thumbnail(ofFileAt: try Corpus.path(name), options: ThumbnailOptions(width: 256, height: 256))
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.count) of \(cases.count):\n\(disagreements.joined(separator: "\n"))")
+    }
+}
