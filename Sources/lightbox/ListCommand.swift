@@ -8,7 +8,7 @@ struct ListCommand: AsyncParsableCommand {
         abstract: "List assets, newest first, or as a predicate and sort say.",
         discussion: """
             Predicates use the model's keys: creationDate, modificationDate, mediaType, \
-            mediaSubtypes, duration, pixelWidth, pixelHeight, favorite, hidden, burstIdentifier, \
+            mediaSubtypes, duration, pixelWidth, pixelHeight, favorite, hidden, burstIdentifier, rating, \
             localIdentifier. Examples:
               lightbox ls --predicate 'favorite == true AND creationDate >= 2023-01-01'
               lightbox ls --predicate 'mediaSubtypes & photoScreenshot != 0' --sort 'pixelWidth desc'

@@ -173,6 +173,20 @@ struct ImportTests {
         let corrected = try #require(assets[1].location)
         #expect(abs(corrected.latitude - (48 + 51.3948 / 60)) < 1e-9)
         #expect(abs(corrected.longitude - (2 + 17.7 / 60)) < 1e-9)
+
+        // The sidecar's four stars are kept, found by predicate, and changed like any property.
+        #expect(assets[0].rating == nil)
+        #expect(assets[1].rating == 4)
+        let rated = try library.fetchAssets(options: FetchOptions(predicate: FetchPredicate("rating >= 3")))
+        #expect(rated.count == 1 && rated.object(at: 0).localIdentifier == assets[1].localIdentifier)
+        try await library.performChanges { $0.changeRequest(for: assets[0]).rating = -1 }
+        #expect(try await library.asset(withLocalIdentifier: assets[0].localIdentifier)?.rating == -1)
+        let refused = await #expect(throws: LibraryError.self) {
+            try await library.performChanges { $0.changeRequest(for: assets[1]).rating = 6 }
+        }
+        #expect(refused?.message.contains("rating 6") == true)
+        try await library.performChanges { $0.changeRequest(for: assets[1]).rating = 0 }
+        #expect(try await library.asset(withLocalIdentifier: assets[1].localIdentifier)?.rating == nil)
     }
 
     @Test("A sidecar's orientation turns the photo as shown; its file stays as it was")

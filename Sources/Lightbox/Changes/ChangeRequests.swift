@@ -43,6 +43,7 @@ public final class ChangeRequests {
     /// One property an asset change request sets.
     enum AssetEdit: Sendable {
         case favorite(Bool)
+        case rating(Int?)
         case hidden(Bool)
         case creationDate(Date?)
         case location(Location?)
@@ -194,6 +195,13 @@ public class AssetChangeRequest {
     public var location: Location? {
         get { nil }
         set { record(.location(newValue)) }
+    }
+
+    /// Sets the rating: 1...5 stars, -1 for rejected; 0 or nil clears it. Anything else fails
+    /// the block.
+    public var rating: Int? {
+        get { nil }
+        set { record(.rating(newValue)) }
     }
 }
 

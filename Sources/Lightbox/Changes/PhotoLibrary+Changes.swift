@@ -360,6 +360,12 @@ struct ChangeApplier {
             try db.execute(sql: "UPDATE asset SET isFavorite = ? WHERE id = ?", arguments: [value, row])
         case .hidden(let value):
             try db.execute(sql: "UPDATE asset SET isHidden = ? WHERE id = ?", arguments: [value, row])
+        case .rating(let value):
+            guard value.map({ (-1...5).contains($0) }) ?? true else {
+                throw invalid("rating \(value ?? 0) of asset \(id) is not 1 to 5 stars, -1 (rejected) or 0 (unrated)")
+            }
+            try db.execute(
+                sql: "UPDATE asset SET rating = ? WHERE id = ?", arguments: [value == 0 ? nil : value, row])
         case .creationDate(let date):
             guard let date else { throw invalid("asset \(id) cannot have its creation date removed") }
             try db.execute(sql: "UPDATE asset SET creationDate = ? WHERE id = ?", arguments: [date, row])

@@ -42,7 +42,7 @@ public struct FetchKeys: Sendable {
 
     /// Asset keys: SELF, localIdentifier, creationDate, modificationDate, mediaType,
     /// mediaSubtypes, duration, pixelWidth, pixelHeight, favorite/isFavorite,
-    /// hidden/isHidden, burstIdentifier.
+    /// hidden/isHidden, burstIdentifier, rating.
     public static let asset = FetchKeys(
         className: "Asset",
         keys: [
@@ -60,6 +60,7 @@ public struct FetchKeys: Sendable {
             "hidden": Key(column: "asset.isHidden", kind: .bool),
             "isHidden": Key(column: "asset.isHidden", kind: .bool),
             "burstIdentifier": Key(column: "asset.burstIdentifier", kind: .string, nullable: true),
+            "rating": Key(column: "asset.rating", kind: .int, nullable: true),
         ],
         tiebreaker: "asset.id")
 

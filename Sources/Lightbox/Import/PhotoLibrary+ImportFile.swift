@@ -128,6 +128,8 @@ extension PhotoLibrary {
         var pairedMovie: PreparedMovie?
 
         var kind: FileFormat.Kind { source.format.kind }
+        /// The rating to store: XMP's 0 means unrated, and values outside -1...5 are ignored.
+        var rating: Int? { metadata.rating.flatMap { $0 != 0 && (-1...5).contains($0) ? $0 : nil } }
         /// The resource type the file becomes in a new asset.
         var resourceType: AssetResourceType { kind == .video ? .video : .photo }
 
@@ -154,8 +156,11 @@ extension PhotoLibrary {
             try assetRecord.insert(db)
             let assetID = assetRecord.id!
             try db.execute(
-                sql: "UPDATE asset SET contentIdentifier = ?, captureKey = ?, orientationOverride = ? WHERE id = ?",
-                arguments: [metadata.contentIdentifier, captureKey, orientationOverride, assetID])
+                sql: """
+                    UPDATE asset SET contentIdentifier = ?, captureKey = ?, orientationOverride = ?, rating = ?
+                    WHERE id = ?
+                    """,
+                arguments: [metadata.contentIdentifier, captureKey, orientationOverride, rating, assetID])
             try insertResource(db, assetID: assetID, type: resourceType)
             if let movie = pairedMovie { try Self.insert(movie, db, assetID: assetID) }
             if let burst = metadata.burstIdentifier { try Self.electRepresentative(ofBurst: burst, db) }

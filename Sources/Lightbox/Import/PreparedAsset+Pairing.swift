@@ -68,9 +68,12 @@ extension PhotoLibrary.PreparedAsset {
             try db.execute(
                 sql: """
                     UPDATE asset SET pixelWidth = ?, pixelHeight = ?, mediaSubtypes = ?, orientationOverride = ?,
-                    modificationDate = ? WHERE id = ?
+                    rating = COALESCE(?, rating), modificationDate = ? WHERE id = ?
                     """,
-                arguments: [pixelWidth, pixelHeight, metadata.mediaSubtypes.rawValue, orientationOverride, Date(), partner.id])
+                arguments: [
+                    pixelWidth, pixelHeight, metadata.mediaSubtypes.rawValue, orientationOverride, rating, Date(),
+                    partner.id,
+                ])
             return partner.localIdentifier
         }
         return nil
@@ -90,14 +93,14 @@ extension PhotoLibrary.PreparedAsset {
                 creationDate = ?, creationTimeZoneOffset = ?, latitude = COALESCE(?, latitude),
                 longitude = COALESCE(?, longitude), altitude = COALESCE(?, altitude),
                 locationTimestamp = COALESCE(?, locationTimestamp), burstIdentifier = ?, isSelfPortrait = ?,
-                captureKey = ?, orientationOverride = ?, modificationDate = ? WHERE id = ?
+                captureKey = ?, orientationOverride = ?, rating = COALESCE(?, rating), modificationDate = ? WHERE id = ?
                 """,
             arguments: [
                 AssetMediaType.image.rawValue, metadata.mediaSubtypes.union(.photoLive).rawValue,
                 AssetPlaybackStyle.livePhoto.rawValue, pixelWidth, pixelHeight, metadata.creationDate,
                 metadata.creationTimeZoneOffset, location?.latitude, location?.longitude,
                 location?.altitude, location?.timestamp, metadata.burstIdentifier, metadata.isSelfPortrait, captureKey,
-                orientationOverride, Date(), assetID,
+                orientationOverride, rating, Date(), assetID,
             ])
         try db.execute(
             sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",

@@ -49,6 +49,10 @@ public struct Asset: Sendable, Hashable, Identifiable {
     public var adjustmentFormatIdentifier: String?
     /// The files behind the asset.
     public var resources: [AssetResource]
+    /// Stars, 1 to 5, or -1 for a rejected photo, as XMP (`xmp:Rating`), Lightroom and
+    /// digiKam write them; nil when unrated. Read from the file's XMP or its sidecar on
+    /// import, set with ``AssetChangeRequest/rating``. Lightbox's, not PhotoKit's.
+    public var rating: Int?
 
     /// The local identifier, for `Identifiable`.
     public var id: String { localIdentifier }

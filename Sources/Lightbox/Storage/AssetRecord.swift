@@ -33,6 +33,8 @@ struct AssetRecord: Codable, Hashable, FetchableRecord, MutablePersistableRecord
     var isSelfPortrait = false
     /// The orientation a sidecar corrects the photo to (schema step v13); nil: the file's.
     var orientationOverride: Int?
+    /// Stars, 1...5, or -1 for rejected (schema step v14); nil: unrated.
+    var rating: Int?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -104,6 +106,7 @@ struct AssetInfo {
                     sha256: record.sha256)
             })
         model.orientationOverride = asset.orientationOverride
+        model.rating = asset.rating
         return model
     }
 }
@@ -114,7 +117,7 @@ extension AssetInfo {
         id, localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate, creationTimeZoneOffset,
         modificationDate, addedDate, duration, isFavorite, isHidden, playbackStyle, sourceType, latitude, longitude,
         altitude, locationTimestamp, burstIdentifier, burstSelectionTypes, representsBurst, hasAdjustments,
-        adjustmentFormatIdentifier, isSelfPortrait, orientationOverride
+        adjustmentFormatIdentifier, isSelfPortrait, orientationOverride, rating
         """
 
     /// The assets that `condition` (SQL over `asset`, with its `ORDER BY` and `LIMIT` when it
@@ -139,7 +142,7 @@ extension AssetInfo {
                 altitude: row[17], locationTimestamp: StoredDate.decodeIfPresent(row, 18, "locationTimestamp"),
                 burstIdentifier: row[19], burstSelectionTypes: row[20], representsBurst: row[21],
                 hasAdjustments: row[22], adjustmentFormatIdentifier: row[23], isSelfPortrait: row[24],
-                orientationOverride: row[25])
+                orientationOverride: row[25], rating: row[26])
             positions[row[0]] = infos.count
             infos.append(AssetInfo(asset: record, resources: []))
         }

@@ -302,6 +302,12 @@ struct LibraryDatabase: Sendable {
                 t.add(column: "orientationOverride", .integer).check { $0 == nil || (1...8).contains($0) }
             }
         }
+        migrator.registerMigration("v14: ratings") { db in
+            // Stars as XMP and Lightroom write them: 1 to 5, or -1 for rejected. NULL: unrated.
+            try db.alter(table: "asset") { t in
+                t.add(column: "rating", .integer).check { $0 == nil || (-1...5).contains($0) && $0 != 0 }
+            }
+        }
         return migrator
     }
 
