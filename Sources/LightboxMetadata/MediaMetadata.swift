@@ -1,3 +1,14 @@
+/// Where a file embeds a JPEG image: a byte range of the file.
+public struct EmbeddedJPEG: Sendable, Hashable {
+    public var offset: Int
+    public var length: Int
+
+    public init(offset: Int, length: Int) {
+        self.offset = offset
+        self.length = length
+    }
+}
+
 /// Everything Lightbox reads from one file's headers, before any mapping to the model.
 ///
 /// ```swift
@@ -27,6 +38,12 @@ public struct MediaMetadata: Sendable, Hashable {
     public var isAnimated = false
     /// HEIF: the primary item's rotation in quarter turns counterclockwise (`irot`).
     public var heifRotation: Int?
+    /// JPEG images a RAW file embeds (its previews, `JpgFromRaw`, thumbnails), where the file
+    /// says they are; the bytes there are not checked. ``largestEmbeddedJPEG`` picks one.
+    public var embeddedJPEGs: [EmbeddedJPEG] = []
+
+    /// The embedded JPEG with the most bytes: the largest preview, as a RAW file's is.
+    public var largestEmbeddedJPEG: EmbeddedJPEG? { embeddedJPEGs.max { $0.length < $1.length } }
 
     public init(format: FileFormat) {
         self.format = format

@@ -32,10 +32,16 @@ public enum ExifTool {
     }
 
     /// Writes tags into a file in place (`-overwrite_original`), e.g. `["Orientation#": "8"]`.
-    public static func write(_ assignments: [String: String], to path: String) throws {
-        guard try run(["-q", "-overwrite_original"] + assignments.map { "-\($0.key)=\($0.value)" } + [path]).succeeded else {
+    public static func write(_ assignments: [String: String], to path: String, ignoringMinorErrors: Bool = false) throws {
+        guard try run((ignoringMinorErrors ? ["-m"] : []) + ["-q", "-overwrite_original"] + assignments.map { "-\($0.key)=\($0.value)" } + [path]).succeeded else {
             throw Failed()
         }
+    }
+
+    /// Writes a whole file into a binary tag in place (`-TAG<=FILE`), ignoring minor errors
+    /// (`-m`): a real JPEG as a RAW file's `JpgFromRaw` or `PreviewImage`.
+    public static func embed(_ tag: String, from file: String, into path: String) throws {
+        guard try run(["-m", "-q", "-overwrite_original", "-\(tag)<=\(file)", path]).succeeded else { throw Failed() }
     }
 
     /// Copies tags from one file into another in place (`-TagsFromFile`).

@@ -8,8 +8,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
         commandName: "thumbnail",
         abstract: "Make thumbnails of image files, without a library, on every core.",
         discussion: """
-            Each thumbnail is named after its file's base name (IMG_0001.HEIC gives IMG_0001.jpg), \
-            upright, in sRGB, never enlarged. A file that fails gets its error and the others go on; \
+            Each thumbnail is named after its file's base name (IMG_0001.HEIC gives IMG_0001.jpg; \
+            a second IMG_0001 from another folder gives IMG_0001-2.jpg), upright, in sRGB, never enlarged. A file that fails gets its error and the others go on; \
             the exit status is 1 when any failed.
             """)
 
@@ -44,16 +44,16 @@ struct ThumbnailCommand: AsyncParsableCommand {
         }
         let options = ThumbnailOptions(width: size, height: size, contentMode: contentMode, format: encoding)
         let paths = MetadataCommand.files(files)
-        let folder = out
+        let outputs = Self.outputNames(paths, extension: encoding.filenameExtension).map { out + "/" + $0 }
         var failed = 0
         // One file per core at a time; libvips parallelises within each file too.
         await withTaskGroup(of: ThumbnailLine.self) { group in
             var next = 0
             func addNext() {
                 guard next < paths.count else { return }
-                let path = paths[next]
+                let (path, output) = (paths[next], outputs[next])
                 next += 1
-                group.addTask { await Self.render(path, options: options, into: folder) }
+                group.addTask { await Self.render(path, options: options, to: output) }
             }
             for _ in 0..<ProcessInfo.processInfo.activeProcessorCount { addNext() }
             for await line in group {
@@ -71,11 +71,25 @@ struct ThumbnailCommand: AsyncParsableCommand {
         if failed > 0 { throw ExitCode(1) }
     }
 
-    static func render(_ path: String, options: ThumbnailOptions, into folder: String) async -> ThumbnailLine {
+    /// One output name per input, after its base name; a base name seen before (the same name
+    /// in another folder, or IMG_1.JPG beside IMG_1.HEIC) gets "-2", "-3"..., never overwriting.
+    static func outputNames(_ paths: [String], extension: String) -> [String] {
+        var taken = Set<String>()
+        return paths.map { path in
+            let base = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            var name = base + "." + `extension`
+            var number = 2
+            while !taken.insert(name.lowercased()).inserted {
+                name = "\(base)-\(number).\(`extension`)"
+                number += 1
+            }
+            return name
+        }
+    }
+
+    static func render(_ path: String, options: ThumbnailOptions, to output: String) async -> ThumbnailLine {
         await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                let base = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-                let output = folder + "/" + base + "." + options.format.filenameExtension
                 do {
                     let image = try ImageFile.thumbnail(ofFileAt: path, options: options)
                     try Data(image.bytes).write(to: URL(fileURLWithPath: output), options: .atomic)

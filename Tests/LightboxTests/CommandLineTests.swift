@@ -86,6 +86,12 @@ struct CommandLineTests {
             #expect(near < 8, "\(path): mean difference \(near) to libvips' upright thumbnail")
             #expect(far > near * 3, "\(path): upside down \(far), upright \(near)")
         }
+
+        // Two files with one base name never write over each other.
+        let twin = try source.copy(heic, as: "wine.heic")
+        let twins = try Self.run(["thumbnail", rotated, twin, "--size", "64", "--out", out.url.path, "--json"])
+        let outputs = try twins.jsonLines().compactMap { ($0["output"] as? String).map { ($0 as NSString).lastPathComponent } }
+        #expect(Set(outputs) == ["wine.jpg", "wine-2.jpg"])
     }
 
     @Test("import --json reports each file; ls, show and thumb read the library back")

@@ -231,6 +231,52 @@ struct ImportTests {
         #expect(try Data(contentsOf: stored) == Data(contentsOf: URL(fileURLWithPath: photo)), "the original is untouched")
     }
 
+    @Test("A RAW file alone shows the JPEG preview it embeds, turned by the RAW's orientation")
+    func rawPreview() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let source = try TemporaryDirectory()
+        // A Nikon NEF and a Canon CR2 from exiftool's samples carry a real 12 MP phone JPEG as
+        // their preview (JpgFromRaw, PreviewImage); the NEF is turned a quarter turn by its tag.
+        let phone = try Corpus.path("forensics/original-files/pic2/IMG_20191224_234846.jpg")
+        let nef = try source.copy(Corpus.path("exiftool/images/Nikon.nef"), as: "DSC_0002.NEF")
+        try ExifTool.embed("JpgFromRaw", from: phone, into: nef)
+        try ExifTool.write(["Orientation#": "6"], to: nef, ignoringMinorErrors: true)
+        let cr2 = try source.copy(Corpus.path("exiftool/images/CanonRaw.cr2"), as: "IMG_0003.CR2")
+        try ExifTool.embed("PreviewImage", from: phone, into: cr2)
+        // The oracles: the phone JPEG itself, as is and turned by the same tag.
+        let turned = try source.copy(phone, as: "turned.jpg")
+        try ExifTool.write(["Orientation#": "6"], to: turned)
+        // A RAW whose preview is cut off: it imports, without thumbnails.
+        let bare = try source.copy(Corpus.path("exiftool/images/DNG.dng"), as: "bare.dng")
+
+        let summary = await library.importItems(at: [nef, cr2, bare].map { URL(fileURLWithPath: $0) })
+        let assets = summary.results.compactMap { result -> Asset? in
+            if case .imported(let asset) = result.outcome { asset } else { nil }
+        }
+        try #require(assets.count == 3)
+        for (asset, oracle) in [(assets[0], turned), (assets[1], phone)] {
+            let thumbnail = try await library.thumbnail(for: asset.localIdentifier, options: .grid)
+            #expect(thumbnail.wasCached, "rendered during the import")
+            let width = thumbnail.image.pixelWidth, height = thumbnail.image.pixelHeight
+            let near = try ImageComparison.meanAbsoluteDifference(
+                thumbnail.image,
+                try ImageComparison.referenceThumbnail(ofFileAt: oracle, width: width, height: height, contentMode: .aspectFill))
+            let far = try ImageComparison.meanAbsoluteDifference(
+                thumbnail.image,
+                try ImageComparison.referenceThumbnail(
+                    ofFileAt: oracle, width: width, height: height, contentMode: .aspectFill, rotatedHalfTurn: true))
+            #expect(near < 6, "mean difference \(near) to the oracle")
+            #expect(far > near * 2, "upside down \(far), oracle \(near)")
+        }
+        let preview = try await library.thumbnail(for: assets[0].localIdentifier, options: .preview)
+        #expect(preview.image.pixelWidth < preview.image.pixelHeight, "the NEF's preview is turned upright")
+        let error = await #expect(throws: LibraryError.self) {
+            try await library.thumbnail(for: assets[2].localIdentifier, options: .grid)
+        }
+        #expect(error?.message.contains("without a JPEG preview") == true)
+    }
+
     @Test("The library reopens with its assets, and paging is newest first without gaps")
     func reopenAndPage() async throws {
         let folder = try TemporaryDirectory()

@@ -118,7 +118,8 @@ extension PhotoLibrary {
         var storedHeight: Int
         var pixelWidth: Int
         var pixelHeight: Int
-        /// The preview and grid thumbnails, rendered while decoding; none for movies and RAW files.
+        /// The preview and grid thumbnails, rendered while decoding; none for movies, nor for
+        /// RAW files without a JPEG preview.
         var thumbnails: [(ThumbnailOptions, EncodedImage)] = []
         /// What pairs a RAW with the JPEG of the same shot: folder, base name, capture time, camera.
         var captureKey: String?
@@ -256,6 +257,19 @@ extension PhotoLibrary {
         case .raw:
             guard storedWidth > 0 else {
                 throw LibraryError(.corruptFile, "the RAW file states no image size", path: source.path)
+            }
+            if let corrected = sidecar?.orientation, corrected != (media.exif?.orientation ?? 1) {
+                orientationOverride = corrected
+                if (5...8).contains(corrected) != (5...8).contains(media.exif?.orientation ?? 1) {
+                    (pixelWidth, pixelHeight) = (pixelHeight, pixelWidth)
+                }
+            }
+            // Its thumbnails come from the largest JPEG preview it embeds. Lightbox does not
+            // develop RAW data, so a RAW without a preview imports all the same, with none.
+            var sizes: [ThumbnailOptions] = [.preview, .grid]
+            for index in sizes.indices { sizes[index].orientation = orientationOverride }
+            if let (_, images) = try? ImageFile.thumbnails(ofFileAt: source.path, options: sizes) {
+                thumbnails = Array(zip(sizes, images))
             }
         }
         let pairedMovie = try motionPhotoMovie(source, metadata)

@@ -1,5 +1,6 @@
 import CVips
 import Glibc
+import LightboxMetadata
 
 /// The render pipeline behind ``ImageFile``: decode once, upright, at the smallest scale every
 /// output allows; then, for each output, crop, resize as its mode says, convert to sRGB and
@@ -47,6 +48,9 @@ enum Renderer {
     static func decode(path: String, options: [ThumbnailOptions], monitor: RenderMonitor?) throws(ImagingError) -> Decoded {
         if let bytes = try readIfJPEG(path), let header = try JPEGDecoder.header(bytes, path: path) {
             return try decodeJPEG(bytes, header: header, path: path, options: options, monitor: monitor)
+        }
+        if let raw = try rawPreview(path) {
+            return try decodeJPEG(raw.bytes, header: raw.header, path: path, options: options, monitor: monitor)
         }
         return try decodeWithLibvips(path: path, options: options, monitor: monitor)
     }
@@ -112,16 +116,52 @@ enum Renderer {
         var magic = [UInt8](repeating: 0, count: 3)
         guard size > 3, pread(descriptor, &magic, 3, 0) == 3, magic == [0xFF, 0xD8, 0xFF] else { return nil }
         guard size <= maximumJPEGFileSize else { return nil }
+        return try readFully(descriptor, offset: 0, length: size, path: path)
+    }
+
+    /// A RAW file's largest embedded JPEG preview, turned by the RAW's own orientation (the
+    /// preview is stored as the sensor saw it): what a RAW shows until Lightbox develops RAW
+    /// data itself. Nil for files that are not RAW; throws when a RAW has no usable preview.
+    private static func rawPreview(_ path: String) throws(ImagingError) -> (bytes: [UInt8], header: JPEGDecoder.Header)? {
+        guard let metadata = try? MetadataReader.read(fileAtPath: path), metadata.format.kind == .raw else { return nil }
+        let candidates = metadata.embeddedJPEGs.sorted { $0.length > $1.length }
+        for candidate in candidates where candidate.length <= maximumJPEGFileSize {
+            guard let bytes = try? read(path, offset: candidate.offset, length: candidate.length),
+                JPEGDecoder.isJPEG(bytes), let header = try? JPEGDecoder.header(bytes, path: path)
+            else { continue }
+            let orientation = metadata.exif?.orientation ?? header.orientation
+            return (bytes, JPEGDecoder.Header(width: header.width, height: header.height, orientation: orientation))
+        }
+        throw ImagingError(
+            .unreadable,
+            "a \(metadata.format.rawValue.uppercased()) file without a JPEG preview Lightbox can show "
+                + "(\(candidates.count) embedded image\(candidates.count == 1 ? "" : "s") found, none readable)",
+            path: path)
+    }
+
+    /// `length` bytes of a file from `offset`.
+    private static func read(_ path: String, offset: Int, length: Int) throws(ImagingError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ImagingError(.unreadable, "cannot open the file (\(String(cString: strerror(errno))))", path: path)
+        }
+        defer { close(descriptor) }
+        return try readFully(descriptor, offset: offset, length: length, path: path)
+    }
+
+    private static func readFully(_ descriptor: Int32, offset: Int, length: Int, path: String) throws(ImagingError)
+        -> [UInt8]
+    {
         var failed = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+        let bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
             var done = 0
-            while done < size {
-                let got = pread(descriptor, buffer.baseAddress! + done, size - done, off_t(done))
+            while done < length {
+                let got = pread(descriptor, buffer.baseAddress! + done, length - done, off_t(offset + done))
                 if got < 0 && errno == EINTR { continue }
                 guard got > 0 else { break }
                 done += got
             }
-            failed = done != size
+            failed = done != length
             count = done
         }
         if failed { throw ImagingError(.unreadable, "cannot read the file", path: path) }

@@ -32,6 +32,7 @@ enum TIFFContainer {
             }
             if let next = ifd.next { pending.append(next) }
             if let subIFDs = ifd[0x014A] { pending += reader.integers(subIFDs, limit: 8) }
+            if metadata.format.kind == .raw { collectEmbeddedJPEGs(ifd, reader, &metadata) }
         }
         if metadata.format.kind == .raw, let width = exif.pixelXDimension, let height = exif.pixelYDimension,
             width * height > (largest.map { $0.width * $0.height } ?? 0)
@@ -44,12 +45,35 @@ enum TIFFContainer {
         }
     }
 
+    /// The JPEGs an IFD points to: `JPEGInterchangeFormat` and its length (a NEF's or DNG's
+    /// `JpgFromRaw`, IFD1's thumbnail), or a single strip compressed as JPEG in RGB or YCbCr
+    /// (a CR2's or DNG's preview in IFD0); never the CFA or linear raw data itself.
+    private static func collectEmbeddedJPEGs(_ ifd: TIFFReader.IFD, _ reader: TIFFReader, _ metadata: inout MediaMetadata) {
+        func add(_ offset: Int?, _ length: Int?) {
+            guard let offset, let length, offset > 0, length > 2, reader.base + offset + length <= reader.source.count
+            else { return }
+            let candidate = EmbeddedJPEG(offset: reader.base + offset, length: length)
+            if !metadata.embeddedJPEGs.contains(candidate) { metadata.embeddedJPEGs.append(candidate) }
+        }
+        add(ifd[0x0201].flatMap(reader.integer), ifd[0x0202].flatMap(reader.integer))
+        let compression = ifd[0x0103].flatMap(reader.integer)
+        let photometric = ifd[0x0106].flatMap(reader.integer)
+        if let strips = ifd[0x0111], strips.count == 1, compression == 6 || compression == 7,
+            photometric == nil || photometric == 2 || photometric == 6
+        {
+            add(reader.integer(strips), ifd[0x0117].flatMap(reader.integer))
+        }
+    }
+
     /// Panasonic RW2 keeps ISO (0x0017) and the sensor's crop (0x0004 to 0x0007) in IFD0, and
     /// the EXIF IFD inside the JPEG preview it embeds (0x002E, JpgFromRaw).
     private static func readPanasonic(
         _ ifd0: TIFFReader.IFD, _ reader: TIFFReader, _ exif: inout ExifMetadata, _ metadata: inout MediaMetadata
     ) {
         if let preview = ifd0[0x002E], preview.count > 4 {
+            if reader.base + preview.valueOffset + preview.count <= reader.source.count {
+                metadata.embeddedJPEGs.append(EmbeddedJPEG(offset: reader.base + preview.valueOffset, length: preview.count))
+            }
             var embedded = MediaMetadata(format: .jpeg)
             if (try? JPEGContainer.read(reader.source, at: reader.base + preview.valueOffset, into: &embedded)) != nil,
                 let inner = embedded.exif
@@ -77,6 +101,9 @@ enum RAFContainer {
         }
         var preview = MediaMetadata(format: .jpeg)
         try JPEGContainer.read(source, at: offset, into: &preview)
+        if let length = header.u32(at: 88).map(Int.init), length > 2, offset + length <= source.count {
+            metadata.embeddedJPEGs = [EmbeddedJPEG(offset: offset, length: length)]
+        }
         metadata.exif = preview.exif
         metadata.xmp = preview.xmp
         metadata.pixelWidth = preview.exif?.pixelXDimension ?? preview.pixelWidth
