@@ -3,9 +3,10 @@ import Foundation
 import Glibc
 #endif
 import Lightbox
-import LightboxMetadata
 import LightboxTestSupport
 import Testing
+
+@testable import LightboxMetadata
 
 /// Movies, Live Photos, bursts, RAW + JPEG and Motion Photos, built from real files as the
 /// corpus README explains: identifiers written with Lightbox's own writers and checked with
@@ -100,6 +101,27 @@ struct PairingTests {
         #expect(live.pixelWidth == 4032 && live.pixelHeight == 3024, "the still's size")
         let smart = try #require(try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumLivePhotos).firstObject)
         #expect(try library.fetchAssets(in: smart).count == 1)
+    }
+
+    @Test("Android's capture rate makes a movie a time-lapse or slow motion", arguments: [
+        (Float(4), AssetMediaSubtypes.videoTimelapse), (Float(240), .videoHighFrameRate), (Float(30), AssetMediaSubtypes()),
+    ])
+    func captureRate(fps: Float, subtype: AssetMediaSubtypes) async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        // The key as Android's MediaRecorder writes it: a 32-bit float in the movie's mdta keys.
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(Self.movie))))
+        let movie = folder.path("VID_0001.mp4")
+        try Data(try QuickTimeKeyWriter.setting(["com.android.capture.fps": .float32(fps)], in: bytes))
+            .write(to: URL(fileURLWithPath: movie))
+        // exiftool 12.57 has no name for the key: with -u it calls it AndroidCaptureFps.
+        #expect(try ExifTool.tags(["u", "AndroidCaptureFps"], of: movie)["AndroidCaptureFps"].flatMap(Double.init) == Double(fps))
+        let asset = try #require(Self.assets(await library.importItems(at: [URL(fileURLWithPath: movie)])).first)
+        #expect(asset.mediaSubtypes.intersection([.videoTimelapse, .videoHighFrameRate]) == subtype)
+        if subtype == .videoTimelapse {
+            let album = try #require(library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumTimelapses).firstObject)
+            #expect(try library.fetchAssets(in: album).count == 1)
+        }
     }
 
     @Test("A file name alone pairs nothing: a movie with another identifier stays a video")

@@ -119,6 +119,12 @@ public struct AssetMetadata: Sendable, Hashable {
         }
         if metadata.isAnimated { subtypes.insert(.photoAnimation) }
         if let rate = movie?.frameRate, rate >= 100 { subtypes.insert(.videoHighFrameRate) }
+        // Android's camera records the rate it captured at beside the rate the movie plays:
+        // captured slower, a time-lapse; captured at 100 or more, slow motion.
+        if let captured = movie?.keys["com.android.capture.fps"].flatMap(Double.init), captured > 0 {
+            if let playing = movie?.frameRate, captured < playing * 0.9 { subtypes.insert(.videoTimelapse) }
+            if captured >= 100 { subtypes.insert(.videoHighFrameRate) }
+        }
         mediaSubtypes = subtypes
 
         isSelfPortrait = exif?.lensModel?.lowercased().contains("front") ?? false

@@ -4,7 +4,21 @@
 /// When the `moov` box precedes the media data, growing it moves the data: every chunk
 /// offset (`stco`, `co64`) that points past it is moved by as much.
 enum QuickTimeKeyWriter {
+    /// A key's value, with the well-known type QuickTime's `data` box gives it.
+    enum Value: Hashable, ExpressibleByStringLiteral {
+        /// UTF-8 text (type 1).
+        case text(String)
+        /// A big-endian 32-bit float (type 23), as Android writes `com.android.capture.fps`.
+        case float32(Float)
+
+        init(stringLiteral value: String) { self = .text(value) }
+    }
+
     static func setting(_ values: [String: String], in bytes: [UInt8]) throws(MetadataError) -> [UInt8] {
+        try setting(values.mapValues { Value.text($0) }, in: bytes)
+    }
+
+    static func setting(_ values: [String: Value], in bytes: [UInt8]) throws(MetadataError) -> [UInt8] {
         let source = ByteSource(bytes: bytes)
         let top = try ISOBox.children(of: source, in: 0..<bytes.count, tolerateTruncation: false)
         guard let moov = top.first("moov") else { throw MetadataError(.malformed, "the movie has no moov box") }
@@ -41,13 +55,16 @@ enum QuickTimeKeyWriter {
         [UInt8((value >> 24) & 0xFF), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
     }
 
-    /// A `data` box holding UTF-8 text.
-    static func dataBox(_ text: String) -> [UInt8] {
-        box("data", be32(1) + be32(0) + Array(text.utf8))
+    /// A `data` box holding the value.
+    static func dataBox(_ value: Value) -> [UInt8] {
+        switch value {
+        case .text(let text): box("data", be32(1) + be32(0) + Array(text.utf8))
+        case .float32(let number): box("data", be32(23) + be32(0) + be32(Int(number.bitPattern)))
+        }
     }
 
     /// A new QuickTime-style `meta` box (no version and flags) with an `mdta` handler.
-    static func newMeta(_ values: [String: String]) -> [UInt8] {
+    static func newMeta(_ values: [String: Value]) -> [UInt8] {
         let handler = box("hdlr", [0, 0, 0, 0] + be32(0) + Array("mdta".utf8) + Array(repeating: 0, count: 12) + [0])
         let sorted = values.sorted { $0.key < $1.key }
         var keys = [0, 0, 0, 0] + be32(sorted.count)
@@ -61,7 +78,7 @@ enum QuickTimeKeyWriter {
     }
 
     /// The `meta` box with the values set, or nil when it is not an `mdta` one.
-    static func rewriteMeta(_ meta: ISOBox, _ source: ByteSource, _ values: [String: String]) throws(MetadataError) -> [UInt8]? {
+    static func rewriteMeta(_ meta: ISOBox, _ source: ByteSource, _ values: [String: Value]) throws(MetadataError) -> [UInt8]? {
         let head = try source.bytes(at: meta.payloadOffset, upTo: 8)
         let fullBox = head.fourCC(at: 4) != "hdlr"
         let children = try meta.children(of: source, skip: fullBox ? 4 : 0)
