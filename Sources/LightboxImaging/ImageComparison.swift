@@ -86,8 +86,8 @@ public enum ImageComparison {
     /// The corresponding libvips operations are `vips_subtract`, `vips_abs` and `vips_avg`.
     public static func meanAbsoluteDifference(_ a: EncodedImage, _ b: EncodedImage) throws(ImagingError) -> Double {
         try Vips.ensureStarted()
-        let first = try decode(a.bytes)
-        let second = try decode(b.bytes)
+        let first = try Vips.decodeEncoded(a.bytes)
+        let second = try Vips.decodeEncoded(b.bytes)
         guard first.width == second.width, first.height == second.height else {
             throw ImagingError(
                 .corrupt, "sizes differ: \(first.width)x\(first.height) vs \(second.width)x\(second.height)")
@@ -97,18 +97,5 @@ public enum ImageComparison {
             throw ImagingError(.corrupt, "cannot compare (\(Vips.takeError()))")
         }
         return average
-    }
-
-    private static func decode(_ bytes: [UInt8]) throws(ImagingError) -> VipsImageRef {
-        let result: UnsafeMutablePointer<VipsImage>? = bytes.withUnsafeBytes { raw in
-            // vips_image_new_from_buffer does not copy: decode fully while the bytes are alive.
-            guard let image = cvips_image_new_from_buffer(raw.baseAddress, raw.count) else { return nil }
-            var copy: UnsafeMutablePointer<VipsImage>?
-            let status = vips_image_copy_memory(image).map { copy = $0; return 0 } ?? -1
-            cvips_unref(image)
-            return status == 0 ? copy : nil
-        }
-        guard let result else { throw ImagingError(.unreadable, "cannot decode (\(Vips.takeError()))") }
-        return VipsImageRef(result)
     }
 }

@@ -44,6 +44,14 @@ public enum ImageFile {
         try Renderer.render(path: path, options: [options], monitor: monitor).images[0]
     }
 
+    /// An image rendered from an encoded image in memory (a cached thumbnail, upright already):
+    /// the same options as for a file; a JPEG goes through the same fast decoder.
+    public static func thumbnail(
+        ofEncoded bytes: [UInt8], options: ThumbnailOptions, monitor: RenderMonitor? = nil
+    ) throws(ImagingError) -> EncodedImage {
+        try Renderer.render(encoded: bytes, options: [options], monitor: monitor).images[0]
+    }
+
     /// Several images from one decode, and the header's properties. The file is decoded once,
     /// at the smallest scale that serves every output. An import makes its preview and its
     /// grid thumbnail this way.

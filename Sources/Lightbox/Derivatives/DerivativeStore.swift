@@ -16,8 +16,13 @@ struct DerivativeStore: Sendable {
 
     /// The cache key of a thumbnail, also used as its HTTP entity tag.
     static func key(contentHash: String, options: ThumbnailOptions) -> String {
-        "\(contentHash.prefix(16))-\(options.width)x\(options.height)-\(options.contentMode.rawValue)"
-            + "-q\(options.quality)" + (options.orientation.map { "-o\($0)" } ?? "")
+        let size = options.isMaximumSize ? "full" : "\(options.width)x\(options.height)"
+        let crop = options.normalizedCropRect.map { rect in
+            "-c" + [rect.x, rect.y, rect.width, rect.height].map { String(format: "%.4f", $0) }.joined(separator: "_")
+        }
+        return "\(contentHash.prefix(16))-\(size)-\(options.contentMode.rawValue)"
+            + (options.resizeMode == .exact ? "" : "-\(options.resizeMode.rawValue)") + (crop ?? "")
+            + (options.allowsUpscaling ? "-up" : "") + "-q\(options.quality)" + (options.orientation.map { "-o\($0)" } ?? "")
             + "-v\(renderVersion).\(options.format.filenameExtension)"
     }
 

@@ -14,6 +14,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case invalidPredicate
             case collectionNotFound
             case persistentChangeTokenExpired
+            case cancelled
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -40,6 +41,8 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
         public static let collectionNotFound = Code(.collectionNotFound)
         /// A predicate or sort is malformed, or names a key the fetched class does not have.
         public static let invalidPredicate = Code(.invalidPredicate)
+        /// The request was cancelled before it finished.
+        public static let cancelled = Code(.cancelled)
 
         public var description: String {
             switch wrapped {
@@ -53,6 +56,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case .invalidRequest: "invalidRequest"
             case .invalidPredicate: "invalidPredicate"
             case .collectionNotFound: "collectionNotFound"
+            case .cancelled: "cancelled"
             case .persistentChangeTokenExpired: "persistentChangeTokenExpired"
             }
         }

@@ -8,6 +8,7 @@ extension Asset: Encodable {
         case creationDate, modificationDate, addedDate, duration, isFavorite, isHidden
         case playbackStyle, sourceType, resources, location
         case burstIdentifier, burstSelectionTypes, representsBurst, hasAdjustments, adjustmentFormatIdentifier
+        case rating
     }
 
     /// Encodes the model's fields, dates as ISO 8601 with their offset.
@@ -28,6 +29,7 @@ extension Asset: Encodable {
         try container.encode(playbackStyle.rawValue, forKey: .playbackStyle)
         try container.encode(sourceType.rawValue, forKey: .sourceType)
         try container.encodeIfPresent(location, forKey: .location)
+        try container.encodeIfPresent(rating, forKey: .rating)
         try container.encodeIfPresent(burstIdentifier, forKey: .burstIdentifier)
         try container.encode(burstSelectionTypes.rawValue, forKey: .burstSelectionTypes)
         try container.encode(representsBurst, forKey: .representsBurst)

@@ -100,6 +100,22 @@ enum FileIO {
         return hex(hasher.finalize())
     }
 
+    /// Copies a file durably to `path`, streaming it: a temporary file beside it, fsync, rename.
+    static func copyAtomically(from source: String, to path: String) throws {
+        let temporary = path + ".tmp-\(UUID().uuidString)"
+        do {
+            _ = try copyAndSync(from: source, to: temporary, permissions: 0o644)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let error = posixError("renaming into place", path)
+            unlink(temporary)
+            throw error
+        }
+    }
+
     /// Writes bytes durably to `path`: a temporary file beside it, fsync, rename over.
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
         let temporary = path + ".tmp-\(UUID().uuidString)"

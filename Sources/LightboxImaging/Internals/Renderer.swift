@@ -26,7 +26,34 @@ enum Renderer {
         path: String, options: [ThumbnailOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         try Vips.ensureStarted()
-        let decoded = try decode(path: path, options: options, monitor: monitor)
+        return try render(try decode(path: path, options: options, monitor: monitor), path: path, options: options, monitor: monitor)
+    }
+
+    /// Renders from an encoded image in memory (a cached JPEG or WebP thumbnail): upright
+    /// already, its orientation tag ignored unless the options give one.
+    static func render(
+        encoded bytes: [UInt8], options: [ThumbnailOptions], monitor: RenderMonitor?
+    ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
+        try Vips.ensureStarted()
+        let label = "an encoded image of \(bytes.count) bytes"
+        let decoded: Decoded
+        if let header = try JPEGDecoder.header(bytes, path: label) {
+            let upright = JPEGDecoder.Header(width: header.width, height: header.height, orientation: 1)
+            decoded = try decodeJPEG(bytes, header: upright, path: label, options: options, monitor: monitor)
+        } else {
+            let image = try Vips.decodeEncoded(bytes)
+            let properties = ImageProperties(
+                storedWidth: image.width, storedHeight: image.height, orientation: 1, loader: image.loader)
+            decoded = Decoded(
+                image: image, properties: properties, uprightWidth: image.width, uprightHeight: image.height,
+                iccProfile: nil)
+        }
+        return try render(decoded, path: label, options: options, monitor: monitor)
+    }
+
+    private static func render(
+        _ decoded: Decoded, path: String, options: [ThumbnailOptions], monitor: RenderMonitor?
+    ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         var images: [EncodedImage] = []
         for option in options {
             if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }

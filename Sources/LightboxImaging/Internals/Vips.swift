@@ -154,6 +154,19 @@ extension Vips {
         return VipsImageRef(memory)
     }
 
+    /// An encoded image held in memory, decoded into memory (libvips does not copy the bytes
+    /// it reads from, so the pixels are copied out while they are alive).
+    static func decodeEncoded(_ bytes: [UInt8]) throws(ImagingError) -> VipsImageRef {
+        try ensureStarted()
+        let result: UnsafeMutablePointer<VipsImage>? = bytes.withUnsafeBytes { raw in
+            guard let image = cvips_image_new_from_buffer(raw.baseAddress, raw.count) else { return nil }
+            defer { cvips_unref(image) }
+            return vips_image_copy_memory(image)
+        }
+        guard let result else { throw ImagingError(.unreadable, "not an encoded image (\(takeError()))") }
+        return VipsImageRef(result)
+    }
+
     /// Exactly `width`x`height`, resampled from the whole image (aspect changes only by rounding).
     static func resize(_ image: VipsImageRef, width: Int, height: Int) throws(ImagingError) -> VipsImageRef {
         var out: UnsafeMutablePointer<VipsImage>?

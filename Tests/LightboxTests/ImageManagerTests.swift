@@ -1,0 +1,213 @@
+import Crypto
+import Foundation
+import Lightbox
+import LightboxImaging
+import LightboxTestSupport
+import Synchronization
+import Testing
+
+@Suite("The image manager: delivery, sizes, versions, cancellation, caches")
+struct ImageManagerTests {
+    /// A 12 MP phone JPEG, an iPhone HEIC, and the phone JPEG again turned by a sidecar.
+    static func library() async throws -> (PhotoLibrary, [Asset], TemporaryDirectory) {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let source = try TemporaryDirectory()
+        let phone = try source.copy(Corpus.path("forensics/original-files/pic2/IMG_20191224_234846.jpg"))
+        let heic = try source.copy(Corpus.path("exiv2/data/IMG_3578.heic"))
+        let turned = try source.copy(Corpus.path("forensics/original-files/pic2/IMG_20200124_231153.jpg"), as: "turned.jpg")
+        try """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"/>
+            </rdf:RDF></x:xmpmeta>
+            """.write(toFile: turned + ".xmp", atomically: true, encoding: .utf8)
+        var assets: [Asset] = []
+        for path in [phone, heic, turned] {
+            let summary = await library.importItems(at: [URL(fileURLWithPath: path)])
+            guard case .imported(let asset) = try #require(summary.results.first).outcome else {
+                throw LibraryError(.invalidRequest, "\(path) did not import")
+            }
+            assets.append(asset)
+        }
+        return (library, assets, folder)
+    }
+
+    @Test("Opportunistic: degraded from the stored thumbnails, then final; again: one result from memory, then from disk")
+    func opportunistic() async throws {
+        let (library, assets, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let manager = ImageManager(library: library)
+        let size = PixelSize(width: 600, height: 600)
+        for asset in assets.prefix(2) {
+            let results = await manager.requestImage(for: asset, targetSize: size).results()
+            try #require(results.count == 2)
+            #expect(results[0].info.isDegraded && results[0].info.source == .thumbnail)
+            #expect(!results[1].info.isDegraded && results[1].info.source == .rendered)
+            #expect(results.allSatisfy { $0.info.requestID == results[0].info.requestID && $0.info.error == nil })
+            for result in results {
+                let image = try #require(result.image)
+                // Fast resizing: at least the target on the long side, at most twice it.
+                #expect((600..<1200).contains(max(image.pixelWidth, image.pixelHeight)), "\(image.pixelWidth)x\(image.pixelHeight)")
+            }
+            let again = await manager.requestImage(for: asset, targetSize: size).results()
+            #expect(again.count == 1 && again[0].info.source == .memoryCache && !again[0].info.isDegraded)
+            #expect(again[0].image?.bytes == results[1].image?.bytes)
+            let fresh = ImageManager(library: library)
+            let fromDisk = await fresh.requestImage(for: asset, targetSize: size).results()
+            #expect(fromDisk.count == 1 && fromDisk[0].info.source == .diskCache)
+            #expect(fromDisk[0].image?.bytes == results[1].image?.bytes)
+        }
+    }
+
+    @Test("High quality delivers only the final; fast format one quick image")
+    func deliveryModes() async throws {
+        let (library, assets, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let manager = ImageManager(library: library)
+        let high = await manager.requestImage(
+            for: assets[0], targetSize: PixelSize(width: 300, height: 300),
+            options: ImageRequestOptions(deliveryMode: .highQualityFormat)
+        ).results()
+        #expect(high.count == 1 && !high[0].info.isDegraded && high[0].info.source == .rendered)
+        let fast = await manager.requestImage(
+            for: assets[1], targetSize: PixelSize(width: 300, height: 300),
+            options: ImageRequestOptions(deliveryMode: .fastFormat)
+        ).results()
+        #expect(fast.count == 1 && !fast[0].info.isDegraded && fast[0].info.source == .thumbnail)
+    }
+
+    @Test("Exact resizing gives the target, fill fills, a crop is the crop, and the maximum size is the photo")
+    func sizes() async throws {
+        let (library, assets, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let manager = ImageManager(library: library)
+        let high = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)
+        func final(_ size: PixelSize, _ mode: ContentMode = .aspectFit, _ options: ImageRequestOptions = high) async throws
+            -> EncodedImage
+        {
+            let results = await manager.requestImage(for: assets[0], targetSize: size, contentMode: mode, options: options).results()
+            return try #require(results.last?.image)
+        }
+        let fit = try await final(PixelSize(width: 500, height: 500))
+        #expect((fit.pixelWidth, fit.pixelHeight) == (500, 375))
+        let fill = try await final(PixelSize(width: 500, height: 200), .aspectFill)
+        #expect((fill.pixelWidth, fill.pixelHeight) == (500, 200))
+        var cropping = high
+        cropping.normalizedCropRect = NormalizedRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5)
+        let crop = try await final(PixelSize(width: 1000, height: 1000), .aspectFit, cropping)
+        #expect((crop.pixelWidth, crop.pixelHeight) == (1000, 750))
+        let full = try await final(.maximum)
+        #expect((full.pixelWidth, full.pixelHeight) == (assets[0].pixelWidth, assets[0].pixelHeight))
+        // The sidecar's quarter turn: current and unadjusted are turned, the original is not.
+        for (version, portrait) in [(ImageRequestOptions.Version.current, true), (.unadjusted, true), (.original, false)] {
+            var options = high
+            options.version = version
+            let results = await manager.requestImage(
+                for: assets[2], targetSize: PixelSize(width: 400, height: 400), options: options
+            ).results()
+            let image = try #require(results.last?.image)
+            #expect((image.pixelWidth < image.pixelHeight) == portrait, "\(version)")
+        }
+        let bad = await manager.requestImage(for: assets[0], targetSize: PixelSize(width: 0, height: 10)).results()
+        #expect(bad.count == 1 && bad[0].image == nil && bad[0].info.error?.code == .invalidRequest)
+    }
+
+    @Test("A cancelled request delivers nothing more, and its render stops")
+    func cancellation() async throws {
+        let (library, assets, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        // One render slot: the second request waits behind the first.
+        let manager = ImageManager(library: library, concurrentRenders: 1)
+        let options = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)
+        let reports = Mutex(0)
+        let requestBox = Mutex<ImageRequest?>(nil)
+        let first = manager.requestImage(for: assets[0], targetSize: .maximum, options: options) { _ in
+            let count = reports.withLock { value in
+                value += 1
+                return value
+            }
+            if count == 1 { requestBox.withLock { $0 }?.cancel() }
+        }
+        requestBox.withLock { $0 = first }
+        let waitingReports = Mutex(0)
+        let second = manager.requestImage(for: assets[1], targetSize: .maximum, options: options) { _ in
+            waitingReports.withLock { $0 += 1 }
+        }
+        manager.cancelImageRequest(second.id)
+        let firstResults = await first.results()
+        let secondResults = await second.results()
+        for results in [firstResults, secondResults] {
+            #expect(results.allSatisfy { $0.image == nil }, "no image after cancelling")
+            #expect(results.last?.info.isCancelled == true)
+        }
+        #expect(waitingReports.withLock { $0 } == 0, "the waiting render never started")
+        // The full decode of a 12 MP JPEG reports many times; it stopped after the first.
+        let uncancelled = Mutex(0)
+        _ = await ImageManager(library: library).requestImage(for: assets[0], targetSize: .maximum, options: options) { _ in
+            uncancelled.withLock { $0 += 1 }
+        }.results()
+        #expect(reports.withLock { $0 } < uncancelled.withLock { $0 })
+    }
+
+    @Test("Image data: the stored bytes, their type, and the orientation to show them in")
+    func imageData() async throws {
+        let (library, assets, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let manager = ImageManager(library: library)
+        let heic = try await manager.requestImageDataAndOrientation(for: assets[1])
+        #expect(heic.uniformTypeIdentifier == "public.heic")
+        #expect(SHA256.hash(data: heic.bytes).map { String(format: "%02x", $0) }.joined() == assets[1].resource(ofType: .photo)?.sha256)
+        let current = try await manager.requestImageDataAndOrientation(for: assets[2])
+        let original = try await manager.requestImageDataAndOrientation(
+            for: assets[2], options: ImageRequestOptions(version: .original))
+        // The sidecar says 6; the file itself says what exiftool reads (3, upside down).
+        let fileOrientation = try ExifTool.tags(
+            ["Orientation"], of: Corpus.path("forensics/original-files/pic2/IMG_20200124_231153.jpg"))["Orientation"]
+        #expect(current.orientation == 6)
+        #expect(fileOrientation == "3" && original.orientation == 3)
+    }
+
+    @Test("The resource manager streams a resource in chunks and writes it to a new file")
+    func resources() async throws {
+        let (library, assets, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let resources = AssetResourceManager(library: library)
+        let photo = try #require(assets[0].resource(ofType: .photo))
+        var bytes: [UInt8] = []
+        var chunks = 0
+        for try await chunk in resources.requestData(for: photo, chunkSize: 1 << 20) {
+            #expect(chunk.count <= 1 << 20)
+            bytes += chunk
+            chunks += 1
+        }
+        #expect(chunks == Int((photo.fileSize + (1 << 20) - 1) >> 20))
+        #expect(SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() == photo.sha256)
+        let copy = URL(fileURLWithPath: folder.path("copy.jpg"))
+        try await resources.writeData(for: photo, toFile: copy)
+        #expect([UInt8](try Data(contentsOf: copy)) == bytes)
+        await #expect(throws: LibraryError.self) { try await resources.writeData(for: photo, toFile: copy) }
+    }
+
+    @Test("Caching ahead makes later requests memory hits; stopping stops")
+    func caching() async throws {
+        let (library, assets, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let manager = CachingImageManager(library: library)
+        let size = PixelSize(width: 700, height: 700)
+        manager.startCachingImages(for: assets, targetSize: size, contentMode: .aspectFill)
+        await manager.waitForCaching()
+        #expect(manager.cachingCount == 0)
+        for asset in assets {
+            let results = await manager.requestImage(for: asset, targetSize: size, contentMode: .aspectFill).results()
+            #expect(results.count == 1 && results[0].info.source == .memoryCache && !results[0].info.isDegraded)
+        }
+        // Another size is not cached; started and stopped at once, nothing stays running.
+        let other = PixelSize(width: 1500, height: 1500)
+        manager.startCachingImages(for: assets, targetSize: other)
+        manager.stopCachingImages(for: assets, targetSize: other)
+        #expect(manager.cachingCount == 0)
+        manager.startCachingImages(for: assets, targetSize: other)
+        manager.stopCachingImagesForAllAssets()
+        #expect(manager.cachingCount == 0)
+    }
+}
