@@ -18,7 +18,8 @@ import LightboxImaging
 /// - `GET /api/changes?since=TOKEN`: persistent changes since a token (410 when expired);
 /// - `GET /api/collections?predicate=&sort=`: albums; `GET /api/collections/{id}/assets`: an album's assets;
 /// - `GET /api/assets/{id}/thumbnail?w=&h=&mode=fit|fill&format=jpeg|webp`: a thumbnail, with
-///   `ETag` and `Cache-Control`, answering `If-None-Match` with 304.
+///   `ETag` and `Cache-Control`, answering `If-None-Match` with 304;
+/// - `GET /api/assets/{id}/image?...` and `POST /api/cache`: the image manager (see ``ImageRoutes``).
 ///
 /// SQLite reads suspend on GRDB's reader queue and libvips renders on Lightbox's blocking
 /// pool: no handler ever blocks an event loop.
@@ -32,6 +33,7 @@ public enum LightboxServer {
     public static func router(library: PhotoLibrary) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: ErrorMiddleware())
+        ImageRoutes.add(to: router, library: library, images: CachingImageManager(library: library))
         router.get("/") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/html; charset=utf-8"

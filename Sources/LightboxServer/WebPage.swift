@@ -1,6 +1,12 @@
 /// The web page at `/`: a grid of thumbnails, newest first, that loads the next page of
 /// assets as the user scrolls, and shows a photo large with its details when clicked.
 /// Tiles mark Live Photos, bursts and movies (with their length).
+///
+/// Images come from the image manager (`/api/assets/{id}/image`): tiles ask for the 360 px
+/// square the import stored; the viewer shows the quick image resized from the stored preview
+/// at once (`delivery=fast`) and swaps in the final one (`delivery=high`) when it arrives.
+/// Each page of tiles, and the photos either side of the one in the viewer, are cached ahead
+/// with `POST /api/cache`; closing the viewer stops that.
 enum WebPage {
     static let html = #"""
         <!doctype html>
@@ -44,6 +50,14 @@ enum WebPage {
         const status = document.getElementById('status');
         const viewer = document.getElementById('viewer');
         let next = null, loading = false, done = false, shown = 0;
+        const assets = [];
+        let current = -1;
+        const TILE = 'w=360&h=360&mode=fill&resize=exact';
+
+        function cache(action, ids, size) {
+          fetch('/api/cache', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+                                body: JSON.stringify(Object.assign({ action, assets: ids }, size)) }).catch(() => {});
+        }
 
         async function loadPage() {
           if (loading || done) return;
@@ -53,7 +67,8 @@ enum WebPage {
             const response = await fetch(url);
             if (!response.ok) throw new Error((await response.json()).error.message);
             const page = await response.json();
-            for (const asset of page.assets) grid.appendChild(tile(asset));
+            for (const asset of page.assets) grid.appendChild(tile(asset, assets.push(asset) - 1));
+            cache('start', page.assets.map(a => a.localIdentifier), { w: 360, h: 360, mode: 'fill', resize: 'exact' });
             shown += page.assets.length;
             document.getElementById('count').textContent = shown + (page.next ? '+' : '') + ' photos';
             next = page.next || null;
@@ -67,14 +82,14 @@ enum WebPage {
           if (!done && status.getBoundingClientRect().top < innerHeight * 2) loadPage();
         }
 
-        function tile(asset) {
+        function tile(asset, index) {
           const link = document.createElement('a');
           const id = encodeURIComponent(asset.localIdentifier);
           link.href = '/api/assets/' + id;
           const image = new Image();
           image.loading = 'lazy';
           image.decoding = 'async';
-          image.src = '/api/assets/' + id + '/thumbnail?w=360&h=360&mode=fill';
+          image.src = '/api/assets/' + id + '/image?' + TILE;
           const name = asset.resources.length ? asset.resources[0].originalFilename : asset.localIdentifier;
           image.alt = name;
           link.title = name + ' · ' + asset.creationDate;
@@ -94,7 +109,7 @@ enum WebPage {
             label.textContent = badge;
             link.appendChild(label);
           }
-          link.addEventListener('click', event => { event.preventDefault(); open(asset); });
+          link.addEventListener('click', event => { event.preventDefault(); open(index); });
           return link;
         }
 
@@ -103,17 +118,42 @@ enum WebPage {
           return Math.floor(whole / 60) + ':' + String(whole % 60).padStart(2, '0');
         }
 
-        function open(asset) {
+        function viewerSide() {
+          return Math.min(8192, Math.ceil(Math.max(innerWidth, innerHeight) * (devicePixelRatio || 1)));
+        }
+
+        function open(index) {
+          if (index < 0 || index >= assets.length) return;
+          current = index;
+          const asset = assets[index];
           const id = encodeURIComponent(asset.localIdentifier);
-          const side = Math.ceil(Math.max(innerWidth, innerHeight) * (devicePixelRatio || 1));
-          viewer.querySelector('img').src = '/api/assets/' + id + '/thumbnail?w=' + side + '&h=' + side + '&mode=fit';
+          const side = viewerSide();
+          const url = '/api/assets/' + id + '/image?w=' + side + '&h=' + side;
+          const picture = viewer.querySelector('img');
+          // At once the quick image, then the final one when it is ready.
+          picture.src = url + '&delivery=fast';
+          const final = new Image();
+          final.onload = () => { if (current === index) picture.src = final.src; };
+          final.src = url + '&delivery=high';
+          const neighbours = [index - 2, index - 1, index + 1, index + 2].filter(i => i >= 0 && i < assets.length);
+          cache('start', neighbours.map(i => assets[i].localIdentifier), { w: side, h: side });
           const name = asset.resources.length ? asset.resources[0].originalFilename : '';
           viewer.querySelector('p').textContent =
             [name, asset.pixelWidth + '×' + asset.pixelHeight, new Date(asset.creationDate).toLocaleString()].join(' · ');
           viewer.classList.add('open');
         }
-        viewer.addEventListener('click', () => viewer.classList.remove('open'));
-        addEventListener('keydown', event => { if (event.key === 'Escape') viewer.classList.remove('open'); });
+        function close() {
+          viewer.classList.remove('open');
+          current = -1;
+          cache('stopAll', []);
+        }
+        viewer.addEventListener('click', close);
+        addEventListener('keydown', event => {
+          if (current < 0) return;
+          if (event.key === 'Escape') close();
+          if (event.key === 'ArrowRight') open(current + 1);
+          if (event.key === 'ArrowLeft') open(current - 1);
+        });
 
         new IntersectionObserver(entries => { if (entries.some(e => e.isIntersecting)) loadPage(); },
                                  { rootMargin: '800px' }).observe(status);

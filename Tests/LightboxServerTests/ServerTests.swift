@@ -7,6 +7,11 @@ import LightboxServer
 import LightboxTestSupport
 import Testing
 
+extension HTTPFields {
+    /// A header name, spelled without naming HTTPTypes' type (not a direct dependency here).
+    static func headerName(_ text: String) -> HTTPFields.Element.Name { .init(text)! }
+}
+
 @Suite("The HTTP server, in process")
 struct ServerTests {
     /// A library holding a few real photos, and the app over it.
@@ -208,6 +213,74 @@ struct ServerTests {
             try await client.execute(uri: "/api/assets/00000000-0000-0000-0000-000000000000", method: .get) { response in
                 #expect(response.status == .notFound)
                 #expect(String(buffer: response.body).contains("no asset"))
+            }
+        }
+    }
+
+    @Test("GET /api/assets/{id}/image: fast from the thumbnails, then high with an ETag; opportunistic; POST /api/cache")
+    func image() async throws {
+        let (folder, library, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        let assets = try await library.assets()
+        let asset = try #require(assets.first { $0.mediaType == .image })
+        let base = "/api/assets/\(asset.localIdentifier)/image?w=800&h=800"
+        let degraded = HTTPFields.headerName("X-Lightbox-Degraded"), source = HTTPFields.headerName("X-Lightbox-Source")
+        try await app.test(.router) { client in
+            try await client.execute(uri: base + "&delivery=fast", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[degraded] == "true" && response.headers[source] == "thumbnail")
+                #expect(response.headers[.cacheControl] == "no-store" && response.headers[.eTag] == nil)
+            }
+            let etag = try await client.execute(uri: base + "&resize=exact", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[degraded] == "false" && response.headers[source] == "rendered")
+                let bytes = Array(buffer: response.body)
+                let size = try ImageFile.size(ofEncoded: bytes)
+                #expect(max(size.width, size.height) == 800)
+                return try #require(response.headers[.eTag])
+            }
+            try await client.execute(uri: base + "&resize=exact", method: .get, headers: [.ifNoneMatch: etag]) { response in
+                #expect(response.status == .notModified)
+            }
+            try await client.execute(uri: base + "&resize=exact", method: .get) { response in
+                #expect(response.headers[source] == "memoryCache")
+            }
+            // Opportunistic on a miss: the quick image now, the final in the background.
+            let other = "/api/assets/\(asset.localIdentifier)/image?w=640&h=640&mode=fill"
+            try await client.execute(uri: other + "&delivery=opportunistic", method: .get) { response in
+                #expect(response.status == .ok && response.headers[degraded] == "true")
+            }
+            // Caching ahead: every asset at 300 px fill, then each request is a memory hit.
+            let ids = assets.filter { $0.mediaType == .image }.map(\.localIdentifier)
+            let body = try JSONSerialization.data(withJSONObject: ["action": "start", "assets": ids, "w": 300, "h": 300, "mode": "fill"])
+            try await client.execute(uri: "/api/cache", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(bytes: body)) {
+                response in
+                #expect(response.status == .ok)
+            }
+            var hits = 0
+            for _ in 0..<200 {
+                hits = 0
+                for id in ids {
+                    try await client.execute(uri: "/api/assets/\(id)/image?w=300&h=300&mode=fill&delivery=opportunistic", method: .get) {
+                        response in
+                        if response.headers[source] == "memoryCache" { hits += 1 }
+                    }
+                }
+                if hits == ids.count { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(hits == ids.count, "every cached image is a memory hit")
+            for (uri, status) in [
+                (base + "&delivery=later", HTTPResponse.Status.badRequest), (base + "&crop=0.5,0.5,0.9,0.1", .badRequest),
+                ("/api/assets/\(asset.localIdentifier)/image?w=0", .badRequest), ("/api/assets/nope/image", .notFound),
+            ] {
+                try await client.execute(uri: uri, method: .get) { response in #expect(response.status == status, "\(uri)") }
+            }
+            try await client.execute(
+                uri: "/api/cache", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"action": "pause"}"#)
+            ) { response in
+                #expect(response.status == .badRequest)
             }
         }
     }

@@ -97,6 +97,19 @@ public class ImageManager: @unchecked Sendable {
         }
     }
 
+    /// The HTTP entity tag of a request's final image: its cache key, quoted, known without
+    /// rendering (the same photo rendered the same way gives the same bytes). Nil when the
+    /// asset has no photo.
+    public func entityTag(
+        for asset: Asset, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
+        options: ImageRequestOptions = ImageRequestOptions()
+    ) -> String? {
+        guard let photo = asset.resource(ofType: .photo) else { return nil }
+        let orientation = options.version == .original ? nil : asset.orientationOverride
+        let render = Self.renderOptions(targetSize, contentMode, options, orientation: orientation)
+        return "\"" + DerivativeStore.key(contentHash: photo.sha256, options: render) + "\""
+    }
+
     // MARK: - Serving one request
 
     /// What an asset's image is rendered from.

@@ -1,0 +1,176 @@
+import Foundation
+import Hummingbird
+import Lightbox
+import LightboxImaging
+
+/// The image manager over HTTP.
+///
+/// `GET /api/assets/{id}/image?w=&h=&mode=&resize=&crop=&version=&delivery=&format=&q=`
+/// - `w`, `h`: the target size in pixels, or `max` for the full image (default 1024, `h` = `w`);
+/// - `mode`: `fit` (default) or `fill`; `resize`: `none`, `fast` (default) or `exact`;
+/// - `crop`: `X,Y,W,H` in unit coordinates of the upright image;
+/// - `version`: `current` (default), `unadjusted` or `original`;
+/// - `delivery`:
+///   - `high` (default): the final image, from the caches or rendered; with `ETag`, and 304
+///     for a matching `If-None-Match`;
+///   - `fast`: one quick image resized from the thumbnails the library stored, in a
+///     millisecond or two, `Cache-Control: no-store`;
+///   - `opportunistic`: the final image when a cache has it, else the quick one while the
+///     final one renders in the background, so that a `high` request a moment later is a hit.
+///
+///   Every answer says `X-Lightbox-Degraded: true|false` and `X-Lightbox-Source` (memoryCache,
+///   diskCache, thumbnail, rendered). A page shows a large photo at once by asking for `fast`
+///   (or `opportunistic`) first and swapping in `high` when it arrives.
+/// - `format`: `jpeg` (default) or `webp`; `q`: quality 1...100 (default 82).
+///
+/// `POST /api/cache` with `{"action": "start"|"stop"|"stopAll", "assets": [ids], "w", "h",
+/// "mode", "resize", "version", "format"}` starts or stops preparing images (the caching image
+/// manager, at background priority); it answers `{"caching": N}`, the images being prepared.
+enum ImageRoutes {
+    static func add(to router: Router<BasicRequestContext>, library: PhotoLibrary, images: CachingImageManager) {
+        router.get("/api/assets/:id/image") { request, context in
+            let id = try context.parameters.require("id")
+            let query = request.uri.queryParameters
+            let (size, mode, options) = try parameters(query)
+            let delivery = query.get("delivery").map { String($0) } ?? "high"
+            guard ["high", "fast", "opportunistic"].contains(delivery) else {
+                throw HTTPError(.badRequest, message: "delivery must be high, fast or opportunistic")
+            }
+            guard let asset = try await library.asset(withLocalIdentifier: id) else {
+                throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
+            }
+            var headers = HTTPFields()
+            let tag = images.entityTag(for: asset, targetSize: size, contentMode: mode, options: options)
+            if delivery != "fast", let tag, let ifNoneMatch = request.headers[.ifNoneMatch],
+                ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag })
+            {
+                headers[.eTag] = tag
+                headers[.cacheControl] = "private, max-age=3600"
+                return Response(status: .notModified, headers: headers)
+            }
+            var requestOptions = options
+            requestOptions.deliveryMode = delivery == "fast" ? .fastFormat : delivery == "high" ? .highQualityFormat : .opportunistic
+            var answer: ImageResult?
+            for await result in images.requestImage(for: asset, targetSize: size, contentMode: mode, options: requestOptions) {
+                answer = result
+                // Opportunistic: the first result is enough; the final renders in the background.
+                if delivery == "opportunistic" { break }
+            }
+            guard let answer else { throw HTTPError(.internalServerError, message: "the image request gave no result") }
+            if let error = answer.info.error { throw error }
+            guard let image = answer.image else { throw HTTPError(.serviceUnavailable, message: "the image request was cancelled") }
+            if delivery == "opportunistic" && answer.info.isDegraded {
+                images.startCachingImages(for: [asset], targetSize: size, contentMode: mode, options: options)
+            }
+            headers[.contentType] = image.format.mimeType
+            headers[.init("X-Lightbox-Degraded")!] = answer.info.isDegraded || delivery == "fast" ? "true" : "false"
+            headers[.init("X-Lightbox-Source")!] = answer.info.source?.rawValue ?? ""
+            if delivery == "fast" || answer.info.isDegraded {
+                headers[.cacheControl] = "no-store"
+            } else {
+                headers[.cacheControl] = "private, max-age=3600"
+                if let tag { headers[.eTag] = tag }
+            }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
+        }
+
+        router.post("/api/cache") { request, context in
+            let body = try await request.decode(as: CacheRequest.self, context: context)
+            switch body.action {
+            case "stopAll":
+                images.stopCachingImagesForAllAssets()
+            case "start", "stop":
+                var query: [String: String] = [:]
+                query["w"] = body.w
+                query["h"] = body.h
+                query["mode"] = body.mode
+                query["resize"] = body.resize
+                query["version"] = body.version
+                query["format"] = body.format
+                let (size, mode, options) = try parameters(Parameters(query.map { (Substring($0.key), Substring($0.value)) }))
+                let identifiers = body.assets ?? []
+                // A fetch reads SQLite: off the event loop.
+                let assets = try await Task.detached {
+                    let result = try library.fetchAssets(withLocalIdentifiers: identifiers)
+                    return result.objects(at: 0..<result.count)
+                }.value
+                if body.action == "start" {
+                    images.startCachingImages(for: assets, targetSize: size, contentMode: mode, options: options)
+                } else {
+                    images.stopCachingImages(for: assets, targetSize: size, contentMode: mode, options: options)
+                }
+            default:
+                throw HTTPError(.badRequest, message: "action must be start, stop or stopAll")
+            }
+            return try LightboxServer.jsonResponse(["caching": images.cachingCount])
+        }
+    }
+
+    /// The size, content mode and options of an image or cache request.
+    static func parameters(_ query: Parameters) throws -> (PixelSize, ContentMode, ImageRequestOptions) {
+        func side(_ key: String, default value: Int?) throws -> Int? {
+            guard let text = query.get(key).map({ String($0) }) else { return value }
+            if text == "max" { return ThumbnailOptions.maximumSide }
+            guard let number = Int(text), (1...PhotoLibrary.maximumThumbnailSide).contains(number) else {
+                throw HTTPError(.badRequest, message: "\(key) must be 1...\(PhotoLibrary.maximumThumbnailSide) or max, not \(text)")
+            }
+            return number
+        }
+        let width = try side("w", default: 1024)!
+        let height = try side("h", default: width)!
+        func choice<T: RawRepresentable<String>>(_ key: String, _ fallback: T, _ allowed: String) throws -> T {
+            guard let text = query.get(key).map({ String($0) }) else { return fallback }
+            guard let value = T(rawValue: text) else { throw HTTPError(.badRequest, message: "\(key) must be \(allowed), not \(text)") }
+            return value
+        }
+        let mode: ContentMode = try choice("mode", .aspectFit, "fit or fill")
+        var options = ImageRequestOptions()
+        options.resizeMode = try choice("resize", .fast, "none, fast or exact")
+        options.version = try choice("version", .current, "current, unadjusted or original")
+        options.format = try choice("format", .jpeg, "jpeg or webp")
+        if let crop = query.get("crop").map({ String($0) }) {
+            guard let rect = NormalizedRect(parsing: crop) else {
+                throw HTTPError(.badRequest, message: "crop must be X,Y,W,H inside the unit square, not \(crop)")
+            }
+            options.normalizedCropRect = rect
+        }
+        if let quality = query.get("q").map({ String($0) }) {
+            guard let value = Int(quality), (1...100).contains(value) else {
+                throw HTTPError(.badRequest, message: "q must be 1...100, not \(quality)")
+            }
+            options.quality = value
+        }
+        return (PixelSize(width: width, height: height), mode, options)
+    }
+}
+
+/// The body of `POST /api/cache`.
+struct CacheRequest: Decodable {
+    var action: String
+    var assets: [String]?
+    var w: String?
+    var h: String?
+    var mode: String?
+    var resize: String?
+    var version: String?
+    var format: String?
+
+    private enum CodingKeys: String, CodingKey { case action, assets, w, h, mode, resize, version, format }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        action = try container.decode(String.self, forKey: .action)
+        assets = try container.decodeIfPresent([String].self, forKey: .assets)
+        // Sizes may come as numbers or as "max".
+        func text(_ key: CodingKeys) throws -> String? {
+            if let number = try? container.decodeIfPresent(Int.self, forKey: key) { return String(number) }
+            return try container.decodeIfPresent(String.self, forKey: key)
+        }
+        w = try text(.w)
+        h = try text(.h)
+        mode = try container.decodeIfPresent(String.self, forKey: .mode)
+        resize = try container.decodeIfPresent(String.self, forKey: .resize)
+        version = try container.decodeIfPresent(String.self, forKey: .version)
+        format = try container.decodeIfPresent(String.self, forKey: .format)
+    }
+}
