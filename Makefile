@@ -66,16 +66,35 @@ test: deps corpus
 	rm -f "$$log"
 	swift test --skip-build
 
-## bench: build lightbox-bench in release mode and measure import, thumbnails and metadata on the corpus
+# The image benchmark's JPEGs: 12 MP phones, a 24 MP camera, a progressive worst case.
+BENCH_JPEGS := \
+	.corpus/forensics/original-files/pic1/IMG_20200827_231612.jpg \
+	.corpus/forensics/original-files/pic2/IMG_20191224_234846.jpg \
+	.corpus/forensics/original-files/pic2/IMG_20200124_231153.jpg \
+	.corpus/forensics/original-files/pic2/IMG_20200608_111614.jpg \
+	.corpus/digikam/body-background.jpg .corpus/exiv2/data/exiv2-bug922a.jpg \
+	.corpus/lomiri/backgrounds/Dragonfly_by_Bolly.jpg
+
+## bench: build lightbox-bench in release mode and measure import, thumbnails, images, caches and metadata
 bench: deps corpus
-	@command -v exiv2 >/dev/null || { echo "Installing exiv2 (the metadata benchmark's second reference)"; \
-		$(SUDO) apt-get update -q; DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends exiv2; }
+	@missing=""; \
+	command -v exiv2 >/dev/null || missing="$$missing exiv2"; \
+	command -v vipsthumbnail >/dev/null || missing="$$missing libvips-tools"; \
+	/usr/bin/python3 -c "import PIL" 2>/dev/null || missing="$$missing python3-pil"; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing the benchmarks' references:$$missing"; \
+		$(SUDO) apt-get update -q; DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	fi
 	swift build -c release --product lightbox-bench
 	.build/release/lightbox-bench import .corpus/lomiri/backgrounds .corpus/forensics/original-files/pic1 \
 		.corpus/forensics/original-files/pic2 .corpus/exiv2/data/2021-02-13-1929.heic .corpus/exiv2/data/IMG_3578.heic
 	.build/release/lightbox-bench metadata .corpus
 	.build/release/lightbox-bench thumbnails --size 360 --mode fill .corpus/lomiri/backgrounds \
 		.corpus/forensics/original-files/pic2 .corpus/exiv2/data/2021-02-13-1929.heic .corpus/exiv2/data/IMG_3578.heic
+	.build/release/lightbox-bench images --rounds 3 $(BENCH_JPEGS)
+	.build/release/lightbox-bench images --rounds 5 .corpus/exiv2/data/IMG_3578.heic .corpus/exiv2/data/2021-02-13-1929.heic
+	.build/release/lightbox-bench image-cache .corpus/forensics/original-files/pic2 .corpus/exiv2/data/IMG_3578.heic \
+		.corpus/digikam/body-background.jpg
 
 ## run: import the sample photos into Demo.lightbox and serve them at http://HOST:PORT
 run: deps build

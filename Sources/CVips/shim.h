@@ -1,6 +1,7 @@
 #ifndef CVIPS_SHIM_H
 #define CVIPS_SHIM_H
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <vips/vips.h>
 
@@ -181,6 +182,11 @@ static void cvips_ignore_log(const gchar *domain, GLogLevelFlags level, const gc
 static inline void cvips_silence_warnings(void) {
     g_log_set_handler("VIPS", (GLogLevelFlags)(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO),
                       cvips_ignore_log, NULL);
+}
+
+/// Makes glibc map every allocation of `threshold` bytes or more, and unmap it on free.
+static inline void cvips_map_large_blocks(int threshold) {
+    mallopt(M_MMAP_THRESHOLD, threshold);
 }
 
 static inline void cvips_unref(VipsImage *image) {

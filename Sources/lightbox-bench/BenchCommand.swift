@@ -15,7 +15,10 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lightbox-bench",
         abstract: "Measure Lightbox: import throughput, thumbnail latency, fetches, metadata, memory.",
-        subcommands: [ImportBench.self, ThumbnailBench.self, FetchBench.self, MetadataBench.self])
+        subcommands: [
+            ImportBench.self, ThumbnailBench.self, FetchBench.self, MetadataBench.self, ImageBench.self, ImageWorker.self,
+            ImageCacheBench.self,
+        ])
 }
 
 struct ImportBench: AsyncParsableCommand {

@@ -37,7 +37,7 @@ public final class CachingImageManager: ImageManager, @unchecked Sendable {
                 id: ImageRequestID(rawValue: 0), continuation: AsyncStream<ImageResult>.makeStream().continuation)
             let task = Task(priority: .background) { [self] in
                 defer { _ = jobs.withLock { $0.removeValue(forKey: jobKey) } }
-                guard let source = try? await self.source(of: asset, version: options.version) else { return }
+                guard let source = try? self.source(of: asset, version: options.version) else { return }
                 let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
                 let key = DerivativeStore.key(contentHash: source.contentHash, options: render)
                 if highQuality {

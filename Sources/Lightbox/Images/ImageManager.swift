@@ -85,13 +85,14 @@ public class ImageManager: @unchecked Sendable {
     public func requestImageDataAndOrientation(
         for asset: Asset, options: ImageRequestOptions = ImageRequestOptions()
     ) async throws -> ImageData {
-        let source = try await self.source(of: asset, version: options.version)
+        let source = try self.source(of: asset, version: options.version)
         let orientation = source.orientation
+        let path = try await library.fileURL(for: source.photo).path
         return try await BlockingWork.run {
-            guard let data = FileManager.default.contents(atPath: source.path) else {
-                throw LibraryError(.unreadableFile, "cannot read the asset's photo", path: source.path)
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw LibraryError(.unreadableFile, "cannot read the asset's photo", path: path)
             }
-            let own = (try? MetadataReader.read(fileAtPath: source.path))?.exif?.orientation ?? 1
+            let own = (try? MetadataReader.read(fileAtPath: path))?.exif?.orientation ?? 1
             return ImageData(
                 bytes: [UInt8](data), uniformTypeIdentifier: source.uniformTypeIdentifier, orientation: orientation ?? own)
         }
@@ -112,23 +113,23 @@ public class ImageManager: @unchecked Sendable {
 
     // MARK: - Serving one request
 
-    /// What an asset's image is rendered from.
+    /// What an asset's image is rendered from: known from the asset alone, so that a cache
+    /// hit reads no database; the file's path is looked up only to render.
     struct Source: Sendable {
-        var path: String
+        var photo: AssetResource
         var contentHash: String
         var uniformTypeIdentifier: String
         /// The orientation to show it in instead of the file's own, if any.
         var orientation: Int?
     }
 
-    func source(of asset: Asset, version: ImageRequestOptions.Version) async throws -> Source {
+    func source(of asset: Asset, version: ImageRequestOptions.Version) throws -> Source {
         guard let photo = asset.resource(ofType: .photo) else {
             let what = asset.mediaType == .video ? "a video's poster frame is not rendered yet" : "it has no photo"
             throw LibraryError(.invalidRequest, "no image of asset \(asset.localIdentifier): \(what)")
         }
-        let path = try await library.fileURL(for: photo).path
         return Source(
-            path: path, contentHash: photo.sha256, uniformTypeIdentifier: photo.uniformTypeIdentifier,
+            photo: photo, contentHash: photo.sha256, uniformTypeIdentifier: photo.uniformTypeIdentifier,
             orientation: version == .original ? nil : asset.orientationOverride)
     }
 
@@ -163,7 +164,7 @@ public class ImageManager: @unchecked Sendable {
     ) async {
         do {
             try Self.validate(targetSize, options)
-            let source = try await self.source(of: asset, version: options.version)
+            let source = try self.source(of: asset, version: options.version)
             let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
             let key = DerivativeStore.key(contentHash: source.contentHash, options: render)
             if options.deliveryMode != .fastFormat, let found = try await cached(key, asset.localIdentifier, render) {
@@ -252,12 +253,13 @@ public class ImageManager: @unchecked Sendable {
         priority: RenderQueue.Priority, control: ImageRequest.Control?, progress: (@Sendable (Double) -> Void)?
     ) async throws -> EncodedImage {
         let monitor = RenderMonitor(isCancelled: { control?.isCancelled ?? false }, progress: progress)
+        let path = try await library.fileURL(for: source.photo).path
         let derivatives = library.derivatives
         let stored = Self.isStored(render)
         let image: EncodedImage
         do {
             image = try await renderQueue.run(priority: priority, isCancelled: { control?.isCancelled ?? false }) {
-                let image = try ImageFile.thumbnail(ofFileAt: source.path, options: render, monitor: monitor)
+                let image = try ImageFile.thumbnail(ofFileAt: path, options: render, monitor: monitor)
                 // A cache that cannot be written (disk full) still gives the caller its image.
                 if stored { try? derivatives.store(image.bytes, localIdentifier: localIdentifier, key: key) }
                 return image
@@ -265,7 +267,7 @@ public class ImageManager: @unchecked Sendable {
         } catch let error as ImagingError {
             if error.code == .cancelled { throw CancellationError() }
             let code: LibraryError.Code = error.code == .unreadable ? .unreadableFile : .corruptFile
-            throw LibraryError(code, error.message, path: source.path, underlying: error)
+            throw LibraryError(code, error.message, path: path, underlying: error)
         }
         memoryCache.insert(image, forKey: key)
         return image

@@ -1,0 +1,213 @@
+import ArgumentParser
+import Foundation
+import Lightbox
+import LightboxImaging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `lightbox-bench images`: thumbnails of the same files by Lightbox, by Pillow (`draft` +
+/// `thumbnail` in one Python process) and by `vipsthumbnail`, at each size and thread count,
+/// each configuration in a process of its own so that its peak memory is its own.
+struct ImageBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "images",
+        abstract: "Thumbnails by Lightbox, Pillow and vipsthumbnail: time per image and peak memory.")
+
+    @Argument(help: "Image files.")
+    var files: [String]
+
+    @Option(help: "Thumbnail sizes (the box's side, fit).")
+    var size: [Int] = [256, 1024]
+
+    @Option(help: "Thread counts.")
+    var threads: [Int] = [1, 2]
+
+    @Option(help: "How many times each file is made, per configuration.")
+    var rounds = 5
+
+    /// Python with Pillow: Debian's, which `make bench` installs (python3-pil).
+    static let python = "/usr/bin/python3"
+
+    /// Pillow's fastest path for a thumbnail: `draft` (libjpeg's DCT scaling) then
+    /// `thumbnail` (its reducing resize), saved as JPEG at the same quality, in threads
+    /// (Pillow releases the GIL while it decodes and resizes).
+    static let pillowScript = #"""
+        import io, sys
+        from concurrent.futures import ThreadPoolExecutor
+        from PIL import Image
+        size, threads, rounds = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+        files = sys.argv[4:] * rounds
+        def one(path):
+            with Image.open(path) as image:
+                image.draft("RGB", (size, size))
+                image = image.convert("RGB")
+                image.thumbnail((size, size))
+                out = io.BytesIO()
+                image.save(out, "JPEG", quality=82)
+                return len(out.getvalue())
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(one, files))
+        """#
+
+    func run() async throws {
+        let executable = CommandLine.arguments[0]
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("pillow-bench-\(getpid()).py").path
+        try Self.pillowScript.write(toFile: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("vipsthumbnail-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let images = files.count * rounds
+        for side in size {
+            for count in threads {
+                var tools: [(String, [String], [String: String])] = [
+                    ("lightbox", [executable, "image-worker", "--size", "\(side)", "--threads", "\(count)",
+                                  "--rounds", "\(rounds)"] + files, [:]),
+                ]
+                if FileManager.default.isExecutableFile(atPath: Self.python) {
+                    tools.append(("pillow", [Self.python, script, "\(side)", "\(count)", "\(rounds)"] + files, [:]))
+                }
+                if let vips = Self.which("vipsthumbnail") {
+                    // vipsthumbnail takes one file after another; its threads work inside each image.
+                    let repeated = Array(repeating: files, count: rounds).flatMap { $0 }
+                    tools.append((
+                        "vipsthumbnail",
+                        [vips, "--size", "\(side)x\(side)", "-o", output + "/%s.jpg[Q=82,strip]"] + repeated,
+                        ["VIPS_CONCURRENCY": "\(count)"]))
+                }
+                for (tool, arguments, environment) in tools {
+                    let measured = try Self.measure(arguments, environment: environment)
+                    Report.print([
+                        "benchmark": "images", "tool": tool, "size": side, "threads": count, "images": images,
+                        "msPerImage": Report.round(measured.seconds * 1000 / Double(images)),
+                        "peakResidentMB": Report.round(Double(measured.maxResidentKB) / 1024),
+                        "exitStatus": measured.status,
+                    ])
+                }
+            }
+        }
+    }
+
+    static func which(_ command: String) -> String? {
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
+            let path = folder + "/" + command
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    /// Runs a command to its end: wall seconds, its own peak resident memory (`wait4`'s
+    /// rusage, for this child alone) and its exit status. Its output is discarded.
+    static func measure(_ arguments: [String], environment extra: [String: String]) throws
+        -> (seconds: Double, maxResidentKB: Int, status: Int32)
+    {
+        var environment = ProcessInfo.processInfo.environment
+        for (key, value) in extra { environment[key] = value }
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var pid: pid_t = 0
+        let start = Date()
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+        guard spawned == 0 else { throw ValidationError("cannot start \(arguments[0]): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let seconds = Date().timeIntervalSince(start)
+        return (seconds, Int(usage.ru_maxrss), (status >> 8) & 0xFF)
+    }
+}
+
+/// One Lightbox configuration of `images`, in its own process: thumbnails of every file,
+/// `rounds` times, on `threads` threads, kept in memory as the other tools keep theirs.
+struct ImageWorker: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "image-worker", abstract: "Used by `images`: Lightbox's side of the comparison.",
+        shouldDisplay: false)
+
+    @Argument var files: [String]
+    @Option var size: Int
+    @Option var threads: Int
+    @Option var rounds: Int
+
+    func run() async throws {
+        let work = Array(repeating: files, count: rounds).flatMap { $0 }
+        let options = ThumbnailOptions(width: size, height: size, quality: 82)
+        let next = Mutex(0)
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: max(1, threads)) { _ in
+            while true {
+                let index: Int = next.withLock { value in
+                    defer { value += 1 }
+                    return value
+                }
+                guard index < work.count else { return }
+                if (try? ImageFile.thumbnail(ofFileAt: work[index], options: options)) == nil {
+                    failures.withLock { $0 += 1 }
+                }
+            }
+        }
+        if failures.withLock({ $0 }) > 0 { throw ExitCode(1) }
+    }
+}
+
+/// `lightbox-bench image-cache`: how long a request takes when its image is cached, in
+/// memory and on disk, from the call to the result.
+struct ImageCacheBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "image-cache", abstract: "Import files, then time image requests served by the memory and disk caches.")
+
+    @Argument(help: "Files and folders to import first.")
+    var paths: [String]
+
+    @Option(help: "Requests per asset and cache.")
+    var repeats = 200
+
+    func run() async throws {
+        let bench = try BenchLibrary()
+        let library = bench.library
+        _ = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+        let assets = try await library.assets().filter { $0.mediaType == .image }
+        let size = PixelSize(width: 600, height: 600)
+        let memory = ImageManager(library: library)
+        // Without a memory cache every request goes to derivatives/.
+        let disk = ImageManager(library: library, memoryCacheLimit: 0)
+        for asset in assets {
+            _ = await memory.requestImage(for: asset, targetSize: size).results()
+        }
+        var times: [String: [Double]] = ["memory": [], "disk": []]
+        for (name, manager) in [("memory", memory), ("disk", disk)] {
+            for _ in 0..<repeats {
+                for asset in assets {
+                    let start = ContinuousClock.now
+                    let results = await manager.requestImage(for: asset, targetSize: size).results()
+                    let elapsed = ContinuousClock.now - start
+                    let expected: ImageResultSource = name == "memory" ? .memoryCache : .diskCache
+                    guard results.count == 1, results[0].info.source == expected else {
+                        throw ValidationError("\(asset.localIdentifier): not a \(name) cache hit")
+                    }
+                    times[name, default: []].append(Double(elapsed.components.attoseconds) / 1e12
+                        + Double(elapsed.components.seconds) * 1e6)
+                }
+            }
+        }
+        Report.print([
+            "benchmark": "image-cache", "assets": assets.count, "requests": repeats * assets.count,
+            "memoryHitMedianMicroseconds": Report.round(Report.percentile(times["memory"]!, 0.5)),
+            "memoryHitP95Microseconds": Report.round(Report.percentile(times["memory"]!, 0.95)),
+            "diskHitMedianMicroseconds": Report.round(Report.percentile(times["disk"]!, 0.5)),
+            "diskHitP95Microseconds": Report.round(Report.percentile(times["disk"]!, 0.95)),
+        ])
+    }
+}
