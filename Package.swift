@@ -40,9 +40,18 @@ let package = Package(
             name: "CJPEG",
             linkerSettings: [.linkedLibrary("jpeg")]
         ),
+        // A movie's poster frame through FFmpeg's libraries from Debian: no package of ours
+        // could decode H.264 and HEVC, which is what phones record.
+        .target(
+            name: "CVideo",
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
+                .linkedLibrary("avutil"), .linkedLibrary("m"),
+            ]
+        ),
         .target(
             name: "LightboxImaging",
-            dependencies: ["CVips", "CJPEG", "LightboxMetadata"],
+            dependencies: ["CVips", "CJPEG", "CVideo", "LightboxMetadata"],
             swiftSettings: strictSettings
         ),
         .target(

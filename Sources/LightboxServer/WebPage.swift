@@ -94,7 +94,8 @@ enum WebPage {
           image.alt = name;
           link.title = name + ' · ' + asset.creationDate;
           link.appendChild(image);
-          // Movies and RAW files without a JPEG have no thumbnail yet: say what they are.
+          // A file with nothing to show (a RAW without a preview, a movie FFmpeg cannot
+          // decode): say what it is.
           image.onerror = () => {
             const placeholder = document.createElement('span');
             placeholder.className = 'placeholder';

@@ -219,4 +219,45 @@ struct RenderTests {
         }
         #expect(disagreements.isEmpty, "\(disagreements.count) of \(cases.count):\n\(disagreements.joined(separator: "\n"))")
     }
+
+    @Test("A movie's poster frame is its first frame as ffmpeg shows it, turned as its track says", arguments: [
+        ("forensics/original-files/movie1/VID_20191220_170832.mp4", 0), ("forensics/original-files/movie2/movie-hello.mp4", 90),
+        ("forensics/original-files/movie2/movie-hello.mp4", 270),
+    ])
+    func posterFrame(file: String, rotation: Int) throws {
+        let folder = try TemporaryDirectory()
+        var movie = try Corpus.path(file)
+        if rotation != 0 {
+            // The same frames, with a track that says to turn them.
+            let rotated = folder.path("rotated-\(rotation).mp4")
+            try FFmpeg.run(["-i", movie, "-c", "copy", "-metadata:s:v:0", "rotate=\(rotation)", rotated])
+            movie = rotated
+        }
+        let oracle = folder.path("frame.png")
+        try FFmpeg.firstFrame(of: movie, to: oracle)
+        let ours = try ImageFile.thumbnail(ofFileAt: movie, options: lossless)
+        let reference = try ImageComparison.referenceThumbnail(ofFileAt: oracle, width: ours.pixelWidth, height: ours.pixelHeight)
+        let upsideDown = try ImageComparison.referenceThumbnail(
+            ofFileAt: oracle, width: ours.pixelWidth, height: ours.pixelHeight, rotatedHalfTurn: true)
+        let near = try ImageComparison.meanAbsoluteDifference(ours, reference)
+        let far = try ImageComparison.meanAbsoluteDifference(ours, upsideDown)
+        #expect(near < 3, "mean difference \(near) to ffmpeg's frame")
+        #expect(far > near * 3, "upside down \(far), ffmpeg's \(near)")
+        let properties = try ImageFile.thumbnails(ofFileAt: movie, options: [lossless]).properties
+        #expect((properties.pixelWidth, properties.pixelHeight) == (ours.pixelWidth, ours.pixelHeight))
+        // A file that is not a movie's whole: a clean error naming it.
+        let cut = try folder.truncatedCopy(of: movie, fraction: 0.02, as: "cut.mp4")
+        let error = #expect(throws: ImagingError.self) { try ImageFile.thumbnail(ofFileAt: cut, options: lossless) }
+        #expect(error?.path == cut)
+    }
+
+    @Test("A movie without a frame to decode fails with its path, as the ffmpeg command does")
+    func frameless() throws {
+        // exiftool's sample keeps the headers of a QuickTime movie and none of its frames.
+        let movie = try Corpus.path("exiftool/images/QuickTime.mov")
+        let folder = try TemporaryDirectory()
+        #expect(throws: (any Error).self) { try FFmpeg.firstFrame(of: movie, to: folder.path("frame.png")) }
+        let error = #expect(throws: ImagingError.self) { try ImageFile.thumbnail(ofFileAt: movie, options: lossless) }
+        #expect(error?.path == movie && error?.code == .corrupt)
+    }
 }

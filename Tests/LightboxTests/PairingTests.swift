@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Lightbox
+import LightboxImaging
 import LightboxTestSupport
 import Testing
 
@@ -57,6 +58,14 @@ struct PairingTests {
         #expect(abs((asset.location?.latitude ?? 0) - coordinates[0]) < 1e-4)
         #expect(abs((asset.location?.longitude ?? 0) - coordinates[1]) < 1e-4)
         #expect(try library.fetchAssets(with: .video).count == 1)
+        // Its first frame is its thumbnail, rendered during the import, and its image.
+        let grid = try await library.thumbnail(for: asset.localIdentifier, options: .grid)
+        #expect(grid.wasCached && grid.image.pixelWidth == 360 && grid.image.pixelHeight == 360)
+        let results = await ImageManager(library: library).requestImage(
+            for: asset, targetSize: PixelSize(width: 640, height: 640),
+            options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)
+        ).results()
+        #expect(results.count == 1 && results[0].image?.pixelWidth == 640 && results[0].image?.pixelHeight == 360)
     }
 
     @Test(

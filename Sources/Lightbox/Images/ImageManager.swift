@@ -105,7 +105,7 @@ public class ImageManager: @unchecked Sendable {
         for asset: Asset, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
         options: ImageRequestOptions = ImageRequestOptions()
     ) -> String? {
-        guard let photo = asset.resource(ofType: .photo) else { return nil }
+        guard let photo = asset.imageResource else { return nil }
         let orientation = options.version == .original ? nil : asset.orientationOverride
         let render = Self.renderOptions(targetSize, contentMode, options, orientation: orientation)
         return "\"" + DerivativeStore.key(contentHash: photo.sha256, options: render) + "\""
@@ -124,9 +124,9 @@ public class ImageManager: @unchecked Sendable {
     }
 
     func source(of asset: Asset, version: ImageRequestOptions.Version) throws -> Source {
-        guard let photo = asset.resource(ofType: .photo) else {
-            let what = asset.mediaType == .video ? "a video's poster frame is not rendered yet" : "it has no photo"
-            throw LibraryError(.invalidRequest, "no image of asset \(asset.localIdentifier): \(what)")
+        // A photo's image is its photo; a movie's, its first frame.
+        guard let photo = asset.imageResource else {
+            throw LibraryError(.invalidRequest, "no image of asset \(asset.localIdentifier): it has neither photo nor movie")
         }
         return Source(
             photo: photo, contentHash: photo.sha256, uniformTypeIdentifier: photo.uniformTypeIdentifier,

@@ -254,6 +254,10 @@ extension PhotoLibrary {
             guard let movie = media.quickTime, movie.videoWidth != nil else {
                 throw LibraryError(.corruptFile, "the movie has no video track", path: source.path)
             }
+            // Its thumbnails are its first frame; a movie FFmpeg cannot decode still imports.
+            if let (_, images) = try? ImageFile.thumbnails(ofFileAt: source.path, options: [.preview, .grid]) {
+                thumbnails = Array(zip([ThumbnailOptions.preview, .grid], images))
+            }
         case .raw:
             guard storedWidth > 0 else {
                 throw LibraryError(.corruptFile, "the RAW file states no image size", path: source.path)

@@ -20,8 +20,8 @@ extension PhotoLibrary {
         guard let asset = try await asset(withLocalIdentifier: localIdentifier) else {
             throw LibraryError(.assetNotFound, "no asset has the identifier \(localIdentifier)")
         }
-        guard let photo = asset.resource(ofType: .photo) else {
-            throw LibraryError(.invalidRequest, "asset \(localIdentifier) has no photo to make a thumbnail of")
+        guard let photo = asset.imageResource else {
+            throw LibraryError(.invalidRequest, "asset \(localIdentifier) has no photo or movie to make a thumbnail of")
         }
         let source = try await fileURL(for: photo).path
         let derivatives = self.derivatives
@@ -37,7 +37,7 @@ extension PhotoLibrary {
     /// server can answer `If-None-Match` at once. Nil when the asset has no photo.
     public func thumbnailEntityTag(for asset: Asset, options: ThumbnailOptions) -> String? {
         let options = Self.renderOptions(options, for: asset)
-        return asset.resource(ofType: .photo).map { DerivativeStore.entityTag(contentHash: $0.sha256, options: options) }
+        return asset.imageResource.map { DerivativeStore.entityTag(contentHash: $0.sha256, options: options) }
     }
 
     /// The options a thumbnail of `asset` is rendered and cached with: the caller's, in the

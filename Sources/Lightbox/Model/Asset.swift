@@ -58,6 +58,10 @@ public struct Asset: Sendable, Hashable, Identifiable {
     public var id: String { localIdentifier }
 
     /// A snapshot with every field given; the library makes these, tests and tools may too.
+    /// The file an image of the asset is rendered from: its photo (a Live Photo's still, a
+    /// RAW + JPEG pair's JPEG), else its movie, whose first frame shows it.
+    var imageResource: AssetResource? { resource(ofType: .photo) ?? resource(ofType: .video) }
+
     /// The orientation an XMP sidecar corrected the photo to, which its thumbnails are
     /// rendered in; nil: the file's own. Lightbox's, not PhotoKit's: internal.
     var orientationOverride: Int?

@@ -76,10 +76,16 @@ enum Renderer {
         if let bytes = try readIfJPEG(path), let header = try JPEGDecoder.header(bytes, path: path) {
             return try decodeJPEG(bytes, header: header, path: path, options: options, monitor: monitor)
         }
-        if let raw = try rawPreview(path) {
+        let metadata = try? MetadataReader.read(fileAtPath: path)
+        switch metadata?.format.kind {
+        case .raw?:
+            let raw = try rawPreview(path, metadata!)
             return try decodeJPEG(raw.bytes, header: raw.header, path: path, options: options, monitor: monitor)
+        case .video?:
+            return try decodePosterFrame(path: path, options: options)
+        default:
+            return try decodeWithLibvips(path: path, options: options, monitor: monitor)
         }
-        return try decodeWithLibvips(path: path, options: options, monitor: monitor)
     }
 
     private static func decodeJPEG(
@@ -94,11 +100,8 @@ enum Renderer {
             RenderGeometry(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: $0)
                 .loadShrink(among: JPEGDecoder.shrinkFactors)
         }.min() ?? 1
-        var (image, icc) = try JPEGDecoder.decode(bytes, shrink: shrink, path: path, monitor: monitor)
-        if orientation != 1 {
-            vips_image_set_int(image.pointer, "orientation", Int32(orientation))
-            image = try Vips.copyToMemory(try Vips.autorotate(image), path: path)
-        }
+        let (stored, icc) = try JPEGDecoder.decode(bytes, shrink: shrink, path: path, monitor: monitor)
+        let image = try upright(stored, orientation: orientation, path: path)
         return Decoded(
             image: image, properties: properties, uprightWidth: uprightWidth, uprightHeight: uprightHeight, iccProfile: icc)
     }
@@ -146,11 +149,30 @@ enum Renderer {
         return try readFully(descriptor, offset: 0, length: size, path: path)
     }
 
+    /// A decoded image in its stored orientation, turned upright by `orientation` (EXIF 1...8)
+    /// into memory.
+    private static func upright(_ image: VipsImageRef, orientation: Int, path: String) throws(ImagingError) -> VipsImageRef {
+        guard orientation != 1 else { return image }
+        vips_image_set_int(image.pointer, "orientation", Int32(orientation))
+        return try Vips.copyToMemory(try Vips.autorotate(image), path: path)
+    }
+
+    /// A movie's first frame, upright as its track's matrix turns it.
+    private static func decodePosterFrame(path: String, options: [ThumbnailOptions]) throws(ImagingError) -> Decoded {
+        let (stored, orientation) = try VideoDecoder.posterFrame(path: path)
+        let properties = ImageProperties(
+            storedWidth: stored.width, storedHeight: stored.height, orientation: orientation, loader: "ffmpeg")
+        let image = try upright(stored, orientation: validOrientation(options.first?.orientation) ?? orientation, path: path)
+        return Decoded(
+            image: image, properties: properties, uprightWidth: image.width, uprightHeight: image.height, iccProfile: nil)
+    }
+
     /// A RAW file's largest embedded JPEG preview, turned by the RAW's own orientation (the
     /// preview is stored as the sensor saw it): what a RAW shows until Lightbox develops RAW
-    /// data itself. Nil for files that are not RAW; throws when a RAW has no usable preview.
-    private static func rawPreview(_ path: String) throws(ImagingError) -> (bytes: [UInt8], header: JPEGDecoder.Header)? {
-        guard let metadata = try? MetadataReader.read(fileAtPath: path), metadata.format.kind == .raw else { return nil }
+    /// data itself. Throws when it has no usable preview.
+    private static func rawPreview(_ path: String, _ metadata: MediaMetadata) throws(ImagingError)
+        -> (bytes: [UInt8], header: JPEGDecoder.Header)
+    {
         let candidates = metadata.embeddedJPEGs.sorted { $0.length > $1.length }
         for candidate in candidates where candidate.length <= maximumJPEGFileSize {
             guard let bytes = try? read(path, offset: candidate.offset, length: candidate.length),

@@ -1,0 +1,157 @@
+#include "cvideo.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/display.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/log.h>
+#include <libswscale/swscale.h>
+
+static void set_message(char *message, size_t length, const char *text, int error) {
+    if (!message || length == 0) return;
+    if (error < 0) {
+        char reason[AV_ERROR_MAX_STRING_SIZE] = {0};
+        av_strerror(error, reason, sizeof(reason));
+        snprintf(message, length, "%s (%s)", text, reason);
+    } else {
+        snprintf(message, length, "%s", text);
+    }
+}
+
+/// Degrees clockwise from the stream's display matrix, rounded to a quarter turn.
+static int rotation_of(const AVStream *stream) {
+    size_t size = 0;
+    const uint8_t *matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    if (!matrix || size < 9 * sizeof(int32_t)) return 0;
+    double degrees = av_display_rotation_get((const int32_t *)matrix);
+    if (isnan(degrees)) return 0;
+    // av_display_rotation_get is counterclockwise; the frame turns clockwise by its negation.
+    int quarter = (int)lround(-degrees / 90.0);
+    quarter = ((quarter % 4) + 4) % 4;
+    return quarter * 90;
+}
+
+cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_packets, cvideo_frame *out,
+                                  char *message, size_t message_length) {
+    memset(out, 0, sizeof(*out));
+    if (message && message_length) message[0] = 0;
+    av_log_set_level(AV_LOG_QUIET);
+
+    AVFormatContext *format = NULL;
+    AVCodecContext *codec = NULL;
+    AVPacket *packet = NULL;
+    AVFrame *frame = NULL;
+    struct SwsContext *scaler = NULL;
+    cvideo_status status = CVIDEO_OK;
+
+    int error = avformat_open_input(&format, path, NULL, NULL);
+    if (error < 0) {
+        set_message(message, message_length, "FFmpeg cannot open the movie", error);
+        return CVIDEO_UNREADABLE;
+    }
+    error = avformat_find_stream_info(format, NULL);
+    if (error < 0) {
+        set_message(message, message_length, "FFmpeg cannot read the movie's streams", error);
+        status = CVIDEO_UNREADABLE;
+        goto done;
+    }
+    const AVCodec *decoder = NULL;
+    int index = av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
+    if (index < 0 || !decoder) {
+        set_message(message, message_length, "the movie has no video stream FFmpeg can decode", index);
+        status = CVIDEO_NO_VIDEO;
+        goto done;
+    }
+    AVStream *stream = format->streams[index];
+    codec = avcodec_alloc_context3(decoder);
+    if (!codec || avcodec_parameters_to_context(codec, stream->codecpar) < 0) {
+        set_message(message, message_length, "cannot set up the video decoder", -1);
+        status = CVIDEO_NO_VIDEO;
+        goto done;
+    }
+    // One thread: callers decode several movies at once, one per core.
+    codec->thread_count = 1;
+    error = avcodec_open2(codec, decoder, NULL);
+    if (error < 0) {
+        set_message(message, message_length, "cannot open the video decoder", error);
+        status = CVIDEO_NO_VIDEO;
+        goto done;
+    }
+    packet = av_packet_alloc();
+    frame = av_frame_alloc();
+    if (!packet || !frame) {
+        set_message(message, message_length, "out of memory", -1);
+        status = CVIDEO_TOO_LARGE;
+        goto done;
+    }
+    int got = 0;
+    for (int read = 0; read < max_packets && !got; read++) {
+        error = av_read_frame(format, packet);
+        if (error < 0) {
+            // The end of the file: drain what the decoder holds.
+            avcodec_send_packet(codec, NULL);
+        } else if (packet->stream_index != index) {
+            av_packet_unref(packet);
+            continue;
+        } else {
+            avcodec_send_packet(codec, packet);
+            av_packet_unref(packet);
+        }
+        int received = avcodec_receive_frame(codec, frame);
+        if (received == 0) {
+            got = 1;
+        } else if (error < 0) {
+            break;
+        }
+    }
+    if (!got) {
+        set_message(message, message_length, "no video frame could be decoded", error);
+        status = CVIDEO_CORRUPT;
+        goto done;
+    }
+    size_t width = (size_t)frame->width, height = (size_t)frame->height;
+    if (width == 0 || height == 0 || width > max_pixels / height) {
+        set_message(message, message_length, "the video frame is larger than allowed", -1);
+        status = CVIDEO_TOO_LARGE;
+        goto done;
+    }
+    scaler = sws_getContext(frame->width, frame->height, (enum AVPixelFormat)frame->format, frame->width,
+                            frame->height, AV_PIX_FMT_RGB24, SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT,
+                            NULL, NULL, NULL);
+    if (!scaler) {
+        set_message(message, message_length, "cannot convert the frame's pixel format to RGB", -1);
+        status = CVIDEO_CORRUPT;
+        goto done;
+    }
+    unsigned char *pixels = malloc(width * height * 3);
+    if (!pixels) {
+        set_message(message, message_length, "out of memory for the frame", -1);
+        status = CVIDEO_TOO_LARGE;
+        goto done;
+    }
+    uint8_t *planes[4] = {pixels, NULL, NULL, NULL};
+    int strides[4] = {(int)(width * 3), 0, 0, 0};
+    sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
+    out->pixels = pixels;
+    out->width = (int)width;
+    out->height = (int)height;
+    out->rotation = rotation_of(stream);
+
+done:
+    sws_freeContext(scaler);
+    av_frame_free(&frame);
+    av_packet_free(&packet);
+    avcodec_free_context(&codec);
+    avformat_close_input(&format);
+    return status;
+}
+
+void cvideo_free(cvideo_frame *frame) {
+    free(frame->pixels);
+    frame->pixels = NULL;
+}

@@ -1,0 +1,39 @@
+import CVideo
+import CVips
+
+/// Movies' poster frames through FFmpeg's libraries (the `CVideo` target): the first frame,
+/// as RGB, handed to libvips.
+enum VideoDecoder {
+    /// The most pixels a frame may have (an 8K frame is 33 MP).
+    static let maximumPixels = 100_000_000
+    /// Packets read before giving up on a frame: a damaged movie ends here, not at its end.
+    static let maximumPackets = 2_000
+
+    /// The first frame as stored, and the EXIF orientation (1, 3, 6 or 8) that turns it
+    /// upright as the track's matrix asks.
+    static func posterFrame(path: String) throws(ImagingError) -> (image: VipsImageRef, orientation: Int) {
+        var frame = cvideo_frame()
+        var message = [CChar](repeating: 0, count: 256)
+        let status = cvideo_poster_frame(path, maximumPixels, Int32(maximumPackets), &frame, &message, message.count)
+        let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        switch status {
+        case CVIDEO_OK: break
+        case CVIDEO_UNREADABLE, CVIDEO_NO_VIDEO: throw ImagingError(.unreadable, reason, path: path)
+        case CVIDEO_TOO_LARGE: throw ImagingError(.tooLarge, reason, path: path)
+        default: throw ImagingError(.corrupt, reason, path: path)
+        }
+        let orientation = switch frame.rotation {
+        case 90: 6
+        case 180: 3
+        case 270: 8
+        default: 1
+        }
+        let size = Int(frame.width) * Int(frame.height) * 3
+        let pixels = frame.pixels
+        frame.pixels = nil
+        guard let image = cvips_image_take_memory(pixels, size, frame.width, frame.height, 3) else {
+            throw ImagingError(.corrupt, "cannot wrap the video frame (\(Vips.takeError()))", path: path)
+        }
+        return (VipsImageRef(image), orientation)
+    }
+}
