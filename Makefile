@@ -88,6 +88,7 @@ bench: deps corpus
 		$(SUDO) apt-get update -q; DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 	swift build -c release --product lightbox-bench
+	swift build -c release --product lightbox
 	.build/release/lightbox-bench import .corpus/lomiri/backgrounds .corpus/forensics/original-files/pic1 \
 		.corpus/forensics/original-files/pic2 .corpus/exiv2/data/2021-02-13-1929.heic .corpus/exiv2/data/IMG_3578.heic
 	.build/release/lightbox-bench metadata .corpus

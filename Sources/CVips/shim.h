@@ -97,6 +97,14 @@ static inline int cvips_thumbnail_image(VipsImage *in, VipsImage **out, int widt
         "export_profile", "srgb", "no_rotate", TRUE, NULL);
 }
 
+/// A HEIF file's embedded thumbnail, lazily, as libheif turns it (libvips gives the primary
+/// image when there is no thumbnail: compare the sizes).
+static inline VipsImage *cvips_heif_thumbnail(const char *path) {
+    VipsImage *out = NULL;
+    if (vips_heifload(path, &out, "thumbnail", TRUE, "access", VIPS_ACCESS_SEQUENTIAL, NULL)) return NULL;
+    return out;
+}
+
 /// Rotates by a multiple of 90 degrees.
 static inline int cvips_rot(VipsImage *in, VipsImage **out, VipsAngle angle) {
     return vips_rot(in, out, angle, NULL);

@@ -52,6 +52,16 @@ public enum ImageFile {
         try Renderer.render(encoded: bytes, options: [options], monitor: monitor).images[0]
     }
 
+    /// A quick, lower-quality image from the thumbnail the file embeds (a HEIF's thumbnail
+    /// item, a JPEG's EXIF thumbnail, a RAW's smallest preview), fast-resized toward the
+    /// options' size, in milliseconds and without decoding the main image. Nil when the file
+    /// embeds none.
+    public static func embeddedThumbnail(ofFileAt path: String, options: ThumbnailOptions) throws(ImagingError)
+        -> EncodedImage?
+    {
+        try Renderer.renderEmbeddedThumbnail(path: path, options: options)
+    }
+
     /// Several images from one decode, and the header's properties. The file is decoded once,
     /// at the smallest scale that serves every output. An import makes its preview and its
     /// grid thumbnail this way.

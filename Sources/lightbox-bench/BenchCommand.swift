@@ -16,7 +16,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "lightbox-bench",
         abstract: "Measure Lightbox: import throughput, thumbnail latency, fetches, metadata, memory.",
         subcommands: [
-            ImportBench.self, ThumbnailBench.self, FetchBench.self, MetadataBench.self, ImageBench.self, ImageWorker.self,
+            ImportBench.self, ThumbnailBench.self, FetchBench.self, MetadataBench.self, ImageBench.self,
             ImageCacheBench.self,
         ])
 }

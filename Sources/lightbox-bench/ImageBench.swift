@@ -2,15 +2,16 @@ import ArgumentParser
 import Foundation
 import Lightbox
 import LightboxImaging
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `lightbox-bench images`: thumbnails of the same files by Lightbox, by Pillow (`draft` +
-/// `thumbnail` in one Python process) and by `vipsthumbnail`, at each size and thread count,
-/// each configuration in a process of its own so that its peak memory is its own.
+/// `lightbox-bench images`: thumbnails of the same files by Lightbox (`lightbox thumbnail`,
+/// the command beside this one), by Pillow (`draft` + `thumbnail` in one Python process) and
+/// by `vipsthumbnail`, at each size and thread count, each configuration in a process of its
+/// own so that its peak memory is its own. Lightbox and vipsthumbnail write their thumbnails
+/// to files; Pillow keeps them in memory.
 struct ImageBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "images",
@@ -63,16 +64,20 @@ struct ImageBench: AsyncParsableCommand {
         let images = files.count * rounds
         for side in size {
             for count in threads {
+                let repeated = Array(repeating: files, count: rounds).flatMap { $0 }
+                let lightbox = (executable as NSString).deletingLastPathComponent + "/lightbox"
+                guard FileManager.default.isExecutableFile(atPath: lightbox) else {
+                    throw ValidationError("build the lightbox command beside lightbox-bench: swift build -c release")
+                }
                 var tools: [(String, [String], [String: String])] = [
-                    ("lightbox", [executable, "image-worker", "--size", "\(side)", "--threads", "\(count)",
-                                  "--rounds", "\(rounds)"] + files, [:]),
+                    ("lightbox", [lightbox, "thumbnail", "--size", "\(side)", "--jobs", "\(count)", "--out", output]
+                        + repeated, [:]),
                 ]
                 if FileManager.default.isExecutableFile(atPath: Self.python) {
                     tools.append(("pillow", [Self.python, script, "\(side)", "\(count)", "\(rounds)"] + files, [:]))
                 }
                 if let vips = Self.which("vipsthumbnail") {
                     // vipsthumbnail takes one file after another; its threads work inside each image.
-                    let repeated = Array(repeating: files, count: rounds).flatMap { $0 }
                     tools.append((
                         "vipsthumbnail",
                         [vips, "--size", "\(side)x\(side)", "-o", output + "/%s.jpg[Q=82,strip]"] + repeated,
@@ -126,39 +131,6 @@ struct ImageBench: AsyncParsableCommand {
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let seconds = Date().timeIntervalSince(start)
         return (seconds, Int(usage.ru_maxrss), (status >> 8) & 0xFF)
-    }
-}
-
-/// One Lightbox configuration of `images`, in its own process: thumbnails of every file,
-/// `rounds` times, on `threads` threads, kept in memory as the other tools keep theirs.
-struct ImageWorker: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "image-worker", abstract: "Used by `images`: Lightbox's side of the comparison.",
-        shouldDisplay: false)
-
-    @Argument var files: [String]
-    @Option var size: Int
-    @Option var threads: Int
-    @Option var rounds: Int
-
-    func run() async throws {
-        let work = Array(repeating: files, count: rounds).flatMap { $0 }
-        let options = ThumbnailOptions(width: size, height: size, quality: 82)
-        let next = Mutex(0)
-        let failures = Mutex(0)
-        DispatchQueue.concurrentPerform(iterations: max(1, threads)) { _ in
-            while true {
-                let index: Int = next.withLock { value in
-                    defer { value += 1 }
-                    return value
-                }
-                guard index < work.count else { return }
-                if (try? ImageFile.thumbnail(ofFileAt: work[index], options: options)) == nil {
-                    failures.withLock { $0 += 1 }
-                }
-            }
-        }
-        if failures.withLock({ $0 }) > 0 { throw ExitCode(1) }
     }
 }
 

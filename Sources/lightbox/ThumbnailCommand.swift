@@ -28,11 +28,15 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The folder to write into (made if missing).", valueName: "DIR"))
     var out: String
 
+    @Option(help: "How many files to work on at once (default: one per processor).")
+    var jobs: Int?
+
     @Flag(help: "Print one JSON line per file.")
     var json = false
 
     func run() async throws {
         guard (1...8192).contains(size) else { throw ValidationError("--size must be 1...8192 pixels, not \(size)") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more, not \(jobs)") }
         guard let contentMode = ContentMode(rawValue: mode) else { throw ValidationError("--mode must be fit or fill, not \(mode)") }
         guard let encoding = EncodedImageFormat(rawValue: format) else {
             throw ValidationError("--format must be jpeg or webp, not \(format)")
@@ -55,7 +59,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
                 next += 1
                 group.addTask { await Self.render(path, options: options, to: output) }
             }
-            for _ in 0..<ProcessInfo.processInfo.activeProcessorCount { addNext() }
+            for _ in 0..<max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount) { addNext() }
             for await line in group {
                 if line.error != nil { failed += 1 }
                 if json {

@@ -59,6 +59,42 @@ struct ImageManagerTests {
         }
     }
 
+    @Test("With derivatives/ emptied, the degraded image is the file's own embedded thumbnail, the same picture")
+    func embeddedThumbnails() async throws {
+        let (library, assets, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        try FileManager.default.removeItem(at: library.url.appendingPathComponent("derivatives"))
+        try FileManager.default.createDirectory(
+            at: library.url.appendingPathComponent("derivatives"), withIntermediateDirectories: true)
+        let manager = ImageManager(library: library)
+        // The phone JPEG's EXIF thumbnail, the iPhone HEIC's thumbnail item.
+        var finals: [EncodedImage] = []
+        var quicks: [EncodedImage] = []
+        for asset in assets.prefix(2) {
+            let results = await manager.requestImage(
+                for: asset, targetSize: PixelSize(width: 400, height: 400),
+                options: ImageRequestOptions(resizeMode: .exact)
+            ).results()
+            try #require(results.count == 2)
+            #expect(results[0].info.isDegraded && results[0].info.source == .embeddedThumbnail)
+            let quick = try #require(results[0].image), final = try #require(results[1].image)
+            #expect(max(quick.pixelWidth, quick.pixelHeight) < 400, "a thumbnail smaller than the target, not enlarged")
+            // The same picture: the final image shrunk to the quick one's size is close to it.
+            let shrunk = try ImageFile.thumbnail(
+                ofEncoded: final.bytes,
+                options: ThumbnailOptions(width: quick.pixelWidth, height: quick.pixelHeight, contentMode: .aspectFill))
+            let near = try ImageComparison.meanAbsoluteDifference(quick, shrunk)
+            #expect(near < 10, "mean difference \(near) between the embedded thumbnail and the photo")
+            finals.append(final)
+            quicks.append(quick)
+        }
+        // Against the other photo, the comparison fails.
+        let other = try ImageFile.thumbnail(
+            ofEncoded: finals[1].bytes,
+            options: ThumbnailOptions(width: quicks[0].pixelWidth, height: quicks[0].pixelHeight, contentMode: .aspectFill))
+        #expect(try ImageComparison.meanAbsoluteDifference(quicks[0], other) > 20)
+    }
+
     @Test("High quality delivers only the final; fast format one quick image")
     func deliveryModes() async throws {
         let (library, assets, folder) = try await Self.library()

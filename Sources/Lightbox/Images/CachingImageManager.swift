@@ -48,7 +48,7 @@ public final class CachingImageManager: ImageManager, @unchecked Sendable {
                 } else if memoryCache.image(forKey: Self.quickKey(key)) == nil,
                     let quick = try? await quickImage(asset, source, render, control)
                 {
-                    memoryCache.insert(quick, forKey: Self.quickKey(key))
+                    memoryCache.insert(quick.image, forKey: Self.quickKey(key))
                 }
             }
             let replaced = jobs.withLock { $0.updateValue(Job(control: control, task: task), forKey: jobKey) }

@@ -171,13 +171,13 @@ public class ImageManager: @unchecked Sendable {
                 control.deliver(found.image, degraded: false, source: found.source)
                 return
             }
-            var quick: EncodedImage?
+            var quick: (image: EncodedImage, source: ImageResultSource)?
             if options.deliveryMode != .highQualityFormat {
-                quick = memoryCache.image(forKey: Self.quickKey(key))
+                quick = memoryCache.image(forKey: Self.quickKey(key)).map { ($0, .thumbnail) }
                 if quick == nil { quick = try await quickImage(asset, source, render, control) }
             }
             if let quick {
-                control.deliver(quick, degraded: options.deliveryMode == .opportunistic, source: .thumbnail)
+                control.deliver(quick.image, degraded: options.deliveryMode == .opportunistic, source: quick.source)
                 if options.deliveryMode == .fastFormat { return }
             }
             if control.isCancelled { throw CancellationError() }
@@ -225,14 +225,14 @@ public class ImageManager: @unchecked Sendable {
     /// asset has none that suits.
     func quickImage(
         _ asset: Asset, _ source: Source, _ render: ThumbnailOptions, _ control: ImageRequest.Control
-    ) async throws -> EncodedImage? {
+    ) async throws -> (image: EncodedImage, source: ImageResultSource)? {
         let fitsGrid = render.contentMode == .aspectFill && render.normalizedCropRect == nil
             && max(render.width, render.height) <= ThumbnailOptions.grid.width
         let candidates: [ThumbnailOptions] = fitsGrid ? [.grid, .preview] : [.preview]
         let derivatives = library.derivatives
         let localIdentifier = asset.localIdentifier
         let hash = source.contentHash
-        return try await BlockingWork.run {
+        let stored: EncodedImage? = try await BlockingWork.run {
             for var candidate in candidates {
                 candidate.orientation = source.orientation
                 let key = DerivativeStore.key(contentHash: hash, options: candidate)
@@ -245,6 +245,14 @@ public class ImageManager: @unchecked Sendable {
             }
             return nil
         }
+        if let stored { return (stored, .thumbnail) }
+        // Nothing stored (derivatives/ was emptied): the thumbnail the file itself embeds.
+        let path = try await library.fileURL(for: source.photo).path
+        let embedded: EncodedImage? = try await BlockingWork.run {
+            if control.isCancelled { throw CancellationError() }
+            return try? ImageFile.embeddedThumbnail(ofFileAt: path, options: render)
+        }
+        return embedded.map { ($0, .embeddedThumbnail) }
     }
 
     /// Renders the final image from the asset's file on a render slot, and caches it.

@@ -81,6 +81,9 @@ public enum ImageResultSource: String, Sendable, Hashable {
     case diskCache
     /// Resized from a thumbnail the library keeps (the import's preview or grid).
     case thumbnail
+    /// Resized from the thumbnail the file embeds (a HEIF's, a JPEG's EXIF thumbnail, a RAW's
+    /// smallest preview), when the library keeps none.
+    case embeddedThumbnail
     /// Rendered from the asset's file.
     case rendered
 }

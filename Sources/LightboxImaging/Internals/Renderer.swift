@@ -70,6 +70,47 @@ enum Renderer {
         return (decoded.properties, images)
     }
 
+    /// A quick image from the thumbnail a file embeds, without decoding the file's main
+    /// image: a HEIF's thumbnail item, a JPEG's EXIF thumbnail, a RAW's smallest preview.
+    /// Nil when the file embeds none.
+    static func renderEmbeddedThumbnail(path: String, options: ThumbnailOptions) throws(ImagingError) -> EncodedImage? {
+        try Vips.ensureStarted()
+        guard let metadata = try? MetadataReader.read(fileAtPath: path) else { return nil }
+        let decoded: Decoded
+        switch metadata.format {
+        case .heic, .heif, .avif:
+            guard let lazy = cvips_heif_thumbnail(path) else {
+                _ = Vips.takeError()
+                return nil
+            }
+            let thumbnail = VipsImageRef(lazy)
+            // libvips falls back to the primary image: not a quick one.
+            guard let full = metadata.pixelWidth, thumbnail.width < full, thumbnail.height < (metadata.pixelHeight ?? 0) else {
+                return nil
+            }
+            let image = try Vips.copyToMemory(thumbnail, path: path)
+            let properties = ImageProperties(
+                storedWidth: image.width, storedHeight: image.height, orientation: 1, loader: "heifload")
+            decoded = Decoded(
+                image: image, properties: properties, uprightWidth: image.width, uprightHeight: image.height,
+                iccProfile: nil)
+        default:
+            let smallest = metadata.embeddedJPEGs.sorted { $0.length < $1.length }
+            guard let embedded = smallest.first, embedded.length <= 16 << 20,
+                let bytes = try? read(path, offset: embedded.offset, length: embedded.length),
+                let header = try? JPEGDecoder.header(bytes, path: path)
+            else { return nil }
+            let orientation = validOrientation(options.orientation) ?? metadata.exif?.orientation ?? header.orientation
+            let turned = JPEGDecoder.Header(width: header.width, height: header.height, orientation: orientation)
+            var unturned = options
+            unturned.orientation = nil
+            decoded = try decodeJPEG(bytes, header: turned, path: path, options: [unturned], monitor: nil)
+        }
+        var quick = options
+        quick.resizeMode = .fast
+        return try render(decoded, path: path, options: [quick], monitor: nil).images.first
+    }
+
     // MARK: - Decoding
 
     static func decode(path: String, options: [ThumbnailOptions], monitor: RenderMonitor?) throws(ImagingError) -> Decoded {

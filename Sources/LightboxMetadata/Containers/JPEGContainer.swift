@@ -49,6 +49,14 @@ enum JPEGContainer {
                 if head.starts(with: exifSignature) {
                     if metadata.exif == nil, let reader = try? TIFFReader(source: source, base: payloadOffset + exifSignature.count) {
                         metadata.exif = try? ExifMetadata(reader: reader)
+                        // IFD1's thumbnail: a quick image while the photo decodes.
+                        if let first = reader.firstIFDOffset, let next = reader.ifd(at: first)?.next,
+                            let ifd1 = reader.ifd(at: next), let start = ifd1[0x0201].flatMap(reader.integer),
+                            let count = ifd1[0x0202].flatMap(reader.integer), start > 0, count > 2,
+                            start + count <= payloadLength - exifSignature.count
+                        {
+                            metadata.embeddedJPEGs.append(EmbeddedJPEG(offset: reader.base + start, length: count))
+                        }
                     }
                 } else if head.starts(with: xmpSignature) {
                     standardXMP = try source.bytes(at: payloadOffset + xmpSignature.count, count: payloadLength - xmpSignature.count)
