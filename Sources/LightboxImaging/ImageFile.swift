@@ -65,10 +65,13 @@ public enum ImageFile {
     /// Several images from one decode, and the header's properties. The file is decoded once,
     /// at the smallest scale that serves every output. An import makes its preview and its
     /// grid thumbnail this way.
+    ///
+    /// `contents`, when given, are the file's bytes already in memory (an import reads a photo
+    /// once): a JPEG is decoded from them without reading the file again.
     public static func thumbnails(
-        ofFileAt path: String, options: [ThumbnailOptions], monitor: RenderMonitor? = nil
+        ofFileAt path: String, contents: [UInt8]? = nil, options: [ThumbnailOptions], monitor: RenderMonitor? = nil
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         guard !options.isEmpty else { return (try properties(ofFileAt: path), []) }
-        return try Renderer.render(path: path, options: options, monitor: monitor)
+        return try Renderer.render(path: path, contents: contents, options: options, monitor: monitor)
     }
 }

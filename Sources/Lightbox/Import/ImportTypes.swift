@@ -11,7 +11,7 @@ public struct ImportOptions: Sendable {
     /// Copy (the default) or move, decoding as many files at once as there are processors unless told.
     public init(shouldMoveFile: Bool = false, maximumConcurrentFiles: Int? = nil) {
         self.shouldMoveFile = shouldMoveFile
-        self.maximumConcurrentFiles = max(1, maximumConcurrentFiles ?? ProcessInfo.processInfo.activeProcessorCount)
+        self.maximumConcurrentFiles = max(1, maximumConcurrentFiles ?? ProcessInfo.processInfo.activeProcessorCount + 1)
     }
 }
 

@@ -72,9 +72,17 @@ extension PhotoLibrary {
         var sha256: String
         var size: Int64
         var modificationDate: Date
+        /// A photo's whole bytes, read once: hashed, decoded and stored from memory, so the
+        /// file is read once rather than three times, and what was hashed is what is stored.
+        /// Nil for movies and for files over ``wholeReadLimit``, which are streamed.
+        var contents: [UInt8]?
+
+        /// Photos up to this size are read whole.
+        static let wholeReadLimit = 64 << 20
 
         init(path: String) throws {
             let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            let fileSize = (attributes?[.size] as? NSNumber)?.intValue ?? Int.max
             let head = try FileIO.prefix(ofFileAt: path, count: FileFormat.sniffLength)
             guard let format = FileFormat(sniffing: head) else {
                 let reason =
@@ -86,7 +94,15 @@ extension PhotoLibrary {
             }
             self.path = path
             self.format = format
-            (sha256, size) = try FileIO.sha256(ofFileAt: path)
+            if format.kind != .video, fileSize <= Self.wholeReadLimit,
+                let bytes = try FileIO.contents(ofFileAt: path, limit: Self.wholeReadLimit)
+            {
+                contents = bytes
+                sha256 = FileIO.sha256(of: bytes)
+                size = Int64(bytes.count)
+            } else {
+                (sha256, size) = try FileIO.sha256(ofFileAt: path)
+            }
             modificationDate = (attributes?[.modificationDate] as? Date) ?? Date()
         }
     }
@@ -207,7 +223,11 @@ extension PhotoLibrary {
         var source = source
         let media: MediaMetadata
         do {
-            media = try MetadataReader.read(fileAtPath: source.path)
+            if let contents = source.contents {
+                media = try MetadataReader.read(ByteSource(bytes: contents))
+            } else {
+                media = try MetadataReader.read(fileAtPath: source.path)
+            }
         } catch where source.format.kind == .image {
             // libvips decodes the photo below: unreadable metadata only loses the metadata.
             media = MediaMetadata(format: source.format)
@@ -237,7 +257,8 @@ extension PhotoLibrary {
                 // the first view of the library instant: one header read and one decode for all.
                 var sizes: [ThumbnailOptions] = [.preview, .grid]
                 for index in sizes.indices { sizes[index].orientation = orientationOverride }
-                let (properties, images) = try ImageFile.thumbnails(ofFileAt: source.path, options: sizes)
+                let (properties, images) = try ImageFile.thumbnails(
+                    ofFileAt: source.path, contents: source.contents, options: sizes)
                 thumbnails = Array(zip(sizes, images))
                 (storedWidth, storedHeight) = (properties.storedWidth, properties.storedHeight)
                 (pixelWidth, pixelHeight) = (properties.pixelWidth, properties.pixelHeight)
@@ -277,8 +298,12 @@ extension PhotoLibrary {
             }
         }
         let pairedMovie = try motionPhotoMovie(source, metadata)
-        let storedPath = try originals.store(
-            copying: source.path, sha256: source.sha256, filenameExtension: source.format.preferredFilenameExtension)
+        let storedPath =
+            try source.contents.map {
+                try originals.store(bytes: $0, sha256: source.sha256, filenameExtension: source.format.preferredFilenameExtension)
+            }
+            ?? originals.store(
+                copying: source.path, sha256: source.sha256, filenameExtension: source.format.preferredFilenameExtension)
         return PreparedAsset(
             source: source, metadata: metadata, storedPath: storedPath,
             originalFilename: (source.path as NSString).lastPathComponent, storedWidth: storedWidth,

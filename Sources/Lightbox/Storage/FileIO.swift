@@ -48,6 +48,31 @@ enum FileIO {
         return Array(bytes.prefix(n))
     }
 
+    /// A whole file's bytes, read with one open; nil when it is larger than `limit`.
+    static func contents(ofFileAt path: String, limit: Int) throws -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw posixError("opening", path) }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw posixError("reading", path) }
+        let size = Int(status.st_size)
+        guard size <= limit else { return nil }
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var done = 0
+            while done < size {
+                let n = read(fd, buffer.baseAddress! + done, size - done)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                done += n
+            }
+            failed = done != size
+            count = done
+        }
+        if failed { throw posixError("reading", path) }
+        return bytes
+    }
+
     /// SHA-256 of a file's bytes, lowercase hex, and its size.
     static func sha256(ofFileAt path: String) throws -> (hex: String, size: Int64) {
         var hasher = SHA256()

@@ -23,10 +23,11 @@ enum Renderer {
     }
 
     static func render(
-        path: String, options: [ThumbnailOptions], monitor: RenderMonitor?
+        path: String, contents: [UInt8]? = nil, options: [ThumbnailOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         try Vips.ensureStarted()
-        return try render(try decode(path: path, options: options, monitor: monitor), path: path, options: options, monitor: monitor)
+        let decoded = try decode(path: path, contents: contents, options: options, monitor: monitor)
+        return try render(decoded, path: path, options: options, monitor: monitor)
     }
 
     /// Renders from an encoded image in memory (a cached JPEG or WebP thumbnail): upright
@@ -113,8 +114,16 @@ enum Renderer {
 
     // MARK: - Decoding
 
-    static func decode(path: String, options: [ThumbnailOptions], monitor: RenderMonitor?) throws(ImagingError) -> Decoded {
-        if let bytes = try readIfJPEG(path), let header = try JPEGDecoder.header(bytes, path: path) {
+    static func decode(
+        path: String, contents: [UInt8]? = nil, options: [ThumbnailOptions], monitor: RenderMonitor?
+    ) throws(ImagingError) -> Decoded {
+        var jpeg: [UInt8]?
+        if let contents {
+            jpeg = JPEGDecoder.isJPEG(contents) ? contents : nil
+        } else {
+            jpeg = try readIfJPEG(path)
+        }
+        if let bytes = jpeg, let header = try JPEGDecoder.header(bytes, path: path) {
             return try decodeJPEG(bytes, header: header, path: path, options: options, monitor: monitor)
         }
         let metadata = try? MetadataReader.read(fileAtPath: path)
