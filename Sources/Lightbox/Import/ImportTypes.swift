@@ -5,13 +5,15 @@ public struct ImportOptions: Sendable {
     /// Move files instead of copying: each source file is deleted once the library holds its
     /// copy durably (fsynced file, committed row). PhotoKit's `shouldMoveFile`.
     public var shouldMoveFile: Bool
-    /// How many files are decoded at once; defaults to the number of processors.
+    /// How many files are imported at once; defaults to two more than there are processors,
+    /// so that while files wait for fsync and for the write transaction, the processors still
+    /// have a file to decode.
     public var maximumConcurrentFiles: Int
 
-    /// Copy (the default) or move, decoding as many files at once as there are processors unless told.
+    /// Copy (the default) or move, two more files at once than there are processors unless told.
     public init(shouldMoveFile: Bool = false, maximumConcurrentFiles: Int? = nil) {
         self.shouldMoveFile = shouldMoveFile
-        self.maximumConcurrentFiles = max(1, maximumConcurrentFiles ?? ProcessInfo.processInfo.activeProcessorCount + 1)
+        self.maximumConcurrentFiles = max(1, maximumConcurrentFiles ?? ProcessInfo.processInfo.activeProcessorCount + 2)
     }
 }
 
