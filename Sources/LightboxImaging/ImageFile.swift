@@ -67,11 +67,14 @@ public enum ImageFile {
     /// grid thumbnail this way.
     ///
     /// `contents`, when given, are the file's bytes already in memory (an import reads a photo
-    /// once): a JPEG is decoded from them without reading the file again.
+    /// once), and `fileOrientation` its EXIF orientation as Lightbox's metadata reader found it:
+    /// a JPEG is then decoded without reading the file or its EXIF again.
     public static func thumbnails(
-        ofFileAt path: String, contents: [UInt8]? = nil, options: [ThumbnailOptions], monitor: RenderMonitor? = nil
+        ofFileAt path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [ThumbnailOptions],
+        monitor: RenderMonitor? = nil
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         guard !options.isEmpty else { return (try properties(ofFileAt: path), []) }
-        return try Renderer.render(path: path, contents: contents, options: options, monitor: monitor)
+        return try Renderer.render(
+            path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: monitor)
     }
 }

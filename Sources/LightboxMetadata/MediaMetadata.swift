@@ -39,11 +39,8 @@ public struct MediaMetadata: Sendable, Hashable {
     /// HEIF: the primary item's rotation in quarter turns counterclockwise (`irot`).
     public var heifRotation: Int?
     /// JPEG images a RAW file embeds (its previews, `JpgFromRaw`, thumbnails), where the file
-    /// says they are; the bytes there are not checked. ``largestEmbeddedJPEG`` picks one.
+    /// says they are; the bytes there are not checked.
     public var embeddedJPEGs: [EmbeddedJPEG] = []
-
-    /// The embedded JPEG with the most bytes: the largest preview, as a RAW file's is.
-    public var largestEmbeddedJPEG: EmbeddedJPEG? { embeddedJPEGs.max { $0.length < $1.length } }
 
     public init(format: FileFormat) {
         self.format = format

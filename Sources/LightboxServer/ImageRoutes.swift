@@ -48,24 +48,36 @@ enum ImageRoutes {
                 headers[.cacheControl] = "private, max-age=3600"
                 return Response(status: .notModified, headers: headers)
             }
-            var requestOptions = options
-            requestOptions.deliveryMode = delivery == "fast" ? .fastFormat : delivery == "high" ? .highQualityFormat : .opportunistic
-            var answer: ImageResult?
-            for await result in images.requestImage(for: asset, targetSize: size, contentMode: mode, options: requestOptions) {
-                answer = result
-                // Opportunistic: the first result is enough; the final renders in the background.
-                if delivery == "opportunistic" { break }
-            }
-            guard let answer else { throw HTTPError(.internalServerError, message: "the image request gave no result") }
-            if let error = answer.info.error { throw error }
-            guard let image = answer.image else { throw HTTPError(.serviceUnavailable, message: "the image request was cancelled") }
-            if delivery == "opportunistic" && answer.info.isDegraded {
-                images.startCachingImages(for: [asset], targetSize: size, contentMode: mode, options: options)
+            let image: EncodedImage
+            let source: ImageResultSource?
+            let degraded: Bool
+            if delivery == "opportunistic",
+                let hit = try await images.cachedImage(for: asset, targetSize: size, contentMode: mode, options: options)
+            {
+                (image, source, degraded) = (hit.image, hit.source, false)
+            } else {
+                // Fast, or opportunistic on a miss: the quick image now. The miss's final is then
+                // prepared by the caching manager alone, so it is rendered once.
+                var requestOptions = options
+                requestOptions.deliveryMode = delivery == "high" ? .highQualityFormat : .fastFormat
+                var answer: ImageResult?
+                for await result in images.requestImage(for: asset, targetSize: size, contentMode: mode, options: requestOptions) {
+                    answer = result
+                }
+                guard let answer else { throw HTTPError(.internalServerError, message: "the image request gave no result") }
+                if let error = answer.info.error { throw error }
+                guard let found = answer.image else {
+                    throw HTTPError(.serviceUnavailable, message: "the image request was cancelled")
+                }
+                (image, source, degraded) = (found, answer.info.source, delivery != "high")
+                if delivery == "opportunistic" {
+                    images.startCachingImages(for: [asset], targetSize: size, contentMode: mode, options: options)
+                }
             }
             headers[.contentType] = image.format.mimeType
-            headers[.init("X-Lightbox-Degraded")!] = answer.info.isDegraded || delivery == "fast" ? "true" : "false"
-            headers[.init("X-Lightbox-Source")!] = answer.info.source?.rawValue ?? ""
-            if delivery == "fast" || answer.info.isDegraded {
+            headers[.init("X-Lightbox-Degraded")!] = degraded ? "true" : "false"
+            headers[.init("X-Lightbox-Source")!] = source?.rawValue ?? ""
+            if degraded {
                 headers[.cacheControl] = "no-store"
             } else {
                 headers[.cacheControl] = "private, max-age=3600"

@@ -237,13 +237,45 @@ struct ImageManagerTests {
             let results = await manager.requestImage(for: asset, targetSize: size, contentMode: .aspectFill).results()
             #expect(results.count == 1 && results[0].info.source == .memoryCache && !results[0].info.isDegraded)
         }
-        // Another size is not cached; started and stopped at once, nothing stays running.
+        // Stopping stops: with the one render slot held by a request that waits for us, caching
+        // is started and stopped; once the slot is free, nothing it asked for is ever rendered.
+        let single = CachingImageManager(library: library, concurrentRenders: 1)
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let once = Mutex(false)
+        let holder = single.requestImage(
+            for: assets[0], targetSize: .maximum, options: ImageRequestOptions(deliveryMode: .highQualityFormat)
+        ) { _ in
+            let first = once.withLock { reported in
+                defer { reported = true }
+                return !reported
+            }
+            if first {
+                started.signal()
+                release.wait()
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { started.wait(); continuation.resume() }
+        }
         let other = PixelSize(width: 1500, height: 1500)
-        manager.startCachingImages(for: assets, targetSize: other)
-        manager.stopCachingImages(for: assets, targetSize: other)
-        #expect(manager.cachingCount == 0)
-        manager.startCachingImages(for: assets, targetSize: other)
-        manager.stopCachingImagesForAllAssets()
-        #expect(manager.cachingCount == 0)
+        single.startCachingImages(for: assets, targetSize: other)
+        single.stopCachingImages(for: Array(assets.prefix(1)), targetSize: other)
+        single.stopCachingImagesForAllAssets()
+        #expect(single.cachingCount == 0)
+        release.signal()
+        _ = await holder.results()
+        // A request behind anything the stopped caching might still have queued.
+        _ = await single.requestImage(
+            for: assets[1], targetSize: PixelSize(width: 100, height: 100),
+            options: ImageRequestOptions(deliveryMode: .highQualityFormat)
+        ).results()
+        let stored = try FileManager.default.subpathsOfDirectory(atPath: library.url.path + "/derivatives")
+        #expect(!stored.contains { $0.contains("-1500x1500-") }, "a stopped caching job rendered")
+        // The same requests, not stopped, render and store.
+        single.startCachingImages(for: assets, targetSize: other)
+        await single.waitForCaching()
+        let cached = try FileManager.default.subpathsOfDirectory(atPath: library.url.path + "/derivatives")
+        #expect(cached.filter { $0.contains("-1500x1500-") }.count == assets.count)
     }
 }

@@ -42,6 +42,15 @@ struct DerivativeStore: Sendable {
         FileManager.default.contents(atPath: path(localIdentifier: localIdentifier, key: key).file).map { [UInt8]($0) }
     }
 
+    /// A cached image with its size, read from the bytes already in memory (no second open,
+    /// no decode); nil when absent or not an image.
+    func cachedImage(localIdentifier: String, key: String, format: EncodedImageFormat) -> EncodedImage? {
+        guard let bytes = cached(localIdentifier: localIdentifier, key: key),
+            let size = try? ImageFile.size(ofEncoded: bytes)
+        else { return nil }
+        return EncodedImage(bytes: bytes, format: format, pixelWidth: size.width, pixelHeight: size.height)
+    }
+
     func store(_ bytes: [UInt8], localIdentifier: String, key: String) throws {
         let (folder, file) = path(localIdentifier: localIdentifier, key: key)
         try FileIO.makeDirectory(folder)

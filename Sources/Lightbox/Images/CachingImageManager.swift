@@ -36,7 +36,8 @@ public final class CachingImageManager: ImageManager, @unchecked Sendable {
             let control = ImageRequest.Control(
                 id: ImageRequestID(rawValue: 0), continuation: AsyncStream<ImageResult>.makeStream().continuation)
             let task = Task(priority: .background) { [self] in
-                defer { _ = jobs.withLock { $0.removeValue(forKey: jobKey) } }
+                // Done: forget the job, unless a newer start for the same image replaced it.
+                defer { jobs.withLock { if $0[jobKey]?.control === control { $0[jobKey] = nil } } }
                 guard let source = try? self.source(of: asset, version: options.version) else { return }
                 let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
                 let key = DerivativeStore.key(contentHash: source.contentHash, options: render)

@@ -111,6 +111,18 @@ public class ImageManager: @unchecked Sendable {
         return "\"" + DerivativeStore.key(contentHash: photo.sha256, options: render) + "\""
     }
 
+    /// A request's final image when a cache holds it (the memory cache, then `derivatives/`),
+    /// without rendering anything; nil on a miss.
+    public func cachedImage(
+        for asset: Asset, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
+        options: ImageRequestOptions = ImageRequestOptions()
+    ) async throws -> (image: EncodedImage, source: ImageResultSource)? {
+        try Self.validate(targetSize, options)
+        let source = try self.source(of: asset, version: options.version)
+        let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
+        return try await cached(DerivativeStore.key(contentHash: source.contentHash, options: render), asset.localIdentifier, render)
+    }
+
     // MARK: - Serving one request
 
     /// What an asset's image is rendered from: known from the asset alone, so that a cache
@@ -201,11 +213,8 @@ public class ImageManager: @unchecked Sendable {
         if let image = memoryCache.image(forKey: key) { return (image, .memoryCache) }
         guard Self.isStored(render) else { return nil }
         let derivatives = library.derivatives
-        let found: EncodedImage? = try await BlockingWork.run {
-            guard let bytes = derivatives.cached(localIdentifier: localIdentifier, key: key),
-                let size = try? ImageFile.size(ofEncoded: bytes)
-            else { return nil }
-            return EncodedImage(bytes: bytes, format: render.format, pixelWidth: size.width, pixelHeight: size.height)
+        let found = try await BlockingWork.run {
+            derivatives.cachedImage(localIdentifier: localIdentifier, key: key, format: render.format)
         }
         guard let found else { return nil }
         memoryCache.insert(found, forKey: key)

@@ -54,11 +54,4 @@ final class MemoryImageCache: Sendable {
             }
         }
     }
-
-    func removeAll() {
-        state.withLock { $0 = State() }
-    }
-
-    /// Bytes and images held.
-    var usage: (bytes: Int, count: Int) { state.withLock { ($0.bytes, $0.entries.count) } }
 }

@@ -18,7 +18,7 @@ final class RenderQueue: Sendable {
 
     private struct Job {
         let priority: Priority
-        let sequence: Int
+        var sequence = 0
         let start: @Sendable () -> Void
         let abandon: @Sendable () -> Void
         let isCancelled: @Sendable () -> Bool
@@ -39,9 +39,6 @@ final class RenderQueue: Sendable {
         self.width = max(1, width)
     }
 
-    /// Renders waiting to start.
-    var waitingCount: Int { state.withLock { $0.waiting.count } }
-
     /// Runs `work` when a slot is free. Throws `CancellationError` when `isCancelled` says so
     /// before the work starts.
     func run<T: Sendable>(
@@ -50,7 +47,7 @@ final class RenderQueue: Sendable {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let dispatch = priority == .background ? backgroundQueue : queue
             let job = Job(
-                priority: priority, sequence: 0,
+                priority: priority,
                 start: { [self] in
                     dispatch.async {
                         continuation.resume(with: Result { try work() })
@@ -68,11 +65,10 @@ final class RenderQueue: Sendable {
             job.abandon()
             return
         }
+        var numbered = job
         let start: Bool = state.withLock { state in
             state.sequence += 1
-            let numbered = Job(
-                priority: job.priority, sequence: state.sequence, start: job.start, abandon: job.abandon,
-                isCancelled: job.isCancelled)
+            numbered.sequence = state.sequence
             if state.running < width {
                 state.running += 1
                 return true
@@ -86,12 +82,19 @@ final class RenderQueue: Sendable {
     /// Abandons the waiting jobs whose requests were cancelled, at once rather than when a
     /// slot frees: their callers stop waiting.
     func dropCancelled() {
-        let abandoned: [Job] = state.withLock { state in
-            let cancelled = state.waiting.filter { $0.isCancelled() }
-            state.waiting.removeAll { $0.isCancelled() }
-            return cancelled
-        }
+        let abandoned = state.withLock { Self.removeCancelled(&$0) }
         for job in abandoned { job.abandon() }
+    }
+
+    /// Takes the cancelled jobs out of the waiting list, each asked once.
+    private static func removeCancelled(_ state: inout State) -> [Job] {
+        var cancelled: [Job] = []
+        state.waiting.removeAll { job in
+            guard job.isCancelled() else { return false }
+            cancelled.append(job)
+            return true
+        }
+        return cancelled
     }
 
     /// A slot is free: start the most urgent waiting job, dropping cancelled ones.
@@ -99,8 +102,7 @@ final class RenderQueue: Sendable {
         while true {
             var abandoned: [Job] = []
             let next: Job? = state.withLock { state in
-                abandoned = state.waiting.filter { $0.isCancelled() }
-                state.waiting.removeAll { $0.isCancelled() }
+                abandoned = Self.removeCancelled(&state)
                 guard let index = state.waiting.indices.max(by: { a, b in
                     let (x, y) = (state.waiting[a], state.waiting[b])
                     return x.priority != y.priority ? x.priority < y.priority : x.sequence < y.sequence

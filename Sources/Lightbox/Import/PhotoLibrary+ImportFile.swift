@@ -258,7 +258,7 @@ extension PhotoLibrary {
                 var sizes: [ThumbnailOptions] = [.preview, .grid]
                 for index in sizes.indices { sizes[index].orientation = orientationOverride }
                 let (properties, images) = try ImageFile.thumbnails(
-                    ofFileAt: source.path, contents: source.contents, options: sizes)
+                    ofFileAt: source.path, contents: source.contents, fileOrientation: fileOrientation, options: sizes)
                 thumbnails = Array(zip(sizes, images))
                 (storedWidth, storedHeight) = (properties.storedWidth, properties.storedHeight)
                 (pixelWidth, pixelHeight) = (properties.pixelWidth, properties.pixelHeight)
@@ -304,6 +304,8 @@ extension PhotoLibrary {
             }
             ?? originals.store(
                 copying: source.path, sha256: source.sha256, filenameExtension: source.format.preferredFilenameExtension)
+        // Stored: the bytes need not wait in memory for the write transaction.
+        source.contents = nil
         return PreparedAsset(
             source: source, metadata: metadata, storedPath: storedPath,
             originalFilename: (source.path as NSString).lastPathComponent, storedWidth: storedWidth,

@@ -55,11 +55,7 @@ extension PhotoLibrary {
     ) throws -> Thumbnail {
         let key = DerivativeStore.key(contentHash: contentHash, options: options)
         let entityTag = DerivativeStore.entityTag(contentHash: contentHash, options: options)
-        // A cache hit reads the file once; its size comes from the bytes already in memory.
-        if let bytes = derivatives.cached(localIdentifier: localIdentifier, key: key),
-            let size = try? ImageFile.size(ofEncoded: bytes)
-        {
-            let image = EncodedImage(bytes: bytes, format: options.format, pixelWidth: size.width, pixelHeight: size.height)
+        if let image = derivatives.cachedImage(localIdentifier: localIdentifier, key: key, format: options.format) {
             return Thumbnail(image: image, entityTag: entityTag, wasCached: true)
         }
         let image: EncodedImage

@@ -14,11 +14,10 @@ enum JPEGDecoder {
     /// More scans than any encoder writes; a file with more is built to waste time.
     static let maximumScans = 1_000
 
-    /// A JPEG's header, when the bytes start like one and this decoder takes it.
+    /// A JPEG's stored size, when the bytes start like one and this decoder takes it.
     struct Header {
         let width: Int
         let height: Int
-        let orientation: Int
     }
 
     /// A C string in a buffer the decoder wrote.
@@ -43,9 +42,13 @@ enum JPEGDecoder {
             throw ImagingError(.corrupt, "cannot read the JPEG header (\(text(message)))", path: path)
         }
         guard header.supported != 0, header.width > 0, header.height > 0 else { return nil }
-        // The orientation from Lightbox's own EXIF reader, the one import records.
-        let orientation = (try? MetadataReader.read(ByteSource(bytes: bytes)))?.exif?.orientation ?? 1
-        return Header(width: Int(header.width), height: Int(header.height), orientation: orientation)
+        return Header(width: Int(header.width), height: Int(header.height))
+    }
+
+    /// The EXIF orientation of JPEG bytes, from Lightbox's own EXIF reader (the one import
+    /// records); 1 when there is none.
+    static func exifOrientation(_ bytes: [UInt8]) -> Int {
+        (try? MetadataReader.read(ByteSource(bytes: bytes)))?.exif?.orientation ?? 1
     }
 
     /// Decodes at 1/`shrink` of the stored size into a libvips image in memory (stored

@@ -23,10 +23,12 @@ enum Renderer {
     }
 
     static func render(
-        path: String, contents: [UInt8]? = nil, options: [ThumbnailOptions], monitor: RenderMonitor?
+        path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [ThumbnailOptions],
+        monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         try Vips.ensureStarted()
-        let decoded = try decode(path: path, contents: contents, options: options, monitor: monitor)
+        let decoded = try decode(
+            path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: monitor)
         return try render(decoded, path: path, options: options, monitor: monitor)
     }
 
@@ -39,8 +41,7 @@ enum Renderer {
         let label = "an encoded image of \(bytes.count) bytes"
         let decoded: Decoded
         if let header = try JPEGDecoder.header(bytes, path: label) {
-            let upright = JPEGDecoder.Header(width: header.width, height: header.height, orientation: 1)
-            decoded = try decodeJPEG(bytes, header: upright, path: label, options: options, monitor: monitor)
+            decoded = try decodeJPEG(bytes, header: header, fileOrientation: 1, path: label, options: options, monitor: monitor)
         } else {
             let image = try Vips.decodeEncoded(bytes)
             let properties = ImageProperties(
@@ -101,11 +102,8 @@ enum Renderer {
                 let bytes = try? read(path, offset: embedded.offset, length: embedded.length),
                 let header = try? JPEGDecoder.header(bytes, path: path)
             else { return nil }
-            let orientation = validOrientation(options.orientation) ?? metadata.exif?.orientation ?? header.orientation
-            let turned = JPEGDecoder.Header(width: header.width, height: header.height, orientation: orientation)
-            var unturned = options
-            unturned.orientation = nil
-            decoded = try decodeJPEG(bytes, header: turned, path: path, options: [unturned], monitor: nil)
+            let orientation = metadata.exif?.orientation ?? JPEGDecoder.exifOrientation(bytes)
+            decoded = try decodeJPEG(bytes, header: header, fileOrientation: orientation, path: path, options: [options], monitor: nil)
         }
         var quick = options
         quick.resizeMode = .fast
@@ -114,36 +112,43 @@ enum Renderer {
 
     // MARK: - Decoding
 
+    /// `contents` are the file's bytes when the caller holds them, and `fileOrientation` its
+    /// EXIF orientation when the caller has read it: neither is then read again.
     static func decode(
-        path: String, contents: [UInt8]? = nil, options: [ThumbnailOptions], monitor: RenderMonitor?
+        path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [ThumbnailOptions],
+        monitor: RenderMonitor?
     ) throws(ImagingError) -> Decoded {
-        var jpeg: [UInt8]?
+        let opened: (format: FileFormat?, bytes: [UInt8]?)
         if let contents {
-            jpeg = JPEGDecoder.isJPEG(contents) ? contents : nil
+            opened = (FileFormat(sniffing: Array(contents.prefix(FileFormat.sniffLength))), contents)
         } else {
-            jpeg = try readIfJPEG(path)
+            opened = try sniff(path)
         }
-        if let bytes = jpeg, let header = try JPEGDecoder.header(bytes, path: path) {
-            return try decodeJPEG(bytes, header: header, path: path, options: options, monitor: monitor)
+        if opened.format == .jpeg, let bytes = opened.bytes, let header = try JPEGDecoder.header(bytes, path: path) {
+            return try decodeJPEG(
+                bytes, header: header, fileOrientation: fileOrientation ?? JPEGDecoder.exifOrientation(bytes), path: path,
+                options: options, monitor: monitor)
         }
-        let metadata = try? MetadataReader.read(fileAtPath: path)
-        switch metadata?.format.kind {
-        case .raw?:
-            let raw = try rawPreview(path, metadata!)
-            return try decodeJPEG(raw.bytes, header: raw.header, path: path, options: options, monitor: monitor)
-        case .video?:
-            return try decodePosterFrame(path: path, options: options)
-        default:
-            return try decodeWithLibvips(path: path, options: options, monitor: monitor)
+        // TIFF-based RAW files sniff as TIFF; their tags tell them apart.
+        if opened.format == .tiff || opened.format?.kind == .raw, let metadata = try? MetadataReader.read(fileAtPath: path),
+            metadata.format.kind == .raw
+        {
+            let raw = try rawPreview(path, metadata)
+            return try decodeJPEG(
+                raw.bytes, header: raw.header, fileOrientation: raw.orientation, path: path, options: options,
+                monitor: monitor)
         }
+        if opened.format?.kind == .video { return try decodePosterFrame(path: path, options: options) }
+        return try decodeWithLibvips(path: path, options: options, monitor: monitor)
     }
 
     private static func decodeJPEG(
-        _ bytes: [UInt8], header: JPEGDecoder.Header, path: String, options: [ThumbnailOptions], monitor: RenderMonitor?
+        _ bytes: [UInt8], header: JPEGDecoder.Header, fileOrientation: Int, path: String, options: [ThumbnailOptions],
+        monitor: RenderMonitor?
     ) throws(ImagingError) -> Decoded {
         let properties = ImageProperties(
-            storedWidth: header.width, storedHeight: header.height, orientation: header.orientation, loader: "jpegload")
-        let orientation = validOrientation(options.first?.orientation) ?? header.orientation
+            storedWidth: header.width, storedHeight: header.height, orientation: fileOrientation, loader: "jpegload")
+        let orientation = validOrientation(options.first?.orientation) ?? fileOrientation
         let swaps = (5...8).contains(orientation)
         let (uprightWidth, uprightHeight) = swaps ? (header.height, header.width) : (header.width, header.height)
         let shrink = options.map {
@@ -180,9 +185,10 @@ enum Renderer {
             image: image, properties: properties, uprightWidth: uprightWidth, uprightHeight: uprightHeight, iccProfile: nil)
     }
 
-    /// The whole file when it starts like a JPEG; nil for anything else, which libvips reads
-    /// itself (a 500 MB TIFF is not read into memory to look at its first bytes).
-    private static func readIfJPEG(_ path: String) throws(ImagingError) -> [UInt8]? {
+    /// The format its first bytes say, and the whole file when it is a JPEG; anything else is
+    /// read by libvips or FFmpeg itself (a 500 MB TIFF is not read into memory to look at its
+    /// first bytes).
+    private static func sniff(_ path: String) throws(ImagingError) -> (format: FileFormat?, bytes: [UInt8]?) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw ImagingError(.unreadable, "cannot open the file (\(String(cString: strerror(errno))))", path: path)
@@ -193,10 +199,10 @@ enum Renderer {
             throw ImagingError(.unreadable, "not a regular file", path: path)
         }
         let size = Int(status.st_size)
-        var magic = [UInt8](repeating: 0, count: 3)
-        guard size > 3, pread(descriptor, &magic, 3, 0) == 3, magic == [0xFF, 0xD8, 0xFF] else { return nil }
-        guard size <= maximumJPEGFileSize else { return nil }
-        return try readFully(descriptor, offset: 0, length: size, path: path)
+        let head = try readFully(descriptor, offset: 0, length: min(size, FileFormat.sniffLength), path: path)
+        let format = FileFormat(sniffing: head)
+        guard format == .jpeg, size <= maximumJPEGFileSize else { return (format, nil) }
+        return (format, try readFully(descriptor, offset: 0, length: size, path: path))
     }
 
     /// A decoded image in its stored orientation, turned upright by `orientation` (EXIF 1...8)
@@ -221,15 +227,14 @@ enum Renderer {
     /// preview is stored as the sensor saw it): what a RAW shows until Lightbox develops RAW
     /// data itself. Throws when it has no usable preview.
     private static func rawPreview(_ path: String, _ metadata: MediaMetadata) throws(ImagingError)
-        -> (bytes: [UInt8], header: JPEGDecoder.Header)
+        -> (bytes: [UInt8], header: JPEGDecoder.Header, orientation: Int)
     {
         let candidates = metadata.embeddedJPEGs.sorted { $0.length > $1.length }
         for candidate in candidates where candidate.length <= maximumJPEGFileSize {
             guard let bytes = try? read(path, offset: candidate.offset, length: candidate.length),
                 JPEGDecoder.isJPEG(bytes), let header = try? JPEGDecoder.header(bytes, path: path)
             else { continue }
-            let orientation = metadata.exif?.orientation ?? header.orientation
-            return (bytes, JPEGDecoder.Header(width: header.width, height: header.height, orientation: orientation))
+            return (bytes, header, metadata.exif?.orientation ?? JPEGDecoder.exifOrientation(bytes))
         }
         throw ImagingError(
             .unreadable,
