@@ -98,4 +98,35 @@ public enum ImageComparison {
         }
         return average
     }
+
+    /// The mean absolute difference per channel value between two image files of the same size
+    /// that libvips reads (`.v`, PNG, JPEG, ...): the pixels as stored, no orientation applied.
+    public static func meanAbsoluteDifference(ofFileAt first: String, _ second: String) throws(ImagingError) -> Double {
+        try Vips.ensureStarted()
+        let a = try open(first)
+        let b = try open(second)
+        guard a.width == b.width, a.height == b.height, a.bands == b.bands else {
+            throw ImagingError(
+                .corrupt, "sizes differ: \(a.width)x\(a.height)x\(a.bands) vs \(b.width)x\(b.height)x\(b.bands)")
+        }
+        var average = 0.0
+        guard cvips_subtract_abs_avg(a.pointer, b.pointer, &average) == 0 else {
+            throw ImagingError(.corrupt, "cannot compare (\(Vips.takeError()))")
+        }
+        return average
+    }
+
+    /// An image file's 8-bit pixels, interleaved, with its size and bands.
+    public static func pixels(ofFileAt path: String) throws(ImagingError) -> (pixels: [UInt8], width: Int, height: Int, bands: Int) {
+        try Vips.ensureStarted()
+        let image = try open(path)
+        return (try Vips.pixels(image), image.width, image.height, image.bands)
+    }
+
+    private static func open(_ path: String) throws(ImagingError) -> VipsImageRef {
+        guard let image = cvips_open_random(path) else {
+            throw ImagingError(.unreadable, "cannot open (\(Vips.takeError()))", path: path)
+        }
+        return VipsImageRef(image)
+    }
 }

@@ -9,6 +9,7 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
             case libraryUnavailable
             case cancelled
             case tooLarge
+            case invalidRecipe
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -25,6 +26,9 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let cancelled = Code(.cancelled)
         /// The image needs more memory than a render may use.
         public static let tooLarge = Code(.tooLarge)
+        /// An edit recipe names an unknown filter, a value out of range, or a version this
+        /// Lightbox does not read.
+        public static let invalidRecipe = Code(.invalidRecipe)
 
         public var description: String {
             switch wrapped {
@@ -34,6 +38,7 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
             case .libraryUnavailable: "libvips unavailable"
             case .cancelled: "cancelled"
             case .tooLarge: "too large"
+            case .invalidRecipe: "invalid recipe"
             }
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Lightbox
+import LightboxImaging
 
 /// Runs one change block for a command, turning a refused request into a clean error.
 enum Changes {
@@ -110,5 +111,70 @@ struct HistoryCommand: AsyncParsableCommand {
             }
         }
         if !json { Output.message("current token: \(try library.currentChangeToken())") }
+    }
+}
+
+struct EditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit", abstract: "Edit a photo without touching its original: filters added to its recipe.",
+        discussion: """
+            Filters apply in the order given, after those of an earlier Lightbox edit, which the \
+            edit continues: \(EditFilter.names.joined(separator: ", ")). For example: \
+            --filter exposure=0.5 --filter straighten=3 --filter crop=0.1,0.1,0.8,0.8 (the crop \
+            as X,Y,W,H in unit coordinates). The render is written at full size, the original \
+            stays as it was, and `lightbox revert` brings it back. Prints the edited asset.
+            """)
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: "The asset's local identifier.")
+    var id: String
+
+    @Option(name: .customLong("filter"), help: ArgumentHelp("A filter, NAME=VALUE (repeat, in order).", valueName: "NAME=VALUE"))
+    var filters: [String] = []
+
+    @Flag(help: "Print the edited asset as one JSON line.")
+    var json = false
+
+    func run() async throws {
+        let recipe: EditRecipe
+        do {
+            recipe = try EditRecipe(parsing: filters)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        guard !recipe.filters.isEmpty else { throw ValidationError("give at least one --filter NAME=VALUE") }
+        let library = try libraryOptions.open()
+        guard let asset = try await library.asset(withLocalIdentifier: id) else {
+            throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
+        }
+        let edited: Asset
+        do {
+            edited = try await library.edit(asset, with: RecipeEditor(adding: recipe.filters))
+        } catch let error as LibraryError {
+            throw CommandError(error.message)
+        }
+        if json {
+            Output.jsonLine(edited)
+        } else {
+            Output.line("\(edited.localIdentifier)  edited, \(edited.pixelWidth)x\(edited.pixelHeight)")
+        }
+    }
+}
+
+struct RevertCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revert", abstract: "Remove every edit of assets: they show their originals again.")
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: "Local identifiers of the assets.")
+    var ids: [String]
+
+    func run() async throws {
+        let library = try libraryOptions.open()
+        try await Changes.perform(library) { changes in
+            for id in ids { changes.changeRequest(forAssetWithLocalIdentifier: id).revertAssetContentToOriginal() }
+        }
     }
 }

@@ -42,6 +42,9 @@ struct ShowCommand: AsyncParsableCommand {
             let altitude = location.altitude.map { String(format: ", %.1f m", $0) } ?? ""
             details.append(("location", String(format: "%.6f, %.6f", location.latitude, location.longitude) + altitude))
         }
+        if asset.hasAdjustments {
+            details.append(("adjustments", "edited, \(asset.adjustmentFormatIdentifier ?? "unknown format")"))
+        }
         if let rating = asset.rating { details.append(("rating", rating < 0 ? "rejected" : String(repeating: "*", count: rating))) }
         if let burst = asset.burstIdentifier {
             details.append(("burstIdentifier", burst + (asset.representsBurst ? " (represents the burst)" : "")))

@@ -47,6 +47,10 @@ public final class ChangeRequests {
         case hidden(Bool)
         case creationDate(Date?)
         case location(Location?)
+        /// An editor's output: a new render and adjustment data.
+        case content(ContentEditingOutput)
+        /// Back to the original: every edit removed.
+        case revert
     }
 
     /// One file a creation request adds.
@@ -202,6 +206,21 @@ public class AssetChangeRequest {
     public var rating: Int? {
         get { nil }
         set { record(.rating(newValue)) }
+    }
+
+    /// Lands an edit: the output's render becomes the asset's image and its adjustment data
+    /// the recipe (PhotoKit's `contentEditingOutput`). The original is untouched. The block
+    /// fails when the output has no adjustment data, its render is not an upright JPEG, or the
+    /// asset was edited or reverted since the output's input was made.
+    public var contentEditingOutput: ContentEditingOutput? {
+        get { nil }
+        set { if let newValue { record(.content(newValue)) } }
+    }
+
+    /// Removes every edit: the asset shows its original again (PhotoKit's
+    /// `revertAssetContentToOriginal`). Reverting an unedited asset changes nothing.
+    public func revertAssetContentToOriginal() {
+        record(.revert)
     }
 }
 

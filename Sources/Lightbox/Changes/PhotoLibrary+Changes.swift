@@ -22,10 +22,16 @@ extension PhotoLibrary {
         let creations = requests.creations
         defer { Self.removeTemporaryFiles(creations) }
         guard !operations.isEmpty else { return }
-        let prepared = try await BlockingWork.run { try self.prepareCreations(creations) }
-        let result = try await database.writer.write { [database] db in
-            var applier = ChangeApplier(db: db, database: database, prepared: prepared)
-            return try applier.apply(operations)
+        let prepared = try await BlockingWork.run { try self.prepare(operations, creations) }
+        let result: ChangeApplier.Result
+        do {
+            result = try await database.writer.write { [database] db in
+                var applier = ChangeApplier(db: db, database: database, prepared: prepared)
+                return try applier.apply(operations)
+            }
+        } catch {
+            removeUnusedFiles(of: prepared)
+            throw error
         }
         afterCommit(result, creations: creations, prepared: prepared)
     }
@@ -39,12 +45,44 @@ extension PhotoLibrary {
         let creations = requests.creations
         defer { Self.removeTemporaryFiles(creations) }
         guard !operations.isEmpty else { return }
-        let prepared = try prepareCreations(creations)
-        let result = try database.writer.write { [database] db in
-            var applier = ChangeApplier(db: db, database: database, prepared: prepared)
-            return try applier.apply(operations)
+        let prepared = try prepare(operations, creations)
+        let result: ChangeApplier.Result
+        do {
+            result = try database.writer.write { [database] db in
+                var applier = ChangeApplier(db: db, database: database, prepared: prepared)
+                return try applier.apply(operations)
+            }
+        } catch {
+            removeUnusedFiles(of: prepared)
+            throw error
         }
         afterCommit(result, creations: creations, prepared: prepared)
+    }
+
+    /// What a block needs before its transaction: new assets' files and edits' renders stored,
+    /// reverts measured (blocking work that must not hold the write lock).
+    private func prepare(
+        _ operations: [ChangeRequests.Operation], _ creations: [String: [ChangeRequests.NewResource]]
+    ) throws -> PreparedChanges {
+        let assets = try prepareCreations(creations)
+        let (edits, reverts) = try prepareContentEdits(operations)
+        return PreparedChanges(assets: assets, edits: edits, reverts: reverts)
+    }
+
+    /// After a failed transaction: the files edits stored that no resource refers to.
+    private func removeUnusedFiles(of prepared: PreparedChanges) {
+        let paths = prepared.edits.values.flatMap { [$0.render.storedPath, $0.adjustment.storedPath] }
+        guard !paths.isEmpty else { return }
+        let unused = (try? database.writer.read { db in
+            try paths.filter { path in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path]) == 0
+            }
+        }) ?? []
+        for path in unused {
+            let absolute = originals.absolutePath(path)
+            chmod(absolute, 0o644)
+            unlink(absolute)
+        }
     }
 
     /// Before the transaction, each new asset's photo is read, decoded and stored in
@@ -115,9 +153,10 @@ extension PhotoLibrary {
     /// After the commit: thumbnails of new assets, moved sources deleted, files of deleted
     /// assets removed.
     private func afterCommit(
-        _ result: ChangeApplier.Result, creations: [String: [ChangeRequests.NewResource]], prepared: [String: PreparedAsset]
+        _ result: ChangeApplier.Result, creations: [String: [ChangeRequests.NewResource]], prepared: PreparedChanges
     ) {
-        for (localIdentifier, asset) in prepared { finish(asset, localIdentifier: localIdentifier) }
+        for (localIdentifier, asset) in prepared.assets { finish(asset, localIdentifier: localIdentifier) }
+        finishContentEdits(prepared.edits, replacedRenders: result.replacedRenders)
         for resource in creations.values.joined() where resource.options.shouldMoveFile && !resource.isTemporary {
             unlink(resource.path)
         }
@@ -145,6 +184,13 @@ extension PhotoLibrary {
     }
 }
 
+/// What a change block prepared before its transaction.
+struct PreparedChanges: Sendable {
+    var assets: [String: PhotoLibrary.PreparedAsset] = [:]
+    var edits: [String: PreparedEdit] = [:]
+    var reverts: [String: PreparedRevert] = [:]
+}
+
 /// Applies the operations of one change block inside a write transaction.
 struct ChangeApplier {
     struct Result: Sendable {
@@ -152,6 +198,8 @@ struct ChangeApplier {
         var unreferencedOriginals: [String] = []
         /// Assets the transaction deleted.
         var deletedAssets: [String] = []
+        /// Renders that edits and reverts replaced, by asset: their cached images go.
+        var replacedRenders: [String: String] = [:]
     }
 
     /// A child of a folder: an album or a folder, by row id.
@@ -178,7 +226,9 @@ struct ChangeApplier {
 
     let db: Database
     let database: LibraryDatabase
-    let prepared: [String: PhotoLibrary.PreparedAsset]
+    let prepared: PreparedChanges
+    /// Stored paths resources stopped referring to in this block.
+    private var releasedPaths: Set<String> = []
     private var albums: [String: AlbumState] = [:]
     private var deletedAlbums: Set<String> = []
     private var lists: [String: ListState] = [:]
@@ -193,18 +243,17 @@ struct ChangeApplier {
         var localIdentifier: String
     }
 
-    init(db: Database, database: LibraryDatabase, prepared: [String: PhotoLibrary.PreparedAsset] = [:]) {
+    init(db: Database, database: LibraryDatabase, prepared: PreparedChanges = PreparedChanges()) {
         self.db = db
         self.database = database
         self.prepared = prepared
     }
 
     mutating func apply(_ operations: [ChangeRequests.Operation]) throws -> Result {
-        var deletedPaths: Set<String> = []
         for operation in operations {
             switch operation {
             case .createAsset(let id):
-                guard let asset = prepared[id] else { throw invalid("the new asset \(id) was not prepared") }
+                guard let asset = prepared.assets[id] else { throw invalid("the new asset \(id) was not prepared") }
                 do {
                     try asset.insert(db, localIdentifier: id)
                 } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
@@ -214,7 +263,7 @@ struct ChangeApplier {
             case .editAsset(let id, let edit):
                 try editAsset(id, edit)
             case .deleteAssets(let ids):
-                for id in ids { deletedPaths.formUnion(try deleteAsset(id)) }
+                for id in ids { releasedPaths.formUnion(try deleteAsset(id)) }
             case .createCollection(let id, let title):
                 try db.execute(
                     sql: "INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
@@ -332,7 +381,7 @@ struct ChangeApplier {
                 }
             }
         }
-        for path in deletedPaths.sorted() {
+        for path in releasedPaths.sorted() {
             let references = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path]) ?? 0
             if references == 0 { result.unreferencedOriginals.append(path) }
         }
@@ -356,6 +405,12 @@ struct ChangeApplier {
     private mutating func editAsset(_ id: String, _ edit: ChangeRequests.AssetEdit) throws {
         let row = try assetRowID(id)
         switch edit {
+        case .content:
+            guard let prepared = prepared.edits[id] else { throw invalid("the edit of asset \(id) was not prepared") }
+            try applyContentEdit(id, row, prepared)
+        case .revert:
+            guard let size = prepared.reverts[id] else { return }  // not edited: nothing to revert
+            try revert(id, row, size)
         case .favorite(let value):
             try db.execute(sql: "UPDATE asset SET isFavorite = ? WHERE id = ?", arguments: [value, row])
         case .hidden(let value):
@@ -380,6 +435,71 @@ struct ChangeApplier {
                 arguments: [location?.latitude, location?.longitude, location?.altitude, location?.timestamp, row])
         }
         try db.execute(sql: "UPDATE asset SET modificationDate = ? WHERE id = ?", arguments: [now, row])
+        record(.asset, id, .updated)
+    }
+
+    // MARK: Edits
+
+    /// The asset's resource of one type: its stored path and hash.
+    private func resource(_ row: Int64, _ type: AssetResourceType) throws -> (storedPath: String, sha256: String)? {
+        try Row.fetchOne(
+            db, sql: "SELECT storedPath, sha256 FROM resource WHERE assetId = ? AND type = ?", arguments: [row, type.rawValue]
+        ).map { ($0["storedPath"], $0["sha256"]) }
+    }
+
+    /// Removes the asset's resources of these types; their files go if nothing else uses them.
+    private mutating func removeResources(_ row: Int64, _ types: [AssetResourceType]) throws {
+        for type in types {
+            if let stored = try resource(row, type) { releasedPaths.insert(stored.storedPath) }
+            try db.execute(sql: "DELETE FROM resource WHERE assetId = ? AND type = ?", arguments: [row, type.rawValue])
+        }
+    }
+
+    private mutating func applyContentEdit(_ id: String, _ row: Int64, _ edit: PreparedEdit) throws {
+        let current = try resource(row, .fullSizePhoto)
+        guard current?.sha256 == edit.expectedRenderSHA256 else {
+            throw invalid("asset \(id) was edited or reverted after its editing input was made; edit it again from a new input")
+        }
+        try removeResources(row, [.adjustmentData])
+        switch edit.base {
+        case .render:
+            // The render this edit was made on becomes its base: the edit chains on it.
+            try removeResources(row, [.adjustmentBasePhoto])
+            try db.execute(
+                sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
+                arguments: [AssetResourceType.adjustmentBasePhoto.rawValue, row, AssetResourceType.fullSizePhoto.rawValue])
+        case .adjustmentBase:
+            try removeResources(row, [.fullSizePhoto])
+        case .original:
+            try removeResources(row, [.fullSizePhoto, .adjustmentBasePhoto])
+        }
+        if let current { result.replacedRenders[id] = current.sha256 }
+        for (type, file) in [(AssetResourceType.fullSizePhoto, edit.render), (.adjustmentData, edit.adjustment)] {
+            var record = ResourceRecord(
+                assetId: row, type: type.rawValue, originalFilename: file.originalFilename,
+                uniformTypeIdentifier: file.uniformTypeIdentifier, fileSize: file.size, pixelWidth: file.pixelWidth,
+                pixelHeight: file.pixelHeight, sha256: file.sha256, storedPath: file.storedPath)
+            try record.insert(db)
+            releasedPaths.remove(file.storedPath)
+        }
+        try db.execute(
+            sql: """
+                UPDATE asset SET hasAdjustments = 1, adjustmentFormatIdentifier = ?, pixelWidth = ?, pixelHeight = ?,
+                modificationDate = ? WHERE id = ?
+                """,
+            arguments: [edit.formatIdentifier, edit.render.pixelWidth, edit.render.pixelHeight, now, row])
+        record(.asset, id, .updated)
+    }
+
+    private mutating func revert(_ id: String, _ row: Int64, _ size: PreparedRevert) throws {
+        if let current = try resource(row, .fullSizePhoto) { result.replacedRenders[id] = current.sha256 }
+        try removeResources(row, [.fullSizePhoto, .adjustmentData, .adjustmentBasePhoto])
+        try db.execute(
+            sql: """
+                UPDATE asset SET hasAdjustments = 0, adjustmentFormatIdentifier = NULL, pixelWidth = ?, pixelHeight = ?,
+                modificationDate = ? WHERE id = ?
+                """,
+            arguments: [size.pixelWidth, size.pixelHeight, now, row])
         record(.asset, id, .updated)
     }
 

@@ -56,4 +56,12 @@ struct DerivativeStore: Sendable {
         try FileIO.makeDirectory(folder)
         try FileIO.writeAtomically(bytes, to: file)
     }
+
+    /// Removes every cached image of one file of an asset (a render an edit replaced).
+    func removeImages(localIdentifier: String, contentHash: String) {
+        let folder = path(localIdentifier: localIdentifier, key: "").folder
+        let prefix = contentHash.prefix(16) + "-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) { unlink(folder + "/" + name) }
+    }
 }

@@ -27,8 +27,9 @@ extension PhotoLibrary {
     ///
     /// With ``ExportVersion/original``, the files the library holds, unchanged: the photo
     /// or movie, a Live Photo's movie, a RAW + JPEG pair's RAW. With
-    /// ``ExportVersion/current``, the same, except that a Live Photo's still (JPEG) and movie
-    /// are given the content identifier they lack, so that they pair again wherever they go.
+    /// ``ExportVersion/current``, the same, except that an edited photo is its rendered edit
+    /// (a JPEG named after the photo), and a Live Photo's still (JPEG) and movie are given the
+    /// content identifier they lack, so that they pair again wherever they go.
     public func export(
         localIdentifiers: [String], to folder: URL, version: ExportVersion
     ) async throws -> [ExportedFile] {
@@ -42,14 +43,17 @@ extension PhotoLibrary {
         try FileIO.makeDirectory(folder.path)
         var written: [ExportedFile] = []
         for asset in assets {
-            let types: [AssetResourceType] = [.photo, .video, .pairedVideo, .alternatePhoto]
+            // The current version of an edited photo is its render, in the photo's place.
+            let render = version == .current ? asset.resource(ofType: .fullSizePhoto) : nil
+            let types: [AssetResourceType] =
+                render == nil ? [.photo, .video, .pairedVideo, .alternatePhoto] : [.fullSizePhoto, .pairedVideo]
             var files: [(AssetResource, [UInt8]?)] = []
             for type in types {
                 guard let resource = asset.resource(ofType: type) else { continue }
                 files.append((resource, nil))
             }
             if version == .current, asset.mediaSubtypes.contains(.photoLive),
-                let stillIndex = files.firstIndex(where: { $0.0.type == .photo }),
+                let stillIndex = files.firstIndex(where: { $0.0.type == .photo || $0.0.type == .fullSizePhoto }),
                 let movieIndex = files.firstIndex(where: { $0.0.type == .pairedVideo })
             {
                 let still = try await readBytes(files[stillIndex].0)
@@ -121,6 +125,11 @@ extension PhotoLibrary {
     /// The resource's original file name; a paired movie takes the still's base name when
     /// its own is of another shot (a Motion Photo's cut-out movie is named after it already).
     static func exportName(_ resource: AssetResource, asset: Asset) -> String {
+        if resource.type == .fullSizePhoto, let photo = asset.resource(ofType: .photo) {
+            // A rendered edit takes the photo's name, as a JPEG.
+            let stem = ((photo.originalFilename as NSString).lastPathComponent as NSString).deletingPathExtension
+            return (stem.isEmpty ? asset.localIdentifier : stem) + ".jpg"
+        }
         let name = (resource.originalFilename as NSString).lastPathComponent
         return name.isEmpty ? asset.localIdentifier : name
     }

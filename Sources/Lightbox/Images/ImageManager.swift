@@ -105,10 +105,9 @@ public class ImageManager: @unchecked Sendable {
         for asset: Asset, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
         options: ImageRequestOptions = ImageRequestOptions()
     ) -> String? {
-        guard let photo = asset.imageResource else { return nil }
-        let orientation = options.version == .original ? nil : asset.orientationOverride
-        let render = Self.renderOptions(targetSize, contentMode, options, orientation: orientation)
-        return "\"" + DerivativeStore.key(contentHash: photo.sha256, options: render) + "\""
+        guard let source = try? source(of: asset, version: options.version) else { return nil }
+        let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
+        return "\"" + DerivativeStore.key(contentHash: source.contentHash, options: render) + "\""
     }
 
     /// A request's final image when a cache holds it (the memory cache, then `derivatives/`),
@@ -136,6 +135,10 @@ public class ImageManager: @unchecked Sendable {
     }
 
     func source(of asset: Asset, version: ImageRequestOptions.Version) throws -> Source {
+        // The current version of an edited asset is its render, upright already.
+        if version == .current, let render = asset.resource(ofType: .fullSizePhoto) {
+            return Source(photo: render, contentHash: render.sha256, uniformTypeIdentifier: render.uniformTypeIdentifier, orientation: nil)
+        }
         // A photo's image is its photo; a movie's, its first frame.
         guard let photo = asset.imageResource else {
             throw LibraryError(.invalidRequest, "no image of asset \(asset.localIdentifier): it has neither photo nor movie")

@@ -5,7 +5,7 @@ extension PhotoLibrary {
     /// The largest thumbnail side a request may ask for.
     public static let maximumThumbnailSide = 8192
 
-    /// A thumbnail of an asset's photo: served from `derivatives/` when rendered before, else
+    /// A thumbnail of an asset's current image (its rendered edit, else its photo): served from `derivatives/` when rendered before, else
     /// rendered with libvips (shrink-on-load, upright, sRGB) and cached.
     ///
     /// Runs libvips and file I/O off the caller's executor.
@@ -20,7 +20,7 @@ extension PhotoLibrary {
         guard let asset = try await asset(withLocalIdentifier: localIdentifier) else {
             throw LibraryError(.assetNotFound, "no asset has the identifier \(localIdentifier)")
         }
-        guard let photo = asset.imageResource else {
+        guard let photo = asset.currentImageResource else {
             throw LibraryError(.invalidRequest, "asset \(localIdentifier) has no photo or movie to make a thumbnail of")
         }
         let source = try await fileURL(for: photo).path
@@ -37,14 +37,14 @@ extension PhotoLibrary {
     /// server can answer `If-None-Match` at once. Nil when the asset has no photo.
     public func thumbnailEntityTag(for asset: Asset, options: ThumbnailOptions) -> String? {
         let options = Self.renderOptions(options, for: asset)
-        return asset.imageResource.map { DerivativeStore.entityTag(contentHash: $0.sha256, options: options) }
+        return asset.currentImageResource.map { DerivativeStore.entityTag(contentHash: $0.sha256, options: options) }
     }
 
     /// The options a thumbnail of `asset` is rendered and cached with: the caller's, in the
-    /// orientation a sidecar corrected the photo to when it did.
+    /// orientation a sidecar corrected the photo to when it did (a rendered edit is upright).
     static func renderOptions(_ options: ThumbnailOptions, for asset: Asset) -> ThumbnailOptions {
         var options = options
-        options.orientation = asset.orientationOverride
+        options.orientation = asset.currentOrientationOverride
         return options
     }
 

@@ -62,6 +62,14 @@ public struct Asset: Sendable, Hashable, Identifiable {
     /// RAW + JPEG pair's JPEG), else its movie, whose first frame shows it.
     var imageResource: AssetResource? { resource(ofType: .photo) ?? resource(ofType: .video) }
 
+    /// The file the asset's current image is rendered from: its rendered edit when it has one,
+    /// else ``imageResource``.
+    var currentImageResource: AssetResource? { resource(ofType: .fullSizePhoto) ?? imageResource }
+
+    /// The orientation the current image is shown in instead of its file's own: the sidecar's
+    /// correction for the original; none for a rendered edit, which is upright.
+    var currentOrientationOverride: Int? { resource(ofType: .fullSizePhoto) == nil ? orientationOverride : nil }
+
     /// The orientation an XMP sidecar corrected the photo to, which its thumbnails are
     /// rendered in; nil: the file's own. Lightbox's, not PhotoKit's: internal.
     var orientationOverride: Int?

@@ -32,8 +32,12 @@ public struct PhotoLibraryChange: Sendable {
         }
         guard touched.updatedLocalIdentifiers.contains(id) else { return nil }
         let after = try? ObjectType.fetch(localIdentifier: id, in: library)
+        // An asset's content is the files it shows: an edit or a revert changes them.
+        let contentChanged = (object as? Asset).map { before in
+            (after as? Asset).map { Self.contentFiles(before) != Self.contentFiles($0) } ?? false
+        } ?? false
         return ObjectChangeDetails(
-            objectBeforeChanges: object, objectAfterChanges: after, assetContentChanged: false,
+            objectBeforeChanges: object, objectAfterChanges: after, assetContentChanged: contentChanged,
             objectWasDeleted: after == nil)
     }
 
@@ -106,4 +110,12 @@ extension FetchableObject {
 public protocol PhotoLibraryChangeObserver: AnyObject, Sendable {
     /// Called once per committed transaction, on a background task, in commit order.
     func photoLibraryDidChange(_ change: PhotoLibraryChange)
+}
+
+extension PhotoLibraryChange {
+    /// The hashes of the files that make what an asset shows, by type.
+    static func contentFiles(_ asset: Asset) -> [AssetResourceType: String] {
+        let types: Set<AssetResourceType> = [.photo, .video, .pairedVideo, .fullSizePhoto, .fullSizeVideo, .fullSizePairedVideo]
+        return Dictionary(asset.resources.filter { types.contains($0.type) }.map { ($0.type, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+    }
 }

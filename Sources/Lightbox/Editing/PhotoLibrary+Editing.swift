@@ -1,0 +1,239 @@
+import Foundation
+import GRDB
+import LightboxImaging
+import LightboxMetadata
+
+/// An edit ready to land: its render and adjustment data stored in `originals/` already (the
+/// slow, durable part, done before the transaction), and what the transaction checks.
+struct PreparedEdit: Sendable {
+    var render: StoredFile
+    var adjustment: StoredFile
+    var formatIdentifier: String
+    var base: EditBase
+    /// The render the input was made from; the edit lands only if it is still the current one.
+    var expectedRenderSHA256: String?
+    /// The render's grid and preview thumbnails, stored once the edit has landed.
+    var thumbnails: [(ThumbnailOptions, EncodedImage)]
+
+    /// A file stored under `originals/`, as its resource row describes it.
+    struct StoredFile: Sendable {
+        var storedPath: String
+        var sha256: String
+        var size: Int64
+        var pixelWidth = 0
+        var pixelHeight = 0
+        var originalFilename: String
+        var uniformTypeIdentifier: String
+    }
+}
+
+/// A revert ready to land: the unedited size the asset goes back to.
+struct PreparedRevert: Sendable {
+    var pixelWidth: Int
+    var pixelHeight: Int
+}
+
+extension PhotoLibrary {
+    /// The input an editor starts from (PhotoKit's `requestContentEditingInput`). When the
+    /// asset has an edit and `options.canHandleAdjustmentData` accepts its adjustment data, the
+    /// input is the unedited image with that data; when it refuses, the input is the current
+    /// render, on which the new edit chains (the render is then kept as the adjustment base).
+    public func requestContentEditingInput(
+        for asset: Asset, options: ContentEditingInputRequestOptions = ContentEditingInputRequestOptions()
+    ) async throws -> ContentEditingInput {
+        guard let current = try await self.asset(withLocalIdentifier: asset.localIdentifier) else {
+            throw LibraryError(.assetNotFound, "no asset has the identifier \(asset.localIdentifier)")
+        }
+        guard current.mediaType == .image, let photo = current.resource(ofType: .photo) else {
+            throw LibraryError(
+                .invalidRequest, "asset \(current.localIdentifier) is a movie; Lightbox edits photos and Live Photos' stills")
+        }
+        let render = current.resource(ofType: .fullSizePhoto)
+        var adjustmentData: AdjustmentData?
+        if current.hasAdjustments, let stored = current.resource(ofType: .adjustmentData) {
+            let path = try await fileURL(for: stored).path
+            adjustmentData = try await BlockingWork.run {
+                try AdjustmentData(stored: try FileIO.contents(ofFileAt: path, limit: 4 * AdjustmentData.maximumDataSize) ?? [], path: path)
+            }
+        }
+        let image: AssetResource
+        let base: EditBase
+        var orientation: Int?
+        if let data = adjustmentData, options.canHandleAdjustmentData(data) {
+            if let adjustmentBase = current.resource(ofType: .adjustmentBasePhoto) {
+                (image, base, orientation) = (adjustmentBase, .adjustmentBase, 1)
+            } else {
+                (image, base, orientation) = (photo, .original, current.orientationOverride)
+            }
+        } else if let render {
+            (image, base, orientation) = (render, .render, 1)
+            adjustmentData = nil
+        } else {
+            (image, base, orientation) = (photo, .original, current.orientationOverride)
+            adjustmentData = nil
+        }
+        let url = try await fileURL(for: image)
+        let movie = try await current.resource(ofType: .pairedVideo).asyncMap { try await fileURL(for: $0) }
+        let side = max(16, options.displaySizeImageMaximumSide)
+        let override = orientation
+        let (display, fileOrientation): (EditableImage, Int) = try await BlockingWork.run {
+            do throws(ImagingError) {
+                let display = try EditableImage(fileAt: url.path, maximumSide: side, orientation: override)
+                let own = override ?? (try? MetadataReader.read(fileAtPath: url.path))?.exif?.orientation ?? 1
+                return (display, own)
+            } catch {
+                throw LibraryError(.corruptFile, "cannot decode the photo to edit: \(error.message)", path: url.path)
+            }
+        }
+        return ContentEditingInput(
+            mediaType: current.mediaType, mediaSubtypes: current.mediaSubtypes, creationDate: current.creationDate,
+            location: current.location, playbackStyle: current.playbackStyle,
+            uniformTypeIdentifier: image.uniformTypeIdentifier, adjustmentData: adjustmentData, displaySizeImage: display,
+            fullSizeImageURL: url, fullSizeImageOrientation: fileOrientation, livePhotoMovieURL: movie,
+            assetLocalIdentifier: current.localIdentifier, base: base, renderSHA256: render?.sha256)
+    }
+
+    /// Edits an asset with an editor from start to commit: the input it asks for, its output,
+    /// and one change block landing it. Returns the edited asset. When anything fails, the
+    /// editor is cancelled and the asset is unchanged.
+    @discardableResult
+    public func edit(
+        _ asset: Asset, with editor: some ContentEditingController, displaySizeImageMaximumSide: Int = 2048
+    ) async throws -> Asset {
+        let options = ContentEditingInputRequestOptions(
+            canHandleAdjustmentData: { [editor] in editor.canHandle($0) },
+            displaySizeImageMaximumSide: displaySizeImageMaximumSide)
+        let input = try await requestContentEditingInput(for: asset, options: options)
+        let output: ContentEditingOutput
+        do {
+            try await editor.startContentEditing(with: input, placeholderImage: nil)
+            output = try await editor.finishContentEditing()
+        } catch {
+            editor.cancelContentEditing()
+            throw error
+        }
+        defer { output.discard() }
+        try await performChanges { changes in
+            changes.changeRequest(forAssetWithLocalIdentifier: asset.localIdentifier).contentEditingOutput = output
+        }
+        guard let edited = try await self.asset(withLocalIdentifier: asset.localIdentifier) else {
+            throw LibraryError(.assetNotFound, "asset \(asset.localIdentifier) was deleted while it was edited")
+        }
+        return edited
+    }
+
+    // MARK: - Preparing edits before the transaction
+
+    /// Stores each edit's render and adjustment data durably and renders their thumbnails;
+    /// measures each revert's unedited size. Throws, changing nothing, on an output without
+    /// adjustment data or with a render that is not an upright JPEG.
+    func prepareContentEdits(_ operations: [ChangeRequests.Operation]) throws
+        -> (edits: [String: PreparedEdit], reverts: [String: PreparedRevert])
+    {
+        var edits: [String: PreparedEdit] = [:]
+        var reverts: [String: PreparedRevert] = [:]
+        for operation in operations {
+            guard case .editAsset(let id, let edit) = operation else { continue }
+            switch edit {
+            case .content(let output):
+                edits[id] = try prepareEdit(output, assetIdentifier: id)
+            case .revert:
+                if let size = try uneditedSize(id) { reverts[id] = size }
+            default:
+                continue
+            }
+        }
+        return (edits, reverts)
+    }
+
+    private func prepareEdit(_ output: ContentEditingOutput, assetIdentifier id: String) throws -> PreparedEdit {
+        guard output.input.assetLocalIdentifier == id else {
+            throw LibraryError.refusedChange(
+                "the editing output belongs to asset \(output.input.assetLocalIdentifier), not \(id); nothing was changed")
+        }
+        guard let adjustment = output.adjustmentData else {
+            throw LibraryError.refusedChange("the edit of asset \(id) has no adjustment data; nothing was changed")
+        }
+        try adjustment.validate(assetIdentifier: id)
+        let path = output.renderedContentURL.path
+        guard FileIO.fileExists(path) else {
+            throw LibraryError.refusedChange("the edit of asset \(id) has no rendered image at its renderedContentURL; nothing was changed")
+        }
+        let head = try FileIO.prefix(ofFileAt: path, count: FileFormat.sniffLength)
+        guard FileFormat(sniffing: head) == .jpeg else {
+            throw LibraryError(.unsupportedFormat, "a rendered edit must be a JPEG; nothing was changed", path: path)
+        }
+        let metadata = try? MetadataReader.read(fileAtPath: path)
+        if let orientation = metadata?.exif?.orientation, orientation != 1 {
+            throw LibraryError(
+                .invalidRequest, "a rendered edit must be upright (EXIF orientation 1), this one says \(orientation); nothing was changed",
+                path: path)
+        }
+        // Decoding the render proves it whole, and gives its thumbnails.
+        let rendered: (properties: ImageProperties, images: [EncodedImage])
+        do {
+            rendered = try ImageFile.thumbnails(ofFileAt: path, fileOrientation: 1, options: [.preview, .grid])
+        } catch {
+            throw LibraryError(.corruptFile, "the rendered edit cannot be decoded: \(error.message); nothing was changed", path: path)
+        }
+        let (sha256, size) = try FileIO.sha256(ofFileAt: path)
+        let storedRender = try originals.store(copying: path, sha256: sha256, filenameExtension: "jpg")
+        let adjustmentBytes = adjustment.encoded()
+        let adjustmentHash = FileIO.sha256(of: adjustmentBytes)
+        let storedAdjustment = try originals.store(bytes: adjustmentBytes, sha256: adjustmentHash, filenameExtension: "json")
+        let base = (try? asset(withLocalIdentifier: id))??.resource(ofType: .photo)?.originalFilename ?? "IMG_\(id.prefix(8))"
+        let stem = (base as NSString).deletingPathExtension
+        return PreparedEdit(
+            render: .init(
+                storedPath: storedRender, sha256: sha256, size: size, pixelWidth: rendered.properties.storedWidth,
+                pixelHeight: rendered.properties.storedHeight, originalFilename: "FullSizeRender.jpg",
+                uniformTypeIdentifier: "public.jpeg"),
+            adjustment: .init(
+                storedPath: storedAdjustment, sha256: adjustmentHash, size: Int64(adjustmentBytes.count),
+                originalFilename: stem + ".AAE.json", uniformTypeIdentifier: "public.json"),
+            formatIdentifier: adjustment.formatIdentifier, base: output.input.base,
+            expectedRenderSHA256: output.input.renderSHA256,
+            thumbnails: Array(zip([ThumbnailOptions.preview, .grid], rendered.images)))
+    }
+
+    /// The displayed size of an asset's unedited photo; nil when the asset is not edited.
+    private func uneditedSize(_ id: String) throws -> PreparedRevert? {
+        guard let asset = try asset(withLocalIdentifier: id), asset.hasAdjustments,
+            let photo = asset.resource(ofType: .photo)
+        else { return nil }
+        let path = try fileURL(for: photo).path
+        let metadata: MediaMetadata
+        do {
+            metadata = try MetadataReader.read(fileAtPath: path)
+        } catch {
+            throw LibraryError(.corruptFile, "cannot read the original to revert to: \(error.message)", path: path)
+        }
+        var mapped = AssetMetadata(metadata, fileModificationDate: Date())
+        if let override = asset.orientationOverride, metadata.heifRotation == nil, metadata.quickTime == nil,
+            (5...8).contains(override) != (5...8).contains(mapped.orientation)
+        {
+            swap(&mapped.pixelWidth, &mapped.pixelHeight)
+        }
+        return PreparedRevert(
+            pixelWidth: mapped.pixelWidth ?? photo.pixelWidth, pixelHeight: mapped.pixelHeight ?? photo.pixelHeight)
+    }
+
+    /// After the commit: the new renders' thumbnails, and the cached images of renders that
+    /// are gone.
+    func finishContentEdits(_ edits: [String: PreparedEdit], replacedRenders: [String: String]) {
+        for (id, edit) in edits {
+            for (options, thumbnail) in edit.thumbnails {
+                try? derivatives.store(
+                    thumbnail.bytes, localIdentifier: id, key: DerivativeStore.key(contentHash: edit.render.sha256, options: options))
+            }
+        }
+        for (id, sha256) in replacedRenders { derivatives.removeImages(localIdentifier: id, contentHash: sha256) }
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import LightboxImaging
+import Synchronization
+
+/// Lightbox's built-in editor: it continues Lightbox recipes (an earlier edit's filters come
+/// back, and new ones follow them), previews on the display-size image, and renders the full
+/// image with libvips.
+///
+/// ```swift
+/// let editor = RecipeEditor(adding: [.exposure(0.5), .straighten(3)])
+/// let edited = try await library.edit(asset, with: editor)
+/// ```
+public final class RecipeEditor: ContentEditingController {
+    private struct State {
+        var input: ContentEditingInput?
+        /// The recipe the input carried, which the editor continues.
+        var inherited: [EditFilter] = []
+        /// The filters this editor adds.
+        var added: [EditFilter]
+        var cancelled = false
+    }
+
+    private let state: Mutex<State>
+    /// JPEG quality of the full-size render.
+    public let quality: Int
+
+    /// An editor that appends `filters` to whatever Lightbox recipe the asset has.
+    public init(adding filters: [EditFilter] = [], quality: Int = 92) {
+        state = Mutex(State(added: filters))
+        self.quality = quality
+    }
+
+    /// The full recipe: the inherited filters, then the added ones.
+    public var recipe: EditRecipe {
+        state.withLock { EditRecipe(filters: $0.inherited + $0.added) }
+    }
+
+    /// Replaces the filters this editor adds (what an edit view's sliders set).
+    public func setFilters(_ filters: [EditFilter]) {
+        state.withLock { $0.added = filters }
+    }
+
+    public func canHandle(_ adjustmentData: AdjustmentData) -> Bool {
+        adjustmentData.recipe != nil
+    }
+
+    public func startContentEditing(with input: ContentEditingInput, placeholderImage: EncodedImage?) async throws {
+        let inherited = input.adjustmentData?.recipe?.filters ?? []
+        state.withLock {
+            $0.input = input
+            $0.inherited = inherited
+        }
+    }
+
+    /// The display-size image with the current recipe, for the edit view.
+    public func preview(format: EncodedImageFormat = .jpeg, quality: Int = 85) throws -> EncodedImage {
+        guard let input = state.withLock({ $0.input }) else {
+            throw LibraryError(.invalidRequest, "the editor has not been started")
+        }
+        return try input.displaySizeImage.render(recipe, format: format, quality: quality)
+    }
+
+    public func finishContentEditing() async throws -> ContentEditingOutput {
+        guard let input = state.withLock({ $0.input }) else {
+            throw LibraryError(.invalidRequest, "the editor has not been started")
+        }
+        let recipe = self.recipe
+        var output = ContentEditingOutput(contentEditingInput: input)
+        let path = input.fullSizeImageURL.path
+        let destination = output.renderedContentURL.path
+        let orientation = input.fullSizeImageOrientation
+        let quality = self.quality
+        let cancelled: @Sendable () -> Bool = { [self] in state.withLock { $0.cancelled } }
+        do {
+            _ = try await BlockingWork.run {
+                try ImageFile.renderEdit(
+                    ofFileAt: path, recipe: recipe, toJPEGAt: destination, quality: quality, orientation: orientation,
+                    monitor: RenderMonitor(isCancelled: cancelled))
+            }
+        } catch let error as ImagingError {
+            output.discard()
+            if error.code == .cancelled { throw LibraryError(.cancelled, "the edit was cancelled") }
+            throw LibraryError(.corruptFile, "cannot render the edit: \(error.message)", path: path, underlying: error)
+        }
+        output.adjustmentData = AdjustmentData(recipe: recipe)
+        return output
+    }
+
+    public func cancelContentEditing() {
+        state.withLock { $0.cancelled = true }
+    }
+
+    public var shouldShowCancelConfirmation: Bool {
+        state.withLock { !$0.added.isEmpty && $0.input != nil }
+    }
+}

@@ -1,0 +1,354 @@
+import CVips
+import Foundation
+
+/// Builds the libvips pipeline of a recipe. Nothing is computed here: each filter adds lazy
+/// operations, and the pixels flow through all of them, a few rows at a time on every core, only
+/// when the result is written. No full-size intermediate image exists.
+///
+/// Every stage takes and gives 8-bit sRGB with three bands. Filters that change each channel
+/// on its own (exposure, brightness, contrast, temperature, tint) are composed into one table
+/// of 256 entries per band, clipped after each filter as separate stages would be, and applied
+/// with one lookup.
+enum RecipePipeline {
+    /// Rec. 709 luma weights, applied to encoded values as Core Image's colour controls do.
+    static let luma = [0.2126, 0.7152, 0.0722]
+
+    /// `image` with `recipe` applied. `scale` is the image's size over the full-size image's
+    /// (below 1 for a preview), by which lengths in pixels are scaled.
+    static func apply(_ recipe: EditRecipe, to input: VipsImageRef, scale: Double) throws(ImagingError) -> VipsImageRef {
+        var image = try prepare(input)
+        var tones: [Tone] = []
+        for filter in recipe.filters {
+            if let tone = Tone(filter) {
+                tones.append(tone)
+                continue
+            }
+            image = try applyTones(&tones, image)
+            image = try apply(filter, image, scale: scale)
+        }
+        return try applyTones(&tones, image)
+    }
+
+    /// 8-bit sRGB, three bands: alpha flattened onto white, grey and 16-bit images converted.
+    static func prepare(_ input: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+        var image = input
+        if image.bands == 2 || image.bands == 4 {
+            image = try call("flatten") { cvips_flatten_white(image.pointer, &$0) }
+        }
+        if vips_image_get_interpretation(image.pointer) != VIPS_INTERPRETATION_sRGB || image.bands != 3 {
+            image = try call("convert to sRGB") { cvips_to_srgb(image.pointer, &$0) }
+        }
+        if vips_image_get_format(image.pointer) != VIPS_FORMAT_UCHAR {
+            image = try call("convert to 8 bits") { cvips_to_uchar(image.pointer, &$0) }
+        }
+        return image
+    }
+
+    // MARK: - Tone tables
+
+    /// A function of one channel's encoded value, 0...1.
+    struct Tone {
+        let map: (_ channel: Int, _ value: Double) -> Double
+
+        init?(_ filter: EditFilter) {
+            switch filter {
+            case .exposure(let stops):
+                let gain = pow(2, stops)
+                map = { _, v in encode(linear(v) * gain) }
+            case .brightness(let amount):
+                map = { _, v in v + amount }
+            case .contrast(let amount):
+                map = { _, v in (v - 0.5) * (1 + amount) + 0.5 }
+            case .temperature(let amount):
+                let gains = RecipePipeline.whiteBalanceGains(temperature: amount, tint: 0)
+                map = { c, v in encode(linear(v) * gains[c]) }
+            case .tint(let amount):
+                let gains = RecipePipeline.whiteBalanceGains(temperature: 0, tint: amount)
+                map = { c, v in encode(linear(v) * gains[c]) }
+            default:
+                return nil
+            }
+        }
+
+        init(map: @escaping (_ channel: Int, _ value: Double) -> Double) {
+            self.map = map
+        }
+    }
+
+    /// The composed table of the pending tones, applied; none pending leaves the image as is.
+    private static func applyTones(_ tones: inout [Tone], _ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+        guard !tones.isEmpty else { return image }
+        defer { tones = [] }
+        var table = [Float](repeating: 0, count: 256 * 3)
+        for index in 0..<256 {
+            for channel in 0..<3 {
+                var value = Double(index) / 255
+                for tone in tones { value = min(1, max(0, tone.map(channel, value))) }
+                table[index * 3 + channel] = Float(value * 255)
+            }
+        }
+        let mapped = try call("apply tones") { cvips_maplut(image.pointer, &$0, table, 3) }
+        return try toUChar(mapped)
+    }
+
+    // MARK: - Filters
+
+    private static func apply(_ filter: EditFilter, _ image: VipsImageRef, scale: Double) throws(ImagingError)
+        -> VipsImageRef
+    {
+        switch filter {
+        case .saturation(let amount):
+            return try recombine(image, saturationMatrix(1 + amount))
+        case .mono(let amount):
+            return try recombine(image, mix(identity, lumaMatrix, amount))
+        case .sepia(let amount):
+            return try recombine(image, mix(identity, sepiaMatrix, amount))
+        case .noir(let amount):
+            var tones = [Tone { _, v in v + amount * (v * v * (3 - 2 * v) - v) }]
+            return try applyTones(&tones, try recombine(image, mix(identity, lumaMatrix, amount)))
+        case .vibrance(let amount):
+            return try vibrance(image, amount)
+        case .highlights(let amount):
+            return try toneByLuma(image) { luma in highlightsCurve(luma, amount) }
+        case .shadows(let amount):
+            return try toneByLuma(image) { luma in shadowsCurve(luma, amount) }
+        case .vignette(let amount):
+            return try vignette(image, amount)
+        case .comic(let amount):
+            return try comic(image, amount, scale: scale)
+        case .sharpen(let amount):
+            guard amount > 0 else { return image }
+            // A radius of one pixel of the image rendered: a preview shows the effect at its scale.
+            let blurred = try call("blur") { cvips_gaussblur(image.pointer, &$0, 1) }
+            let detail = try call("sharpen") { cvips_subtract(image.pointer, blurred.pointer, &$0) }
+            let scaled = try linear(detail, [amount], [0])
+            return try toUChar(try call("sharpen") { cvips_add(image.pointer, scaled.pointer, &$0) })
+        case .blur(let radius):
+            let sigma = radius * scale
+            guard sigma >= 0.3 else { return image }
+            return try call("blur") { cvips_gaussblur(image.pointer, &$0, sigma) }
+        case .crop(let rect):
+            let region = cropRegion(rect, width: image.width, height: image.height)
+            return try Vips.extract(image, left: region.left, top: region.top, width: region.width, height: region.height)
+        case .rotate(let quarterTurns):
+            let angles = [VIPS_ANGLE_D0, VIPS_ANGLE_D90, VIPS_ANGLE_D180, VIPS_ANGLE_D270]
+            guard quarterTurns % 4 != 0 else { return image }
+            return try call("rotate") { cvips_rot(image.pointer, &$0, angles[quarterTurns % 4]) }
+        case .straighten(let degrees):
+            guard degrees != 0 else { return image }
+            let rotated = try call("straighten") { cvips_similarity_rotate(image.pointer, &$0, degrees) }
+            let box = straightenCrop(width: image.width, height: image.height, degrees: degrees)
+            return try Vips.extract(
+                rotated, left: (rotated.width - box.width) / 2, top: (rotated.height - box.height) / 2, width: box.width,
+                height: box.height)
+        case .flip(let vertical):
+            return try call("flip") { cvips_flip(image.pointer, &$0, vertical ? 1 : 0) }
+        case .exposure, .brightness, .contrast, .temperature, .tint:
+            var tones = [Tone(filter)!]
+            return try applyTones(&tones, image)
+        }
+    }
+
+    /// The pixel rectangle a normalised crop keeps: at least one pixel, inside the image.
+    static func cropRegion(_ rect: NormalizedRect, width: Int, height: Int) -> (left: Int, top: Int, width: Int, height: Int) {
+        let left = min(width - 1, max(0, Int((rect.x * Double(width)).rounded(.down))))
+        let top = min(height - 1, max(0, Int((rect.y * Double(height)).rounded(.down))))
+        let cropWidth = min(width - left, max(1, Int((rect.width * Double(width)).rounded())))
+        let cropHeight = min(height - top, max(1, Int((rect.height * Double(height)).rounded())))
+        return (left, top, cropWidth, cropHeight)
+    }
+
+    /// The size of the largest rectangle with the image's proportions, centred, that a rotation
+    /// by `degrees` leaves without empty corners, less a pixel on each side that bicubic
+    /// interpolation blends with the outside.
+    static func straightenCrop(width: Int, height: Int, degrees: Double) -> (width: Int, height: Int) {
+        let angle = abs(degrees) * .pi / 180
+        let (w, h) = (Double(width), Double(height))
+        let (c, s) = (cos(angle), sin(angle))
+        let factor = min(w / (w * c + h * s), h / (w * s + h * c))
+        return (max(1, Int(w * factor) - 2), max(1, Int(h * factor) - 2))
+    }
+
+    // MARK: Colour matrices
+
+    static let identity: [Double] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+    static let lumaMatrix: [Double] = luma + luma + luma
+    /// The classic sepia tone matrix.
+    static let sepiaMatrix: [Double] = [0.393, 0.769, 0.189, 0.349, 0.686, 0.168, 0.272, 0.534, 0.131]
+
+    static func mix(_ a: [Double], _ b: [Double], _ amount: Double) -> [Double] {
+        zip(a, b).map { $0 * (1 - amount) + $1 * amount }
+    }
+
+    /// Each channel moved away from the pixel's luma by `factor`: `luma + factor * (c - luma)`.
+    static func saturationMatrix(_ factor: Double) -> [Double] {
+        mix(lumaMatrix, identity, factor)
+    }
+
+    private static func recombine(_ image: VipsImageRef, _ matrix: [Double]) throws(ImagingError) -> VipsImageRef {
+        try toUChar(try call("recombine") { cvips_recomb(image.pointer, &$0, matrix, 3, 3) })
+    }
+
+    // MARK: Luma-driven filters
+
+    /// Each pixel's luma, 0...255, float.
+    private static func lumaImage(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+        try call("luma") { cvips_recomb(image.pointer, &$0, luma, 1, 3) }
+    }
+
+    /// Vibrance: saturation by `1 + amount * (1 - s)`, where s = (max - min) / 255 is how
+    /// colourful the pixel already is.
+    private static func vibrance(_ image: VipsImageRef, _ amount: Double) throws(ImagingError) -> VipsImageRef {
+        let low = try call("vibrance") { cvips_bandrank3(image.pointer, &$0, 0) }
+        let high = try call("vibrance") { cvips_bandrank3(image.pointer, &$0, 2) }
+        let spread = try call("vibrance") { cvips_subtract(high.pointer, low.pointer, &$0) }
+        let factor = try linear(spread, [-amount / 255], [1 + amount])
+        let luma = try lumaImage(image)
+        let chroma = try call("vibrance") { cvips_subtract(image.pointer, luma.pointer, &$0) }
+        let scaled = try call("vibrance") { cvips_multiply(chroma.pointer, factor.pointer, &$0) }
+        return try toUChar(try call("vibrance") { cvips_add(scaled.pointer, luma.pointer, &$0) })
+    }
+
+    /// Every channel times curve(L) / L, where L is the pixel's luma (0...1): the tone moves
+    /// along the curve and the colour keeps its proportions.
+    private static func toneByLuma(_ image: VipsImageRef, curve: (Double) -> Double) throws(ImagingError) -> VipsImageRef {
+        let luma = try toUChar(try lumaImage(image))
+        var table = [Float](repeating: 1, count: 256)
+        for index in 1..<256 {
+            let value = Double(index) / 255
+            table[index] = Float(curve(value) / value)
+        }
+        table[0] = Float(curve(1e-6) / 1e-6)
+        let gain = try call("tone") { cvips_maplut(luma.pointer, &$0, table, 1) }
+        return try toUChar(try call("tone") { cvips_multiply(image.pointer, gain.pointer, &$0) })
+    }
+
+    /// The highlights curve: bright tones move most, black and white stay; monotonic over the
+    /// whole range.
+    static func highlightsCurve(_ luma: Double, _ amount: Double) -> Double {
+        let strength = amount < 0 ? 2.0 : 1.0
+        return luma + amount * strength * luma * luma * (1 - luma)
+    }
+
+    /// The shadows curve: dark tones move most, black and white stay; monotonic.
+    static func shadowsCurve(_ luma: Double, _ amount: Double) -> Double {
+        let strength = amount > 0 ? 2.0 : 1.0
+        return luma + amount * strength * luma * pow(1 - luma, 4)
+    }
+
+    /// Multiplies by `1 - amount * r²`, where r is the distance from the centre over the
+    /// half-diagonal (1 in the corners).
+    private static func vignette(_ image: VipsImageRef, _ amount: Double) throws(ImagingError) -> VipsImageRef {
+        guard amount != 0 else { return image }
+        let (width, height) = (image.width, image.height)
+        let halfWidth = Double(width) / 2
+        let halfHeight = Double(height) / 2
+        let coordinates = try call("vignette") { cvips_xyz(&$0, Int32(width), Int32(height)) }
+        let centred = try linear(coordinates, [1, 1], [0.5 - halfWidth, 0.5 - halfHeight])
+        let squares = try call("vignette") { cvips_multiply(centred.pointer, centred.pointer, &$0) }
+        let mean = try call("vignette") { cvips_bandmean(squares.pointer, &$0) }
+        let factor = try linear(mean, [-2 * amount / (halfWidth * halfWidth + halfHeight * halfHeight)], [1])
+        return try toUChar(try call("vignette") { cvips_multiply(image.pointer, factor.pointer, &$0) })
+    }
+
+    /// Comic: colours flattened to six levels a channel, with dark outlines where the (lightly
+    /// blurred) luma has a strong Sobel gradient.
+    private static func comic(_ image: VipsImageRef, _ amount: Double, scale: Double) throws(ImagingError) -> VipsImageRef {
+        let outlines = try comicOutlines(image, scale: scale)
+        let lineFactor = try linear(outlines, [-amount / 255], [1])
+        var table = [Float](repeating: 0, count: 256 * 3)
+        for index in 0..<256 {
+            let level = (Double(index) / 255 * Double(comicLevels - 1)).rounded() / Double(comicLevels - 1)
+            for channel in 0..<3 { table[index * 3 + channel] = Float(level * 255) }
+        }
+        let flat = try call("comic") { cvips_maplut(image.pointer, &$0, table, 3) }
+        return try toUChar(try call("comic") { cvips_multiply(flat.pointer, lineFactor.pointer, &$0) })
+    }
+
+    static let comicLevels = 6
+    /// The Sobel magnitude (|gx| + |gy|, on luma 0...255) above which a pixel is an outline.
+    static let comicThreshold = 160.0
+
+    /// 255 on outlines, 0 elsewhere.
+    static func comicOutlines(_ image: VipsImageRef, scale: Double) throws(ImagingError) -> VipsImageRef {
+        let luma = try toUChar(try lumaImage(image))
+        let smooth = try call("comic") { cvips_gaussblur(luma.pointer, &$0, max(0.5, 1.5 * scale)) }
+        let sobelX: [Double] = [-1, 0, 1, -2, 0, 2, -1, 0, 1]
+        let sobelY: [Double] = [-1, -2, -1, 0, 0, 0, 1, 2, 1]
+        let gx = try call("comic") { cvips_convf(smooth.pointer, &$0, sobelX, 3, 3) }
+        let gy = try call("comic") { cvips_convf(smooth.pointer, &$0, sobelY, 3, 3) }
+        let ax = try call("comic") { cvips_abs(gx.pointer, &$0) }
+        let ay = try call("comic") { cvips_abs(gy.pointer, &$0) }
+        let magnitude = try call("comic") { cvips_add(ax.pointer, ay.pointer, &$0) }
+        return try call("comic") { cvips_more_than(magnitude.pointer, &$0, comicThreshold) }
+    }
+
+    // MARK: - Colour science
+
+    /// sRGB's transfer function, decoding: encoded 0...1 to linear light.
+    static func linear(_ v: Double) -> Double {
+        v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4)
+    }
+
+    /// sRGB's transfer function, encoding: linear light to encoded 0...1 (clipped).
+    static func encode(_ l: Double) -> Double {
+        let l = max(0, l)
+        return l <= 0.0031308 ? 12.92 * l : 1.055 * pow(l, 1 / 2.4) - 0.055
+    }
+
+    /// Linear-light gains of red, green and blue: white moves from 6500 K to the black-body
+    /// colour of 6500 K / 2^(temperature / 2) (about 4600 K at +1, 9200 K at -1), green by
+    /// 2^(-tint / 4); the gains keep white's luminance.
+    static func whiteBalanceGains(temperature: Double, tint: Double) -> [Double] {
+        let neutral = blackBodyRGB(6500)
+        let target = blackBodyRGB(6500 / pow(2, temperature / 2))
+        var gains = (0..<3).map { target[$0] / neutral[$0] }
+        gains[1] *= pow(2, -tint / 4)
+        let luminance = zip(gains, luma).map(*).reduce(0, +)
+        return gains.map { $0 / luminance }
+    }
+
+    /// Linear sRGB of a black body at `kelvin` (1667...25000 K), from the CIE xy of the
+    /// Planckian locus (Kim et al.'s cubic spline), with Y = 1.
+    static func blackBodyRGB(_ kelvin: Double) -> [Double] {
+        let t = min(25000, max(1667, kelvin))
+        let x: Double =
+            t <= 4000
+            ? -0.2661239e9 / (t * t * t) - 0.2343589e6 / (t * t) + 0.8776956e3 / t + 0.179910
+            : -3.0258469e9 / (t * t * t) + 2.1070379e6 / (t * t) + 0.2226347e3 / t + 0.240390
+        let y: Double =
+            t <= 2222
+            ? -1.1063814 * x * x * x - 1.34811020 * x * x + 2.18555832 * x - 0.20219683
+            : t <= 4000
+                ? -0.9549476 * x * x * x - 1.37418593 * x * x + 2.09137015 * x - 0.16748867
+                : 3.0817580 * x * x * x - 5.87338670 * x * x + 3.75112997 * x - 0.37001483
+        let (X, Y, Z) = (x / y, 1.0, (1 - x - y) / y)
+        return [
+            3.2406 * X - 1.5372 * Y - 0.4986 * Z,
+            -0.9689 * X + 1.8758 * Y + 0.0415 * Z,
+            0.0557 * X - 0.2040 * Y + 1.0570 * Z,
+        ]
+    }
+
+    // MARK: - libvips calls
+
+    /// `a * image + b` per band, float out.
+    private static func linear(_ image: VipsImageRef, _ a: [Double], _ b: [Double]) throws(ImagingError) -> VipsImageRef {
+        try call("linear") { cvips_linear(image.pointer, &$0, a, b, Int32(a.count)) }
+    }
+
+    static func toUChar(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+        try call("convert to 8 bits") { cvips_to_uchar(image.pointer, &$0) }
+    }
+
+    /// Runs one libvips call that makes an image, or throws with libvips' message.
+    private static func call(
+        _ what: String, _ body: (inout UnsafeMutablePointer<VipsImage>?) -> Int32
+    ) throws(ImagingError) -> VipsImageRef {
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard body(&out) == 0, let out else {
+            throw ImagingError(.corrupt, "cannot \(what) (\(Vips.takeError()))")
+        }
+        return VipsImageRef(out)
+    }
+}

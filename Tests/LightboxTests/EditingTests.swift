@@ -1,0 +1,235 @@
+import Crypto
+import Foundation
+import Lightbox
+import LightboxImaging
+import LightboxTestSupport
+import Synchronization
+import Testing
+
+/// A third-party editor with its own recipe format: it turns the photo black and white (with
+/// Lightbox's renderer, to keep the test small) and records its own adjustment data.
+final class ForeignEditor: ContentEditingController, @unchecked Sendable {
+    static let format = "com.example.mono"
+    let started = Mutex<ContentEditingInput?>(nil)
+
+    func canHandle(_ adjustmentData: AdjustmentData) -> Bool { adjustmentData.formatIdentifier == Self.format }
+
+    func startContentEditing(with input: ContentEditingInput, placeholderImage: EncodedImage?) async throws {
+        started.withLock { $0 = input }
+    }
+
+    func finishContentEditing() async throws -> ContentEditingOutput {
+        let input = try #require(started.withLock { $0 })
+        var output = ContentEditingOutput(contentEditingInput: input)
+        try ImageFile.renderEdit(
+            ofFileAt: input.fullSizeImageURL.path, recipe: EditRecipe(filters: [.mono(1)]),
+            toJPEGAt: output.renderedContentURL.path, orientation: input.fullSizeImageOrientation)
+        output.adjustmentData = AdjustmentData(formatIdentifier: Self.format, formatVersion: "3.1", data: Data("mono".utf8))
+        return output
+    }
+
+    func cancelContentEditing() {}
+    var shouldShowCancelConfirmation: Bool { false }
+}
+
+@Suite("Editing: adjustment data, renders, revert, chained editors")
+struct EditingTests {
+    static let photo = "forensics/original-files/pic2/IMG_20191224_234846.jpg"
+
+    static func library() async throws -> (PhotoLibrary, Asset, source: String, TemporaryDirectory) {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let source = try folder.copy(Corpus.path(photo))
+        let summary = await library.importItems(at: [URL(fileURLWithPath: source)])
+        guard case .imported(let asset) = try #require(summary.results.first).outcome else {
+            throw LibraryError(.invalidRequest, "\(source) did not import")
+        }
+        return (library, asset, source, folder)
+    }
+
+    static func sha256(_ path: String) throws -> String {
+        SHA256.hash(data: try Data(contentsOf: URL(fileURLWithPath: path))).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The stored files of an asset's resources, by type.
+    static func files(_ library: PhotoLibrary, _ asset: Asset) async throws -> [AssetResourceType: String] {
+        var files: [AssetResourceType: String] = [:]
+        for resource in asset.resources { files[resource.type] = try await library.fileURL(for: resource).path }
+        return files
+    }
+
+    @Test("An edit: render and recipe stored, original untouched, sizes and versions right; revert: the original again")
+    func editAndRevert() async throws {
+        let (library, asset, source, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let originalHash = try Self.sha256(source)
+        let editor = RecipeEditor(adding: [.exposure(0.5), .straighten(3), .crop(NormalizedRect(x: 0.1, y: 0.1, width: 0.8, height: 0.5))])
+        let edited = try await library.edit(asset, with: editor)
+
+        #expect(edited.hasAdjustments && edited.adjustmentFormatIdentifier == EditRecipe.formatIdentifier)
+        #expect(Set(edited.resources.map(\.type)) == [.photo, .fullSizePhoto, .adjustmentData])
+        let files = try await Self.files(library, edited)
+        let render = try #require(files[.fullSizePhoto])
+        let photo = try #require(files[.photo])
+        #expect(try Self.sha256(photo) == originalHash, "the original is untouched")
+        // The render: a JPEG of the edited size, which the asset now reports.
+        let properties = try ImageFile.properties(ofFileAt: render)
+        #expect((edited.pixelWidth, edited.pixelHeight) == (properties.storedWidth, properties.storedHeight))
+        #expect(edited.pixelWidth < asset.pixelWidth && Double(edited.pixelWidth) / Double(edited.pixelHeight) > 2)
+        // The adjustment data reads back as the recipe, which another Lightbox can continue.
+        let input = try await library.requestContentEditingInput(for: edited)
+        #expect(input.adjustmentData?.recipe == editor.recipe)
+        #expect(input.fullSizeImageURL.path == photo, "a handled recipe continues from the original")
+
+        // Versions: current is the render, unadjusted the original.
+        let manager = ImageManager(library: library)
+        let size = PixelSize(width: 512, height: 512)
+        var options = ImageRequestOptions()
+        options.deliveryMode = .highQualityFormat
+        options.resizeMode = .exact
+        let current = try #require(await manager.requestImage(for: edited, targetSize: size, options: options).results().last?.image)
+        options.version = .unadjusted
+        let unadjusted = try #require(await manager.requestImage(for: edited, targetSize: size, options: options).results().last?.image)
+        #expect(Double(current.pixelWidth) / Double(current.pixelHeight) > 2)
+        let aspect: Double = Double(unadjusted.pixelWidth) / Double(unadjusted.pixelHeight)
+        #expect(abs(aspect - 4.0 / 3) < 0.01)
+        // Each is what the renderer makes of that file.
+        let thumbnail = ThumbnailOptions(width: 512, height: 512, quality: options.quality)
+        #expect(current.bytes == (try ImageFile.thumbnail(ofFileAt: render, options: thumbnail)).bytes)
+        #expect(unadjusted.bytes == (try ImageFile.thumbnail(ofFileAt: photo, options: thumbnail)).bytes)
+        let data = try await manager.requestImageDataAndOrientation(for: edited)
+        #expect(data.bytes == Array(try Data(contentsOf: URL(fileURLWithPath: render))) && data.orientation == 1)
+
+        // Revert: the original's look and size, the edit's files gone, the original's bytes as imported.
+        try await library.performChanges { changes in
+            changes.changeRequest(for: edited).revertAssetContentToOriginal()
+        }
+        let reverted = try #require(try await library.asset(withLocalIdentifier: asset.localIdentifier))
+        #expect(!reverted.hasAdjustments && reverted.adjustmentFormatIdentifier == nil)
+        #expect(reverted.resources.map(\.type) == [.photo])
+        #expect((reverted.pixelWidth, reverted.pixelHeight) == (asset.pixelWidth, asset.pixelHeight))
+        #expect(!FileManager.default.fileExists(atPath: render), "the render's file is removed")
+        #expect(try Self.sha256(photo) == originalHash)
+        let exported = try await library.export(
+            localIdentifiers: [asset.localIdentifier], to: folder.url.appendingPathComponent("out"), version: .current)
+        #expect(try Self.sha256(exported[0].path) == originalHash, "the current version is the original again")
+        options.version = .current
+        let after = try #require(await manager.requestImage(for: reverted, targetSize: size, options: options).results().last?.image)
+        #expect(after.bytes == unadjusted.bytes)
+    }
+
+    @Test("An editor that cannot continue the recipe edits the render, which is kept as the adjustment base")
+    func chainedEditors() async throws {
+        let (library, asset, _, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let first = try await library.edit(asset, with: RecipeEditor(adding: [.vignette(0.8), .rotate(quarterTurns: 1)]))
+        let firstRender = try #require(first.resource(ofType: .fullSizePhoto))
+
+        // A foreign editor cannot read Lightbox's recipe: it gets the render and chains on it.
+        let foreign = ForeignEditor()
+        let second = try await library.edit(first, with: foreign)
+        let input = try #require(foreign.started.withLock { $0 })
+        #expect(input.adjustmentData == nil && input.fullSizeImageOrientation == 1)
+        #expect(second.adjustmentFormatIdentifier == ForeignEditor.format)
+        #expect(second.resource(ofType: .adjustmentBasePhoto)?.sha256 == firstRender.sha256)
+        #expect((second.pixelWidth, second.pixelHeight) == (first.pixelWidth, first.pixelHeight), "the turn is kept")
+
+        // The same foreign editor again continues its own data, from the adjustment base.
+        let again = ForeignEditor()
+        let third = try await library.edit(second, with: again)
+        let continued = try #require(again.started.withLock { $0 })
+        #expect(continued.adjustmentData?.formatIdentifier == ForeignEditor.format)
+        let base = try #require(second.resource(ofType: .adjustmentBasePhoto))
+        #expect(continued.fullSizeImageURL.path == (try await library.fileURL(for: base)).path)
+        #expect(third.resource(ofType: .adjustmentBasePhoto)?.sha256 == firstRender.sha256)
+
+        // Lightbox's editor cannot read the foreign recipe: it chains on the foreign render.
+        let fourth = try await library.edit(third, with: RecipeEditor(adding: [.contrast(0.3)]))
+        #expect(fourth.resource(ofType: .adjustmentBasePhoto)?.sha256 == third.resource(ofType: .fullSizePhoto)?.sha256)
+        #expect(fourth.adjustmentFormatIdentifier == EditRecipe.formatIdentifier)
+        // Revert removes every edit, bases included.
+        try await library.performChanges { $0.changeRequest(for: fourth).revertAssetContentToOriginal() }
+        let reverted = try #require(try await library.asset(withLocalIdentifier: asset.localIdentifier))
+        #expect(reverted.resources.map(\.type) == [.photo] && !reverted.hasAdjustments)
+    }
+
+    @Test("A recipe of another major version is not handled: the edit chains on the render")
+    func unknownMajorVersion() async throws {
+        let (library, asset, _, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        // A future Lightbox wrote version 2.0 of the recipe.
+        let input = try await library.requestContentEditingInput(for: asset)
+        var output = ContentEditingOutput(contentEditingInput: input)
+        defer { output.discard() }
+        try ImageFile.renderEdit(ofFileAt: input.fullSizeImageURL.path, recipe: EditRecipe(filters: [.sepia(1)]), toJPEGAt: output.renderedContentURL.path)
+        output.adjustmentData = AdjustmentData(
+            formatIdentifier: EditRecipe.formatIdentifier, formatVersion: "2.0", data: Data(#"{"version":"2.0","filters":[]}"#.utf8))
+        try await library.performChanges { $0.changeRequest(for: asset).contentEditingOutput = output }
+        let future = try #require(try await library.asset(withLocalIdentifier: asset.localIdentifier))
+
+        let editor = RecipeEditor(adding: [.exposure(-0.5)])
+        #expect(!editor.canHandle(try #require(try await library.requestContentEditingInput(for: future, options: .init(canHandleAdjustmentData: { _ in true })).adjustmentData)))
+        let edited = try await library.edit(future, with: editor)
+        #expect(edited.resource(ofType: .adjustmentBasePhoto)?.sha256 == future.resource(ofType: .fullSizePhoto)?.sha256)
+        #expect(editor.recipe.filters == [.exposure(-0.5)], "nothing is inherited from a recipe it cannot read")
+    }
+
+    @Test("Refused edits change nothing: no adjustment data, a stale input, a render that is not a JPEG")
+    func refusedEdits() async throws {
+        let (library, asset, _, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let input = try await library.requestContentEditingInput(for: asset)
+        var output = ContentEditingOutput(contentEditingInput: input)
+        defer { output.discard() }
+        try ImageFile.renderEdit(ofFileAt: input.fullSizeImageURL.path, recipe: EditRecipe(filters: [.blur(4)]), toJPEGAt: output.renderedContentURL.path)
+        let before = try await Self.originalsCount(library)
+
+        await #expect(throws: LibraryError.self, "an edit without adjustment data") {
+            try await library.performChanges { $0.changeRequest(for: asset).contentEditingOutput = output }
+        }
+        var png = ContentEditingOutput(contentEditingInput: input)
+        defer { png.discard() }
+        png.adjustmentData = AdjustmentData(recipe: EditRecipe(filters: [.blur(4)]))
+        try FileManager.default.copyItem(atPath: try Corpus.path("pillow/images/hopper.png"), toPath: png.renderedContentURL.path)
+        await #expect(throws: LibraryError.self, "a PNG render") {
+            try await library.performChanges { $0.changeRequest(for: asset).contentEditingOutput = png }
+        }
+        let unchanged = try #require(try await library.asset(withLocalIdentifier: asset.localIdentifier))
+        #expect(!unchanged.hasAdjustments && unchanged.resources.count == 1)
+        #expect(try await Self.originalsCount(library) == before, "nothing is left in originals/")
+
+        // An edit lands; the output made from the older input is then refused.
+        output.adjustmentData = AdjustmentData(recipe: EditRecipe(filters: [.blur(4)]))
+        _ = try await library.edit(asset, with: RecipeEditor(adding: [.mono(1)]))
+        await #expect(throws: LibraryError.self, "a stale input") {
+            try await library.performChanges { $0.changeRequest(for: asset).contentEditingOutput = output }
+        }
+        let current = try #require(try await library.asset(withLocalIdentifier: asset.localIdentifier))
+        #expect(current.adjustmentFormatIdentifier == EditRecipe.formatIdentifier)
+        #expect(try #require(try await library.requestContentEditingInput(for: current).adjustmentData?.recipe).filters == [.mono(1)])
+    }
+
+    @Test("Observers hear an edit as a content change")
+    func observedEdit() async throws {
+        let (library, asset, _, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let changes = try library.changes()
+        let edit = Task { try await library.edit(asset, with: RecipeEditor(adding: [.sepia(0.5)])) }
+        var iterator = changes.makeAsyncIterator()
+        let change = try #require(await iterator.next())
+        _ = try await edit.value
+        let details = try #require(change.details(for: asset))
+        #expect(details.assetContentChanged)
+        #expect(details.objectAfterChanges?.hasAdjustments == true)
+    }
+
+    static func originalsCount(_ library: PhotoLibrary) async throws -> Int {
+        let root = library.url.appendingPathComponent("originals").path
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        var count = 0
+        while let name = enumerator?.nextObject() as? String {
+            if !name.hasPrefix(".") && name.contains(".") { count += 1 }
+        }
+        return count
+    }
+}
