@@ -78,12 +78,13 @@ BENCH_JPEGS := \
 	.corpus/digikam/body-background.jpg .corpus/exiv2/data/exiv2-bug922a.jpg \
 	.corpus/lomiri/backgrounds/Dragonfly_by_Bolly.jpg
 
-## bench: build lightbox-bench in release mode and measure import, thumbnails, images, caches and metadata
+## bench: build lightbox-bench in release mode and measure import, thumbnails, images, caches, metadata and edits
 bench: deps corpus
 	@missing=""; \
 	command -v exiv2 >/dev/null || missing="$$missing exiv2"; \
 	command -v vipsthumbnail >/dev/null || missing="$$missing libvips-tools"; \
 	/usr/bin/python3 -c "import PIL" 2>/dev/null || missing="$$missing python3-pil"; \
+	[ -x /usr/bin/convert ] || missing="$$missing imagemagick"; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing the benchmarks' references:$$missing"; \
 		$(SUDO) apt-get update -q; DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
@@ -99,6 +100,7 @@ bench: deps corpus
 	.build/release/lightbox-bench images --rounds 5 .corpus/exiv2/data/IMG_3578.heic .corpus/exiv2/data/2021-02-13-1929.heic
 	.build/release/lightbox-bench image-cache .corpus/forensics/original-files/pic2 .corpus/exiv2/data/IMG_3578.heic \
 		.corpus/digikam/body-background.jpg
+	.build/release/lightbox-bench edit .corpus/exiv2/data/exiv2-bug922a.jpg
 
 ## run: import the sample photos into Demo.lightbox and serve them at http://HOST:PORT
 run: deps build

@@ -43,12 +43,13 @@ static inline int cvips_autorot(VipsImage *in, VipsImage **out) {
     return vips_autorot(in, out, NULL);
 }
 
-/// Writes JPEG to memory. `strip` drops metadata (thumbnails need none).
-static inline int cvips_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
+/// Writes JPEG to memory. `strip` drops metadata (thumbnails need none). Optimized Huffman
+/// tables make files a few percent smaller for a second pass over the coefficients.
+static inline int cvips_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality, int optimize) {
     return vips_jpegsave_buffer(in, buf, len,
         "Q", quality,
         "strip", TRUE,
-        "optimize_coding", TRUE,
+        "optimize_coding", optimize,
         "interlace", FALSE,
         NULL);
 }
@@ -212,15 +213,24 @@ static inline int cvips_linear(VipsImage *in, VipsImage **out, const double *a, 
     return vips_linear(in, out, (double *)a, (double *)b, n, NULL);
 }
 
-/// Rounded to the nearest integer and clipped into 0...255.
+/// Rounded to the nearest integer and clipped into 0...255, in one pass: libvips' linear with
+/// uchar output truncates and clips, so adding a half rounds.
 static inline int cvips_to_uchar(VipsImage *in, VipsImage **out) {
     if (vips_image_get_format(in) == VIPS_FORMAT_UCHAR) {
         return vips_copy(in, out, NULL);
     }
-    VipsImage *rounded = NULL;
-    if (vips_round(in, &rounded, VIPS_OPERATION_ROUND_RINT, NULL)) return -1;
-    int status = vips_cast(rounded, out, VIPS_FORMAT_UCHAR, NULL);
-    g_object_unref(rounded);
+    double a[1] = {1}, b[1] = {0.5};
+    return vips_linear(in, out, a, b, 1, "uchar", TRUE, NULL);
+}
+
+/// Each band's value looked up in a table of 256 bytes per band (interleaved as in
+/// `cvips_maplut`); uchar in, uchar out, one pass.
+static inline int cvips_maplut_uchar(VipsImage *in, VipsImage **out, const unsigned char *table, int bands) {
+    VipsImage *lut = vips_image_new_from_memory_copy(table, 256 * bands, 256, 1, bands, VIPS_FORMAT_UCHAR);
+    if (!lut) return -1;
+    lut->Type = VIPS_INTERPRETATION_HISTOGRAM;
+    int status = vips_maplut(in, out, lut, NULL);
+    g_object_unref(lut);
     return status;
 }
 
@@ -277,6 +287,32 @@ static inline int cvips_bandrank3(VipsImage *in, VipsImage **out, int index) {
     return status;
 }
 
+/// The vignette's factor, 1 - amount * r², r² = ((x + 0.5 - w/2)² + (y + 0.5 - h/2)²) / ((w/2)² + (h/2)²):
+/// a sum of a function of x and one of y, so it is two small tables replicated and added, one
+/// float pass per pixel.
+static inline int cvips_vignette_factor(VipsImage **out, int width, int height, double amount) {
+    double cx = width / 2.0, cy = height / 2.0;
+    double k = amount / (cx * cx + cy * cy);
+    float *row = g_malloc(sizeof(float) * width);
+    float *column = g_malloc(sizeof(float) * height);
+    for (int x = 0; x < width; x++) { double d = x + 0.5 - cx; row[x] = (float)(1 - k * d * d); }
+    for (int y = 0; y < height; y++) { double d = y + 0.5 - cy; column[y] = (float)(-k * d * d); }
+    VipsImage *r = vips_image_new_from_memory_copy(row, sizeof(float) * width, width, 1, 1, VIPS_FORMAT_FLOAT);
+    VipsImage *c = vips_image_new_from_memory_copy(column, sizeof(float) * height, 1, height, 1, VIPS_FORMAT_FLOAT);
+    g_free(row);
+    g_free(column);
+    VipsImage *rows = NULL, *columns = NULL;
+    int status = (r && c) ? 0 : -1;
+    if (status == 0) status = vips_replicate(r, &rows, 1, height, NULL);
+    if (status == 0) status = vips_replicate(c, &columns, width, 1, NULL);
+    if (status == 0) status = vips_add(rows, columns, out, NULL);
+    if (r) g_object_unref(r);
+    if (c) g_object_unref(c);
+    if (rows) g_object_unref(rows);
+    if (columns) g_object_unref(columns);
+    return status;
+}
+
 /// An image whose two bands are each pixel's x and y.
 static inline int cvips_xyz(VipsImage **out, int width, int height) {
     return vips_xyz(out, width, height, NULL);
@@ -292,10 +328,10 @@ static inline int cvips_more_than(VipsImage *in, VipsImage **out, double thresho
     return vips_relational_const1(in, out, VIPS_OPERATION_RELATIONAL_MORE, threshold, NULL);
 }
 
-/// Rotated by `angle` degrees clockwise about its centre with bicubic interpolation, onto a
-/// canvas that holds the whole rotated image.
-static inline int cvips_similarity_rotate(VipsImage *in, VipsImage **out, double angle) {
-    VipsInterpolate *bicubic = vips_interpolate_new("bicubic");
+/// Rotated by `angle` degrees clockwise about its centre with bicubic interpolation (bilinear
+/// when `draft` is set), onto a canvas that holds the whole rotated image.
+static inline int cvips_similarity_rotate(VipsImage *in, VipsImage **out, double angle, int draft) {
+    VipsInterpolate *bicubic = vips_interpolate_new(draft ? "bilinear" : "bicubic");
     if (!bicubic) return -1;
     int status = vips_similarity(in, out, "angle", angle, "interpolate", bicubic, NULL);
     g_object_unref(bicubic);

@@ -338,7 +338,8 @@ struct EditFilterTests {
         try VipsTool.run(
             "extract_area", path("r6.v"), path("r7.v"), "\(crop.left)", "\(crop.top)", "\(crop.width)", "\(crop.height)")
         let difference = try ImageComparison.meanAbsoluteDifference(ofFileAt: ours, path("r7.v"))
-        #expect(difference < 0.8, "the recipe is \(difference) from the chain of libvips operations")
+        // Six stages, each rounded to 8 bits on both sides, and a bicubic rotation of those.
+        #expect(difference < 1.0, "the recipe is \(difference) from the chain of libvips operations")
     }
 
     @Test("Recipes: NAME=VALUE, JSON both ways, ranges, versions")

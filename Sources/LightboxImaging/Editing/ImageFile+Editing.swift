@@ -77,19 +77,21 @@ public final class EditableImage: @unchecked Sendable {
         return EncodedImage(bytes: bytes, format: format, pixelWidth: image.width, pixelHeight: image.height)
     }
 
-    /// The image with `recipe` applied, encoded.
-    public func render(_ recipe: EditRecipe, format: EncodedImageFormat = .jpeg, quality: Int = 85) throws(ImagingError)
-        -> EncodedImage
-    {
-        let rendered = try renderedImage(recipe)
-        let bytes = try Vips.encode(rendered, as: format, quality: quality)
+    /// The image with `recipe` applied, encoded. An `interactive` render (the default: an edit
+    /// view redrawing as a slider moves) rotates with bilinear interpolation and skips the
+    /// JPEG encoder's second pass; otherwise it is made as the full-size render is.
+    public func render(
+        _ recipe: EditRecipe, format: EncodedImageFormat = .jpeg, quality: Int = 85, interactive: Bool = true
+    ) throws(ImagingError) -> EncodedImage {
+        let rendered = try renderedImage(recipe, draft: interactive)
+        let bytes = try Vips.encode(rendered, as: format, quality: quality, optimized: !interactive)
         return EncodedImage(bytes: bytes, format: format, pixelWidth: rendered.width, pixelHeight: rendered.height)
     }
 
     /// The lazy pipeline of `recipe` over this image.
-    func renderedImage(_ recipe: EditRecipe) throws(ImagingError) -> VipsImageRef {
+    func renderedImage(_ recipe: EditRecipe, draft: Bool = false) throws(ImagingError) -> VipsImageRef {
         try recipe.validate()
-        return try RecipePipeline.apply(recipe, to: image, scale: scale)
+        return try RecipePipeline.apply(recipe, to: image, scale: scale, draft: draft)
     }
 }
 

@@ -15,7 +15,11 @@ enum RecipePipeline {
 
     /// `image` with `recipe` applied. `scale` is the image's size over the full-size image's
     /// (below 1 for a preview), by which lengths in pixels are scaled.
-    static func apply(_ recipe: EditRecipe, to input: VipsImageRef, scale: Double) throws(ImagingError) -> VipsImageRef {
+    /// A `draft` render (an interactive preview) rotates with bilinear rather than bicubic
+    /// interpolation.
+    static func apply(
+        _ recipe: EditRecipe, to input: VipsImageRef, scale: Double, draft: Bool = false
+    ) throws(ImagingError) -> VipsImageRef {
         var image = try prepare(input)
         var tones: [Tone] = []
         for filter in recipe.filters {
@@ -24,7 +28,7 @@ enum RecipePipeline {
                 continue
             }
             image = try applyTones(&tones, image)
-            image = try apply(filter, image, scale: scale)
+            image = try apply(filter, image, scale: scale, draft: draft)
         }
         return try applyTones(&tones, image)
     }
@@ -79,21 +83,20 @@ enum RecipePipeline {
     private static func applyTones(_ tones: inout [Tone], _ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
         guard !tones.isEmpty else { return image }
         defer { tones = [] }
-        var table = [Float](repeating: 0, count: 256 * 3)
+        var table = [UInt8](repeating: 0, count: 256 * 3)
         for index in 0..<256 {
             for channel in 0..<3 {
                 var value = Double(index) / 255
                 for tone in tones { value = min(1, max(0, tone.map(channel, value))) }
-                table[index * 3 + channel] = Float(value * 255)
+                table[index * 3 + channel] = UInt8((value * 255).rounded())
             }
         }
-        let mapped = try call("apply tones") { cvips_maplut(image.pointer, &$0, table, 3) }
-        return try toUChar(mapped)
+        return try call("apply tones") { cvips_maplut_uchar(image.pointer, &$0, table, 3) }
     }
 
     // MARK: - Filters
 
-    private static func apply(_ filter: EditFilter, _ image: VipsImageRef, scale: Double) throws(ImagingError)
+    private static func apply(_ filter: EditFilter, _ image: VipsImageRef, scale: Double, draft: Bool) throws(ImagingError)
         -> VipsImageRef
     {
         switch filter {
@@ -136,7 +139,7 @@ enum RecipePipeline {
             return try call("rotate") { cvips_rot(image.pointer, &$0, angles[quarterTurns % 4]) }
         case .straighten(let degrees):
             guard degrees != 0 else { return image }
-            let rotated = try call("straighten") { cvips_similarity_rotate(image.pointer, &$0, degrees) }
+            let rotated = try call("straighten") { cvips_similarity_rotate(image.pointer, &$0, degrees, draft ? 1 : 0) }
             let box = straightenCrop(width: image.width, height: image.height, degrees: degrees)
             return try Vips.extract(
                 rotated, left: (rotated.width - box.width) / 2, top: (rotated.height - box.height) / 2, width: box.width,
@@ -240,14 +243,7 @@ enum RecipePipeline {
     /// half-diagonal (1 in the corners).
     private static func vignette(_ image: VipsImageRef, _ amount: Double) throws(ImagingError) -> VipsImageRef {
         guard amount != 0 else { return image }
-        let (width, height) = (image.width, image.height)
-        let halfWidth = Double(width) / 2
-        let halfHeight = Double(height) / 2
-        let coordinates = try call("vignette") { cvips_xyz(&$0, Int32(width), Int32(height)) }
-        let centred = try linear(coordinates, [1, 1], [0.5 - halfWidth, 0.5 - halfHeight])
-        let squares = try call("vignette") { cvips_multiply(centred.pointer, centred.pointer, &$0) }
-        let mean = try call("vignette") { cvips_bandmean(squares.pointer, &$0) }
-        let factor = try linear(mean, [-2 * amount / (halfWidth * halfWidth + halfHeight * halfHeight)], [1])
+        let factor = try call("vignette") { cvips_vignette_factor(&$0, Int32(image.width), Int32(image.height), amount) }
         return try toUChar(try call("vignette") { cvips_multiply(image.pointer, factor.pointer, &$0) })
     }
 
