@@ -122,7 +122,8 @@ struct EditCommand: AsyncParsableCommand {
             edit continues: \(EditFilter.names.joined(separator: ", ")). For example: \
             --filter exposure=0.5 --filter straighten=3 --filter crop=0.1,0.1,0.8,0.8 (the crop \
             as X,Y,W,H in unit coordinates). The render is written at full size, the original \
-            stays as it was, and `lightbox revert` brings it back. Prints the edited asset.
+            stays as it was, and `lightbox revert` brings it back. With --editor, another program \
+            makes the edit (docs/EDITORS.md), under a memory and a time limit. Prints the edited asset.
             """)
 
     @OptionGroup var libraryOptions: LibraryOptions
@@ -133,24 +134,45 @@ struct EditCommand: AsyncParsableCommand {
     @Option(name: .customLong("filter"), help: ArgumentHelp("A filter, NAME=VALUE (repeat, in order).", valueName: "NAME=VALUE"))
     var filters: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "An external editor program speaking Lightbox's editor protocol (docs/EDITORS.md); the filters are its settings.",
+        valueName: "PROGRAM"))
+    var editor: String?
+
+    @Option(help: ArgumentHelp("The external editor's memory limit, in MiB.", valueName: "MIB"))
+    var editorMemory = 512
+
+    @Option(help: ArgumentHelp("The external editor's time limit, in seconds.", valueName: "SECONDS"))
+    var editorTime = 60.0
+
     @Flag(help: "Print the edited asset as one JSON line.")
     var json = false
 
     func run() async throws {
-        let recipe: EditRecipe
-        do {
-            recipe = try EditRecipe(parsing: filters)
-        } catch {
-            throw ValidationError(error.message)
+        let controller: any ContentEditingController
+        if let editor {
+            guard editorMemory >= 16, editorTime > 0 else {
+                throw ValidationError("--editor-memory must be at least 16 MiB and --editor-time more than 0 s")
+            }
+            controller = ExternalEditor(
+                program: editor, filters: filters, memoryLimit: editorMemory << 20, timeLimit: editorTime)
+        } else {
+            let recipe: EditRecipe
+            do {
+                recipe = try EditRecipe(parsing: filters)
+            } catch {
+                throw ValidationError(error.message)
+            }
+            guard !recipe.filters.isEmpty else { throw ValidationError("give at least one --filter NAME=VALUE") }
+            controller = RecipeEditor(adding: recipe.filters)
         }
-        guard !recipe.filters.isEmpty else { throw ValidationError("give at least one --filter NAME=VALUE") }
         let library = try libraryOptions.open()
         guard let asset = try await library.asset(withLocalIdentifier: id) else {
             throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
         }
         let edited: Asset
         do {
-            edited = try await library.edit(asset, with: RecipeEditor(adding: recipe.filters))
+            edited = try await library.edit(asset, with: controller)
         } catch let error as LibraryError {
             throw CommandError(error.message)
         }

@@ -223,6 +223,74 @@ struct EditingTests {
         #expect(details.objectAfterChanges?.hasAdjustments == true)
     }
 
+    // MARK: - External editors
+
+    /// Writes an executable script into `folder`.
+    static func script(_ text: String, named name: String, in folder: TemporaryDirectory) throws -> String {
+        let path = folder.path(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        guard chmod(path, 0o755) == 0 else { throw LibraryError(.storageFailed, "cannot make \(path) executable") }
+        return path
+    }
+
+    @Test("An external editor edits through the JSON protocol, and continues its own recipe")
+    func externalEditor() async throws {
+        let (library, asset, source, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let program = Corpus.packageRoot.appendingPathComponent("examples/editors/negative.py").path
+        let edited = try await library.edit(asset, with: ExternalEditor(program: program, filters: ["strength=1"]))
+        #expect(edited.adjustmentFormatIdentifier == "org.lightbox.example.negative")
+        let render = try await library.fileURL(for: try #require(edited.resource(ofType: .fullSizePhoto))).path
+        // The oracle: libvips' own invert of the original.
+        try VipsTool.run("invert", source, folder.path("inverted.jpg[Q=95]"))
+        let options = ThumbnailOptions(width: 256, height: 256, quality: 95)
+        let ours = try ImageFile.thumbnail(ofFileAt: render, options: options)
+        let oracle = try ImageFile.thumbnail(ofFileAt: folder.path("inverted.jpg"), options: options)
+        #expect(try ImageComparison.meanAbsoluteDifference(ours, oracle) < 1.5)
+
+        // It can continue its own recipe: it gets the original and the recipe, and the
+        // strengths multiply (0.5 of a full negative).
+        let editor = ExternalEditor(program: program, filters: ["strength=0.5"])
+        let again = try await library.edit(edited, with: editor)
+        #expect(again.resource(ofType: .adjustmentBasePhoto) == nil, "no chaining: it continued its recipe")
+        let input = try await library.requestContentEditingInput(for: again, options: .init(canHandleAdjustmentData: editor.canHandle))
+        let recipe = try JSONSerialization.jsonObject(with: try #require(input.adjustmentData).data) as? [String: Double]
+        #expect(recipe?["strength"] == 0.5)
+    }
+
+    @Test("An external editor past its memory or time limit is stopped, and the asset is unchanged")
+    func externalEditorLimits() async throws {
+        let (library, asset, _, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let hog = try Self.script(
+            "#!/usr/bin/env python3\nimport sys\nsys.stdin.read()\nblocks = [bytearray(64 << 20) for _ in range(64)]\nprint('{}')\n",
+            named: "hog.py", in: folder)
+        let sleeper = try Self.script("#!/bin/sh\ncat > /dev/null\nsleep 30\n", named: "sleeper.sh", in: folder)
+        let liar = try Self.script("#!/bin/sh\ncat > /dev/null\necho 'not json'\n", named: "liar.sh", in: folder)
+        let before = try await Self.originalsCount(library)
+
+        do {
+            _ = try await library.edit(asset, with: ExternalEditor(program: hog, memoryLimit: 128 << 20))
+            Issue.record("the memory hog's edit landed")
+        } catch let error as LibraryError {
+            #expect(error.message.contains("memory") && error.message.contains("128 MiB"), "\(error.message)")
+        }
+        let start = Date()
+        do {
+            _ = try await library.edit(asset, with: ExternalEditor(program: sleeper, timeLimit: 1))
+            Issue.record("the sleeper's edit landed")
+        } catch let error as LibraryError {
+            #expect(error.message.contains("time limit of 1 s"), "\(error.message)")
+        }
+        #expect(Date().timeIntervalSince(start) < 10, "stopped at its limit, not when it finished")
+        await #expect(throws: LibraryError.self, "an answer that is not JSON") {
+            try await library.edit(asset, with: ExternalEditor(program: liar))
+        }
+        let unchanged = try #require(try await library.asset(withLocalIdentifier: asset.localIdentifier))
+        #expect(!unchanged.hasAdjustments && unchanged.resources.map(\.type) == [.photo])
+        #expect(try await Self.originalsCount(library) == before)
+    }
+
     static func originalsCount(_ library: PhotoLibrary) async throws -> Int {
         let root = library.url.appendingPathComponent("originals").path
         let enumerator = FileManager.default.enumerator(atPath: root)

@@ -1,0 +1,176 @@
+import Foundation
+import LightboxImaging
+import Synchronization
+
+/// An editor that is another program: the Linux counterpart of a photo editing extension.
+/// It speaks the small JSON protocol of docs/EDITORS.md on its standard input and output, one
+/// request per run, and runs under a memory limit and a time limit; past either it is stopped,
+/// and the asset is left as it was.
+///
+/// ```swift
+/// let editor = ExternalEditor(program: "/usr/local/bin/my-editor", filters: ["grain=0.3"])
+/// let edited = try await library.edit(asset, with: editor)
+/// ```
+public final class ExternalEditor: ContentEditingController {
+    /// The protocol version Lightbox speaks.
+    public static let protocolVersion = 1
+
+    /// The program and its own arguments.
+    public let program: String
+    public let arguments: [String]
+    /// `NAME=VALUE` settings passed to the program with the edit request.
+    public let filters: [String]
+    /// The most memory the program may use, in bytes (512 MiB by default).
+    public let memoryLimit: Int
+    /// The longest an edit may take, in seconds (60 by default); a `canHandle` question gets
+    /// at most 10 seconds of it.
+    public let timeLimit: Double
+
+    private struct State {
+        var input: ContentEditingInput?
+        var canHandle: [AdjustmentData: Bool] = [:]
+    }
+    private let state = Mutex(State())
+    private let cancellation = LimitedProcess.Cancellation()
+
+    public init(
+        program: String, arguments: [String] = [], filters: [String] = [], memoryLimit: Int = 512 << 20,
+        timeLimit: Double = 60
+    ) {
+        self.program = program
+        self.arguments = arguments
+        self.filters = filters
+        self.memoryLimit = memoryLimit
+        self.timeLimit = timeLimit
+    }
+
+    /// Asks the program; a program that fails to answer cannot handle it.
+    public func canHandle(_ adjustmentData: AdjustmentData) -> Bool {
+        if let known = state.withLock({ $0.canHandle[adjustmentData] }) { return known }
+        let request: [String: Any] = [
+            "protocol": Self.protocolVersion, "action": "canHandle", "adjustmentData": Self.json(adjustmentData),
+        ]
+        let answer = (try? parse(run(Self.encode(request), seconds: min(10, timeLimit))))?["canHandle"] as? Bool ?? false
+        state.withLock { $0.canHandle[adjustmentData] = answer }
+        return answer
+    }
+
+    public func startContentEditing(with input: ContentEditingInput, placeholderImage: EncodedImage?) async throws {
+        state.withLock { $0.input = input }
+    }
+
+    public func finishContentEditing() async throws -> ContentEditingOutput {
+        guard let input = state.withLock({ $0.input }) else {
+            throw LibraryError(.invalidRequest, "the editor has not been started")
+        }
+        var output = ContentEditingOutput(contentEditingInput: input)
+        let folder = output.renderedContentURL.deletingLastPathComponent().path
+        do {
+            // The display-size image, for an editor that previews or works small first.
+            let display = folder + "/display.jpg"
+            let image = try input.displaySizeImage.encoded(quality: 90)
+            try FileIO.writeAtomically(image.bytes, to: display)
+            var request: [String: Any] = [
+                "protocol": Self.protocolVersion, "action": "edit", "filters": filters,
+                "input": [
+                    "fullSizeImage": input.fullSizeImageURL.path, "orientation": input.fullSizeImageOrientation,
+                    "displaySizeImage": display, "uniformTypeIdentifier": input.uniformTypeIdentifier,
+                    "mediaType": "image", "creationDate": ISO8601.string(from: input.creationDate, offsetSeconds: 0),
+                    "adjustmentData": input.adjustmentData.map(Self.json) ?? NSNull(),
+                ] as [String: Any],
+                "output": ["renderedContent": output.renderedContentURL.path],
+            ]
+            if let movie = input.livePhotoMovieURL {
+                request["input"] = (request["input"] as? [String: Any] ?? [:]).merging(["livePhotoMovie": movie.path]) { $1 }
+            }
+            let bytes = Self.encode(request)
+            let answered = try await BlockingWork.run { [self] in try run(bytes, seconds: timeLimit) }
+            let answer = try parse(answered)
+            guard let data = answer["adjustmentData"] as? [String: Any], let adjustment = Self.adjustmentData(data) else {
+                throw LibraryError(
+                    .invalidRequest, "the editor \(program) answered without adjustmentData {formatIdentifier, formatVersion, data}")
+            }
+            guard FileIO.fileExists(output.renderedContentURL.path) else {
+                throw LibraryError(.invalidRequest, "the editor \(program) wrote no render to \(output.renderedContentURL.path)")
+            }
+            output.adjustmentData = adjustment
+            return output
+        } catch {
+            output.discard()
+            throw error
+        }
+    }
+
+    /// Stops the program if it is running; the asset stays as it was.
+    public func cancelContentEditing() {
+        cancellation.cancel()
+    }
+
+    public var shouldShowCancelConfirmation: Bool { false }
+
+    // MARK: - Running the program
+
+    private static func encode(_ request: [String: Any]) -> [UInt8] {
+        [UInt8]((try? JSONSerialization.data(withJSONObject: request, options: [.sortedKeys])) ?? Data())
+    }
+
+    /// One request, one answer: what the program wrote on its standard output, or a clear
+    /// error when it failed or was stopped.
+    private func run(_ bytes: [UInt8], seconds: Double) throws -> [UInt8] {
+        let limits = LimitedProcess.Limits(memoryBytes: memoryLimit, seconds: seconds)
+        let outcome = try LimitedProcess.run([program] + arguments, input: bytes, limits: limits, cancellation: cancellation)
+        let megabytes = memoryLimit >> 20
+        let said = outcome.standardErrorTail.isEmpty ? "" : ": \(outcome.standardErrorTail.split(separator: "\n").suffix(3).joined(separator: " / "))"
+        switch outcome.ending {
+        case .timedOut:
+            throw LibraryError(.invalidRequest, "the editor \(program) was stopped: it ran past its time limit of \(Self.format(seconds)) s")
+        case .outOfMemory:
+            throw LibraryError(.invalidRequest, "the editor \(program) was stopped: it used more than its memory limit of \(megabytes) MiB")
+        case .cancelled:
+            throw LibraryError(.cancelled, "the edit was cancelled; the editor \(program) was stopped")
+        case .signalled(let signal):
+            throw LibraryError(
+                .invalidRequest,
+                "the editor \(program) died (signal \(signal)) under its memory limit of \(megabytes) MiB\(said)")
+        case .exited(let status) where status != 0:
+            let memory = Self.mentionsMemory(outcome.standardErrorTail)
+                ? " It ran out of memory: its limit is \(megabytes) MiB." : ""
+            throw LibraryError(.invalidRequest, "the editor \(program) failed (exit status \(status))\(said).\(memory)")
+        case .exited:
+            return outcome.standardOutput
+        }
+    }
+
+    /// The program's answer: a JSON object, which may carry an error.
+    private func parse(_ output: [UInt8]) throws -> [String: Any] {
+        guard let answer = try? JSONSerialization.jsonObject(with: Data(output)) as? [String: Any] else {
+            throw LibraryError(.invalidRequest, "the editor \(program) did not answer with a JSON object")
+        }
+        if let message = answer["error"] as? String {
+            throw LibraryError(.invalidRequest, "the editor \(program) refused: \(message)")
+        }
+        return answer
+    }
+
+    private static func mentionsMemory(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return ["memoryerror", "out of memory", "cannot allocate memory", "bad_alloc", "allocation failed"].contains {
+            lower.contains($0)
+        }
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds))" : String(format: "%.1f", seconds)
+    }
+
+    static func json(_ data: AdjustmentData) -> [String: Any] {
+        ["formatIdentifier": data.formatIdentifier, "formatVersion": data.formatVersion, "data": data.data.base64EncodedString()]
+    }
+
+    static func adjustmentData(_ object: [String: Any]) -> AdjustmentData? {
+        guard let identifier = object["formatIdentifier"] as? String, let version = object["formatVersion"] as? String,
+            let base64 = object["data"] as? String, let data = Data(base64Encoded: base64)
+        else { return nil }
+        return AdjustmentData(formatIdentifier: identifier, formatVersion: version, data: data)
+    }
+}
