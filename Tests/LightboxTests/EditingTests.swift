@@ -291,6 +291,62 @@ struct EditingTests {
         #expect(try await Self.originalsCount(library) == before)
     }
 
+    // MARK: - Crashes
+
+    @Test(
+        "A process killed while an edit commits leaves the old edit or the new one, whole",
+        arguments: ["changes-prepared", "changes-applied", "changes-committed"])
+    func killedDuringCommit(point: String) async throws {
+        let (library, asset, source, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let originalHash = try Self.sha256(source)
+        let old = try await library.edit(asset, with: RecipeEditor(adding: [.exposure(0.5)]))
+        let oldRender = try #require(old.resource(ofType: .fullSizePhoto))
+
+        // `lightbox edit` in its own process, stopped at `point` and killed there.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+        process.arguments = ["edit", "--library", library.url.path, asset.localIdentifier, "--filter", "mono=1"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["LIGHTBOX_TEST_PAUSE_AT": point]) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var said = ""
+        while !said.contains("paused at \(point)") {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(said.contains("paused at \(point)"), "the edit reached \(point): \(said)")
+
+        // The library opens, and the asset is in one state or the other, whole.
+        let reopened = try PhotoLibrary(url: library.url)
+        let after = try #require(try await reopened.asset(withLocalIdentifier: asset.localIdentifier))
+        let input = try await reopened.requestContentEditingInput(for: after)
+        let filters = try #require(input.adjustmentData?.recipe).filters
+        if point == "changes-committed" {
+            #expect(filters == [.exposure(0.5), .mono(1)], "committed: the new edit")
+            #expect(after.resource(ofType: .fullSizePhoto)?.sha256 != oldRender.sha256)
+        } else {
+            #expect(filters == [.exposure(0.5)], "not committed: the old edit")
+            #expect(after.resource(ofType: .fullSizePhoto)?.sha256 == oldRender.sha256)
+        }
+        #expect(Set(after.resources.map(\.type)) == [.photo, .fullSizePhoto, .adjustmentData])
+        for resource in after.resources {
+            let path = try await reopened.fileURL(for: resource).path
+            #expect(try Self.sha256(path) == resource.sha256, "\(resource.type)'s file is whole")
+        }
+        let render = try #require(after.resource(ofType: .fullSizePhoto))
+        #expect((after.pixelWidth, after.pixelHeight) == (render.pixelWidth, render.pixelHeight))
+        #expect(try Self.sha256(try await reopened.fileURL(for: try #require(after.resource(ofType: .photo))).path) == originalHash)
+        // And it edits again.
+        let again = try await reopened.edit(after, with: RecipeEditor(adding: [.vignette(0.3)]))
+        #expect(again.hasAdjustments)
+    }
+
     static func originalsCount(_ library: PhotoLibrary) async throws -> Int {
         let root = library.url.appendingPathComponent("originals").path
         let enumerator = FileManager.default.enumerator(atPath: root)

@@ -23,16 +23,20 @@ extension PhotoLibrary {
         defer { Self.removeTemporaryFiles(creations) }
         guard !operations.isEmpty else { return }
         let prepared = try await BlockingWork.run { try self.prepare(operations, creations) }
+        FaultInjection.pause(at: .changesPrepared)
         let result: ChangeApplier.Result
         do {
             result = try await database.writer.write { [database] db in
                 var applier = ChangeApplier(db: db, database: database, prepared: prepared)
-                return try applier.apply(operations)
+                let result = try applier.apply(operations)
+                FaultInjection.pause(at: .changesApplied)
+                return result
             }
         } catch {
             removeUnusedFiles(of: prepared)
             throw error
         }
+        FaultInjection.pause(at: .changesCommitted)
         afterCommit(result, creations: creations, prepared: prepared)
     }
 
@@ -46,16 +50,20 @@ extension PhotoLibrary {
         defer { Self.removeTemporaryFiles(creations) }
         guard !operations.isEmpty else { return }
         let prepared = try prepare(operations, creations)
+        FaultInjection.pause(at: .changesPrepared)
         let result: ChangeApplier.Result
         do {
             result = try database.writer.write { [database] db in
                 var applier = ChangeApplier(db: db, database: database, prepared: prepared)
-                return try applier.apply(operations)
+                let result = try applier.apply(operations)
+                FaultInjection.pause(at: .changesApplied)
+                return result
             }
         } catch {
             removeUnusedFiles(of: prepared)
             throw error
         }
+        FaultInjection.pause(at: .changesCommitted)
         afterCommit(result, creations: creations, prepared: prepared)
     }
 
