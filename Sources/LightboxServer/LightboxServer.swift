@@ -19,7 +19,9 @@ import LightboxImaging
 /// - `GET /api/collections?predicate=&sort=`: albums; `GET /api/collections/{id}/assets`: an album's assets;
 /// - `GET /api/assets/{id}/thumbnail?w=&h=&mode=fit|fill&format=jpeg|webp`: a thumbnail, with
 ///   `ETag` and `Cache-Control`, answering `If-None-Match` with 304;
-/// - `GET /api/assets/{id}/image?...` and `POST /api/cache`: the image manager (see ``ImageRoutes``).
+/// - `GET /api/assets/{id}/image?...` and `POST /api/cache`: the image manager (see ``ImageRoutes``);
+/// - `GET`, `POST` and `DELETE /api/assets/{id}/edits`, `POST /api/assets/{id}/edits/preview`:
+///   editing (see ``EditRoutes``).
 ///
 /// SQLite reads suspend on GRDB's reader queue and libvips renders on Lightbox's blocking
 /// pool: no handler ever blocks an event loop.
@@ -34,6 +36,7 @@ public enum LightboxServer {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: ErrorMiddleware())
         ImageRoutes.add(to: router, library: library, images: CachingImageManager(library: library))
+        EditRoutes.add(to: router, library: library)
         router.get("/") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/html; charset=utf-8"

@@ -7,6 +7,12 @@
 /// at once (`delivery=fast`) and swaps in the final one (`delivery=high`) when it arrives.
 /// Each page of tiles, and the photos either side of the one in the viewer, are cached ahead
 /// with `POST /api/cache`; closing the viewer stops that.
+///
+/// The viewer's Edit button opens an edit view: sliders and effects build a Lightbox recipe,
+/// previewed on the display-size image (`POST /api/assets/{id}/edits/preview`, one request in
+/// flight, the latest settings sent when it returns), saved at full size (`POST .../edits`) or
+/// reverted (`DELETE .../edits`). Image URLs carry the asset's modification date, so an edit
+/// shows at once everywhere.
 enum WebPage {
     static let html = #"""
         <!doctype html>
@@ -38,13 +44,39 @@ enum WebPage {
           #viewer.open { display: flex; }
           #viewer img { max-width: 96vw; max-height: 86vh; object-fit: contain; }
           #viewer p { color: #bbb; margin: 10px; }
+          #viewer button, #editor button { font: inherit; color: #eee; background: #333; border: 1px solid #555;
+                                           border-radius: 4px; padding: 4px 12px; cursor: pointer; }
+          #editor { position: fixed; inset: 0; display: none; z-index: 3; background: #0b0b0b; }
+          #editor.open { display: flex; }
+          #editor figure { flex: 1; margin: 0; display: flex; align-items: center; justify-content: center; min-width: 0; }
+          #editor figure img { max-width: 100%; max-height: 100vh; object-fit: contain; }
+          #editor aside { width: 300px; overflow-y: auto; padding: 16px; background: #161616; border-left: 1px solid #222; }
+          #editor label { display: block; margin: 10px 0 2px; color: #ccc; }
+          #editor label output { float: right; color: #888; }
+          #editor input[type=range], #editor select { width: 100%; }
+          #editor .row { display: flex; gap: 8px; margin: 14px 0; flex-wrap: wrap; }
+          #editor .note { color: #999; font-size: 12px; min-height: 1.4em; }
         </style>
         </head>
         <body>
         <header><h1>Lightbox</h1><span id="count"></span></header>
         <main id="grid" aria-label="Photos, newest first"></main>
         <div id="status">Loading…</div>
-        <div id="viewer" role="dialog" aria-modal="true"><img alt=""><p></p></div>
+        <div id="viewer" role="dialog" aria-modal="true"><img alt=""><p></p><button id="edit" type="button">Edit</button></div>
+        <div id="editor" role="dialog" aria-modal="true" aria-label="Edit">
+          <figure><img alt="Preview"></figure>
+          <aside>
+            <div id="sliders"></div>
+            <label>Effect <select id="effect">
+              <option value="">None</option><option value="mono=1">Mono</option><option value="noir=1">Noir</option>
+              <option value="sepia=1">Sepia</option><option value="comic=1">Comic</option>
+            </select></label>
+            <div class="row"><button type="button" id="rotate">Rotate ↻</button><button type="button" id="flip">Flip ⇆</button></div>
+            <p class="note" id="edit-note"></p>
+            <div class="row"><button type="button" id="save">Save</button><button type="button" id="cancel">Cancel</button>
+              <button type="button" id="revert">Revert to original</button></div>
+          </aside>
+        </div>
         <script>
         const grid = document.getElementById('grid');
         const status = document.getElementById('status');
@@ -89,7 +121,7 @@ enum WebPage {
           const image = new Image();
           image.loading = 'lazy';
           image.decoding = 'async';
-          image.src = '/api/assets/' + id + '/image?' + TILE;
+          image.src = '/api/assets/' + id + '/image?' + TILE + version(asset);
           const name = asset.resources.length ? asset.resources[0].originalFilename : asset.localIdentifier;
           image.alt = name;
           link.title = name + ' · ' + asset.creationDate;
@@ -114,6 +146,9 @@ enum WebPage {
           return link;
         }
 
+        // Image URLs name the asset's state: an edit changes them, the browser's cache never serves a stale one.
+        function version(asset) { return '&v=' + encodeURIComponent(asset.modificationDate); }
+
         function clock(seconds) {
           const whole = Math.round(seconds || 0);
           return Math.floor(whole / 60) + ':' + String(whole % 60).padStart(2, '0');
@@ -129,7 +164,7 @@ enum WebPage {
           const asset = assets[index];
           const id = encodeURIComponent(asset.localIdentifier);
           const side = viewerSide();
-          const url = '/api/assets/' + id + '/image?w=' + side + '&h=' + side;
+          const url = '/api/assets/' + id + '/image?w=' + side + '&h=' + side + version(asset);
           const picture = viewer.querySelector('img');
           // At once the quick image, then the final one when it is ready.
           picture.src = url + '&delivery=fast';
@@ -139,26 +174,155 @@ enum WebPage {
           const neighbours = [index - 2, index - 1, index + 1, index + 2].filter(i => i >= 0 && i < assets.length);
           cache('start', neighbours.map(i => assets[i].localIdentifier), { w: side, h: side });
           const name = asset.resources.length ? asset.resources[0].originalFilename : '';
+          history.replaceState(null, '', '#view=' + id);
           viewer.querySelector('p').textContent =
             [name, asset.pixelWidth + '×' + asset.pixelHeight, new Date(asset.creationDate).toLocaleString()].join(' · ');
           viewer.classList.add('open');
         }
         function close() {
           viewer.classList.remove('open');
+          history.replaceState(null, '', location.pathname);
           current = -1;
           cache('stopAll', []);
         }
         viewer.addEventListener('click', close);
         addEventListener('keydown', event => {
-          if (current < 0) return;
+          if (current < 0 || editor.classList.contains('open')) return;
           if (event.key === 'Escape') close();
           if (event.key === 'ArrowRight') open(current + 1);
           if (event.key === 'ArrowLeft') open(current - 1);
         });
 
+        // The edit view: sliders and effects make a recipe; the preview follows them.
+        const editor = document.getElementById('editor');
+        const SLIDERS = [
+          ['exposure', 'Exposure', -2, 2], ['brightness', 'Brightness', -1, 1], ['contrast', 'Contrast', -1, 1],
+          ['highlights', 'Highlights', -1, 1], ['shadows', 'Shadows', -1, 1], ['saturation', 'Saturation', -1, 1],
+          ['vibrance', 'Vibrance', -1, 1], ['temperature', 'Warmth', -1, 1], ['tint', 'Tint', -1, 1],
+          ['vignette', 'Vignette', -1, 1], ['sharpen', 'Sharpen', 0, 3], ['straighten', 'Straighten', -15, 15],
+        ];
+        const sliders = document.getElementById('sliders');
+        for (const [name, title, min, max] of SLIDERS) {
+          const label = document.createElement('label');
+          label.innerHTML = title + ' <output></output><input type="range" step="any">';
+          const input = label.querySelector('input');
+          Object.assign(input, { min, max, value: 0, name });
+          input.addEventListener('input', () => { label.querySelector('output').textContent = (+input.value).toFixed(2); preview(); });
+          input.addEventListener('dblclick', () => { input.value = 0; input.dispatchEvent(new Event('input')); });
+          sliders.appendChild(label);
+        }
+        let turns = 0, flipped = false, editing = null, previewing = false, stale = false, saving = false;
+        const note = document.getElementById('edit-note');
+
+        function recipe() {
+          const filters = [];
+          for (const input of sliders.querySelectorAll('input'))
+            if (+input.value !== 0) filters.push(input.name + '=' + (+input.value).toFixed(3));
+          const effect = document.getElementById('effect').value;
+          if (effect) filters.push(effect);
+          if (turns) filters.push('rotate=' + turns * 90);
+          if (flipped) filters.push('flip=horizontal');
+          return filters;
+        }
+
+        async function post(path, filters) {
+          const response = await fetch('/api/assets/' + encodeURIComponent(editing.localIdentifier) + path, {
+            method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ filters }) });
+          if (!response.ok) throw new Error((await response.json()).error.message);
+          return response;
+        }
+
+        // One preview in flight; settings changed meanwhile are sent when it returns.
+        async function preview() {
+          if (!editing) return;
+          if (previewing) { stale = true; return; }
+          previewing = true;
+          try {
+            const blob = await (await post('/edits/preview', recipe())).blob();
+            const picture = editor.querySelector('img');
+            if (picture.src.startsWith('blob:')) URL.revokeObjectURL(picture.src);
+            picture.src = URL.createObjectURL(blob);
+            note.textContent = '';
+          } catch (error) {
+            note.textContent = error.message;
+          } finally {
+            previewing = false;
+            if (stale) { stale = false; preview(); }
+          }
+        }
+
+        async function openEditor() {
+          editing = assets[current];
+          const id = encodeURIComponent(editing.localIdentifier);
+          history.replaceState(null, '', '#edit=' + id);
+          for (const input of sliders.querySelectorAll('input')) { input.value = 0; input.previousSibling.textContent = ''; }
+          document.getElementById('effect').value = '';
+          turns = 0; flipped = false;
+          editor.querySelector('img').src = viewer.querySelector('img').src;
+          editor.classList.add('open');
+          const state = await (await fetch('/api/assets/' + id + '/edits')).json();
+          note.textContent = state.hasAdjustments && !state.canContinue
+            ? 'Edited with ' + state.adjustmentFormatIdentifier + ': this edit builds on it.' : '';
+          for (const filter of state.filters || []) {
+            const [name, value] = filter.split('=');
+            const input = sliders.querySelector('input[name=' + name + ']');
+            if (input) { input.value = value; input.dispatchEvent(new Event('input')); }
+            else if (name === 'rotate') turns = (+value / 90) % 4;
+            else if (name === 'flip') flipped = true;
+            else if (['mono', 'noir', 'sepia', 'comic'].includes(name)) document.getElementById('effect').value = name + '=1';
+          }
+          preview();
+        }
+
+        function closeEditor() {
+          editor.classList.remove('open');
+          if (editing) history.replaceState(null, '', '#view=' + encodeURIComponent(editing.localIdentifier));
+          editing = null;
+        }
+
+        async function finish(request) {
+          if (saving) return;
+          saving = true;
+          note.textContent = 'Saving at full size…';
+          try {
+            const response = await request();
+            if (!response.ok) throw new Error((await response.json()).error.message);
+            const asset = await response.json();
+            const index = assets.findIndex(a => a.localIdentifier === asset.localIdentifier);
+            assets[index] = asset;
+            const old = grid.children[index];
+            grid.replaceChild(tile(asset, index), old);
+            closeEditor();
+            open(index);
+          } catch (error) {
+            note.textContent = error.message;
+          } finally {
+            saving = false;
+          }
+        }
+
+        document.getElementById('edit').addEventListener('click', event => { event.stopPropagation(); openEditor(); });
+        document.getElementById('effect').addEventListener('change', preview);
+        document.getElementById('rotate').addEventListener('click', () => { turns = (turns + 1) % 4; preview(); });
+        document.getElementById('flip').addEventListener('click', () => { flipped = !flipped; preview(); });
+        document.getElementById('cancel').addEventListener('click', closeEditor);
+        document.getElementById('save').addEventListener('click', () => finish(() =>
+          fetch('/api/assets/' + encodeURIComponent(editing.localIdentifier) + '/edits', {
+            method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ filters: recipe() }) })));
+        document.getElementById('revert').addEventListener('click', () => finish(() =>
+          fetch('/api/assets/' + encodeURIComponent(editing.localIdentifier) + '/edits', { method: 'DELETE' })));
+        addEventListener('keydown', event => { if (event.key === 'Escape' && editing) closeEditor(); });
+
         new IntersectionObserver(entries => { if (entries.some(e => e.isIntersecting)) loadPage(); },
                                  { rootMargin: '800px' }).observe(status);
-        loadPage();
+        // A link to #view=ID or #edit=ID opens that photo, or its edit view, once it is loaded.
+        loadPage().then(() => {
+          const [, mode, id] = location.hash.match(/^#(view|edit)=(.+)$/) || [];
+          const index = assets.findIndex(a => a.localIdentifier === decodeURIComponent(id || ''));
+          if (index < 0) return;
+          open(index);
+          if (mode === 'edit') openEditor();
+        });
         </script>
         </body>
         </html>

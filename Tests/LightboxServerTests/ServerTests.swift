@@ -217,6 +217,52 @@ struct ServerTests {
         }
     }
 
+    @Test("Edits over HTTP: preview, save, read the recipe back, refuse a bad one, revert")
+    func edits() async throws {
+        let (folder, library, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        let asset = try #require(try await library.assets().first { $0.mediaType == .image })
+        let base = "/api/assets/\(asset.localIdentifier)/edits"
+        let json: HTTPFields = [.contentType: "application/json"]
+        let recipe = ByteBuffer(string: #"{"filters": ["exposure=0.5", "straighten=3", "mono=1"]}"#)
+        try await app.test(.router) { client in
+            // The preview: the display-size image (2048 px at most) with the recipe, not stored.
+            try await client.execute(uri: base + "/preview", method: .post, headers: json, body: recipe) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "image/jpeg")
+                let size = try ImageFile.size(ofEncoded: Array(buffer: response.body))
+                #expect(max(size.width, size.height) <= 2048 && size.width > 0)
+            }
+            #expect(try await library.asset(withLocalIdentifier: asset.localIdentifier)?.hasAdjustments == false)
+            try await client.execute(uri: base, method: .post, headers: json, body: recipe) { response in
+                #expect(response.status == .ok)
+                let edited = try #require(try JSONSerialization.jsonObject(with: Data(Array(buffer: response.body))) as? [String: Any])
+                #expect(edited["hasAdjustments"] as? Bool == true)
+                #expect(edited["adjustmentFormatIdentifier"] as? String == EditRecipe.formatIdentifier)
+            }
+            try await client.execute(uri: base, method: .get) { response in
+                let state = try #require(try JSONSerialization.jsonObject(with: Data(Array(buffer: response.body))) as? [String: Any])
+                #expect(state["filters"] as? [String] == ["exposure=0.5", "straighten=3.0", "mono=1.0"])
+                #expect(state["canContinue"] as? Bool == true)
+            }
+            for (body, status) in [
+                (#"{"filters": ["exposure=9"]}"#, HTTPResponse.Status.badRequest), (#"{"filters": ["warp=1"]}"#, .badRequest),
+                (#"{"filters": [], "mode": "sideways"}"#, .badRequest),
+            ] {
+                try await client.execute(uri: base, method: .post, headers: json, body: ByteBuffer(string: body)) { response in
+                    #expect(response.status == status, "\(body)")
+                }
+            }
+            try await client.execute(uri: "/api/assets/nope/edits", method: .delete) { response in
+                #expect(response.status == .notFound)
+            }
+            try await client.execute(uri: base, method: .delete) { response in
+                #expect(response.status == .ok)
+            }
+        }
+        let reverted = try #require(try await library.asset(withLocalIdentifier: asset.localIdentifier))
+        #expect(!reverted.hasAdjustments && reverted.resources.map(\.type) == asset.resources.map(\.type))
+    }
+
     @Test("GET /api/assets/{id}/image: fast from the thumbnails, then high with an ETag; opportunistic; POST /api/cache")
     func image() async throws {
         let (folder, library, app) = try await Self.makeApp()

@@ -49,13 +49,7 @@ extension PhotoLibrary {
                 .invalidRequest, "asset \(current.localIdentifier) is a movie; Lightbox edits photos and Live Photos' stills")
         }
         let render = current.resource(ofType: .fullSizePhoto)
-        var adjustmentData: AdjustmentData?
-        if current.hasAdjustments, let stored = current.resource(ofType: .adjustmentData) {
-            let path = try await fileURL(for: stored).path
-            adjustmentData = try await BlockingWork.run {
-                try AdjustmentData(stored: try FileIO.contents(ofFileAt: path, limit: 4 * AdjustmentData.maximumDataSize) ?? [], path: path)
-            }
-        }
+        var adjustmentData = try await self.adjustmentData(for: current)
         let image: AssetResource
         let base: EditBase
         var orientation: Int?
@@ -91,6 +85,15 @@ extension PhotoLibrary {
             uniformTypeIdentifier: image.uniformTypeIdentifier, adjustmentData: adjustmentData, displaySizeImage: display,
             fullSizeImageURL: url, fullSizeImageOrientation: fileOrientation, livePhotoMovieURL: movie,
             assetLocalIdentifier: current.localIdentifier, base: base, renderSHA256: render?.sha256)
+    }
+
+    /// The adjustment data of an asset's current edit; nil when it is not edited.
+    public func adjustmentData(for asset: Asset) async throws -> AdjustmentData? {
+        guard asset.hasAdjustments, let stored = asset.resource(ofType: .adjustmentData) else { return nil }
+        let path = try await fileURL(for: stored).path
+        return try await BlockingWork.run {
+            try AdjustmentData(stored: try FileIO.contents(ofFileAt: path, limit: 4 * AdjustmentData.maximumDataSize) ?? [], path: path)
+        }
     }
 
     /// Edits an asset with an editor from start to commit: the input it asks for, its output,

@@ -17,6 +17,8 @@ public final class RecipeEditor: ContentEditingController {
         var inherited: [EditFilter] = []
         /// The filters this editor adds.
         var added: [EditFilter]
+        /// Whether the added filters replace a recipe the asset has rather than follow it.
+        var replaces = false
         var cancelled = false
     }
 
@@ -27,6 +29,14 @@ public final class RecipeEditor: ContentEditingController {
     /// An editor that appends `filters` to whatever Lightbox recipe the asset has.
     public init(adding filters: [EditFilter] = [], quality: Int = 92) {
         state = Mutex(State(added: filters))
+        self.quality = quality
+    }
+
+    /// An editor whose recipe is `filters` alone, applied to the unedited image: it replaces a
+    /// Lightbox recipe the asset has (an edit view saving its sliders). An edit by another
+    /// editor is still chained on, as it cannot be redone.
+    public init(replacingWith filters: [EditFilter], quality: Int = 92) {
+        state = Mutex(State(added: filters, replaces: true))
         self.quality = quality
     }
 
@@ -48,7 +58,7 @@ public final class RecipeEditor: ContentEditingController {
         let inherited = input.adjustmentData?.recipe?.filters ?? []
         state.withLock {
             $0.input = input
-            $0.inherited = inherited
+            $0.inherited = $0.replaces ? [] : inherited
         }
     }
 

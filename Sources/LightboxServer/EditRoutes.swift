@@ -1,0 +1,99 @@
+import Foundation
+import Hummingbird
+import Lightbox
+import LightboxImaging
+
+/// Editing over HTTP.
+///
+/// - `GET /api/assets/{id}/edits`: the asset's edit: `{"hasAdjustments", "adjustmentFormatIdentifier",
+///   "formatVersion", "filters": ["exposure=0.5", ...], "canContinue"}`; `filters` is the
+///   Lightbox recipe when `canContinue` (an edit view starts its sliders from it).
+/// - `POST /api/assets/{id}/edits` with `{"filters": ["NAME=VALUE", ...], "mode": "replace"|"append"}`:
+///   renders the edit at full size and lands it; answers the edited asset. `replace` (the
+///   default) makes the filters the whole recipe, applied to the unedited photo; `append` adds
+///   them to the recipe the asset has. An edit by another editor is chained on either way.
+/// - `DELETE /api/assets/{id}/edits`: reverts to the original; answers the asset.
+/// - `POST /api/assets/{id}/edits/preview` with the same body: the display-size image (2048 px)
+///   with the recipe applied, as JPEG, in tens of milliseconds: what sliders redraw.
+enum EditRoutes {
+    struct EditBody: Decodable {
+        var filters: [String]
+        var mode: String?
+    }
+
+    /// The answer of `GET /api/assets/{id}/edits`.
+    struct EditState: Encodable {
+        var hasAdjustments: Bool
+        var adjustmentFormatIdentifier: String?
+        var formatVersion: String?
+        var filters: [String]
+        var canContinue: Bool
+    }
+
+    static func add(to router: Router<BasicRequestContext>, library: PhotoLibrary) {
+        let previews = EditPreviews(library: library)
+        router.get("/api/assets/:id/edits") { _, context in
+            let asset = try await asset(try context.parameters.require("id"), in: library)
+            var state = EditState(
+                hasAdjustments: asset.hasAdjustments, adjustmentFormatIdentifier: asset.adjustmentFormatIdentifier,
+                formatVersion: nil, filters: [], canContinue: true)
+            if let data = try await library.adjustmentData(for: asset) {
+                state.formatVersion = data.formatVersion
+                state.filters = data.recipe?.filters.map(\.argument) ?? []
+                state.canContinue = data.recipe != nil
+            }
+            return try LightboxServer.jsonResponse(state)
+        }
+        router.post("/api/assets/:id/edits") { request, context in
+            let body = try await request.decode(as: EditBody.self, context: context)
+            let (filters, replaces) = try recipe(body)
+            let asset = try await asset(try context.parameters.require("id"), in: library)
+            let editor = replaces ? RecipeEditor(replacingWith: filters) : RecipeEditor(adding: filters)
+            return try LightboxServer.jsonResponse(try await library.edit(asset, with: editor))
+        }
+        router.delete("/api/assets/:id/edits") { _, context in
+            let asset = try await asset(try context.parameters.require("id"), in: library)
+            try await library.performChanges { $0.changeRequest(for: asset).revertAssetContentToOriginal() }
+            return try LightboxServer.jsonResponse(try await Self.asset(asset.localIdentifier, in: library))
+        }
+        router.post("/api/assets/:id/edits/preview") { request, context in
+            let body = try await request.decode(as: EditBody.self, context: context)
+            let (filters, replaces) = try recipe(body)
+            let asset = try await asset(try context.parameters.require("id"), in: library)
+            var recipe = EditRecipe(filters: filters)
+            if !replaces, let inherited = try await currentRecipe(of: asset, in: library) {
+                recipe.filters = inherited + filters
+            }
+            let image = try await previews.preview(of: asset, recipe: recipe)
+            var headers = HTTPFields()
+            headers[.contentType] = image.format.mimeType
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
+        }
+    }
+
+    static func asset(_ id: String, in library: PhotoLibrary) async throws -> Asset {
+        guard let asset = try await library.asset(withLocalIdentifier: id) else {
+            throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
+        }
+        return asset
+    }
+
+    /// The filters of a body, checked, and whether they replace the asset's recipe.
+    static func recipe(_ body: EditBody) throws -> ([EditFilter], replaces: Bool) {
+        let mode = body.mode ?? "replace"
+        guard mode == "replace" || mode == "append" else {
+            throw HTTPError(.badRequest, message: "mode must be replace or append")
+        }
+        do {
+            return (try EditRecipe(parsing: body.filters).filters, mode == "replace")
+        } catch {
+            throw HTTPError(.badRequest, message: error.message)
+        }
+    }
+
+    /// The asset's Lightbox recipe, when it has one Lightbox can continue.
+    static func currentRecipe(of asset: Asset, in library: PhotoLibrary) async throws -> [EditFilter]? {
+        try await library.adjustmentData(for: asset)?.recipe?.filters
+    }
+}
