@@ -3,6 +3,7 @@
 
 #include <malloc.h>
 #include <stdlib.h>
+#include <string.h>
 #include <vips/vips.h>
 
 // Swift cannot call C variadic functions, so each libvips call Lightbox makes with
@@ -386,6 +387,17 @@ static inline void cvips_set_blob(VipsImage *image, const char *name, const void
 
 static inline void cvips_remove(VipsImage *image, const char *name) {
     vips_image_remove(image, name);
+}
+
+/// Removes every metadata field whose name starts with `prefix` ("exif-": the fields a loader
+/// parsed out of EXIF, which jpegsave would write back, the thumbnail among them).
+static inline void cvips_remove_prefixed(VipsImage *image, const char *prefix) {
+    char **names = vips_image_get_fields(image);
+    size_t length = strlen(prefix);
+    for (char **name = names; name && *name; name++) {
+        if (strncmp(*name, prefix, length) == 0) vips_image_remove(image, *name);
+    }
+    g_strfreev(names);
 }
 
 /// Writes an image in libvips' own lossless format (tests compare such files).

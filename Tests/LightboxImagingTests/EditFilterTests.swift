@@ -342,6 +342,38 @@ struct EditFilterTests {
         #expect(difference < 1.0, "the recipe is \(difference) from the chain of libvips operations")
     }
 
+    @Test("A full-size render streamed from the file equals one from the photo in memory; metadata kept, upright, no thumbnail")
+    func streamedRender() throws {
+        // A 24 MP camera JPEG, upright.
+        let photo = try Corpus.path("exiv2/data/exiv2-bug922a.jpg")
+        let recipe = try EditRecipe(parsing: ["exposure=0.3", "vignette=0.4", "straighten=3", "crop=0.1,0.1,0.8,0.8", "sharpen=1"])
+        #expect(ImageFile.canStream(photo, recipe: recipe, orientation: nil))
+        #expect(!ImageFile.canStream(photo, recipe: EditRecipe(filters: [.rotate(quarterTurns: 1)]), orientation: nil))
+        #expect(!ImageFile.canStream(photo, recipe: EditRecipe(filters: [.straighten(10)]), orientation: nil))
+        #expect(!ImageFile.canStream(photo, recipe: recipe, orientation: 6), "a photo to turn upright is decoded whole")
+        let streamed = path("streamed.jpg")
+        let inMemory = path("in-memory.jpg")
+        let size = try ImageFile.renderStreaming(photo, recipe: recipe, to: streamed, quality: 95, monitor: nil)
+        let other = try ImageFile.renderInMemory(photo, recipe: recipe, to: inMemory, quality: 95, orientation: nil, monitor: nil)
+        #expect(size == other)
+        #expect(try ImageComparison.meanAbsoluteDifference(ofFileAt: streamed, inMemory) < 0.5)
+        // Past what the stream can follow, libvips refuses, and renderEdit makes it in memory.
+        let steep = EditRecipe(filters: [.straighten(15)])
+        #expect(throws: ImagingError.self) {
+            try ImageFile.renderStreaming(photo, recipe: steep, to: path("steep-stream.jpg"), quality: 80, monitor: nil)
+        }
+        let steepSize = try ImageFile.renderEdit(ofFileAt: photo, recipe: steep, toJPEGAt: path("steep.jpg"), quality: 80)
+        #expect(steepSize == RecipePipeline.straightenCrop(width: 6000, height: 4000, degrees: 15))
+        // The original's metadata, upright, without the EXIF thumbnail of the unedited photo.
+        let tags = try ExifTool.tags(["Make", "Model", "DateTimeOriginal", "Orientation", "ThumbnailLength", "ImageWidth"], of: streamed)
+        let original = try ExifTool.tags(["Make", "Model", "DateTimeOriginal", "ThumbnailLength"], of: photo)
+        #expect(tags["Make"] == original["Make"] && tags["Model"] == original["Model"])
+        #expect(tags["DateTimeOriginal"] == original["DateTimeOriginal"] && tags["DateTimeOriginal"] != nil)
+        #expect(tags["Orientation"] == nil || tags["Orientation"] == "1" || tags["Orientation"] == "Horizontal (normal)")
+        #expect(original["ThumbnailLength"] != nil && tags["ThumbnailLength"] == nil, "the unedited EXIF thumbnail is gone")
+        #expect(tags["ImageWidth"] == "\(size.width)")
+    }
+
     @Test("Recipes: NAME=VALUE, JSON both ways, ranges, versions")
     func recipes() throws {
         let recipe = try EditRecipe(parsing: ["exposure=0.5", "straighten=-3", "crop=0.1,0.1,0.8,0.8", "rotate=270", "flip=vertical"])

@@ -1,5 +1,6 @@
 import CVips
 import Foundation
+import LightboxMetadata
 
 extension ImageFile {
     /// Renders `recipe` on the photo at `path`, at full size, into a JPEG at `outputPath`:
@@ -7,9 +8,12 @@ extension ImageFile {
     /// (less its embedded thumbnail, which would show the unedited photo), XMP and IPTC.
     /// Returns the rendered size. The original is only read.
     ///
-    /// The photo is decoded once into memory (a camera JPEG through libjpeg-turbo); every
-    /// filter then streams through libvips and the JPEG is written strip by strip, so the
-    /// render holds one decoded image and a few rows of each stage. `orientation` overrides
+    /// An upright JPEG streams: libvips reads it top to bottom while `vips_jpegsave` pulls the
+    /// pipeline strip by strip, so the render holds a band of rows, never the photo (unless the
+    /// recipe turns it by quarter turns, flips it top to bottom or straightens it so far that the
+    /// slant spans more than 700 rows; a stream libvips cannot follow is made again in memory).
+    /// Other photos, and JPEGs that must be turned upright, are decoded once into memory (a
+    /// JPEG through libjpeg-turbo) and flow through the same pipeline. `orientation` overrides
     /// the file's own (an XMP sidecar's correction).
     ///
     /// The corresponding libvips operations are in ``EditFilter``'s documentation;
@@ -21,6 +25,23 @@ extension ImageFile {
     ) throws(ImagingError) -> (width: Int, height: Int) {
         try Vips.ensureStarted()
         try recipe.validate()
+        if canStream(path, recipe: recipe, orientation: orientation) {
+            do {
+                return try renderStreaming(path, recipe: recipe, to: outputPath, quality: quality, monitor: monitor)
+            } catch {
+                // libvips refuses a read behind the rows it keeps ("out of order read"): the
+                // render is made again from the photo in memory.
+                if error.code == .cancelled { throw error }
+            }
+        }
+        return try renderInMemory(
+            path, recipe: recipe, to: outputPath, quality: quality, orientation: orientation, monitor: monitor)
+    }
+
+    /// The render from the photo decoded whole into memory.
+    static func renderInMemory(
+        _ path: String, recipe: EditRecipe, to outputPath: String, quality: Int, orientation: Int?, monitor: RenderMonitor?
+    ) throws(ImagingError) -> (width: Int, height: Int) {
         var options = ThumbnailOptions(
             width: ThumbnailOptions.maximumSide, height: ThumbnailOptions.maximumSide, orientation: orientation)
         options.resizeMode = .none
@@ -33,7 +54,39 @@ extension ImageFile {
         } catch {
             throw ImagingError(error.code, error.message, path: path)
         }
-        // A copy to carry the original's metadata, so the pipeline's images stay untouched.
+        return try write(edited, of: path, to: outputPath, quality: quality, monitor: monitor)
+    }
+}
+
+extension ImageFile {
+    /// The most rows a straighten may span across the image's width when streaming: libvips'
+    /// sequential JPEG loader keeps about a thousand rows behind the one it reads (a 6000 px wide
+    /// photo streams at 8 degrees and fails at 10).
+    static let streamableStraightenRows = 700.0
+
+    /// Whether a render can stream the photo from the file, never holding it whole: an upright
+    /// JPEG (libvips' loader then reads it top to bottom, keeping the rows the pipeline still
+    /// needs), with no filter that reads the image out of order (a quarter turn, a vertical
+    /// flip) or far across rows (a straighten whose slant spans more than 700 rows).
+    static func canStream(_ path: String, recipe: EditRecipe, orientation: Int?) -> Bool {
+        guard let metadata = try? MetadataReader.read(fileAtPath: path), metadata.format == .jpeg,
+            (orientation ?? metadata.exif?.orientation ?? 1) == 1, let width = metadata.pixelWidth
+        else { return false }
+        return recipe.filters.allSatisfy { filter in
+            switch filter {
+            case .rotate(let turns): turns % 4 == 0
+            case .flip(let vertical): !vertical
+            case .straighten(let degrees): Double(width) * sin(abs(degrees) * .pi / 180) <= streamableStraightenRows
+            default: true
+            }
+        }
+    }
+
+    /// Writes a render with the original's metadata (on a copy, so that the pipeline's images
+    /// stay untouched); returns its size.
+    static func write(
+        _ edited: VipsImageRef, of path: String, to outputPath: String, quality: Int, monitor: RenderMonitor?
+    ) throws(ImagingError) -> (width: Int, height: Int) {
         var tagged: UnsafeMutablePointer<VipsImage>?
         guard cvips_copy(edited.pointer, &tagged) == 0, let tagged else {
             throw ImagingError(.corrupt, "cannot prepare the render (\(Vips.takeError()))", path: path)
@@ -42,6 +95,28 @@ extension ImageFile {
         EditMetadata.carry(from: path, to: output)
         try Vips.save(output, jpegAt: outputPath, quality: quality, monitor: monitor, path: path)
         return (output.width, output.height)
+    }
+
+    /// The render streamed: libvips' JPEG loader in sequential mode feeds the recipe's pipeline,
+    /// which `vips_jpegsave` pulls strip by strip.
+    static func renderStreaming(
+        _ path: String, recipe: EditRecipe, to outputPath: String, quality: Int, monitor: RenderMonitor?
+    ) throws(ImagingError) -> (width: Int, height: Int) {
+        var image = try Vips.open(path, failOnTruncation: true)
+        if vips_image_get_typeof(image.pointer, "icc-profile-data") != 0 {
+            var out: UnsafeMutablePointer<VipsImage>?
+            guard cvips_icc_transform_embedded(image.pointer, &out) == 0, let out else {
+                throw ImagingError(.corrupt, "cannot convert the image's colours to sRGB (\(Vips.takeError()))", path: path)
+            }
+            image = VipsImageRef(out)
+        }
+        let edited: VipsImageRef
+        do {
+            edited = try RecipePipeline.apply(recipe, to: image, scale: 1)
+        } catch {
+            throw ImagingError(error.code, error.message, path: path)
+        }
+        return try write(edited, of: path, to: outputPath, quality: quality, monitor: monitor)
     }
 }
 
@@ -99,7 +174,10 @@ public final class EditableImage: @unchecked Sendable {
 /// no ICC profile (the render is sRGB).
 enum EditMetadata {
     static func carry(from path: String, to image: VipsImageRef) {
-        for name in ["icc-profile-data", "exif-data", "xmp-data", "iptc-data"] { cvips_remove(image.pointer, name) }
+        // A streamed render carries what the loader parsed: EXIF fields (exif-ifd0-Make, ...)
+        // and the EXIF thumbnail (jpeg-thumbnail-data), which jpegsave would write back.
+        for name in ["icc-profile-data", "xmp-data", "iptc-data", "jpeg-thumbnail-data"] { cvips_remove(image.pointer, name) }
+        cvips_remove_prefixed(image.pointer, "exif-")
         vips_image_set_int(image.pointer, "orientation", 1)
         // The header alone: libvips reads no pixels to open a file lazily. A file it cannot
         // open (a RAW) gives its render no metadata rather than failing the edit.
