@@ -14,11 +14,14 @@ import LightboxImaging
 ///   them to the recipe the asset has. An edit by another editor is chained on either way.
 /// - `DELETE /api/assets/{id}/edits`: reverts to the original; answers the asset.
 /// - `POST /api/assets/{id}/edits/preview` with the same body: the display-size image (2048 px)
-///   with the recipe applied, as JPEG, in tens of milliseconds: what sliders redraw.
+///   with the recipe applied, as JPEG: what sliders redraw; `"maximumSide": N` makes it
+///   smaller, to fit the view (and faster).
 enum EditRoutes {
     struct EditBody: Decodable {
         var filters: [String]
         var mode: String?
+        /// A preview's long side, to fit the view showing it (at most the display size).
+        var maximumSide: Int?
     }
 
     /// The answer of `GET /api/assets/{id}/edits`.
@@ -64,7 +67,10 @@ enum EditRoutes {
             if !replaces, let inherited = try await currentRecipe(of: asset, in: library) {
                 recipe.filters = inherited + filters
             }
-            let image = try await previews.preview(of: asset, recipe: recipe)
+            if let side = body.maximumSide, !(16...8192).contains(side) {
+                throw HTTPError(.badRequest, message: "maximumSide must be 16...8192")
+            }
+            let image = try await previews.preview(of: asset, recipe: recipe, maximumSide: body.maximumSide)
             var headers = HTTPFields()
             headers[.contentType] = image.format.mimeType
             headers[.cacheControl] = "no-store"

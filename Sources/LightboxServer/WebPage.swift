@@ -225,9 +225,15 @@ enum WebPage {
           return filters;
         }
 
-        async function post(path, filters) {
+        // The preview fits the view, in device pixels.
+        function previewSide() {
+          const figure = editor.querySelector('figure');
+          return Math.min(2048, Math.ceil(Math.max(figure.clientWidth, figure.clientHeight) * (devicePixelRatio || 1)));
+        }
+
+        async function post(path, filters, maximumSide) {
           const response = await fetch('/api/assets/' + encodeURIComponent(editing.localIdentifier) + path, {
-            method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ filters }) });
+            method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ filters, maximumSide }) });
           if (!response.ok) throw new Error((await response.json()).error.message);
           return response;
         }
@@ -238,7 +244,7 @@ enum WebPage {
           if (previewing) { stale = true; return; }
           previewing = true;
           try {
-            const blob = await (await post('/edits/preview', recipe())).blob();
+            const blob = await (await post('/edits/preview', recipe(), previewSide())).blob();
             const picture = editor.querySelector('img');
             if (picture.src.startsWith('blob:')) URL.revokeObjectURL(picture.src);
             picture.src = URL.createObjectURL(blob);

@@ -111,10 +111,12 @@ struct EditBench: AsyncParsableCommand {
         }
         // The preview an edit view redraws on every slider move: the recipe on the 2048 px
         // display image held in memory, encoded as JPEG.
-        let editable = try EditableImage(fileAt: file, maximumSide: 2048)
-        var recipes = [("recipe", Self.filters)]
-        if perFilter { recipes += [("none", [])] + Self.filters.map { ($0, [$0]) } }
-        for (name, filters) in recipes {
+        let display = try EditableImage(fileAt: file, maximumSide: 2048)
+        var runs = [(display, "recipe", Self.filters)]
+        // What an edit view on a laptop screen shows: 1280 px.
+        runs.append((try display.resized(maximumSide: 1280), "recipe", Self.filters))
+        if perFilter { runs += ([("none", [])] + Self.filters.map { ($0, [$0]) }).map { (display, $0.0, $0.1) } }
+        for (editable, name, filters) in runs {
             let recipe = try EditRecipe(parsing: filters)
             var times: [Double] = []
             for _ in 0..<previews {

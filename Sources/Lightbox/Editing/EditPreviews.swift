@@ -22,9 +22,13 @@ public final class EditPreviews: Sendable {
         self.maximumSide = maximumSide
     }
 
-    /// The display-size image of `asset` with `recipe` applied (a quick, interactive render).
-    public func preview(of asset: Asset, recipe: EditRecipe, quality: Int = 85) async throws -> EncodedImage {
-        let image = try await displayImage(of: asset)
+    /// The display-size image of `asset` with `recipe` applied (a quick, interactive render);
+    /// with `maximumSide` smaller than the display image, a smaller one that fits a view, made
+    /// from a copy of the display image at that size (kept with it).
+    public func preview(
+        of asset: Asset, recipe: EditRecipe, maximumSide: Int? = nil, quality: Int = 85
+    ) async throws -> EncodedImage {
+        let image = try await displayImage(of: asset, maximumSide: maximumSide)
         return try await BlockingWork.run {
             do throws(ImagingError) {
                 return try image.render(recipe, quality: quality)
@@ -34,19 +38,40 @@ public final class EditPreviews: Sendable {
         }
     }
 
-    /// The display image an edit of `asset` starts from, decoded once while it stays recent.
-    public func displayImage(of asset: Asset) async throws -> EditableImage {
+    /// The display image an edit of `asset` starts from, decoded once while it stays recent;
+    /// with `side`, a copy of it no larger than that.
+    public func displayImage(of asset: Asset, maximumSide side: Int? = nil) async throws -> EditableImage {
         // The asset's files name the image: an edit or a revert gives a new key.
         let files = asset.resources.map { "\($0.type.rawValue):\($0.sha256.prefix(16))" }.sorted().joined(separator: ",")
         let key = asset.localIdentifier + "|" + files
-        if let found = images.withLock({ cached in cached.first { $0.key == key }?.image }) { return found }
-        let input = try await library.requestContentEditingInput(
-            for: asset, options: ContentEditingInputRequestOptions(displaySizeImageMaximumSide: maximumSide))
-        images.withLock { cached in
-            cached.removeAll { $0.key.hasPrefix(asset.localIdentifier + "|") }
-            cached.insert((key, input.displaySizeImage), at: 0)
-            if cached.count > capacity { cached.removeLast(cached.count - capacity) }
+        let sized = side.map { key + "|" + String($0) }
+        if let found = images.withLock({ cached in cached.first { $0.key == (sized ?? key) }?.image }) { return found }
+        var display = images.withLock { cached in cached.first { $0.key == key }?.image }
+        if display == nil {
+            let input = try await library.requestContentEditingInput(
+                for: asset, options: ContentEditingInputRequestOptions(displaySizeImageMaximumSide: maximumSide))
+            display = input.displaySizeImage
+            remember(key, input.displaySizeImage, asset: asset)
         }
-        return input.displaySizeImage
+        guard let display, let side, let sized else { return display! }
+        let smaller = try await BlockingWork.run {
+            do throws(ImagingError) {
+                return try display.resized(maximumSide: side)
+            } catch {
+                throw LibraryError(.corruptFile, "cannot resize the display image: \(error.message)", underlying: error)
+            }
+        }
+        remember(sized, smaller, asset: asset)
+        return smaller
+    }
+
+    /// Keeps an image, dropping those of the asset's earlier states and the least recent.
+    private func remember(_ key: String, _ image: EditableImage, asset: Asset) {
+        let state = key.split(separator: "|").prefix(2).joined(separator: "|")
+        images.withLock { cached in
+            cached.removeAll { $0.key == key || !$0.key.hasPrefix(state) && $0.key.hasPrefix(asset.localIdentifier + "|") }
+            cached.insert((key, image), at: 0)
+            if cached.count > capacity * 2 { cached.removeLast(cached.count - capacity * 2) }
+        }
     }
 }

@@ -146,6 +146,25 @@ public final class EditableImage: @unchecked Sendable {
         scale = Double(max(pixelWidth, pixelHeight)) / Double(max(decoded.uprightWidth, decoded.uprightHeight))
     }
 
+    private init(image: VipsImageRef, scale: Double) {
+        self.image = image
+        pixelWidth = image.width
+        pixelHeight = image.height
+        self.scale = scale
+    }
+
+    /// This image made smaller, its long side at most `maximumSide`, for a preview that fits a
+    /// view (itself when it is no larger).
+    public func resized(maximumSide: Int) throws(ImagingError) -> EditableImage {
+        let side = max(pixelWidth, pixelHeight)
+        guard maximumSide < side, maximumSide > 0 else { return self }
+        let factor = Double(maximumSide) / Double(side)
+        let width = max(1, Int((Double(pixelWidth) * factor).rounded()))
+        let height = max(1, Int((Double(pixelHeight) * factor).rounded()))
+        let resized = try Vips.copyToMemory(try Vips.resize(image, width: width, height: height), path: "a display image")
+        return EditableImage(image: resized, scale: scale * Double(max(width, height)) / Double(side))
+    }
+
     /// The image as decoded, encoded.
     public func encoded(format: EncodedImageFormat = .jpeg, quality: Int = 85) throws(ImagingError) -> EncodedImage {
         let bytes = try Vips.encode(image, as: format, quality: quality)
