@@ -86,25 +86,10 @@ public enum ImageComparison {
     /// The corresponding libvips operations are `vips_subtract`, `vips_abs` and `vips_avg`.
     public static func meanAbsoluteDifference(_ a: EncodedImage, _ b: EncodedImage) throws(ImagingError) -> Double {
         try Vips.ensureStarted()
-        let first = try Vips.decodeEncoded(a.bytes)
-        let second = try Vips.decodeEncoded(b.bytes)
-        guard first.width == second.width, first.height == second.height else {
-            throw ImagingError(
-                .corrupt, "sizes differ: \(first.width)x\(first.height) vs \(second.width)x\(second.height)")
-        }
-        var average = 0.0
-        guard cvips_subtract_abs_avg(first.pointer, second.pointer, &average) == 0 else {
-            throw ImagingError(.corrupt, "cannot compare (\(Vips.takeError()))")
-        }
-        return average
+        return try meanAbsoluteDifference(try Vips.decodeEncoded(a.bytes), try Vips.decodeEncoded(b.bytes))
     }
 
-    /// The mean absolute difference per channel value between two image files of the same size
-    /// that libvips reads (`.v`, PNG, JPEG, ...): the pixels as stored, no orientation applied.
-    public static func meanAbsoluteDifference(ofFileAt first: String, _ second: String) throws(ImagingError) -> Double {
-        try Vips.ensureStarted()
-        let a = try open(first)
-        let b = try open(second)
+    private static func meanAbsoluteDifference(_ a: VipsImageRef, _ b: VipsImageRef) throws(ImagingError) -> Double {
         guard a.width == b.width, a.height == b.height, a.bands == b.bands else {
             throw ImagingError(
                 .corrupt, "sizes differ: \(a.width)x\(a.height)x\(a.bands) vs \(b.width)x\(b.height)x\(b.bands)")
@@ -114,6 +99,13 @@ public enum ImageComparison {
             throw ImagingError(.corrupt, "cannot compare (\(Vips.takeError()))")
         }
         return average
+    }
+
+    /// The mean absolute difference per channel value between two image files of the same size
+    /// that libvips reads (`.v`, PNG, JPEG, ...): the pixels as stored, no orientation applied.
+    public static func meanAbsoluteDifference(ofFileAt first: String, _ second: String) throws(ImagingError) -> Double {
+        try Vips.ensureStarted()
+        return try meanAbsoluteDifference(try open(first), try open(second))
     }
 
     /// An image file's 8-bit pixels, interleaved, with its size and bands.

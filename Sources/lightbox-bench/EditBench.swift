@@ -97,7 +97,7 @@ struct EditBench: AsyncParsableCommand {
         }
         for (tool, arguments) in tools where !previewOnly {
             var runs: [(seconds: Double, maxResidentKB: Int, peakAnonymousKB: Int, status: Int32)] = []
-            for _ in 0..<rounds { runs.append(try Self.measure(arguments)) }
+            for _ in 0..<rounds { runs.append(try ImageBench.measure(arguments)) }
             let seconds = runs.map(\.seconds).sorted()
             Report.print([
                 "benchmark": "edit", "tool": tool, "file": (file as NSString).lastPathComponent,
@@ -140,37 +140,5 @@ struct EditBench: AsyncParsableCommand {
         let (w, h) = (Double(width), Double(height))
         let factor = min(w / (w * cos(angle) + h * sin(angle)), h / (w * sin(angle) + h * cos(angle)))
         return (Int(w * factor) - 2, Int(h * factor) - 2)
-    }
-
-    /// Runs a command to its end, sampling its anonymous memory (RssAnon) every millisecond:
-    /// wall seconds, peak resident memory (from `wait4`), peak anonymous memory, exit status.
-    static func measure(_ arguments: [String]) throws -> (seconds: Double, maxResidentKB: Int, peakAnonymousKB: Int, status: Int32) {
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var pid: pid_t = 0
-        let start = Date()
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-        guard spawned == 0 else { throw ValidationError("cannot start \(arguments[0]): \(String(cString: strerror(spawned)))") }
-        var peakAnonymous = 0
-        var status: Int32 = 0
-        var usage = rusage()
-        while true {
-            let done = wait4(pid, &status, WNOHANG, &usage)
-            if done == pid { break }
-            if let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
-                let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-            {
-                peakAnonymous = max(peakAnonymous, kilobytes)
-            }
-            usleep(1000)
-        }
-        let seconds = Date().timeIntervalSince(start)
-        return (seconds, Int(usage.ru_maxrss), peakAnonymous, (status >> 8) & 0xFF)
     }
 }

@@ -89,6 +89,7 @@ struct ImageBench: AsyncParsableCommand {
                         "benchmark": "images", "tool": tool, "size": side, "threads": count, "images": images,
                         "msPerImage": Report.round(measured.seconds * 1000 / Double(images)),
                         "peakResidentMB": Report.round(Double(measured.maxResidentKB) / 1024),
+                        "peakAnonymousMB": Report.round(Double(measured.peakAnonymousKB) / 1024),
                         "exitStatus": measured.status,
                     ])
                 }
@@ -104,10 +105,12 @@ struct ImageBench: AsyncParsableCommand {
         return nil
     }
 
-    /// Runs a command to its end: wall seconds, its own peak resident memory (`wait4`'s
-    /// rusage, for this child alone) and its exit status. Its output is discarded.
-    static func measure(_ arguments: [String], environment extra: [String: String]) throws
-        -> (seconds: Double, maxResidentKB: Int, status: Int32)
+    /// Runs a command to its end, its output discarded: wall seconds, its own peak resident
+    /// memory (`wait4`'s rusage, for this child alone), its peak anonymous memory (the largest
+    /// `RssAnon` sampled every millisecond: what it owns, without the libraries it maps) and its
+    /// exit status.
+    static func measure(_ arguments: [String], environment extra: [String: String] = [:]) throws
+        -> (seconds: Double, maxResidentKB: Int, peakAnonymousKB: Int, status: Int32)
     {
         var environment = ProcessInfo.processInfo.environment
         for (key, value) in extra { environment[key] = value }
@@ -126,11 +129,20 @@ struct ImageBench: AsyncParsableCommand {
         let start = Date()
         let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
         guard spawned == 0 else { throw ValidationError("cannot start \(arguments[0]): \(String(cString: strerror(spawned)))") }
+        var peakAnonymous = 0
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        while wait4(pid, &status, WNOHANG, &usage) != pid {
+            if let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
+                let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+            {
+                peakAnonymous = max(peakAnonymous, kilobytes)
+            }
+            usleep(1000)
+        }
         let seconds = Date().timeIntervalSince(start)
-        return (seconds, Int(usage.ru_maxrss), (status >> 8) & 0xFF)
+        return (seconds, Int(usage.ru_maxrss), peakAnonymous, (status >> 8) & 0xFF)
     }
 }
 

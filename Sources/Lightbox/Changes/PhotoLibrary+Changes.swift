@@ -16,39 +16,40 @@ extension PhotoLibrary {
     /// end, an asset added twice) throws a ``LibraryError`` naming it, and nothing changes.
     /// Files of deleted assets are removed once the transaction has committed.
     public func performChanges(_ block: (ChangeRequests) throws -> Void) async throws {
-        let requests = ChangeRequests(temporaryFolder: originals.incoming)
-        try block(requests)
-        let operations = requests.operations
-        let creations = requests.creations
-        defer { Self.removeTemporaryFiles(creations) }
-        guard !operations.isEmpty else { return }
-        let prepared = try await BlockingWork.run { try self.prepare(operations, creations) }
-        FaultInjection.pause(at: .changesPrepared)
-        let result: ChangeApplier.Result
-        do {
-            result = try await database.writer.write { [database] db in
-                var applier = ChangeApplier(db: db, database: database, prepared: prepared)
-                let result = try applier.apply(operations)
-                FaultInjection.pause(at: .changesApplied)
-                return result
-            }
-        } catch {
-            removeUnusedFiles(of: prepared)
-            throw error
-        }
-        FaultInjection.pause(at: .changesCommitted)
-        afterCommit(result, creations: creations, prepared: prepared)
+        let (operations, creations) = try record(block)
+        guard !operations.isEmpty else { return removeTemporaryFiles(creations) }
+        // Preparing the files and the transaction block: both run off the caller's executor.
+        try await BlockingWork.run { try self.commit(operations, creations) }
     }
 
     /// Makes changes to the library and waits for them, blocking the calling thread
     /// (PhotoKit's `performChangesAndWait`). See ``performChanges(_:)``.
     public func performChangesAndWait(_ block: (ChangeRequests) throws -> Void) throws {
+        let (operations, creations) = try record(block)
+        guard !operations.isEmpty else { return removeTemporaryFiles(creations) }
+        try commit(operations, creations)
+    }
+
+    /// Runs a change block, recording its requests.
+    private func record(_ block: (ChangeRequests) throws -> Void) throws
+        -> (operations: [ChangeRequests.Operation], creations: [String: [ChangeRequests.NewResource]])
+    {
         let requests = ChangeRequests(temporaryFolder: originals.incoming)
-        try block(requests)
-        let operations = requests.operations
-        let creations = requests.creations
-        defer { Self.removeTemporaryFiles(creations) }
-        guard !operations.isEmpty else { return }
+        do {
+            try block(requests)
+        } catch {
+            removeTemporaryFiles(requests.creations)
+            throw error
+        }
+        return (requests.operations, requests.creations)
+    }
+
+    /// Prepares, applies and commits a block's requests, then removes what they replaced.
+    /// Blocking.
+    private func commit(
+        _ operations: [ChangeRequests.Operation], _ creations: [String: [ChangeRequests.NewResource]]
+    ) throws {
+        defer { removeTemporaryFiles(creations) }
         let prepared = try prepare(operations, creations)
         FaultInjection.pause(at: .changesPrepared)
         let result: ChangeApplier.Result
@@ -171,7 +172,7 @@ extension PhotoLibrary {
         removeFiles(of: result)
     }
 
-    private static func removeTemporaryFiles(_ creations: [String: [ChangeRequests.NewResource]]) {
+    private func removeTemporaryFiles(_ creations: [String: [ChangeRequests.NewResource]]) {
         for resource in creations.values.joined() where resource.isTemporary {
             unlink(resource.path)
         }

@@ -48,13 +48,7 @@ extension ImageFile {
         let decoded = try Renderer.decode(path: path, options: [options], monitor: monitor)
         var image = decoded.image
         if let profile = decoded.iccProfile { image = try Vips.convertToSRGB(image, profile: profile, path: path) }
-        let edited: VipsImageRef
-        do {
-            edited = try RecipePipeline.apply(recipe, to: image, scale: 1)
-        } catch {
-            throw ImagingError(error.code, error.message, path: path)
-        }
-        return try write(edited, of: path, to: outputPath, quality: quality, monitor: monitor)
+        return try write(recipe, on: image, of: path, to: outputPath, quality: quality, monitor: monitor)
     }
 }
 
@@ -82,11 +76,19 @@ extension ImageFile {
         }
     }
 
-    /// Writes a render with the original's metadata (on a copy, so that the pipeline's images
-    /// stay untouched); returns its size.
+    /// Applies `recipe` to the upright sRGB `image` of the photo at `path` and writes the render
+    /// with the original's metadata (on a copy, so that the pipeline's images stay untouched);
+    /// returns its size.
     static func write(
-        _ edited: VipsImageRef, of path: String, to outputPath: String, quality: Int, monitor: RenderMonitor?
+        _ recipe: EditRecipe, on image: VipsImageRef, of path: String, to outputPath: String, quality: Int,
+        monitor: RenderMonitor?
     ) throws(ImagingError) -> (width: Int, height: Int) {
+        let edited: VipsImageRef
+        do {
+            edited = try RecipePipeline.apply(recipe, to: image, scale: 1)
+        } catch {
+            throw ImagingError(error.code, error.message, path: path)
+        }
         var tagged: UnsafeMutablePointer<VipsImage>?
         guard cvips_copy(edited.pointer, &tagged) == 0, let tagged else {
             throw ImagingError(.corrupt, "cannot prepare the render (\(Vips.takeError()))", path: path)
@@ -110,13 +112,7 @@ extension ImageFile {
             }
             image = VipsImageRef(out)
         }
-        let edited: VipsImageRef
-        do {
-            edited = try RecipePipeline.apply(recipe, to: image, scale: 1)
-        } catch {
-            throw ImagingError(error.code, error.message, path: path)
-        }
-        return try write(edited, of: path, to: outputPath, quality: quality, monitor: monitor)
+        return try write(recipe, on: image, of: path, to: outputPath, quality: quality, monitor: monitor)
     }
 }
 
