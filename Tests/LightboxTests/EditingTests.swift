@@ -100,6 +100,16 @@ struct EditingTests {
         let data = try await manager.requestImageDataAndOrientation(for: edited)
         #expect(data.bytes == Array(try Data(contentsOf: URL(fileURLWithPath: render))) && data.orientation == 1)
 
+        // Export: current is the render, named after the photo; original the photo's bytes.
+        let exportedCurrent = try await library.export(
+            localIdentifiers: [edited.localIdentifier], to: folder.url.appendingPathComponent("current"), version: .current)
+        #expect(exportedCurrent.map(\.resourceType) == [.fullSizePhoto])
+        #expect(try Self.sha256(exportedCurrent[0].path) == edited.resource(ofType: .fullSizePhoto)?.sha256)
+        #expect((exportedCurrent[0].path as NSString).lastPathComponent == "IMG_20191224_234846.jpg")
+        let exportedOriginal = try await library.export(
+            localIdentifiers: [edited.localIdentifier], to: folder.url.appendingPathComponent("original"), version: .original)
+        #expect(try exportedOriginal.map { try Self.sha256($0.path) } == [originalHash])
+
         // Revert: the original's look and size, the edit's files gone, the original's bytes as imported.
         try await library.performChanges { changes in
             changes.changeRequest(for: edited).revertAssetContentToOriginal()
