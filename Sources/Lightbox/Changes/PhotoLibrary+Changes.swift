@@ -87,11 +87,7 @@ extension PhotoLibrary {
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path]) == 0
             }
         }) ?? []
-        for path in unused {
-            let absolute = originals.absolutePath(path)
-            chmod(absolute, 0o644)
-            unlink(absolute)
-        }
+        for path in unused { originals.remove(path) }
     }
 
     /// Before the transaction, each new asset's photo is read, decoded and stored in
@@ -181,11 +177,7 @@ extension PhotoLibrary {
     /// Removes originals no resource refers to any more, and the derivatives of deleted assets.
     /// A crash before this leaves files no row points to, which a later import reuses.
     private func removeFiles(of result: ChangeApplier.Result) {
-        for path in result.unreferencedOriginals {
-            let absolute = originals.absolutePath(path)
-            chmod(absolute, 0o644)
-            unlink(absolute)
-        }
+        for path in result.unreferencedOriginals { originals.remove(path) }
         for localIdentifier in result.deletedAssets {
             let folder = derivatives.path(localIdentifier: localIdentifier, key: "").folder
             try? FileManager.default.removeItem(atPath: folder)

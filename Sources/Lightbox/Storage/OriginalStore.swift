@@ -65,13 +65,28 @@ struct OriginalStore: Sendable {
         let temporary = incoming + "/" + UUID().uuidString
         do {
             try write(temporary)
-            guard rename(temporary, destination) == 0 else { throw FileIO.posixError("storing", destination) }
+            var renamed = rename(temporary, destination) == 0
+            // Another process may have removed the emptied folder meanwhile: make it again.
+            if !renamed && errno == ENOENT {
+                try FileIO.makeDirectory(folder)
+                renamed = rename(temporary, destination) == 0
+            }
+            guard renamed else { throw FileIO.posixError("storing", destination) }
             try FileIO.syncDirectory(folder)
         } catch {
             unlink(temporary)
             throw error
         }
         return relative
+    }
+
+    /// Removes a stored file no resource refers to any more, and its two-letter folder when
+    /// that is left empty.
+    func remove(_ relativePath: String) {
+        let absolute = absolutePath(relativePath)
+        chmod(absolute, 0o644)
+        unlink(absolute)
+        rmdir((absolute as NSString).deletingLastPathComponent)
     }
 
     /// Removes what interrupted imports left in `.incoming/`.
