@@ -11,8 +11,9 @@
 /// The viewer's Edit button opens an edit view: sliders and effects build a Lightbox recipe,
 /// previewed on the display-size image (`POST /api/assets/{id}/edits/preview`, one request in
 /// flight, the latest settings sent when it returns), saved at full size (`POST .../edits`) or
-/// reverted (`DELETE .../edits`). Image URLs carry the asset's modification date, so an edit
-/// shows at once everywhere.
+/// reverted (`DELETE .../edits`). Saving keeps the saved recipe's order and every filter the
+/// view has no control for (a crop made with the CLI), changing only what the user moved.
+/// Image URLs carry the asset's modification date, so an edit shows at once everywhere.
 enum WebPage {
     static let html = #"""
         <!doctype html>
@@ -68,10 +69,11 @@ enum WebPage {
           <aside>
             <div id="sliders"></div>
             <label>Effect <select id="effect">
-              <option value="">None</option><option value="mono=1">Mono</option><option value="noir=1">Noir</option>
-              <option value="sepia=1">Sepia</option><option value="comic=1">Comic</option>
+              <option value="">None</option><option value="mono">Mono</option><option value="noir">Noir</option>
+              <option value="sepia">Sepia</option><option value="comic">Comic</option>
             </select></label>
             <div class="row"><button type="button" id="rotate">Rotate ↻</button><button type="button" id="flip">Flip ⇆</button></div>
+            <p class="note" id="edit-kept"></p>
             <p class="note" id="edit-note"></p>
             <div class="row"><button type="button" id="save">Save</button><button type="button" id="cancel">Cancel</button>
               <button type="button" id="revert">Revert to original</button></div>
@@ -207,21 +209,47 @@ enum WebPage {
           label.innerHTML = title + ' <output></output><input type="range" step="any">';
           const input = label.querySelector('input');
           Object.assign(input, { min, max, value: 0, name });
-          input.addEventListener('input', () => { label.querySelector('output').textContent = (+input.value).toFixed(2); preview(); });
+          input.addEventListener('input', () => {
+            label.querySelector('output').textContent = (+input.value).toFixed(2);
+            if (editing) { touched.add(name); preview(); }
+          });
           input.addEventListener('dblclick', () => { input.value = 0; input.dispatchEvent(new Event('input')); });
           sliders.appendChild(label);
         }
-        let turns = 0, flipped = false, editing = null, previewing = false, stale = false, saving = false;
+        const EFFECTS = ['mono', 'noir', 'sepia', 'comic'];
+        let turns = 0, flip = null, editing = null, previewing = false, stale = false, saving = false;
+        // The recipe as saved, [name, value] in order, and the controls the user has moved.
+        let saved = [], touched = new Set();
         const note = document.getElementById('edit-note');
 
-        function recipe() {
-          const filters = [];
+        // What the controls the user moved say: a value, or null to leave the filter out.
+        function controls() {
+          const values = {};
           for (const input of sliders.querySelectorAll('input'))
-            if (+input.value !== 0) filters.push(input.name + '=' + (+input.value).toFixed(3));
+            values[input.name] = +input.value !== 0 ? (+input.value).toFixed(3) : null;
           const effect = document.getElementById('effect').value;
-          if (effect) filters.push(effect);
-          if (turns) filters.push('rotate=' + turns * 90);
-          if (flipped) filters.push('flip=horizontal');
+          for (const name of EFFECTS) {
+            const before = saved.find(([n]) => n === name);
+            values[name] = effect === name ? (before ? before[1] : '1') : null;
+          }
+          values.rotate = turns ? String(turns * 90) : null;
+          values.flip = flip;
+          for (const name of Object.keys(values)) if (!touched.has(name)) delete values[name];
+          return values;
+        }
+
+        // The saved recipe in its order, with what the user changed; filters the view has no
+        // control for (a crop, a blur made elsewhere) stay as they were.
+        function recipe() {
+          const values = controls(), filters = [], done = new Set();
+          for (const [name, value] of saved) {
+            if (!(name in values)) { filters.push(name + '=' + value); continue; }
+            if (done.has(name)) continue;
+            done.add(name);
+            if (values[name] !== null) filters.push(name + '=' + values[name]);
+          }
+          for (const [name, value] of Object.entries(values))
+            if (!done.has(name) && value !== null) filters.push(name + '=' + value);
           return filters;
         }
 
@@ -258,25 +286,31 @@ enum WebPage {
         }
 
         async function openEditor() {
-          editing = assets[current];
-          const id = encodeURIComponent(editing.localIdentifier);
+          const asset = assets[current];
+          const id = encodeURIComponent(asset.localIdentifier);
           history.replaceState(null, '', '#edit=' + id);
+          // Not editing until the saved recipe is loaded: setting the controls moves nothing.
+          editing = null;
           for (const input of sliders.querySelectorAll('input')) { input.value = 0; input.previousSibling.textContent = ''; }
           document.getElementById('effect').value = '';
-          turns = 0; flipped = false;
+          turns = 0; flip = null; saved = []; touched = new Set();
           editor.querySelector('img').src = viewer.querySelector('img').src;
           editor.classList.add('open');
           const state = await (await fetch('/api/assets/' + id + '/edits')).json();
-          note.textContent = state.hasAdjustments && !state.canContinue
+          document.getElementById('edit-kept').textContent = state.hasAdjustments && !state.canContinue
             ? 'Edited with ' + state.adjustmentFormatIdentifier + ': this edit builds on it.' : '';
-          for (const filter of state.filters || []) {
-            const [name, value] = filter.split('=');
+          saved = (state.filters || []).map(filter => [filter.slice(0, filter.indexOf('=')), filter.slice(filter.indexOf('=') + 1)]);
+          for (const [name, value] of saved) {
             const input = sliders.querySelector('input[name=' + name + ']');
             if (input) { input.value = value; input.dispatchEvent(new Event('input')); }
-            else if (name === 'rotate') turns = (+value / 90) % 4;
-            else if (name === 'flip') flipped = true;
-            else if (['mono', 'noir', 'sepia', 'comic'].includes(name)) document.getElementById('effect').value = name + '=1';
+            else if (name === 'rotate') turns = ((+value / 90) % 4 + 4) % 4;
+            else if (name === 'flip') flip = value;
+            else if (EFFECTS.includes(name)) document.getElementById('effect').value = name;
           }
+          const controlled = new Set([...SLIDERS.map(([name]) => name), ...EFFECTS, 'rotate', 'flip']);
+          const kept = saved.filter(([name]) => !controlled.has(name)).map(([name, value]) => name + ' ' + value);
+          if (kept.length) document.getElementById('edit-kept').textContent = 'Kept as saved: ' + kept.join(', ') + '.';
+          editing = asset;
           preview();
         }
 
@@ -308,9 +342,9 @@ enum WebPage {
         }
 
         document.getElementById('edit').addEventListener('click', event => { event.stopPropagation(); openEditor(); });
-        document.getElementById('effect').addEventListener('change', preview);
-        document.getElementById('rotate').addEventListener('click', () => { turns = (turns + 1) % 4; preview(); });
-        document.getElementById('flip').addEventListener('click', () => { flipped = !flipped; preview(); });
+        document.getElementById('effect').addEventListener('change', () => { EFFECTS.forEach(n => touched.add(n)); preview(); });
+        document.getElementById('rotate').addEventListener('click', () => { turns = (turns + 1) % 4; touched.add('rotate'); preview(); });
+        document.getElementById('flip').addEventListener('click', () => { flip = flip ? null : 'horizontal'; touched.add('flip'); preview(); });
         document.getElementById('cancel').addEventListener('click', closeEditor);
         document.getElementById('save').addEventListener('click', () => finish(() =>
           fetch('/api/assets/' + encodeURIComponent(editing.localIdentifier) + '/edits', {
