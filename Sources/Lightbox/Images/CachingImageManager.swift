@@ -33,6 +33,9 @@ public final class CachingImageManager: ImageManager, @unchecked Sendable {
         let highQuality = allowsCachingHighQualityImages
         for asset in assets {
             let jobKey = Self.jobKey(asset, targetSize, contentMode, options)
+            // Already being prepared: starting it again would throw away the work under way
+            // (a grid asking every 50 ms would then never get its image).
+            if jobs.withLock({ $0[jobKey].map { !$0.control.isCancelled } ?? false }) { continue }
             let control = ImageRequest.Control(
                 id: ImageRequestID(rawValue: 0), continuation: AsyncStream<ImageResult>.makeStream().continuation)
             let task = Task(priority: .background) { [self] in
@@ -53,7 +56,7 @@ public final class CachingImageManager: ImageManager, @unchecked Sendable {
                 }
             }
             let replaced = jobs.withLock { $0.updateValue(Job(control: control, task: task), forKey: jobKey) }
-            replaced?.control.cancel()
+            replaced?.control.cancel()  // a stopped job that had not yet left the table
         }
     }
 
@@ -96,7 +99,9 @@ public final class CachingImageManager: ImageManager, @unchecked Sendable {
         }
     }
 
+    /// A job's key: the asset in its current state (an edit gives another key), and the request.
     static func jobKey(_ asset: Asset, _ size: PixelSize, _ mode: ContentMode, _ options: ImageRequestOptions) -> String {
-        "\(asset.localIdentifier) \(size.width)x\(size.height) \(mode.rawValue) \(options.hashValue)"
+        let state = asset.currentImageResource?.sha256.prefix(16) ?? ""
+        return "\(asset.localIdentifier) \(state) \(size.width)x\(size.height) \(mode.rawValue) \(options.hashValue)"
     }
 }
