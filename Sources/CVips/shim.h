@@ -273,11 +273,6 @@ static inline int cvips_subtract(VipsImage *a, VipsImage *b, VipsImage **out) { 
 static inline int cvips_multiply(VipsImage *a, VipsImage *b, VipsImage **out) { return vips_multiply(a, b, out, NULL); }
 static inline int cvips_abs(VipsImage *in, VipsImage **out) { return vips_abs(in, out, NULL); }
 
-/// One band of an image.
-static inline int cvips_extract_band(VipsImage *in, VipsImage **out, int band) {
-    return vips_extract_band(in, out, band, NULL);
-}
-
 /// The smallest (`index` 0) or largest (`index` n - 1) of the bands, pixel by pixel.
 static inline int cvips_bandrank3(VipsImage *in, VipsImage **out, int index) {
     VipsImage *bands[3] = {NULL, NULL, NULL};
@@ -312,16 +307,6 @@ static inline int cvips_vignette_factor(VipsImage **out, int width, int height, 
     if (rows) g_object_unref(rows);
     if (columns) g_object_unref(columns);
     return status;
-}
-
-/// An image whose two bands are each pixel's x and y.
-static inline int cvips_xyz(VipsImage **out, int width, int height) {
-    return vips_xyz(out, width, height, NULL);
-}
-
-/// The mean of an image's bands, pixel by pixel.
-static inline int cvips_bandmean(VipsImage *in, VipsImage **out) {
-    return vips_bandmean(in, out, NULL);
 }
 
 /// 255 where `in` > `threshold`, else 0.

@@ -72,7 +72,7 @@ struct EditBench: AsyncParsableCommand {
         let properties = try ImageFile.properties(ofFileAt: file)
         let swaps = (5...8).contains(properties.orientation)
         let (width, height) = swaps ? (properties.storedHeight, properties.storedWidth) : (properties.storedWidth, properties.storedHeight)
-        let box = Self.straightenBox(width: width, height: height, degrees: 3)
+        let box = EditFilter.straightenedSize(width: width, height: height, degrees: 3)
 
         var tools: [(String, [String])] = [
             ("lightbox", [lightbox, "render", file, "--out", folder + "/lightbox"] + Self.filters.flatMap { ["--filter", $0] }),
@@ -132,13 +132,5 @@ struct EditBench: AsyncParsableCommand {
                 "medianMs": Report.round(times[times.count / 2]), "bestMs": Report.round(times[0]),
             ])
         }
-    }
-
-    /// The straightened rectangle Lightbox keeps (see `RecipePipeline.straightenCrop`).
-    static func straightenBox(width: Int, height: Int, degrees: Double) -> (width: Int, height: Int) {
-        let angle = abs(degrees) * .pi / 180
-        let (w, h) = (Double(width), Double(height))
-        let factor = min(w / (w * cos(angle) + h * sin(angle)), h / (w * sin(angle) + h * cos(angle)))
-        return (Int(w * factor) - 2, Int(h * factor) - 2)
     }
 }

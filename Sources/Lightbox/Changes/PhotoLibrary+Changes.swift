@@ -407,11 +407,12 @@ struct ChangeApplier {
         let row = try assetRowID(id)
         switch edit {
         case .content:
+            // These set the modification date and record the change themselves.
             guard let prepared = prepared.edits[id] else { throw invalid("the edit of asset \(id) was not prepared") }
-            try applyContentEdit(id, row, prepared)
+            return try applyContentEdit(id, row, prepared)
         case .revert:
             guard let size = prepared.reverts[id] else { return }  // not edited: nothing to revert
-            try revert(id, row, size)
+            return try revert(id, row, size)
         case .favorite(let value):
             try db.execute(sql: "UPDATE asset SET isFavorite = ? WHERE id = ?", arguments: [value, row])
         case .hidden(let value):

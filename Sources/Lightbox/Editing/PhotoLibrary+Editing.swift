@@ -67,7 +67,8 @@ extension PhotoLibrary {
             adjustmentData = nil
         }
         let url = try await fileURL(for: image)
-        let movie = try await current.resource(ofType: .pairedVideo).asyncMap { try await fileURL(for: $0) }
+        var movie: URL?
+        if let paired = current.resource(ofType: .pairedVideo) { movie = try await fileURL(for: paired) }
         let side = max(16, options.displaySizeImageMaximumSide)
         let override = orientation
         let (display, fileOrientation): (EditableImage, Int) = try await BlockingWork.run {
@@ -162,11 +163,13 @@ extension PhotoLibrary {
         guard FileIO.fileExists(path) else {
             throw LibraryError.refusedChange("the edit of asset \(id) has no rendered image at its renderedContentURL; nothing was changed")
         }
-        let head = try FileIO.prefix(ofFileAt: path, count: FileFormat.sniffLength)
-        guard FileFormat(sniffing: head) == .jpeg else {
+        // Read once, as an import reads a photo: sniffed, hashed, parsed, decoded and stored
+        // from the same bytes.
+        let source = try ImportSource(path: path)
+        guard source.format == .jpeg else {
             throw LibraryError(.unsupportedFormat, "a rendered edit must be a JPEG; nothing was changed", path: path)
         }
-        let metadata = try? MetadataReader.read(fileAtPath: path)
+        let metadata = try? source.contents.map { try MetadataReader.read(ByteSource(bytes: $0)) } ?? MetadataReader.read(fileAtPath: path)
         if let orientation = metadata?.exif?.orientation, orientation != 1 {
             throw LibraryError(
                 .invalidRequest, "a rendered edit must be upright (EXIF orientation 1), this one says \(orientation); nothing was changed",
@@ -175,12 +178,12 @@ extension PhotoLibrary {
         // Decoding the render proves it whole, and gives its thumbnails.
         let rendered: (properties: ImageProperties, images: [EncodedImage])
         do {
-            rendered = try ImageFile.thumbnails(ofFileAt: path, fileOrientation: 1, options: [.preview, .grid])
+            rendered = try ImageFile.thumbnails(
+                ofFileAt: path, contents: source.contents, fileOrientation: 1, options: [.preview, .grid])
         } catch {
             throw LibraryError(.corruptFile, "the rendered edit cannot be decoded: \(error.message); nothing was changed", path: path)
         }
-        let (sha256, size) = try FileIO.sha256(ofFileAt: path)
-        let storedRender = try originals.store(copying: path, sha256: sha256, filenameExtension: "jpg")
+        let storedRender = try source.store(in: originals)
         let adjustmentBytes = adjustment.encoded()
         let adjustmentHash = FileIO.sha256(of: adjustmentBytes)
         let storedAdjustment = try originals.store(bytes: adjustmentBytes, sha256: adjustmentHash, filenameExtension: "json")
@@ -188,7 +191,7 @@ extension PhotoLibrary {
         let stem = (base as NSString).deletingPathExtension
         return PreparedEdit(
             render: .init(
-                storedPath: storedRender, sha256: sha256, size: size, pixelWidth: rendered.properties.storedWidth,
+                storedPath: storedRender, sha256: source.sha256, size: source.size, pixelWidth: rendered.properties.storedWidth,
                 pixelHeight: rendered.properties.storedHeight, originalFilename: "FullSizeRender.jpg",
                 uniformTypeIdentifier: "public.jpeg"),
             adjustment: .init(
@@ -231,12 +234,5 @@ extension PhotoLibrary {
             }
         }
         for (id, sha256) in replacedRenders { derivatives.removeImages(localIdentifier: id, contentHash: sha256) }
-    }
-}
-
-extension Optional {
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }

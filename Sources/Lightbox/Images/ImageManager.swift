@@ -135,17 +135,21 @@ public class ImageManager: @unchecked Sendable {
     }
 
     func source(of asset: Asset, version: ImageRequestOptions.Version) throws -> Source {
-        // The current version of an edited asset is its render, upright already.
-        if version == .current, let render = asset.resource(ofType: .fullSizePhoto) {
-            return Source(photo: render, contentHash: render.sha256, uniformTypeIdentifier: render.uniformTypeIdentifier, orientation: nil)
-        }
-        // A photo's image is its photo; a movie's, its first frame.
-        guard let photo = asset.imageResource else {
+        // Current: an edited asset's render, upright already; else, like the other versions,
+        // a photo's photo and a movie's first frame.
+        let photo = version == .current ? asset.currentImageResource : asset.imageResource
+        guard let photo else {
             throw LibraryError(.invalidRequest, "no image of asset \(asset.localIdentifier): it has neither photo nor movie")
         }
+        let orientation: Int? =
+            switch version {
+            case .current: asset.currentOrientationOverride
+            case .unadjusted: asset.orientationOverride
+            case .original: nil
+            }
         return Source(
             photo: photo, contentHash: photo.sha256, uniformTypeIdentifier: photo.uniformTypeIdentifier,
-            orientation: version == .original ? nil : asset.orientationOverride)
+            orientation: orientation)
     }
 
     /// The render options of a request.

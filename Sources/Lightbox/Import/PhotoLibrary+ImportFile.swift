@@ -105,6 +105,14 @@ extension PhotoLibrary {
             }
             modificationDate = (attributes?[.modificationDate] as? Date) ?? Date()
         }
+
+        /// Stores the file in `originals/`: from the bytes in memory when it was read whole,
+        /// else copied and checked against its hash. Returns the stored path.
+        func store(in originals: OriginalStore) throws -> String {
+            let filenameExtension = format.preferredFilenameExtension
+            if let contents { return try originals.store(bytes: contents, sha256: sha256, filenameExtension: filenameExtension) }
+            return try originals.store(copying: path, sha256: sha256, filenameExtension: filenameExtension)
+        }
     }
 
     /// A movie stored beside a photo: a Motion Photo's embedded one, or a creation
@@ -298,12 +306,7 @@ extension PhotoLibrary {
             }
         }
         let pairedMovie = try motionPhotoMovie(source, metadata)
-        let storedPath =
-            try source.contents.map {
-                try originals.store(bytes: $0, sha256: source.sha256, filenameExtension: source.format.preferredFilenameExtension)
-            }
-            ?? originals.store(
-                copying: source.path, sha256: source.sha256, filenameExtension: source.format.preferredFilenameExtension)
+        let storedPath = try source.store(in: originals)
         // Stored: the bytes need not wait in memory for the write transaction.
         source.contents = nil
         return PreparedAsset(

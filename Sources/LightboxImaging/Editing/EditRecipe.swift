@@ -113,7 +113,7 @@ public struct EditRecipe: Sendable, Hashable {
     private static func isNewer(_ version: String) -> Bool {
         let parts = version.split(separator: ".").map { Int($0) ?? 0 }
         let own = formatVersion.split(separator: ".").map { Int($0) ?? 0 }
-        return parts.lexicographicallyPrecedes(own) == false && parts != own
+        return own.lexicographicallyPrecedes(parts)
     }
 }
 
@@ -347,6 +347,12 @@ public enum EditFilter: Sendable, Hashable {
                 throw ImagingError(.invalidRecipe, "\(name)=\(amount ?? .nan) is out of range: give \(range)")
             }
         }
+    }
+
+    /// The size `straighten` by `degrees` leaves of a `width` x `height` image: the largest
+    /// rectangle of the same proportions without empty corners.
+    public static func straightenedSize(width: Int, height: Int, degrees: Double) -> (width: Int, height: Int) {
+        RecipePipeline.straightenCrop(width: width, height: height, degrees: degrees)
     }
 
     /// Whether the filter moves pixels (crop, turn, straighten, flip) rather than changing them.

@@ -77,11 +77,12 @@ extension ImageFile {
     }
 
     /// Applies `recipe` to the upright sRGB `image` of the photo at `path` and writes the render
-    /// with the original's metadata (on a copy, so that the pipeline's images stay untouched);
+    /// with the original's metadata (on a copy, so that the pipeline's images stay untouched),
+    /// taken from `header` when the photo is open already, else from the file's header;
     /// returns its size.
     static func write(
-        _ recipe: EditRecipe, on image: VipsImageRef, of path: String, to outputPath: String, quality: Int,
-        monitor: RenderMonitor?
+        _ recipe: EditRecipe, on image: VipsImageRef, of path: String, header: VipsImageRef? = nil, to outputPath: String,
+        quality: Int, monitor: RenderMonitor?
     ) throws(ImagingError) -> (width: Int, height: Int) {
         let edited: VipsImageRef
         do {
@@ -94,7 +95,7 @@ extension ImageFile {
             throw ImagingError(.corrupt, "cannot prepare the render (\(Vips.takeError()))", path: path)
         }
         let output = VipsImageRef(tagged)
-        EditMetadata.carry(from: path, to: output)
+        EditMetadata.carry(from: header ?? (try? Vips.open(path, failOnTruncation: false)), to: output)
         try Vips.save(output, jpegAt: outputPath, quality: quality, monitor: monitor, path: path)
         return (output.width, output.height)
     }
@@ -104,7 +105,8 @@ extension ImageFile {
     static func renderStreaming(
         _ path: String, recipe: EditRecipe, to outputPath: String, quality: Int, monitor: RenderMonitor?
     ) throws(ImagingError) -> (width: Int, height: Int) {
-        var image = try Vips.open(path, failOnTruncation: true)
+        let opened = try Vips.open(path, failOnTruncation: true)
+        var image = opened
         if vips_image_get_typeof(image.pointer, "icc-profile-data") != 0 {
             var out: UnsafeMutablePointer<VipsImage>?
             guard cvips_icc_transform_embedded(image.pointer, &out) == 0, let out else {
@@ -112,7 +114,7 @@ extension ImageFile {
             }
             image = VipsImageRef(out)
         }
-        return try write(recipe, on: image, of: path, to: outputPath, quality: quality, monitor: monitor)
+        return try write(recipe, on: image, of: path, header: opened, to: outputPath, quality: quality, monitor: monitor)
     }
 }
 
@@ -188,15 +190,15 @@ public final class EditableImage: @unchecked Sendable {
 /// The original's metadata on a render: EXIF without its thumbnail, orientation 1, XMP, IPTC;
 /// no ICC profile (the render is sRGB).
 enum EditMetadata {
-    static func carry(from path: String, to image: VipsImageRef) {
+    /// `header` is the photo opened by libvips (its pixels unread); nil when libvips cannot
+    /// open it (a RAW), and the render then has no metadata rather than failing the edit.
+    static func carry(from header: VipsImageRef?, to image: VipsImageRef) {
         // A streamed render carries what the loader parsed: EXIF fields (exif-ifd0-Make, ...)
         // and the EXIF thumbnail (jpeg-thumbnail-data), which jpegsave would write back.
         for name in ["icc-profile-data", "xmp-data", "iptc-data", "jpeg-thumbnail-data"] { cvips_remove(image.pointer, name) }
         cvips_remove_prefixed(image.pointer, "exif-")
         vips_image_set_int(image.pointer, "orientation", 1)
-        // The header alone: libvips reads no pixels to open a file lazily. A file it cannot
-        // open (a RAW) gives its render no metadata rather than failing the edit.
-        guard let header = try? Vips.open(path, failOnTruncation: false) else {
+        guard let header else {
             _ = Vips.takeError()
             return
         }
@@ -240,22 +242,7 @@ extension Vips {
     static func save(
         _ image: VipsImageRef, jpegAt outputPath: String, quality: Int, monitor: RenderMonitor?, path: String
     ) throws(ImagingError) {
-        var killed = false
-        let status: Int32
-        if let monitor {
-            let box = RenderMonitorBox(monitor)
-            let watch = UnsafeMutablePointer<cvips_monitor>.allocate(capacity: 1)
-            defer { watch.deallocate() }
-            status = box.withContext { context in
-                watch.initialize(to: cvips_monitor(function: RenderMonitor.callback, context: context, killed: 0))
-                let handler = cvips_watch(image.pointer, watch)
-                defer { cvips_unwatch(image.pointer, handler) }
-                return cvips_jpegsave_file(image.pointer, outputPath, Int32(quality))
-            }
-            killed = watch.pointee.killed != 0
-        } else {
-            status = cvips_jpegsave_file(image.pointer, outputPath, Int32(quality))
-        }
+        let (status, killed) = watching(image, monitor) { cvips_jpegsave_file(image.pointer, outputPath, Int32(quality)) }
         guard status == 0 else {
             let reason = takeError()
             unlink(outputPath)

@@ -147,8 +147,7 @@ enum RecipePipeline {
         case .flip(let vertical):
             return try call("flip") { cvips_flip(image.pointer, &$0, vertical ? 1 : 0) }
         case .exposure, .brightness, .contrast, .temperature, .tint:
-            var tones = [Tone(filter)!]
-            return try applyTones(&tones, image)
+            preconditionFailure("per-channel tones are fused into tables before this")
         }
     }
 

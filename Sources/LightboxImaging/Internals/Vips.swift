@@ -138,29 +138,31 @@ extension Vips {
     static func copyToMemory(
         _ image: VipsImageRef, path: String, monitor: RenderMonitor? = nil
     ) throws(ImagingError) -> VipsImageRef {
-        guard let monitor else {
-            guard let memory = vips_image_copy_memory(image.pointer) else {
-                throw ImagingError(.corrupt, "cannot decode the image (\(takeError()))", path: path)
-            }
-            return VipsImageRef(memory)
-        }
-        let box = RenderMonitorBox(monitor)
-        let watch = UnsafeMutablePointer<cvips_monitor>.allocate(capacity: 1)
-        defer { watch.deallocate() }
-        let memory = box.withContext { context in
-            watch.initialize(to: cvips_monitor(function: RenderMonitor.callback, context: context, killed: 0))
-            let handler = cvips_watch(image.pointer, watch)
-            defer { cvips_unwatch(image.pointer, handler) }
-            return vips_image_copy_memory(image.pointer)
-        }
+        let (memory, killed) = watching(image, monitor) { vips_image_copy_memory(image.pointer) }
         guard let memory else {
-            if watch.pointee.killed != 0 {
+            if killed {
                 _ = takeError()
                 throw ImagingError(.cancelled, "the render was cancelled", path: path)
             }
             throw ImagingError(.corrupt, "cannot decode the image (\(takeError()))", path: path)
         }
         return VipsImageRef(memory)
+    }
+
+    /// Runs `compute`, which evaluates `image`, with `monitor` told of its progress and able to
+    /// stop it; also says whether the monitor stopped it.
+    static func watching<T>(_ image: VipsImageRef, _ monitor: RenderMonitor?, _ compute: () -> T) -> (T, killed: Bool) {
+        guard let monitor else { return (compute(), false) }
+        let box = RenderMonitorBox(monitor)
+        let watch = UnsafeMutablePointer<cvips_monitor>.allocate(capacity: 1)
+        defer { watch.deallocate() }
+        let result = box.withContext { context in
+            watch.initialize(to: cvips_monitor(function: RenderMonitor.callback, context: context, killed: 0))
+            let handler = cvips_watch(image.pointer, watch)
+            defer { cvips_unwatch(image.pointer, handler) }
+            return compute()
+        }
+        return (result, watch.pointee.killed != 0)
     }
 
     /// An encoded image held in memory, decoded into memory (libvips does not copy the bytes
