@@ -49,6 +49,8 @@ let package = Package(
                 .linkedLibrary("avutil"), .linkedLibrary("m"),
             ]
         ),
+        // Direct I/O for originals: a GNU extension Swift's Glibc module does not show.
+        .target(name: "CDirectIO"),
         .target(
             name: "LightboxImaging",
             dependencies: ["CVips", "CJPEG", "CVideo", "LightboxMetadata"],
@@ -63,6 +65,7 @@ let package = Package(
             dependencies: [
                 "LightboxImaging",
                 "LightboxMetadata",
+                "CDirectIO",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, from GRDB's own package: fetch results step through row ids raw.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

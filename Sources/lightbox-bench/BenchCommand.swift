@@ -59,8 +59,10 @@ struct ImportBench: AsyncParsableCommand {
         // The files are read from the page cache, as a second pass over a card would.
         for file in MetadataBench.mediaFiles(inputs.map(\.path)) { _ = FileManager.default.contents(atPath: file) }
         let start = Date()
+        let cpuBefore = Report.processorSeconds()
         let summary = await bench.library.importItems(at: inputs)
         let seconds = Date().timeIntervalSince(start)
+        let cpuAfter = Report.processorSeconds()
         let p = summary.progress
         Report.print([
             "benchmark": "import",
@@ -71,6 +73,8 @@ struct ImportBench: AsyncParsableCommand {
             "megabytesPerSecond": Report.round(Double(p.bytes) / 1_000_000 / seconds),
             "peakResidentMB": Report.peakResidentMegabytes(),
             "processors": ProcessInfo.processInfo.activeProcessorCount,
+            "userSeconds": Report.round(cpuAfter.user - cpuBefore.user),
+            "systemSeconds": Report.round(cpuAfter.system - cpuBefore.system),
         ])
     }
 }
@@ -163,6 +167,14 @@ enum Report {
     }
 
     /// The process's peak resident memory (VmHWM), in megabytes.
+    /// CPU time this process has used so far, in user and in kernel mode, in seconds.
+    static func processorSeconds() -> (user: Double, system: Double) {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1_000_000 }
+        return (seconds(usage.ru_utime), seconds(usage.ru_stime))
+    }
+
     static func peakResidentMegabytes() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {

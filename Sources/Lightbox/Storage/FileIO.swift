@@ -101,27 +101,16 @@ enum FileIO {
 
     /// Copies `source` to a new file `temporary` (which must not exist), hashing the bytes as
     /// they are written, and fsyncs it. Returns the SHA-256 of what was written.
-    static func copyAndSync(from source: String, to temporary: String, permissions: mode_t) throws -> String {
-        let out = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
-        guard out >= 0 else { throw posixError("creating", temporary) }
-        var closed = false
-        defer { if !closed { close(out) } }
+    static func copyAndSync(
+        from source: String, to temporary: String, permissions: mode_t, bypassingCache: Bool = false
+    ) throws -> String {
+        let file = try DurableFile(creating: temporary, permissions: permissions, bypassingCache: bypassingCache)
         var hasher = SHA256()
         try forEachChunk(ofFileAt: source) { chunk in
             hasher.update(bufferPointer: chunk)
-            var offset = 0
-            while offset < chunk.count {
-                let n = write(out, chunk.baseAddress! + offset, chunk.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw posixError("writing", temporary)
-                }
-                offset += n
-            }
+            try file.append(chunk)
         }
-        guard fsync(out) == 0 else { throw posixError("syncing", temporary) }
-        closed = true
-        guard close(out) == 0 else { throw posixError("closing", temporary) }
+        try file.finish()
         return hex(hasher.finalize())
     }
 
@@ -141,35 +130,27 @@ enum FileIO {
         }
     }
 
+    /// Writes bytes durably to a new file `path` (which must not exist) and fsyncs it.
+    static func writeAndSync(_ bytes: [UInt8], to path: String, permissions: mode_t, bypassingCache: Bool = false) throws {
+        let file = try DurableFile(creating: path, permissions: permissions, bypassingCache: bypassingCache)
+        try bytes.withUnsafeBytes { try file.append($0) }
+        try file.finish()
+    }
+
     /// Writes bytes durably to `path`: a temporary file beside it, fsync, rename over.
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
         let temporary = path + ".tmp-\(UUID().uuidString)"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw posixError("creating", temporary) }
-        var ok = false
-        defer {
-            if !ok { unlink(temporary) }
-        }
-        let written = bytes.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += n
-            }
-            return true
-        }
-        guard written, fsync(fd) == 0 else {
-            let error = posixError("writing", temporary)
-            close(fd)
+        do {
+            try writeAndSync(bytes, to: temporary, permissions: 0o644)
+        } catch {
+            unlink(temporary)
             throw error
         }
-        close(fd)
-        guard rename(temporary, path) == 0 else { throw posixError("renaming into place", path) }
-        ok = true
+        guard rename(temporary, path) == 0 else {
+            let error = posixError("renaming into place", path)
+            unlink(temporary)
+            throw error
+        }
     }
 
     /// fsyncs a folder so that a rename into it survives a crash.

@@ -35,7 +35,7 @@ struct OriginalStore: Sendable {
     /// Throws when the bytes read differ from the hash (the file changed during the import).
     func store(copying source: String, sha256: String, filenameExtension: String) throws -> String {
         try store(sha256: sha256, filenameExtension: filenameExtension) { temporary in
-            let written = try FileIO.copyAndSync(from: source, to: temporary, permissions: 0o444)
+            let written = try FileIO.copyAndSync(from: source, to: temporary, permissions: 0o444, bypassingCache: true)
             guard written == sha256 else {
                 throw LibraryError(.unreadableFile, "the file changed while it was being imported", path: source)
             }
@@ -46,8 +46,7 @@ struct OriginalStore: Sendable {
     /// durably, read-only, named by their hash.
     func store(bytes: [UInt8], sha256: String, filenameExtension: String) throws -> String {
         try store(sha256: sha256, filenameExtension: filenameExtension) { temporary in
-            try FileIO.writeAtomically(bytes, to: temporary)
-            chmod(temporary, 0o444)
+            try FileIO.writeAndSync(bytes, to: temporary, permissions: 0o444, bypassingCache: true)
         }
     }
 

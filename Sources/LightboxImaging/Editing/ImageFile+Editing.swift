@@ -170,13 +170,13 @@ public final class EditableImage: @unchecked Sendable {
     }
 
     /// The image with `recipe` applied, encoded. An `interactive` render (the default: an edit
-    /// view redrawing as a slider moves) rotates with bilinear interpolation and skips the
-    /// JPEG encoder's second pass; otherwise it is made as the full-size render is.
+    /// view redrawing as a slider moves) rotates with bilinear interpolation; otherwise it is
+    /// made as the full-size render is.
     public func render(
         _ recipe: EditRecipe, format: EncodedImageFormat = .jpeg, quality: Int = 85, interactive: Bool = true
     ) throws(ImagingError) -> EncodedImage {
         let rendered = try renderedImage(recipe, draft: interactive)
-        let bytes = try Vips.encode(rendered, as: format, quality: quality, optimized: !interactive)
+        let bytes = try Vips.encode(rendered, as: format, quality: quality)
         return EncodedImage(bytes: bytes, format: format, pixelWidth: rendered.width, pixelHeight: rendered.height)
     }
 

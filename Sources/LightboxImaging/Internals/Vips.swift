@@ -227,16 +227,13 @@ extension Vips {
         return VipsImageRef(out)
     }
 
-    /// Encodes an image; `optimized` (the default) spends a second pass on smaller JPEGs,
-    /// which an interactive preview skips.
-    static func encode(
-        _ image: VipsImageRef, as format: EncodedImageFormat, quality: Int, optimized: Bool = true
-    ) throws(ImagingError) -> [UInt8] {
+    /// Encodes an image.
+    static func encode(_ image: VipsImageRef, as format: EncodedImageFormat, quality: Int) throws(ImagingError) -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status: Int32
         switch format {
-        case .jpeg: status = cvips_jpegsave_buffer(image.pointer, &buffer, &length, Int32(quality), optimized ? 1 : 0)
+        case .jpeg: status = cvips_jpegsave_buffer(image.pointer, &buffer, &length, Int32(quality))
         case .webp: status = cvips_webpsave_buffer(image.pointer, &buffer, &length, Int32(quality))
         }
         guard status == 0, let buffer else {

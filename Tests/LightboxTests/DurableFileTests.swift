@@ -1,0 +1,62 @@
+import Foundation
+@testable import Lightbox
+import LightboxTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Durable files")
+struct DurableFileTests {
+    /// Lengths around the 4 KB blocks direct I/O writes and the 1 MB staging buffer.
+    static let lengths = [0, 1, 4095, 4096, 4097, 1 << 20, (1 << 20) + 1, 3 * (1 << 20) + 17]
+
+    /// Cuts of a real camera JPEG, repeated to reach the longest length.
+    static func photoBytes() throws -> [UInt8] {
+        let photo = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Corpus.path("forensics/original-files/pic2/IMG_20191224_234846.jpg"))))
+        var bytes = photo
+        while bytes.count < lengths.max()! { bytes += photo }
+        return bytes
+    }
+
+    @Test("Originals of every length land whole, read-only, from memory and copied from a file", arguments: [false, true])
+    func storesEveryLength(inSharedMemory: Bool) throws {
+        // /dev/shm is tmpfs, a second kind of file system: before Linux 6.6 it refused direct
+        // I/O, and the writer must then fall back to ordinary writes.
+        if inSharedMemory && !FileManager.default.fileExists(atPath: "/dev/shm") { return }
+        let folder = inSharedMemory ? "/dev/shm/lightbox-test-\(UUID().uuidString)" : try TemporaryDirectory().path("originals")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try OriginalStore(root: folder)
+        let bytes = try Self.photoBytes()
+        let scratch = try TemporaryDirectory()
+        for length in Self.lengths {
+            let content = Array(bytes.prefix(length))
+            let sha256 = FileIO.sha256(of: content)
+            let fromMemory = try store.store(bytes: content, sha256: sha256, filenameExtension: "jpg")
+            let stored = store.absolutePath(fromMemory)
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: stored))) == content, "\(length) bytes")
+            var info = stat()
+            #expect(stat(stored, &info) == 0 && info.st_mode & 0o777 == 0o444, "\(length) bytes")
+
+            // The same bytes copied from a file are found already stored; a copy of other bytes is written.
+            let other = content + [0xFF, 0xD9]
+            let source = scratch.path("\(length).jpg")
+            try Data(other).write(to: URL(fileURLWithPath: source))
+            let copied = try store.store(copying: source, sha256: FileIO.sha256(of: other), filenameExtension: "jpg")
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: store.absolutePath(copied)))) == other, "\(length) + 2 bytes")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.incoming).isEmpty)
+    }
+
+    @Test("A copy whose bytes differ from the expected hash is refused and leaves nothing")
+    func refusesChangedFile() throws {
+        let folder = try TemporaryDirectory()
+        let store = try OriginalStore(root: folder.path("originals"))
+        let source = try folder.copy(Corpus.path("forensics/original-files/pic2/IMG_20191224_234846.jpg"))
+        #expect(throws: LibraryError.self) {
+            try store.store(copying: source, sha256: String(repeating: "0", count: 64), filenameExtension: "jpg")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.incoming).isEmpty)
+    }
+}
