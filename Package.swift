@@ -51,9 +51,12 @@ let package = Package(
         ),
         // Direct I/O for originals: a GNU extension Swift's Glibc module does not show.
         .target(name: "CDirectIO"),
+        // A recipe's per-pixel filters fused into one libvips stage of our own C: one pass in
+        // place of several float operations (docs/ARCHITECTURE.md, Editing).
+        .target(name: "CEdit", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("m")]),
         .target(
             name: "LightboxImaging",
-            dependencies: ["CVips", "CJPEG", "CVideo", "LightboxMetadata"],
+            dependencies: ["CVips", "CJPEG", "CVideo", "CEdit", "LightboxMetadata"],
             swiftSettings: strictSettings
         ),
         .target(

@@ -2,6 +2,7 @@
 #define CVIPS_SHIM_H
 
 #include <malloc.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vips/vips.h>
@@ -225,17 +226,6 @@ static inline int cvips_to_uchar(VipsImage *in, VipsImage **out) {
     return vips_linear(in, out, a, b, 1, "uchar", TRUE, NULL);
 }
 
-/// Each band's value looked up in a table of 256 bytes per band (interleaved as in
-/// `cvips_maplut`); uchar in, uchar out, one pass.
-static inline int cvips_maplut_uchar(VipsImage *in, VipsImage **out, const unsigned char *table, int bands) {
-    VipsImage *lut = vips_image_new_from_memory_copy(table, 256 * bands, 256, 1, bands, VIPS_FORMAT_UCHAR);
-    if (!lut) return -1;
-    lut->Type = VIPS_INTERPRETATION_HISTOGRAM;
-    int status = vips_maplut(in, out, lut, NULL);
-    g_object_unref(lut);
-    return status;
-}
-
 /// Each band's value looked up in a table of 256 entries per band (`bands` floats each,
 /// interleaved: entry i of band b at i * bands + b); uchar in, float out.
 static inline int cvips_maplut(VipsImage *in, VipsImage **out, const float *table, int bands) {
@@ -274,53 +264,28 @@ static inline int cvips_subtract(VipsImage *a, VipsImage *b, VipsImage **out) { 
 static inline int cvips_multiply(VipsImage *a, VipsImage *b, VipsImage **out) { return vips_multiply(a, b, out, NULL); }
 static inline int cvips_abs(VipsImage *in, VipsImage **out) { return vips_abs(in, out, NULL); }
 
-/// The smallest (`index` 0) or largest (`index` n - 1) of the bands, pixel by pixel.
-static inline int cvips_bandrank3(VipsImage *in, VipsImage **out, int index) {
-    VipsImage *bands[3] = {NULL, NULL, NULL};
-    int status = 0;
-    for (int i = 0; i < 3 && status == 0; i++) status = vips_extract_band(in, &bands[i], i, NULL);
-    if (status == 0) status = vips_bandrank(bands, out, 3, "index", index, NULL);
-    for (int i = 0; i < 3; i++) if (bands[i]) g_object_unref(bands[i]);
-    return status;
-}
-
-/// The vignette's factor, 1 - amount * r², r² = ((x + 0.5 - w/2)² + (y + 0.5 - h/2)²) / ((w/2)² + (h/2)²):
-/// a sum of a function of x and one of y, so it is two small tables replicated and added, one
-/// float pass per pixel.
-static inline int cvips_vignette_factor(VipsImage **out, int width, int height, double amount) {
-    double cx = width / 2.0, cy = height / 2.0;
-    double k = amount / (cx * cx + cy * cy);
-    float *row = g_malloc(sizeof(float) * width);
-    float *column = g_malloc(sizeof(float) * height);
-    for (int x = 0; x < width; x++) { double d = x + 0.5 - cx; row[x] = (float)(1 - k * d * d); }
-    for (int y = 0; y < height; y++) { double d = y + 0.5 - cy; column[y] = (float)(-k * d * d); }
-    VipsImage *r = vips_image_new_from_memory_copy(row, sizeof(float) * width, width, 1, 1, VIPS_FORMAT_FLOAT);
-    VipsImage *c = vips_image_new_from_memory_copy(column, sizeof(float) * height, 1, height, 1, VIPS_FORMAT_FLOAT);
-    g_free(row);
-    g_free(column);
-    VipsImage *rows = NULL, *columns = NULL;
-    int status = (r && c) ? 0 : -1;
-    if (status == 0) status = vips_replicate(r, &rows, 1, height, NULL);
-    if (status == 0) status = vips_replicate(c, &columns, width, 1, NULL);
-    if (status == 0) status = vips_add(rows, columns, out, NULL);
-    if (r) g_object_unref(r);
-    if (c) g_object_unref(c);
-    if (rows) g_object_unref(rows);
-    if (columns) g_object_unref(columns);
-    return status;
-}
-
 /// 255 where `in` > `threshold`, else 0.
 static inline int cvips_more_than(VipsImage *in, VipsImage **out, double threshold) {
     return vips_relational_const1(in, out, VIPS_OPERATION_RELATIONAL_MORE, threshold, NULL);
 }
 
-/// Rotated by `angle` degrees clockwise about its centre with bicubic interpolation (bilinear
-/// when `draft` is set), onto a canvas that holds the whole rotated image.
-static inline int cvips_similarity_rotate(VipsImage *in, VipsImage **out, double angle, int draft) {
-    VipsInterpolate *bicubic = vips_interpolate_new(draft ? "bilinear" : "bicubic");
+/// Rotated by `degrees` clockwise about its centre with bicubic interpolation, and the centred
+/// `width` x `height` rectangle of the result kept: the straighten filter at full size.
+/// libvips puts pixel centres at whole coordinates, so the input's centre is at
+/// ((W - 1) / 2, (H - 1) / 2) and the output's at ((w - 1) / 2, (h - 1) / 2), exactly: the
+/// rectangle is centred to the subpixel, as `cedit_straighten` centres a preview's.
+static inline int cvips_straighten(VipsImage *in, VipsImage **out, double degrees, int width, int height) {
+    VipsInterpolate *bicubic = vips_interpolate_new("bicubic");
     if (!bicubic) return -1;
-    int status = vips_similarity(in, out, "angle", angle, "interpolate", bicubic, NULL);
+    double angle = degrees * M_PI / 180, c = cos(angle), s = sin(angle);
+    VipsArrayInt *area = vips_array_int_newv(4, 0, 0, width, height);
+    int status = vips_affine(in, out, c, -s, s, c,
+        "interpolate", bicubic,
+        "idx", -(in->Xsize - 1) / 2.0, "idy", -(in->Ysize - 1) / 2.0,
+        "odx", (width - 1) / 2.0, "ody", (height - 1) / 2.0,
+        "oarea", area,
+        NULL);
+    vips_area_unref(VIPS_AREA(area));
     g_object_unref(bicubic);
     return status;
 }

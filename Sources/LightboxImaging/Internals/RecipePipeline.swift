@@ -1,3 +1,4 @@
+import CEdit
 import CVips
 import Foundation
 
@@ -5,32 +6,30 @@ import Foundation
 /// operations, and the pixels flow through all of them, a few rows at a time on every core, only
 /// when the result is written. No full-size intermediate image exists.
 ///
-/// Every stage takes and gives 8-bit sRGB with three bands. Filters that change each channel
-/// on its own (exposure, brightness, contrast, temperature, tint) are composed into one table
-/// of 256 entries per band, clipped after each filter as separate stages would be, and applied
-/// with one lookup.
+/// Every stage takes and gives 8-bit sRGB with three bands. Consecutive filters that compute a
+/// pixel from its own value (and place) are one stage of our own C, `cedit_point`; among them,
+/// filters that change each channel on its own (exposure, brightness, contrast, temperature,
+/// tint) are composed into one table of 256 entries per band, clipped after each filter as
+/// separate stages would be.
 enum RecipePipeline {
     /// Rec. 709 luma weights, applied to encoded values as Core Image's colour controls do.
     static let luma = [0.2126, 0.7152, 0.0722]
 
     /// `image` with `recipe` applied. `scale` is the image's size over the full-size image's
     /// (below 1 for a preview), by which lengths in pixels are scaled.
-    /// A `draft` render (an interactive preview) rotates with bilinear rather than bicubic
-    /// interpolation.
+    /// A `draft` render (an interactive preview) straightens with Lightbox's bilinear rotation
+    /// (`cedit_straighten`) rather than libvips' bicubic one.
     static func apply(
         _ recipe: EditRecipe, to input: VipsImageRef, scale: Double, draft: Bool = false
     ) throws(ImagingError) -> VipsImageRef {
         var image = try prepare(input)
-        var tones: [Tone] = []
+        var points = PointStages()
         for filter in recipe.filters {
-            if let tone = Tone(filter) {
-                tones.append(tone)
-                continue
-            }
-            image = try applyTones(&tones, image)
+            if points.add(filter) { continue }
+            image = try points.apply(to: image)
             image = try apply(filter, image, scale: scale, draft: draft)
         }
-        return try applyTones(&tones, image)
+        return try points.apply(to: image)
     }
 
     /// 8-bit sRGB, three bands: alpha flattened onto white, grey and 16-bit images converted.
@@ -79,10 +78,9 @@ enum RecipePipeline {
         }
     }
 
-    /// The composed table of the pending tones, applied; none pending leaves the image as is.
-    private static func applyTones(_ tones: inout [Tone], _ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
-        guard !tones.isEmpty else { return image }
-        defer { tones = [] }
+    /// The pending per-channel tones as one table of 256 entries per band, clipped after each
+    /// tone as separate stages would be.
+    static func table(_ tones: [Tone]) -> [UInt8] {
         var table = [UInt8](repeating: 0, count: 256 * 3)
         for index in 0..<256 {
             for channel in 0..<3 {
@@ -91,7 +89,95 @@ enum RecipePipeline {
                 table[index * 3 + channel] = UInt8((value * 255).rounded())
             }
         }
-        return try call("apply tones") { cvips_maplut_uchar(image.pointer, &$0, table, 3) }
+        return table
+    }
+
+    // MARK: - Point filters
+
+    /// Consecutive filters that compute each pixel from its own value (and the vignette from
+    /// its place too), gathered and applied as one libvips stage (`cedit_point`): one pass over
+    /// the pixels, in place of one or more float operations per filter.
+    struct PointStages {
+        private var stages: [cedit_stage] = []
+        private var tones: [Tone] = []
+
+        /// Adds `filter` when it is a point filter; false for the others.
+        mutating func add(_ filter: EditFilter) -> Bool {
+            if let tone = Tone(filter) {
+                tones.append(tone)
+                return true
+            }
+            switch filter {
+            case .saturation(let amount):
+                addMatrix(saturationMatrix(1 + amount))
+            case .mono(let amount):
+                addMatrix(mix(identity, lumaMatrix, amount))
+            case .sepia(let amount):
+                addMatrix(mix(identity, sepiaMatrix, amount))
+            case .noir(let amount):
+                addMatrix(mix(identity, lumaMatrix, amount))
+                tones.append(Tone { _, v in v + amount * (v * v * (3 - 2 * v) - v) })
+            case .vibrance(let amount):
+                addStage(CEDIT_VIBRANCE) { $0.amount = amount }
+            case .highlights(let amount):
+                addLumaGain { luma in highlightsCurve(luma, amount) }
+            case .shadows(let amount):
+                addLumaGain { luma in shadowsCurve(luma, amount) }
+            case .vignette(let amount):
+                if amount != 0 { addStage(CEDIT_VIGNETTE) { $0.amount = amount } }
+            default:
+                return false
+            }
+            return true
+        }
+
+        /// The gathered stages applied to `image`, and forgotten; none leaves the image as is.
+        mutating func apply(to image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+            flushTones()
+            guard !stages.isEmpty else { return image }
+            defer { stages = [] }
+            return try call("point filters") { cedit_point(image.pointer, &$0, stages, Int32(stages.count)) }
+        }
+
+        private mutating func flushTones() {
+            guard !tones.isEmpty else { return }
+            let table = RecipePipeline.table(tones)
+            tones = []
+            var stage = cedit_stage()
+            stage.kind = CEDIT_TABLE
+            withUnsafeMutableBytes(of: &stage.table) { $0.copyBytes(from: table) }
+            stages.append(stage)
+        }
+
+        private mutating func addStage(_ kind: cedit_kind, _ configure: (inout cedit_stage) -> Void) {
+            flushTones()
+            var stage = cedit_stage()
+            stage.kind = kind
+            configure(&stage)
+            stages.append(stage)
+        }
+
+        private mutating func addMatrix(_ matrix: [Double]) {
+            addStage(CEDIT_MATRIX) { stage in
+                withUnsafeMutableBytes(of: &stage.matrix) { raw in
+                    for (index, value) in matrix.enumerated() { raw.storeBytes(of: Float(value), toByteOffset: index * 4, as: Float.self) }
+                }
+            }
+        }
+
+        /// Every channel times curve(L) / L, where L is the pixel's luma (0...1): the tone moves
+        /// along the curve and the colour keeps its proportions.
+        private mutating func addLumaGain(_ curve: (Double) -> Double) {
+            var gains = [Float](repeating: 1, count: 256)
+            for index in 1..<256 {
+                let value = Double(index) / 255
+                gains[index] = Float(curve(value) / value)
+            }
+            gains[0] = Float(curve(1e-6) / 1e-6)
+            addStage(CEDIT_LUMA_GAIN) { stage in
+                withUnsafeMutableBytes(of: &stage.gains) { $0.copyBytes(from: gains.withUnsafeBytes { Array($0) }) }
+            }
+        }
     }
 
     // MARK: - Filters
@@ -100,23 +186,6 @@ enum RecipePipeline {
         -> VipsImageRef
     {
         switch filter {
-        case .saturation(let amount):
-            return try recombine(image, saturationMatrix(1 + amount))
-        case .mono(let amount):
-            return try recombine(image, mix(identity, lumaMatrix, amount))
-        case .sepia(let amount):
-            return try recombine(image, mix(identity, sepiaMatrix, amount))
-        case .noir(let amount):
-            var tones = [Tone { _, v in v + amount * (v * v * (3 - 2 * v) - v) }]
-            return try applyTones(&tones, try recombine(image, mix(identity, lumaMatrix, amount)))
-        case .vibrance(let amount):
-            return try vibrance(image, amount)
-        case .highlights(let amount):
-            return try toneByLuma(image) { luma in highlightsCurve(luma, amount) }
-        case .shadows(let amount):
-            return try toneByLuma(image) { luma in shadowsCurve(luma, amount) }
-        case .vignette(let amount):
-            return try vignette(image, amount)
         case .comic(let amount):
             return try comic(image, amount, scale: scale)
         case .sharpen(let amount):
@@ -139,15 +208,18 @@ enum RecipePipeline {
             return try call("rotate") { cvips_rot(image.pointer, &$0, angles[quarterTurns % 4]) }
         case .straighten(let degrees):
             guard degrees != 0 else { return image }
-            let rotated = try call("straighten") { cvips_similarity_rotate(image.pointer, &$0, degrees, draft ? 1 : 0) }
             let box = straightenCrop(width: image.width, height: image.height, degrees: degrees)
-            return try Vips.extract(
-                rotated, left: (rotated.width - box.width) / 2, top: (rotated.height - box.height) / 2, width: box.width,
-                height: box.height)
+            if draft {
+                return try call("straighten") {
+                    cedit_straighten(image.pointer, &$0, degrees, Int32(box.width), Int32(box.height))
+                }
+            }
+            return try call("straighten") { cvips_straighten(image.pointer, &$0, degrees, Int32(box.width), Int32(box.height)) }
         case .flip(let vertical):
             return try call("flip") { cvips_flip(image.pointer, &$0, vertical ? 1 : 0) }
-        case .exposure, .brightness, .contrast, .temperature, .tint:
-            preconditionFailure("per-channel tones are fused into tables before this")
+        case .exposure, .brightness, .contrast, .temperature, .tint, .saturation, .mono, .sepia, .noir, .vibrance,
+            .highlights, .shadows, .vignette:
+            preconditionFailure("point filters are gathered into one stage before this")
         }
     }
 
@@ -187,42 +259,11 @@ enum RecipePipeline {
         mix(lumaMatrix, identity, factor)
     }
 
-    private static func recombine(_ image: VipsImageRef, _ matrix: [Double]) throws(ImagingError) -> VipsImageRef {
-        try toUChar(try call("recombine") { cvips_recomb(image.pointer, &$0, matrix, 3, 3) })
-    }
-
     // MARK: Luma-driven filters
 
     /// Each pixel's luma, 0...255, float.
     private static func lumaImage(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
         try call("luma") { cvips_recomb(image.pointer, &$0, luma, 1, 3) }
-    }
-
-    /// Vibrance: saturation by `1 + amount * (1 - s)`, where s = (max - min) / 255 is how
-    /// colourful the pixel already is.
-    private static func vibrance(_ image: VipsImageRef, _ amount: Double) throws(ImagingError) -> VipsImageRef {
-        let low = try call("vibrance") { cvips_bandrank3(image.pointer, &$0, 0) }
-        let high = try call("vibrance") { cvips_bandrank3(image.pointer, &$0, 2) }
-        let spread = try call("vibrance") { cvips_subtract(high.pointer, low.pointer, &$0) }
-        let factor = try linear(spread, [-amount / 255], [1 + amount])
-        let luma = try lumaImage(image)
-        let chroma = try call("vibrance") { cvips_subtract(image.pointer, luma.pointer, &$0) }
-        let scaled = try call("vibrance") { cvips_multiply(chroma.pointer, factor.pointer, &$0) }
-        return try toUChar(try call("vibrance") { cvips_add(scaled.pointer, luma.pointer, &$0) })
-    }
-
-    /// Every channel times curve(L) / L, where L is the pixel's luma (0...1): the tone moves
-    /// along the curve and the colour keeps its proportions.
-    private static func toneByLuma(_ image: VipsImageRef, curve: (Double) -> Double) throws(ImagingError) -> VipsImageRef {
-        let luma = try toUChar(try lumaImage(image))
-        var table = [Float](repeating: 1, count: 256)
-        for index in 1..<256 {
-            let value = Double(index) / 255
-            table[index] = Float(curve(value) / value)
-        }
-        table[0] = Float(curve(1e-6) / 1e-6)
-        let gain = try call("tone") { cvips_maplut(luma.pointer, &$0, table, 1) }
-        return try toUChar(try call("tone") { cvips_multiply(image.pointer, gain.pointer, &$0) })
     }
 
     /// The highlights curve: bright tones move most, black and white stay; monotonic over the
@@ -236,14 +277,6 @@ enum RecipePipeline {
     static func shadowsCurve(_ luma: Double, _ amount: Double) -> Double {
         let strength = amount > 0 ? 2.0 : 1.0
         return luma + amount * strength * luma * pow(1 - luma, 4)
-    }
-
-    /// Multiplies by `1 - amount * r²`, where r is the distance from the centre over the
-    /// half-diagonal (1 in the corners).
-    private static func vignette(_ image: VipsImageRef, _ amount: Double) throws(ImagingError) -> VipsImageRef {
-        guard amount != 0 else { return image }
-        let factor = try call("vignette") { cvips_vignette_factor(&$0, Int32(image.width), Int32(image.height), amount) }
-        return try toUChar(try call("vignette") { cvips_multiply(image.pointer, factor.pointer, &$0) })
     }
 
     /// Comic: colours flattened to six levels a channel, with dark outlines where the (lightly
@@ -337,7 +370,7 @@ enum RecipePipeline {
     }
 
     /// Runs one libvips call that makes an image, or throws with libvips' message.
-    private static func call(
+    static func call(
         _ what: String, _ body: (inout UnsafeMutablePointer<VipsImage>?) -> Int32
     ) throws(ImagingError) -> VipsImageRef {
         var out: UnsafeMutablePointer<VipsImage>?
