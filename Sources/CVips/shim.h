@@ -132,6 +132,13 @@ static inline VipsImage *cvips_image_take_memory(void *data, size_t size, int wi
     return image;
 }
 
+/// Wraps 8-bit sRGB pixels owned by the caller, without copying them: valid while they are.
+static inline VipsImage *cvips_image_borrow_memory(const void *data, size_t size, int width, int height, int bands) {
+    VipsImage *image = vips_image_new_from_memory(data, size, width, height, bands, VIPS_FORMAT_UCHAR);
+    if (image) image->Type = VIPS_INTERPRETATION_sRGB;
+    return image;
+}
+
 /// A rectangle of an image.
 static inline int cvips_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
     return vips_extract_area(in, out, left, top, width, height, NULL);

@@ -24,6 +24,39 @@ public enum FFmpeg {
         try run(["-i", movie, "-frames:v", "1", "-f", "image2", png])
     }
 
+    /// Frame number `index` (from 0) of the movie as ffmpeg shows it, as PNG.
+    public static func frame(_ index: Int, of movie: String, to png: String) throws {
+        try run(["-i", movie, "-vf", "select=eq(n\\,\(index))", "-frames:v", "1", "-f", "image2", png])
+    }
+
+    /// What ffprobe says of a movie: its video frames' count and size, and whether it has sound.
+    public static func probe(_ movie: String) throws -> (frames: Int, width: Int, height: Int, hasAudio: Bool) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        process.arguments = [
+            "-v", "error", "-count_frames", "-show_entries", "stream=codec_type,width,height,nb_read_frames", "-of", "csv=p=0", movie,
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Failed(arguments: ["ffprobe", movie]) }
+        var result = (frames: 0, width: 0, height: 0, hasAudio: false)
+        for line in output.split(separator: "\n") {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            if fields.first == "video", fields.count >= 4 {
+                result.width = Int(fields[1]) ?? 0
+                result.height = Int(fields[2]) ?? 0
+                result.frames = Int(fields[3]) ?? 0
+            } else if fields.first == "audio" {
+                result.hasAudio = true
+            }
+        }
+        return result
+    }
+
     /// A copy of the movie whose video track says to turn it `degrees` clockwise (its display
     /// matrix), the frames untouched.
     public static func rotated(_ movie: String, degrees: Int, to output: String) throws {

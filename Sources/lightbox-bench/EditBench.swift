@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LightboxImaging
+import LightboxMetadata
 
 #if canImport(Glibc)
 import Glibc
@@ -29,6 +30,9 @@ struct EditBench: AsyncParsableCommand {
 
     @Flag(help: "Only the previews: no full-size renders.")
     var previewOnly = false
+
+    @Option(help: "Instead, a movie edited frame by frame with the recipe (a Live Photo's motion): frames per second.")
+    var movie: String?
 
     static let filters = ["exposure=0.4", "saturation=0.3", "contrast=0.2", "vignette=0.5", "straighten=3", "crop=0.1,0.1,0.8,0.8"]
 
@@ -60,6 +64,7 @@ struct EditBench: AsyncParsableCommand {
         """#
 
     func run() async throws {
+        if let movie { return try editMovie(movie) }
         let lightbox = (CommandLine.arguments[0] as NSString).deletingLastPathComponent + "/lightbox"
         guard FileManager.default.isExecutableFile(atPath: lightbox) else {
             throw ValidationError("build the lightbox command beside lightbox-bench: swift build -c release")
@@ -130,6 +135,31 @@ struct EditBench: AsyncParsableCommand {
                 "benchmark": "edit-preview", "tool": "lightbox", "filters": name,
                 "pixels": "\(editable.pixelWidth)x\(editable.pixelHeight)", "renders": previews,
                 "medianMs": Report.round(times[times.count / 2]), "bestMs": Report.round(times[0]),
+            ])
+        }
+    }
+
+    /// The recipe on every frame of a movie, re-encoded (H.264, CRF 18), the sound copied.
+    func editMovie(_ path: String) throws {
+        let recipe = try EditRecipe(parsing: Self.filters)
+        // The frames at the scale of the photo (a recipe's pixel lengths unscaled).
+        let metadata = try MetadataReader.read(fileAtPath: path)
+        let side = max(metadata.pixelWidth ?? 0, metadata.pixelHeight ?? 0)
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("edit-bench-\(getpid()).mov").path
+        defer { unlink(output) }
+        for _ in 0..<rounds {
+            let start = ContinuousClock.now
+            let cpu = Report.processorSeconds()
+            let result = try ImageFile.editMovie(at: path, to: output, photoSide: side) { frame in try frame.image.applying(recipe) }
+            let elapsed = ContinuousClock.now - start
+            let seconds = Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)
+            let after = Report.processorSeconds()
+            Report.print([
+                "benchmark": "edit-movie", "file": (path as NSString).lastPathComponent, "frames": result.frames,
+                "pixels": "\(result.width)x\(result.height)", "seconds": Report.round(seconds),
+                "framesPerSecond": Report.round(Double(result.frames) / seconds),
+                "userSeconds": Report.round(after.user - cpu.user), "systemSeconds": Report.round(after.system - cpu.system),
+                "peakResidentMB": Report.peakResidentMegabytes(),
             ])
         }
     }

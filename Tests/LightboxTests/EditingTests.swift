@@ -219,29 +219,10 @@ struct EditingTests {
         #expect(try #require(try await library.requestContentEditingInput(for: current).adjustmentData?.recipe).filters == [.mono(1)])
     }
 
-    @Test("A Live Photo's still is edited and its movie kept; the current export pairs render and movie. A movie is refused")
-    func livePhotoAndMovie() async throws {
+    @Test("A movie is refused")
+    func movieRefused() async throws {
         let folder = try TemporaryDirectory()
         let library = try folder.makeLibrary()
-        let identifier = "4F1B1A43-5D0D-4C6A-9B85-1F2A0E5C3D21"
-        let (still, movie) = try PairingTests.livePair(in: folder, identifier: identifier)
-        let imported = PairingTests.assets(await library.importItems(at: PairingTests.urls([still, movie])))
-        let live = try #require(imported.first { $0.mediaSubtypes.contains(.photoLive) })
-        let input = try await library.requestContentEditingInput(for: live)
-        #expect(input.livePhotoMovieURL != nil)
-        let edited = try await library.edit(live, with: RecipeEditor(adding: [.mono(1)]))
-        #expect(edited.mediaSubtypes.contains(.photoLive))
-        #expect(edited.resource(ofType: .pairedVideo)?.sha256 == live.resource(ofType: .pairedVideo)?.sha256)
-        #expect(edited.resource(ofType: .fullSizePhoto) != nil)
-        let out = try TemporaryDirectory()
-        let written = try await library.export(localIdentifiers: [edited.localIdentifier], to: out.url, version: .current)
-        #expect(written.map(\.resourceType) == [.fullSizePhoto, .pairedVideo])
-        // The render carries the pair's identifier (exiftool reads it from the Apple maker note).
-        let stillTags = try ExifTool.tags(["MediaGroupUUID", "Warning"], of: written[0].path)
-        let movieTags = try ExifTool.tags(["ContentIdentifier"], of: written[1].path)
-        #expect(stillTags["MediaGroupUUID"] == identifier && movieTags["ContentIdentifier"] == identifier)
-        #expect(stillTags["Warning"] == nil)
-
         let clip = try folder.copy(Corpus.path(PairingTests.movie), as: "clip.mp4")
         let video = try #require(PairingTests.assets(await library.importItems(at: [URL(fileURLWithPath: clip)])).first)
         #expect(video.mediaType == .video)

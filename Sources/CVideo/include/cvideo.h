@@ -3,8 +3,9 @@
 
 #include <stddef.h>
 
-// A movie's poster frame through FFmpeg's libraries (libavformat, libavcodec, libswscale):
-// the first frame the movie shows, as 8-bit RGB, and the rotation its track asks for.
+// Movies through FFmpeg's libraries (libavformat, libavcodec, libswscale): a movie's poster
+// frame, the first frame it shows, as 8-bit RGB with the rotation its track asks for; and a
+// movie edited frame by frame (a Live Photo's), re-encoded with libx264.
 
 typedef enum {
     CVIDEO_OK = 0,
@@ -16,6 +17,10 @@ typedef enum {
     CVIDEO_CORRUPT = 3,
     /// The frame would be larger than allowed.
     CVIDEO_TOO_LARGE = 4,
+    /// The frame editor stopped the edit.
+    CVIDEO_STOPPED = 5,
+    /// The edited movie could not be encoded or written.
+    CVIDEO_WRITE_FAILED = 6,
 } cvideo_status;
 
 /// A decoded frame: rows of `width * 3` bytes, RGB. Free with `cvideo_free`.
@@ -33,5 +38,29 @@ cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_p
                                   char *message, size_t message_length);
 
 void cvideo_free(cvideo_frame *frame);
+
+/// Called with each frame of a movie being edited, in order: `pixels` are rows of `width * 3`
+/// bytes, RGB, as the file stores the frame (turn it by `rotation` degrees clockwise to have it
+/// upright), shown at `seconds`. Fills `out` with the edited frame, upright, its pixels from
+/// `malloc` (the transcoder frees them), and returns 0; anything else stops the edit.
+typedef int (*cvideo_frame_editor)(void *context, const unsigned char *pixels, int width, int height, int rotation,
+                                   double seconds, cvideo_frame *out);
+
+typedef struct {
+    /// 1: the audio streams' packets are copied unchanged; 0: the movie is silent.
+    int keep_audio;
+    /// x264's constant rate factor: 0 lossless, 18 visually lossless, 23 its default.
+    int quality;
+    /// The largest frame decoded, in pixels.
+    size_t max_pixels;
+} cvideo_edit_options;
+
+/// Writes to `output` (a QuickTime movie) the main video stream of `input` with every frame
+/// passed through `editor`, encoded as H.264 (libx264) with the source's frame times and
+/// colour description, upright (no rotation matrix), and the source's container metadata and,
+/// per `options`, its audio. Returns CVIDEO_OK, or an error with `message` set; then `output`
+/// may hold a partial file for the caller to remove.
+cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvideo_edit_options *options,
+                                cvideo_frame_editor editor, void *context, char *message, size_t message_length);
 
 #endif

@@ -476,7 +476,25 @@ struct ChangeApplier {
             try removeResources(row, [.fullSizePhoto, .adjustmentBasePhoto])
         }
         if let current { result.replacedRenders[id] = current.sha256 }
-        for (type, file) in [(AssetResourceType.fullSizePhoto, edit.render), (.adjustmentData, edit.adjustment)] {
+        // A Live Photo's movie follows its still; an edit without a movie leaves it as it is.
+        if edit.movie != nil {
+            switch edit.base {
+            case .render:
+                if try resource(row, .fullSizePairedVideo) != nil {
+                    try removeResources(row, [.adjustmentBasePairedVideo])
+                    try db.execute(
+                        sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
+                        arguments: [AssetResourceType.adjustmentBasePairedVideo.rawValue, row, AssetResourceType.fullSizePairedVideo.rawValue])
+                }
+            case .adjustmentBase:
+                try removeResources(row, [.fullSizePairedVideo])
+            case .original:
+                try removeResources(row, [.fullSizePairedVideo, .adjustmentBasePairedVideo])
+            }
+        }
+        var files = [(AssetResourceType.fullSizePhoto, edit.render), (.adjustmentData, edit.adjustment)]
+        if let movie = edit.movie { files.append((.fullSizePairedVideo, movie)) }
+        for (type, file) in files {
             var record = ResourceRecord(
                 assetId: row, type: type.rawValue, originalFilename: file.originalFilename,
                 uniformTypeIdentifier: file.uniformTypeIdentifier, fileSize: file.size, pixelWidth: file.pixelWidth,
@@ -495,7 +513,7 @@ struct ChangeApplier {
 
     private mutating func revert(_ id: String, _ row: Int64, _ size: PreparedRevert) throws {
         if let current = try resource(row, .fullSizePhoto) { result.replacedRenders[id] = current.sha256 }
-        try removeResources(row, [.fullSizePhoto, .adjustmentData, .adjustmentBasePhoto])
+        try removeResources(row, [.fullSizePhoto, .adjustmentData, .adjustmentBasePhoto, .fullSizePairedVideo, .adjustmentBasePairedVideo])
         try db.execute(
             sql: """
                 UPDATE asset SET hasAdjustments = 0, adjustmentFormatIdentifier = NULL, pixelWidth = ?, pixelHeight = ?,

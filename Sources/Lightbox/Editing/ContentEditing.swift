@@ -137,6 +137,9 @@ public struct ContentEditingOutput: Sendable {
     /// Where the editor writes the full-size render: a JPEG, upright (orientation applied),
     /// keeping the original's metadata. The file is copied into the library when the edit lands.
     public let renderedContentURL: URL
+    /// Where a Live Photo's edited movie goes (``LivePhotoEditingContext/saveLivePhoto(to:)``
+    /// writes it). Without a file there, the edit changes the still and leaves the movie as it is.
+    public let renderedLivePhotoMovieURL: URL
     /// The input this output answers.
     public let input: ContentEditingInput
 
@@ -146,6 +149,7 @@ public struct ContentEditingOutput: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lightbox-edit-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         renderedContentURL = folder.appendingPathComponent("render.jpg")
+        renderedLivePhotoMovieURL = folder.appendingPathComponent("render.mov")
         adjustmentData = nil
     }
 

@@ -82,6 +82,10 @@ public final class ExternalEditor: ContentEditingController {
             ]
             if let movie = input.livePhotoMovieURL {
                 request["input"] = (request["input"] as? [String: Any] ?? [:]).merging(["livePhotoMovie": movie.path]) { $1 }
+                request["output"] = [
+                    "renderedContent": output.renderedContentURL.path,
+                    "renderedLivePhotoMovie": output.renderedLivePhotoMovieURL.path,
+                ]
             }
             let bytes = Self.encode(request)
             let answered = try await BlockingWork.run { [self] in try run(bytes, seconds: timeLimit) }
@@ -92,6 +96,10 @@ public final class ExternalEditor: ContentEditingController {
             }
             guard FileIO.fileExists(output.renderedContentURL.path) else {
                 throw LibraryError(.invalidRequest, "the editor \(program) wrote no render to \(output.renderedContentURL.path)")
+            }
+            if let movie = input.livePhotoMovieURL, FileIO.fileExists(output.renderedLivePhotoMovieURL.path) {
+                let (still, edited) = (input.fullSizeImageURL.path, output.renderedLivePhotoMovieURL.path)
+                try await BlockingWork.run { try LivePhotoEditingContext.pair(movieAt: edited, still: still, sourceMovie: movie.path) }
             }
             output.adjustmentData = adjustment
             return output

@@ -7,6 +7,8 @@ import LightboxMetadata
 /// slow, durable part, done before the transaction), and what the transaction checks.
 struct PreparedEdit: Sendable {
     var render: StoredFile
+    /// A Live Photo's edited movie; nil when the edit leaves the movie as it is.
+    var movie: StoredFile?
     var adjustment: StoredFile
     var formatIdentifier: String
     var base: EditBase
@@ -67,8 +69,16 @@ extension PhotoLibrary {
             adjustmentData = nil
         }
         let url = try await fileURL(for: image)
+        // The movie that goes with the image: the original's, an adjustment base's, or the
+        // current edit's.
+        let movieTypes: [AssetResourceType] =
+            switch base {
+            case .original: [.pairedVideo]
+            case .adjustmentBase: [.adjustmentBasePairedVideo, .pairedVideo]
+            case .render: [.fullSizePairedVideo, .pairedVideo]
+            }
         var movie: URL?
-        if let paired = current.resource(ofType: .pairedVideo) { movie = try await fileURL(for: paired) }
+        if let paired = movieTypes.lazy.compactMap({ current.resource(ofType: $0) }).first { movie = try await fileURL(for: paired) }
         let side = max(16, options.displaySizeImageMaximumSide)
         let override = orientation
         let (display, fileOrientation): (EditableImage, Int) = try await BlockingWork.run {
@@ -183,6 +193,7 @@ extension PhotoLibrary {
         } catch {
             throw LibraryError(.corruptFile, "the rendered edit cannot be decoded: \(error.message); nothing was changed", path: path)
         }
+        let movie = try prepareEditedMovie(output, assetIdentifier: id)
         let storedRender = try source.store(in: originals)
         let adjustmentBytes = adjustment.encoded()
         let adjustmentHash = FileIO.sha256(of: adjustmentBytes)
@@ -194,12 +205,32 @@ extension PhotoLibrary {
                 storedPath: storedRender, sha256: source.sha256, size: source.size, pixelWidth: rendered.properties.storedWidth,
                 pixelHeight: rendered.properties.storedHeight, originalFilename: "FullSizeRender.jpg",
                 uniformTypeIdentifier: "public.jpeg"),
+            movie: movie,
             adjustment: .init(
                 storedPath: storedAdjustment, sha256: adjustmentHash, size: Int64(adjustmentBytes.count),
                 originalFilename: stem + ".AAE.json", uniformTypeIdentifier: "public.json"),
             formatIdentifier: adjustment.formatIdentifier, base: output.input.base,
             expectedRenderSHA256: output.input.renderSHA256,
             thumbnails: Array(zip([ThumbnailOptions.preview, .grid], rendered.images)))
+    }
+
+    /// A Live Photo's edited movie, checked and stored; nil when the output has none.
+    private func prepareEditedMovie(_ output: ContentEditingOutput, assetIdentifier id: String) throws -> PreparedEdit.StoredFile? {
+        let path = output.renderedLivePhotoMovieURL.path
+        guard FileIO.fileExists(path) else { return nil }
+        guard output.input.livePhotoMovieURL != nil else {
+            throw LibraryError.refusedChange("asset \(id) is not a Live Photo, and its edit has a movie; nothing was changed")
+        }
+        let source = try ImportSource(path: path)
+        guard source.format.kind == .video, let metadata = try? MetadataReader.read(fileAtPath: path),
+            let width = metadata.pixelWidth, let height = metadata.pixelHeight
+        else {
+            throw LibraryError(.unsupportedFormat, "the edited Live Photo movie is not a movie Lightbox can read; nothing was changed", path: path)
+        }
+        let stored = try source.store(in: originals)
+        return .init(
+            storedPath: stored, sha256: source.sha256, size: source.size, pixelWidth: width, pixelHeight: height,
+            originalFilename: "FullSizeRender.mov", uniformTypeIdentifier: "com.apple.quicktime-movie")
     }
 
     /// The displayed size of an asset's unedited photo; nil when the asset is not edited.

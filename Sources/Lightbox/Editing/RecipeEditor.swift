@@ -1,10 +1,11 @@
 import Foundation
 import LightboxImaging
+import LightboxMetadata
 import Synchronization
 
 /// Lightbox's built-in editor: it continues Lightbox recipes (an earlier edit's filters come
 /// back, and new ones follow them), previews on the display-size image, and renders the full
-/// image with libvips.
+/// image with libvips; a Live Photo's movie gets the same recipe frame by frame.
 ///
 /// ```swift
 /// let editor = RecipeEditor(adding: [.exposure(0.5), .straighten(3)])
@@ -91,6 +92,20 @@ public final class RecipeEditor: ContentEditingController {
             output.discard()
             if error.code == .cancelled { throw LibraryError(.cancelled, "the edit was cancelled") }
             throw LibraryError(.corruptFile, "cannot render the edit: \(error.message)", path: path, underlying: error)
+        }
+        // A Live Photo's movie gets the same recipe, frame by frame, scaled to its frames.
+        if input.livePhotoMovieURL != nil {
+            let context = try LivePhotoEditingContext(livePhotoEditingInput: input)
+            let side = (try? MetadataReader.read(fileAtPath: destination)).map { max($0.pixelWidth ?? 0, $0.pixelHeight ?? 0) } ?? 0
+            do {
+                try await context.renderMovie(to: output.renderedLivePhotoMovieURL, photoSide: side, options: MovieEditOptions()) { frame in
+                    if cancelled() { throw ImagingError(.cancelled, "the edit was cancelled") }
+                    return try frame.image.applying(recipe)
+                }
+            } catch {
+                output.discard()
+                throw error
+            }
         }
         output.adjustmentData = AdjustmentData(recipe: recipe)
         return output

@@ -45,8 +45,10 @@ extension PhotoLibrary {
         for asset in assets {
             // The current version of an edited photo is its render, in the photo's place.
             let render = version == .current ? asset.resource(ofType: .fullSizePhoto) : nil
+            // An edited Live Photo's movie is its edited one, when the edit made one.
+            let movie: AssetResourceType = asset.resource(ofType: .fullSizePairedVideo) != nil ? .fullSizePairedVideo : .pairedVideo
             let types: [AssetResourceType] =
-                render == nil ? [.photo, .video, .pairedVideo, .alternatePhoto] : [.fullSizePhoto, .pairedVideo]
+                render == nil ? [.photo, .video, .pairedVideo, .alternatePhoto] : [.fullSizePhoto, movie]
             var files: [(AssetResource, [UInt8]?)] = []
             for type in types {
                 guard let resource = asset.resource(ofType: type) else { continue }
@@ -54,7 +56,7 @@ extension PhotoLibrary {
             }
             if version == .current, asset.mediaSubtypes.contains(.photoLive),
                 let stillIndex = files.firstIndex(where: { $0.0.type == .photo || $0.0.type == .fullSizePhoto }),
-                let movieIndex = files.firstIndex(where: { $0.0.type == .pairedVideo })
+                let movieIndex = files.firstIndex(where: { $0.0.type == .pairedVideo || $0.0.type == .fullSizePairedVideo })
             {
                 let still = try await readBytes(files[stillIndex].0)
                 let movie = try await readBytes(files[movieIndex].0)
@@ -125,10 +127,10 @@ extension PhotoLibrary {
     /// The resource's original file name; a paired movie takes the still's base name when
     /// its own is of another shot (a Motion Photo's cut-out movie is named after it already).
     static func exportName(_ resource: AssetResource, asset: Asset) -> String {
-        if resource.type == .fullSizePhoto, let photo = asset.resource(ofType: .photo) {
-            // A rendered edit takes the photo's name, as a JPEG.
+        if resource.type == .fullSizePhoto || resource.type == .fullSizePairedVideo, let photo = asset.resource(ofType: .photo) {
+            // A rendered edit takes the photo's name, as a JPEG (and a Live Photo's movie, as a movie).
             let stem = ((photo.originalFilename as NSString).lastPathComponent as NSString).deletingPathExtension
-            return (stem.isEmpty ? asset.localIdentifier : stem) + ".jpg"
+            return (stem.isEmpty ? asset.localIdentifier : stem) + (resource.type == .fullSizePhoto ? ".jpg" : ".mov")
         }
         let name = (resource.originalFilename as NSString).lastPathComponent
         return name.isEmpty ? asset.localIdentifier : name

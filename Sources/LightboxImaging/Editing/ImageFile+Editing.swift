@@ -90,6 +90,15 @@ extension ImageFile {
         } catch {
             throw ImagingError(error.code, error.message, path: path)
         }
+        return try write(edited: edited, of: path, header: header, to: outputPath, quality: quality, monitor: monitor)
+    }
+
+    /// Writes an edited image of the photo at `path` as a JPEG with the original's metadata;
+    /// returns its size.
+    static func write(
+        edited: VipsImageRef, of path: String, header: VipsImageRef? = nil, to outputPath: String, quality: Int,
+        monitor: RenderMonitor?
+    ) throws(ImagingError) -> (width: Int, height: Int) {
         var tagged: UnsafeMutablePointer<VipsImage>?
         guard cvips_copy(edited.pointer, &tagged) == 0, let tagged else {
             throw ImagingError(.corrupt, "cannot prepare the render (\(Vips.takeError()))", path: path)
@@ -127,7 +136,8 @@ public final class EditableImage: @unchecked Sendable {
     public let pixelHeight: Int
     /// This image's size over the full-size image's (1 when the photo is no larger).
     public let scale: Double
-    /// Upright, sRGB, in memory; never modified.
+    /// Upright, sRGB; in memory, or a lazy pipeline over an image in memory (``applying(_:)``);
+    /// never modified.
     let image: VipsImageRef
 
     /// The photo at `path`, upright (by `orientation` when given, else the file's), its long
@@ -144,7 +154,7 @@ public final class EditableImage: @unchecked Sendable {
         scale = Double(max(pixelWidth, pixelHeight)) / Double(max(decoded.uprightWidth, decoded.uprightHeight))
     }
 
-    private init(image: VipsImageRef, scale: Double) {
+    init(image: VipsImageRef, scale: Double) {
         self.image = image
         pixelWidth = image.width
         pixelHeight = image.height
@@ -178,6 +188,22 @@ public final class EditableImage: @unchecked Sendable {
         let rendered = try renderedImage(recipe, draft: interactive)
         let bytes = try Vips.encode(rendered, as: format, quality: quality)
         return EncodedImage(bytes: bytes, format: format, pixelWidth: rendered.width, pixelHeight: rendered.height)
+    }
+
+    /// Writes this image as a JPEG at `path` carrying the metadata of the photo at `original`
+    /// (its EXIF with orientation 1 and without its thumbnail, XMP, IPTC), as a full-size
+    /// render is written; returns its size.
+    @discardableResult
+    public func writeJPEG(to path: String, metadataFrom original: String, quality: Int = 92) throws(ImagingError) -> (
+        width: Int, height: Int
+    ) {
+        try ImageFile.write(edited: try RecipePipeline.prepare(image), of: original, to: path, quality: quality, monitor: nil)
+    }
+
+    /// This image with `recipe` applied, lazily: nothing is computed until the result is
+    /// encoded or written (a Live Photo's frame processor returns such images).
+    public func applying(_ recipe: EditRecipe) throws(ImagingError) -> EditableImage {
+        EditableImage(image: try renderedImage(recipe), scale: scale)
     }
 
     /// The lazy pipeline of `recipe` over this image.

@@ -1,0 +1,155 @@
+import CVideo
+import CVips
+import Foundation
+
+/// One frame of a Live Photo handed to a frame processor (PhotoKit's `PHLivePhotoFrame`): the
+/// still, or one frame of the movie.
+public struct LivePhotoFrame: @unchecked Sendable {
+    // @unchecked: the image is read-only; a movie frame's pixels live only during the call.
+    public enum FrameType: Sendable, Hashable {
+        case photo
+        case video
+    }
+
+    /// The frame, upright and sRGB. A movie frame's pixels are valid only during the call that
+    /// receives it: return an image made from it, never keep it.
+    public let image: EditableImage
+    /// When the frame shows, in seconds from the movie's start (the still's time for the photo).
+    public let time: Double
+    public let type: FrameType
+    /// The frame's size over the full-size photo's: a recipe's lengths in pixels scale by it
+    /// (``EditableImage/applying(_:)`` does so).
+    public let renderScale: Double
+
+    public init(image: EditableImage, time: Double, type: FrameType, renderScale: Double) {
+        self.image = image
+        self.time = time
+        self.type = type
+        self.renderScale = renderScale
+    }
+}
+
+/// How a movie is re-encoded after its frames are edited.
+public struct MovieEditOptions: Sendable {
+    /// Whether the sound is copied unchanged (true), or left out.
+    public var keepsAudio = true
+    /// x264's constant rate factor: 18 is visually lossless, lower is larger.
+    public var quality = 18
+    /// The largest frame decoded, in pixels.
+    public var maximumPixels = 64_000_000
+    /// When set, frames larger than this on their long side are made smaller before they are
+    /// processed (a playback preview).
+    public var maximumSide: Int?
+
+    public init(keepsAudio: Bool = true, quality: Int = 18, maximumSide: Int? = nil) {
+        self.keepsAudio = keepsAudio
+        self.quality = quality
+        self.maximumSide = maximumSide
+    }
+}
+
+extension ImageFile {
+    /// Writes to `outputPath` a QuickTime movie of `inputPath`'s video with every frame passed
+    /// through `process`, upright, encoded as H.264 (libx264, through FFmpeg's libraries) with
+    /// the frame times, colour description and container metadata (dates, place) of the source,
+    /// and its sound unless told otherwise. `photoSide` is the long side of the full-size photo
+    /// the movie belongs to, from which each frame's render scale comes. Returns the frames'
+    /// size and count. On failure the partial output is removed.
+    public static func editMovie(
+        at inputPath: String, to outputPath: String, photoSide: Int, options: MovieEditOptions = MovieEditOptions(),
+        process: (LivePhotoFrame) throws -> EditableImage
+    ) throws -> (width: Int, height: Int, frames: Int) {
+        try Vips.ensureStarted()
+        return try withoutActuallyEscaping(process) { process in
+            let editing = FrameEditing(process: process, photoSide: Double(max(1, photoSide)), maximumSide: options.maximumSide)
+            var settings = cvideo_edit_options(
+                keep_audio: options.keepsAudio ? 1 : 0, quality: Int32(options.quality), max_pixels: options.maximumPixels)
+            var message = [CChar](repeating: 0, count: 512)
+            let context = Unmanaged.passUnretained(editing).toOpaque()
+            let status = cvideo_edit_movie(inputPath, outputPath, &settings, editFrame, context, &message, message.count)
+            guard status == CVIDEO_OK else {
+                unlink(outputPath)
+                if let error = editing.error { throw error }
+                let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                let code: ImagingError.Code =
+                    switch status {
+                    case CVIDEO_UNREADABLE, CVIDEO_NO_VIDEO: .unreadable
+                    case CVIDEO_TOO_LARGE: .tooLarge
+                    case CVIDEO_WRITE_FAILED: .encodingFailed
+                    default: .corrupt
+                    }
+                throw ImagingError(code, "cannot edit the movie: \(reason)", path: inputPath)
+            }
+            return (editing.width, editing.height, editing.frames)
+        }
+    }
+}
+
+/// What the C transcoder's frame callback reaches through its context pointer.
+private final class FrameEditing {
+    let process: (LivePhotoFrame) throws -> EditableImage
+    let photoSide: Double
+    let maximumSide: Int?
+    var error: (any Error)?
+    var frames = 0
+    var width = 0
+    var height = 0
+
+    init(process: @escaping (LivePhotoFrame) throws -> EditableImage, photoSide: Double, maximumSide: Int?) {
+        self.process = process
+        self.photoSide = photoSide
+        self.maximumSide = maximumSide
+    }
+
+    /// One frame: wrapped without a copy, turned upright, processed, written to new memory.
+    func edit(_ pixels: UnsafePointer<UInt8>, _ width: Int, _ height: Int, _ rotation: Int, _ seconds: Double)
+        throws -> (UnsafeMutableRawPointer, Int, Int)
+    {
+        guard let borrowed = cvips_image_borrow_memory(pixels, width * height * 3, Int32(width), Int32(height), 3) else {
+            throw ImagingError(.corrupt, "cannot wrap a movie frame (\(Vips.takeError()))")
+        }
+        var image = VipsImageRef(borrowed)
+        let angles = [90: VIPS_ANGLE_D90, 180: VIPS_ANGLE_D180, 270: VIPS_ANGLE_D270]
+        if let angle = angles[rotation] {
+            var out: UnsafeMutablePointer<VipsImage>?
+            guard cvips_rot(image.pointer, &out, angle) == 0, let out else {
+                throw ImagingError(.corrupt, "cannot turn a movie frame upright (\(Vips.takeError()))")
+            }
+            image = VipsImageRef(out)
+        }
+        if let maximumSide, max(image.width, image.height) > maximumSide {
+            let factor = Double(maximumSide) / Double(max(image.width, image.height))
+            image = try Vips.resize(
+                image, width: max(2, Int((Double(image.width) * factor).rounded())),
+                height: max(2, Int((Double(image.height) * factor).rounded())))
+        }
+        let scale = Double(max(image.width, image.height)) / photoSide
+        let frame = LivePhotoFrame(image: EditableImage(image: image, scale: scale), time: seconds, type: .video, renderScale: scale)
+        let edited = try RecipePipeline.prepare(try process(frame).image)
+        var length = 0
+        // vips_image_write_to_memory allocates with g_malloc, which is malloc since GLib 2.46:
+        // the transcoder frees the pixels with free().
+        guard let memory = cvips_pixels(edited.pointer, &length) else {
+            throw ImagingError(.corrupt, "cannot compute an edited movie frame (\(Vips.takeError()))")
+        }
+        frames += 1
+        (self.width, self.height) = (edited.width, edited.height)
+        return (memory, edited.width, edited.height)
+    }
+}
+
+private let editFrame: cvideo_frame_editor = { context, pixels, width, height, rotation, seconds, out in
+    guard let context, let pixels, let out else { return 1 }
+    let editing = Unmanaged<FrameEditing>.fromOpaque(context).takeUnretainedValue()
+    do {
+        let (memory, w, h) = try editing.edit(pixels, Int(width), Int(height), Int(rotation), seconds)
+        out.pointee.pixels = memory.assumingMemoryBound(to: UInt8.self)
+        out.pointee.width = Int32(w)
+        out.pointee.height = Int32(h)
+        out.pointee.rotation = 0
+        return 0
+    } catch {
+        editing.error = error
+        return 1
+    }
+}
