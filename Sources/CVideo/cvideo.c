@@ -1,4 +1,5 @@
 #include "cvideo.h"
+#include "cvideo_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
 #include <libavutil/log.h>
 #include <libswscale/swscale.h>
 
-static void set_message(char *message, size_t length, const char *text, int error) {
+void cvideo_set_message(char *message, size_t length, const char *text, int error) {
     if (!message || length == 0) return;
     if (error < 0) {
         char reason[AV_ERROR_MAX_STRING_SIZE] = {0};
@@ -23,8 +24,7 @@ static void set_message(char *message, size_t length, const char *text, int erro
     }
 }
 
-/// Degrees clockwise from the stream's display matrix, rounded to a quarter turn.
-static int rotation_of(const AVStream *stream) {
+int cvideo_rotation(const AVStream *stream) {
     size_t size = 0;
     const uint8_t *matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
     if (!matrix || size < 9 * sizeof(int32_t)) return 0;
@@ -51,26 +51,26 @@ cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_p
 
     int error = avformat_open_input(&format, path, NULL, NULL);
     if (error < 0) {
-        set_message(message, message_length, "FFmpeg cannot open the movie", error);
+        cvideo_set_message(message, message_length, "FFmpeg cannot open the movie", error);
         return CVIDEO_UNREADABLE;
     }
     error = avformat_find_stream_info(format, NULL);
     if (error < 0) {
-        set_message(message, message_length, "FFmpeg cannot read the movie's streams", error);
+        cvideo_set_message(message, message_length, "FFmpeg cannot read the movie's streams", error);
         status = CVIDEO_UNREADABLE;
         goto done;
     }
     const AVCodec *decoder = NULL;
     int index = av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
     if (index < 0 || !decoder) {
-        set_message(message, message_length, "the movie has no video stream FFmpeg can decode", index);
+        cvideo_set_message(message, message_length, "the movie has no video stream FFmpeg can decode", index);
         status = CVIDEO_NO_VIDEO;
         goto done;
     }
     AVStream *stream = format->streams[index];
     codec = avcodec_alloc_context3(decoder);
     if (!codec || avcodec_parameters_to_context(codec, stream->codecpar) < 0) {
-        set_message(message, message_length, "cannot set up the video decoder", -1);
+        cvideo_set_message(message, message_length, "cannot set up the video decoder", -1);
         status = CVIDEO_NO_VIDEO;
         goto done;
     }
@@ -78,14 +78,14 @@ cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_p
     codec->thread_count = 1;
     error = avcodec_open2(codec, decoder, NULL);
     if (error < 0) {
-        set_message(message, message_length, "cannot open the video decoder", error);
+        cvideo_set_message(message, message_length, "cannot open the video decoder", error);
         status = CVIDEO_NO_VIDEO;
         goto done;
     }
     packet = av_packet_alloc();
     frame = av_frame_alloc();
     if (!packet || !frame) {
-        set_message(message, message_length, "out of memory", -1);
+        cvideo_set_message(message, message_length, "out of memory", -1);
         status = CVIDEO_TOO_LARGE;
         goto done;
     }
@@ -110,13 +110,13 @@ cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_p
         }
     }
     if (!got) {
-        set_message(message, message_length, "no video frame could be decoded", error);
+        cvideo_set_message(message, message_length, "no video frame could be decoded", error);
         status = CVIDEO_CORRUPT;
         goto done;
     }
     size_t width = (size_t)frame->width, height = (size_t)frame->height;
     if (width == 0 || height == 0 || width > max_pixels / height) {
-        set_message(message, message_length, "the video frame is larger than allowed", -1);
+        cvideo_set_message(message, message_length, "the video frame is larger than allowed", -1);
         status = CVIDEO_TOO_LARGE;
         goto done;
     }
@@ -124,13 +124,13 @@ cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_p
                             frame->height, AV_PIX_FMT_RGB24, SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT,
                             NULL, NULL, NULL);
     if (!scaler) {
-        set_message(message, message_length, "cannot convert the frame's pixel format to RGB", -1);
+        cvideo_set_message(message, message_length, "cannot convert the frame's pixel format to RGB", -1);
         status = CVIDEO_CORRUPT;
         goto done;
     }
     unsigned char *pixels = malloc(width * height * 3);
     if (!pixels) {
-        set_message(message, message_length, "out of memory for the frame", -1);
+        cvideo_set_message(message, message_length, "out of memory for the frame", -1);
         status = CVIDEO_TOO_LARGE;
         goto done;
     }
@@ -140,7 +140,7 @@ cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_p
     out->pixels = pixels;
     out->width = (int)width;
     out->height = (int)height;
-    out->rotation = rotation_of(stream);
+    out->rotation = cvideo_rotation(stream);
 
 done:
     sws_freeContext(scaler);

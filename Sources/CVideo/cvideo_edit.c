@@ -1,4 +1,5 @@
 #include "cvideo.h"
+#include "cvideo_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,27 +11,6 @@
 #include <libavutil/display.h>
 #include <libavutil/opt.h>
 #include <libswscale/swscale.h>
-
-static void say(char *message, size_t length, const char *text, int error) {
-    if (!message || length == 0) return;
-    if (error < 0) {
-        char reason[AV_ERROR_MAX_STRING_SIZE] = {0};
-        av_strerror(error, reason, sizeof(reason));
-        snprintf(message, length, "%s (%s)", text, reason);
-    } else {
-        snprintf(message, length, "%s", text);
-    }
-}
-
-static int quarter_turns(const AVStream *stream) {
-    size_t size = 0;
-    const uint8_t *matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
-    if (!matrix || size < 9 * sizeof(int32_t)) return 0;
-    double degrees = av_display_rotation_get((const int32_t *)matrix);
-    if (isnan(degrees)) return 0;
-    int quarter = (int)lround(-degrees / 90.0);
-    return ((quarter % 4) + 4) % 4;
-}
 
 /// Everything one edit holds, freed by `finish`.
 typedef struct {
@@ -94,7 +74,7 @@ static cvideo_status start_output(edit *e, int width, int height) {
     const AVCodec *codec = avcodec_find_encoder_by_name("libx264");
     if (!codec) codec = avcodec_find_encoder(AV_CODEC_ID_H264);
     if (!codec) {
-        say(e->message, e->message_length, "FFmpeg has no H.264 encoder", -1);
+        cvideo_set_message(e->message, e->message_length, "FFmpeg has no H.264 encoder", -1);
         return CVIDEO_WRITE_FAILED;
     }
     AVStream *source = e->in->streams[e->video];
@@ -122,7 +102,7 @@ static cvideo_status start_output(edit *e, int width, int height) {
     int error = avcodec_open2(e->encoder, codec, &settings);
     av_dict_free(&settings);
     if (error < 0) {
-        say(e->message, e->message_length, "cannot open the H.264 encoder", error);
+        cvideo_set_message(e->message, e->message_length, "cannot open the H.264 encoder", error);
         return CVIDEO_WRITE_FAILED;
     }
     AVStream *stream = avformat_new_stream(e->out, NULL);
@@ -156,7 +136,7 @@ static cvideo_status start_output(edit *e, int width, int height) {
                              1 << 16);
     error = avformat_write_header(e->out, NULL);
     if (error < 0) {
-        say(e->message, e->message_length, "cannot write the edited movie's header", error);
+        cvideo_set_message(e->message, e->message_length, "cannot write the edited movie's header", error);
         return CVIDEO_WRITE_FAILED;
     }
     e->header_written = 1;
@@ -177,7 +157,7 @@ static cvideo_status edit_frame(edit *e, const cvideo_edit_options *options, cvi
     AVFrame *f = e->frame;
     size_t width = (size_t)f->width, height = (size_t)f->height;
     if (width == 0 || height == 0 || width > options->max_pixels / height) {
-        say(e->message, e->message_length, "a video frame is larger than allowed", -1);
+        cvideo_set_message(e->message, e->message_length, "a video frame is larger than allowed", -1);
         return CVIDEO_TOO_LARGE;
     }
     if (!e->to_rgb) {
@@ -186,7 +166,7 @@ static cvideo_status edit_frame(edit *e, const cvideo_edit_options *options, cvi
                                    NULL, NULL);
         e->rgb = malloc(width * height * 3);
         if (!e->to_rgb || !e->rgb) {
-            say(e->message, e->message_length, "cannot convert the frames to RGB", -1);
+            cvideo_set_message(e->message, e->message_length, "cannot convert the frames to RGB", -1);
             return CVIDEO_CORRUPT;
         }
         const int *matrix = coefficients(f->colorspace);
@@ -205,16 +185,16 @@ static cvideo_status edit_frame(edit *e, const cvideo_edit_options *options, cvi
     double seconds = (double)(pts - (source->start_time == AV_NOPTS_VALUE ? 0 : source->start_time)) *
                      av_q2d(source->time_base);
     cvideo_frame edited = {0};
-    if (editor(context, e->rgb, f->width, f->height, quarter_turns(source) * 90, seconds, &edited) != 0 ||
+    if (editor(context, e->rgb, f->width, f->height, cvideo_rotation(source), seconds, &edited) != 0 ||
         !edited.pixels) {
         free(edited.pixels);
-        say(e->message, e->message_length, "the frame editor stopped", -1);
+        cvideo_set_message(e->message, e->message_length, "the frame editor stopped", -1);
         return CVIDEO_STOPPED;
     }
     cvideo_status status = CVIDEO_OK;
     if (!e->encoder) status = start_output(e, edited.width, edited.height);
     if (status == CVIDEO_OK && ((edited.width & ~1) != e->encoder->width || (edited.height & ~1) != e->encoder->height)) {
-        say(e->message, e->message_length, "the frame editor changed the frame size during the movie", -1);
+        cvideo_set_message(e->message, e->message_length, "the frame editor changed the frame size during the movie", -1);
         status = CVIDEO_STOPPED;
     }
     if (status == CVIDEO_OK && av_frame_make_writable(e->yuv) < 0) status = CVIDEO_WRITE_FAILED;
@@ -226,7 +206,7 @@ static cvideo_status edit_frame(edit *e, const cvideo_edit_options *options, cvi
         int error = avcodec_send_frame(e->encoder, e->yuv);
         if (error >= 0) error = drain_encoder(e);
         if (error < 0) {
-            say(e->message, e->message_length, "cannot encode the edited frames", error);
+            cvideo_set_message(e->message, e->message_length, "cannot encode the edited frames", error);
             status = CVIDEO_WRITE_FAILED;
         }
     }
@@ -242,7 +222,7 @@ static cvideo_status drain_decoder(edit *e, const cvideo_edit_options *options, 
         int error = avcodec_receive_frame(e->decoder, e->frame);
         if (error == AVERROR(EAGAIN) || error == AVERROR_EOF) return CVIDEO_OK;
         if (error < 0) {
-            say(e->message, e->message_length, "cannot decode a video frame", error);
+            cvideo_set_message(e->message, e->message_length, "cannot decode a video frame", error);
             return CVIDEO_CORRUPT;
         }
         cvideo_status status = edit_frame(e, options, editor, context);
@@ -286,18 +266,18 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
 
     int error = avformat_open_input(&e.in, input, NULL, NULL);
     if (error < 0) {
-        say(message, message_length, "FFmpeg cannot open the movie", error);
+        cvideo_set_message(message, message_length, "FFmpeg cannot open the movie", error);
         return CVIDEO_UNREADABLE;
     }
     if ((error = avformat_find_stream_info(e.in, NULL)) < 0) {
-        say(message, message_length, "FFmpeg cannot read the movie's streams", error);
+        cvideo_set_message(message, message_length, "FFmpeg cannot read the movie's streams", error);
         finish(&e);
         return CVIDEO_UNREADABLE;
     }
     const AVCodec *decoder = NULL;
     e.video = av_find_best_stream(e.in, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
     if (e.video < 0 || !decoder) {
-        say(message, message_length, "the movie has no video stream FFmpeg can decode", e.video);
+        cvideo_set_message(message, message_length, "the movie has no video stream FFmpeg can decode", e.video);
         finish(&e);
         return CVIDEO_NO_VIDEO;
     }
@@ -309,13 +289,13 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
     if (e.decoder) e.decoder->thread_count = 0;
     if (!e.decoder || avcodec_parameters_to_context(e.decoder, e.in->streams[e.video]->codecpar) < 0 ||
         avcodec_open2(e.decoder, decoder, NULL) < 0) {
-        say(message, message_length, "cannot open the video decoder", -1);
+        cvideo_set_message(message, message_length, "cannot open the video decoder", -1);
         finish(&e);
         return CVIDEO_NO_VIDEO;
     }
     if ((error = avformat_alloc_output_context2(&e.out, NULL, "mov", output)) < 0 ||
         (error = avio_open(&e.out->pb, output, AVIO_FLAG_WRITE)) < 0) {
-        say(message, message_length, "cannot create the edited movie", error);
+        cvideo_set_message(message, message_length, "cannot create the edited movie", error);
         finish(&e);
         return CVIDEO_WRITE_FAILED;
     }
@@ -324,7 +304,7 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
     e.encoded = av_packet_alloc();
     e.frame = av_frame_alloc();
     if (!e.packet || !e.encoded || !e.frame) {
-        say(message, message_length, "out of memory", -1);
+        cvideo_set_message(message, message_length, "out of memory", -1);
         finish(&e);
         return CVIDEO_TOO_LARGE;
     }
@@ -332,7 +312,7 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
         if (e.packet->stream_index == e.video) {
             error = avcodec_send_packet(e.decoder, e.packet);
             if (error < 0 && error != AVERROR(EAGAIN)) {
-                say(message, message_length, "cannot decode the video", error);
+                cvideo_set_message(message, message_length, "cannot decode the video", error);
                 status = CVIDEO_CORRUPT;
             } else {
                 status = drain_decoder(&e, options, editor, context);
@@ -347,13 +327,13 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
         status = drain_decoder(&e, options, editor, context);
     }
     if (status == CVIDEO_OK && !e.encoder) {
-        say(message, message_length, "no video frame could be decoded", -1);
+        cvideo_set_message(message, message_length, "no video frame could be decoded", -1);
         status = CVIDEO_CORRUPT;
     }
     if (status == CVIDEO_OK) {
         avcodec_send_frame(e.encoder, NULL);
         if ((error = drain_encoder(&e)) < 0 || (error = av_write_trailer(e.out)) < 0) {
-            say(message, message_length, "cannot finish the edited movie", error);
+            cvideo_set_message(message, message_length, "cannot finish the edited movie", error);
             status = CVIDEO_WRITE_FAILED;
         }
     }

@@ -467,9 +467,7 @@ struct ChangeApplier {
         case .render:
             // The render this edit was made on becomes its base: the edit chains on it.
             try removeResources(row, [.adjustmentBasePhoto])
-            try db.execute(
-                sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
-                arguments: [AssetResourceType.adjustmentBasePhoto.rawValue, row, AssetResourceType.fullSizePhoto.rawValue])
+            try retype(row, .fullSizePhoto, to: .adjustmentBasePhoto)
         case .adjustmentBase:
             try removeResources(row, [.fullSizePhoto])
         case .original:
@@ -482,9 +480,7 @@ struct ChangeApplier {
             case .render:
                 if try resource(row, .fullSizePairedVideo) != nil {
                     try removeResources(row, [.adjustmentBasePairedVideo])
-                    try db.execute(
-                        sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
-                        arguments: [AssetResourceType.adjustmentBasePairedVideo.rawValue, row, AssetResourceType.fullSizePairedVideo.rawValue])
+                    try retype(row, .fullSizePairedVideo, to: .adjustmentBasePairedVideo)
                 }
             case .adjustmentBase:
                 try removeResources(row, [.fullSizePairedVideo])
@@ -509,6 +505,12 @@ struct ChangeApplier {
                 """,
             arguments: [edit.formatIdentifier, edit.render.pixelWidth, edit.render.pixelHeight, now, row])
         record(.asset, id, .updated)
+    }
+
+    /// An asset's resource of one type becomes another (a render becomes an adjustment base).
+    private func retype(_ row: Int64, _ type: AssetResourceType, to newType: AssetResourceType) throws {
+        try db.execute(
+            sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?", arguments: [newType.rawValue, row, type.rawValue])
     }
 
     private mutating func revert(_ id: String, _ row: Int64, _ size: PreparedRevert) throws {

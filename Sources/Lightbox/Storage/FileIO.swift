@@ -116,18 +116,7 @@ enum FileIO {
 
     /// Copies a file durably to `path`, streaming it: a temporary file beside it, fsync, rename.
     static func copyAtomically(from source: String, to path: String) throws {
-        let temporary = path + ".tmp-\(UUID().uuidString)"
-        do {
-            _ = try copyAndSync(from: source, to: temporary, permissions: 0o644)
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-        guard rename(temporary, path) == 0 else {
-            let error = posixError("renaming into place", path)
-            unlink(temporary)
-            throw error
-        }
+        try replaceAtomically(path) { temporary in _ = try copyAndSync(from: source, to: temporary, permissions: 0o644) }
     }
 
     /// Writes bytes durably to a new file `path` (which must not exist) and fsyncs it.
@@ -139,9 +128,15 @@ enum FileIO {
 
     /// Writes bytes durably to `path`: a temporary file beside it, fsync, rename over.
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        try replaceAtomically(path) { temporary in try writeAndSync(bytes, to: temporary, permissions: 0o644) }
+    }
+
+    /// `write` makes a durable temporary file beside `path`, which is then renamed over it; on
+    /// any failure the temporary file is removed and `path` is as it was.
+    private static func replaceAtomically(_ path: String, write: (String) throws -> Void) throws {
         let temporary = path + ".tmp-\(UUID().uuidString)"
         do {
-            try writeAndSync(bytes, to: temporary, permissions: 0o644)
+            try write(temporary)
         } catch {
             unlink(temporary)
             throw error
