@@ -124,6 +124,28 @@ struct LivePhotoEditingTests {
         _ = movie
     }
 
+    @Test("A Live Photo edit refused in its transaction (its input is stale) leaves no file behind")
+    func staleEditLeavesNothing() async throws {
+        let (library, live, _, folder) = try await Self.livePhoto()
+        defer { withExtendedLifetime(folder) {} }
+        let input = try await library.requestContentEditingInput(for: live)
+        // Another edit lands first: the input no longer shows the asset as it is.
+        _ = try await library.edit(live, with: RecipeEditor(adding: [.mono(1)]))
+        let context = try LivePhotoEditingContext(livePhotoEditingInput: input)
+        let sepia = EditRecipe(filters: [.sepia(1)])
+        context.frameProcessor = { try $0.image.applying(sepia) }
+        var output = ContentEditingOutput(contentEditingInput: input)
+        defer { output.discard() }
+        try await context.saveLivePhoto(to: output)
+        output.adjustmentData = AdjustmentData(recipe: sepia)
+        let originals = library.url.appendingPathComponent("originals").path
+        let before = try FileManager.default.subpathsOfDirectory(atPath: originals).sorted()
+        await #expect(throws: LibraryError.self) {
+            try await library.performChanges { $0.changeRequest(for: live).contentEditingOutput = output }
+        }
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: originals).sorted() == before)
+    }
+
     @Test("An edited movie on a photo that is not a Live Photo is refused, and nothing is stored")
     func movieOnStillRefused() async throws {
         let (library, asset, _, folder) = try await EditingTests.library()

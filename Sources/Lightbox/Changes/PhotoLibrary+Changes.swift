@@ -80,7 +80,7 @@ extension PhotoLibrary {
 
     /// After a failed transaction: the files edits stored that no resource refers to.
     private func removeUnusedFiles(of prepared: PreparedChanges) {
-        let paths = prepared.edits.values.flatMap { [$0.render.storedPath, $0.adjustment.storedPath] }
+        let paths = prepared.edits.values.flatMap { [$0.render.storedPath, $0.adjustment.storedPath] + [$0.movie?.storedPath].compactMap { $0 } }
         guard !paths.isEmpty else { return }
         let unused = (try? database.writer.read { db in
             try paths.filter { path in
