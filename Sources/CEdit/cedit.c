@@ -26,8 +26,8 @@ static void free_state(VipsImage *image, void *data) {
     (void)image;
     state *s = data;
     for (int i = 0; i < s->count; i++) {
-        free(s->rows[i]);
-        free(s->columns[i]);
+        if (s->rows) free(s->rows[i]);
+        if (s->columns) free(s->columns[i]);
     }
     free(s->rows);
     free(s->columns);
