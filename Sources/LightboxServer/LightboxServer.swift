@@ -22,6 +22,8 @@ import LightboxImaging
 /// - `GET /api/assets/{id}/image?...` and `POST /api/cache`: the image manager (see ``ImageRoutes``);
 /// - `GET`, `POST` and `DELETE /api/assets/{id}/edits`, `POST /api/assets/{id}/edits/preview`:
 ///   editing (see ``EditRoutes``).
+/// - `GET /api/assets/{id}/movie?version=current|original`: a Live Photo's or a video's movie,
+///   with byte ranges (see ``MovieRoutes``).
 ///
 /// SQLite reads suspend on GRDB's reader queue and libvips renders on Lightbox's blocking
 /// pool: no handler ever blocks an event loop.
@@ -37,6 +39,7 @@ public enum LightboxServer {
         router.add(middleware: ErrorMiddleware())
         ImageRoutes.add(to: router, library: library, images: CachingImageManager(library: library))
         EditRoutes.add(to: router, library: library)
+        MovieRoutes.add(to: router, library: library)
         router.get("/") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/html; charset=utf-8"

@@ -8,7 +8,8 @@
 /// Each page of tiles, and the photos either side of the one in the viewer, are cached ahead
 /// with `POST /api/cache`; closing the viewer stops that.
 ///
-/// The viewer's Edit button opens an edit view: sliders and effects build a Lightbox recipe,
+/// The viewer's Play button plays a Live Photo's motion (once, then the still again) or a
+/// movie, from `/api/assets/{id}/movie`. The viewer's Edit button opens an edit view: sliders and effects build a Lightbox recipe,
 /// previewed on the display-size image (`POST /api/assets/{id}/edits/preview`, one request in
 /// flight, the latest settings sent when it returns), saved at full size (`POST .../edits`) or
 /// reverted (`DELETE .../edits`). Saving keeps the saved recipe's order and every filter the
@@ -43,7 +44,9 @@ enum WebPage {
           #viewer { position: fixed; inset: 0; display: none; background: rgba(0,0,0,.95); z-index: 2;
                     flex-direction: column; align-items: center; justify-content: center; }
           #viewer.open { display: flex; }
-          #viewer img { max-width: 96vw; max-height: 86vh; object-fit: contain; }
+          #viewer img, #viewer video { max-width: 96vw; max-height: 86vh; object-fit: contain; }
+          #viewer video, #viewer.playing img, #viewer button[hidden] { display: none; }
+          #viewer.playing video { display: block; }
           #viewer p { color: #bbb; margin: 10px; }
           #viewer button, #editor button { font: inherit; color: #eee; background: #333; border: 1px solid #555;
                                            border-radius: 4px; padding: 4px 12px; cursor: pointer; }
@@ -63,7 +66,7 @@ enum WebPage {
         <header><h1>Lightbox</h1><span id="count"></span></header>
         <main id="grid" aria-label="Photos, newest first"></main>
         <div id="status">Loading…</div>
-        <div id="viewer" role="dialog" aria-modal="true"><img alt=""><p></p><button id="edit" type="button">Edit</button></div>
+        <div id="viewer" role="dialog" aria-modal="true"><img alt=""><video playsinline></video><p></p><div><button id="play" type="button">Play</button> <button id="edit" type="button">Edit</button></div></div>
         <div id="editor" role="dialog" aria-modal="true" aria-label="Edit">
           <figure><img alt="Preview"></figure>
           <aside>
@@ -179,9 +182,32 @@ enum WebPage {
           history.replaceState(null, '', '#view=' + id);
           viewer.querySelector('p').textContent =
             [name, asset.pixelWidth + '×' + asset.pixelHeight, new Date(asset.creationDate).toLocaleString()].join(' · ');
+          stopMovie();
+          // A Live Photo's motion (edited with its still) or a movie: played from /movie.
+          document.getElementById('play').hidden = !(asset.mediaType === 2 || (asset.mediaSubtypes & 8));
+          // Lightbox edits photos and Live Photos, not movies.
+          document.getElementById('edit').hidden = asset.mediaType === 2;
           viewer.classList.add('open');
         }
+        const movie = viewer.querySelector('video');
+        function playMovie() {
+          const asset = assets[current];
+          movie.controls = asset.mediaType === 2;
+          movie.src = '/api/assets/' + encodeURIComponent(asset.localIdentifier) + '/movie' + version(asset).replace('&', '?');
+          viewer.classList.add('playing');
+          movie.play().catch(stopMovie);
+        }
+        function stopMovie() {
+          viewer.classList.remove('playing');
+          movie.pause();
+          movie.removeAttribute('src');
+        }
+        // A Live Photo plays once, then shows its still again.
+        movie.addEventListener('ended', () => { if (!movie.controls) stopMovie(); });
+        movie.addEventListener('click', event => event.stopPropagation());
+        document.getElementById('play').addEventListener('click', event => { event.stopPropagation(); playMovie(); });
         function close() {
+          stopMovie();
           viewer.classList.remove('open');
           history.replaceState(null, '', location.pathname);
           current = -1;

@@ -41,6 +41,51 @@ struct ServerTests {
         var next: String?
     }
 
+    @Test("GET /api/assets/{id}/movie answers a movie's bytes, byte ranges, 304, and 404 for a still")
+    func movie() async throws {
+        let (folder, library, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        let source = try Corpus.path("forensics/original-files/movie1/VID_20191220_170832.mp4")
+        let summary = await library.importItems(at: [URL(fileURLWithPath: source)])
+        guard case .imported(let video) = try #require(summary.results.first).outcome else {
+            Issue.record("the movie did not import")
+            return
+        }
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
+        let all = try library.fetchAssets()
+        let still = try #require((0..<all.count).lazy.map { all.object(at: $0) }.first { $0.mediaType == .image })
+        let uri = "/api/assets/\(video.localIdentifier)/movie"
+        try await app.test(.router) { client in
+            let tag = try await client.execute(uri: uri, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "video/mp4" && response.headers[.acceptRanges] == "bytes")
+                #expect(Array(response.body.readableBytesView) == bytes)
+                return response.headers[.eTag]
+            }
+            try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=100-199"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(response.headers[.contentRange] == "bytes 100-199/\(bytes.count)")
+                #expect(Array(response.body.readableBytesView) == Array(bytes[100..<200]))
+            }
+            try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=-50"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(Array(response.body.readableBytesView) == Array(bytes.suffix(50)))
+            }
+            try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=\(bytes.count)-"]) { response in
+                #expect(response.status == .rangeNotSatisfiable)
+            }
+            try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: tag ?? ""]) { response in
+                #expect(response.status == .notModified)
+            }
+            try await client.execute(uri: uri + "?version=edited", method: .get) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await client.execute(uri: "/api/assets/\(still.localIdentifier)/movie", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+
     @Test("GET / is the page with the grid")
     func page() async throws {
         let (folder, _, app) = try await Self.makeApp()

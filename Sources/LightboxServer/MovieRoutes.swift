@@ -1,0 +1,71 @@
+import Foundation
+import Hummingbird
+import Lightbox
+
+/// Movies over HTTP: `GET /api/assets/{id}/movie?version=current|original` answers a Live
+/// Photo's movie (by default the current one: the edited movie when an edit made one) or a
+/// video asset's file, with its type, an entity tag (the file's SHA-256) and byte ranges, as
+/// `<video>` elements ask for them. 404 when the asset has no movie.
+enum MovieRoutes {
+    static func add(to router: Router<BasicRequestContext>, library: PhotoLibrary) {
+        router.get("/api/assets/:id/movie") { request, context in
+            let asset = try await EditRoutes.asset(try context.parameters.require("id"), in: library)
+            let version = request.uri.queryParameters.get("version").map { String($0) } ?? "current"
+            guard version == "current" || version == "original" else {
+                throw HTTPError(.badRequest, message: "version must be current or original, not \(version)")
+            }
+            let types: [AssetResourceType] =
+                version == "current" ? [.fullSizePairedVideo, .pairedVideo, .fullSizeVideo, .video] : [.pairedVideo, .video]
+            guard let resource = types.lazy.compactMap({ asset.resource(ofType: $0) }).first else {
+                throw HTTPError(.notFound, message: "asset \(asset.localIdentifier) has no movie")
+            }
+            let tag = "\"\(resource.sha256)\""
+            var headers: HTTPFields = [:]
+            headers[.contentType] = resource.uniformTypeIdentifier == "public.mpeg-4" ? "video/mp4" : "video/quicktime"
+            headers[.eTag] = tag
+            headers[.acceptRanges] = "bytes"
+            headers[.cacheControl] = "private, max-age=3600"
+            if request.headers[.ifNoneMatch] == tag { return Response(status: .notModified, headers: headers) }
+            let url = try await library.fileURL(for: resource)
+            let handle: FileHandle
+            do {
+                handle = try FileHandle(forReadingFrom: url)
+            } catch {
+                throw HTTPError(.internalServerError, message: "cannot read the stored movie")
+            }
+            defer { try? handle.close() }
+            let size = Int(resource.fileSize)
+            var status = HTTPResponse.Status.ok
+            var range = 0..<size
+            if let asked = request.headers[.range] {
+                guard let wanted = byteRange(asked, size: size) else {
+                    headers[.contentRange] = "bytes */\(size)"
+                    return Response(status: .rangeNotSatisfiable, headers: headers)
+                }
+                range = wanted
+                status = .partialContent
+                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)"
+            }
+            try handle.seek(toOffset: UInt64(range.lowerBound))
+            let bytes = try handle.read(upToCount: range.count) ?? Data()
+            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+    }
+
+    /// One range of `bytes=A-B`, `bytes=A-` or `bytes=-N` within a file of `size` bytes; nil
+    /// when it is malformed, names several ranges, or lies past the end.
+    static func byteRange(_ header: String, size: Int) -> Range<Int>? {
+        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
+        let parts = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, size > 0 else { return nil }
+        let (first, last) = (parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
+        if first.isEmpty {
+            guard let suffix = Int(last), suffix > 0 else { return nil }
+            return max(0, size - suffix)..<size
+        }
+        guard let start = Int(first), start >= 0, start < size else { return nil }
+        guard !last.isEmpty else { return start..<size }
+        guard let end = Int(last), end >= start else { return nil }
+        return start..<min(size, end + 1)
+    }
+}
