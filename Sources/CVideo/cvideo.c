@@ -36,6 +36,22 @@ int cvideo_rotation(const AVStream *stream) {
     return quarter * 90;
 }
 
+const int *cvideo_coefficients(enum AVColorSpace space) {
+    return sws_getCoefficients(space == AVCOL_SPC_UNSPECIFIED ? SWS_CS_DEFAULT : (int)space);
+}
+
+struct SwsContext *cvideo_rgb_converter(const AVFrame *frame) {
+    struct SwsContext *converter =
+        sws_getContext(frame->width, frame->height, (enum AVPixelFormat)frame->format, frame->width, frame->height,
+                       AV_PIX_FMT_RGB24, SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
+    if (converter) {
+        const int *matrix = cvideo_coefficients(frame->colorspace);
+        sws_setColorspaceDetails(converter, matrix, frame->color_range == AVCOL_RANGE_JPEG, matrix, 1, 0, 1 << 16,
+                                 1 << 16);
+    }
+    return converter;
+}
+
 cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_packets, cvideo_frame *out,
                                   char *message, size_t message_length) {
     memset(out, 0, sizeof(*out));
@@ -120,9 +136,7 @@ cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_p
         status = CVIDEO_TOO_LARGE;
         goto done;
     }
-    scaler = sws_getContext(frame->width, frame->height, (enum AVPixelFormat)frame->format, frame->width,
-                            frame->height, AV_PIX_FMT_RGB24, SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT,
-                            NULL, NULL, NULL);
+    scaler = cvideo_rgb_converter(frame);
     if (!scaler) {
         cvideo_set_message(message, message_length, "cannot convert the frame's pixel format to RGB", -1);
         status = CVIDEO_CORRUPT;

@@ -27,6 +27,7 @@ typedef struct {
     int pending_count, pending_capacity;
     int64_t frames;
     int quality;
+    int rotation;  // degrees clockwise the frames turn to be upright
     char *message;
     size_t message_length;
 } edit;
@@ -48,12 +49,6 @@ static void finish(edit *e) {
         avformat_free_context(e->out);
     }
     avformat_close_input(&e->in);
-}
-
-/// The colour matrix swscale needs for a frame's colour space (BT.601 when unstated, as
-/// FFmpeg assumes).
-static const int *coefficients(enum AVColorSpace space) {
-    return sws_getCoefficients(space == AVCOL_SPC_UNSPECIFIED ? SWS_CS_DEFAULT : (int)space);
 }
 
 /// Sends the encoder's finished packets to the muxer.
@@ -131,7 +126,7 @@ static cvideo_status start_output(edit *e, int width, int height) {
                                e->encoder->height, AV_PIX_FMT_YUV420P, SWS_BILINEAR | SWS_ACCURATE_RND, NULL, NULL,
                                NULL);
     if (!e->to_yuv) return CVIDEO_WRITE_FAILED;
-    const int *matrix = coefficients(e->encoder->colorspace);
+    const int *matrix = cvideo_coefficients(e->encoder->colorspace);
     sws_setColorspaceDetails(e->to_yuv, matrix, 1, matrix, e->encoder->color_range == AVCOL_RANGE_JPEG, 0, 1 << 16,
                              1 << 16);
     error = avformat_write_header(e->out, NULL);
@@ -161,17 +156,12 @@ static cvideo_status edit_frame(edit *e, const cvideo_edit_options *options, cvi
         return CVIDEO_TOO_LARGE;
     }
     if (!e->to_rgb) {
-        e->to_rgb = sws_getContext(f->width, f->height, (enum AVPixelFormat)f->format, f->width, f->height,
-                                   AV_PIX_FMT_RGB24, SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL,
-                                   NULL, NULL);
+        e->to_rgb = cvideo_rgb_converter(f);
         e->rgb = malloc(width * height * 3);
         if (!e->to_rgb || !e->rgb) {
             cvideo_set_message(e->message, e->message_length, "cannot convert the frames to RGB", -1);
             return CVIDEO_CORRUPT;
         }
-        const int *matrix = coefficients(f->colorspace);
-        sws_setColorspaceDetails(e->to_rgb, matrix, f->color_range == AVCOL_RANGE_JPEG, matrix, 1, 0, 1 << 16,
-                                 1 << 16);
     }
     uint8_t *planes[4] = {e->rgb, NULL, NULL, NULL};
     int strides[4] = {(int)(width * 3), 0, 0, 0};
@@ -185,7 +175,7 @@ static cvideo_status edit_frame(edit *e, const cvideo_edit_options *options, cvi
     double seconds = (double)(pts - (source->start_time == AV_NOPTS_VALUE ? 0 : source->start_time)) *
                      av_q2d(source->time_base);
     cvideo_frame edited = {0};
-    if (editor(context, e->rgb, f->width, f->height, cvideo_rotation(source), seconds, &edited) != 0 ||
+    if (editor(context, e->rgb, f->width, f->height, e->rotation, seconds, &edited) != 0 ||
         !edited.pixels) {
         free(edited.pixels);
         cvideo_set_message(e->message, e->message_length, "the frame editor stopped", -1);
@@ -281,6 +271,7 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
         finish(&e);
         return CVIDEO_NO_VIDEO;
     }
+    e.rotation = cvideo_rotation(e.in->streams[e.video]);
     if (options->keep_audio) {
         e.audio = av_find_best_stream(e.in, AVMEDIA_TYPE_AUDIO, -1, e.video, NULL, 0);
         if (e.audio < 0) e.audio = -1;

@@ -8,15 +8,14 @@ import Lightbox
 /// `<video>` elements ask for them. 404 when the asset has no movie.
 enum MovieRoutes {
     static func add(to router: Router<BasicRequestContext>, library: PhotoLibrary) {
+        let files = FileIO()
         router.get("/api/assets/:id/movie") { request, context in
             let asset = try await EditRoutes.asset(try context.parameters.require("id"), in: library)
             let version = request.uri.queryParameters.get("version").map { String($0) } ?? "current"
             guard version == "current" || version == "original" else {
                 throw HTTPError(.badRequest, message: "version must be current or original, not \(version)")
             }
-            let types: [AssetResourceType] =
-                version == "current" ? [.fullSizePairedVideo, .pairedVideo, .fullSizeVideo, .video] : [.pairedVideo, .video]
-            guard let resource = types.lazy.compactMap({ asset.resource(ofType: $0) }).first else {
+            guard let resource = version == "current" ? asset.currentMovieResource : asset.originalMovieResource else {
                 throw HTTPError(.notFound, message: "asset \(asset.localIdentifier) has no movie")
             }
             let tag = "\"\(resource.sha256)\""
@@ -26,29 +25,24 @@ enum MovieRoutes {
             headers[.acceptRanges] = "bytes"
             headers[.cacheControl] = "private, max-age=3600"
             if request.headers[.ifNoneMatch] == tag { return Response(status: .notModified, headers: headers) }
-            let url = try await library.fileURL(for: resource)
-            let handle: FileHandle
-            do {
-                handle = try FileHandle(forReadingFrom: url)
-            } catch {
-                throw HTTPError(.internalServerError, message: "cannot read the stored movie")
-            }
-            defer { try? handle.close() }
+            let path = try await library.fileURL(for: resource).path
             let size = Int(resource.fileSize)
+            guard size > 0 else { throw HTTPError(.internalServerError, message: "the stored movie is empty") }
             var status = HTTPResponse.Status.ok
-            var range = 0..<size
+            var range = 0...(size - 1)
             if let asked = request.headers[.range] {
                 guard let wanted = byteRange(asked, size: size) else {
                     headers[.contentRange] = "bytes */\(size)"
                     return Response(status: .rangeNotSatisfiable, headers: headers)
                 }
-                range = wanted
+                range = wanted.lowerBound...(wanted.upperBound - 1)
                 status = .partialContent
-                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)"
+                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
             }
-            try handle.seek(toOffset: UInt64(range.lowerBound))
-            let bytes = try handle.read(upToCount: range.count) ?? Data()
-            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+            // Streamed from the file in chunks (the body states its length): a movie of
+            // gigabytes is never held in memory.
+            let body = try await files.loadFile(path: path, range: range, context: context)
+            return Response(status: status, headers: headers, body: body)
         }
     }
 

@@ -1,3 +1,4 @@
+import CDirectIO
 import Foundation
 @testable import Lightbox
 import LightboxTestSupport
@@ -47,6 +48,37 @@ struct DurableFileTests {
             #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: store.absolutePath(copied)))) == other, "\(length) + 2 bytes")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.incoming).isEmpty)
+    }
+
+    @Test("An original is written past the page cache where the file system has direct I/O; a cached image is not")
+    func bypassesPageCache() throws {
+        let folder = try TemporaryDirectory()
+        // Whether this file system takes direct I/O, asked of it directly.
+        let probe = folder.path("probe")
+        let fd = open(probe, O_WRONLY | O_CREAT, 0o644)
+        defer { close(fd) }
+        guard fd >= 0, cdirectio_set(fd, 1) == 0 else { return }
+        let bytes = Array(try Self.photoBytes().prefix(3 * (1 << 20) + 17))
+        let store = try OriginalStore(root: folder.path("originals"))
+        let original = store.absolutePath(try store.store(bytes: bytes, sha256: FileIO.sha256(of: bytes), filenameExtension: "jpg"))
+        let cached = folder.path("cached.jpg")
+        try FileIO.writeAtomically(bytes, to: cached)
+        // Pages of the file in memory, read with mincore before anything reads the files.
+        func residentPages(_ path: String) throws -> Int {
+            let fd = open(path, O_RDONLY)
+            defer { close(fd) }
+            let size = bytes.count
+            let map = try #require(mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0))
+            defer { munmap(map, size) }
+            let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+            var pages = [UInt8](repeating: 0, count: (size + pageSize - 1) / pageSize)
+            #expect(mincore(map, size, &pages) == 0)
+            return pages.filter { $0 & 1 != 0 }.count
+        }
+        let total = (bytes.count + 4095) / 4096
+        // Only the last partial block goes through the page cache.
+        #expect(try residentPages(original) <= 2, "\(total) pages")
+        #expect(try residentPages(cached) == total)
     }
 
     @Test("A copy whose bytes differ from the expected hash is refused and leaves nothing")

@@ -104,8 +104,8 @@ struct LivePhotoEditingTests {
         #expect(calls.filter { $0.0 == .photo }.count == 1 && calls.first?.2 == 1)
         #expect(frames.count == 41)
         #expect(zip(frames, frames.dropFirst()).allSatisfy { $0.1 < $1.1 }, "frame times increase")
-        // A 1920 px frame of a still whose long side is larger: the recipe's lengths scale down.
-        #expect(frames.allSatisfy { $0.2 > 0 && $0.2 < 1 })
+        // A 1920 px frame of a 4032 px still: the recipe's lengths scale by 1920 / 4032.
+        #expect(frames.allSatisfy { abs($0.2 - 1920.0 / 4032) < 1e-9 })
         let probe = try FFmpeg.probe(output.renderedLivePhotoMovieURL.path)
         #expect(probe.frames == 41 && !probe.hasAudio, "audioVolume 0 leaves the sound out")
         #expect(try ExifTool.tags(["ContentIdentifier"], of: output.renderedLivePhotoMovieURL.path)["ContentIdentifier"] == Self.identifier)

@@ -130,29 +130,33 @@ extension PhotoLibrary {
 
     /// A Live Photo's movie from a creation request: parsed, checked and stored.
     private func prepareMovie(_ resource: ChangeRequests.NewResource) throws -> PreparedMovie {
-        let source = try ImportSource(path: resource.path)
         let path = resource.isTemporary ? nil : resource.path
-        guard source.format.kind == .video else {
-            throw LibraryError(.invalidRequest, "a .pairedVideo resource must be a movie; nothing was changed", path: path)
-        }
+        let (source, movie) = try readMovie(at: resource.path, role: "a .pairedVideo resource", reportedPath: path)
         if let existing = try existingAsset(withOriginalHash: source.sha256) {
             throw LibraryError(
                 .invalidRequest, "the library already holds this movie as part of asset \(existing); nothing was changed",
                 path: path)
         }
-        let movie: MediaMetadata
-        do {
-            movie = try MetadataReader.read(fileAtPath: source.path)
-        } catch {
-            throw LibraryError(.corruptFile, "the movie cannot be read: \(error.message)", path: path)
-        }
-        let storedPath = try originals.store(
-            copying: source.path, sha256: source.sha256, filenameExtension: source.format.preferredFilenameExtension)
+        let storedPath = try source.store(in: originals)
         return PreparedMovie(
             storedPath: storedPath, sha256: source.sha256, size: source.size,
             originalFilename: resource.options.originalFilename ?? (source.path as NSString).lastPathComponent,
             uniformTypeIdentifier: source.format.uniformTypeIdentifier, pixelWidth: movie.pixelWidth ?? 0,
             pixelHeight: movie.pixelHeight ?? 0, duration: movie.quickTime?.duration ?? 0)
+    }
+
+    /// A file that must be a movie (`role` says whose, for the error), hashed and its header
+    /// parsed, ready to store; errors name `reportedPath`.
+    func readMovie(at path: String, role: String, reportedPath: String?) throws -> (ImportSource, MediaMetadata) {
+        let source = try ImportSource(path: path)
+        guard source.format.kind == .video else {
+            throw LibraryError(.invalidRequest, "\(role) must be a movie; nothing was changed", path: reportedPath)
+        }
+        do {
+            return (source, try MetadataReader.read(fileAtPath: source.path))
+        } catch {
+            throw LibraryError(.corruptFile, "the movie cannot be read: \(error.message); nothing was changed", path: reportedPath)
+        }
     }
 
     /// After the commit: thumbnails of new assets, moved sources deleted, files of deleted

@@ -70,23 +70,20 @@ public final class ExternalEditor: ContentEditingController {
             let display = folder + "/display.jpg"
             let image = try input.displaySizeImage.encoded(quality: 90)
             try FileIO.writeAtomically(image.bytes, to: display)
-            var request: [String: Any] = [
-                "protocol": Self.protocolVersion, "action": "edit", "filters": filters,
-                "input": [
-                    "fullSizeImage": input.fullSizeImageURL.path, "orientation": input.fullSizeImageOrientation,
-                    "displaySizeImage": display, "uniformTypeIdentifier": input.uniformTypeIdentifier,
-                    "mediaType": "image", "creationDate": ISO8601.string(from: input.creationDate, offsetSeconds: 0),
-                    "adjustmentData": input.adjustmentData.map(Self.json) ?? NSNull(),
-                ] as [String: Any],
-                "output": ["renderedContent": output.renderedContentURL.path],
+            var inputs: [String: Any] = [
+                "fullSizeImage": input.fullSizeImageURL.path, "orientation": input.fullSizeImageOrientation,
+                "displaySizeImage": display, "uniformTypeIdentifier": input.uniformTypeIdentifier,
+                "mediaType": "image", "creationDate": ISO8601.string(from: input.creationDate, offsetSeconds: 0),
+                "adjustmentData": input.adjustmentData.map(Self.json) ?? NSNull(),
             ]
+            var outputs = ["renderedContent": output.renderedContentURL.path]
             if let movie = input.livePhotoMovieURL {
-                request["input"] = (request["input"] as? [String: Any] ?? [:]).merging(["livePhotoMovie": movie.path]) { $1 }
-                request["output"] = [
-                    "renderedContent": output.renderedContentURL.path,
-                    "renderedLivePhotoMovie": output.renderedLivePhotoMovieURL.path,
-                ]
+                inputs["livePhotoMovie"] = movie.path
+                outputs["renderedLivePhotoMovie"] = output.renderedLivePhotoMovieURL.path
             }
+            let request: [String: Any] = [
+                "protocol": Self.protocolVersion, "action": "edit", "filters": filters, "input": inputs, "output": outputs,
+            ]
             let bytes = Self.encode(request)
             let answered = try await BlockingWork.run { [self] in try run(bytes, seconds: timeLimit) }
             let answer = try parse(answered)

@@ -70,7 +70,6 @@ public final class LivePhotoEditingContext: Sendable {
     public func prepareLivePhotoForPlayback(maximumSide: Int) async throws -> (photo: EncodedImage, movieURL: URL) {
         let (process, keepsAudio) = try processing()
         let display = try input.displaySizeImage.resized(maximumSide: maximumSide)
-        let photoSide = try fullSizePhotoSide()
         let time = photoTime
         let photo = try await BlockingWork.run {
             let frame = LivePhotoFrame(image: display, time: time, type: .photo, renderScale: display.scale)
@@ -81,8 +80,7 @@ public final class LivePhotoEditingContext: Sendable {
         let movie = folder.appendingPathComponent("preview.mov")
         do {
             try await renderMovie(
-                to: movie, photoSide: photoSide, options: MovieEditOptions(keepsAudio: keepsAudio, quality: 23, maximumSide: maximumSide),
-                process: process)
+                to: movie, options: MovieEditOptions(keepsAudio: keepsAudio, quality: 23, maximumSide: maximumSide), process: process)
         } catch {
             try? FileManager.default.removeItem(at: folder)
             throw error
@@ -99,28 +97,27 @@ public final class LivePhotoEditingContext: Sendable {
         let orientation = self.orientation
         let time = photoTime
         let destination = output.renderedContentURL.path
-        let photoSide: Int = try await BlockingWork.run {
+        try await BlockingWork.run {
             do {
                 let photo = try EditableImage(fileAt: source, maximumSide: ThumbnailOptions.maximumSide, orientation: orientation)
                 let edited = try process(LivePhotoFrame(image: photo, time: time, type: .photo, renderScale: 1))
                 try edited.writeJPEG(to: destination, metadataFrom: source)
-                return max(photo.pixelWidth, photo.pixelHeight)
             } catch let error as ImagingError {
                 throw LibraryError(.corruptFile, "cannot render the Live Photo's still: \(error.message)", path: source, underlying: error)
             }
         }
-        try await renderMovie(
-            to: output.renderedLivePhotoMovieURL, photoSide: photoSide, options: MovieEditOptions(keepsAudio: keepsAudio),
-            process: process)
+        try await renderMovie(to: output.renderedLivePhotoMovieURL, options: MovieEditOptions(keepsAudio: keepsAudio), process: process)
     }
 
     /// The movie with every frame through `process`, at `url`, carrying the Live Photo's
-    /// content identifier.
+    /// content identifier. Each frame's render scale is its size over the unedited still's
+    /// (a recipe's lengths are in the still's pixels, before any crop).
     func renderMovie(
-        to url: URL, photoSide: Int, options: MovieEditOptions, process: @escaping @Sendable (LivePhotoFrame) throws -> EditableImage
+        to url: URL, options: MovieEditOptions, process: @escaping @Sendable (LivePhotoFrame) throws -> EditableImage
     ) async throws {
         guard let movie = input.livePhotoMovieURL else { return }
         let still = input.fullSizeImageURL.path
+        let photoSide = fullSizePhotoSide()
         try await BlockingWork.run {
             do {
                 _ = try ImageFile.editMovie(at: movie.path, to: url.path, photoSide: photoSide, options: options, process: process)
@@ -163,7 +160,7 @@ public final class LivePhotoEditingContext: Sendable {
     }
 
     /// The long side of the upright full-size still, from its header.
-    private func fullSizePhotoSide() throws -> Int {
+    private func fullSizePhotoSide() -> Int {
         let metadata = try? MetadataReader.read(fileAtPath: fullSizeImageURL.path)
         let side = max(metadata?.pixelWidth ?? 0, metadata?.pixelHeight ?? 0)
         return side > 0 ? side : max(input.displaySizeImage.pixelWidth, input.displaySizeImage.pixelHeight)

@@ -221,16 +221,12 @@ extension PhotoLibrary {
         guard output.input.livePhotoMovieURL != nil else {
             throw LibraryError.refusedChange("asset \(id) is not a Live Photo, and its edit has a movie; nothing was changed")
         }
-        let source = try ImportSource(path: path)
-        guard source.format.kind == .video, let metadata = try? MetadataReader.read(fileAtPath: path),
-            let width = metadata.pixelWidth, let height = metadata.pixelHeight
-        else {
-            throw LibraryError(.unsupportedFormat, "the edited Live Photo movie is not a movie Lightbox can read; nothing was changed", path: path)
-        }
+        let (source, metadata) = try readMovie(at: path, role: "the edited Live Photo movie", reportedPath: path)
         let stored = try source.store(in: originals)
         return .init(
-            storedPath: stored, sha256: source.sha256, size: source.size, pixelWidth: width, pixelHeight: height,
-            originalFilename: "FullSizeRender.mov", uniformTypeIdentifier: "com.apple.quicktime-movie")
+            storedPath: stored, sha256: source.sha256, size: source.size, pixelWidth: metadata.pixelWidth ?? 0,
+            pixelHeight: metadata.pixelHeight ?? 0, originalFilename: "FullSizeRender." + source.format.preferredFilenameExtension,
+            uniformTypeIdentifier: source.format.uniformTypeIdentifier)
     }
 
     /// The displayed size of an asset's unedited photo; nil when the asset is not edited.

@@ -1,6 +1,5 @@
 import Foundation
 import LightboxImaging
-import LightboxMetadata
 import Synchronization
 
 /// Lightbox's built-in editor: it continues Lightbox recipes (an earlier edit's filters come
@@ -96,9 +95,8 @@ public final class RecipeEditor: ContentEditingController {
         // A Live Photo's movie gets the same recipe, frame by frame, scaled to its frames.
         if input.livePhotoMovieURL != nil {
             let context = try LivePhotoEditingContext(livePhotoEditingInput: input)
-            let side = (try? MetadataReader.read(fileAtPath: destination)).map { max($0.pixelWidth ?? 0, $0.pixelHeight ?? 0) } ?? 0
             do {
-                try await context.renderMovie(to: output.renderedLivePhotoMovieURL, photoSide: side, options: MovieEditOptions()) { frame in
+                try await context.renderMovie(to: output.renderedLivePhotoMovieURL, options: MovieEditOptions()) { frame in
                     if cancelled() { throw ImagingError(.cancelled, "the edit was cancelled") }
                     return try frame.image.applying(recipe)
                 }

@@ -45,10 +45,10 @@ extension PhotoLibrary {
         for asset in assets {
             // The current version of an edited photo is its render, in the photo's place.
             let render = version == .current ? asset.resource(ofType: .fullSizePhoto) : nil
-            // An edited Live Photo's movie is its edited one, when the edit made one.
-            let movie: AssetResourceType = asset.resource(ofType: .fullSizePairedVideo) != nil ? .fullSizePairedVideo : .pairedVideo
+            // With it, a Live Photo's current movie: the edited one, when the edit made one.
             let types: [AssetResourceType] =
-                render == nil ? [.photo, .video, .pairedVideo, .alternatePhoto] : [.fullSizePhoto, movie]
+                render == nil
+                ? [.photo, .video, .pairedVideo, .alternatePhoto] : [.fullSizePhoto] + [asset.currentMovieResource?.type].compactMap { $0 }
             var files: [(AssetResource, [UInt8]?)] = []
             for type in types {
                 guard let resource = asset.resource(ofType: type) else { continue }
@@ -130,7 +130,8 @@ extension PhotoLibrary {
         if resource.type == .fullSizePhoto || resource.type == .fullSizePairedVideo, let photo = asset.resource(ofType: .photo) {
             // A rendered edit takes the photo's name, as a JPEG (and a Live Photo's movie, as a movie).
             let stem = ((photo.originalFilename as NSString).lastPathComponent as NSString).deletingPathExtension
-            return (stem.isEmpty ? asset.localIdentifier : stem) + (resource.type == .fullSizePhoto ? ".jpg" : ".mov")
+            let own = ((resource.originalFilename as NSString).pathExtension as String)
+            return (stem.isEmpty ? asset.localIdentifier : stem) + "." + (resource.type == .fullSizePhoto ? "jpg" : own)
         }
         let name = (resource.originalFilename as NSString).lastPathComponent
         return name.isEmpty ? asset.localIdentifier : name

@@ -57,7 +57,6 @@ public struct Asset: Sendable, Hashable, Identifiable {
     /// The local identifier, for `Identifiable`.
     public var id: String { localIdentifier }
 
-    /// A snapshot with every field given; the library makes these, tests and tools may too.
     /// The file an image of the asset is rendered from: its photo (a Live Photo's still, a
     /// RAW + JPEG pair's JPEG), else its movie, whose first frame shows it.
     var imageResource: AssetResource? { resource(ofType: .photo) ?? resource(ofType: .video) }
@@ -65,6 +64,16 @@ public struct Asset: Sendable, Hashable, Identifiable {
     /// The file the asset's current image is rendered from: its rendered edit when it has one,
     /// else ``imageResource``.
     var currentImageResource: AssetResource? { resource(ofType: .fullSizePhoto) ?? imageResource }
+
+    /// The movie of the asset as it is now: a Live Photo's edited movie when an edit made one,
+    /// else its movie; a video's file. Lightbox's, not PhotoKit's.
+    public var currentMovieResource: AssetResource? {
+        resource(ofType: .fullSizePairedVideo) ?? resource(ofType: .pairedVideo) ?? resource(ofType: .fullSizeVideo)
+            ?? resource(ofType: .video)
+    }
+
+    /// The movie of the asset as imported: a Live Photo's movie, a video's file.
+    public var originalMovieResource: AssetResource? { resource(ofType: .pairedVideo) ?? resource(ofType: .video) }
 
     /// The orientation the current image is shown in instead of its file's own: the sidecar's
     /// correction for the original; none for a rendered edit, which is upright.
@@ -74,6 +83,7 @@ public struct Asset: Sendable, Hashable, Identifiable {
     /// rendered in; nil: the file's own. Lightbox's, not PhotoKit's: internal.
     var orientationOverride: Int?
 
+    /// A snapshot with every field given; the library makes these, tests and tools may too.
     public init(
         localIdentifier: String, mediaType: AssetMediaType, mediaSubtypes: AssetMediaSubtypes = [],
         pixelWidth: Int, pixelHeight: Int, creationDate: Date, creationTimeZoneOffset: Int,

@@ -26,7 +26,9 @@ final class DurableFile {
     let path: String
     private var fd: Int32
     private var direct: Bool
-    private let staging: UnsafeMutableRawBufferPointer
+    /// Only for direct I/O: the aligned buffer the bytes are gathered in. Ordinary writes go
+    /// straight from the caller's bytes.
+    private var staging: UnsafeMutableRawBufferPointer?
     private var staged = 0
 
     /// Creates `path`, which must not exist. `bypassingCache` asks for direct I/O: for files
@@ -36,21 +38,26 @@ final class DurableFile {
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw FileIO.posixError("creating", path) }
         direct = bypassingCache && cdirectio_set(fd, 1) == 0
-        staging = .allocate(byteCount: Self.stagingSize, alignment: Self.alignment)
+        if direct { staging = .allocate(byteCount: Self.stagingSize, alignment: Self.alignment) }
     }
 
     deinit {
         if fd >= 0 { close(fd) }
-        staging.deallocate()
+        staging?.deallocate()
     }
 
     /// Appends bytes to the file.
     func append(_ bytes: UnsafeRawBufferPointer) throws {
         guard var source = bytes.baseAddress else { return }
+        guard direct, let staging = staging?.baseAddress else {
+            // Anything gathered before direct I/O was given up goes first.
+            if staged > 0 { try flush(count: staged) }
+            return try writeAll(source, count: bytes.count)
+        }
         var remaining = bytes.count
         while remaining > 0 {
             let n = min(remaining, Self.stagingSize - staged)
-            (staging.baseAddress! + staged).copyMemory(from: source, byteCount: n)
+            (staging + staged).copyMemory(from: source, byteCount: n)
             staged += n
             source += n
             remaining -= n
@@ -60,8 +67,10 @@ final class DurableFile {
 
     /// Writes what is left, fsyncs and closes the file.
     func finish() throws {
-        let aligned = direct ? staged & ~(Self.alignment - 1) : 0
-        if aligned > 0 { try flush(count: aligned) }
+        if direct {
+            let aligned = staged & ~(Self.alignment - 1)
+            if aligned > 0 { try flush(count: aligned) }
+        }
         // The last partial block cannot go direct: through the page cache, where fsync finds it.
         if staged > 0 {
             if direct {
@@ -78,9 +87,18 @@ final class DurableFile {
 
     /// Writes the first `count` staged bytes and keeps the rest at the start of the buffer.
     private func flush(count: Int) throws {
+        guard let staging = staging?.baseAddress else { return }
+        try writeAll(staging, count: count)
+        let rest = staged - count
+        if rest > 0 { staging.copyMemory(from: staging + count, byteCount: rest) }
+        staged = rest
+    }
+
+    /// Writes `count` bytes at `pointer`, through short writes and interruptions.
+    private func writeAll(_ pointer: UnsafeRawPointer, count: Int) throws {
         var offset = 0
         while offset < count {
-            let n = write(fd, staging.baseAddress! + offset, count - offset)
+            let n = write(fd, pointer + offset, count - offset)
             if n > 0 {
                 offset += n
             } else if n < 0 && errno == EINTR {
@@ -94,8 +112,5 @@ final class DurableFile {
                 throw FileIO.posixError("writing", path)
             }
         }
-        let rest = staged - count
-        if rest > 0 { staging.baseAddress!.copyMemory(from: staging.baseAddress! + count, byteCount: rest) }
-        staged = rest
     }
 }

@@ -175,7 +175,7 @@ enum RecipePipeline {
             }
             gains[0] = Float(curve(1e-6) / 1e-6)
             addStage(CEDIT_LUMA_GAIN) { stage in
-                withUnsafeMutableBytes(of: &stage.gains) { $0.copyBytes(from: gains.withUnsafeBytes { Array($0) }) }
+                gains.withUnsafeBytes { source in withUnsafeMutableBytes(of: &stage.gains) { $0.copyMemory(from: source) } }
             }
         }
     }
