@@ -1,4 +1,5 @@
 #include "cjpeg.h"
+#include "cjpeg_fast.h"
 
 #include <setjmp.h>
 #include <stdint.h>
@@ -121,7 +122,7 @@ cjpeg_status cjpeg_read_header(const unsigned char *data, size_t length, cjpeg_h
 
 cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_eighths,
                           size_t max_pixels, size_t max_memory, int max_scans,
-                          cjpeg_monitor monitor, void *context, cjpeg_image *image,
+                          int flags, cjpeg_monitor monitor, void *context, cjpeg_image *image,
                           char *message, size_t message_length) {
     decoder d;
     struct jpeg_decompress_struct cinfo;
@@ -174,6 +175,28 @@ cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_ei
         d.status = CJPEG_TOO_LARGE;
         set_message(&d, "out of memory for the pixels");
         longjmp(d.escape, 1);
+    }
+    if (!(flags & CJPEG_LIBJPEG_ONLY) && cinfo.scale_num == 1) {
+        fast_status fast = cjpeg_fast_decode(&cinfo, cinfo.src->next_input_byte, cinfo.src->bytes_in_buffer,
+                                             (int)cinfo.scale_num, pixels, stride, monitor, context);
+        if (fast == FAST_CANCELLED) {
+            jpeg_destroy_decompress(&cinfo);
+            free(pixels);
+            free(icc);
+            set_message(&d, "cancelled");
+            return CJPEG_CANCELLED;
+        }
+        if (fast == FAST_DONE) {
+            jpeg_destroy_decompress(&cinfo);
+            image->pixels = pixels;
+            image->width = (int)width;
+            image->height = (int)height;
+            image->bands = (int)bands;
+            image->icc = icc;
+            image->icc_length = icc ? profile_length : 0;
+            image->own_decoder = 1;
+            return CJPEG_OK;
+        }
     }
     jpeg_start_decompress(&cinfo);
     JSAMPROW rows[16];

@@ -48,19 +48,31 @@ typedef struct {
     int bands;
     unsigned char *icc;
     size_t icc_length;
+    /// 1 when Lightbox's own 1/8 decoder made the pixels, 0 when libjpeg-turbo did.
+    int own_decoder;
 } cjpeg_image;
 
 /// Reads the header. Returns CJPEG_OK, CJPEG_CORRUPT or CJPEG_TRUNCATED.
 cjpeg_status cjpeg_read_header(const unsigned char *data, size_t length, cjpeg_header *header,
                                char *message, size_t message_length);
 
-/// Decodes at `scale_eighths`/8 of the stored size (1, 2, 4 or 8 are fastest). At most
+/// Flags for `cjpeg_decode`.
+enum {
+    /// Decode with libjpeg-turbo even where Lightbox's own reduced-size decoder would take the
+    /// file (tests and benchmarks compare the two).
+    CJPEG_LIBJPEG_ONLY = 1,
+};
+
+/// Decodes at `scale_eighths`/8 of the stored size (1, 2, 4 or 8 are fastest). At 1/8, a
+/// baseline Huffman-coded file with one scan is decoded by Lightbox's own decoder
+/// (cjpeg_fast.c) unless `flags` has CJPEG_LIBJPEG_ONLY; anything it declines goes to
+/// libjpeg-turbo. At most
 /// `max_pixels` output pixels, and `max_memory` bytes of libjpeg's own buffers (a progressive
 /// file keeps every coefficient). Progressive files with more than `max_scans` scans are
 /// refused as corrupt. On an error other than CJPEG_OK, `image` holds nothing to free.
 cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_eighths,
                           size_t max_pixels, size_t max_memory, int max_scans,
-                          cjpeg_monitor monitor, void *context, cjpeg_image *image,
+                          int flags, cjpeg_monitor monitor, void *context, cjpeg_image *image,
                           char *message, size_t message_length);
 
 /// Frees what `cjpeg_decode` allocated.

@@ -52,25 +52,28 @@ enum JPEGDecoder {
     }
 
     /// Decodes at 1/`shrink` of the stored size into a libvips image in memory (stored
-    /// orientation), with the file's ICC profile, if any, returned beside it.
+    /// orientation), with the file's ICC profile, if any, returned beside it. At 1/8 a baseline
+    /// file goes through Lightbox's own decoder (`cjpeg_fast.c`) unless `libjpegOnly` is set;
+    /// `ownDecoder` says which decoded it (tests compare the two).
     static func decode(
-        _ bytes: [UInt8], shrink: Int, path: String, monitor: RenderMonitor?
-    ) throws(ImagingError) -> (image: VipsImageRef, iccProfile: [UInt8]?) {
+        _ bytes: [UInt8], shrink: Int, path: String, monitor: RenderMonitor?, libjpegOnly: Bool = false
+    ) throws(ImagingError) -> (image: VipsImageRef, iccProfile: [UInt8]?, ownDecoder: Bool) {
         var image = cjpeg_image()
         var message = [CChar](repeating: 0, count: 256)
         let box = monitor.map(RenderMonitorBox.init)
         let scale = Int32(8 / max(1, min(8, shrink)))
+        let flags = libjpegOnly ? Int32(CJPEG_LIBJPEG_ONLY) : 0
         let status = bytes.withUnsafeBufferPointer { buffer in
             if let box {
                 box.withContext { context in
                     cjpeg_decode(
                         buffer.baseAddress, buffer.count, scale, maximumPixels, maximumMemory, Int32(maximumScans),
-                        RenderMonitor.callback, context, &image, &message, message.count)
+                        flags, RenderMonitor.callback, context, &image, &message, message.count)
                 }
             } else {
                 cjpeg_decode(
                     buffer.baseAddress, buffer.count, scale, maximumPixels, maximumMemory, Int32(maximumScans),
-                    nil, nil, &image, &message, message.count)
+                    flags, nil, nil, &image, &message, message.count)
             }
         }
         let reason = text(message)
@@ -89,6 +92,6 @@ enum JPEGDecoder {
         guard let wrapped = cvips_image_take_memory(pixels, size, image.width, image.height, image.bands) else {
             throw ImagingError(.corrupt, "cannot wrap the decoded pixels (\(Vips.takeError()))", path: path)
         }
-        return (VipsImageRef(wrapped), icc)
+        return (VipsImageRef(wrapped), icc, image.own_decoder != 0)
     }
 }

@@ -155,7 +155,7 @@ enum Renderer {
             RenderGeometry(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: $0)
                 .loadShrink(among: JPEGDecoder.shrinkFactors)
         }.min() ?? 1
-        let (stored, icc) = try JPEGDecoder.decode(bytes, shrink: shrink, path: path, monitor: monitor)
+        let (stored, icc, _) = try JPEGDecoder.decode(bytes, shrink: shrink, path: path, monitor: monitor)
         let image = try upright(stored, orientation: orientation, path: path)
         return Decoded(
             image: image, properties: properties, uprightWidth: uprightWidth, uprightHeight: uprightHeight, iccProfile: icc)

@@ -1,0 +1,655 @@
+// The 1/8 scale image of the JPEGs cameras and phones write (baseline, Huffman-coded, one
+// scan, 8-bit, grey, YCbCr or RGB, with or without restart markers): what a grid thumbnail
+// starts from, and nothing else.
+//
+// Why our own: at 1/8 a full-resolution component needs only each block's DC, and a
+// subsampled one a few of its coefficients, yet every coefficient must still be Huffman
+// decoded to find where the next block starts. libjpeg-turbo does that one symbol at a time:
+// a table look-up for the code, the coefficient's bits read apart, a refill test and a
+// branch on each. Here, for the coefficients no IDCT reads, one look-up of the next 12 bits
+// consumes every whole symbol they hold (two on average in a photo) without reading their
+// values; for the others, one look-up of 10 bits gives a symbol's code, run and value
+// together. The bit buffer is refilled without branches, from a copy of the scan whose
+// stuffed bytes are already removed.
+//
+// The pixels are libjpeg's: the DC over 8 for a full-resolution block, the mean of each half
+// (from coefficients 0, 1, 3, 5 and 7) for a subsampled one, then its YCbCr to RGB.
+//
+// Anything unexpected (another kind of file, a bad code, data that ends early, a restart
+// marker out of order) declines: the caller then decodes with libjpeg-turbo, which reports
+// the damage as before. Every read stays inside the copy, which is padded for the widest
+// look-ahead a damaged block can make before the check after its MCU.
+
+#include "cjpeg_fast.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// Bits looked at at once; codes longer than this, or a code with its value longer, take the
+/// slow path (rare: a photo's common codes are short).
+#define LOOKAHEAD 10
+/// Bits looked at at once when skipping coefficients: two symbols on average in a photo.
+#define SKIP 12
+/// Bytes after the copied scan: more than one MCU of the most damaged data can read (ten
+/// blocks of 64 symbols of 31 bits) before the check that follows it.
+#define PADDING 4096
+/// The most blocks in one MCU the standard allows.
+#define MAX_BLOCKS_IN_MCU 10
+
+enum {
+    /// A code whose symbol is read whole, then its value apart.
+    RUN_SYMBOL = 0xFD,
+    /// End of block.
+    RUN_EOB = 0xFE,
+    /// A code longer than the look-ahead.
+    RUN_LONG = 0xFF,
+};
+
+/// One entry of the look-up by the next LOOKAHEAD bits. When `run` is under 16 the entry is a
+/// whole symbol with its value: skip `run` zeros, store `value`, consume `length` bits.
+typedef struct {
+    int16_t value;
+    uint8_t length;
+    uint8_t run;
+} entry;
+
+/// One entry of the look-up by the next SKIP bits for coefficients no IDCT reads: as many
+/// whole symbols as those bits hold, consumed together. `length` 0: not even one.
+typedef struct {
+    uint8_t length;
+    /// Zig-zag positions the symbols move over (each symbol's run and its coefficient).
+    uint8_t advance;
+    /// The last symbol ends the block.
+    uint8_t end;
+    uint8_t unused;
+} skip_entry;
+
+typedef struct {
+    entry fast[1 << LOOKAHEAD];
+    skip_entry skip[1 << SKIP];
+    /// The largest code of each length, -1 for a length with none.
+    int32_t maxcode[17];
+    /// Index into `values` of a code of each length, less the code.
+    int32_t offset[17];
+    uint8_t values[256];
+    int count;
+} table;
+
+/// The natural (row-major) position of each zig-zag position, and 16 more for a run past the
+/// end of a damaged block: they all go to a spare slot no IDCT reads.
+static const uint8_t natural_order[80] = {
+    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48,
+    41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23,
+    30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63, 64, 64,
+    64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64,
+};
+
+static inline int extend(int bits, int size) {
+    return bits < (1 << (size - 1)) ? bits - (1 << size) + 1 : bits;
+}
+
+/// Builds the look-up for one Huffman table. Returns 0 for a table no valid code set makes.
+static int build_table(const JHUFF_TBL *source, int ac, table *t) {
+    if (!source) return 0;
+    int count = 0;
+    for (int l = 1; l <= 16; l++) count += source->bits[l];
+    if (count == 0 || count > 256) return 0;
+    t->count = count;
+    memcpy(t->values, source->huffval, 256);
+    uint16_t codes[256];
+    uint8_t lengths[256];
+    int code = 0, k = 0;
+    for (int l = 1; l <= 16; l++) {
+        int n = source->bits[l];
+        t->offset[l] = k - code;
+        for (int i = 0; i < n; i++) {
+            codes[k] = (uint16_t)code;
+            lengths[k] = (uint8_t)l;
+            k++;
+            code++;
+        }
+        if (code > (1 << l)) return 0;
+        t->maxcode[l] = n ? code - 1 : -1;
+        code <<= 1;
+    }
+    for (int i = 0; i < (1 << LOOKAHEAD); i++) {
+        t->fast[i] = (entry){0, 0, RUN_LONG};
+    }
+    for (int i = 0; i < count; i++) {
+        int l = lengths[i];
+        if (l > LOOKAHEAD) break;
+        int symbol = t->values[i];
+        int run = ac ? symbol >> 4 : 0;
+        int size = ac ? symbol & 15 : symbol;
+        int first = codes[i] << (LOOKAHEAD - l), span = 1 << (LOOKAHEAD - l);
+        for (int j = first; j < first + span; j++) {
+            entry e;
+            if (ac && size == 0) {
+                // ZRL skips sixteen zeros: fifteen, then a stored zero. Anything else ends the block.
+                e = run == 15 ? (entry){0, (uint8_t)l, 15} : (entry){0, (uint8_t)l, RUN_EOB};
+            } else if (size <= 15 && l + size <= LOOKAHEAD) {
+                int bits = size ? (j >> (LOOKAHEAD - l - size)) & ((1 << size) - 1) : 0;
+                e = (entry){(int16_t)(size ? extend(bits, size) : 0), (uint8_t)(l + size), (uint8_t)run};
+            } else {
+                e = (entry){(int16_t)symbol, (uint8_t)l, RUN_SYMBOL};
+            }
+            t->fast[j] = e;
+        }
+    }
+    if (ac) {
+        for (int j = 0; j < (1 << SKIP); j++) {
+            int position = 0, advance = 0, end = 0;
+            while (position < SKIP) {
+                entry e = t->fast[((j << position) & ((1 << SKIP) - 1)) >> (SKIP - LOOKAHEAD)];
+                if (e.run > RUN_EOB || e.run == RUN_SYMBOL || position + e.length > SKIP) break;
+                position += e.length;
+                if (e.run == RUN_EOB) {
+                    end = 1;
+                    break;
+                }
+                advance += e.run + 1;
+            }
+            t->skip[j] = (skip_entry){(uint8_t)position, (uint8_t)advance, (uint8_t)end, 0};
+        }
+    }
+    return 1;
+}
+
+/// A bit reader over the unstuffed scan: `bits` valid bits at the top of `acc`, the next
+/// bytes at `p`. A refill leaves 56 to 63 valid bits without a branch.
+typedef struct {
+    uint64_t acc;
+    int bits;
+    const uint8_t *p;
+} reader;
+
+static inline uint64_t load_be64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
+}
+
+static inline void refill(reader *r) {
+    r->acc |= load_be64(r->p) >> r->bits;
+    r->p += (63 - r->bits) >> 3;
+    r->bits |= 56;
+}
+
+static inline void consume(reader *r, int n) {
+    r->acc <<= n;
+    r->bits -= n;
+}
+
+/// A symbol the look-up could not give whole: its code is long, or its value is. Returns the
+/// symbol, or -1 for a code the table does not have. The reader was refilled.
+static int decode_symbol(reader *r, const table *t) {
+    entry e = t->fast[r->acc >> (64 - LOOKAHEAD)];
+    if (e.run == RUN_SYMBOL) {
+        consume(r, e.length);
+        return e.value;
+    }
+    for (int l = LOOKAHEAD + 1; l <= 16; l++) {
+        int32_t code = (int32_t)(r->acc >> (64 - l));
+        if (code <= t->maxcode[l]) {
+            int index = t->offset[l] + code;
+            if (index < 0 || index >= t->count) return -1;
+            consume(r, l);
+            return t->values[index];
+        }
+    }
+    return -1;
+}
+
+/// Decodes one block's coefficients into `zz` (natural order, 65 entries: the last is the
+/// spare slot). Only the positions written are set; coefficients from zig-zag position
+/// `limit` on are skipped, not stored. Returns 0 for damaged data.
+/// The reader lives in locals (registers) here; it goes back to `r` around the slow path.
+static inline int decode_block(reader *r, const table *dc, const table *ac, int limit, int *predictor, int32_t *zz) {
+    uint64_t acc = r->acc;
+    int bits = r->bits;
+    const uint8_t *p = r->p;
+#define REFILL()                                                                                   \
+    do {                                                                                           \
+        acc |= load_be64(p) >> bits;                                                               \
+        p += (63 - bits) >> 3;                                                                     \
+        bits |= 56;                                                                                \
+    } while (0)
+#define CONSUME(n)                                                                                 \
+    do {                                                                                           \
+        acc <<= (n);                                                                               \
+        bits -= (n);                                                                               \
+    } while (0)
+#define SLOW_SYMBOL(t, out)                                                                        \
+    do {                                                                                           \
+        *r = (reader){acc, bits, p};                                                               \
+        out = decode_symbol(r, t);                                                                 \
+        acc = r->acc;                                                                              \
+        bits = r->bits;                                                                            \
+        p = r->p;                                                                                  \
+    } while (0)
+    int ok = 1;
+    REFILL();
+    entry e = dc->fast[acc >> (64 - LOOKAHEAD)];
+    int diff;
+    if (e.run == 0) {
+        CONSUME(e.length);
+        diff = e.value;
+    } else {
+        int size;
+        SLOW_SYMBOL(dc, size);
+        if (size < 0 || size > 15) {
+            ok = 0;
+            goto out;
+        }
+        REFILL();
+        diff = 0;
+        if (size) {
+            diff = extend((int)(acc >> (64 - size)), size);
+            CONSUME(size);
+        }
+    }
+    *predictor += diff;
+    zz[0] = *predictor;
+    // One symbol by the one-symbol look-up, its value stored in `slot` (the spare one for a
+    // coefficient no IDCT reads); leaves the loop it is in after a symbol the look-up could
+    // not give whole, so that the buffer is refilled.
+#define ONE_SYMBOL(slot)                                                                           \
+    e = ac->fast[acc >> (64 - LOOKAHEAD)];                                                         \
+    if (e.run < 16) {                                                                              \
+        CONSUME(e.length);                                                                         \
+        k += e.run;                                                                                \
+        zz[slot] = e.value;                                                                        \
+        k++;                                                                                       \
+        if (k >= 64) goto end;                                                                     \
+        continue;                                                                                  \
+    }                                                                                              \
+    if (e.run == RUN_EOB) {                                                                        \
+        CONSUME(e.length);                                                                         \
+        goto end;                                                                                  \
+    }                                                                                              \
+    int symbol;                                                                                    \
+    SLOW_SYMBOL(ac, symbol);                                                                       \
+    if (symbol < 0) {                                                                              \
+        ok = 0;                                                                                    \
+        goto out;                                                                                  \
+    }                                                                                              \
+    int run = symbol >> 4, size = symbol & 15;                                                     \
+    if (size == 0) {                                                                               \
+        if (run != 15) goto end;                                                                   \
+        k += 16;                                                                                   \
+        break;                                                                                     \
+    }                                                                                              \
+    REFILL();                                                                                      \
+    k += run;                                                                                      \
+    zz[slot] = extend((int)(acc >> (64 - size)), size);                                            \
+    CONSUME(size);                                                                                 \
+    k++;                                                                                           \
+    break;
+    int k = 1;
+    // The coefficients the IDCT reads, one symbol at a time. After a refill, five whole symbols
+    // (at most LOOKAHEAD bits each) fit in the buffer: four of every five skip the refill.
+    while (k < limit) {
+        REFILL();
+        for (int i = 0; i < 56 / LOOKAHEAD && k < limit; i++) {
+            ONE_SYMBOL(natural_order[k])
+        }
+    }
+    // The rest of the block, several symbols a look-up while they stay inside the block.
+    while (k < 64) {
+        REFILL();
+        for (int i = 0; i < 56 / SKIP; i++) {
+            skip_entry s = ac->skip[acc >> (64 - SKIP)];
+            // An end of block counts as a position: a block that fills all 64 has none, and
+            // what follows it is the next block's DC.
+            if (s.length && k + s.advance + s.end <= 64) {
+                CONSUME(s.length);
+                k += s.advance;
+                if (s.end || k >= 64) goto end;
+                continue;
+            }
+            ONE_SYMBOL(64)
+        }
+    }
+end:
+    ok = k <= 64;
+out:
+    *r = (reader){acc, bits, p};
+    return ok;
+#undef REFILL
+#undef CONSUME
+#undef SLOW_SYMBOL
+#undef ONE_SYMBOL
+}
+
+/// One component: where its blocks go and how its reduced IDCT is made.
+typedef struct {
+    int h, v;
+    /// Pixels of one block at this scale, across and down.
+    int nh, nv;
+    const table *dc, *ac;
+    int predictor;
+    /// One past the last zig-zag position the IDCT reads; the rest of a block is skipped.
+    int limit;
+    /// The dequantisers, natural order.
+    float quant[64];
+    int quant1;
+    uint8_t *plane;
+    size_t stride;
+    int rows;
+} component;
+
+static inline uint8_t clamp_pixel(float value) {
+    return (uint8_t)fminf(fmaxf(value + 128.5f, 0.0f), 255.0f);
+}
+
+/// A block made into n pixels across or down (n 1 or 2), each the mean of the 8 / n pixels of
+/// the full block it covers: what libjpeg's reduced IDCTs compute, and what a box shrink of
+/// the full decode gives. With f(x) = 1/2 sum C(u) F(u) cos((2x+1) u pi / 16), one pixel is
+/// the mean of all eight, C(0)/2 F(0); two pixels are that plus and minus the odd
+/// coefficients' share (the even ones' cosines sum to zero over each half).
+static inline __attribute__((always_inline)) void box_1d(
+    const int32_t *coefficients, const float *quant, int step, float *out, int out_step, const int n) {
+    const float dc = 0.35355339f;  // C(0) / 2
+    // 1/2 * 1/4 * sum over x = 0...3 of cos((2x+1) u pi / 16), for u = 1, 3, 5, 7.
+    const float w1 = 0.32036724f, w3 = -0.11266292f, w5 = 0.07528015f, w7 = -0.06372473f;
+    float even = dc * (float)coefficients[0] * quant[0];
+    if (n == 1) {
+        out[0] = even;
+        return;
+    }
+    float odd = w1 * (float)coefficients[step] * quant[step] + w3 * (float)coefficients[3 * step] * quant[3 * step]
+        + w5 * (float)coefficients[5 * step] * quant[5 * step] + w7 * (float)coefficients[7 * step] * quant[7 * step];
+    out[0] = even + odd;
+    out[out_step] = even - odd;
+}
+
+/// The same down the block's columns, over values already transformed across.
+static inline __attribute__((always_inline)) void box_1d_float(const float *in, int step, float *out, int out_step, const int n) {
+    const float dc = 0.35355339f;
+    const float w1 = 0.32036724f, w3 = -0.11266292f, w5 = 0.07528015f, w7 = -0.06372473f;
+    float even = dc * in[0];
+    if (n == 1) {
+        out[0] = even;
+        return;
+    }
+    float odd = w1 * in[step] + w3 * in[3 * step] + w5 * in[5 * step] + w7 * in[7 * step];
+    out[0] = even + odd;
+    out[out_step] = even - odd;
+}
+
+/// A block's nh by nv pixels: across each needed row of coefficients, then down.
+static inline __attribute__((always_inline)) void box_block(
+    const component *c, const int32_t *zz, uint8_t *out, const int nh, const int nv) {
+    float across[8][2], pixels[2][2];
+    static const int rows[5] = {0, 1, 3, 5, 7};
+    for (int i = 0; i < (nv == 1 ? 1 : 5); i++) {
+        int v = rows[i];
+        box_1d(zz + 8 * v, c->quant + 8 * v, 1, across[v], 1, nh);
+    }
+    for (int x = 0; x < nh; x++) box_1d_float(&across[0][x], 2, &pixels[0][x], 2, nv);
+    for (int y = 0; y < nv; y++) {
+        for (int x = 0; x < nh; x++) out[(size_t)y * c->stride + x] = clamp_pixel(pixels[y][x]);
+    }
+}
+
+/// The block's pixels into the plane at (x, y).
+static inline void idct_block(const component *c, const int32_t *zz, int x, int y) {
+    uint8_t *out = c->plane + (size_t)y * c->stride + x;
+    switch (c->nh * 2 + c->nv) {
+    case 1 * 2 + 1: {
+        // Exactly libjpeg's: the DC over 8, rounded.
+        int value = ((zz[0] * c->quant1 + 4) >> 3) + 128;
+        out[0] = (uint8_t)(value < 0 ? 0 : value > 255 ? 255 : value);
+        break;
+    }
+    case 2 * 2 + 2:
+        box_block(c, zz, out, 2, 2);
+        break;
+    case 2 * 2 + 1:
+        box_block(c, zz, out, 2, 1);
+        break;
+    default:
+        box_block(c, zz, out, 1, 2);
+        break;
+    }
+}
+
+/// Where each restart interval's data starts in the unstuffed copy, and where the copy ends.
+typedef struct {
+    uint8_t *data;
+    size_t *starts;
+    size_t count;
+    size_t capacity;
+    size_t end;
+} scan_copy;
+
+/// Copies the scan without its stuffed zero bytes, noting each restart marker (in order, or
+/// the copy fails). Stops at any other marker or the end of the data.
+static int copy_scan(const unsigned char *data, size_t length, size_t intervals, scan_copy *copy) {
+    copy->data = malloc(length + PADDING);
+    copy->capacity = intervals;
+    copy->starts = malloc(sizeof(size_t) * intervals);
+    if (!copy->data || !copy->starts) return 0;
+    size_t in = 0, out = 0;
+    copy->starts[0] = 0;
+    copy->count = 1;
+    while (in < length) {
+        const unsigned char *marker = memchr(data + in, 0xFF, length - in);
+        size_t stop = marker ? (size_t)(marker - data) : length;
+        memcpy(copy->data + out, data + in, stop - in);
+        out += stop - in;
+        in = stop;
+        if (!marker) break;
+        if (in + 1 >= length) break;
+        unsigned char next = data[in + 1];
+        if (next == 0x00) {
+            copy->data[out++] = 0xFF;
+            in += 2;
+        } else if (next == 0xFF) {
+            in += 1;
+        } else if (next >= 0xD0 && next <= 0xD7) {
+            if ((size_t)(next - 0xD0) != ((copy->count - 1) & 7) || copy->count >= copy->capacity) return 0;
+            copy->starts[copy->count++] = out;
+            in += 2;
+        } else {
+            break;
+        }
+    }
+    copy->end = out;
+    memset(copy->data + out, 0, PADDING);
+    return 1;
+}
+
+/// Bits the reader has taken since `start`.
+static inline size_t bits_used(const reader *r, const uint8_t *start) {
+    return (size_t)(r->p - start) * 8 - (size_t)r->bits;
+}
+
+fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsigned char *data, size_t length,
+                              int scale_eighths, unsigned char *pixels, size_t stride,
+                              cjpeg_monitor monitor, void *context) {
+    // At 1/4 and 1/2 the IDCTs read nearly every coefficient, and libjpeg-turbo's SIMD code
+    // outruns what the Huffman look-ups save here (docs/BENCHMARKS.md): this decoder makes the
+    // 1/8 scale image only.
+    if (scale_eighths != 1) return FAST_DECLINED;
+    if (cinfo->progressive_mode || cinfo->arith_code || cinfo->data_precision != 8) return FAST_DECLINED;
+    if (cinfo->Ss != 0 || cinfo->Se != 63 || cinfo->Ah != 0 || cinfo->Al != 0) return FAST_DECLINED;
+    int components = cinfo->num_components;
+    if (cinfo->comps_in_scan != components) return FAST_DECLINED;
+    if (components == 1) {
+        if (cinfo->jpeg_color_space != JCS_GRAYSCALE) return FAST_DECLINED;
+    } else if (components == 3) {
+        if (cinfo->jpeg_color_space != JCS_YCbCr && cinfo->jpeg_color_space != JCS_RGB) return FAST_DECLINED;
+    } else {
+        return FAST_DECLINED;
+    }
+    size_t width = cinfo->output_width, height = cinfo->output_height;
+    if (width != ((size_t)cinfo->image_width + 7) / 8 || height != ((size_t)cinfo->image_height + 7) / 8) {
+        return FAST_DECLINED;
+    }
+
+    int max_h = 1, max_v = 1;
+    for (int i = 0; i < components; i++) {
+        jpeg_component_info *info = cinfo->cur_comp_info[i];
+        if (!info || info->h_samp_factor < 1 || info->v_samp_factor < 1) return FAST_DECLINED;
+        if (info->h_samp_factor > max_h) max_h = info->h_samp_factor;
+        if (info->v_samp_factor > max_v) max_v = info->v_samp_factor;
+    }
+    table *tables = malloc(sizeof(table) * 2 * NUM_HUFF_TBLS);
+    int built[2 * NUM_HUFF_TBLS] = {0};
+    component comps[3];
+    memset(comps, 0, sizeof(comps));
+    scan_copy copy = {0};
+    fast_status status = FAST_DECLINED;
+    if (!tables) goto done;
+
+    int blocks_in_mcu = 0;
+    int inverse[64];
+    for (int i = 0; i < 64; i++) inverse[natural_order[i]] = i;
+    for (int i = 0; i < components; i++) {
+        jpeg_component_info *info = cinfo->cur_comp_info[i];
+        component *c = &comps[i];
+        c->h = components == 1 ? 1 : info->h_samp_factor;
+        c->v = components == 1 ? 1 : info->v_samp_factor;
+        if (max_h % c->h || max_v % c->v) goto done;
+        int rh = components == 1 ? 1 : max_h / c->h, rv = components == 1 ? 1 : max_v / c->v;
+        if (rh > 2 || rv > 2) goto done;
+        // A subsampled component's blocks cover more of the image: their IDCTs make more
+        // pixels, so that every plane comes out at the output's size.
+        c->nh = rh;
+        c->nv = rv;
+        blocks_in_mcu += c->h * c->v;
+        int dc = info->dc_tbl_no, ac = info->ac_tbl_no, q = info->quant_tbl_no;
+        if (dc < 0 || dc >= NUM_HUFF_TBLS || ac < 0 || ac >= NUM_HUFF_TBLS || q < 0 || q >= NUM_QUANT_TBLS) goto done;
+        // One look-up per table, shared by the components that use it (Cb and Cr usually do):
+        // fewer to keep in the processor's first-level cache.
+        if (!built[dc] && !build_table(cinfo->dc_huff_tbl_ptrs[dc], 0, &tables[dc])) goto done;
+        if (!built[NUM_HUFF_TBLS + ac] && !build_table(cinfo->ac_huff_tbl_ptrs[ac], 1, &tables[NUM_HUFF_TBLS + ac])) goto done;
+        built[dc] = built[NUM_HUFF_TBLS + ac] = 1;
+        c->dc = &tables[dc];
+        c->ac = &tables[NUM_HUFF_TBLS + ac];
+        const JQUANT_TBL *quant = cinfo->quant_tbl_ptrs[q];
+        if (!quant) goto done;
+        for (int j = 0; j < 64; j++) c->quant[j] = (float)quant->quantval[j];
+        c->quant1 = quant->quantval[0];
+        // One pixel a direction reads frequency 0 of it; two read 0, 1, 3, 5 and 7.
+        c->limit = 1;
+        for (int fv = 0; fv < (c->nv == 1 ? 1 : 8); fv++) {
+            for (int fu = 0; fu < (c->nh == 1 ? 1 : 8); fu++) {
+                if (inverse[fv * 8 + fu] + 1 > c->limit) c->limit = inverse[fv * 8 + fu] + 1;
+            }
+        }
+    }
+    if (blocks_in_mcu > MAX_BLOCKS_IN_MCU) goto done;
+    // The grid of MCUs: one block each for a single component, else max_h by max_v blocks of
+    // the largest component.
+    size_t mcus_across, mcus_down;
+    if (components == 1) {
+        mcus_across = (cinfo->image_width + 7) / 8;
+        mcus_down = (cinfo->image_height + 7) / 8;
+    } else {
+        mcus_across = (cinfo->image_width + 8 * (size_t)max_h - 1) / (8 * (size_t)max_h);
+        mcus_down = (cinfo->image_height + 8 * (size_t)max_v - 1) / (8 * (size_t)max_v);
+    }
+    size_t total_mcus = mcus_across * mcus_down;
+    size_t interval = cinfo->restart_interval;
+    size_t intervals = interval ? (total_mcus + interval - 1) / interval : 1;
+    for (int i = 0; i < components; i++) {
+        component *c = &comps[i];
+        c->stride = mcus_across * (size_t)c->h * (size_t)c->nh;
+        c->rows = (int)(mcus_down * (size_t)c->v * (size_t)c->nv);
+        if (width > c->stride || height > (size_t)c->rows) goto done;
+        c->plane = malloc(c->stride * (size_t)c->rows);
+        if (!c->plane) goto done;
+    }
+    if (!copy_scan(data, length, intervals, &copy)) goto done;
+
+    int32_t zz[65];
+    memset(zz, 0, sizeof(zz));
+    reader r = {0, 0, copy.data};
+    size_t segment = 0, left_in_interval = interval;
+    const uint8_t *segment_start = copy.data;
+    size_t segment_bits = (copy.count > 1 ? copy.starts[1] : copy.end) * 8;
+    for (size_t my = 0; my < mcus_down; my++) {
+        for (size_t mx = 0; mx < mcus_across; mx++) {
+            if (interval && left_in_interval == 0) {
+                segment++;
+                if (segment >= copy.count) goto done;
+                segment_start = copy.data + copy.starts[segment];
+                size_t end = segment + 1 < copy.count ? copy.starts[segment + 1] : copy.end;
+                segment_bits = (end - copy.starts[segment]) * 8;
+                r = (reader){0, 0, segment_start};
+                for (int i = 0; i < components; i++) comps[i].predictor = 0;
+                left_in_interval = interval;
+            }
+            for (int i = 0; i < components; i++) {
+                component *c = &comps[i];
+                for (int by = 0; by < c->v; by++) {
+                    for (int bx = 0; bx < c->h; bx++) {
+                        if (!decode_block(&r, c->dc, c->ac, c->limit, &c->predictor, zz)) goto done;
+                        idct_block(c, zz, (int)((mx * (size_t)c->h + (size_t)bx) * (size_t)c->nh),
+                                   (int)((my * (size_t)c->v + (size_t)by) * (size_t)c->nv));
+                        // A block stores only its nonzero coefficients: the next must find zeros.
+                        // One whose IDCT reads the DC alone stored nothing else.
+                        if (c->limit > 1) memset(zz, 0, 64 * sizeof(int32_t));
+                    }
+                }
+            }
+            if (bits_used(&r, segment_start) > segment_bits) goto done;
+            if (interval) left_in_interval--;
+        }
+        if (monitor && monitor(context, 0.9 * (double)(my + 1) / (double)mcus_down)) {
+            status = FAST_CANCELLED;
+            goto done;
+        }
+    }
+
+    // Every plane is at the output's size: convert to RGB, a row at a time.
+    int cr_r[256], cb_b[256], cr_g[256], cb_g[256];
+    for (int i = 0; i < 256; i++) {
+        int x = i - 128;
+        cr_r[i] = (int)((91881 * x + 32768) >> 16);
+        cb_b[i] = (int)((116130 * x + 32768) >> 16);
+        cr_g[i] = -46802 * x;
+        cb_g[i] = -22554 * x + 32768;
+    }
+    for (size_t y = 0; y < height; y++) {
+        const uint8_t *source[3];
+        for (int i = 0; i < components; i++) source[i] = comps[i].plane + y * comps[i].stride;
+        uint8_t *out = pixels + y * stride;
+        if (components == 1) {
+            memcpy(out, source[0], width);
+        } else if (cinfo->jpeg_color_space == JCS_RGB) {
+            for (size_t x = 0; x < width; x++) {
+                out[3 * x] = source[0][x];
+                out[3 * x + 1] = source[1][x];
+                out[3 * x + 2] = source[2][x];
+            }
+        } else {
+            const uint8_t *ys = source[0], *cbs = source[1], *crs = source[2];
+            for (size_t x = 0; x < width; x++) {
+                int luma = ys[x], cb = cbs[x], cr = crs[x];
+                int red = luma + cr_r[cr];
+                int green = luma + ((cb_g[cb] + cr_g[cr]) >> 16);
+                int blue = luma + cb_b[cb];
+                out[3 * x] = (uint8_t)(red < 0 ? 0 : red > 255 ? 255 : red);
+                out[3 * x + 1] = (uint8_t)(green < 0 ? 0 : green > 255 ? 255 : green);
+                out[3 * x + 2] = (uint8_t)(blue < 0 ? 0 : blue > 255 ? 255 : blue);
+            }
+        }
+    }
+    if (monitor && monitor(context, 1)) {
+        status = FAST_CANCELLED;
+        goto done;
+    }
+    status = FAST_DONE;
+
+done:
+    for (int i = 0; i < 3; i++) free(comps[i].plane);
+    free(tables);
+    free(copy.data);
+    free(copy.starts);
+    return status;
+}

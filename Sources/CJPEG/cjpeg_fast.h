@@ -1,0 +1,29 @@
+#ifndef CJPEG_FAST_H
+#define CJPEG_FAST_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jpeglib.h>
+
+#include "cjpeg.h"
+
+/// What the reduced-size decoder ended with.
+typedef enum {
+    FAST_DONE = 0,
+    /// Not a file it takes, or data it cannot vouch for: libjpeg-turbo decodes it instead and
+    /// reports what is wrong.
+    FAST_DECLINED = 1,
+    FAST_CANCELLED = 2,
+} fast_status;
+
+/// Decodes a baseline, Huffman-coded, single-scan JPEG at 1/8 of its size (`scale_eighths`
+/// 1; it declines any other) into `pixels` (RGB or grey, rows of `stride` bytes, the size
+/// libjpeg computed for `cinfo`). `cinfo` has read the header up to the scan, whose coded data
+/// starts at `data` and runs for at most `length` bytes. Writes nothing outside `pixels`; on
+/// FAST_DECLINED the caller decodes the file with libjpeg-turbo from the same `cinfo`.
+fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsigned char *data, size_t length,
+                              int scale_eighths, unsigned char *pixels, size_t stride,
+                              cjpeg_monitor monitor, void *context);
+
+#endif
