@@ -9,16 +9,16 @@
 // branch on each. Here, for the coefficients no IDCT reads, one look-up of the next 12 bits
 // consumes every whole symbol they hold (two on average in a photo) without reading their
 // values; for the others, one look-up of 10 bits gives a symbol's code, run and value
-// together. The bit buffer is refilled without branches, from a copy of the scan whose
-// stuffed bytes are already removed.
+// together. Where the next eight bytes hold no 0xFF, nearly everywhere, the bit buffer is
+// refilled without a branch on each byte.
 //
 // The pixels are libjpeg's: the DC over 8 for a full-resolution block, the mean of each half
 // (from coefficients 0, 1, 3, 5 and 7) for a subsampled one, then its YCbCr to RGB.
 //
 // Anything unexpected (another kind of file, a bad code, data that ends early, a restart
 // marker out of order) declines: the caller then decodes with libjpeg-turbo, which reports
-// the damage as before. Every read stays inside the copy, which is padded for the widest
-// look-ahead a damaged block can make before the check after its MCU.
+// the damage as before. Every read stays inside the data: past its end, and past a marker,
+// the reader feeds zero bits, and an MCU that reads them declines.
 
 #include "cjpeg_fast.h"
 
@@ -32,9 +32,6 @@
 #define LOOKAHEAD 10
 /// Bits looked at at once when skipping coefficients: two symbols on average in a photo.
 #define SKIP 12
-/// Bytes after the copied scan: more than one MCU of the most damaged data can read (ten
-/// blocks of 64 symbols of 31 bits) before the check that follows it.
-#define PADDING 4096
 /// The most blocks in one MCU the standard allows.
 #define MAX_BLOCKS_IN_MCU 10
 
@@ -157,12 +154,19 @@ static int build_table(const JHUFF_TBL *source, int ac, table *t) {
     return 1;
 }
 
-/// A bit reader over the unstuffed scan: `bits` valid bits at the top of `acc`, the next
-/// bytes at `p`. A refill leaves 56 to 63 valid bits without a branch.
+/// A bit reader over the scan as the file has it: `bits` valid bits at the top of `acc`, the
+/// next bytes at `p`. Where the next eight bytes hold no 0xFF (nearly everywhere: 0xFF comes
+/// once in some 256 bytes of coded data, stuffed with a zero), a refill leaves 56 to 63 valid
+/// bits without a branch, and never loads past a 0xFF; the bytes near one go one at a time,
+/// unstuffed. At a marker or the end of the data it feeds zero bits, counted in `zeros`: a
+/// block that reads them is damaged or cut short.
 typedef struct {
     uint64_t acc;
     int bits;
     const uint8_t *p;
+    /// One past the last place an eight-byte load may start, and the end of the data.
+    const uint8_t *limit, *end;
+    int zeros;
 } reader;
 
 static inline uint64_t load_be64(const uint8_t *p) {
@@ -171,10 +175,46 @@ static inline uint64_t load_be64(const uint8_t *p) {
     return __builtin_bswap64(v);
 }
 
+/// Whether any byte of `w` is 0xFF.
+static inline int has_ff(uint64_t w) {
+    uint64_t v = ~w;
+    return ((v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL) != 0;
+}
+
+/// A refill a byte at a time, for the bytes around a 0xFF and at the end.
+static void refill_slow(reader *r) {
+    while (r->bits <= 56) {
+        unsigned byte = 0;
+        if (r->zeros == 0 && r->p < r->end) {
+            byte = *r->p;
+            if (byte != 0xFF) {
+                r->p++;
+            } else if (r->p + 1 < r->end && r->p[1] == 0x00) {
+                r->p += 2;
+            } else {
+                // A marker (or the data's end): it stays where it is, for the restart check.
+                byte = 0;
+                r->zeros += 8;
+            }
+        } else {
+            r->zeros += 8;
+        }
+        r->acc |= (uint64_t)byte << (56 - r->bits);
+        r->bits += 8;
+    }
+}
+
 static inline void refill(reader *r) {
-    r->acc |= load_be64(r->p) >> r->bits;
-    r->p += (63 - r->bits) >> 3;
-    r->bits |= 56;
+    if (r->p < r->limit) {
+        uint64_t w = load_be64(r->p);
+        if (!has_ff(w)) {
+            r->acc |= w >> r->bits;
+            r->p += (63 - r->bits) >> 3;
+            r->bits |= 56;
+            return;
+        }
+    }
+    refill_slow(r);
 }
 
 static inline void consume(reader *r, int n) {
@@ -204,17 +244,39 @@ static int decode_symbol(reader *r, const table *t) {
 
 /// Decodes one block's coefficients into `zz` (natural order, 65 entries: the last is the
 /// spare slot). Only the positions written are set; coefficients from zig-zag position
-/// `limit` on are skipped, not stored. Returns 0 for damaged data.
+/// `coefficients` on are skipped, not stored. Returns 0 for damaged data.
 /// The reader lives in locals (registers) here; it goes back to `r` around the slow path.
-static inline int decode_block(reader *r, const table *dc, const table *ac, int limit, int *predictor, int32_t *zz) {
+static inline int decode_block(reader *r, const table *dc, const table *ac, int coefficients, int *predictor, int32_t *zz) {
     uint64_t acc = r->acc;
     int bits = r->bits;
     const uint8_t *p = r->p;
+    const uint8_t *limit = r->limit;
+#define SAVE()                                                                                     \
+    do {                                                                                           \
+        r->acc = acc;                                                                              \
+        r->bits = bits;                                                                            \
+        r->p = p;                                                                                  \
+    } while (0)
+#define LOAD()                                                                                     \
+    do {                                                                                           \
+        acc = r->acc;                                                                              \
+        bits = r->bits;                                                                            \
+        p = r->p;                                                                                  \
+    } while (0)
 #define REFILL()                                                                                   \
     do {                                                                                           \
-        acc |= load_be64(p) >> bits;                                                               \
-        p += (63 - bits) >> 3;                                                                     \
-        bits |= 56;                                                                                \
+        if (__builtin_expect(p < limit, 1)) {                                                      \
+            uint64_t w_ = load_be64(p);                                                            \
+            if (__builtin_expect(!has_ff(w_), 1)) {                                                \
+                acc |= w_ >> bits;                                                                 \
+                p += (63 - bits) >> 3;                                                             \
+                bits |= 56;                                                                        \
+                break;                                                                             \
+            }                                                                                      \
+        }                                                                                          \
+        SAVE();                                                                                    \
+        refill_slow(r);                                                                            \
+        LOAD();                                                                                    \
     } while (0)
 #define CONSUME(n)                                                                                 \
     do {                                                                                           \
@@ -223,11 +285,9 @@ static inline int decode_block(reader *r, const table *dc, const table *ac, int 
     } while (0)
 #define SLOW_SYMBOL(t, out)                                                                        \
     do {                                                                                           \
-        *r = (reader){acc, bits, p};                                                               \
+        SAVE();                                                                                    \
         out = decode_symbol(r, t);                                                                 \
-        acc = r->acc;                                                                              \
-        bits = r->bits;                                                                            \
-        p = r->p;                                                                                  \
+        LOAD();                                                                                    \
     } while (0)
     int ok = 1;
     REFILL();
@@ -290,9 +350,9 @@ static inline int decode_block(reader *r, const table *dc, const table *ac, int 
     int k = 1;
     // The coefficients the IDCT reads, one symbol at a time. After a refill, five whole symbols
     // (at most LOOKAHEAD bits each) fit in the buffer: four of every five skip the refill.
-    while (k < limit) {
+    while (k < coefficients) {
         REFILL();
-        for (int i = 0; i < 56 / LOOKAHEAD && k < limit; i++) {
+        for (int i = 0; i < 56 / LOOKAHEAD && k < coefficients; i++) {
             ONE_SYMBOL(natural_order[k])
         }
     }
@@ -315,11 +375,13 @@ static inline int decode_block(reader *r, const table *dc, const table *ac, int 
 end:
     ok = k <= 64;
 out:
-    *r = (reader){acc, bits, p};
+    SAVE();
     return ok;
 #undef REFILL
 #undef CONSUME
 #undef SLOW_SYMBOL
+#undef SAVE
+#undef LOAD
 #undef ONE_SYMBOL
 }
 
@@ -331,7 +393,7 @@ typedef struct {
     const table *dc, *ac;
     int predictor;
     /// One past the last zig-zag position the IDCT reads; the rest of a block is skipped.
-    int limit;
+    int coefficients;
     /// The dequantisers, natural order.
     float quant[64];
     int quant1;
@@ -416,55 +478,18 @@ static inline void idct_block(const component *c, const int32_t *zz, int x, int 
     }
 }
 
-/// Where each restart interval's data starts in the unstuffed copy, and where the copy ends.
-typedef struct {
-    uint8_t *data;
-    size_t *starts;
-    size_t count;
-    size_t capacity;
-    size_t end;
-} scan_copy;
-
-/// Copies the scan without its stuffed zero bytes, noting each restart marker (in order, or
-/// the copy fails). Stops at any other marker or the end of the data.
-static int copy_scan(const unsigned char *data, size_t length, size_t intervals, scan_copy *copy) {
-    copy->data = malloc(length + PADDING);
-    copy->capacity = intervals;
-    copy->starts = malloc(sizeof(size_t) * intervals);
-    if (!copy->data || !copy->starts) return 0;
-    size_t in = 0, out = 0;
-    copy->starts[0] = 0;
-    copy->count = 1;
-    while (in < length) {
-        const unsigned char *marker = memchr(data + in, 0xFF, length - in);
-        size_t stop = marker ? (size_t)(marker - data) : length;
-        memcpy(copy->data + out, data + in, stop - in);
-        out += stop - in;
-        in = stop;
-        if (!marker) break;
-        if (in + 1 >= length) break;
-        unsigned char next = data[in + 1];
-        if (next == 0x00) {
-            copy->data[out++] = 0xFF;
-            in += 2;
-        } else if (next == 0xFF) {
-            in += 1;
-        } else if (next >= 0xD0 && next <= 0xD7) {
-            if ((size_t)(next - 0xD0) != ((copy->count - 1) & 7) || copy->count >= copy->capacity) return 0;
-            copy->starts[copy->count++] = out;
-            in += 2;
-        } else {
-            break;
-        }
-    }
-    copy->end = out;
-    memset(copy->data + out, 0, PADDING);
+/// Moves the reader past the restart marker that must end an interval (after any fill
+/// bytes), and starts the next interval. Returns 0 where the marker is missing, out of order,
+/// or has data before it.
+static int restart(reader *r, int number) {
+    const uint8_t *p = r->p;
+    while (p + 2 < r->end && p[0] == 0xFF && p[1] == 0xFF) p++;
+    if (p + 2 > r->end || p[0] != 0xFF || p[1] != 0xD0 + (number & 7)) return 0;
+    r->p = p + 2;
+    r->acc = 0;
+    r->bits = 0;
+    r->zeros = 0;
     return 1;
-}
-
-/// Bits the reader has taken since `start`.
-static inline size_t bits_used(const reader *r, const uint8_t *start) {
-    return (size_t)(r->p - start) * 8 - (size_t)r->bits;
 }
 
 fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsigned char *data, size_t length,
@@ -501,7 +526,6 @@ fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsign
     int built[2 * NUM_HUFF_TBLS] = {0};
     component comps[3];
     memset(comps, 0, sizeof(comps));
-    scan_copy copy = {0};
     fast_status status = FAST_DECLINED;
     if (!tables) goto done;
 
@@ -535,10 +559,10 @@ fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsign
         for (int j = 0; j < 64; j++) c->quant[j] = (float)quant->quantval[j];
         c->quant1 = quant->quantval[0];
         // One pixel a direction reads frequency 0 of it; two read 0, 1, 3, 5 and 7.
-        c->limit = 1;
+        c->coefficients = 1;
         for (int fv = 0; fv < (c->nv == 1 ? 1 : 8); fv++) {
             for (int fu = 0; fu < (c->nh == 1 ? 1 : 8); fu++) {
-                if (inverse[fv * 8 + fu] + 1 > c->limit) c->limit = inverse[fv * 8 + fu] + 1;
+                if (inverse[fv * 8 + fu] + 1 > c->coefficients) c->coefficients = inverse[fv * 8 + fu] + 1;
             }
         }
     }
@@ -553,9 +577,7 @@ fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsign
         mcus_across = (cinfo->image_width + 8 * (size_t)max_h - 1) / (8 * (size_t)max_h);
         mcus_down = (cinfo->image_height + 8 * (size_t)max_v - 1) / (8 * (size_t)max_v);
     }
-    size_t total_mcus = mcus_across * mcus_down;
     size_t interval = cinfo->restart_interval;
-    size_t intervals = interval ? (total_mcus + interval - 1) / interval : 1;
     for (int i = 0; i < components; i++) {
         component *c = &comps[i];
         c->stride = mcus_across * (size_t)c->h * (size_t)c->nh;
@@ -564,23 +586,16 @@ fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsign
         c->plane = malloc(c->stride * (size_t)c->rows);
         if (!c->plane) goto done;
     }
-    if (!copy_scan(data, length, intervals, &copy)) goto done;
 
     int32_t zz[65];
     memset(zz, 0, sizeof(zz));
-    reader r = {0, 0, copy.data};
-    size_t segment = 0, left_in_interval = interval;
-    const uint8_t *segment_start = copy.data;
-    size_t segment_bits = (copy.count > 1 ? copy.starts[1] : copy.end) * 8;
+    reader r = {0, 0, data, length >= 8 ? data + length - 7 : data, data + length, 0};
+    size_t left_in_interval = interval;
+    int restarts = 0;
     for (size_t my = 0; my < mcus_down; my++) {
         for (size_t mx = 0; mx < mcus_across; mx++) {
             if (interval && left_in_interval == 0) {
-                segment++;
-                if (segment >= copy.count) goto done;
-                segment_start = copy.data + copy.starts[segment];
-                size_t end = segment + 1 < copy.count ? copy.starts[segment + 1] : copy.end;
-                segment_bits = (end - copy.starts[segment]) * 8;
-                r = (reader){0, 0, segment_start};
+                if (!restart(&r, restarts++)) goto done;
                 for (int i = 0; i < components; i++) comps[i].predictor = 0;
                 left_in_interval = interval;
             }
@@ -588,16 +603,17 @@ fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsign
                 component *c = &comps[i];
                 for (int by = 0; by < c->v; by++) {
                     for (int bx = 0; bx < c->h; bx++) {
-                        if (!decode_block(&r, c->dc, c->ac, c->limit, &c->predictor, zz)) goto done;
+                        if (!decode_block(&r, c->dc, c->ac, c->coefficients, &c->predictor, zz)) goto done;
                         idct_block(c, zz, (int)((mx * (size_t)c->h + (size_t)bx) * (size_t)c->nh),
                                    (int)((my * (size_t)c->v + (size_t)by) * (size_t)c->nv));
                         // A block stores only its nonzero coefficients: the next must find zeros.
                         // One whose IDCT reads the DC alone stored nothing else.
-                        if (c->limit > 1) memset(zz, 0, 64 * sizeof(int32_t));
+                        if (c->coefficients > 1) memset(zz, 0, 64 * sizeof(int32_t));
                     }
                 }
             }
-            if (bits_used(&r, segment_start) > segment_bits) goto done;
+            // Bits read past a marker or the end: damaged or cut short.
+            if (r.zeros && r.bits < r.zeros) goto done;
             if (interval) left_in_interval--;
         }
         if (monitor && monitor(context, 0.9 * (double)(my + 1) / (double)mcus_down)) {
@@ -649,7 +665,5 @@ fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsign
 done:
     for (int i = 0; i < 3; i++) free(comps[i].plane);
     free(tables);
-    free(copy.data);
-    free(copy.starts);
     return status;
 }
