@@ -60,16 +60,20 @@ struct JPEGDecoderTests {
         #expect(!theirs.own)
         #expect(ours.width == theirs.width && ours.height == theirs.height && ours.bands == theirs.bands)
         // The DC of a full-resolution block is exactly libjpeg's; a subsampled block's two
-        // halves differ by rounding alone (float here, fixed point there).
+        // halves differ by rounding (float here, fixed point there) and by frequencies 5 and 7,
+        // which this decoder leaves out.
         let (mean, largest) = difference(
             (ours.pixels, ours.width, ours.height, ours.bands), (theirs.pixels, theirs.width, theirs.height, theirs.bands))
-        #expect(mean < 0.05, "mean difference \(mean)")
-        #expect(largest <= 3, "largest difference \(largest)")
+        #expect(mean < 0.1, "mean difference \(mean)")
+        #expect(largest <= 8, "largest difference \(largest)")
 
+        // Both stand for the box shrink of the full decode; Lightbox's is as close as libjpeg's.
         let folder = try TemporaryDirectory()
         let box = try boxShrink(path, in: folder)
-        let toBox = difference((ours.pixels, ours.width, ours.height, ours.bands), box).mean
-        #expect(toBox < 1.5, "mean difference to the box shrink of the full decode: \(toBox)")
+        let oursToBox = difference((ours.pixels, ours.width, ours.height, ours.bands), box).mean
+        let theirsToBox = difference((theirs.pixels, theirs.width, theirs.height, theirs.bands), box).mean
+        #expect(oursToBox < theirsToBox + 0.05, "to the box shrink: Lightbox \(oursToBox), libjpeg-turbo \(theirsToBox)")
+        #expect(oursToBox < 1.5, "mean difference to the box shrink of the full decode: \(oursToBox)")
     }
 
     @Test("A 4:2:2 photo's chroma is the mean of each half block, closer to the full decode than libjpeg-turbo's copies", arguments: [
