@@ -124,8 +124,9 @@ static int build_table(const JHUFF_TBL *source, int ac, table *t) {
         for (int j = first; j < first + span; j++) {
             entry e;
             if (ac && size == 0) {
-                // ZRL skips sixteen zeros: fifteen, then a stored zero. Anything else ends the block.
-                e = run == 15 ? (entry){0, (uint8_t)l, 15} : (entry){0, (uint8_t)l, RUN_EOB};
+                // ZRL skips sixteen zeros: fifteen, then a stored zero. Anything else ends the
+                // block (in a progressive scan, a run of blocks: the symbol is kept for that).
+                e = run == 15 ? (entry){0, (uint8_t)l, 15} : (entry){(int16_t)symbol, (uint8_t)l, RUN_EOB};
             } else if (size <= 15 && l + size <= LOOKAHEAD) {
                 int bits = size ? (j >> (LOOKAHEAD - l - size)) & ((1 << size) - 1) : 0;
                 e = (entry){(int16_t)(size ? extend(bits, size) : 0), (uint8_t)(l + size), (uint8_t)run};
@@ -181,9 +182,10 @@ static inline int has_ff(uint64_t w) {
     return ((v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL) != 0;
 }
 
-/// A refill a byte at a time, for the bytes around a 0xFF and at the end.
+/// A refill a byte at a time, for the bytes around a 0xFF and at the end. Like the fast one
+/// it leaves 56 to 63 bits: never 64, which the fast one could not take.
 static void refill_slow(reader *r) {
-    while (r->bits <= 56) {
+    while (r->bits < 56) {
         unsigned byte = 0;
         if (r->zeros == 0 && r->p < r->end) {
             byte = *r->p;
@@ -242,6 +244,26 @@ static int decode_symbol(reader *r, const table *t) {
     return -1;
 }
 
+/// A DC difference: its size by the table, then that many bits. Returns 0 for damaged data.
+static int decode_dc(reader *r, const table *t, int *diff) {
+    refill(r);
+    entry e = t->fast[r->acc >> (64 - LOOKAHEAD)];
+    if (e.run == 0) {
+        consume(r, e.length);
+        *diff = e.value;
+        return 1;
+    }
+    int size = decode_symbol(r, t);
+    if (size < 0 || size > 15) return 0;
+    refill(r);
+    *diff = 0;
+    if (size) {
+        *diff = extend((int)(r->acc >> (64 - size)), size);
+        consume(r, size);
+    }
+    return 1;
+}
+
 /// Decodes one block's coefficients into `zz` (natural order, 65 entries: the last is the
 /// spare slot). Only the positions written are set; coefficients from zig-zag position
 /// `coefficients` on are skipped, not stored. Returns 0 for damaged data.
@@ -290,27 +312,13 @@ static inline int decode_block(reader *r, const table *dc, const table *ac, int 
         LOAD();                                                                                    \
     } while (0)
     int ok = 1;
-    REFILL();
-    entry e = dc->fast[acc >> (64 - LOOKAHEAD)];
     int diff;
-    if (e.run == 0) {
-        CONSUME(e.length);
-        diff = e.value;
-    } else {
-        int size;
-        SLOW_SYMBOL(dc, size);
-        if (size < 0 || size > 15) {
-            ok = 0;
-            goto out;
-        }
-        REFILL();
-        diff = 0;
-        if (size) {
-            diff = extend((int)(acc >> (64 - size)), size);
-            CONSUME(size);
-        }
-    }
-    *predictor += diff;
+    SAVE();
+    if (!decode_dc(r, dc, &diff)) return 0;
+    LOAD();
+    entry e;
+    // Wrapping, as damaged data may add up past an int.
+    *predictor = (int)((unsigned)*predictor + (unsigned)diff);
     zz[0] = *predictor;
     // One symbol by the one-symbol look-up, its value stored in `slot` (the spare one for a
     // coefficient no IDCT reads); leaves the loop it is in after a symbol the look-up could
@@ -400,7 +408,27 @@ typedef struct {
     uint8_t *plane;
     size_t stride;
     int rows;
+    /// A progressive file's coefficients until its last scan, `per_block` for each block of
+    /// the plane, `block_stride` blocks a row: the DC alone, or the nine (u, v in 0, 1, 3) a
+    /// subsampled block's halves are made from.
+    int32_t *coefficient_store;
+    int per_block;
+    /// For each such subsampled block, which zig-zag positions are nonzero so far: a
+    /// refinement pass sends a correction bit for each of them.
+    uint64_t *nonzero;
+    size_t block_stride;
+    /// The blocks a scan of this component alone covers (no MCU padding).
+    size_t blocks_across, blocks_down;
 } component;
+
+/// The natural positions of the nine coefficients a progressive file's subsampled block keeps,
+/// and the slot of each natural position among them, or -1.
+static const uint8_t kept_natural[9] = {0, 1, 3, 8, 9, 11, 24, 25, 27};
+static const int8_t kept_slot[64] = {
+    0,  1,  -1, 2,  -1, -1, -1, -1, 3,  4,  -1, 5,  -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, 6,  7,  -1, 8,  -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
 
 static inline uint8_t clamp_pixel(float value) {
     return (uint8_t)fminf(fmaxf(value + 128.5f, 0.0f), 255.0f);
@@ -467,7 +495,7 @@ static inline void idct_block(const component *c, int32_t *zz, int x, int y) {
     switch (c->nh * 2 + c->nv) {
     case 1 * 2 + 1: {
         // Exactly libjpeg's: the DC over 8, rounded.
-        int value = ((zz[0] * c->quant1 + 4) >> 3) + 128;
+        int64_t value = (((int64_t)zz[0] * c->quant1 + 4) >> 3) + 128;
         out[0] = (uint8_t)(value < 0 ? 0 : value > 255 ? 255 : value);
         break;
     }
@@ -497,70 +525,52 @@ static int restart(reader *r, int number) {
     return 1;
 }
 
-fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsigned char *data, size_t length,
-                              int scale_eighths, unsigned char *pixels, size_t stride,
-                              cjpeg_monitor monitor, void *context) {
-    // At 1/4 and 1/2 the IDCTs read nearly every coefficient, and libjpeg-turbo's SIMD code
-    // outruns what the Huffman look-ups save here (docs/BENCHMARKS.md): this decoder makes the
-    // 1/8 scale image only.
-    if (scale_eighths != 1) return FAST_DECLINED;
-    if (cinfo->progressive_mode || cinfo->arith_code || cinfo->data_precision != 8) return FAST_DECLINED;
-    if (cinfo->Ss != 0 || cinfo->Se != 63 || cinfo->Ah != 0 || cinfo->Al != 0) return FAST_DECLINED;
-    int components = cinfo->num_components;
-    if (cinfo->comps_in_scan != components) return FAST_DECLINED;
-    if (components == 1) {
-        if (cinfo->jpeg_color_space != JCS_GRAYSCALE) return FAST_DECLINED;
-    } else if (components == 3) {
-        if (cinfo->jpeg_color_space != JCS_YCbCr && cinfo->jpeg_color_space != JCS_RGB) return FAST_DECLINED;
-    } else {
-        return FAST_DECLINED;
-    }
-    size_t width = cinfo->output_width, height = cinfo->output_height;
-    if (width != ((size_t)cinfo->image_width + 7) / 8 || height != ((size_t)cinfo->image_height + 7) / 8) {
-        return FAST_DECLINED;
-    }
-
-    int max_h = 1, max_v = 1;
-    for (int i = 0; i < components; i++) {
-        jpeg_component_info *info = cinfo->cur_comp_info[i];
-        if (!info || info->h_samp_factor < 1 || info->v_samp_factor < 1) return FAST_DECLINED;
-        if (info->h_samp_factor > max_h) max_h = info->h_samp_factor;
-        if (info->v_samp_factor > max_v) max_v = info->v_samp_factor;
-    }
-    table *tables = malloc(sizeof(table) * 2 * NUM_HUFF_TBLS);
-    int built[2 * NUM_HUFF_TBLS] = {0};
+/// What one decode shares between its passes.
+typedef struct {
+    struct jpeg_decompress_struct *cinfo;
+    int components;
     component comps[3];
-    memset(comps, 0, sizeof(comps));
-    fast_status status = FAST_DECLINED;
-    if (!tables) goto done;
+    /// The MCU grid of an interleaved scan.
+    size_t mcus_across, mcus_down;
+    int max_h, max_v;
+    table *tables;
+    int built[2 * NUM_HUFF_TBLS];
+    cjpeg_monitor monitor;
+    void *context;
+} decode_state;
 
-    int blocks_in_mcu = 0;
+/// The components in frame order, their tables (for a baseline file) and planes. Returns 0
+/// for a layout this decoder does not take.
+static int set_up(decode_state *d, int progressive, size_t width, size_t height) {
+    struct jpeg_decompress_struct *cinfo = d->cinfo;
+    int components = d->components;
+    d->max_h = d->max_v = 1;
+    for (int i = 0; i < components; i++) {
+        jpeg_component_info *info = &cinfo->comp_info[i];
+        if (info->h_samp_factor < 1 || info->v_samp_factor < 1) return 0;
+        if (info->h_samp_factor > d->max_h) d->max_h = info->h_samp_factor;
+        if (info->v_samp_factor > d->max_v) d->max_v = info->v_samp_factor;
+    }
     int inverse[64];
     for (int i = 0; i < 64; i++) inverse[natural_order[i]] = i;
+    int blocks_in_mcu = 0;
     for (int i = 0; i < components; i++) {
-        jpeg_component_info *info = cinfo->cur_comp_info[i];
-        component *c = &comps[i];
+        jpeg_component_info *info = &cinfo->comp_info[i];
+        component *c = &d->comps[i];
         c->h = components == 1 ? 1 : info->h_samp_factor;
         c->v = components == 1 ? 1 : info->v_samp_factor;
-        if (max_h % c->h || max_v % c->v) goto done;
-        int rh = components == 1 ? 1 : max_h / c->h, rv = components == 1 ? 1 : max_v / c->v;
-        if (rh > 2 || rv > 2) goto done;
+        if (d->max_h % c->h || d->max_v % c->v) return 0;
+        int rh = components == 1 ? 1 : d->max_h / c->h, rv = components == 1 ? 1 : d->max_v / c->v;
+        if (rh > 2 || rv > 2) return 0;
         // A subsampled component's blocks cover more of the image: their IDCTs make more
         // pixels, so that every plane comes out at the output's size.
         c->nh = rh;
         c->nv = rv;
+        c->per_block = rh * rv > 1 ? 9 : 1;
         blocks_in_mcu += c->h * c->v;
-        int dc = info->dc_tbl_no, ac = info->ac_tbl_no, q = info->quant_tbl_no;
-        if (dc < 0 || dc >= NUM_HUFF_TBLS || ac < 0 || ac >= NUM_HUFF_TBLS || q < 0 || q >= NUM_QUANT_TBLS) goto done;
-        // One look-up per table, shared by the components that use it (Cb and Cr usually do):
-        // fewer to keep in the processor's first-level cache.
-        if (!built[dc] && !build_table(cinfo->dc_huff_tbl_ptrs[dc], 0, &tables[dc])) goto done;
-        if (!built[NUM_HUFF_TBLS + ac] && !build_table(cinfo->ac_huff_tbl_ptrs[ac], 1, &tables[NUM_HUFF_TBLS + ac])) goto done;
-        built[dc] = built[NUM_HUFF_TBLS + ac] = 1;
-        c->dc = &tables[dc];
-        c->ac = &tables[NUM_HUFF_TBLS + ac];
+        int q = info->quant_tbl_no;
+        if (q < 0 || q >= NUM_QUANT_TBLS || !cinfo->quant_tbl_ptrs[q]) return 0;
         const JQUANT_TBL *quant = cinfo->quant_tbl_ptrs[q];
-        if (!quant) goto done;
         for (int j = 0; j < 64; j++) c->quant[j] = (float)quant->quantval[j];
         c->quant1 = quant->quantval[0];
         // One pixel a direction reads frequency 0 of it; two read 0, 1 and 3.
@@ -570,61 +580,509 @@ fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsign
                 if (inverse[fv * 8 + fu] + 1 > c->coefficients) c->coefficients = inverse[fv * 8 + fu] + 1;
             }
         }
+        size_t component_width = ((size_t)cinfo->image_width * (size_t)c->h + (size_t)d->max_h - 1) / (size_t)d->max_h;
+        size_t component_height = ((size_t)cinfo->image_height * (size_t)c->v + (size_t)d->max_v - 1) / (size_t)d->max_v;
+        c->blocks_across = (component_width + 7) / 8;
+        c->blocks_down = (component_height + 7) / 8;
     }
-    if (blocks_in_mcu > MAX_BLOCKS_IN_MCU) goto done;
+    if (blocks_in_mcu > MAX_BLOCKS_IN_MCU) return 0;
     // The grid of MCUs: one block each for a single component, else max_h by max_v blocks of
     // the largest component.
-    size_t mcus_across, mcus_down;
     if (components == 1) {
-        mcus_across = (cinfo->image_width + 7) / 8;
-        mcus_down = (cinfo->image_height + 7) / 8;
+        d->mcus_across = (cinfo->image_width + 7) / 8;
+        d->mcus_down = (cinfo->image_height + 7) / 8;
     } else {
-        mcus_across = (cinfo->image_width + 8 * (size_t)max_h - 1) / (8 * (size_t)max_h);
-        mcus_down = (cinfo->image_height + 8 * (size_t)max_v - 1) / (8 * (size_t)max_v);
+        d->mcus_across = (cinfo->image_width + 8 * (size_t)d->max_h - 1) / (8 * (size_t)d->max_h);
+        d->mcus_down = (cinfo->image_height + 8 * (size_t)d->max_v - 1) / (8 * (size_t)d->max_v);
     }
-    size_t interval = cinfo->restart_interval;
     for (int i = 0; i < components; i++) {
-        component *c = &comps[i];
-        c->stride = mcus_across * (size_t)c->h * (size_t)c->nh;
-        c->rows = (int)(mcus_down * (size_t)c->v * (size_t)c->nv);
-        if (width > c->stride || height > (size_t)c->rows) goto done;
+        component *c = &d->comps[i];
+        c->stride = d->mcus_across * (size_t)c->h * (size_t)c->nh;
+        c->rows = (int)(d->mcus_down * (size_t)c->v * (size_t)c->nv);
+        if (width > c->stride || height > (size_t)c->rows) return 0;
         c->plane = malloc(c->stride * (size_t)c->rows);
-        if (!c->plane) goto done;
+        if (!c->plane) return 0;
+        c->block_stride = d->mcus_across * (size_t)c->h;
+        if (progressive) {
+            size_t blocks = c->block_stride * d->mcus_down * (size_t)c->v;
+            c->coefficient_store = calloc(blocks * (size_t)c->per_block, sizeof(int32_t));
+            if (!c->coefficient_store) return 0;
+            if (c->per_block > 1) {
+                c->nonzero = calloc(blocks, sizeof(uint64_t));
+                if (!c->nonzero) return 0;
+            }
+        }
     }
+    return 1;
+}
 
+/// The look-up for one of the file's tables, built once and shared by the components that use
+/// it (Cb and Cr usually do): fewer to keep in the processor's first-level cache.
+static const table *lookup(decode_state *d, const JHUFF_TBL *source, int ac, int number) {
+    int slot = ac * NUM_HUFF_TBLS + number;
+    if (!d->built[slot]) {
+        if (!build_table(source, ac, &d->tables[slot])) return NULL;
+        d->built[slot] = 1;
+    }
+    return &d->tables[slot];
+}
+
+/// A baseline file's one scan, every block into its plane. Returns FAST_DONE, or why not.
+static fast_status baseline_scan(decode_state *d, const unsigned char *data, size_t length) {
+    struct jpeg_decompress_struct *cinfo = d->cinfo;
+    if (cinfo->comps_in_scan != d->components) return FAST_DECLINED;
+    if (cinfo->Ss != 0 || cinfo->Se != 63 || cinfo->Ah != 0 || cinfo->Al != 0) return FAST_DECLINED;
+    // The scan's components, in its order (a file may list them in another than the frame's).
+    component *order[3];
+    for (int i = 0; i < d->components; i++) {
+        jpeg_component_info *info = cinfo->cur_comp_info[i];
+        if (!info) return FAST_DECLINED;
+        component *c = &d->comps[info - cinfo->comp_info];
+        int dc = info->dc_tbl_no, ac = info->ac_tbl_no;
+        if (dc < 0 || dc >= NUM_HUFF_TBLS || ac < 0 || ac >= NUM_HUFF_TBLS) return FAST_DECLINED;
+        c->dc = lookup(d, cinfo->dc_huff_tbl_ptrs[dc], 0, dc);
+        c->ac = lookup(d, cinfo->ac_huff_tbl_ptrs[ac], 1, ac);
+        if (!c->dc || !c->ac) return FAST_DECLINED;
+        order[i] = c;
+    }
     int32_t zz[65];
     memset(zz, 0, sizeof(zz));
     reader r = {0, 0, data, length >= 8 ? data + length - 7 : data, data + length, 0};
-    size_t left_in_interval = interval;
+    size_t interval = cinfo->restart_interval, left_in_interval = interval;
     int restarts = 0;
-    for (size_t my = 0; my < mcus_down; my++) {
-        for (size_t mx = 0; mx < mcus_across; mx++) {
+    for (size_t my = 0; my < d->mcus_down; my++) {
+        for (size_t mx = 0; mx < d->mcus_across; mx++) {
             if (interval && left_in_interval == 0) {
-                if (!restart(&r, restarts++)) goto done;
-                for (int i = 0; i < components; i++) comps[i].predictor = 0;
+                if (!restart(&r, restarts++)) return FAST_DECLINED;
+                for (int i = 0; i < d->components; i++) d->comps[i].predictor = 0;
                 left_in_interval = interval;
             }
-            for (int i = 0; i < components; i++) {
-                component *c = &comps[i];
+            for (int i = 0; i < d->components; i++) {
+                component *c = order[i];
                 for (int by = 0; by < c->v; by++) {
                     for (int bx = 0; bx < c->h; bx++) {
-                        if (!decode_block(&r, c->dc, c->ac, c->coefficients, &c->predictor, zz)) goto done;
+                        if (!decode_block(&r, c->dc, c->ac, c->coefficients, &c->predictor, zz)) return FAST_DECLINED;
                         idct_block(c, zz, (int)((mx * (size_t)c->h + (size_t)bx) * (size_t)c->nh),
                                    (int)((my * (size_t)c->v + (size_t)by) * (size_t)c->nv));
                     }
                 }
             }
             // Bits read past a marker or the end: damaged or cut short.
-            if (r.zeros && r.bits < r.zeros) goto done;
+            if (r.zeros && r.bits < r.zeros) return FAST_DECLINED;
             if (interval) left_in_interval--;
         }
-        if (monitor && monitor(context, 0.9 * (double)(my + 1) / (double)mcus_down)) {
-            status = FAST_CANCELLED;
-            goto done;
+        if (d->monitor && d->monitor(d->context, 0.9 * (double)(my + 1) / (double)d->mcus_down)) return FAST_CANCELLED;
+    }
+    return FAST_DONE;
+}
+
+/// The next marker at or after `p` in coded data (not a stuffed zero, not a restart marker),
+/// or NULL.
+static const uint8_t *next_marker(const uint8_t *p, const uint8_t *end) {
+    while (p + 1 < end) {
+        const uint8_t *ff = memchr(p, 0xFF, (size_t)(end - p - 1));
+        if (!ff) return NULL;
+        uint8_t m = ff[1];
+        if (m == 0xFF) {
+            p = ff + 1;
+        } else if (m == 0x00 || (m >= 0xD0 && m <= 0xD7)) {
+            p = ff + 2;
+        } else {
+            return ff;
         }
     }
+    return NULL;
+}
 
-    // Every plane is at the output's size: convert to RGB, a row at a time.
+/// One scan of a progressive file: which components, which coefficients, which bits.
+typedef struct {
+    int count;
+    component *comps[4];
+    int dc_tables[4], ac_tables[4];
+    int ss, se, ah, al;
+} scan_header;
+
+/// A progressive DC scan: the first (each block's DC difference, shifted up by `al`) or a
+/// refinement (one more bit of each). Leaves `*end_of_scan` at the marker after it.
+static fast_status dc_scan(decode_state *d, const scan_header *scan, const table **tables, size_t interval,
+                           const uint8_t *data, const uint8_t *end, const uint8_t **end_of_scan) {
+    reader r = {0, 0, data, end - data >= 8 ? end - 7 : data, end, 0};
+    // One component: its blocks in order, without the MCU grid's padding. Several: MCUs.
+    int interleaved = scan->count > 1;
+    size_t across = interleaved ? d->mcus_across : scan->comps[0]->blocks_across;
+    size_t down = interleaved ? d->mcus_down : scan->comps[0]->blocks_down;
+    size_t left_in_interval = interval;
+    int restarts = 0;
+    for (int i = 0; i < scan->count; i++) scan->comps[i]->predictor = 0;
+    for (size_t my = 0; my < down; my++) {
+        for (size_t mx = 0; mx < across; mx++) {
+            if (interval && left_in_interval == 0) {
+                if (!restart(&r, restarts++)) return FAST_DECLINED;
+                for (int i = 0; i < scan->count; i++) scan->comps[i]->predictor = 0;
+                left_in_interval = interval;
+            }
+            for (int i = 0; i < scan->count; i++) {
+                component *c = scan->comps[i];
+                int h = interleaved ? c->h : 1, v = interleaved ? c->v : 1;
+                for (int by = 0; by < v; by++) {
+                    for (int bx = 0; bx < h; bx++) {
+                        size_t block = (my * (size_t)v + (size_t)by) * c->block_stride + mx * (size_t)h + (size_t)bx;
+                        int32_t *dc = &c->coefficient_store[block * (size_t)c->per_block];
+                        if (scan->ah == 0) {
+                            int diff;
+                            if (!decode_dc(&r, tables[i], &diff)) return FAST_DECLINED;
+                            // Wrapping, as damaged data may add up past an int.
+                            c->predictor = (int)((unsigned)c->predictor + (unsigned)diff);
+                            *dc = (int32_t)((uint32_t)c->predictor << scan->al);
+                        } else {
+                            refill(&r);
+                            if (r.acc >> 63) *dc |= (int32_t)1 << scan->al;
+                            consume(&r, 1);
+                        }
+                    }
+                }
+            }
+            if (r.zeros && r.bits < r.zeros) return FAST_DECLINED;
+            if (interval) left_in_interval--;
+        }
+    }
+    *end_of_scan = next_marker(r.p, end);
+    return *end_of_scan ? FAST_DONE : FAST_DECLINED;
+}
+
+/// A progressive AC scan's first pass over one component (coefficients `ss` to `se`, shifted up
+/// by `al`), keeping those its blocks' halves are made from, and which are nonzero. Leaves
+/// `*end_of_scan` at the marker after it.
+static fast_status ac_first_scan(component *c, const table *t, const scan_header *scan, size_t interval,
+                                 const uint8_t *data, const uint8_t *end, const uint8_t **end_of_scan) {
+    reader r = {0, 0, data, end - data >= 8 ? end - 7 : data, end, 0};
+    unsigned end_of_bands = 0;
+    size_t left_in_interval = interval;
+    int restarts = 0;
+    for (size_t by = 0; by < c->blocks_down; by++) {
+        for (size_t bx = 0; bx < c->blocks_across; bx++) {
+            if (interval && left_in_interval == 0) {
+                if (!restart(&r, restarts++)) return FAST_DECLINED;
+                end_of_bands = 0;
+                left_in_interval = interval;
+            }
+            if (interval) left_in_interval--;
+            // A run of blocks with nothing in this band.
+            if (end_of_bands) {
+                end_of_bands--;
+                continue;
+            }
+            int32_t *kept = &c->coefficient_store[(by * c->block_stride + bx) * 9];
+            uint64_t *nonzero = &c->nonzero[by * c->block_stride + bx];
+            for (int k = scan->ss; k <= scan->se; k++) {
+                refill(&r);
+                entry e = t->fast[r.acc >> (64 - LOOKAHEAD)];
+                int run, value;
+                if (e.run < 16) {
+                    consume(&r, e.length);
+                    run = e.run;
+                    value = e.value;
+                } else {
+                    int symbol;
+                    if (e.run == RUN_EOB) {
+                        consume(&r, e.length);
+                        symbol = e.value;
+                    } else {
+                        symbol = decode_symbol(&r, t);
+                        if (symbol < 0) return FAST_DECLINED;
+                    }
+                    run = symbol >> 4;
+                    int size = symbol & 15;
+                    if (size == 0 && run != 15) {
+                        // This block and 2^run - 1 + (run more bits) after it end here.
+                        refill(&r);
+                        end_of_bands = (1u << run) - 1;
+                        if (run) {
+                            end_of_bands += (unsigned)(r.acc >> (64 - run));
+                            consume(&r, run);
+                        }
+                        break;
+                    }
+                    value = 0;
+                    if (size) {
+                        refill(&r);
+                        value = extend((int)(r.acc >> (64 - size)), size);
+                        consume(&r, size);
+                    }
+                }
+                k += run;
+                if (k > scan->se) return FAST_DECLINED;
+                if (value) *nonzero |= 1ULL << k;
+                int slot = kept_slot[natural_order[k]];
+                if (slot >= 0) kept[slot] = (int32_t)((uint32_t)value << scan->al);
+            }
+            if (r.zeros && r.bits < r.zeros) return FAST_DECLINED;
+        }
+    }
+    *end_of_scan = next_marker(r.p, end);
+    return *end_of_scan ? FAST_DONE : FAST_DECLINED;
+}
+
+/// The zig-zag positions from `from` up to, not including, `to` (0 <= from <= to <= 64).
+static inline uint64_t positions(int from, int to) {
+    uint64_t below_to = to >= 64 ? ~0ULL : (1ULL << to) - 1;
+    return below_to & ~((1ULL << from) - 1);
+}
+
+/// One correction bit for each coefficient in `pending`, in zig-zag order: it adds `bit` (with
+/// the coefficient's sign) where a kept coefficient lacks it.
+static void corrections(reader *r, uint64_t pending, int32_t *kept, int32_t bit) {
+    while (pending) {
+        refill(r);
+        for (int i = 0; i < 48 && pending; i++) {
+            int k = __builtin_ctzll(pending);
+            pending &= pending - 1;
+            int correction = (int)(r->acc >> 63);
+            consume(r, 1);
+            int slot = kept_slot[natural_order[k]];
+            if (correction && slot >= 0 && (kept[slot] & bit) == 0) kept[slot] += kept[slot] >= 0 ? bit : -bit;
+        }
+    }
+}
+
+/// A progressive AC refinement pass over one component (ITU-T T.81, G.1.2.3): one more bit of
+/// every coefficient of the band, a correction bit for each already nonzero, and the
+/// coefficients that become nonzero (plus or minus the bit). Leaves `*end_of_scan` at the
+/// marker after it.
+static fast_status ac_refine_scan(component *c, const table *t, const scan_header *scan, size_t interval,
+                                  const uint8_t *data, const uint8_t *end, const uint8_t **end_of_scan) {
+    reader r = {0, 0, data, end - data >= 8 ? end - 7 : data, end, 0};
+    int32_t bit = (int32_t)1 << scan->al;
+    unsigned end_of_bands = 0;
+    size_t left_in_interval = interval;
+    int restarts = 0;
+    for (size_t by = 0; by < c->blocks_down; by++) {
+        for (size_t bx = 0; bx < c->blocks_across; bx++) {
+            if (interval && left_in_interval == 0) {
+                if (!restart(&r, restarts++)) return FAST_DECLINED;
+                end_of_bands = 0;
+                left_in_interval = interval;
+            }
+            if (interval) left_in_interval--;
+            int32_t *kept = &c->coefficient_store[(by * c->block_stride + bx) * 9];
+            uint64_t *nonzero = &c->nonzero[by * c->block_stride + bx];
+            int k = scan->ss;
+            if (end_of_bands == 0) {
+                for (; k <= scan->se; k++) {
+                    refill(&r);
+                    entry e = t->fast[r.acc >> (64 - LOOKAHEAD)];
+                    int run, value;
+                    if (e.run < 16) {
+                        consume(&r, e.length);
+                        run = e.run;
+                        value = e.value;
+                    } else {
+                        int symbol;
+                        if (e.run == RUN_EOB) {
+                            consume(&r, e.length);
+                            symbol = e.value;
+                        } else {
+                            symbol = decode_symbol(&r, t);
+                            if (symbol < 0) return FAST_DECLINED;
+                        }
+                        run = symbol >> 4;
+                        int size = symbol & 15;
+                        if (size == 0 && run != 15) {
+                            refill(&r);
+                            end_of_bands = 1u << run;
+                            if (run) {
+                                end_of_bands += (unsigned)(r.acc >> (64 - run));
+                                consume(&r, run);
+                            }
+                            break;
+                        }
+                        if (size > 1) return FAST_DECLINED;
+                        value = 0;
+                        if (size) {
+                            refill(&r);
+                            value = (r.acc >> 63) ? 1 : -1;
+                            consume(&r, 1);
+                        }
+                    }
+                    // Past the coefficients already nonzero (a correction bit each) and `run`
+                    // of those still zero, to the one the symbol is for.
+                    uint64_t still_zero = ~*nonzero & positions(k, scan->se + 1);
+                    for (int i = 0; i < run && still_zero; i++) still_zero &= still_zero - 1;
+                    int target = still_zero ? __builtin_ctzll(still_zero) : scan->se + 1;
+                    corrections(&r, *nonzero & positions(k, target), kept, bit);
+                    k = target;
+                    if (value) {
+                        if (k > scan->se) return FAST_DECLINED;
+                        *nonzero |= 1ULL << k;
+                        int slot = kept_slot[natural_order[k]];
+                        if (slot >= 0) kept[slot] = value * bit;
+                    }
+                }
+            }
+            if (end_of_bands > 0) {
+                // The rest of the band: corrections for the coefficients already nonzero.
+                if (k <= scan->se) corrections(&r, *nonzero & positions(k, scan->se + 1), kept, bit);
+                end_of_bands--;
+            }
+            if (r.zeros && r.bits < r.zeros) return FAST_DECLINED;
+        }
+    }
+    *end_of_scan = next_marker(r.p, end);
+    return *end_of_scan ? FAST_DONE : FAST_DECLINED;
+}
+
+/// Reads a two-byte big-endian length or value.
+static inline size_t be16(const uint8_t *p) {
+    return ((size_t)p[0] << 8) | p[1];
+}
+
+/// A progressive file at 1/8: only its DC scans are decoded (a full-resolution block's pixel
+/// is its DC, as libjpeg makes it); the AC scans, most of the file, are stepped over by
+/// looking for the next marker. The markers between scans are read here: Huffman tables
+/// (each scan may bring its own), restart intervals, the next scan's header.
+static fast_status progressive_scans(decode_state *d, const unsigned char *data, size_t length) {
+    struct jpeg_decompress_struct *cinfo = d->cinfo;
+    const uint8_t *end = data + length, *p = data;
+    // The tables as the file defines them so far (libjpeg read those before the first scan),
+    // DC then AC.
+    JHUFF_TBL huffman[2][NUM_HUFF_TBLS];
+    int defined[2][NUM_HUFF_TBLS];
+    for (int i = 0; i < NUM_HUFF_TBLS; i++) {
+        defined[0][i] = cinfo->dc_huff_tbl_ptrs[i] != NULL;
+        if (defined[0][i]) huffman[0][i] = *cinfo->dc_huff_tbl_ptrs[i];
+        defined[1][i] = cinfo->ac_huff_tbl_ptrs[i] != NULL;
+        if (defined[1][i]) huffman[1][i] = *cinfo->ac_huff_tbl_ptrs[i];
+    }
+    // The lowest DC bit each component has so far, -1 before its first DC scan.
+    int dc_bit[3] = {-1, -1, -1};
+    size_t interval = cinfo->restart_interval;
+    scan_header scan = {0};
+    scan.count = cinfo->comps_in_scan;
+    if (scan.count < 1 || scan.count > d->components) return FAST_DECLINED;
+    for (int i = 0; i < scan.count; i++) {
+        jpeg_component_info *info = cinfo->cur_comp_info[i];
+        if (!info) return FAST_DECLINED;
+        scan.comps[i] = &d->comps[info - cinfo->comp_info];
+        scan.dc_tables[i] = info->dc_tbl_no;
+        scan.ac_tables[i] = info->ac_tbl_no;
+    }
+    scan.ss = cinfo->Ss;
+    scan.se = cinfo->Se;
+    scan.ah = cinfo->Ah;
+    scan.al = cinfo->Al;
+    int scans = 0;
+    for (;;) {
+        if (++scans > 1000) return FAST_DECLINED;
+        const uint8_t *marker;
+        if (scan.ss == 0) {
+            // A DC scan: progressive DC scans carry no AC coefficients.
+            if (scan.se != 0 || scan.al > 13) return FAST_DECLINED;
+            const table *tables[4];
+            for (int i = 0; i < scan.count; i++) {
+                int c = (int)(scan.comps[i] - d->comps);
+                if (scan.ah == 0) {
+                    if (dc_bit[c] != -1) return FAST_DECLINED;
+                    int n = scan.dc_tables[i];
+                    if (n < 0 || n >= NUM_HUFF_TBLS || !defined[0][n]) return FAST_DECLINED;
+                    // Rebuilt for each scan: a later table may replace one of the same number.
+                    d->built[n] = 0;
+                    tables[i] = lookup(d, &huffman[0][n], 0, n);
+                    if (!tables[i]) return FAST_DECLINED;
+                } else if (dc_bit[c] != scan.ah || scan.al != scan.ah - 1) {
+                    return FAST_DECLINED;
+                }
+                dc_bit[c] = scan.al;
+            }
+            fast_status status = dc_scan(d, &scan, tables, interval, p, end, &marker);
+            if (status != FAST_DONE) return status;
+        } else if (scan.count == 1 && scan.comps[0]->per_block > 1) {
+            // A subsampled component's AC band: its blocks' halves need coefficients 1 and 3
+            // across and down, and their refinements.
+            if (scan.se > 63 || scan.ss > scan.se || scan.al > 13) return FAST_DECLINED;
+            if (scan.ah != 0 && scan.al != scan.ah - 1) return FAST_DECLINED;
+            int n = scan.ac_tables[0];
+            if (n < 0 || n >= NUM_HUFF_TBLS || !defined[1][n]) return FAST_DECLINED;
+            d->built[NUM_HUFF_TBLS + n] = 0;
+            const table *t = lookup(d, &huffman[1][n], 1, n);
+            if (!t) return FAST_DECLINED;
+            fast_status status = scan.ah == 0 ? ac_first_scan(scan.comps[0], t, &scan, interval, p, end, &marker)
+                                              : ac_refine_scan(scan.comps[0], t, &scan, interval, p, end, &marker);
+            if (status != FAST_DONE) return status;
+        } else {
+            // Luma's AC bands (and a full-resolution chroma's): stepped over.
+            marker = next_marker(p, end);
+            if (!marker) return FAST_DECLINED;
+        }
+        if (d->monitor && d->monitor(d->context, 0.9 * (double)(marker - data) / (double)length)) return FAST_CANCELLED;
+        // The markers up to the next scan, or the end of the image.
+        p = marker;
+        for (;;) {
+            while (p + 1 < end && p[0] == 0xFF && p[1] == 0xFF) p++;
+            if (p + 2 > end || p[0] != 0xFF) return FAST_DECLINED;
+            uint8_t m = p[1];
+            if (m == 0xD9) {
+                for (int c = 0; c < d->components; c++) {
+                    if (dc_bit[c] == -1) return FAST_DECLINED;
+                }
+                return FAST_DONE;
+            }
+            if (p + 4 > end) return FAST_DECLINED;
+            size_t segment = be16(p + 2);
+            if (segment < 2 || p + 2 + segment > end) return FAST_DECLINED;
+            const uint8_t *body = p + 4, *stop = p + 2 + segment;
+            if (m == 0xC4) {
+                while (body < stop) {
+                    if (body + 17 > stop) return FAST_DECLINED;
+                    int kind = body[0] >> 4, number = body[0] & 15;
+                    size_t count = 0;
+                    for (int l = 1; l <= 16; l++) count += body[l];
+                    if (kind > 1 || number >= NUM_HUFF_TBLS || count > 256 || body + 17 + count > stop) return FAST_DECLINED;
+                    JHUFF_TBL *t = &huffman[kind][number];
+                    memset(t, 0, sizeof(*t));
+                    for (int l = 1; l <= 16; l++) t->bits[l] = body[l];
+                    memcpy(t->huffval, body + 17, count);
+                    defined[kind][number] = 1;
+                    body += 17 + count;
+                }
+            } else if (m == 0xDD) {
+                if (segment != 4) return FAST_DECLINED;
+                interval = be16(body);
+            } else if (m == 0xDA) {
+                if (segment < 3) return FAST_DECLINED;
+                int count = body[0];
+                if (count < 1 || count > d->components || segment != (size_t)(6 + 2 * count)) return FAST_DECLINED;
+                scan.count = count;
+                for (int i = 0; i < count; i++) {
+                    int id = body[1 + 2 * i], found = -1;
+                    for (int c = 0; c < d->components; c++) {
+                        if (cinfo->comp_info[c].component_id == id) found = c;
+                    }
+                    if (found < 0) return FAST_DECLINED;
+                    scan.comps[i] = &d->comps[found];
+                    scan.dc_tables[i] = body[2 + 2 * i] >> 4;
+                    scan.ac_tables[i] = body[2 + 2 * i] & 15;
+                }
+                const uint8_t *tail = body + 1 + 2 * count;
+                scan.ss = tail[0];
+                scan.se = tail[1];
+                scan.ah = tail[2] >> 4;
+                scan.al = tail[2] & 15;
+                p = stop;
+                break;
+            } else if ((m >= 0xE0 && m <= 0xEF) || m == 0xFE) {
+                // Application data and comments: nothing for the pixels.
+            } else {
+                // New quantisation tables, a DNL marker, another frame: left to libjpeg.
+                return FAST_DECLINED;
+            }
+            p = stop;
+        }
+    }
+}
+
+/// The planes, all at the output's size, converted to RGB (or copied, for grey) into `pixels`.
+static void write_pixels(decode_state *d, unsigned char *pixels, size_t stride, size_t width, size_t height) {
+    int components = d->components;
     int cr_r[256], cb_b[256], cr_g[256], cb_g[256];
     for (int i = 0; i < 256; i++) {
         int x = i - 128;
@@ -635,11 +1093,11 @@ fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsign
     }
     for (size_t y = 0; y < height; y++) {
         const uint8_t *source[3];
-        for (int i = 0; i < components; i++) source[i] = comps[i].plane + y * comps[i].stride;
+        for (int i = 0; i < components; i++) source[i] = d->comps[i].plane + y * d->comps[i].stride;
         uint8_t *out = pixels + y * stride;
         if (components == 1) {
             memcpy(out, source[0], width);
-        } else if (cinfo->jpeg_color_space == JCS_RGB) {
+        } else if (d->cinfo->jpeg_color_space == JCS_RGB) {
             for (size_t x = 0; x < width; x++) {
                 out[3 * x] = source[0][x];
                 out[3 * x + 1] = source[1][x];
@@ -658,14 +1116,65 @@ fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsign
             }
         }
     }
-    if (monitor && monitor(context, 1)) {
-        status = FAST_CANCELLED;
-        goto done;
+}
+
+fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsigned char *data, size_t length,
+                              int scale_eighths, unsigned char *pixels, size_t stride,
+                              cjpeg_monitor monitor, void *context) {
+    // At 1/4 and 1/2 the IDCTs read nearly every coefficient, and libjpeg-turbo's SIMD code
+    // outruns what the Huffman look-ups save here (docs/BENCHMARKS.md): this decoder makes the
+    // 1/8 scale image only.
+    if (scale_eighths != 1) return FAST_DECLINED;
+    if (cinfo->arith_code || cinfo->data_precision != 8) return FAST_DECLINED;
+    int components = cinfo->num_components;
+    if (components == 1) {
+        if (cinfo->jpeg_color_space != JCS_GRAYSCALE) return FAST_DECLINED;
+    } else if (components == 3) {
+        if (cinfo->jpeg_color_space != JCS_YCbCr && cinfo->jpeg_color_space != JCS_RGB) return FAST_DECLINED;
+    } else {
+        return FAST_DECLINED;
     }
-    status = FAST_DONE;
+    size_t width = cinfo->output_width, height = cinfo->output_height;
+    if (width != ((size_t)cinfo->image_width + 7) / 8 || height != ((size_t)cinfo->image_height + 7) / 8) {
+        return FAST_DECLINED;
+    }
+    decode_state d;
+    memset(&d, 0, sizeof(d));
+    d.cinfo = cinfo;
+    d.components = components;
+    d.monitor = monitor;
+    d.context = context;
+    fast_status status = FAST_DECLINED;
+    int progressive = cinfo->progressive_mode != 0;
+    d.tables = malloc(sizeof(table) * 2 * NUM_HUFF_TBLS);
+    if (!d.tables || !set_up(&d, progressive, width, height)) goto done;
+    status = progressive ? progressive_scans(&d, data, length) : baseline_scan(&d, data, length);
+    if (status != FAST_DONE) goto done;
+    if (progressive) {
+        // Every block from its kept coefficients, as a baseline block would be made.
+        int32_t zz[65];
+        memset(zz, 0, sizeof(zz));
+        for (int i = 0; i < components; i++) {
+            component *c = &d.comps[i];
+            size_t rows = d.mcus_down * (size_t)c->v;
+            for (size_t by = 0; by < rows; by++) {
+                for (size_t bx = 0; bx < c->block_stride; bx++) {
+                    const int32_t *kept = &c->coefficient_store[(by * c->block_stride + bx) * (size_t)c->per_block];
+                    for (int n = 0; n < c->per_block; n++) zz[kept_natural[n]] = kept[n];
+                    idct_block(c, zz, (int)(bx * (size_t)c->nh), (int)(by * (size_t)c->nv));
+                }
+            }
+        }
+    }
+    write_pixels(&d, pixels, stride, width, height);
+    if (monitor && monitor(context, 1)) status = FAST_CANCELLED;
 
 done:
-    for (int i = 0; i < 3; i++) free(comps[i].plane);
-    free(tables);
+    for (int i = 0; i < 3; i++) {
+        free(d.comps[i].plane);
+        free(d.comps[i].coefficient_store);
+        free(d.comps[i].nonzero);
+    }
+    free(d.tables);
     return status;
 }

@@ -48,9 +48,12 @@ struct JPEGDecoderTests {
         return (image.pixels, image.width, image.height, image.bands)
     }
 
-    @Test("It makes libjpeg-turbo's pixels: 4:2:0 phone photos, 4:4:4 and 4:2:0 with restart markers, grey", arguments: [
+    @Test("It makes libjpeg-turbo's pixels: 4:2:0 phone photos, 4:4:4 and 4:2:0 with restart markers, grey, progressive", arguments: [
         RenderFiles.phone, RenderFiles.displayP3, "forensics/original-files/pic1/IMG_20200827_231612.jpg",
         "exiv2/data/Reagan.jpg", "sigal/pictures/iptcTest/1.jpg", "piexif/images/02.jpg",
+        // Progressive 4:2:0 (DC and AC refinement passes) and 4:4:4.
+        "lomiri/backgrounds/picosdeeuropa_by_Aitzol_Berasategi.jpg", "lomiri/backgrounds/seeding_by_Clements_Engelhardt.jpg",
+        "lomiri/backgrounds/greentock_by_Peter_Nerlich.jpg",
     ])
     func agreesWithLibjpeg(file: String) throws {
         let path = try Corpus.path(file)
@@ -78,6 +81,7 @@ struct JPEGDecoderTests {
 
     @Test("A 4:2:2 photo's chroma is the mean of each half block, closer to the full decode than libjpeg-turbo's copies", arguments: [
         "exiv2/data/exiv2-bug922a.jpg", "exiv2/data/FurnaceCreekInn2.jpg", "exiv2/data/FurnaceCreekInn3.jpg",
+        "lomiri/backgrounds/Dragonfly_by_Bolly.jpg", "lomiri/backgrounds/life_by_Aitzol_Berasategi.jpg",
     ])
     func subsampledAcross(file: String) throws {
         let path = try Corpus.path(file)
@@ -92,22 +96,22 @@ struct JPEGDecoderTests {
         #expect(oursToBox < 1, "mean difference to the box shrink: \(oursToBox)")
     }
 
-    @Test("Damaged data goes to libjpeg-turbo, which decodes it as before; a progressive file too")
+    @Test("Damaged data goes to libjpeg-turbo, which decodes it as before; a file cut short fails with its path")
     func declines() throws {
         // A block in this file runs past its 64th coefficient: libjpeg-turbo warns and goes on.
-        for file in ["pillow/images/hopper_bad_exif.jpg", "lomiri/backgrounds/Dragonfly_by_Bolly.jpg"] {
-            let path = try Corpus.path(file)
-            let ours = try decode(path)
-            let theirs = try decode(path, libjpegOnly: true)
-            #expect(!ours.own, "\(file) declined")
-            #expect(ours.pixels == theirs.pixels)
-        }
-        // Cut short: an error naming the file, as libjpeg-turbo gives.
+        let path = try Corpus.path("pillow/images/hopper_bad_exif.jpg")
+        let ours = try decode(path)
+        let theirs = try decode(path, libjpegOnly: true)
+        #expect(!ours.own)
+        #expect(ours.pixels == theirs.pixels)
+        // Cut short, baseline and progressive: an error naming the file, as libjpeg-turbo gives.
         let folder = try TemporaryDirectory()
-        let cut = try folder.truncatedCopy(of: try Corpus.path(RenderFiles.phone), fraction: 0.6, as: "cut.jpg")
-        let error = #expect(throws: ImagingError.self) { try decode(cut) }
-        #expect(error?.path == cut)
-        #expect(error?.code == .corrupt)
+        for (index, file) in [RenderFiles.phone, "lomiri/backgrounds/Dragonfly_by_Bolly.jpg"].enumerated() {
+            let cut = try folder.truncatedCopy(of: try Corpus.path(file), fraction: 0.6, as: "cut-\(index).jpg")
+            let error = #expect(throws: ImagingError.self) { try decode(cut) }
+            #expect(error?.path == cut)
+            #expect(error?.code == .corrupt)
+        }
     }
 
     @Test("Progress rises to 1 row by row, and a cancelled decode stops and throws")
