@@ -265,8 +265,8 @@ static int decode_dc(reader *r, const table *t, int *diff) {
 }
 
 /// Decodes one block's coefficients into `zz` (natural order, 65 entries: the last is the
-/// spare slot). Only the positions written are set; coefficients from zig-zag position
-/// `coefficients` on are skipped, not stored. Returns 0 for damaged data.
+/// spare slot). Only the nonzero coefficients before zig-zag position `coefficients` are
+/// stored; the rest are skipped, or stored into the spare slot. Returns 0 for damaged data.
 /// The reader lives in locals (registers) here; it goes back to `r` around the slow path.
 static inline int decode_block(reader *r, const table *dc, const table *ac, int coefficients, int *predictor, int32_t *zz) {
     uint64_t acc = r->acc;
@@ -361,7 +361,7 @@ static inline int decode_block(reader *r, const table *dc, const table *ac, int 
     while (k < coefficients) {
         REFILL();
         for (int i = 0; i < 56 / LOOKAHEAD && k < coefficients; i++) {
-            ONE_SYMBOL(natural_order[k])
+            ONE_SYMBOL(k < coefficients ? natural_order[k] : 64)
         }
     }
     // The rest of the block, several symbols a look-up while they stay inside the block.
@@ -471,17 +471,14 @@ static inline __attribute__((always_inline)) void box_1d_float(const float *in, 
     out[out_step] = even - odd;
 }
 
-/// A block's nh by nv pixels: across each needed row of coefficients, then down. The
-/// coefficients it read are zeroed for the next block of the component, the only kind of block
-/// that stores any (the others' skipped ones go to the spare slot).
+/// A block's nh by nv pixels: across each needed row of coefficients, then down.
 static inline __attribute__((always_inline)) void box_block(
-    const component *c, int32_t *zz, uint8_t *out, const int nh, const int nv) {
+    const component *c, const int32_t *zz, uint8_t *out, const int nh, const int nv) {
     float across[4][2], pixels[2][2];
     static const int used[3] = {0, 1, 3};
     for (int i = 0; i < (nv == 1 ? 1 : 3); i++) {
         int v = used[i];
         box_1d(zz + 8 * v, c->quant + 8 * v, 1, across[v], 1, nh);
-        for (int j = 0; j < (nh == 1 ? 1 : 3); j++) zz[8 * v + used[j]] = 0;
     }
     for (int x = 0; x < nh; x++) box_1d_float(&across[0][x], 2, &pixels[0][x], 2, nv);
     for (int y = 0; y < nv; y++) {
@@ -490,7 +487,7 @@ static inline __attribute__((always_inline)) void box_block(
 }
 
 /// The block's pixels into the plane at (x, y).
-static inline void idct_block(const component *c, int32_t *zz, int x, int y) {
+static inline void idct_block(const component *c, const int32_t *zz, int x, int y) {
     uint8_t *out = c->plane + (size_t)y * c->stride + x;
     switch (c->nh * 2 + c->nv) {
     case 1 * 2 + 1: {
@@ -509,6 +506,12 @@ static inline void idct_block(const component *c, int32_t *zz, int x, int y) {
         box_block(c, zz, out, 1, 2);
         break;
     }
+}
+
+/// Zeroes the positions a block of this component may have stored (its first `coefficients`
+/// in zig-zag order; past them a block stores into the spare slot).
+static inline void clear_block(const component *c, int32_t *zz) {
+    for (int k = 1; k < c->coefficients; k++) zz[natural_order[k]] = 0;
 }
 
 /// Moves the reader past the restart marker that must end an interval (after any fill
@@ -664,6 +667,7 @@ static fast_status baseline_scan(decode_state *d, const unsigned char *data, siz
                         if (!decode_block(&r, c->dc, c->ac, c->coefficients, &c->predictor, zz)) return FAST_DECLINED;
                         idct_block(c, zz, (int)((mx * (size_t)c->h + (size_t)bx) * (size_t)c->nh),
                                    (int)((my * (size_t)c->v + (size_t)by) * (size_t)c->nv));
+                        clear_block(c, zz);
                     }
                 }
             }
@@ -1162,6 +1166,7 @@ fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsign
                     const int32_t *kept = &c->coefficient_store[(by * c->block_stride + bx) * (size_t)c->per_block];
                     for (int n = 0; n < c->per_block; n++) zz[kept_natural[n]] = kept[n];
                     idct_block(c, zz, (int)(bx * (size_t)c->nh), (int)(by * (size_t)c->nv));
+                    clear_block(c, zz);
                 }
             }
         }
