@@ -544,7 +544,7 @@ typedef struct {
 
 /// The components in frame order, their tables (for a baseline file) and planes. Returns 0
 /// for a layout this decoder does not take.
-static int set_up(decode_state *d, int progressive, size_t width, size_t height) {
+static int set_up(decode_state *d, int progressive, size_t width, size_t height, size_t max_memory) {
     struct jpeg_decompress_struct *cinfo = d->cinfo;
     int components = d->components;
     d->max_h = d->max_v = 1;
@@ -598,16 +598,22 @@ static int set_up(decode_state *d, int progressive, size_t width, size_t height)
         d->mcus_across = (cinfo->image_width + 8 * (size_t)d->max_h - 1) / (8 * (size_t)d->max_h);
         d->mcus_down = (cinfo->image_height + 8 * (size_t)d->max_v - 1) / (8 * (size_t)d->max_v);
     }
+    size_t memory = 0;
     for (int i = 0; i < components; i++) {
         component *c = &d->comps[i];
         c->stride = d->mcus_across * (size_t)c->h * (size_t)c->nh;
         c->rows = (int)(d->mcus_down * (size_t)c->v * (size_t)c->nv);
         if (width > c->stride || height > (size_t)c->rows) return 0;
+        c->block_stride = d->mcus_across * (size_t)c->h;
+        size_t blocks = c->block_stride * d->mcus_down * (size_t)c->v;
+        // The planes, and a progressive file's kept coefficients: at most 44 bytes a block,
+        // where libjpeg-turbo keeps 128.
+        memory += c->stride * (size_t)c->rows;
+        if (progressive) memory += blocks * ((size_t)c->per_block * sizeof(int32_t) + (c->per_block > 1 ? sizeof(uint64_t) : 0));
+        if (memory > max_memory) return 0;
         c->plane = malloc(c->stride * (size_t)c->rows);
         if (!c->plane) return 0;
-        c->block_stride = d->mcus_across * (size_t)c->h;
         if (progressive) {
-            size_t blocks = c->block_stride * d->mcus_down * (size_t)c->v;
             c->coefficient_store = calloc(blocks * (size_t)c->per_block, sizeof(int32_t));
             if (!c->coefficient_store) return 0;
             if (c->per_block > 1) {
@@ -1123,7 +1129,7 @@ static void write_pixels(decode_state *d, unsigned char *pixels, size_t stride, 
 }
 
 fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsigned char *data, size_t length,
-                              int scale_eighths, unsigned char *pixels, size_t stride,
+                              int scale_eighths, unsigned char *pixels, size_t stride, size_t max_memory,
                               cjpeg_monitor monitor, void *context) {
     // At 1/4 and 1/2 the IDCTs read nearly every coefficient, and libjpeg-turbo's SIMD code
     // outruns what the Huffman look-ups save here (docs/BENCHMARKS.md): this decoder makes the
@@ -1151,7 +1157,7 @@ fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsign
     fast_status status = FAST_DECLINED;
     int progressive = cinfo->progressive_mode != 0;
     d.tables = malloc(sizeof(table) * 2 * NUM_HUFF_TBLS);
-    if (!d.tables || !set_up(&d, progressive, width, height)) goto done;
+    if (!d.tables || !set_up(&d, progressive, width, height, max_memory)) goto done;
     status = progressive ? progressive_scans(&d, data, length) : baseline_scan(&d, data, length);
     if (status != FAST_DONE) goto done;
     if (progressive) {

@@ -20,10 +20,12 @@ typedef enum {
 /// Decodes a baseline, Huffman-coded, single-scan JPEG at 1/8 of its size (`scale_eighths`
 /// 1; it declines any other) into `pixels` (RGB or grey, rows of `stride` bytes, the size
 /// libjpeg computed for `cinfo`). `cinfo` has read the header up to the scan, whose coded data
-/// starts at `data` and runs for at most `length` bytes. Writes nothing outside `pixels`; on
+/// starts at `data` and runs for at most `length` bytes. Its own buffers stay under
+/// `max_memory` bytes (a progressive file's coefficients are kept until its last scan; it
+/// declines a file that would need more). Writes nothing outside `pixels`; on
 /// FAST_DECLINED the caller decodes the file with libjpeg-turbo from the same `cinfo`.
 fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsigned char *data, size_t length,
-                              int scale_eighths, unsigned char *pixels, size_t stride,
+                              int scale_eighths, unsigned char *pixels, size_t stride, size_t max_memory,
                               cjpeg_monitor monitor, void *context);
 
 #endif
