@@ -119,7 +119,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LightboxImagingTests",
-            dependencies: ["LightboxImaging", "LightboxTestSupport"],
+            // CJPEG directly: a test compares the 1/8 decoder's coefficients with libjpeg's.
+            dependencies: ["LightboxImaging", "CJPEG", "LightboxTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -120,6 +120,18 @@ cjpeg_status cjpeg_read_header(const unsigned char *data, size_t length, cjpeg_h
     return CJPEG_OK;
 }
 
+/// Fills in a decoded image, which then owns `pixels` and `icc`.
+static void hand_over(cjpeg_image *image, unsigned char *pixels, size_t width, size_t height, size_t bands,
+                      unsigned char *icc, unsigned int icc_length, int own_decoder) {
+    image->pixels = pixels;
+    image->width = (int)width;
+    image->height = (int)height;
+    image->bands = (int)bands;
+    image->icc = icc;
+    image->icc_length = icc ? icc_length : 0;
+    image->own_decoder = own_decoder;
+}
+
 cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_eighths,
                           size_t max_pixels, size_t max_memory, int max_scans,
                           int flags, cjpeg_monitor monitor, void *context, cjpeg_image *image,
@@ -188,13 +200,7 @@ cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_ei
         }
         if (fast == FAST_DONE) {
             jpeg_destroy_decompress(&cinfo);
-            image->pixels = pixels;
-            image->width = (int)width;
-            image->height = (int)height;
-            image->bands = (int)bands;
-            image->icc = icc;
-            image->icc_length = icc ? profile_length : 0;
-            image->own_decoder = 1;
+            hand_over(image, pixels, width, height, bands, icc, profile_length, 1);
             return CJPEG_OK;
         }
     }
@@ -219,12 +225,7 @@ cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_ei
         set_message(&d, "the file ends before the image data does");
         return CJPEG_TRUNCATED;
     }
-    image->pixels = pixels;
-    image->width = (int)width;
-    image->height = (int)height;
-    image->bands = (int)bands;
-    image->icc = icc;
-    image->icc_length = icc ? profile_length : 0;
+    hand_over(image, pixels, width, height, bands, icc, profile_length, 0);
     return CJPEG_OK;
 }
 

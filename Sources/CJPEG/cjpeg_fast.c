@@ -760,6 +760,47 @@ static fast_status dc_scan(decode_state *d, const scan_header *scan, const table
     return *end_of_scan ? FAST_DONE : FAST_DECLINED;
 }
 
+/// One symbol of a progressive AC scan. Returns 1 for a coefficient: the zeros to pass over
+/// before it (`run`) and its value (0 for sixteen zeros); 0 for an end of band, with the blocks
+/// it covers, this one included, in `bands`; -1 for a code the table does not have.
+static int ac_symbol(reader *r, const table *t, int *run, int *value, unsigned *bands) {
+    refill(r);
+    entry e = t->fast[r->acc >> (64 - LOOKAHEAD)];
+    if (e.run < 16) {
+        consume(r, e.length);
+        *run = e.run;
+        *value = e.value;
+        return 1;
+    }
+    int symbol;
+    if (e.run == RUN_EOB) {
+        consume(r, e.length);
+        symbol = e.value;
+    } else {
+        symbol = decode_symbol(r, t);
+        if (symbol < 0) return -1;
+    }
+    *run = symbol >> 4;
+    int size = symbol & 15;
+    if (size == 0 && *run != 15) {
+        // 2^run blocks, and `run` more bits of them.
+        refill(r);
+        *bands = 1u << *run;
+        if (*run) {
+            *bands += (unsigned)(r->acc >> (64 - *run));
+            consume(r, *run);
+        }
+        return 0;
+    }
+    *value = 0;
+    if (size) {
+        refill(r);
+        *value = extend((int)(r->acc >> (64 - size)), size);
+        consume(r, size);
+    }
+    return 1;
+}
+
 /// A progressive AC scan's first pass over one component (coefficients `ss` to `se`, shifted up
 /// by `al`), keeping those its blocks' halves are made from, and which are nonzero. Leaves
 /// `*end_of_scan` at the marker after it.
@@ -785,40 +826,13 @@ static fast_status ac_first_scan(component *c, const table *t, const scan_header
             int32_t *kept = &c->coefficient_store[(by * c->block_stride + bx) * 9];
             uint64_t *nonzero = &c->nonzero[by * c->block_stride + bx];
             for (int k = scan->ss; k <= scan->se; k++) {
-                refill(&r);
-                entry e = t->fast[r.acc >> (64 - LOOKAHEAD)];
                 int run, value;
-                if (e.run < 16) {
-                    consume(&r, e.length);
-                    run = e.run;
-                    value = e.value;
-                } else {
-                    int symbol;
-                    if (e.run == RUN_EOB) {
-                        consume(&r, e.length);
-                        symbol = e.value;
-                    } else {
-                        symbol = decode_symbol(&r, t);
-                        if (symbol < 0) return FAST_DECLINED;
-                    }
-                    run = symbol >> 4;
-                    int size = symbol & 15;
-                    if (size == 0 && run != 15) {
-                        // This block and 2^run - 1 + (run more bits) after it end here.
-                        refill(&r);
-                        end_of_bands = (1u << run) - 1;
-                        if (run) {
-                            end_of_bands += (unsigned)(r.acc >> (64 - run));
-                            consume(&r, run);
-                        }
-                        break;
-                    }
-                    value = 0;
-                    if (size) {
-                        refill(&r);
-                        value = extend((int)(r.acc >> (64 - size)), size);
-                        consume(&r, size);
-                    }
+                unsigned bands;
+                int kind = ac_symbol(&r, t, &run, &value, &bands);
+                if (kind < 0) return FAST_DECLINED;
+                if (kind == 0) {
+                    end_of_bands = bands - 1;
+                    break;
                 }
                 k += run;
                 if (k > scan->se) return FAST_DECLINED;
@@ -879,41 +893,16 @@ static fast_status ac_refine_scan(component *c, const table *t, const scan_heade
             int k = scan->ss;
             if (end_of_bands == 0) {
                 for (; k <= scan->se; k++) {
-                    refill(&r);
-                    entry e = t->fast[r.acc >> (64 - LOOKAHEAD)];
                     int run, value;
-                    if (e.run < 16) {
-                        consume(&r, e.length);
-                        run = e.run;
-                        value = e.value;
-                    } else {
-                        int symbol;
-                        if (e.run == RUN_EOB) {
-                            consume(&r, e.length);
-                            symbol = e.value;
-                        } else {
-                            symbol = decode_symbol(&r, t);
-                            if (symbol < 0) return FAST_DECLINED;
-                        }
-                        run = symbol >> 4;
-                        int size = symbol & 15;
-                        if (size == 0 && run != 15) {
-                            refill(&r);
-                            end_of_bands = 1u << run;
-                            if (run) {
-                                end_of_bands += (unsigned)(r.acc >> (64 - run));
-                                consume(&r, run);
-                            }
-                            break;
-                        }
-                        if (size > 1) return FAST_DECLINED;
-                        value = 0;
-                        if (size) {
-                            refill(&r);
-                            value = (r.acc >> 63) ? 1 : -1;
-                            consume(&r, 1);
-                        }
+                    unsigned bands;
+                    int kind = ac_symbol(&r, t, &run, &value, &bands);
+                    if (kind < 0) return FAST_DECLINED;
+                    if (kind == 0) {
+                        end_of_bands = bands;
+                        break;
                     }
+                    // A refinement's new coefficients are plus or minus one bit.
+                    if (value < -1 || value > 1) return FAST_DECLINED;
                     // Past the coefficients already nonzero (a correction bit each) and `run`
                     // of those still zero, to the one the symbol is for.
                     uint64_t still_zero = ~*nonzero & positions(k, scan->se + 1);
@@ -1188,4 +1177,87 @@ done:
     }
     free(d.tables);
     return status;
+}
+
+// A check for tests: the progressive decoder's kept coefficients against libjpeg's own.
+
+#include <setjmp.h>
+
+typedef struct {
+    struct jpeg_error_mgr error;
+    jmp_buf escape;
+} check_error;
+
+static void check_error_exit(j_common_ptr cinfo) {
+    longjmp(((check_error *)cinfo->err)->escape, 1);
+}
+
+static void check_message(j_common_ptr cinfo, int level) {
+    (void)cinfo;
+    (void)level;
+}
+
+long cjpeg_check_progressive_coefficients(const unsigned char *data, size_t length, long *compared) {
+    *compared = 0;
+    struct jpeg_decompress_struct ours, theirs;
+    check_error ours_error, theirs_error;
+    ours.err = jpeg_std_error(&ours_error.error);
+    theirs.err = jpeg_std_error(&theirs_error.error);
+    ours_error.error.error_exit = theirs_error.error.error_exit = check_error_exit;
+    ours_error.error.emit_message = theirs_error.error.emit_message = check_message;
+    // Written between setjmp and a possible longjmp: volatile (or on the heap), so their values
+    // survive it.
+    decode_state *volatile state = calloc(1, sizeof(decode_state));
+    volatile long result = -1;
+    volatile int created = 0;
+    if (!state) return -1;
+    decode_state *d = state;
+    if (setjmp(ours_error.escape) || setjmp(theirs_error.escape)) goto done;
+    jpeg_create_decompress(&ours);
+    jpeg_create_decompress(&theirs);
+    created = 1;
+    jpeg_mem_src(&ours, data, (unsigned long)length);
+    jpeg_read_header(&ours, TRUE);
+    if (!ours.progressive_mode || (ours.num_components != 1 && ours.num_components != 3)) goto done;
+    ours.scale_num = 1;
+    ours.scale_denom = 8;
+    jpeg_calc_output_dimensions(&ours);
+    d->cinfo = &ours;
+    d->components = ours.num_components;
+    d->tables = malloc(sizeof(table) * 2 * NUM_HUFF_TBLS);
+    if (!d->tables || !set_up(d, 1, ours.output_width, ours.output_height, (size_t)1 << 30)) goto done;
+    if (progressive_scans(d, ours.src->next_input_byte, ours.src->bytes_in_buffer) != FAST_DONE) goto done;
+    jpeg_mem_src(&theirs, data, (unsigned long)length);
+    jpeg_read_header(&theirs, TRUE);
+    jvirt_barray_ptr *coefficients = jpeg_read_coefficients(&theirs);
+    long differ = 0;
+    for (int i = 0; i < d->components; i++) {
+        component *c = &d->comps[i];
+        jpeg_component_info *info = &theirs.comp_info[i];
+        for (JDIMENSION by = 0; by < info->height_in_blocks; by++) {
+            JBLOCKARRAY row = theirs.mem->access_virt_barray((j_common_ptr)&theirs, coefficients[i], by, 1, FALSE);
+            for (JDIMENSION bx = 0; bx < info->width_in_blocks; bx++) {
+                const int32_t *kept = &c->coefficient_store[(by * c->block_stride + bx) * (size_t)c->per_block];
+                for (int n = 0; n < c->per_block; n++) {
+                    (*compared)++;
+                    if (kept[n] != row[0][bx][kept_natural[n]]) differ++;
+                }
+            }
+        }
+    }
+    result = differ;
+
+done:
+    if (created) {
+        jpeg_destroy_decompress(&ours);
+        jpeg_destroy_decompress(&theirs);
+    }
+    for (int i = 0; i < 3; i++) {
+        free(state->comps[i].plane);
+        free(state->comps[i].coefficient_store);
+        free(state->comps[i].nonzero);
+    }
+    free(state->tables);
+    free(state);
+    return result;
 }

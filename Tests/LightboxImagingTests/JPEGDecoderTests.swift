@@ -1,3 +1,4 @@
+import CJPEG
 import Foundation
 import LightboxTestSupport
 import Synchronization
@@ -77,6 +78,27 @@ struct JPEGDecoderTests {
         let theirsToBox = difference((theirs.pixels, theirs.width, theirs.height, theirs.bands), box).mean
         #expect(oursToBox < theirsToBox + 0.05, "to the box shrink: Lightbox \(oursToBox), libjpeg-turbo \(theirsToBox)")
         #expect(oursToBox < 1.5, "mean difference to the box shrink of the full decode: \(oursToBox)")
+    }
+
+    @Test("Every coefficient it keeps from a progressive file is libjpeg's, on every progressive JPEG of the corpus")
+    func progressiveCoefficients() throws {
+        var checked: [String] = []
+        for path in try Corpus.files(extensions: ["jpg", "jpeg"]) {
+            let bytes = try readFile(path)
+            var header = cjpeg_header()
+            var message = [CChar](repeating: 0, count: 256)
+            let status = bytes.withUnsafeBufferPointer { cjpeg_read_header($0.baseAddress, $0.count, &header, &message, message.count) }
+            guard status == CJPEG_OK, header.progressive != 0, header.supported != 0, header.components != 4 else { continue }
+            // Files libjpeg itself stops on (cut short, damaged) are the other tests' business.
+            guard (try? decode(path, libjpegOnly: true)) != nil, (try? decode(path))?.own == true else { continue }
+            var compared = 0
+            let differ = bytes.withUnsafeBufferPointer { cjpeg_check_progressive_coefficients($0.baseAddress, $0.count, &compared) }
+            #expect(differ == 0, "\(path): \(differ) of \(compared) coefficients differ")
+            #expect(compared > 0)
+            checked.append(path)
+        }
+        // The wallpapers (4:2:0, 4:2:2, 4:4:4) and Pillow's samples.
+        #expect(checked.count >= 12, "\(checked)")
     }
 
     @Test("A 4:2:2 photo's chroma is the mean of each half block, closer to the full decode than libjpeg-turbo's copies", arguments: [

@@ -75,6 +75,12 @@ cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_ei
                           int flags, cjpeg_monitor monitor, void *context, cjpeg_image *image,
                           char *message, size_t message_length);
 
+/// For tests: decodes a progressive JPEG's scans with Lightbox's 1/8 decoder and compares every
+/// coefficient it keeps (each block's DC, and the nine a subsampled block's halves are made
+/// from) with libjpeg's `jpeg_read_coefficients`. Returns how many differ, or -1 where either
+/// decoder fails or the file is not progressive; `compared` is how many were compared.
+long cjpeg_check_progressive_coefficients(const unsigned char *data, size_t length, long *compared);
+
 /// Frees what `cjpeg_decode` allocated.
 void cjpeg_free(cjpeg_image *image);
 
