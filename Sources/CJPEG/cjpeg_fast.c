@@ -801,50 +801,32 @@ static int ac_symbol(reader *r, const table *t, int *run, int *value, unsigned *
     return 1;
 }
 
-/// A progressive AC scan's first pass over one component (coefficients `ss` to `se`, shifted up
-/// by `al`), keeping those its blocks' halves are made from, and which are nonzero. Leaves
-/// `*end_of_scan` at the marker after it.
-static fast_status ac_first_scan(component *c, const table *t, const scan_header *scan, size_t interval,
-                                 const uint8_t *data, const uint8_t *end, const uint8_t **end_of_scan) {
-    reader r = {0, 0, data, end - data >= 8 ? end - 7 : data, end, 0};
-    unsigned end_of_bands = 0;
-    size_t left_in_interval = interval;
-    int restarts = 0;
-    for (size_t by = 0; by < c->blocks_down; by++) {
-        for (size_t bx = 0; bx < c->blocks_across; bx++) {
-            if (interval && left_in_interval == 0) {
-                if (!restart(&r, restarts++)) return FAST_DECLINED;
-                end_of_bands = 0;
-                left_in_interval = interval;
-            }
-            if (interval) left_in_interval--;
-            // A run of blocks with nothing in this band.
-            if (end_of_bands) {
-                end_of_bands--;
-                continue;
-            }
-            int32_t *kept = &c->coefficient_store[(by * c->block_stride + bx) * 9];
-            uint64_t *nonzero = &c->nonzero[by * c->block_stride + bx];
-            for (int k = scan->ss; k <= scan->se; k++) {
-                int run, value;
-                unsigned bands;
-                int kind = ac_symbol(&r, t, &run, &value, &bands);
-                if (kind < 0) return FAST_DECLINED;
-                if (kind == 0) {
-                    end_of_bands = bands - 1;
-                    break;
-                }
-                k += run;
-                if (k > scan->se) return FAST_DECLINED;
-                if (value) *nonzero |= 1ULL << k;
-                int slot = kept_slot[natural_order[k]];
-                if (slot >= 0) kept[slot] = (int32_t)((uint32_t)value << scan->al);
-            }
-            if (r.zeros && r.bits < r.zeros) return FAST_DECLINED;
-        }
+/// A block of a progressive AC scan's first pass (coefficients `ss` to `se`, shifted up by
+/// `al`): keeps those its halves are made from, and notes which are nonzero. Returns 0 for
+/// damaged data.
+static int first_pass_block(reader *r, const table *t, const scan_header *scan, int32_t *kept, uint64_t *nonzero,
+                            unsigned *end_of_bands) {
+    // A run of blocks with nothing in this band.
+    if (*end_of_bands) {
+        (*end_of_bands)--;
+        return 1;
     }
-    *end_of_scan = next_marker(r.p, end);
-    return *end_of_scan ? FAST_DONE : FAST_DECLINED;
+    for (int k = scan->ss; k <= scan->se; k++) {
+        int run, value;
+        unsigned bands;
+        int kind = ac_symbol(r, t, &run, &value, &bands);
+        if (kind < 0) return 0;
+        if (kind == 0) {
+            *end_of_bands = bands - 1;
+            break;
+        }
+        k += run;
+        if (k > scan->se) return 0;
+        if (value) *nonzero |= 1ULL << k;
+        int slot = kept_slot[natural_order[k]];
+        if (slot >= 0) kept[slot] = (int32_t)((uint32_t)value << scan->al);
+    }
+    return 1;
 }
 
 /// The zig-zag positions from `from` up to, not including, `to` (0 <= from <= to <= 64).
@@ -869,14 +851,53 @@ static void corrections(reader *r, uint64_t pending, int32_t *kept, int32_t bit)
     }
 }
 
-/// A progressive AC refinement pass over one component (ITU-T T.81, G.1.2.3): one more bit of
-/// every coefficient of the band, a correction bit for each already nonzero, and the
-/// coefficients that become nonzero (plus or minus the bit). Leaves `*end_of_scan` at the
-/// marker after it.
-static fast_status ac_refine_scan(component *c, const table *t, const scan_header *scan, size_t interval,
-                                  const uint8_t *data, const uint8_t *end, const uint8_t **end_of_scan) {
-    reader r = {0, 0, data, end - data >= 8 ? end - 7 : data, end, 0};
+/// A block of a progressive AC refinement pass (ITU-T T.81, G.1.2.3): one more bit of every
+/// coefficient of the band, a correction bit for each already nonzero, and the coefficients
+/// that become nonzero (plus or minus the bit). Returns 0 for damaged data.
+static int refinement_block(reader *r, const table *t, const scan_header *scan, int32_t *kept, uint64_t *nonzero,
+                            unsigned *end_of_bands) {
     int32_t bit = (int32_t)1 << scan->al;
+    int k = scan->ss;
+    if (*end_of_bands == 0) {
+        for (; k <= scan->se; k++) {
+            int run, value;
+            unsigned bands;
+            int kind = ac_symbol(r, t, &run, &value, &bands);
+            if (kind < 0) return 0;
+            if (kind == 0) {
+                *end_of_bands = bands;
+                break;
+            }
+            // A refinement's new coefficients are plus or minus one bit.
+            if (value < -1 || value > 1) return 0;
+            // Past the coefficients already nonzero (a correction bit each) and `run` of those
+            // still zero, to the one the symbol is for.
+            uint64_t still_zero = ~*nonzero & positions(k, scan->se + 1);
+            for (int i = 0; i < run && still_zero; i++) still_zero &= still_zero - 1;
+            int target = still_zero ? __builtin_ctzll(still_zero) : scan->se + 1;
+            corrections(r, *nonzero & positions(k, target), kept, bit);
+            k = target;
+            if (value) {
+                if (k > scan->se) return 0;
+                *nonzero |= 1ULL << k;
+                int slot = kept_slot[natural_order[k]];
+                if (slot >= 0) kept[slot] = value * bit;
+            }
+        }
+    }
+    if (*end_of_bands > 0) {
+        // The rest of the band: corrections for the coefficients already nonzero.
+        if (k <= scan->se) corrections(r, *nonzero & positions(k, scan->se + 1), kept, bit);
+        (*end_of_bands)--;
+    }
+    return 1;
+}
+
+/// A progressive AC scan of one subsampled component, a first pass or a refinement, block by
+/// block without the MCU grid's padding. Leaves `*end_of_scan` at the marker after it.
+static fast_status ac_scan(component *c, const table *t, const scan_header *scan, size_t interval,
+                           const uint8_t *data, const uint8_t *end, const uint8_t **end_of_scan) {
+    reader r = {0, 0, data, end - data >= 8 ? end - 7 : data, end, 0};
     unsigned end_of_bands = 0;
     size_t left_in_interval = interval;
     int restarts = 0;
@@ -890,40 +911,9 @@ static fast_status ac_refine_scan(component *c, const table *t, const scan_heade
             if (interval) left_in_interval--;
             int32_t *kept = &c->coefficient_store[(by * c->block_stride + bx) * 9];
             uint64_t *nonzero = &c->nonzero[by * c->block_stride + bx];
-            int k = scan->ss;
-            if (end_of_bands == 0) {
-                for (; k <= scan->se; k++) {
-                    int run, value;
-                    unsigned bands;
-                    int kind = ac_symbol(&r, t, &run, &value, &bands);
-                    if (kind < 0) return FAST_DECLINED;
-                    if (kind == 0) {
-                        end_of_bands = bands;
-                        break;
-                    }
-                    // A refinement's new coefficients are plus or minus one bit.
-                    if (value < -1 || value > 1) return FAST_DECLINED;
-                    // Past the coefficients already nonzero (a correction bit each) and `run`
-                    // of those still zero, to the one the symbol is for.
-                    uint64_t still_zero = ~*nonzero & positions(k, scan->se + 1);
-                    for (int i = 0; i < run && still_zero; i++) still_zero &= still_zero - 1;
-                    int target = still_zero ? __builtin_ctzll(still_zero) : scan->se + 1;
-                    corrections(&r, *nonzero & positions(k, target), kept, bit);
-                    k = target;
-                    if (value) {
-                        if (k > scan->se) return FAST_DECLINED;
-                        *nonzero |= 1ULL << k;
-                        int slot = kept_slot[natural_order[k]];
-                        if (slot >= 0) kept[slot] = value * bit;
-                    }
-                }
-            }
-            if (end_of_bands > 0) {
-                // The rest of the band: corrections for the coefficients already nonzero.
-                if (k <= scan->se) corrections(&r, *nonzero & positions(k, scan->se + 1), kept, bit);
-                end_of_bands--;
-            }
-            if (r.zeros && r.bits < r.zeros) return FAST_DECLINED;
+            int ok = scan->ah == 0 ? first_pass_block(&r, t, scan, kept, nonzero, &end_of_bands)
+                                   : refinement_block(&r, t, scan, kept, nonzero, &end_of_bands);
+            if (!ok || (r.zeros && r.bits < r.zeros)) return FAST_DECLINED;
         }
     }
     *end_of_scan = next_marker(r.p, end);
@@ -1004,8 +994,7 @@ static fast_status progressive_scans(decode_state *d, const unsigned char *data,
             d->built[NUM_HUFF_TBLS + n] = 0;
             const table *t = lookup(d, &huffman[1][n], 1, n);
             if (!t) return FAST_DECLINED;
-            fast_status status = scan.ah == 0 ? ac_first_scan(scan.comps[0], t, &scan, interval, p, end, &marker)
-                                              : ac_refine_scan(scan.comps[0], t, &scan, interval, p, end, &marker);
+            fast_status status = ac_scan(scan.comps[0], t, &scan, interval, p, end, &marker);
             if (status != FAST_DONE) return status;
         } else {
             // Luma's AC bands (and a full-resolution chroma's): stepped over.
