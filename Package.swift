@@ -34,8 +34,9 @@ let package = Package(
             providers: [.apt(["libvips-dev"])]
         ),
         // Camera JPEGs decoded from one buffer with libjpeg-turbo's fast Huffman path, DCT
-        // scaling, progress and cancellation; everything else goes through libvips. C, because
-        // libjpeg reports errors by longjmp, which Swift code must never be jumped over.
+        // scaling, progress and cancellation, and at 1/8 scale by our own decoder
+        // (cjpeg_fast.c); everything else goes through libvips. C, because libjpeg reports
+        // errors by longjmp, which Swift code must never be jumped over.
         .target(
             name: "CJPEG",
             linkerSettings: [.linkedLibrary("jpeg")]

@@ -1,6 +1,6 @@
-// The 1/8 scale image of the JPEGs cameras and phones write (baseline, Huffman-coded, one
-// scan, 8-bit, grey, YCbCr or RGB, with or without restart markers): what a grid thumbnail
-// starts from, and nothing else.
+// The 1/8 scale image of the JPEGs cameras, phones and the web write (Huffman-coded, baseline
+// with one scan or progressive, 8-bit, grey, YCbCr or RGB, with or without restart markers):
+// what a grid thumbnail starts from, and nothing else.
 //
 // Why our own: at 1/8 a full-resolution component needs only each block's DC, and a
 // subsampled one a few of its coefficients, yet every coefficient must still be Huffman
@@ -11,6 +11,11 @@
 // values; for the others, one look-up of 10 bits gives a symbol's code, run and value
 // together. Where the next eight bytes hold no 0xFF, nearly everywhere, the bit buffer is
 // refilled without a branch on each byte.
+//
+// A progressive file spreads each block over several scans: the DCs first, then bands of AC
+// coefficients, each in a first pass and refinement passes of one more bit. Only the DC scans
+// and the subsampled chroma's AC scans are decoded; luma's AC scans, most of the file, are
+// stepped over by looking for the marker that ends each.
 //
 // The pixels are libjpeg's: the DC over 8 for a full-resolution block, the mean of each half
 // (from coefficients 0, 1 and 3) for a subsampled one, then its YCbCr to RGB.

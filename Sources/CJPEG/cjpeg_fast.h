@@ -17,9 +17,10 @@ typedef enum {
     FAST_CANCELLED = 2,
 } fast_status;
 
-/// Decodes a baseline, Huffman-coded, single-scan JPEG at 1/8 of its size (`scale_eighths`
-/// 1; it declines any other) into `pixels` (RGB or grey, rows of `stride` bytes, the size
-/// libjpeg computed for `cinfo`). `cinfo` has read the header up to the scan, whose coded data
+/// Decodes a Huffman-coded JPEG, baseline with one scan or progressive, at 1/8 of its size
+/// (`scale_eighths` 1; it declines any other) into `pixels` (RGB or grey, rows of `stride`
+/// bytes, the size libjpeg computed for `cinfo`). `cinfo` has read the header up to the first
+/// scan, whose coded data (and, for a progressive file, the rest of the file after it)
 /// starts at `data` and runs for at most `length` bytes. Its own buffers stay under
 /// `max_memory` bytes (a progressive file's coefficients are kept until its last scan; it
 /// declines a file that would need more). Writes nothing outside `pixels`; on

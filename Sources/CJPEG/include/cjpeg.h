@@ -8,7 +8,9 @@
 // 4 KB buffer, which keeps libjpeg-turbo off its fast Huffman path most of the time; from one
 // buffer holding the whole file, a 12 MP photo decodes at 1/4 scale in 61 to 75 ms against
 // 72 to 86 ms through libvips (docs/BENCHMARKS.md). It also lets a caller
-// follow progress and stop a decode halfway, between two rows of blocks.
+// follow progress and stop a decode halfway, between two rows of blocks. At 1/8 scale,
+// Lightbox's own decoder (cjpeg_fast.c) takes over: it skips what such a small image does not
+// need, which libjpeg-turbo decodes all the same.
 //
 // Everything libjpeg can longjmp out of stays in this C file: Swift never sees a longjmp.
 
@@ -64,11 +66,10 @@ enum {
 };
 
 /// Decodes at `scale_eighths`/8 of the stored size (1, 2, 4 or 8 are fastest). At 1/8, a
-/// baseline Huffman-coded file with one scan is decoded by Lightbox's own decoder
+/// Huffman-coded file, baseline or progressive, is decoded by Lightbox's own decoder
 /// (cjpeg_fast.c) unless `flags` has CJPEG_LIBJPEG_ONLY; anything it declines goes to
-/// libjpeg-turbo. At most
-/// `max_pixels` output pixels, and `max_memory` bytes of libjpeg's own buffers (a progressive
-/// file keeps every coefficient). Progressive files with more than `max_scans` scans are
+/// libjpeg-turbo. At most `max_pixels` output pixels, and `max_memory` bytes of the
+/// decoder's own buffers (libjpeg keeps every coefficient of a progressive file). Progressive files with more than `max_scans` scans are
 /// refused as corrupt. On an error other than CJPEG_OK, `image` holds nothing to free.
 cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_eighths,
                           size_t max_pixels, size_t max_memory, int max_scans,

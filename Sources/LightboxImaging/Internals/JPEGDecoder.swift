@@ -2,8 +2,9 @@ import CJPEG
 import CVips
 import LightboxMetadata
 
-/// Camera JPEGs decoded from memory by libjpeg-turbo (the `CJPEG` target), handed to libvips
-/// as pixels. Files it does not take (CMYK, 12-bit) go to libvips' own loader.
+/// Camera JPEGs decoded from memory by the `CJPEG` target (libjpeg-turbo, and at 1/8 scale
+/// Lightbox's own decoder), handed to libvips as pixels. Files it does not take (CMYK, 12-bit)
+/// go to libvips' own loader.
 enum JPEGDecoder {
     /// libjpeg-turbo's DCT scaling factors that its SIMD code covers: 1/1, 1/2, 1/4, 1/8.
     static let shrinkFactors = [1, 2, 4, 8]
@@ -53,8 +54,8 @@ enum JPEGDecoder {
 
     /// Decodes at 1/`shrink` of the stored size into a libvips image in memory (stored
     /// orientation), with the file's ICC profile, if any, returned beside it. At 1/8 a baseline
-    /// file goes through Lightbox's own decoder (`cjpeg_fast.c`) unless `libjpegOnly` is set;
-    /// `ownDecoder` says which decoded it (tests compare the two).
+    /// or progressive file goes through Lightbox's own decoder (`cjpeg_fast.c`) unless
+    /// `libjpegOnly` is set; `ownDecoder` says which decoded it (tests compare the two).
     static func decode(
         _ bytes: [UInt8], shrink: Int, path: String, monitor: RenderMonitor?, libjpegOnly: Bool = false
     ) throws(ImagingError) -> (image: VipsImageRef, iccProfile: [UInt8]?, ownDecoder: Bool) {
