@@ -188,9 +188,9 @@ cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_ei
         set_message(&d, "out of memory for the pixels");
         longjmp(d.escape, 1);
     }
-    if (!(flags & CJPEG_LIBJPEG_ONLY) && cinfo.scale_num == 1) {
+    if (!(flags & CJPEG_LIBJPEG_ONLY)) {
         fast_status fast = cjpeg_fast_decode(&cinfo, cinfo.src->next_input_byte, cinfo.src->bytes_in_buffer,
-                                             (int)cinfo.scale_num, pixels, stride, max_memory, monitor, context);
+                                             pixels, stride, max_memory, monitor, context);
         if (fast == FAST_CANCELLED) {
             jpeg_destroy_decompress(&cinfo);
             free(pixels);

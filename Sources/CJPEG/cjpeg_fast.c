@@ -141,23 +141,26 @@ static int build_table(const JHUFF_TBL *source, int ac, table *t) {
             t->fast[j] = e;
         }
     }
-    if (ac) {
-        for (int j = 0; j < (1 << SKIP); j++) {
-            int position = 0, advance = 0, end = 0;
-            while (position < SKIP) {
-                entry e = t->fast[((j << position) & ((1 << SKIP) - 1)) >> (SKIP - LOOKAHEAD)];
-                if (e.run > RUN_EOB || e.run == RUN_SYMBOL || position + e.length > SKIP) break;
-                position += e.length;
-                if (e.run == RUN_EOB) {
-                    end = 1;
-                    break;
-                }
-                advance += e.run + 1;
-            }
-            t->skip[j] = (skip_entry){(uint8_t)position, (uint8_t)advance, (uint8_t)end, 0};
-        }
-    }
     return 1;
+}
+
+/// The look-up by SKIP bits for an AC table: as many whole symbols as those bits hold. Only a
+/// baseline scan skips coefficients this way.
+static void build_skips(table *t) {
+    for (int j = 0; j < (1 << SKIP); j++) {
+        int position = 0, advance = 0, end = 0;
+        while (position < SKIP) {
+            entry e = t->fast[((j << position) & ((1 << SKIP) - 1)) >> (SKIP - LOOKAHEAD)];
+            if (e.run > RUN_EOB || e.run == RUN_SYMBOL || position + e.length > SKIP) break;
+            position += e.length;
+            if (e.run == RUN_EOB) {
+                end = 1;
+                break;
+            }
+            advance += e.run + 1;
+        }
+        t->skip[j] = (skip_entry){(uint8_t)position, (uint8_t)advance, (uint8_t)end, 0};
+    }
 }
 
 /// A bit reader over the scan as the file has it: `bits` valid bits at the top of `acc`, the
@@ -211,17 +214,22 @@ static void refill_slow(reader *r) {
     }
 }
 
+/// The branch-free refill, on a reader's fields wherever they live (`decode_block` keeps
+/// them in locals, so in registers). Returns 0 where the next eight bytes hold a 0xFF or run
+/// past the data: `refill_slow` must take them.
+static inline __attribute__((always_inline)) int refill_fast(uint64_t *acc, int *bits, const uint8_t **p,
+                                                             const uint8_t *limit) {
+    if (__builtin_expect(*p >= limit, 0)) return 0;
+    uint64_t w = load_be64(*p);
+    if (__builtin_expect(has_ff(w), 0)) return 0;
+    *acc |= w >> *bits;
+    *p += (63 - *bits) >> 3;
+    *bits |= 56;
+    return 1;
+}
+
 static inline void refill(reader *r) {
-    if (r->p < r->limit) {
-        uint64_t w = load_be64(r->p);
-        if (!has_ff(w)) {
-            r->acc |= w >> r->bits;
-            r->p += (63 - r->bits) >> 3;
-            r->bits |= 56;
-            return;
-        }
-    }
-    refill_slow(r);
+    if (!refill_fast(&r->acc, &r->bits, &r->p, r->limit)) refill_slow(r);
 }
 
 static inline void consume(reader *r, int n) {
@@ -292,18 +300,11 @@ static inline int decode_block(reader *r, const table *dc, const table *ac, int 
     } while (0)
 #define REFILL()                                                                                   \
     do {                                                                                           \
-        if (__builtin_expect(p < limit, 1)) {                                                      \
-            uint64_t w_ = load_be64(p);                                                            \
-            if (__builtin_expect(!has_ff(w_), 1)) {                                                \
-                acc |= w_ >> bits;                                                                 \
-                p += (63 - bits) >> 3;                                                             \
-                bits |= 56;                                                                        \
-                break;                                                                             \
-            }                                                                                      \
+        if (!refill_fast(&acc, &bits, &p, limit)) {                                                \
+            SAVE();                                                                                \
+            refill_slow(r);                                                                        \
+            LOAD();                                                                                \
         }                                                                                          \
-        SAVE();                                                                                    \
-        refill_slow(r);                                                                            \
-        LOAD();                                                                                    \
     } while (0)
 #define CONSUME(n)                                                                                 \
     do {                                                                                           \
@@ -636,6 +637,7 @@ static const table *lookup(decode_state *d, const JHUFF_TBL *source, int ac, int
     int slot = ac * NUM_HUFF_TBLS + number;
     if (!d->built[slot]) {
         if (!build_table(source, ac, &d->tables[slot])) return NULL;
+        if (ac && !d->cinfo->progressive_mode) build_skips(&d->tables[slot]);
         d->built[slot] = 1;
     }
     return &d->tables[slot];
@@ -1112,12 +1114,12 @@ static void write_pixels(decode_state *d, unsigned char *pixels, size_t stride, 
 }
 
 fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsigned char *data, size_t length,
-                              int scale_eighths, unsigned char *pixels, size_t stride, size_t max_memory,
-                              cjpeg_monitor monitor, void *context) {
+                              unsigned char *pixels, size_t stride, size_t max_memory, cjpeg_monitor monitor,
+                              void *context) {
     // At 1/4 and 1/2 the IDCTs read nearly every coefficient, and libjpeg-turbo's SIMD code
     // outruns what the Huffman look-ups save here (docs/BENCHMARKS.md): this decoder makes the
     // 1/8 scale image only.
-    if (scale_eighths != 1) return FAST_DECLINED;
+    if (cinfo->scale_num * 8 != cinfo->scale_denom) return FAST_DECLINED;
     if (cinfo->arith_code || cinfo->data_precision != 8) return FAST_DECLINED;
     int components = cinfo->num_components;
     if (components == 1) {

@@ -18,7 +18,7 @@ typedef enum {
 } fast_status;
 
 /// Decodes a Huffman-coded JPEG, baseline with one scan or progressive, at 1/8 of its size
-/// (`scale_eighths` 1; it declines any other) into `pixels` (RGB or grey, rows of `stride`
+/// (the scale `cinfo` asks for; it declines any other) into `pixels` (RGB or grey, rows of `stride`
 /// bytes, the size libjpeg computed for `cinfo`). `cinfo` has read the header up to the first
 /// scan, whose coded data (and, for a progressive file, the rest of the file after it)
 /// starts at `data` and runs for at most `length` bytes. Its own buffers stay under
@@ -26,7 +26,7 @@ typedef enum {
 /// declines a file that would need more). Writes nothing outside `pixels`; on
 /// FAST_DECLINED the caller decodes the file with libjpeg-turbo from the same `cinfo`.
 fast_status cjpeg_fast_decode(struct jpeg_decompress_struct *cinfo, const unsigned char *data, size_t length,
-                              int scale_eighths, unsigned char *pixels, size_t stride, size_t max_memory,
-                              cjpeg_monitor monitor, void *context);
+                              unsigned char *pixels, size_t stride, size_t max_memory, cjpeg_monitor monitor,
+                              void *context);
 
 #endif

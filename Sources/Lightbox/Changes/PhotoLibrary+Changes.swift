@@ -461,36 +461,35 @@ struct ChangeApplier {
         }
     }
 
+    /// Clears the way for a new render of one kind (the still, or a Live Photo's movie) as the
+    /// edit's base says. Made on the render, the render becomes the adjustment base: the edit
+    /// chains on it. Made on the adjustment base, only the render goes; on the original, both.
+    private mutating func makeRoom(
+        _ row: Int64, for base: EditBase, render: AssetResourceType, adjustmentBase: AssetResourceType
+    ) throws {
+        switch base {
+        case .render:
+            guard try resource(row, render) != nil else { return }
+            try removeResources(row, [adjustmentBase])
+            try retype(row, render, to: adjustmentBase)
+        case .adjustmentBase:
+            try removeResources(row, [render])
+        case .original:
+            try removeResources(row, [render, adjustmentBase])
+        }
+    }
+
     private mutating func applyContentEdit(_ id: String, _ row: Int64, _ edit: PreparedEdit) throws {
         let current = try resource(row, .fullSizePhoto)
         guard current?.sha256 == edit.expectedRenderSHA256 else {
             throw invalid("asset \(id) was edited or reverted after its editing input was made; edit it again from a new input")
         }
         try removeResources(row, [.adjustmentData])
-        switch edit.base {
-        case .render:
-            // The render this edit was made on becomes its base: the edit chains on it.
-            try removeResources(row, [.adjustmentBasePhoto])
-            try retype(row, .fullSizePhoto, to: .adjustmentBasePhoto)
-        case .adjustmentBase:
-            try removeResources(row, [.fullSizePhoto])
-        case .original:
-            try removeResources(row, [.fullSizePhoto, .adjustmentBasePhoto])
-        }
+        try makeRoom(row, for: edit.base, render: .fullSizePhoto, adjustmentBase: .adjustmentBasePhoto)
         if let current { result.replacedRenders[id] = current.sha256 }
         // A Live Photo's movie follows its still; an edit without a movie leaves it as it is.
         if edit.movie != nil {
-            switch edit.base {
-            case .render:
-                if try resource(row, .fullSizePairedVideo) != nil {
-                    try removeResources(row, [.adjustmentBasePairedVideo])
-                    try retype(row, .fullSizePairedVideo, to: .adjustmentBasePairedVideo)
-                }
-            case .adjustmentBase:
-                try removeResources(row, [.fullSizePairedVideo])
-            case .original:
-                try removeResources(row, [.fullSizePairedVideo, .adjustmentBasePairedVideo])
-            }
+            try makeRoom(row, for: edit.base, render: .fullSizePairedVideo, adjustmentBase: .adjustmentBasePairedVideo)
         }
         var files = [(AssetResourceType.fullSizePhoto, edit.render), (.adjustmentData, edit.adjustment)]
         if let movie = edit.movie { files.append((.fullSizePairedVideo, movie)) }
