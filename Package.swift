@@ -42,22 +42,23 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jpeg")]
         ),
         // A movie's poster frame through FFmpeg's libraries from Debian: no package of ours
-        // could decode H.264 and HEVC, which is what phones record.
+        // could decode H.264 and HEVC, which is what phones record. They are opened with dlopen
+        // on the first movie, not linked: linked, they add 63 libraries to every process's start.
         .target(
             name: "CVideo",
-            linkerSettings: [
-                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
-                .linkedLibrary("avutil"), .linkedLibrary("m"),
-            ]
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         // Direct I/O for originals: a GNU extension Swift's Glibc module does not show.
         .target(name: "CDirectIO"),
         // A recipe's per-pixel filters fused into one libvips stage of our own C: one pass in
         // place of several float operations (docs/ARCHITECTURE.md, Editing).
         .target(name: "CEdit", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("m")]),
+        // Downsizing with a Lanczos-3 filter in SIMD C: libvips 8.14's reduction is scalar and
+        // took as long as the decode of a photo at 1024 px (docs/ARCHITECTURE.md, Rendering).
+        .target(name: "CResample", linkerSettings: [.linkedLibrary("m")]),
         .target(
             name: "LightboxImaging",
-            dependencies: ["CVips", "CJPEG", "CVideo", "CEdit", "LightboxMetadata"],
+            dependencies: ["CVips", "CJPEG", "CVideo", "CEdit", "CResample", "LightboxMetadata"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -120,8 +121,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LightboxImagingTests",
-            // CJPEG directly: a test compares the 1/8 decoder's coefficients with libjpeg's.
-            dependencies: ["LightboxImaging", "CJPEG", "LightboxTestSupport"],
+            // CJPEG and CResample directly: tests compare the 1/8 decoder's coefficients with
+            // libjpeg's, and the resampler with a reference on any band count.
+            dependencies: ["LightboxImaging", "CJPEG", "CResample", "LightboxTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

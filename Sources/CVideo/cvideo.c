@@ -6,18 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libavutil/display.h>
-#include <libavutil/imgutils.h>
-#include <libavutil/log.h>
-#include <libswscale/swscale.h>
-
 void cvideo_set_message(char *message, size_t length, const char *text, int error) {
     if (!message || length == 0) return;
     if (error < 0) {
         char reason[AV_ERROR_MAX_STRING_SIZE] = {0};
-        av_strerror(error, reason, sizeof(reason));
+        ffmpeg.av_strerror(error, reason, sizeof(reason));
         snprintf(message, length, "%s (%s)", text, reason);
     } else {
         snprintf(message, length, "%s", text);
@@ -26,9 +19,9 @@ void cvideo_set_message(char *message, size_t length, const char *text, int erro
 
 int cvideo_rotation(const AVStream *stream) {
     size_t size = 0;
-    const uint8_t *matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    const uint8_t *matrix = ffmpeg.av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
     if (!matrix || size < 9 * sizeof(int32_t)) return 0;
-    double degrees = av_display_rotation_get((const int32_t *)matrix);
+    double degrees = ffmpeg.av_display_rotation_get((const int32_t *)matrix);
     if (isnan(degrees)) return 0;
     // av_display_rotation_get is counterclockwise; the frame turns clockwise by its negation.
     int quarter = (int)lround(-degrees / 90.0);
@@ -37,16 +30,16 @@ int cvideo_rotation(const AVStream *stream) {
 }
 
 const int *cvideo_coefficients(enum AVColorSpace space) {
-    return sws_getCoefficients(space == AVCOL_SPC_UNSPECIFIED ? SWS_CS_DEFAULT : (int)space);
+    return ffmpeg.sws_getCoefficients(space == AVCOL_SPC_UNSPECIFIED ? SWS_CS_DEFAULT : (int)space);
 }
 
 struct SwsContext *cvideo_rgb_converter(const AVFrame *frame) {
     struct SwsContext *converter =
-        sws_getContext(frame->width, frame->height, (enum AVPixelFormat)frame->format, frame->width, frame->height,
+        ffmpeg.sws_getContext(frame->width, frame->height, (enum AVPixelFormat)frame->format, frame->width, frame->height,
                        AV_PIX_FMT_RGB24, SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
     if (converter) {
         const int *matrix = cvideo_coefficients(frame->colorspace);
-        sws_setColorspaceDetails(converter, matrix, frame->color_range == AVCOL_RANGE_JPEG, matrix, 1, 0, 1 << 16,
+        ffmpeg.sws_setColorspaceDetails(converter, matrix, frame->color_range == AVCOL_RANGE_JPEG, matrix, 1, 0, 1 << 16,
                                  1 << 16);
     }
     return converter;
@@ -56,7 +49,8 @@ cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_p
                                   char *message, size_t message_length) {
     memset(out, 0, sizeof(*out));
     if (message && message_length) message[0] = 0;
-    av_log_set_level(AV_LOG_QUIET);
+    if (!cvideo_load_ffmpeg(message, message_length)) return CVIDEO_UNAVAILABLE;
+    ffmpeg.av_log_set_level(AV_LOG_QUIET);
 
     AVFormatContext *format = NULL;
     AVCodecContext *codec = NULL;
@@ -65,41 +59,41 @@ cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_p
     struct SwsContext *scaler = NULL;
     cvideo_status status = CVIDEO_OK;
 
-    int error = avformat_open_input(&format, path, NULL, NULL);
+    int error = ffmpeg.avformat_open_input(&format, path, NULL, NULL);
     if (error < 0) {
         cvideo_set_message(message, message_length, "FFmpeg cannot open the movie", error);
         return CVIDEO_UNREADABLE;
     }
-    error = avformat_find_stream_info(format, NULL);
+    error = ffmpeg.avformat_find_stream_info(format, NULL);
     if (error < 0) {
         cvideo_set_message(message, message_length, "FFmpeg cannot read the movie's streams", error);
         status = CVIDEO_UNREADABLE;
         goto done;
     }
     const AVCodec *decoder = NULL;
-    int index = av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
+    int index = ffmpeg.av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
     if (index < 0 || !decoder) {
         cvideo_set_message(message, message_length, "the movie has no video stream FFmpeg can decode", index);
         status = CVIDEO_NO_VIDEO;
         goto done;
     }
     AVStream *stream = format->streams[index];
-    codec = avcodec_alloc_context3(decoder);
-    if (!codec || avcodec_parameters_to_context(codec, stream->codecpar) < 0) {
+    codec = ffmpeg.avcodec_alloc_context3(decoder);
+    if (!codec || ffmpeg.avcodec_parameters_to_context(codec, stream->codecpar) < 0) {
         cvideo_set_message(message, message_length, "cannot set up the video decoder", -1);
         status = CVIDEO_NO_VIDEO;
         goto done;
     }
     // One thread: callers decode several movies at once, one per core.
     codec->thread_count = 1;
-    error = avcodec_open2(codec, decoder, NULL);
+    error = ffmpeg.avcodec_open2(codec, decoder, NULL);
     if (error < 0) {
         cvideo_set_message(message, message_length, "cannot open the video decoder", error);
         status = CVIDEO_NO_VIDEO;
         goto done;
     }
-    packet = av_packet_alloc();
-    frame = av_frame_alloc();
+    packet = ffmpeg.av_packet_alloc();
+    frame = ffmpeg.av_frame_alloc();
     if (!packet || !frame) {
         cvideo_set_message(message, message_length, "out of memory", -1);
         status = CVIDEO_TOO_LARGE;
@@ -107,18 +101,18 @@ cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_p
     }
     int got = 0;
     for (int read = 0; read < max_packets && !got; read++) {
-        error = av_read_frame(format, packet);
+        error = ffmpeg.av_read_frame(format, packet);
         if (error < 0) {
             // The end of the file: drain what the decoder holds.
-            avcodec_send_packet(codec, NULL);
+            ffmpeg.avcodec_send_packet(codec, NULL);
         } else if (packet->stream_index != index) {
-            av_packet_unref(packet);
+            ffmpeg.av_packet_unref(packet);
             continue;
         } else {
-            avcodec_send_packet(codec, packet);
-            av_packet_unref(packet);
+            ffmpeg.avcodec_send_packet(codec, packet);
+            ffmpeg.av_packet_unref(packet);
         }
-        int received = avcodec_receive_frame(codec, frame);
+        int received = ffmpeg.avcodec_receive_frame(codec, frame);
         if (received == 0) {
             got = 1;
         } else if (error < 0) {
@@ -150,18 +144,18 @@ cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_p
     }
     uint8_t *planes[4] = {pixels, NULL, NULL, NULL};
     int strides[4] = {(int)(width * 3), 0, 0, 0};
-    sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
+    ffmpeg.sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
     out->pixels = pixels;
     out->width = (int)width;
     out->height = (int)height;
     out->rotation = cvideo_rotation(stream);
 
 done:
-    sws_freeContext(scaler);
-    av_frame_free(&frame);
-    av_packet_free(&packet);
-    avcodec_free_context(&codec);
-    avformat_close_input(&format);
+    ffmpeg.sws_freeContext(scaler);
+    ffmpeg.av_frame_free(&frame);
+    ffmpeg.av_packet_free(&packet);
+    ffmpeg.avcodec_free_context(&codec);
+    ffmpeg.avformat_close_input(&format);
     return status;
 }
 

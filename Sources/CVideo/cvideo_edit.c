@@ -6,12 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libavutil/display.h>
-#include <libavutil/opt.h>
-#include <libswscale/swscale.h>
-
 /// Everything one edit holds, freed by `finish`.
 typedef struct {
     AVFormatContext *in, *out;
@@ -33,47 +27,47 @@ typedef struct {
 } edit;
 
 static void finish(edit *e) {
-    for (int i = 0; i < e->pending_count; i++) av_packet_free(&e->pending[i]);
+    for (int i = 0; i < e->pending_count; i++) ffmpeg.av_packet_free(&e->pending[i]);
     free(e->pending);
     free(e->rgb);
-    sws_freeContext(e->to_rgb);
-    sws_freeContext(e->to_yuv);
-    av_frame_free(&e->frame);
-    av_frame_free(&e->yuv);
-    av_packet_free(&e->packet);
-    av_packet_free(&e->encoded);
-    avcodec_free_context(&e->decoder);
-    avcodec_free_context(&e->encoder);
+    ffmpeg.sws_freeContext(e->to_rgb);
+    ffmpeg.sws_freeContext(e->to_yuv);
+    ffmpeg.av_frame_free(&e->frame);
+    ffmpeg.av_frame_free(&e->yuv);
+    ffmpeg.av_packet_free(&e->packet);
+    ffmpeg.av_packet_free(&e->encoded);
+    ffmpeg.avcodec_free_context(&e->decoder);
+    ffmpeg.avcodec_free_context(&e->encoder);
     if (e->out) {
-        if (e->out->pb) avio_closep(&e->out->pb);
-        avformat_free_context(e->out);
+        if (e->out->pb) ffmpeg.avio_closep(&e->out->pb);
+        ffmpeg.avformat_free_context(e->out);
     }
-    avformat_close_input(&e->in);
+    ffmpeg.avformat_close_input(&e->in);
 }
 
 /// Sends the encoder's finished packets to the muxer.
 static int drain_encoder(edit *e) {
     for (;;) {
-        int error = avcodec_receive_packet(e->encoder, e->encoded);
+        int error = ffmpeg.avcodec_receive_packet(e->encoder, e->encoded);
         if (error == AVERROR(EAGAIN) || error == AVERROR_EOF) return 0;
         if (error < 0) return error;
-        av_packet_rescale_ts(e->encoded, e->encoder->time_base, e->out->streams[e->out_video]->time_base);
+        ffmpeg.av_packet_rescale_ts(e->encoded, e->encoder->time_base, e->out->streams[e->out_video]->time_base);
         e->encoded->stream_index = e->out_video;
-        error = av_interleaved_write_frame(e->out, e->encoded);
+        error = ffmpeg.av_interleaved_write_frame(e->out, e->encoded);
         if (error < 0) return error;
     }
 }
 
 /// Opens the encoder for the first edited frame's size and writes the header.
 static cvideo_status start_output(edit *e, int width, int height) {
-    const AVCodec *codec = avcodec_find_encoder_by_name("libx264");
-    if (!codec) codec = avcodec_find_encoder(AV_CODEC_ID_H264);
+    const AVCodec *codec = ffmpeg.avcodec_find_encoder_by_name("libx264");
+    if (!codec) codec = ffmpeg.avcodec_find_encoder(AV_CODEC_ID_H264);
     if (!codec) {
         cvideo_set_message(e->message, e->message_length, "FFmpeg has no H.264 encoder", -1);
         return CVIDEO_WRITE_FAILED;
     }
     AVStream *source = e->in->streams[e->video];
-    e->encoder = avcodec_alloc_context3(codec);
+    e->encoder = ffmpeg.avcodec_alloc_context3(codec);
     if (!e->encoder) return CVIDEO_WRITE_FAILED;
     // 4:2:0 needs even sides: an odd last row or column is left out.
     e->encoder->width = width & ~1;
@@ -91,55 +85,55 @@ static cvideo_status start_output(edit *e, int width, int height) {
     // at 1080p (432 MB peak with preset fast) for a file a third smaller; a Live Photo's movie
     // is 3 seconds long (docs/BENCHMARKS.md, Edits).
     AVDictionary *settings = NULL;
-    av_dict_set(&settings, "preset", "veryfast", 0);
-    av_dict_set(&settings, "x264-params", "threads=2:sync-lookahead=0:rc-lookahead=0:mbtree=0:bframes=0", 0);
-    av_dict_set_int(&settings, "crf", e->quality, 0);
-    int error = avcodec_open2(e->encoder, codec, &settings);
-    av_dict_free(&settings);
+    ffmpeg.av_dict_set(&settings, "preset", "veryfast", 0);
+    ffmpeg.av_dict_set(&settings, "x264-params", "threads=2:sync-lookahead=0:rc-lookahead=0:mbtree=0:bframes=0", 0);
+    ffmpeg.av_dict_set_int(&settings, "crf", e->quality, 0);
+    int error = ffmpeg.avcodec_open2(e->encoder, codec, &settings);
+    ffmpeg.av_dict_free(&settings);
     if (error < 0) {
         cvideo_set_message(e->message, e->message_length, "cannot open the H.264 encoder", error);
         return CVIDEO_WRITE_FAILED;
     }
-    AVStream *stream = avformat_new_stream(e->out, NULL);
-    if (!stream || avcodec_parameters_from_context(stream->codecpar, e->encoder) < 0) return CVIDEO_WRITE_FAILED;
+    AVStream *stream = ffmpeg.avformat_new_stream(e->out, NULL);
+    if (!stream || ffmpeg.avcodec_parameters_from_context(stream->codecpar, e->encoder) < 0) return CVIDEO_WRITE_FAILED;
     stream->time_base = e->encoder->time_base;
     stream->avg_frame_rate = source->avg_frame_rate;
-    av_dict_copy(&stream->metadata, source->metadata, 0);
+    ffmpeg.av_dict_copy(&stream->metadata, source->metadata, 0);
     e->out_video = stream->index;
     if (e->audio >= 0) {
-        AVStream *sound = avformat_new_stream(e->out, NULL);
-        if (!sound || avcodec_parameters_copy(sound->codecpar, e->in->streams[e->audio]->codecpar) < 0) {
+        AVStream *sound = ffmpeg.avformat_new_stream(e->out, NULL);
+        if (!sound || ffmpeg.avcodec_parameters_copy(sound->codecpar, e->in->streams[e->audio]->codecpar) < 0) {
             return CVIDEO_WRITE_FAILED;
         }
         sound->codecpar->codec_tag = 0;
         sound->time_base = e->in->streams[e->audio]->time_base;
-        av_dict_copy(&sound->metadata, e->in->streams[e->audio]->metadata, 0);
+        ffmpeg.av_dict_copy(&sound->metadata, e->in->streams[e->audio]->metadata, 0);
         e->out_audio = sound->index;
     }
-    e->yuv = av_frame_alloc();
+    e->yuv = ffmpeg.av_frame_alloc();
     if (!e->yuv) return CVIDEO_WRITE_FAILED;
     e->yuv->format = AV_PIX_FMT_YUV420P;
     e->yuv->width = e->encoder->width;
     e->yuv->height = e->encoder->height;
-    if (av_frame_get_buffer(e->yuv, 0) < 0) return CVIDEO_WRITE_FAILED;
-    e->to_yuv = sws_getContext(e->encoder->width, e->encoder->height, AV_PIX_FMT_RGB24, e->encoder->width,
+    if (ffmpeg.av_frame_get_buffer(e->yuv, 0) < 0) return CVIDEO_WRITE_FAILED;
+    e->to_yuv = ffmpeg.sws_getContext(e->encoder->width, e->encoder->height, AV_PIX_FMT_RGB24, e->encoder->width,
                                e->encoder->height, AV_PIX_FMT_YUV420P, SWS_BILINEAR | SWS_ACCURATE_RND, NULL, NULL,
                                NULL);
     if (!e->to_yuv) return CVIDEO_WRITE_FAILED;
     const int *matrix = cvideo_coefficients(e->encoder->colorspace);
-    sws_setColorspaceDetails(e->to_yuv, matrix, 1, matrix, e->encoder->color_range == AVCOL_RANGE_JPEG, 0, 1 << 16,
+    ffmpeg.sws_setColorspaceDetails(e->to_yuv, matrix, 1, matrix, e->encoder->color_range == AVCOL_RANGE_JPEG, 0, 1 << 16,
                              1 << 16);
-    error = avformat_write_header(e->out, NULL);
+    error = ffmpeg.avformat_write_header(e->out, NULL);
     if (error < 0) {
         cvideo_set_message(e->message, e->message_length, "cannot write the edited movie's header", error);
         return CVIDEO_WRITE_FAILED;
     }
     e->header_written = 1;
     for (int i = 0; i < e->pending_count; i++) {
-        av_packet_rescale_ts(e->pending[i], e->in->streams[e->audio]->time_base, e->out->streams[e->out_audio]->time_base);
+        ffmpeg.av_packet_rescale_ts(e->pending[i], e->in->streams[e->audio]->time_base, e->out->streams[e->out_audio]->time_base);
         e->pending[i]->stream_index = e->out_audio;
-        error = av_interleaved_write_frame(e->out, e->pending[i]);
-        av_packet_free(&e->pending[i]);
+        error = ffmpeg.av_interleaved_write_frame(e->out, e->pending[i]);
+        ffmpeg.av_packet_free(&e->pending[i]);
         if (error < 0) return CVIDEO_WRITE_FAILED;
     }
     e->pending_count = 0;
@@ -165,12 +159,12 @@ static cvideo_status edit_frame(edit *e, const cvideo_edit_options *options, cvi
     }
     uint8_t *planes[4] = {e->rgb, NULL, NULL, NULL};
     int strides[4] = {(int)(width * 3), 0, 0, 0};
-    sws_scale(e->to_rgb, (const uint8_t *const *)f->data, f->linesize, 0, f->height, planes, strides);
+    ffmpeg.sws_scale(e->to_rgb, (const uint8_t *const *)f->data, f->linesize, 0, f->height, planes, strides);
     AVStream *source = e->in->streams[e->video];
     int64_t pts = f->best_effort_timestamp;
     if (pts == AV_NOPTS_VALUE) {
         AVRational rate = source->avg_frame_rate.num > 0 ? source->avg_frame_rate : (AVRational){30, 1};
-        pts = av_rescale_q(e->frames, av_inv_q(rate), source->time_base);
+        pts = ffmpeg.av_rescale_q(e->frames, av_inv_q(rate), source->time_base);
     }
     double seconds = (double)(pts - (source->start_time == AV_NOPTS_VALUE ? 0 : source->start_time)) *
                      av_q2d(source->time_base);
@@ -187,13 +181,13 @@ static cvideo_status edit_frame(edit *e, const cvideo_edit_options *options, cvi
         cvideo_set_message(e->message, e->message_length, "the frame editor changed the frame size during the movie", -1);
         status = CVIDEO_STOPPED;
     }
-    if (status == CVIDEO_OK && av_frame_make_writable(e->yuv) < 0) status = CVIDEO_WRITE_FAILED;
+    if (status == CVIDEO_OK && ffmpeg.av_frame_make_writable(e->yuv) < 0) status = CVIDEO_WRITE_FAILED;
     if (status == CVIDEO_OK) {
         const uint8_t *rows[4] = {edited.pixels, NULL, NULL, NULL};
         int row_bytes[4] = {edited.width * 3, 0, 0, 0};
-        sws_scale(e->to_yuv, rows, row_bytes, 0, e->encoder->height, e->yuv->data, e->yuv->linesize);
+        ffmpeg.sws_scale(e->to_yuv, rows, row_bytes, 0, e->encoder->height, e->yuv->data, e->yuv->linesize);
         e->yuv->pts = pts;
-        int error = avcodec_send_frame(e->encoder, e->yuv);
+        int error = ffmpeg.avcodec_send_frame(e->encoder, e->yuv);
         if (error >= 0) error = drain_encoder(e);
         if (error < 0) {
             cvideo_set_message(e->message, e->message_length, "cannot encode the edited frames", error);
@@ -209,14 +203,14 @@ static cvideo_status edit_frame(edit *e, const cvideo_edit_options *options, cvi
 static cvideo_status drain_decoder(edit *e, const cvideo_edit_options *options, cvideo_frame_editor editor,
                                    void *context) {
     for (;;) {
-        int error = avcodec_receive_frame(e->decoder, e->frame);
+        int error = ffmpeg.avcodec_receive_frame(e->decoder, e->frame);
         if (error == AVERROR(EAGAIN) || error == AVERROR_EOF) return CVIDEO_OK;
         if (error < 0) {
             cvideo_set_message(e->message, e->message_length, "cannot decode a video frame", error);
             return CVIDEO_CORRUPT;
         }
         cvideo_status status = edit_frame(e, options, editor, context);
-        av_frame_unref(e->frame);
+        ffmpeg.av_frame_unref(e->frame);
         if (status != CVIDEO_OK) return status;
     }
 }
@@ -225,9 +219,9 @@ static cvideo_status drain_decoder(edit *e, const cvideo_edit_options *options, 
 static cvideo_status copy_audio(edit *e) {
     e->packet->pos = -1;
     if (e->header_written) {
-        av_packet_rescale_ts(e->packet, e->in->streams[e->audio]->time_base, e->out->streams[e->out_audio]->time_base);
+        ffmpeg.av_packet_rescale_ts(e->packet, e->in->streams[e->audio]->time_base, e->out->streams[e->out_audio]->time_base);
         e->packet->stream_index = e->out_audio;
-        return av_interleaved_write_frame(e->out, e->packet) < 0 ? CVIDEO_WRITE_FAILED : CVIDEO_OK;
+        return ffmpeg.av_interleaved_write_frame(e->out, e->packet) < 0 ? CVIDEO_WRITE_FAILED : CVIDEO_OK;
     }
     if (e->pending_count == e->pending_capacity) {
         int capacity = e->pending_capacity ? e->pending_capacity * 2 : 16;
@@ -237,7 +231,7 @@ static cvideo_status copy_audio(edit *e) {
         e->pending_capacity = capacity;
     }
     // Kept in the input's time base: the output's is fixed when the header is written.
-    AVPacket *copy = av_packet_clone(e->packet);
+    AVPacket *copy = ffmpeg.av_packet_clone(e->packet);
     if (!copy) return CVIDEO_WRITE_FAILED;
     e->pending[e->pending_count++] = copy;
     return CVIDEO_OK;
@@ -246,7 +240,8 @@ static cvideo_status copy_audio(edit *e) {
 cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvideo_edit_options *options,
                                 cvideo_frame_editor editor, void *context, char *message, size_t message_length) {
     if (message && message_length) message[0] = 0;
-    av_log_set_level(AV_LOG_QUIET);
+    if (!cvideo_load_ffmpeg(message, message_length)) return CVIDEO_UNAVAILABLE;
+    ffmpeg.av_log_set_level(AV_LOG_QUIET);
     edit e = {0};
     e.video = e.audio = e.out_video = e.out_audio = -1;
     e.message = message;
@@ -254,18 +249,18 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
     e.quality = options->quality;
     cvideo_status status = CVIDEO_OK;
 
-    int error = avformat_open_input(&e.in, input, NULL, NULL);
+    int error = ffmpeg.avformat_open_input(&e.in, input, NULL, NULL);
     if (error < 0) {
         cvideo_set_message(message, message_length, "FFmpeg cannot open the movie", error);
         return CVIDEO_UNREADABLE;
     }
-    if ((error = avformat_find_stream_info(e.in, NULL)) < 0) {
+    if ((error = ffmpeg.avformat_find_stream_info(e.in, NULL)) < 0) {
         cvideo_set_message(message, message_length, "FFmpeg cannot read the movie's streams", error);
         finish(&e);
         return CVIDEO_UNREADABLE;
     }
     const AVCodec *decoder = NULL;
-    e.video = av_find_best_stream(e.in, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
+    e.video = ffmpeg.av_find_best_stream(e.in, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
     if (e.video < 0 || !decoder) {
         cvideo_set_message(message, message_length, "the movie has no video stream FFmpeg can decode", e.video);
         finish(&e);
@@ -273,35 +268,35 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
     }
     e.rotation = cvideo_rotation(e.in->streams[e.video]);
     if (options->keep_audio) {
-        e.audio = av_find_best_stream(e.in, AVMEDIA_TYPE_AUDIO, -1, e.video, NULL, 0);
+        e.audio = ffmpeg.av_find_best_stream(e.in, AVMEDIA_TYPE_AUDIO, -1, e.video, NULL, 0);
         if (e.audio < 0) e.audio = -1;
     }
-    e.decoder = avcodec_alloc_context3(decoder);
+    e.decoder = ffmpeg.avcodec_alloc_context3(decoder);
     if (e.decoder) e.decoder->thread_count = 0;
-    if (!e.decoder || avcodec_parameters_to_context(e.decoder, e.in->streams[e.video]->codecpar) < 0 ||
-        avcodec_open2(e.decoder, decoder, NULL) < 0) {
+    if (!e.decoder || ffmpeg.avcodec_parameters_to_context(e.decoder, e.in->streams[e.video]->codecpar) < 0 ||
+        ffmpeg.avcodec_open2(e.decoder, decoder, NULL) < 0) {
         cvideo_set_message(message, message_length, "cannot open the video decoder", -1);
         finish(&e);
         return CVIDEO_NO_VIDEO;
     }
-    if ((error = avformat_alloc_output_context2(&e.out, NULL, "mov", output)) < 0 ||
-        (error = avio_open(&e.out->pb, output, AVIO_FLAG_WRITE)) < 0) {
+    if ((error = ffmpeg.avformat_alloc_output_context2(&e.out, NULL, "mov", output)) < 0 ||
+        (error = ffmpeg.avio_open(&e.out->pb, output, AVIO_FLAG_WRITE)) < 0) {
         cvideo_set_message(message, message_length, "cannot create the edited movie", error);
         finish(&e);
         return CVIDEO_WRITE_FAILED;
     }
-    av_dict_copy(&e.out->metadata, e.in->metadata, 0);
-    e.packet = av_packet_alloc();
-    e.encoded = av_packet_alloc();
-    e.frame = av_frame_alloc();
+    ffmpeg.av_dict_copy(&e.out->metadata, e.in->metadata, 0);
+    e.packet = ffmpeg.av_packet_alloc();
+    e.encoded = ffmpeg.av_packet_alloc();
+    e.frame = ffmpeg.av_frame_alloc();
     if (!e.packet || !e.encoded || !e.frame) {
         cvideo_set_message(message, message_length, "out of memory", -1);
         finish(&e);
         return CVIDEO_TOO_LARGE;
     }
-    while (status == CVIDEO_OK && av_read_frame(e.in, e.packet) >= 0) {
+    while (status == CVIDEO_OK && ffmpeg.av_read_frame(e.in, e.packet) >= 0) {
         if (e.packet->stream_index == e.video) {
-            error = avcodec_send_packet(e.decoder, e.packet);
+            error = ffmpeg.avcodec_send_packet(e.decoder, e.packet);
             if (error < 0 && error != AVERROR(EAGAIN)) {
                 cvideo_set_message(message, message_length, "cannot decode the video", error);
                 status = CVIDEO_CORRUPT;
@@ -311,10 +306,10 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
         } else if (e.packet->stream_index == e.audio) {
             status = copy_audio(&e);
         }
-        av_packet_unref(e.packet);
+        ffmpeg.av_packet_unref(e.packet);
     }
     if (status == CVIDEO_OK) {
-        avcodec_send_packet(e.decoder, NULL);
+        ffmpeg.avcodec_send_packet(e.decoder, NULL);
         status = drain_decoder(&e, options, editor, context);
     }
     if (status == CVIDEO_OK && !e.encoder) {
@@ -322,8 +317,8 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
         status = CVIDEO_CORRUPT;
     }
     if (status == CVIDEO_OK) {
-        avcodec_send_frame(e.encoder, NULL);
-        if ((error = drain_encoder(&e)) < 0 || (error = av_write_trailer(e.out)) < 0) {
+        ffmpeg.avcodec_send_frame(e.encoder, NULL);
+        if ((error = drain_encoder(&e)) < 0 || (error = ffmpeg.av_write_trailer(e.out)) < 0) {
             cvideo_set_message(message, message_length, "cannot finish the edited movie", error);
             status = CVIDEO_WRITE_FAILED;
         }

@@ -3,10 +3,46 @@
 
 #include <stddef.h>
 
+#include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/display.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/log.h>
+#include <libavutil/opt.h>
 #include <libswscale/swscale.h>
 
 // Shared by the poster frame and the movie editor; not part of the module's interface.
+
+// FFmpeg's libraries are opened on the first movie, not when the process starts. Linked
+// normally, Debian's libavformat brings 63 more shared libraries into every process (network
+// protocols, subtitle and game-music formats among them), and the dynamic loader's symbol
+// look-ups at start walk every one of them: a process that makes one photo's thumbnail spent
+// a third of its time there. Each FFmpeg function is called through `ffmpeg`.
+#define CVIDEO_FFMPEG_FUNCTIONS(F)                                                                                 \
+    F(av_dict_copy) F(av_dict_free) F(av_dict_set) F(av_dict_set_int) F(av_display_rotation_get)                  \
+    F(av_find_best_stream) F(av_frame_alloc) F(av_frame_free) F(av_frame_get_buffer) F(av_frame_make_writable)     \
+    F(av_frame_unref) F(av_interleaved_write_frame) F(av_log_set_level) F(av_packet_alloc) F(av_packet_clone)      \
+    F(av_packet_free) F(av_packet_rescale_ts) F(av_packet_unref) F(av_read_frame) F(av_rescale_q)                  \
+    F(av_stream_get_side_data) F(av_strerror) F(av_write_trailer) F(avcodec_alloc_context3) F(avcodec_find_encoder) \
+    F(avcodec_find_encoder_by_name) F(avcodec_free_context) F(avcodec_open2) F(avcodec_parameters_copy)            \
+    F(avcodec_parameters_from_context) F(avcodec_parameters_to_context) F(avcodec_receive_frame)                   \
+    F(avcodec_receive_packet) F(avcodec_send_frame) F(avcodec_send_packet) F(avformat_alloc_output_context2)       \
+    F(avformat_close_input) F(avformat_find_stream_info) F(avformat_free_context) F(avformat_new_stream)           \
+    F(avformat_open_input) F(avformat_write_header) F(avio_closep) F(avio_open) F(sws_freeContext)                 \
+    F(sws_getCoefficients) F(sws_getContext) F(sws_scale) F(sws_setColorspaceDetails)
+
+typedef struct {
+#define CVIDEO_FFMPEG_MEMBER(name) __typeof__(&name) name;
+    CVIDEO_FFMPEG_FUNCTIONS(CVIDEO_FFMPEG_MEMBER)
+#undef CVIDEO_FFMPEG_MEMBER
+} cvideo_ffmpeg_functions;
+
+/// FFmpeg's functions, filled by `cvideo_load_ffmpeg`.
+extern __attribute__((visibility("hidden"))) cvideo_ffmpeg_functions ffmpeg;
+
+/// Opens FFmpeg's libraries once per process and finds every function `ffmpeg` holds. Returns
+/// 1 when they are there; 0 with `message` saying which library or function is missing.
+int cvideo_load_ffmpeg(char *message, size_t length);
 
 /// Writes `text` into `message`, with FFmpeg's reason for `error` when it is negative.
 void cvideo_set_message(char *message, size_t length, const char *text, int error);

@@ -132,6 +132,14 @@ static inline VipsImage *cvips_image_take_memory(void *data, size_t size, int wi
     return image;
 }
 
+/// The image's pixels in memory, rendering it there first if it is computed lazily: rows of
+/// `*stride` bytes. NULL when libvips cannot.
+static inline const unsigned char *cvips_memory_pixels(VipsImage *in, size_t *stride) {
+    if (vips_image_wio_input(in)) return NULL;
+    *stride = VIPS_IMAGE_SIZEOF_LINE(in);
+    return (const unsigned char *)VIPS_IMAGE_ADDR(in, 0, 0);
+}
+
 /// Wraps 8-bit sRGB pixels owned by the caller, without copying them: valid while they are.
 static inline VipsImage *cvips_image_borrow_memory(const void *data, size_t size, int width, int height, int bands) {
     VipsImage *image = vips_image_new_from_memory(data, size, width, height, bands, VIPS_FORMAT_UCHAR);
@@ -201,6 +209,29 @@ static void cvips_ignore_log(const gchar *domain, GLogLevelFlags level, const gc
 static inline void cvips_silence_warnings(void) {
     g_log_set_handler("VIPS", (GLogLevelFlags)(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO),
                       cvips_ignore_log, NULL);
+}
+
+/// glibc's `Dl_info`, which its header shows only to GNU-source code, and Swift's Glibc module
+/// is not that.
+typedef struct {
+    const char *dli_fname;
+    void *dli_fbase;
+    const char *dli_sname;
+    void *dli_saddr;
+} cvips_object_info;
+extern int cvips_dladdr(const void *address, cvips_object_info *info) __asm__("dladdr");
+
+/// The path of the shared library libvips was loaded from (its folder holds the modules
+/// folder), or NULL.
+static inline const char *cvips_library_path(void) {
+    cvips_object_info info = {0};
+    return cvips_dladdr((const void *)vips_init, &info) ? info.dli_fname : NULL;
+}
+
+/// Loads one libvips module (the HEIF loader, ImageMagick's, ...) as `vips_init` does with each
+/// file of its modules folder: opening it registers its operations. Never closed.
+static inline int cvips_load_module(const char *path) {
+    return g_module_open(path, G_MODULE_BIND_LAZY) ? 0 : -1;
 }
 
 /// Makes glibc map every allocation of `threshold` bytes or more, and unmap it on free.

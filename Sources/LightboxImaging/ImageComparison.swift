@@ -54,7 +54,7 @@ public enum ImageComparison {
         let cropWidth = min(image.width - left, Int((rect.width * Double(image.width)).rounded()))
         let cropHeight = min(image.height - top, Int((rect.height * Double(image.height)).rounded()))
         image = try Vips.extract(image, left: left, top: top, width: cropWidth, height: cropHeight)
-        image = try Vips.resize(image, width: width, height: height)
+        image = try Vips.resizeWithLibvips(image, width: width, height: height)
         let bytes = try Vips.encode(image, as: .jpeg, quality: 100)
         return EncodedImage(bytes: bytes, format: .jpeg, pixelWidth: image.width, pixelHeight: image.height)
     }

@@ -20,7 +20,7 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let corrupt = Code(.corrupt)
         /// Writing the output image failed.
         public static let encodingFailed = Code(.encodingFailed)
-        /// libvips could not be started.
+        /// libvips could not be started, or FFmpeg's libraries could not be loaded.
         public static let libraryUnavailable = Code(.libraryUnavailable)
         /// The caller stopped the work before it finished.
         public static let cancelled = Code(.cancelled)
@@ -35,7 +35,7 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
             case .unreadable: "unreadable"
             case .corrupt: "corrupt"
             case .encodingFailed: "encoding failed"
-            case .libraryUnavailable: "libvips unavailable"
+            case .libraryUnavailable: "library unavailable"
             case .cancelled: "cancelled"
             case .tooLarge: "too large"
             case .invalidRecipe: "invalid recipe"

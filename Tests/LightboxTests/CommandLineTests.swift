@@ -53,6 +53,8 @@ struct CommandLineTests {
         text.wholeMatch(of: #/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?[+-]\d{2}:\d{2}/#) != nil
     }
 
+    // One process takes a JPEG (libvips started without its modules), a HEIC (the modules
+    // loaded then) and a movie (FFmpeg opened then).
     @Test("thumbnail makes upright thumbnails of files without a library, named after each file")
     func thumbnailFiles() throws {
         let source = try TemporaryDirectory()
@@ -62,12 +64,17 @@ struct CommandLineTests {
         let heic = try Corpus.path("exiv2/data/IMG_3578.heic")
         let broken = try source.truncatedCopy(
             of: Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"), fraction: 0.5, as: "broken.jpg")
-        let run = try Self.run(["thumbnail", rotated, heic, broken, "--size", "256", "--out", out.url.path, "--json"])
+        let movie = try Corpus.path("forensics/original-files/movie1/VID_20191220_170832.mp4")
+        let run = try Self.run(["thumbnail", rotated, heic, movie, broken, "--size", "256", "--out", out.url.path, "--json"])
         #expect(run.status == 1, "one file failed")
         let lines = try run.jsonLines()
-        #expect(lines.count == 3)
+        #expect(lines.count == 4)
         let byPath = Dictionary(uniqueKeysWithValues: lines.map { ($0["path"] as? String ?? "", $0) })
         #expect((byPath[broken]?["error"] as? String)?.isEmpty == false)
+        let poster = try #require(byPath[movie])
+        #expect(poster["error"] == nil, "\(poster)")
+        #expect(max(poster["pixelWidth"] as? Int ?? 0, poster["pixelHeight"] as? Int ?? 0) == 256)
+        #expect(FileManager.default.fileExists(atPath: poster["output"] as? String ?? ""))
         for path in [rotated, heic] {
             let line = try #require(byPath[path])
             let output = try #require(line["output"] as? String)

@@ -3,9 +3,10 @@
 
 #include <stddef.h>
 
-// Movies through FFmpeg's libraries (libavformat, libavcodec, libswscale): a movie's poster
-// frame, the first frame it shows, as 8-bit RGB with the rotation its track asks for; and a
-// movie edited frame by frame (a Live Photo's), re-encoded with libx264.
+// Movies through FFmpeg's libraries (libavformat, libavcodec, libswscale), opened with dlopen
+// on the first movie: a movie's poster frame, the first frame it shows, as 8-bit RGB with the
+// rotation its track asks for; and a movie edited frame by frame (a Live Photo's), re-encoded
+// with libx264.
 
 typedef enum {
     CVIDEO_OK = 0,
@@ -21,6 +22,8 @@ typedef enum {
     CVIDEO_STOPPED = 5,
     /// The edited movie could not be encoded or written.
     CVIDEO_WRITE_FAILED = 6,
+    /// FFmpeg's libraries (opened on the first movie) are missing or lack a function.
+    CVIDEO_UNAVAILABLE = 7,
 } cvideo_status;
 
 /// A decoded frame: rows of `width * 3` bytes, RGB. Free with `cvideo_free`.

@@ -75,6 +75,7 @@ extension ImageFile {
                     switch status {
                     case CVIDEO_UNREADABLE, CVIDEO_NO_VIDEO: .unreadable
                     case CVIDEO_TOO_LARGE: .tooLarge
+                    case CVIDEO_UNAVAILABLE: .libraryUnavailable
                     case CVIDEO_WRITE_FAILED: .encodingFailed
                     default: .corrupt
                     }

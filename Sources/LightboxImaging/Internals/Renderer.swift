@@ -26,7 +26,8 @@ enum Renderer {
         path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [ThumbnailOptions],
         monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
-        try Vips.ensureStarted()
+        // JPEGs need no module; libvips' own loaders start them (`Vips.open`, `decodeEncoded`).
+        try Vips.ensureCoreStarted()
         let decoded = try decode(
             path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: monitor)
         return try render(decoded, path: path, options: options, monitor: monitor)
@@ -37,7 +38,8 @@ enum Renderer {
     static func render(
         encoded bytes: [UInt8], options: [ThumbnailOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
-        try Vips.ensureStarted()
+        // JPEGs need no module; libvips' own loaders start them (`Vips.open`, `decodeEncoded`).
+        try Vips.ensureCoreStarted()
         let label = "an encoded image of \(bytes.count) bytes"
         let decoded: Decoded
         if let header = try JPEGDecoder.header(bytes, path: label) {

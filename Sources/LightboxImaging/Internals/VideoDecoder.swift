@@ -20,6 +20,7 @@ enum VideoDecoder {
         case CVIDEO_OK: break
         case CVIDEO_UNREADABLE, CVIDEO_NO_VIDEO: throw ImagingError(.unreadable, reason, path: path)
         case CVIDEO_TOO_LARGE: throw ImagingError(.tooLarge, reason, path: path)
+        case CVIDEO_UNAVAILABLE: throw ImagingError(.libraryUnavailable, reason, path: path)
         default: throw ImagingError(.corrupt, reason, path: path)
         }
         let orientation = switch frame.rotation {
