@@ -134,8 +134,8 @@ static void hand_over(cjpeg_image *image, unsigned char *pixels, size_t width, s
 
 cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_eighths,
                           size_t max_pixels, size_t max_memory, int max_scans,
-                          int flags, cjpeg_monitor monitor, void *context, cjpeg_image *image,
-                          char *message, size_t message_length) {
+                          int flags, cjpeg_allocate allocate, cjpeg_monitor monitor, void *context,
+                          cjpeg_image *image, char *message, size_t message_length) {
     decoder d;
     struct jpeg_decompress_struct cinfo;
     setup(&d, &cinfo, message, message_length);
@@ -182,7 +182,7 @@ cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_ei
         return CJPEG_TOO_LARGE;
     }
     size_t stride = width * bands;
-    pixels = malloc(stride * height);
+    pixels = allocate ? allocate(stride * height) : malloc(stride * height);
     if (!pixels) {
         d.status = CJPEG_TOO_LARGE;
         set_message(&d, "out of memory for the pixels");

@@ -119,16 +119,22 @@ static void cvips_free_pixels(VipsImage *image, void *data) {
     free(data);
 }
 
+/// Gives back pixels an image wrapped: called once, when the image closes.
+typedef void (*cvips_release_pixels)(VipsImage *image, void *data);
+
 /// Wraps pixels malloc'ed elsewhere (8-bit, `bands` interleaved channels) without copying them;
-/// the image owns them from here on and frees them when it closes.
-static inline VipsImage *cvips_image_take_memory(void *data, size_t size, int width, int height, int bands) {
+/// the image owns them from here on and gives them to `release` (`free` when NULL) when it
+/// closes, or at once when it cannot be made.
+static inline VipsImage *cvips_image_take_memory(void *data, size_t size, int width, int height, int bands,
+                                                 cvips_release_pixels release) {
+    if (!release) release = cvips_free_pixels;
     VipsImage *image = vips_image_new_from_memory(data, size, width, height, bands, VIPS_FORMAT_UCHAR);
     if (!image) {
-        free(data);
+        release(NULL, data);
         return NULL;
     }
     image->Type = bands >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W;
-    g_signal_connect(image, "postclose", G_CALLBACK(cvips_free_pixels), data);
+    g_signal_connect(image, "postclose", G_CALLBACK(release), data);
     return image;
 }
 

@@ -65,16 +65,21 @@ enum {
     CJPEG_LIBJPEG_ONLY = 1,
 };
 
+/// Allocates the decoded pixels: a block `free` can release (from `malloc`, or kept from an
+/// earlier `malloc`). NULL: `malloc`.
+typedef void *(*cjpeg_allocate)(size_t size);
+
 /// Decodes at `scale_eighths`/8 of the stored size (1, 2, 4 or 8 are fastest). At 1/8, a
 /// Huffman-coded file, baseline or progressive, is decoded by Lightbox's own decoder
 /// (cjpeg_fast.c) unless `flags` has CJPEG_LIBJPEG_ONLY; anything it declines goes to
 /// libjpeg-turbo. At most `max_pixels` output pixels, and `max_memory` bytes of the
-/// decoder's own buffers (libjpeg keeps every coefficient of a progressive file). Progressive files with more than `max_scans` scans are
-/// refused as corrupt. On an error other than CJPEG_OK, `image` holds nothing to free.
+/// decoder's own buffers (libjpeg keeps every coefficient of a progressive file). Progressive
+/// files with more than `max_scans` scans are refused as corrupt. The pixels come from
+/// `allocate`. On an error other than CJPEG_OK, `image` holds nothing to free.
 cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_eighths,
                           size_t max_pixels, size_t max_memory, int max_scans,
-                          int flags, cjpeg_monitor monitor, void *context, cjpeg_image *image,
-                          char *message, size_t message_length);
+                          int flags, cjpeg_allocate allocate, cjpeg_monitor monitor, void *context,
+                          cjpeg_image *image, char *message, size_t message_length);
 
 /// For tests: decodes a progressive JPEG's scans with Lightbox's 1/8 decoder and compares every
 /// coefficient it keeps (each block's DC, and the nine a subsampled block's halves are made

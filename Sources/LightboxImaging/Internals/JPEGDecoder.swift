@@ -69,12 +69,13 @@ enum JPEGDecoder {
                 box.withContext { context in
                     cjpeg_decode(
                         buffer.baseAddress, buffer.count, scale, maximumPixels, maximumMemory, Int32(maximumScans),
-                        flags, RenderMonitor.callback, context, &image, &message, message.count)
+                        flags, PixelBuffers.allocateForC, RenderMonitor.callback, context, &image, &message,
+                        message.count)
                 }
             } else {
                 cjpeg_decode(
                     buffer.baseAddress, buffer.count, scale, maximumPixels, maximumMemory, Int32(maximumScans),
-                    flags, nil, nil, &image, &message, message.count)
+                    flags, PixelBuffers.allocateForC, nil, nil, &image, &message, message.count)
             }
         }
         let reason = text(message)
@@ -90,7 +91,8 @@ enum JPEGDecoder {
         image.pixels = nil
         cjpeg_free(&image)
         let size = Int(image.width) * Int(image.height) * Int(image.bands)
-        guard let wrapped = cvips_image_take_memory(pixels, size, image.width, image.height, image.bands) else {
+        guard let wrapped = cvips_image_take_memory(pixels, size, image.width, image.height, image.bands, PixelBuffers.releaseForVips)
+        else {
             throw ImagingError(.corrupt, "cannot wrap the decoded pixels (\(Vips.takeError()))", path: path)
         }
         return (VipsImageRef(wrapped), icc, image.own_decoder != 0)

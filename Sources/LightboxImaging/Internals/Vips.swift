@@ -265,16 +265,21 @@ extension Vips {
             throw ImagingError(.corrupt, "cannot resize the image (\(takeError()))")
         }
         let size = width * height * bands
-        guard let output = malloc(size) else { throw ImagingError(.tooLarge, "no memory for a \(width)x\(height) image") }
+        guard let output = PixelBuffers.shared.allocate(size) else {
+            throw ImagingError(.tooLarge, "no memory for a \(width)x\(height) image")
+        }
         let status = cresample_lanczos3(
             pixels, Int32(image.width), Int32(image.height), stride, Int32(bands),
             output.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), width * bands)
         guard status == 0 else {
-            free(output)
+            PixelBuffers.shared.release(output)
             throw ImagingError(.tooLarge, "no memory to resize the image to \(width)x\(height)")
         }
-        // Takes the pixels: freed with the image.
-        guard let resized = cvips_image_take_memory(output, size, Int32(width), Int32(height), Int32(bands)) else {
+        // Takes the pixels: given back with the image.
+        guard
+            let resized = cvips_image_take_memory(
+                output, size, Int32(width), Int32(height), Int32(bands), PixelBuffers.releaseForVips)
+        else {
             throw ImagingError(.corrupt, "cannot wrap the resized image (\(takeError()))")
         }
         return VipsImageRef(resized)
