@@ -56,9 +56,12 @@ let package = Package(
         // Downsizing with a Lanczos-3 filter in SIMD C: libvips 8.14's reduction is scalar and
         // took as long as the decode of a photo at 1024 px (docs/ARCHITECTURE.md, Rendering).
         .target(name: "CResample", linkerSettings: [.linkedLibrary("m")]),
+        // ICC profiles to sRGB through Little CMS (libvips' own colour engine, from Debian)
+        // with one transform per profile: libvips makes a new one for every image.
+        .target(name: "CColour", linkerSettings: [.linkedLibrary("lcms2")]),
         .target(
             name: "LightboxImaging",
-            dependencies: ["CVips", "CJPEG", "CVideo", "CEdit", "CResample", "LightboxMetadata"],
+            dependencies: ["CVips", "CJPEG", "CVideo", "CEdit", "CResample", "CColour", "LightboxMetadata"],
             swiftSettings: strictSettings
         ),
         .target(
