@@ -91,7 +91,9 @@ enum JPEGDecoder {
         image.pixels = nil
         cjpeg_free(&image)
         let size = Int(image.width) * Int(image.height) * Int(image.bands)
-        guard let wrapped = cvips_image_take_memory(pixels, size, image.width, image.height, image.bands, PixelBuffers.releaseForVips)
+        guard
+            let wrapped = cvips_image_take_memory(
+                pixels, size, image.width, image.height, image.bands, PixelBuffers.releaseForVips)
         else {
             throw ImagingError(.corrupt, "cannot wrap the decoded pixels (\(Vips.takeError()))", path: path)
         }

@@ -261,29 +261,40 @@ extension Vips {
             vips_image_get_coding(image.pointer) == VIPS_CODING_NONE,
             width <= image.width, height <= image.height, (width, height) != (image.width, image.height)
         else { return nil }
+        return try derive(from: image, width: width, height: height, bands: bands, doing: "resize the image") {
+            pixels, stride, output in
+            cresample_lanczos3(
+                pixels, Int32(image.width), Int32(image.height), stride, Int32(bands), output, Int32(width), Int32(height),
+                width * bands) == 0
+        }
+    }
+
+    /// A new image of `width`x`height`x`bands` whose pixels `fill` writes (rows packed) from
+    /// `image`'s pixels in memory (rows `stride` bytes apart), returning false when it runs
+    /// out of memory. The pixels come from ``PixelBuffers`` and go back there with the image.
+    private static func derive(
+        from image: VipsImageRef, width: Int, height: Int, bands: Int, doing action: String, path: String? = nil,
+        _ fill: (_ pixels: UnsafePointer<UInt8>, _ stride: Int, _ output: UnsafeMutablePointer<UInt8>) -> Bool
+    ) throws(ImagingError) -> VipsImageRef {
         var stride = 0
         guard let pixels = cvips_memory_pixels(image.pointer, &stride) else {
-            throw ImagingError(.corrupt, "cannot resize the image (\(takeError()))")
+            throw ImagingError(.corrupt, "cannot \(action) (\(takeError()))", path: path)
         }
         let size = width * height * bands
         guard let output = PixelBuffers.shared.allocate(size) else {
-            throw ImagingError(.tooLarge, "no memory for a \(width)x\(height) image")
+            throw ImagingError(.tooLarge, "no memory to \(action) (\(width)x\(height))", path: path)
         }
-        let status = cresample_lanczos3(
-            pixels, Int32(image.width), Int32(image.height), stride, Int32(bands),
-            output.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), width * bands)
-        guard status == 0 else {
+        guard fill(pixels, stride, output.assumingMemoryBound(to: UInt8.self)) else {
             PixelBuffers.shared.release(output)
-            throw ImagingError(.tooLarge, "no memory to resize the image to \(width)x\(height)")
+            throw ImagingError(.tooLarge, "no memory to \(action) (\(width)x\(height))", path: path)
         }
-        // Takes the pixels: given back with the image.
         guard
-            let resized = cvips_image_take_memory(
+            let derived = cvips_image_take_memory(
                 output, size, Int32(width), Int32(height), Int32(bands), PixelBuffers.releaseForVips)
         else {
-            throw ImagingError(.corrupt, "cannot wrap the resized image (\(takeError()))")
+            throw ImagingError(.corrupt, "cannot \(action) (\(takeError()))", path: path)
         }
-        return VipsImageRef(resized)
+        return VipsImageRef(derived)
     }
 
     /// Shrunk by a whole factor with a box filter.
@@ -327,23 +338,13 @@ extension Vips {
     private static func apply(_ transform: UnsafeMutableRawPointer, to image: VipsImageRef, path: String) throws(ImagingError)
         -> VipsImageRef
     {
-        var stride = 0
-        guard let pixels = cvips_memory_pixels(image.pointer, &stride) else {
-            throw ImagingError(.corrupt, "cannot convert the image's colours to sRGB (\(takeError()))", path: path)
-        }
         let (width, height) = (image.width, image.height)
-        let size = width * height * 3
-        guard let output = PixelBuffers.shared.allocate(size) else {
-            throw ImagingError(.tooLarge, "no memory to convert a \(width)x\(height) image to sRGB", path: path)
+        let action = "convert the image's colours to sRGB"
+        return try derive(from: image, width: width, height: height, bands: 3, doing: action, path: path) {
+            pixels, stride, output in
+            ccolour_apply(transform, pixels, stride, output, width * 3, Int32(width), Int32(height))
+            return true
         }
-        ccolour_apply(transform, pixels, stride, output.assumingMemoryBound(to: UInt8.self), width * 3, Int32(width), Int32(height))
-        guard
-            let converted = cvips_image_take_memory(
-                output, size, Int32(width), Int32(height), 3, PixelBuffers.releaseForVips)
-        else {
-            throw ImagingError(.corrupt, "cannot wrap the converted image (\(takeError()))", path: path)
-        }
-        return VipsImageRef(converted)
     }
 
     /// Converted by `vips_icc_transform` alone: the oracle the tests hold ``convertToSRGB`` to.
