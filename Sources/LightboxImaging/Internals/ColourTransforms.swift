@@ -30,29 +30,23 @@ final class ColourTransforms: Sendable {
     func withTransformToSRGB<T>(
         from profile: [UInt8], _ body: (UnsafeMutableRawPointer) throws(ImagingError) -> T
     ) throws(ImagingError) -> T? {
-        if let known = transforms.withLock({ $0[profile] }) {
-            guard let transform = UnsafeMutableRawPointer(bitPattern: known) else { return nil }
-            return try body(transform)
-        }
-        let made = profile.withUnsafeBytes { ccolour_rgb_to_srgb($0.baseAddress, $0.count) }
-        let kept: UInt? = transforms.withLock { transforms in
-            if let other = transforms[profile] { return other }  // another thread made one first
-            guard transforms.count < keeping else { return nil }
-            transforms[profile] = UInt(bitPattern: made)
-            return UInt(bitPattern: made)
-        }
-        if kept != UInt(bitPattern: made) {
-            // Not kept: ours is used once and freed, or another thread's is used.
-            defer { ccolour_free(made) }
-            if let kept {
-                guard let transform = UnsafeMutableRawPointer(bitPattern: kept) else { return nil }
-                return try body(transform)
+        var address = transforms.withLock { $0[profile] }
+        // A transform made here and not kept (no room, or another thread kept one first) is
+        // freed after this one use.
+        var unkept: UnsafeMutableRawPointer?
+        defer { ccolour_free(unkept) }
+        if address == nil {
+            let made = profile.withUnsafeBytes { ccolour_rgb_to_srgb($0.baseAddress, $0.count) }
+            let kept = transforms.withLock { transforms in
+                guard transforms[profile] == nil, transforms.count < keeping else { return false }
+                transforms[profile] = UInt(bitPattern: made)
+                return true
             }
-            guard let made else { return nil }
-            return try body(made)
+            if !kept { unkept = made }
+            address = UInt(bitPattern: made)
         }
-        guard let made else { return nil }
-        return try body(made)
+        guard let transform = address.flatMap({ UnsafeMutableRawPointer(bitPattern: $0) }) else { return nil }
+        return try body(transform)
     }
 
     /// How many profiles have a kept answer.

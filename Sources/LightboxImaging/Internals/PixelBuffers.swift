@@ -5,8 +5,8 @@ import Synchronization
 /// Large pixel buffers of decoded and resized images, kept for the next image rather than
 /// given back to the system.
 ///
-/// glibc maps every block of 256 KB or more afresh (`Vips.started` tells it to, so that freed
-/// images do not stay in its heaps), and the kernel zeroes and maps each new page on first
+/// glibc maps every block of 256 KB or more afresh (libvips' start-up in `Vips` tells it to,
+/// so that freed images do not stay in its heaps), and the kernel zeroes and maps each new page on first
 /// touch: on the benchmark machine a fresh 9 MB block (a 12 MP photo decoded at 1/2) cost 5.8
 /// ms of page faults, a reused one nothing. Buffers are plain `malloc` blocks, so code that
 /// only knows `free` may release one.

@@ -26,7 +26,8 @@ enum Renderer {
         path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [ThumbnailOptions],
         monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
-        // JPEGs need no module; libvips' own loaders start them (`Vips.open`, `decodeEncoded`).
+        // A JPEG needs no libvips module; where libvips opens the file itself, `Vips.open` and
+        // `Vips.decodeEncoded` load them.
         try Vips.ensureCoreStarted()
         let decoded = try decode(
             path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: monitor)
@@ -38,7 +39,8 @@ enum Renderer {
     static func render(
         encoded bytes: [UInt8], options: [ThumbnailOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
-        // JPEGs need no module; libvips' own loaders start them (`Vips.open`, `decodeEncoded`).
+        // A JPEG needs no libvips module; where libvips opens the file itself, `Vips.open` and
+        // `Vips.decodeEncoded` load them.
         try Vips.ensureCoreStarted()
         let label = "an encoded image of \(bytes.count) bytes"
         let decoded: Decoded

@@ -335,7 +335,7 @@ extension Vips {
     }
 
     /// `image`'s pixels through a Little CMS transform, into a new image.
-    private static func apply(_ transform: UnsafeMutableRawPointer, to image: VipsImageRef, path: String) throws(ImagingError)
+    static func apply(_ transform: UnsafeMutableRawPointer, to image: VipsImageRef, path: String) throws(ImagingError)
         -> VipsImageRef
     {
         let (width, height) = (image.width, image.height)
