@@ -229,6 +229,64 @@ cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_ei
     return CJPEG_OK;
 }
 
+cjpeg_status cjpeg_encode(const unsigned char *pixels, int width, int height, size_t stride, int bands, int quality,
+                          unsigned char **out, size_t *out_length, char *message, size_t message_length) {
+    *out = NULL;
+    *out_length = 0;
+    if (message && message_length > 0) message[0] = 0;
+    if (!pixels || width < 1 || height < 1 || width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION
+        || (bands != 1 && bands != 3) || stride < (size_t)width * (size_t)bands) {
+        if (message && message_length > 0) snprintf(message, message_length, "an image JPEG cannot hold");
+        return CJPEG_UNSUPPORTED;
+    }
+    decoder d;
+    struct jpeg_compress_struct cinfo;
+    memset(&d, 0, sizeof(d));
+    d.message = message;
+    d.message_length = message_length;
+    cinfo.err = jpeg_std_error(&d.error);
+    d.error.error_exit = on_error;
+    d.error.emit_message = on_message;
+    // Set by libjpeg's memory destination, which grows it by doubling.
+    unsigned char *volatile buffer = NULL;
+    unsigned long length = 0;
+    if (setjmp(d.escape)) {
+        jpeg_destroy_compress(&cinfo);
+        free(buffer);
+        return d.status == CJPEG_OK ? CJPEG_CORRUPT : d.status;
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_mem_dest(&cinfo, (unsigned char **)&buffer, &length);
+    cinfo.image_width = (JDIMENSION)width;
+    cinfo.image_height = (JDIMENSION)height;
+    cinfo.input_components = bands;
+    cinfo.in_color_space = bands == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality < 1 ? 1 : quality > 100 ? 100 : quality, TRUE);
+    // libvips' rule: chroma at full resolution from quality 90 up, else 4:2:0 (the default).
+    if (bands == 3 && quality >= 90) {
+        for (int c = 0; c < cinfo.num_components; c++) {
+            cinfo.comp_info[c].h_samp_factor = 1;
+            cinfo.comp_info[c].v_samp_factor = 1;
+        }
+    }
+    jpeg_start_compress(&cinfo, TRUE);
+    JSAMPROW rows[16];
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JDIMENSION batch = cinfo.image_height - cinfo.next_scanline;
+        if (batch > 16) batch = 16;
+        for (JDIMENSION i = 0; i < batch; i++) {
+            rows[i] = (JSAMPROW)(pixels + (size_t)(cinfo.next_scanline + i) * stride);
+        }
+        jpeg_write_scanlines(&cinfo, rows, batch);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    *out = buffer;
+    *out_length = length;
+    return CJPEG_OK;
+}
+
 void cjpeg_free(cjpeg_image *image) {
     free(image->pixels);
     free(image->icc);

@@ -87,6 +87,16 @@ cjpeg_status cjpeg_decode(const unsigned char *data, size_t length, int scale_ei
 /// decoder fails or the file is not progressive; `compared` is how many were compared.
 long cjpeg_check_progressive_coefficients(const unsigned char *data, size_t length, long *compared);
 
+/// Encodes `height` rows of `width` pixels (`bands` 1, grey, or 3, RGB; rows `stride` bytes
+/// apart) as a baseline JPEG at `quality` (1...100), the way libvips' `jpegsave` does with
+/// `strip`, without optimized Huffman tables: standard tables scaled by the quality, 4:2:0
+/// chroma under quality 90 and 4:4:4 from 90 up, a JFIF header and no other metadata. On
+/// CJPEG_OK, `*out` holds `*out_length` bytes to release with `free`; otherwise nothing.
+/// Returns CJPEG_UNSUPPORTED for a size or band count JPEG cannot hold, CJPEG_TOO_LARGE
+/// when memory runs out.
+cjpeg_status cjpeg_encode(const unsigned char *pixels, int width, int height, size_t stride, int bands, int quality,
+                          unsigned char **out, size_t *out_length, char *message, size_t message_length);
+
 /// Frees what `cjpeg_decode` allocated.
 void cjpeg_free(cjpeg_image *image);
 

@@ -21,8 +21,8 @@ enum JPEGDecoder {
         let height: Int
     }
 
-    /// A C string in a buffer the decoder wrote.
-    private static func text(_ buffer: [CChar]) -> String {
+    /// A C string in a buffer `CJPEG` wrote.
+    static func text(_ buffer: [CChar]) -> String {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
