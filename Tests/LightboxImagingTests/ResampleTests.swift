@@ -103,6 +103,31 @@ struct ResampleTests {
         #expect(mean < 0.05, "\(file) to \(width)x\(height): mean difference \(mean)")
     }
 
+    @Test("Every instruction level gives the same values: plain C, SSSE3 and SSE2, AVX2", arguments: [
+        // Odd and even widths (AVX2 rows make two pixels at a time), the 1024 px thumbnail's
+        // factor, grey (SIMD columns only), a window wider than the input.
+        ("forensics/original-files/pic1/IMG_20200827_231612.jpg", 8, 173, 130),
+        ("forensics/original-files/pic1/IMG_20200827_231612.jpg", 8, 256, 192),
+        (RenderFiles.phone, 2, 1024, 768),
+        ("piexif/images/02.jpg", 1, 97, 51),
+        ("exiv2/data/Reagan.jpg", 1, 3, 2),
+    ])
+    func levelsAgree(file: String, shrink: Int, width: Int, height: Int) throws {
+        let input = try decoded(file, shrink: shrink).pixels
+        let levels = Array(Int32(CRESAMPLE_SCALAR)...cresample_level())
+        let outputs = levels.map { level in
+            var output = [UInt8](repeating: 0, count: width * height * input.bands)
+            let status = cresample_lanczos3_at(
+                input.pixels, Int32(input.width), Int32(input.height), input.width * input.bands, Int32(input.bands),
+                &output, Int32(width), Int32(height), width * input.bands, level)
+            return status == 0 ? output : []
+        }
+        for (level, output) in zip(levels, outputs).dropFirst() {
+            #expect(output == outputs[0], "\(file) to \(width)x\(height): level \(level) differs from plain C")
+        }
+        #expect(outputs[0].count == width * height * input.bands)
+    }
+
     @Test("A flat image stays exactly flat, every band count, and sizes it cannot make are refused")
     func flatAndRefused() throws {
         for bands in 1...4 {
