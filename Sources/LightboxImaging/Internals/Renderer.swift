@@ -160,7 +160,7 @@ enum Renderer {
                 .loadShrink(among: JPEGDecoder.shrinkFactors)
         }.min() ?? 1
         let (stored, icc, _) = try JPEGDecoder.decode(bytes, shrink: shrink, path: path, monitor: monitor)
-        let image = try upright(stored, orientation: orientation, path: path)
+        let image = try Vips.upright(stored, orientation: orientation, path: path)
         return Decoded(
             image: image, properties: properties, uprightWidth: uprightWidth, uprightHeight: uprightHeight, iccProfile: icc)
     }
@@ -209,20 +209,13 @@ enum Renderer {
         return (format, try readFully(descriptor, offset: 0, length: size, path: path))
     }
 
-    /// A decoded image in its stored orientation, turned upright by `orientation` (EXIF 1...8)
-    /// into memory.
-    private static func upright(_ image: VipsImageRef, orientation: Int, path: String) throws(ImagingError) -> VipsImageRef {
-        guard orientation != 1 else { return image }
-        vips_image_set_int(image.pointer, "orientation", Int32(orientation))
-        return try Vips.copyToMemory(try Vips.autorotate(image), path: path)
-    }
-
     /// A movie's first frame, upright as its track's matrix turns it.
     private static func decodePosterFrame(path: String, options: [ThumbnailOptions]) throws(ImagingError) -> Decoded {
         let (stored, orientation) = try VideoDecoder.posterFrame(path: path)
         let properties = ImageProperties(
             storedWidth: stored.width, storedHeight: stored.height, orientation: orientation, loader: "ffmpeg")
-        let image = try upright(stored, orientation: validOrientation(options.first?.orientation) ?? orientation, path: path)
+        let image = try Vips.upright(
+            stored, orientation: validOrientation(options.first?.orientation) ?? orientation, path: path)
         return Decoded(
             image: image, properties: properties, uprightWidth: image.width, uprightHeight: image.height, iccProfile: nil)
     }

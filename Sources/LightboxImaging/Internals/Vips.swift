@@ -360,6 +360,33 @@ extension Vips {
         return VipsImageRef(out)
     }
 
+    /// A decoded image in its stored orientation, turned upright by `orientation` (EXIF 1...8)
+    /// into memory: 8-bit pixels moved by `corient`, anything else by `vips_autorot`.
+    static func upright(_ image: VipsImageRef, orientation: Int, path: String) throws(ImagingError) -> VipsImageRef {
+        guard orientation != 1 else { return image }
+        let bands = image.bands
+        guard (1...4).contains(bands), (1...8).contains(orientation),
+            vips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR,
+            vips_image_get_coding(image.pointer) == VIPS_CODING_NONE
+        else { return try uprightWithLibvips(image, orientation: orientation, path: path) }
+        let swaps = orientation >= 5
+        let (width, height) = swaps ? (image.height, image.width) : (image.width, image.height)
+        return try derive(from: image, width: width, height: height, bands: bands, doing: "turn the image upright", path: path) {
+            pixels, stride, output in
+            corient(
+                pixels, Int32(image.width), Int32(image.height), stride, Int32(bands), Int32(orientation), output,
+                width * bands) == 0
+        }
+    }
+
+    /// Turned upright by `vips_autorot` alone (the tests' reference for ``upright``).
+    static func uprightWithLibvips(_ image: VipsImageRef, orientation: Int, path: String) throws(ImagingError)
+        -> VipsImageRef
+    {
+        vips_image_set_int(image.pointer, "orientation", Int32(orientation))
+        return try copyToMemory(try autorotate(image), path: path)
+    }
+
     static func autorotate(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
         var out: UnsafeMutablePointer<VipsImage>?
         guard cvips_autorot(image.pointer, &out) == 0, let out else {
