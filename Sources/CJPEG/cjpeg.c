@@ -112,6 +112,16 @@ cjpeg_status cjpeg_read_header(const unsigned char *data, size_t length, cjpeg_h
     header->components = cinfo.num_components;
     header->progressive = cinfo.progressive_mode ? 1 : 0;
     header->supported = is_supported(&cinfo);
+    // As jdcoefct.c sizes its whole-image arrays: blocks rounded up to whole MCUs, 64
+    // coefficients of 2 bytes each.
+    for (int c = 0; c < cinfo.num_components; c++) {
+        const jpeg_component_info *component = &cinfo.comp_info[c];
+        size_t across = (component->width_in_blocks + component->h_samp_factor - 1) / component->h_samp_factor
+            * component->h_samp_factor;
+        size_t down = (component->height_in_blocks + component->v_samp_factor - 1) / component->v_samp_factor
+            * component->v_samp_factor;
+        header->coefficient_bytes += across * down * DCTSIZE2 * sizeof(JCOEF);
+    }
     jpeg_destroy_decompress(&cinfo);
     if (d.truncated) {
         set_message(&d, "the file ends inside the JPEG header");

@@ -36,6 +36,9 @@ typedef struct {
     int components;
     int progressive;
     int supported;
+    /// The bytes libjpeg keeps for every coefficient of the image while it decodes a
+    /// progressive (multi-scan) file; a baseline file needs one row of blocks.
+    size_t coefficient_bytes;
 } cjpeg_header;
 
 /// Called between rows of blocks with the fraction done (0...1); a nonzero return stops the decode.

@@ -19,6 +19,19 @@ enum JPEGDecoder {
     struct Header {
         let width: Int
         let height: Int
+        let components: Int
+        let progressive: Bool
+        /// What libjpeg holds for all the coefficients of a progressive file.
+        let coefficientBytes: Int
+
+        /// The most memory a decode at 1/`shrink` holds: its pixels, twice when they are
+        /// turned upright, and a progressive file's coefficients (Lightbox's own 1/8 decoder
+        /// keeps far fewer).
+        func decodeMemory(shrink: Int, turned: Bool) -> Int {
+            let scale = max(1, shrink)
+            let pixels = ((width + scale - 1) / scale) * ((height + scale - 1) / scale) * (components == 1 ? 1 : 3)
+            return pixels * (turned ? 2 : 1) + (progressive && scale < 8 ? coefficientBytes : 0)
+        }
     }
 
     /// A C string in a buffer `CJPEG` wrote.
@@ -43,7 +56,9 @@ enum JPEGDecoder {
             throw ImagingError(.corrupt, "cannot read the JPEG header (\(text(message)))", path: path)
         }
         guard header.supported != 0, header.width > 0, header.height > 0 else { return nil }
-        return Header(width: Int(header.width), height: Int(header.height))
+        return Header(
+            width: Int(header.width), height: Int(header.height), components: Int(header.components),
+            progressive: header.progressive != 0, coefficientBytes: header.coefficient_bytes)
     }
 
     /// The EXIF orientation of JPEG bytes, from Lightbox's own EXIF reader (the one import

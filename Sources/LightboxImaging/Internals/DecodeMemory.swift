@@ -1,0 +1,67 @@
+import Foundation
+
+/// The memory decodes may hold at once, shared by every render in the process.
+///
+/// A decode reserves what it will hold before it starts and waits, in arrival order, until
+/// that fits beside the decodes already running; one larger than the whole limit runs alone.
+/// Without it, memory adds up with every decode in flight: two 12 MP iPhone HEICs decoded
+/// side by side by `lightbox thumbnail --jobs 2` peaked at 239 MiB, one at a time at 144 MiB
+/// (libheif decodes the whole image, then converts it to RGB), and an import keeps four files
+/// in flight. JPEGs decoded at a reduced scale reserve little and run side by side.
+final class DecodeMemory: @unchecked Sendable {
+    // @unchecked: `inUse`, `queue` and `nextTicket` are used only while holding `condition`.
+    /// Room for two 13 MP progressive JPEGs at once (50 MB each), not for two HEICs.
+    static let shared = DecodeMemory(limit: 100 << 20)
+
+    let limit: Int
+    private let condition = NSCondition()
+    private var inUse = 0
+    private var queue: [Int] = []
+    private var nextTicket = 0
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// What is reserved now, and how many decodes wait.
+    var state: (reserved: Int, waiting: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (inUse, queue.count)
+    }
+
+    /// Runs `body` once `bytes` (at most the limit) are reserved, and frees them after.
+    /// Throws `cancelled` if `monitor` cancels the render while it waits.
+    func withReservation<T>(
+        _ bytes: Int, monitor: RenderMonitor?, path: String, _ body: () throws(ImagingError) -> T
+    ) throws(ImagingError) -> T {
+        let share = min(max(0, bytes), limit)
+        guard share > 0 else { return try body() }
+        condition.lock()
+        let ticket = nextTicket
+        nextTicket += 1
+        queue.append(ticket)
+        while queue.first != ticket || (inUse > 0 && inUse + share > limit) {
+            if monitor?.isCancelled() == true {
+                queue.removeAll { $0 == ticket }
+                condition.broadcast()
+                condition.unlock()
+                throw ImagingError(.cancelled, "the render was cancelled", path: path)
+            }
+            // Woken when a decode ends; the timeout only looks at cancellation again.
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+        }
+        queue.removeFirst()
+        inUse += share
+        // The next in line may fit beside this one.
+        condition.broadcast()
+        condition.unlock()
+        defer {
+            condition.lock()
+            inUse -= share
+            condition.broadcast()
+            condition.unlock()
+        }
+        return try body()
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import LightboxTestSupport
+import Synchronization
+import Testing
+
+@testable import LightboxImaging
+
+/// A value shared between threads.
+private final class Shared<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+    init(_ value: Value) { self.value = Mutex(value) }
+    func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result { value.withLock { body(&$0) } }
+}
+
+/// The process-wide limit on the memory decodes hold at once (`DecodeMemory`).
+@Suite("Decode memory")
+struct DecodeMemoryTests {
+    /// Waits (up to 20 s) until `condition` holds.
+    private func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while !condition() {
+            if Date() > deadline { return false }
+            usleep(2_000)
+        }
+        return true
+    }
+
+    /// Runs a reservation of `bytes` on another thread: it records `name` on entering, then
+    /// holds until `release` is signalled.
+    private func reserve(
+        _ memory: DecodeMemory, _ bytes: Int, _ name: String, entered: Shared<[String]>, release: DispatchSemaphore,
+        done: DispatchGroup, cancelled: Shared<Bool> = Shared(false), outcome: Shared<[String: String]> = Shared([:])
+    ) {
+        done.enter()
+        DispatchQueue.global().async {
+            let monitor = RenderMonitor(isCancelled: { cancelled.withLock { $0 } })
+            do {
+                try memory.withReservation(bytes, monitor: monitor, path: name) { () throws(ImagingError) in
+                    entered.withLock { $0.append(name) }
+                    release.wait()
+                }
+                outcome.withLock { $0[name] = "ran" }
+            } catch {
+                let code = (error as? ImagingError).map { "\($0.code)" } ?? "\(error)"
+                outcome.withLock { $0[name] = code }
+            }
+            done.leave()
+        }
+    }
+
+    @Test("Reservations that fit run side by side; a larger one waits, runs alone, and those after it wait their turn")
+    func order() throws {
+        let memory = DecodeMemory(limit: 100)
+        let entered = Shared<[String]>([])
+        let (releaseA, releaseB, releaseBig, releaseC) = (
+            DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)
+        )
+        let done = DispatchGroup()
+        reserve(memory, 40, "a", entered: entered, release: releaseA, done: done)
+        reserve(memory, 40, "b", entered: entered, release: releaseB, done: done)
+        #expect(eventually { entered.withLock { $0.count } == 2 }, "two of 40 fit in 100 together")
+        reserve(memory, 500, "big", entered: entered, release: releaseBig, done: done)
+        #expect(eventually { memory.state.waiting == 1 })
+        // Fits beside a and b, but arrives after big: waits its turn.
+        reserve(memory, 10, "c", entered: entered, release: releaseC, done: done)
+        #expect(eventually { memory.state.waiting == 2 })
+        releaseA.signal()
+        usleep(100_000)
+        #expect(entered.withLock { $0 } == ["a", "b"] || entered.withLock { $0 } == ["b", "a"], "big waits for b too")
+        releaseB.signal()
+        #expect(eventually { entered.withLock { $0.last } == "big" })
+        #expect(memory.state.reserved == 100, "larger than the limit: all of it, alone")
+        #expect(memory.state.waiting == 1)
+        releaseBig.signal()
+        #expect(eventually { entered.withLock { $0.last } == "c" })
+        releaseC.signal()
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(memory.state.reserved == 0 && memory.state.waiting == 0)
+    }
+
+    @Test("A render cancelled while it waits throws cancelled and leaves the queue")
+    func cancelledWhileWaiting() throws {
+        let memory = DecodeMemory(limit: 100)
+        let entered = Shared<[String]>([])
+        let (releaseHolder, releaseWaiter) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let done = DispatchGroup()
+        let cancelled = Shared(false)
+        let outcome = Shared<[String: String]>([:])
+        reserve(memory, 100, "holder", entered: entered, release: releaseHolder, done: done, outcome: outcome)
+        #expect(eventually { entered.withLock { $0.count } == 1 })
+        reserve(memory, 60, "waiter", entered: entered, release: releaseWaiter, done: done, cancelled: cancelled, outcome: outcome)
+        #expect(eventually { memory.state.waiting == 1 })
+        cancelled.withLock { $0 = true }
+        #expect(eventually { outcome.withLock { $0["waiter"] } != nil })
+        #expect(outcome.withLock { $0["waiter"] } == "cancelled")
+        #expect(memory.state.waiting == 0 && memory.state.reserved == 100)
+        releaseHolder.signal()
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(entered.withLock { $0 } == ["holder"])
+        #expect(memory.state.reserved == 0)
+    }
+
+    @Test("A HEIC's full decode reserves its memory: it does not start while the limit is taken")
+    func heicReserves() throws {
+        let path = try Corpus.path(RenderFiles.heic)
+        let holder = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        done.enter()
+        DispatchQueue.global().async {
+            _ = try? DecodeMemory.shared.withReservation(DecodeMemory.shared.limit, monitor: nil, path: "holder") {
+                () throws(ImagingError) in
+                held.signal()
+                holder.wait()
+            }
+            done.leave()
+        }
+        held.wait()
+        let polls = Shared(0)
+        let progress = Shared(0)
+        let cancel = Shared(false)
+        let monitor = RenderMonitor(
+            isCancelled: {
+                polls.withLock { $0 += 1 }
+                return cancel.withLock { $0 }
+            }, progress: { _ in progress.withLock { $0 += 1 } })
+        let result = Shared<ImagingError?>(nil)
+        done.enter()
+        DispatchQueue.global().async {
+            do {
+                _ = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 1024, height: 1024), monitor: monitor)
+            } catch {
+                let failure = error as? ImagingError
+                result.withLock { $0 = failure }
+            }
+            done.leave()
+        }
+        // Waiting, it asks whether it was cancelled; it decodes nothing.
+        #expect(eventually { polls.withLock { $0 } >= 3 })
+        #expect(progress.withLock { $0 } == 0)
+        cancel.withLock { $0 = true }
+        #expect(eventually { result.withLock { $0 } != nil })
+        #expect(result.withLock { $0?.code } == .cancelled)
+        #expect(progress.withLock { $0 } == 0)
+        holder.signal()
+        #expect(done.wait(timeout: .now() + 20) == .success)
+    }
+
+    @Test("A progressive JPEG's header gives the coefficient memory libjpeg allocates")
+    func coefficientMemory() throws {
+        let path = try Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg")
+        let bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
+        let header = try #require(try JPEGDecoder.header(bytes, path: path))
+        #expect((header.width, header.height, header.progressive) == (4224, 3168, true))
+        // 4:2:2: 528x396 luma blocks and two planes of 264x396 chroma blocks, 128 bytes each.
+        #expect(header.coefficientBytes == (528 * 396 + 2 * 264 * 396) * 128)
+        #expect(header.decodeMemory(shrink: 2, turned: false) == 2112 * 1584 * 3 + header.coefficientBytes)
+        #expect(header.decodeMemory(shrink: 8, turned: true) == 528 * 396 * 3 * 2)
+    }
+}
