@@ -55,6 +55,9 @@ struct ImportBench: AsyncParsableCommand {
                 }
             }
             inputs = [folder]
+            // The copies' dirty pages are written out now, not by the kernel's writeback while
+            // the import runs, where they would compete with the import's own writes.
+            sync()
         }
         // The files are read from the page cache, as a second pass over a card would.
         for file in MetadataBench.mediaFiles(inputs.map(\.path)) { _ = FileManager.default.contents(atPath: file) }

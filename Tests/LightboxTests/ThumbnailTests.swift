@@ -44,6 +44,32 @@ struct ThumbnailTests {
         }
     }
 
+    @Test("A cached thumbnail cut short or emptied (a crash before the disk had it) is a miss, made again", arguments: ["jpeg", "webp"])
+    func cutShortIsAMiss(format: String) async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let summary = await library.importItems(at: [URL(fileURLWithPath: try Corpus.path("digikam/body-background.jpg"))])
+        guard case .imported(let asset) = try #require(summary.results.first).outcome else {
+            Issue.record("did not import")
+            return
+        }
+        let options = ThumbnailOptions(width: 300, height: 200, format: try #require(EncodedImageFormat(rawValue: format)))
+        let first = try await library.thumbnail(for: asset.localIdentifier, options: options)
+        let key = String(first.entityTag.dropFirst().dropLast())
+        let derivatives = library.url.appendingPathComponent("derivatives").path
+        let file = try #require(
+            FileManager.default.subpaths(atPath: derivatives)?.first { $0.hasSuffix("/" + key) }.map { derivatives + "/" + $0 })
+        for damaged in [Array(first.image.bytes.dropLast(100)), []] {
+            try Data(damaged).write(to: URL(fileURLWithPath: file))
+            let again = try await library.thumbnail(for: asset.localIdentifier, options: options)
+            #expect(!again.wasCached, "\(damaged.count) bytes served as a cached \(format)")
+            #expect(again.image.bytes == first.image.bytes)
+            // Stored whole again.
+            #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == first.image.bytes)
+            #expect(try await library.thumbnail(for: asset.localIdentifier, options: options).wasCached)
+        }
+    }
+
     @Test("Thumbnails are cached in derivatives/ by asset, size, mode and version")
     func cachedThumbnails() async throws {
         let folder = try TemporaryDirectory()

@@ -38,8 +38,27 @@ struct DerivativeStore: Sendable {
         return (folder, folder + "/" + key)
     }
 
+    /// A cached file's bytes; nil when absent, or not whole (cut short by a crash: see ``store``).
     func cached(localIdentifier: String, key: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: path(localIdentifier: localIdentifier, key: key).file).map { [UInt8]($0) }
+        guard let data = FileManager.default.contents(atPath: path(localIdentifier: localIdentifier, key: key).file) else {
+            return nil
+        }
+        let bytes = [UInt8](data)
+        return Self.isWhole(bytes) ? bytes : nil
+    }
+
+    /// Whether encoded bytes run to their format's end: a JPEG to its end-of-image marker, a
+    /// WebP to the length its RIFF header states. A file cut short, or empty, is not whole.
+    static func isWhole(_ bytes: [UInt8]) -> Bool {
+        let count = bytes.count
+        if count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 {
+            return bytes[count - 2] == 0xFF && bytes[count - 1] == 0xD9
+        }
+        if count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WEBP".utf8) {
+            let stated = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
+            return stated + 8 == count
+        }
+        return false
     }
 
     /// A cached image with its size, read from the bytes already in memory (no second open,
@@ -51,10 +70,14 @@ struct DerivativeStore: Sendable {
         return EncodedImage(bytes: bytes, format: format, pixelWidth: size.width, pixelHeight: size.height)
     }
 
+    /// Stores a rendered image, renamed into place but not fsynced: everything here can be
+    /// made again, and waiting for the disk twice per photo (the file, then the rename) cost
+    /// an import of 12 MP JPEGs a tenth of its speed (docs/BENCHMARKS.md). A crash may lose the
+    /// files written last, or leave one empty or short, which ``cached`` takes for a miss.
     func store(_ bytes: [UInt8], localIdentifier: String, key: String) throws {
         let (folder, file) = path(localIdentifier: localIdentifier, key: key)
         try FileIO.makeDirectory(folder)
-        try FileIO.writeAtomically(bytes, to: file)
+        try FileIO.writeReplacing(bytes, to: file)
     }
 
     /// Removes every cached image of one file of an asset (a render an edit replaced).

@@ -131,6 +131,27 @@ enum FileIO {
         try replaceAtomically(path) { temporary in try writeAndSync(bytes, to: temporary, permissions: 0o644) }
     }
 
+    /// Writes bytes to `path` through a temporary file beside it renamed over it, without
+    /// fsync: for caches. A reader never sees a half-written file while the system runs; after
+    /// a crash, a file written shortly before may be missing, empty or cut short, and the
+    /// reader must take that for a miss.
+    static func writeReplacing(_ bytes: [UInt8], to path: String) throws {
+        try replaceAtomically(path) { temporary in
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw posixError("creating", temporary) }
+            defer { close(fd) }
+            try bytes.withUnsafeBytes { buffer in
+                var done = 0
+                while done < buffer.count {
+                    let n = write(fd, buffer.baseAddress! + done, buffer.count - done)
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { throw posixError("writing", temporary) }
+                    done += n
+                }
+            }
+        }
+    }
+
     /// `write` makes a durable temporary file beside `path`, which is then renamed over it; on
     /// any failure the temporary file is removed and `path` is as it was.
     private static func replaceAtomically(_ path: String, write: (String) throws -> Void) throws {
