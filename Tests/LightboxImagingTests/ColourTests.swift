@@ -8,14 +8,6 @@ import Testing
 /// against libvips' `vips_icc_transform`, which makes one per image.
 @Suite("Colour: one transform per ICC profile")
 struct ColourTests {
-    /// A corpus JPEG decoded at 1/`shrink`, with its embedded ICC profile.
-    private func decoded(_ file: String, shrink: Int) throws -> (image: VipsImageRef, profile: [UInt8]?) {
-        let path = try Corpus.path(file)
-        guard let data = FileManager.default.contents(atPath: path) else { throw ImagingError(.unreadable, "cannot read", path: path) }
-        let (image, profile, _) = try JPEGDecoder.decode([UInt8](data), shrink: shrink, path: path, monitor: nil)
-        return (image, profile)
-    }
-
     private func difference(_ a: VipsImageRef, _ b: VipsImageRef) throws -> (mean: Double, max: Int) {
         #expect((a.width, a.height, a.bands) == (b.width, b.height, b.bands))
         let (x, y) = (try Vips.pixels(a), try Vips.pixels(b))
@@ -33,7 +25,7 @@ struct ColourTests {
         (RenderFiles.displayP3, 8), (RenderFiles.displayP3, 2),
     ])
     func matchesLibvips(file: String, shrink: Int) throws {
-        let (image, profile) = try decoded(file, shrink: shrink)
+        let (image, profile) = try RenderFiles.decoded(file, shrink: shrink)
         let icc = try #require(profile, "the photo embeds a profile")
         let ours = try Vips.convertToSRGB(image, profile: icc, path: file)
         // The render's conversion is the Little CMS transform's, value for value (libvips'
@@ -56,7 +48,7 @@ struct ColourTests {
 
     @Test("A profile's transform is made once and kept")
     func kept() throws {
-        let (_, p3) = try decoded(RenderFiles.displayP3, shrink: 8)
+        let (_, p3) = try RenderFiles.decoded(RenderFiles.displayP3, shrink: 8)
         let profile = try #require(p3)
         let transforms = ColourTransforms(keeping: 4)
         var seen: [UnsafeMutableRawPointer] = []

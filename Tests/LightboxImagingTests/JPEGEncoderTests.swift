@@ -9,12 +9,6 @@ import Testing
 /// `jpegsave` with the same settings: libvips is the oracle.
 @Suite("JPEG encoding")
 struct JPEGEncoderTests {
-    private func decoded(_ file: String, shrink: Int) throws -> VipsImageRef {
-        let path = try Corpus.path(file)
-        guard let data = FileManager.default.contents(atPath: path) else { throw ImagingError(.unreadable, "cannot read", path: path) }
-        return try JPEGDecoder.decode([UInt8](data), shrink: shrink, path: path, monitor: nil).image
-    }
-
     /// What `cjpeg_encode` makes of the image's pixels, called directly.
     private func direct(_ image: VipsImageRef, quality: Int) throws -> [UInt8] {
         let pixels = try Vips.pixels(image)
@@ -33,7 +27,7 @@ struct JPEGEncoderTests {
         ("piexif/images/02.jpg", 1, 82, false),
     ])
     func sameAsLibvips(file: String, shrink: Int, quality: Int, crop: Bool) throws {
-        var image = try decoded(file, shrink: shrink)
+        var image = try RenderFiles.decoded(file, shrink: shrink).image
         if crop {
             // A region libvips computes lazily: rendered into memory before encoding.
             image = try Vips.extract(image, left: 37, top: 11, width: image.width - 60, height: image.height - 40)

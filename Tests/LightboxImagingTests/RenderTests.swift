@@ -12,6 +12,14 @@ enum RenderFiles {
     static let displayP3 = "digikam/body-background.jpg"
     static let heic = "exiv2/data/IMG_3578.heic"
     static let cmyk = "pillow/images/pil_sample_cmyk.jpg"
+
+    /// A corpus JPEG decoded by Lightbox at 1/`shrink` scale, with its embedded ICC profile.
+    static func decoded(_ file: String, shrink: Int) throws -> (image: VipsImageRef, profile: [UInt8]?) {
+        let path = try Corpus.path(file)
+        guard let data = FileManager.default.contents(atPath: path) else { throw ImagingError(.unreadable, "cannot read", path: path) }
+        let (image, profile, _) = try JPEGDecoder.decode([UInt8](data), shrink: shrink, path: path, monitor: nil)
+        return (image, profile)
+    }
 }
 
 /// Full size at quality 100: comparisons then measure the decoders, not resampling or encoding.

@@ -12,11 +12,9 @@ import Testing
 struct ResampleTests {
     typealias Pixels = (pixels: [UInt8], width: Int, height: Int, bands: Int)
 
-    /// A corpus JPEG decoded by Lightbox at 1/`shrink` scale.
+    /// A corpus JPEG decoded by Lightbox at 1/`shrink` scale, and its pixels.
     private func decoded(_ file: String, shrink: Int) throws -> (image: VipsImageRef, pixels: Pixels) {
-        let path = try Corpus.path(file)
-        guard let data = FileManager.default.contents(atPath: path) else { throw ImagingError(.unreadable, "cannot read", path: path) }
-        let image = try JPEGDecoder.decode([UInt8](data), shrink: shrink, path: path, monitor: nil).image
+        let image = try RenderFiles.decoded(file, shrink: shrink).image
         return (image, (try Vips.pixels(image), image.width, image.height, image.bands))
     }
 

@@ -44,15 +44,20 @@ struct ThumbnailTests {
         }
     }
 
-    @Test("A cached thumbnail cut short or emptied (a crash before the disk had it) is a miss, made again", arguments: ["jpeg", "webp"])
-    func cutShortIsAMiss(format: String) async throws {
-        let folder = try TemporaryDirectory()
+    /// A library in `folder` holding one imported iPhone photo.
+    static func importedPhoto(in folder: TemporaryDirectory) async throws -> (PhotoLibrary, Asset) {
         let library = try folder.makeLibrary()
         let summary = await library.importItems(at: [URL(fileURLWithPath: try Corpus.path("digikam/body-background.jpg"))])
         guard case .imported(let asset) = try #require(summary.results.first).outcome else {
-            Issue.record("did not import")
-            return
+            throw LibraryError(.corruptFile, "did not import")
         }
+        return (library, asset)
+    }
+
+    @Test("A cached thumbnail cut short or emptied (a crash before the disk had it) is a miss, made again", arguments: ["jpeg", "webp"])
+    func cutShortIsAMiss(format: String) async throws {
+        let folder = try TemporaryDirectory()
+        let (library, asset) = try await Self.importedPhoto(in: folder)
         let options = ThumbnailOptions(width: 300, height: 200, format: try #require(EncodedImageFormat(rawValue: format)))
         let first = try await library.thumbnail(for: asset.localIdentifier, options: options)
         let key = String(first.entityTag.dropFirst().dropLast())
@@ -73,12 +78,7 @@ struct ThumbnailTests {
     @Test("Thumbnails are cached in derivatives/ by asset, size, mode and version")
     func cachedThumbnails() async throws {
         let folder = try TemporaryDirectory()
-        let library = try folder.makeLibrary()
-        let summary = await library.importItems(at: [URL(fileURLWithPath: try Corpus.path("digikam/body-background.jpg"))])
-        guard case .imported(let asset) = try #require(summary.results.first).outcome else {
-            Issue.record("did not import")
-            return
-        }
+        let (library, asset) = try await Self.importedPhoto(in: folder)
         let options = ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFill)
         let first = try await library.thumbnail(for: asset.localIdentifier, options: options)
         let second = try await library.thumbnail(for: asset.localIdentifier, options: options)
