@@ -4,8 +4,8 @@
 #include <stddef.h>
 
 // An image turned upright by its EXIF orientation, in memory: pixels moved, nothing computed.
-// libvips' `vips_autorot` does the same through its region pipeline and worker threads, which
-// for an image already in memory cost more than the move itself (docs/BENCHMARKS.md).
+// libvips' `vips_autorot` does the same through its region pipeline, and the copy into memory
+// after it hands the rows to worker threads the caller waits on (docs/BENCHMARKS.md, Images).
 
 /// Writes `in` (`width` x `height` pixels of `bands` 8-bit values, 1 to 4; rows `in_stride`
 /// bytes apart) shown as EXIF `orientation` (1 to 8) says into `out` (rows `out_stride` bytes
