@@ -100,9 +100,11 @@ struct DecodeMemoryTests {
         #expect(memory.state.reserved == 0)
     }
 
-    @Test("A HEIC's full decode reserves its memory: it does not start while the limit is taken")
-    func heicReserves() throws {
-        let path = try Corpus.path(RenderFiles.heic)
+    @Test("A decode reserves its memory: a HEIC decoded whole or a progressive JPEG does not start while the limit is taken", arguments: [
+        RenderFiles.heic, "lomiri/backgrounds/Dragonfly_by_Bolly.jpg",
+    ])
+    func decodeReserves(file: String) throws {
+        let path = try Corpus.path(file)
         let holder = DispatchSemaphore(value: 0)
         let held = DispatchSemaphore(value: 0)
         let done = DispatchGroup()

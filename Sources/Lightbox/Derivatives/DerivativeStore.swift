@@ -77,7 +77,7 @@ struct DerivativeStore: Sendable {
     func store(_ bytes: [UInt8], localIdentifier: String, key: String) throws {
         let (folder, file) = path(localIdentifier: localIdentifier, key: key)
         try FileIO.makeDirectory(folder)
-        try FileIO.writeReplacing(bytes, to: file)
+        try FileIO.writeAtomically(bytes, to: file, syncing: false)
     }
 
     /// Removes every cached image of one file of an asset (a render an edit replaced).

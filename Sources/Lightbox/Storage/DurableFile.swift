@@ -6,8 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A new file written once and synced to the disk: how originals, renders and cached images
-/// are stored.
+/// A new file written once and synced to the disk: how originals, renders and exports are
+/// stored. Cached images in `derivatives/` are written the same way but not synced.
 ///
 /// For originals, where the file system allows it (ext4, XFS, Btrfs), the bulk of the bytes
 /// is written with direct I/O, from an aligned staging buffer straight to the disk; only the
@@ -65,8 +65,8 @@ final class DurableFile {
         }
     }
 
-    /// Writes what is left, fsyncs and closes the file.
-    func finish() throws {
+    /// Writes what is left, fsyncs (unless `syncing` is false) and closes the file.
+    func finish(syncing: Bool = true) throws {
         if direct {
             let aligned = staged & ~(Self.alignment - 1)
             if aligned > 0 { try flush(count: aligned) }
@@ -79,7 +79,7 @@ final class DurableFile {
             }
             try flush(count: staged)
         }
-        guard fsync(fd) == 0 else { throw FileIO.posixError("syncing", path) }
+        guard !syncing || fsync(fd) == 0 else { throw FileIO.posixError("syncing", path) }
         let descriptor = fd
         fd = -1
         guard close(descriptor) == 0 else { throw FileIO.posixError("closing", path) }

@@ -121,38 +121,29 @@ enum FileIO {
 
     /// Writes bytes durably to a new file `path` (which must not exist) and fsyncs it.
     static func writeAndSync(_ bytes: [UInt8], to path: String, permissions: mode_t, bypassingCache: Bool = false) throws {
-        let file = try DurableFile(creating: path, permissions: permissions, bypassingCache: bypassingCache)
-        try bytes.withUnsafeBytes { try file.append($0) }
-        try file.finish()
+        try write(bytes, toNew: path, permissions: permissions, bypassingCache: bypassingCache, syncing: true)
     }
 
-    /// Writes bytes durably to `path`: a temporary file beside it, fsync, rename over.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        try replaceAtomically(path) { temporary in try writeAndSync(bytes, to: temporary, permissions: 0o644) }
-    }
-
-    /// Writes bytes to `path` through a temporary file beside it renamed over it, without
-    /// fsync: for caches. A reader never sees a half-written file while the system runs; after
-    /// a crash, a file written shortly before may be missing, empty or cut short, and the
-    /// reader must take that for a miss.
-    static func writeReplacing(_ bytes: [UInt8], to path: String) throws {
+    /// Writes bytes to `path` through a temporary file beside it, renamed over it: a reader
+    /// never sees a half-written file. With `syncing` (the default) the file is fsynced before
+    /// the rename and survives a crash whole. Without, for caches, a crash may leave a file
+    /// written shortly before missing, empty or cut short, and its reader must take that for a
+    /// miss.
+    static func writeAtomically(_ bytes: [UInt8], to path: String, syncing: Bool = true) throws {
         try replaceAtomically(path) { temporary in
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw posixError("creating", temporary) }
-            defer { close(fd) }
-            try bytes.withUnsafeBytes { buffer in
-                var done = 0
-                while done < buffer.count {
-                    let n = write(fd, buffer.baseAddress! + done, buffer.count - done)
-                    if n < 0 && errno == EINTR { continue }
-                    guard n > 0 else { throw posixError("writing", temporary) }
-                    done += n
-                }
-            }
+            try write(bytes, toNew: temporary, permissions: 0o644, bypassingCache: false, syncing: syncing)
         }
     }
 
-    /// `write` makes a durable temporary file beside `path`, which is then renamed over it; on
+    private static func write(
+        _ bytes: [UInt8], toNew path: String, permissions: mode_t, bypassingCache: Bool, syncing: Bool
+    ) throws {
+        let file = try DurableFile(creating: path, permissions: permissions, bypassingCache: bypassingCache)
+        try bytes.withUnsafeBytes { try file.append($0) }
+        try file.finish(syncing: syncing)
+    }
+
+    /// `write` makes a temporary file beside `path`, which is then renamed over it; on
     /// any failure the temporary file is removed and `path` is as it was.
     private static func replaceAtomically(_ path: String, write: (String) throws -> Void) throws {
         let temporary = path + ".tmp-\(UUID().uuidString)"

@@ -10,7 +10,8 @@ import Foundation
 /// in flight. JPEGs decoded at a reduced scale reserve little and run side by side.
 final class DecodeMemory: @unchecked Sendable {
     // @unchecked: `inUse`, `queue` and `nextTicket` are used only while holding `condition`.
-    /// Room for two 13 MP progressive JPEGs at once (50 MB each), not for two HEICs.
+    /// Room for a 13 MP progressive JPEG at 1/2 (64 MB) beside a 24 MP baseline one (18 MB),
+    /// not for two 12 MP HEICs decoded whole (73 MB each).
     static let shared = DecodeMemory(limit: 100 << 20)
 
     let limit: Int
