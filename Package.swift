@@ -125,8 +125,9 @@ let package = Package(
         .testTarget(
             name: "LightboxImagingTests",
             // CJPEG and CResample directly: tests compare the 1/8 decoder's coefficients with
-            // libjpeg's, and the resampler with a reference on any band count.
-            dependencies: ["LightboxImaging", "CJPEG", "CResample", "LightboxTestSupport"],
+            // libjpeg's, and the resampler with a reference on any band count. CVips and
+            // LightboxMetadata: the HEIF thumbnail sizes Lightbox reads against libheif's.
+            dependencies: ["LightboxImaging", "CJPEG", "CResample", "CVips", "LightboxMetadata", "LightboxTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -38,9 +38,19 @@ public struct MediaMetadata: Sendable, Hashable {
     public var isAnimated = false
     /// HEIF: the primary item's rotation in quarter turns counterclockwise (`irot`).
     public var heifRotation: Int?
+    /// HEIF: the size of the primary image's first thumbnail item as displayed (its `ispe`
+    /// turned by its `irot`), when the file has one. iPhones store 320x240 or 240x320.
+    public var heifThumbnailWidth: Int?
+    public var heifThumbnailHeight: Int?
     /// JPEG images a RAW file embeds (its previews, `JpgFromRaw`, thumbnails), where the file
     /// says they are; the bytes there are not checked.
     public var embeddedJPEGs: [EmbeddedJPEG] = []
+
+    /// ``heifThumbnailWidth`` and ``heifThumbnailHeight`` together.
+    public var heifThumbnailSize: (width: Int, height: Int)? {
+        guard let width = heifThumbnailWidth, let height = heifThumbnailHeight else { return nil }
+        return (width, height)
+    }
 
     public init(format: FileFormat) {
         self.format = format

@@ -1,4 +1,6 @@
+import CVips
 import Foundation
+import LightboxMetadata
 import LightboxTestSupport
 import Synchronization
 import Testing
@@ -146,6 +148,83 @@ struct DecodeMemoryTests {
         #expect(progress.withLock { $0 } == 0)
         holder.signal()
         #expect(done.wait(timeout: .now() + 20) == .success)
+    }
+
+    @Test("A 256 px HEIC render decodes the embedded thumbnail: it reserves that, and runs while the limit is nearly taken")
+    func heicThumbnailRenderFits() throws {
+        let path = try Corpus.path(RenderFiles.heic)
+        let holder = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        done.enter()
+        DispatchQueue.global().async {
+            _ = try? DecodeMemory.shared.withReservation(DecodeMemory.shared.limit - 1_000_000, monitor: nil, path: "holder") {
+                () throws(ImagingError) in
+                held.signal()
+                holder.wait()
+            }
+            done.leave()
+        }
+        held.wait()
+        let rendered = DispatchSemaphore(value: 0)
+        let result = Shared<String>("")
+        DispatchQueue.global().async {
+            do {
+                let image = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 256, height: 256))
+                result.withLock { $0 = "\(image.pixelWidth)x\(image.pixelHeight)" }
+            } catch {
+                result.withLock { $0 = "\(error)" }
+            }
+            rendered.signal()
+        }
+        let finished = rendered.wait(timeout: .now() + 20) == .success
+        holder.signal()
+        if !finished { rendered.wait() }
+        #expect(finished, "the render waited for the whole image's 73 MB")
+        #expect(result.withLock { $0 } == "256x192")
+        #expect(done.wait(timeout: .now() + 20) == .success)
+    }
+
+    @Test("The HEIF reservation: the embedded thumbnail when libvips decodes it, else the whole image")
+    func heifReservation() {
+        let (width, height) = (4032, 3024)
+        let thumbnail = (width: 320, height: 240)
+        let whole = width * height * 6
+        func memory(_ box: (Int, Int), _ thumbnail: (width: Int, height: Int)? = (320, 240)) -> Int {
+            Renderer.heifDecodeMemory(width: width, height: height, thumbnail: thumbnail, box: box)
+        }
+        #expect(memory((256, 192)) == 320 * 240 * 6)
+        #expect(memory((300, 400)) == 320 * 240 * 6, "wider than the box across is enough")
+        #expect(memory((320, 240)) == whole, "as large as the box: libvips decodes the image")
+        #expect(memory((1024, 768)) == whole)
+        #expect(memory((256, 192), nil) == whole)
+        #expect(memory((16, 16), (width, height)) == whole, "a thumbnail the size of the image is no thumbnail")
+        #expect(thumbnail.width * thumbnail.height * 6 < 1_000_000)
+    }
+
+    @Test("The HEIF thumbnail size Lightbox reads is the one libheif decodes, for every HEIF and AVIF of the corpus")
+    func heifThumbnailSizes() throws {
+        try Vips.ensureStarted()
+        let files = try Corpus.files(extensions: ["heic", "heif", "avif"])
+        #expect(files.count >= 20)
+        var withThumbnails = 0
+        for path in files {
+            guard let metadata = try? MetadataReader.read(fileAtPath: path) else { continue }
+            guard let thumbnail = cvips_heif_thumbnail(path) else {
+                _ = Vips.takeError()
+                continue
+            }
+            let image = VipsImageRef(thumbnail)
+            let primary = try Vips.open(path, failOnTruncation: false)
+            let read = metadata.heifThumbnailSize.map { "\($0.width)x\($0.height)" }
+            if (image.width, image.height) == (primary.width, primary.height) {
+                #expect(read == nil, "\(path): libheif has no thumbnail, Lightbox reads \(read ?? "")")
+            } else {
+                withThumbnails += 1
+                #expect(read == "\(image.width)x\(image.height)", "\(path)")
+            }
+        }
+        #expect(withThumbnails >= 2, "the iPhone HEICs embed 320x240 and 240x320 thumbnails")
     }
 
     @Test("A progressive JPEG's header gives the coefficient memory libjpeg allocates")

@@ -85,7 +85,7 @@ enum Renderer {
         let decoded: Decoded
         switch metadata.format {
         case .heic, .heif, .avif:
-            guard let lazy = cvips_heif_thumbnail(path) else {
+            guard metadata.heifThumbnailSize != nil, let lazy = cvips_heif_thumbnail(path) else {
                 _ = Vips.takeError()
                 return nil
             }
@@ -184,9 +184,16 @@ enum Renderer {
         }.max() ?? 1
         let boxWidth = max(1, Int((Double(uprightWidth) * scale).rounded(.up)))
         let boxHeight = max(1, Int((Double(uprightHeight) * scale).rounded(.up)))
-        // libheif decodes the whole image, then converts it to RGB: about 6 bytes a pixel held
-        // at once (a 12 MP iPhone HEIC, 80 MB). The other loaders stream or shrink on load.
-        let memory = header.loader == "heifload" ? header.width * header.height * 6 : 0
+        // The other loaders stream or shrink on load.
+        var memory = 0
+        if header.loader == "heifload" {
+            let thumbnail = (try? MetadataReader.read(fileAtPath: path))?.heifThumbnailSize
+            // `Vips.thumbnail` hands libvips the box in the file's frame.
+            let turned = override.map { (5...8).contains($0) } ?? false
+            memory = heifDecodeMemory(
+                width: header.width, height: header.height, thumbnail: thumbnail,
+                box: turned ? (boxHeight, boxWidth) : (boxWidth, boxHeight))
+        }
         let image = try DecodeMemory.shared.withReservation(memory, monitor: monitor, path: path) {
             () throws(ImagingError) in
             let lazy = try Vips.thumbnail(
@@ -197,6 +204,22 @@ enum Renderer {
         }
         return Decoded(
             image: image, properties: properties, uprightWidth: uprightWidth, uprightHeight: uprightHeight, iccProfile: nil)
+    }
+
+    /// What `vips_thumbnail` holds to decode a HEIF of `width` x `height` into `box`, both as
+    /// libvips sees them. libheif decodes the whole image, then converts it to RGB: about 6
+    /// bytes a pixel at once (a 12 MP iPhone HEIC, 73 MB). libvips (8.14) decodes the embedded
+    /// thumbnail instead when it is smaller than the image and larger than the box across or
+    /// down: an iPhone's 320x240 one for a 256 px grid cell, 0.5 MB.
+    static func heifDecodeMemory(width: Int, height: Int, thumbnail: (width: Int, height: Int)?, box: (width: Int, height: Int))
+        -> Int
+    {
+        if let thumbnail, thumbnail.width < width, thumbnail.height < height,
+            thumbnail.width > box.width || thumbnail.height > box.height
+        {
+            return thumbnail.width * thumbnail.height * 6
+        }
+        return width * height * 6
     }
 
     /// The format its first bytes say, and the whole file when it is a JPEG; anything else is

@@ -45,6 +45,15 @@ enum HEIFContainer {
                 }
             }
         }
+        // libheif lists a primary image's thumbnails in item order, and libvips takes the first.
+        // A malformed reference only loses the thumbnail's size.
+        if let primary, let iref = boxes.first("iref"),
+            let thumbnail = (try? thumbnails(of: primary, iref, source))?.min(),
+            let size = try? size(of: thumbnail, properties, associations, source)
+        {
+            metadata.heifThumbnailWidth = size.width
+            metadata.heifThumbnailHeight = size.height
+        }
         for (id, item) in items.sorted(by: { $0.key < $1.key }) {
             guard let extents = locations[id] else { continue }
             if item.type == "Exif", metadata.exif == nil, let first = extents.first {
@@ -61,6 +70,43 @@ enum HEIFContainer {
                 metadata.xmp = XMPMetadata(packet: packet)
             }
         }
+    }
+
+    /// `iref`: the items that are thumbnails (`thmb`) of `item`.
+    static func thumbnails(of item: Int, _ iref: ISOBox, _ source: ByteSource) throws(MetadataError) -> [Int] {
+        let head = try source.bytes(at: iref.payloadOffset, count: 4)
+        let idSize = head[0] == 0 ? 2 : 4
+        var found: [Int] = []
+        for reference in try iref.children(of: source, skip: 4) where reference.type == "thmb" {
+            let payload = try reference.payload(of: source)
+            var cursor = PayloadCursor(payload)
+            let from = try cursor.read(idSize)
+            let count = try cursor.read(2)
+            for _ in 0..<count {
+                if try cursor.read(idSize) == item { found.append(from) }
+            }
+        }
+        return found
+    }
+
+    /// An item's size as displayed: its `ispe`, turned by its `irot`.
+    static func size(
+        of item: Int, _ properties: [ISOBox], _ associations: [Int: [Int]], _ source: ByteSource
+    ) throws(MetadataError) -> (width: Int, height: Int)? {
+        var size: (width: Int, height: Int)?
+        var turns = 0
+        for index in associations[item] ?? [] where index >= 1 && index <= properties.count {
+            let property = properties[index - 1]
+            if property.type == "ispe" {
+                let payload = try property.payload(of: source)
+                var cursor = PayloadCursor(payload, at: 4)
+                size = (try cursor.read(4), try cursor.read(4))
+            } else if property.type == "irot", let angle = try property.payload(of: source).first {
+                turns = Int(angle & 3)
+            }
+        }
+        guard let size else { return nil }
+        return turns % 2 == 1 ? (size.height, size.width) : size
     }
 
     struct ItemInfo {
