@@ -1,3 +1,4 @@
+import CVips
 import Foundation
 import LightboxTestSupport
 import Synchronization
@@ -148,6 +149,44 @@ struct RenderTests {
         let toUnconverted = try ImageComparison.meanAbsoluteDifference(image, unconverted)
         #expect(toConverted < 1, "mean difference to icc_transform: \(toConverted)")
         #expect(toUnconverted > 3 * toConverted, "P3 taken as sRGB is as close: \(toUnconverted)")
+    }
+
+    @Test("A Display P3 HEIC comes out in sRGB, as libvips' icc_transform makes it: from its embedded thumbnail and decoded whole")
+    func displayP3HEIC() throws {
+        let path = try Corpus.path(RenderFiles.heic)
+        let small = ThumbnailOptions(width: 256, height: 256, quality: 100)
+        let renders: [(name: String, image: EncodedImage, fromThumbnail: Bool)] = [
+            ("256 px", try ImageFile.thumbnail(ofFileAt: path, options: small), true),
+            ("the quick image", try #require(try ImageFile.embeddedThumbnail(ofFileAt: path, options: small)), true),
+            ("1024 px", try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 1024, height: 1024, quality: 100)), false),
+        ]
+        for render in renders {
+            let (width, height) = (render.image.pixelWidth, render.image.pixelHeight)
+            let converted = try reference(path, fromThumbnail: render.fromThumbnail, width: width, height: height, convertingToSRGB: true)
+            let unconverted = try reference(path, fromThumbnail: render.fromThumbnail, width: width, height: height, convertingToSRGB: false)
+            let toConverted = try ImageComparison.meanAbsoluteDifference(render.image, converted)
+            let toUnconverted = try ImageComparison.meanAbsoluteDifference(render.image, unconverted)
+            #expect(toConverted < 1, "\(render.name): mean difference to icc_transform: \(toConverted)")
+            #expect(toUnconverted > 3 * toConverted, "\(render.name): P3 taken as sRGB is as close: \(toUnconverted)")
+        }
+    }
+
+    /// libvips' pixels of a HEIF: its embedded thumbnail (libheif's) or the whole image, through
+    /// `vips_icc_transform` or as stored, resized to `width`x`height`.
+    private func reference(_ path: String, fromThumbnail: Bool, width: Int, height: Int, convertingToSRGB: Bool) throws -> EncodedImage {
+        guard fromThumbnail else {
+            return try ImageComparison.referenceCrop(
+                ofFileAt: path, rect: .full, width: width, height: height, convertingToSRGB: convertingToSRGB)
+        }
+        var image = VipsImageRef(try #require(cvips_heif_thumbnail(path)))
+        if convertingToSRGB {
+            var out: UnsafeMutablePointer<VipsImage>?
+            #expect(cvips_icc_transform_embedded(image.pointer, &out) == 0)
+            image = VipsImageRef(try #require(out))
+        }
+        image = try Vips.resizeWithLibvips(image, width: width, height: height)
+        let bytes = try Vips.encode(image, as: .jpeg, quality: 100)
+        return EncodedImage(bytes: bytes, format: .jpeg, pixelWidth: width, pixelHeight: height)
     }
 
     @Test("The JPEG decoder gives libvips' pixels", arguments: [

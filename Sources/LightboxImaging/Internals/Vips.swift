@@ -122,7 +122,6 @@ final class VipsImageRef {
         return (1...8).contains(Int(value)) ? Int(value) : 1
     }
 
-    /// The name of the loader libvips chose ("jpegload", "heifload", ...).
     /// Whether the pixels need a colour transform to be sRGB: an embedded ICC profile (a
     /// Display P3 photo), or another colour space (CMYK, grey, 16-bit). Plain 8-bit sRGB
     /// without a profile, most camera JPEGs, needs none, and skipping it saves a transform
@@ -134,6 +133,28 @@ final class VipsImageRef {
             || !(3...4).contains(vips_image_get_bands(pointer))
     }
 
+    /// The ICC profile embedded in an 8-bit RGB image without alpha, which Lightbox's kept
+    /// transforms convert after resizing (``Vips/convertToSRGB(_:profile:path:)``); nil for
+    /// any other image, which libvips converts itself.
+    var rgbICCProfile: [UInt8]? {
+        guard vips_image_get_interpretation(pointer) == VIPS_INTERPRETATION_sRGB,
+            vips_image_get_format(pointer) == VIPS_FORMAT_UCHAR, vips_image_get_bands(pointer) == 3,
+            vips_image_get_coding(pointer) == VIPS_CODING_NONE
+        else { return nil }
+        return iccProfile
+    }
+
+    /// The embedded ICC profile's bytes, when there is one.
+    var iccProfile: [UInt8]? {
+        var data: UnsafeRawPointer?
+        var length = 0
+        guard vips_image_get_typeof(pointer, "icc-profile-data") != 0,
+            vips_image_get_blob(pointer, "icc-profile-data", &data, &length) == 0, let data, length > 0
+        else { return nil }
+        return [UInt8](UnsafeRawBufferPointer(start: data, count: length))
+    }
+
+    /// The name of the loader libvips chose ("jpegload", "heifload", ...).
     var loader: String? {
         var value: UnsafePointer<CChar>?
         guard vips_image_get_typeof(pointer, "vips-loader") != 0,
@@ -163,7 +184,8 @@ extension Vips {
     /// orientation, or by `orientation` when given (a correction from an XMP sidecar; the file
     /// itself is never changed).
     static func thumbnail(
-        _ path: String, header: VipsImageRef, width: Int, height: Int, fill: Bool, upscale: Bool, orientation: Int?
+        _ path: String, header: VipsImageRef, width: Int, height: Int, fill: Bool, upscale: Bool, orientation: Int?,
+        convertingToSRGB: Bool? = nil
     ) throws(ImagingError) -> VipsImageRef {
         // With an orientation of its own, libvips must not turn the image by the file's; a
         // quarter turn applied afterwards swaps the box asked for.
@@ -174,7 +196,7 @@ extension Vips {
             path, &out, Int32(swaps ? height : width), Int32(swaps ? width : height),
             upscale ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN,
             fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
-            VIPS_FAIL_ON_TRUNCATED, header.needsSRGBConversion ? 1 : 0, override == nil ? 0 : 1)
+            VIPS_FAIL_ON_TRUNCATED, (convertingToSRGB ?? header.needsSRGBConversion) ? 1 : 0, override == nil ? 0 : 1)
         guard status == 0, let out else {
             let reason = takeError()
             let code: ImagingError.Code = reason.contains("not a known file format") ? .unreadable : .corrupt
