@@ -151,9 +151,12 @@ struct RenderTests {
         #expect(toUnconverted > 3 * toConverted, "P3 taken as sRGB is as close: \(toUnconverted)")
     }
 
-    @Test("A Display P3 HEIC comes out in sRGB, as libvips' icc_transform makes it: from its embedded thumbnail and decoded whole")
-    func displayP3HEIC() throws {
-        let path = try Corpus.path(RenderFiles.heic)
+    @Test("A Display P3 HEIC comes out upright in sRGB, as libvips' loader and icc_transform make it: from its embedded thumbnail and decoded whole", arguments: [
+        // Landscape, and portrait by its irot (a 240x320 thumbnail).
+        RenderFiles.heic, "exiv2/data/2021-02-13-1929.heic",
+    ])
+    func displayP3HEIC(file: String) throws {
+        let path = try Corpus.path(file)
         let small = ThumbnailOptions(width: 256, height: 256, quality: 100)
         let renders: [(name: String, image: EncodedImage, fromThumbnail: Bool)] = [
             ("256 px", try ImageFile.thumbnail(ofFileAt: path, options: small), true),

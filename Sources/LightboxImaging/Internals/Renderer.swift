@@ -1,3 +1,4 @@
+import CHEIF
 import CVips
 import Glibc
 import LightboxMetadata
@@ -80,27 +81,18 @@ enum Renderer {
     /// image: a HEIF's thumbnail item, a JPEG's EXIF thumbnail, a RAW's smallest preview.
     /// Nil when the file embeds none.
     static func renderEmbeddedThumbnail(path: String, options: ThumbnailOptions) throws(ImagingError) -> EncodedImage? {
-        try Vips.ensureStarted()
+        // Neither libheif nor the JPEG decoder needs a libvips module.
+        try Vips.ensureCoreStarted()
         guard let metadata = try? MetadataReader.read(fileAtPath: path) else { return nil }
         let decoded: Decoded
         switch metadata.format {
         case .heic, .heif, .avif:
-            guard metadata.heifThumbnailSize != nil, let lazy = cvips_heif_thumbnail(path) else {
-                _ = Vips.takeError()
-                return nil
-            }
-            let thumbnail = VipsImageRef(lazy)
-            // libvips falls back to the primary image: not a quick one.
-            guard let full = metadata.pixelWidth, thumbnail.width < full, thumbnail.height < (metadata.pixelHeight ?? 0) else {
-                return nil
-            }
-            let image = try Vips.copyToMemory(thumbnail, path: path)
-            let properties = ImageProperties(
-                storedWidth: image.width, storedHeight: image.height, orientation: 1, loader: "heifload")
-            // An iPhone's thumbnail carries the Display P3 profile of the photo.
-            decoded = Decoded(
-                image: image, properties: properties, uprightWidth: image.width, uprightHeight: image.height,
-                iccProfile: image.iccProfile)
+            guard metadata.heifThumbnailSize != nil, let bytes = (try? sniff(path))?.bytes,
+                let thumbnail = try decodeHEIFThumbnail(bytes, path: path, orientation: nil, monitor: nil, accepts: {
+                    primary, thumbnail in thumbnail.width < primary.width && thumbnail.height < primary.height
+                })
+            else { return nil }
+            decoded = thumbnail
         default:
             let smallest = metadata.embeddedJPEGs.sorted { $0.length < $1.length }
             guard let embedded = smallest.first, embedded.length <= 16 << 20,
@@ -144,6 +136,21 @@ enum Renderer {
                 monitor: monitor)
         }
         if opened.format?.kind == .video { return try decodePosterFrame(path: path, options: options) }
+        if let format = opened.format, heifFormats.contains(format), let bytes = opened.bytes {
+            let override = validOrientation(options.first?.orientation)
+            let turned = override.map { (5...8).contains($0) } ?? false
+            // Decoded whole, the image goes to libvips' loader, which streams it out of libheif.
+            let thumbnail = try decodeHEIFThumbnail(bytes, path: path, orientation: override, monitor: monitor) {
+                primary, thumbnail in
+                let box = decodeBox(
+                    uprightWidth: turned ? primary.height : primary.width,
+                    uprightHeight: turned ? primary.width : primary.height, options: options)
+                return heifUsesThumbnail(
+                    width: primary.width, height: primary.height, thumbnail: thumbnail,
+                    box: turned ? (box.height, box.width) : (box.width, box.height))
+            }
+            if let thumbnail { return thumbnail }
+        }
         return try decodeWithLibvips(path: path, options: options, monitor: monitor)
     }
 
@@ -179,12 +186,7 @@ enum Renderer {
         let override = validOrientation(options.first?.orientation)
         let swaps = (5...8).contains(override ?? header.orientation)
         let (uprightWidth, uprightHeight) = swaps ? (header.height, header.width) : (header.width, header.height)
-        // One size for every output: the largest scale any of them needs, the whole image.
-        let scale = options.map {
-            RenderGeometry(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: $0).scale
-        }.max() ?? 1
-        let boxWidth = max(1, Int((Double(uprightWidth) * scale).rounded(.up)))
-        let boxHeight = max(1, Int((Double(uprightHeight) * scale).rounded(.up)))
+        let (boxWidth, boxHeight, scale) = decodeBox(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: options)
         // The other loaders stream or shrink on load.
         var memory = 0
         if header.loader == "heifload" {
@@ -220,12 +222,89 @@ enum Renderer {
     static func heifDecodeMemory(width: Int, height: Int, thumbnail: (width: Int, height: Int)?, box: (width: Int, height: Int))
         -> Int
     {
-        if let thumbnail, thumbnail.width < width, thumbnail.height < height,
-            thumbnail.width > box.width || thumbnail.height > box.height
-        {
+        if let thumbnail, heifUsesThumbnail(width: width, height: height, thumbnail: thumbnail, box: box) {
             return thumbnail.width * thumbnail.height * 6
         }
         return width * height * 6
+    }
+
+    /// Whether a HEIF of `width` x `height` is shown in `box` from its embedded thumbnail:
+    /// libvips 8.14's rule, which Lightbox's own thumbnail decode follows too, so that a file
+    /// gives the same pixels either way. The thumbnail must be smaller than the image and
+    /// larger than the box across or down.
+    static func heifUsesThumbnail(
+        width: Int, height: Int, thumbnail: (width: Int, height: Int), box: (width: Int, height: Int)
+    ) -> Bool {
+        thumbnail.width < width && thumbnail.height < height
+            && (thumbnail.width > box.width || thumbnail.height > box.height)
+    }
+
+    /// The box a decode must fill for every output: the whole upright image at the largest
+    /// scale any output needs.
+    static func decodeBox(uprightWidth: Int, uprightHeight: Int, options: [ThumbnailOptions])
+        -> (width: Int, height: Int, scale: Double)
+    {
+        let scale = options.map {
+            RenderGeometry(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: $0).scale
+        }.max() ?? 1
+        return (
+            max(1, Int((Double(uprightWidth) * scale).rounded(.up))), max(1, Int((Double(uprightHeight) * scale).rounded(.up))),
+            scale
+        )
+    }
+
+    /// HEIF's brands, whose embedded thumbnail libheif decodes.
+    static let heifFormats: Set<FileFormat> = [.heic, .heif, .avif]
+
+    /// A HEIF's embedded thumbnail decoded by libheif directly (`CHEIF`), when `accepts` takes
+    /// its size beside the primary image's (both as displayed). Nil when the file has no
+    /// thumbnail that decodes to 8-bit RGB, libheif cannot read it, the thumbnail is not taken,
+    /// or it does not decode: libvips' loader then has the file.
+    static func decodeHEIFThumbnail(
+        _ bytes: [UInt8], path: String, orientation override: Int?, monitor: RenderMonitor?,
+        accepts: (_ primary: (width: Int, height: Int), _ thumbnail: (width: Int, height: Int)) -> Bool
+    ) throws(ImagingError) -> Decoded? {
+        var message = [CChar](repeating: 0, count: 256)
+        let result: Result<Decoded?, ImagingError> = bytes.withUnsafeBytes { raw in
+            guard let file = cheif_open(raw.baseAddress, raw.count, &message, message.count) else { return .success(nil) }
+            defer { cheif_close(file) }
+            var width: Int32 = 0, height: Int32 = 0, thumbnailWidth: Int32 = 0, thumbnailHeight: Int32 = 0
+            cheif_primary_size(file, &width, &height)
+            guard cheif_thumbnail_size(file, &thumbnailWidth, &thumbnailHeight) == 1,
+                accepts((Int(width), Int(height)), (Int(thumbnailWidth), Int(thumbnailHeight)))
+            else { return .success(nil) }
+            let memory = Int(thumbnailWidth) * Int(thumbnailHeight) * 6
+            return Result { () throws(ImagingError) -> Decoded? in
+                try DecodeMemory.shared.withReservation(memory, monitor: monitor, path: path) {
+                    () throws(ImagingError) -> Decoded? in
+                    var pixels: UnsafeMutablePointer<UInt8>?
+                    var decodedWidth: Int32 = 0, decodedHeight: Int32 = 0
+                    var icc: UnsafeMutablePointer<UInt8>?
+                    var iccLength = 0
+                    guard cheif_decode_thumbnail(
+                        file, &pixels, &decodedWidth, &decodedHeight, &icc, &iccLength, &message, message.count) == 1,
+                        let pixels
+                    else { return nil }
+                    defer { free(icc) }
+                    // An iPhone's thumbnail carries the Display P3 profile of the photo.
+                    let profile = icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: iccLength)) }
+                    guard let wrapped = cvips_image_take_memory(
+                        pixels, Int(decodedWidth) * Int(decodedHeight) * 3, decodedWidth, decodedHeight, 3, nil)
+                    else {
+                        throw ImagingError(.corrupt, "cannot hold the HEIF thumbnail's pixels (\(Vips.takeError()))", path: path)
+                    }
+                    var image = VipsImageRef(wrapped)
+                    if let override { image = try Vips.upright(image, orientation: override, path: path) }
+                    let turned = override.map { (5...8).contains($0) } ?? false
+                    let properties = ImageProperties(
+                        storedWidth: Int(width), storedHeight: Int(height), orientation: 1, loader: "heifload")
+                    return Decoded(
+                        image: image, properties: properties, uprightWidth: Int(turned ? height : width),
+                        uprightHeight: Int(turned ? width : height), iccProfile: profile)
+                }
+            }
+        }
+        return try result.get()
     }
 
     /// The format its first bytes say, and the whole file when it is a JPEG; anything else is
@@ -244,7 +323,8 @@ enum Renderer {
         let size = Int(status.st_size)
         let head = try readFully(descriptor, offset: 0, length: min(size, FileFormat.sniffLength), path: path)
         let format = FileFormat(sniffing: head)
-        guard format == .jpeg, size <= maximumJPEGFileSize else { return (format, nil) }
+        guard let format, format == .jpeg && size <= maximumJPEGFileSize || heifFormats.contains(format) && size <= maximumHEIFFileSize
+        else { return (format, nil) }
         return (format, try readFully(descriptor, offset: 0, length: size, path: path))
     }
 
@@ -310,6 +390,9 @@ enum Renderer {
 
     /// JPEGs larger than this are streamed by libvips rather than held in memory.
     static let maximumJPEGFileSize = 256 << 20
+    /// HEIFs larger than this go to libvips' loader without a look for a thumbnail first (a
+    /// 12 MP iPhone HEIC is 1 to 3 MB).
+    static let maximumHEIFFileSize = 64 << 20
 
     private static func validOrientation(_ value: Int?) -> Int? {
         value.flatMap { (1...8).contains($0) ? $0 : nil }
