@@ -115,7 +115,7 @@ enum Renderer {
         path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [ThumbnailOptions],
         monitor: RenderMonitor?
     ) throws(ImagingError) -> Decoded {
-        let opened: (format: FileFormat?, bytes: [UInt8]?)
+        var opened: (format: FileFormat?, bytes: [UInt8]?)
         if let contents {
             opened = (FileFormat(sniffing: Array(contents.prefix(FileFormat.sniffLength))), contents)
         } else {
@@ -136,21 +136,13 @@ enum Renderer {
                 monitor: monitor)
         }
         if opened.format?.kind == .video { return try decodePosterFrame(path: path, options: options) }
-        if let format = opened.format, heifFormats.contains(format), let bytes = opened.bytes {
-            let override = validOrientation(options.first?.orientation)
-            let turned = override.map { (5...8).contains($0) } ?? false
-            // Decoded whole, the image goes to libvips' loader, which streams it out of libheif.
-            let thumbnail = try decodeHEIFThumbnail(bytes, path: path, orientation: override, monitor: monitor) {
-                primary, thumbnail in
-                let box = decodeBox(
-                    uprightWidth: turned ? primary.height : primary.width,
-                    uprightHeight: turned ? primary.width : primary.height, options: options)
-                return heifUsesThumbnail(
-                    width: primary.width, height: primary.height, thumbnail: thumbnail,
-                    box: turned ? (box.height, box.width) : (box.width, box.height))
-            }
-            if let thumbnail { return thumbnail }
+        if let format = opened.format, heifFormats.contains(format), let bytes = opened.bytes,
+            let thumbnail = try decodeHEIFThumbnail(covering: options, bytes, path: path, monitor: monitor)
+        {
+            return thumbnail
         }
+        // libvips reads the file itself: its bytes need not stay beside the decode.
+        opened.bytes = nil
         return try decodeWithLibvips(path: path, options: options, monitor: monitor)
     }
 
@@ -251,6 +243,31 @@ enum Renderer {
             max(1, Int((Double(uprightWidth) * scale).rounded(.up))), max(1, Int((Double(uprightHeight) * scale).rounded(.up))),
             scale
         )
+    }
+
+    /// A HEIF's embedded thumbnail when it covers the box every output needs, decoded by
+    /// libheif; nil when the image must be decoded whole, by libvips' loader, which streams it
+    /// out of libheif. `LightboxMetadata`'s sizes rule out most such files before libheif
+    /// parses them (1.5 ms); libheif's own decide.
+    private static func decodeHEIFThumbnail(
+        covering options: [ThumbnailOptions], _ bytes: [UInt8], path: String, monitor: RenderMonitor?
+    ) throws(ImagingError) -> Decoded? {
+        let override = validOrientation(options.first?.orientation)
+        let turned = override.map { (5...8).contains($0) } ?? false
+        func covers(_ primary: (width: Int, height: Int), _ thumbnail: (width: Int, height: Int)) -> Bool {
+            let box = decodeBox(
+                uprightWidth: turned ? primary.height : primary.width,
+                uprightHeight: turned ? primary.width : primary.height, options: options)
+            return heifUsesThumbnail(
+                width: primary.width, height: primary.height, thumbnail: thumbnail,
+                box: turned ? (box.height, box.width) : (box.width, box.height))
+        }
+        guard let metadata = try? MetadataReader.read(ByteSource(bytes: bytes)), let thumbnail = metadata.heifThumbnailSize,
+            let width = metadata.pixelWidth, let height = metadata.pixelHeight
+        else { return nil }
+        let quarterTurned = (metadata.heifRotation ?? 0) % 2 == 1
+        guard covers(quarterTurned ? (height, width) : (width, height), thumbnail) else { return nil }
+        return try decodeHEIFThumbnail(bytes, path: path, orientation: override, monitor: monitor, accepts: covers)
     }
 
     /// HEIF's brands, whose embedded thumbnail libheif decodes.
