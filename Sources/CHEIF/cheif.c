@@ -15,7 +15,7 @@
     F(heif_image_handle_get_chroma_bits_per_pixel) F(heif_image_handle_get_color_profile_type)                   \
     F(heif_image_handle_get_raw_color_profile_size) F(heif_image_handle_get_raw_color_profile)                   \
     F(heif_image_handle_release) F(heif_decode_image) F(heif_image_get_plane_readonly) F(heif_image_get_width)  \
-    F(heif_image_get_height) F(heif_image_release)
+    F(heif_image_get_height) F(heif_image_release) F(heif_decoding_options_alloc) F(heif_decoding_options_free)
 
 static struct {
 #define CHEIF_MEMBER(name) __typeof__(&name) name;
@@ -109,61 +109,98 @@ void cheif_primary_size(const cheif_file *file, int *width, int *height) {
     *height = heif.heif_image_handle_get_height(file->primary);
 }
 
+/// Whether libheif gives `handle` as 8-bit RGB without losing anything: no alpha, 8 bits.
+static int is_rgb8(const struct heif_image_handle *handle) {
+    return handle && !heif.heif_image_handle_has_alpha_channel(handle) &&
+           heif.heif_image_handle_get_luma_bits_per_pixel(handle) <= 8 &&
+           heif.heif_image_handle_get_chroma_bits_per_pixel(handle) <= 8;
+}
+
+int cheif_primary_is_rgb8(const cheif_file *file) { return is_rgb8(file->primary); }
+
 int cheif_thumbnail_size(const cheif_file *file, int *width, int *height) {
-    const struct heif_image_handle *thumbnail = file->thumbnail;
-    if (!thumbnail || heif.heif_image_handle_has_alpha_channel(thumbnail) ||
-        heif.heif_image_handle_get_luma_bits_per_pixel(thumbnail) > 8 ||
-        heif.heif_image_handle_get_chroma_bits_per_pixel(thumbnail) > 8) {
-        return 0;
-    }
-    *width = heif.heif_image_handle_get_width(thumbnail);
-    *height = heif.heif_image_handle_get_height(thumbnail);
+    if (!is_rgb8(file->thumbnail)) return 0;
+    *width = heif.heif_image_handle_get_width(file->thumbnail);
+    *height = heif.heif_image_handle_get_height(file->thumbnail);
     return *width > 0 && *height > 0;
 }
 
-int cheif_decode_thumbnail(cheif_file *file, unsigned char **pixels, int *width, int *height,
-                           unsigned char **icc, size_t *icc_length, char *message, size_t message_length) {
-    *pixels = NULL;
-    *icc = NULL;
-    *icc_length = 0;
-    int expected_width, expected_height;
-    if (!cheif_thumbnail_size(file, &expected_width, &expected_height)) {
-        if (message && message_length) snprintf(message, message_length, "no 8-bit RGB thumbnail");
+typedef struct {
+    cheif_progress function;
+    void *context;
+    int total;
+} progress_state;
+
+static void start_progress(enum heif_progress_step step, int max_progress, void *data) {
+    progress_state *state = data;
+    if (step == heif_progress_step_total) state->total = max_progress;
+}
+
+static void on_progress(enum heif_progress_step step, int progress, void *data) {
+    progress_state *state = data;
+    if (step == heif_progress_step_total && state->total > 0) {
+        state->function(state->context, (double)progress / (double)state->total);
+    }
+}
+
+static void end_progress(enum heif_progress_step step, void *data) {
+    (void)step;
+    (void)data;
+}
+
+int cheif_decode(cheif_file *file, int thumbnail, cheif_progress progress, void *progress_context,
+                 cheif_decoded *decoded, char *message, size_t message_length) {
+    memset(decoded, 0, sizeof(*decoded));
+    struct heif_image_handle *handle = thumbnail ? file->thumbnail : file->primary;
+    if (!is_rgb8(handle)) {
+        if (message && message_length) snprintf(message, message_length, "not an 8-bit RGB image");
         return 0;
+    }
+    struct heif_decoding_options *options = heif.heif_decoding_options_alloc();
+    progress_state state = {progress, progress_context, 0};
+    if (options && progress) {
+        options->start_progress = start_progress;
+        options->on_progress = on_progress;
+        options->end_progress = end_progress;
+        options->progress_user_data = &state;
     }
     struct heif_image *image = NULL;
     struct heif_error error =
-        heif.heif_decode_image(file->thumbnail, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, NULL);
+        heif.heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options);
+    if (options) heif.heif_decoding_options_free(options);
     if (error.code != heif_error_Ok) {
-        set_message(message, message_length, "cannot decode the thumbnail", error);
+        set_message(message, message_length, "cannot decode the image", error);
         return 0;
     }
     int stride = 0;
     const uint8_t *plane = heif.heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
-    int w = heif.heif_image_get_width(image, heif_channel_interleaved);
-    int h = heif.heif_image_get_height(image, heif_channel_interleaved);
-    size_t row = (size_t)w * 3;
-    if (!plane || w <= 0 || h <= 0 || stride < 0 || (size_t)stride < row ||
-        !(*pixels = malloc(row * (size_t)h))) {
-        if (message && message_length) snprintf(message, message_length, "the thumbnail decoded to no pixels");
+    int width = heif.heif_image_get_width(image, heif_channel_interleaved);
+    int height = heif.heif_image_get_height(image, heif_channel_interleaved);
+    if (!plane || width <= 0 || height <= 0 || stride < 0 || (size_t)stride < (size_t)width * 3) {
+        if (message && message_length) snprintf(message, message_length, "the image decoded to no pixels");
         heif.heif_image_release(image);
         return 0;
     }
-    for (int y = 0; y < h; y++) memcpy(*pixels + row * (size_t)y, plane + (size_t)stride * (size_t)y, row);
-    heif.heif_image_release(image);
-    *width = w;
-    *height = h;
-    enum heif_color_profile_type type = heif.heif_image_handle_get_color_profile_type(file->thumbnail);
+    decoded->image = image;
+    decoded->pixels = plane;
+    decoded->stride = (size_t)stride;
+    decoded->width = width;
+    decoded->height = height;
+    enum heif_color_profile_type type = heif.heif_image_handle_get_color_profile_type(handle);
     if (type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC) {
-        size_t length = heif.heif_image_handle_get_raw_color_profile_size(file->thumbnail);
-        if (length > 0 && (*icc = malloc(length))) {
-            if (heif.heif_image_handle_get_raw_color_profile(file->thumbnail, *icc).code == heif_error_Ok) {
-                *icc_length = length;
+        size_t length = heif.heif_image_handle_get_raw_color_profile_size(handle);
+        if (length > 0 && (decoded->icc = malloc(length))) {
+            if (heif.heif_image_handle_get_raw_color_profile(handle, decoded->icc).code == heif_error_Ok) {
+                decoded->icc_length = length;
             } else {
-                free(*icc);
-                *icc = NULL;
+                free(decoded->icc);
+                decoded->icc = NULL;
             }
         }
     }
     return 1;
+}
+
+void cheif_release(void *image) {
+    if (image) heif.heif_image_release(image);
 }

@@ -138,6 +138,21 @@ static inline VipsImage *cvips_image_take_memory(void *data, size_t size, int wi
     return image;
 }
 
+/// Wraps 8-bit pixels another library holds (`bands` interleaved channels, rows packed)
+/// without copying them; `release(image, owner)` is called once when the image closes, or at
+/// once (with a NULL image) when it cannot be made.
+static inline VipsImage *cvips_image_wrap_owned(const void *data, size_t size, int width, int height, int bands,
+                                                cvips_release_pixels release, void *owner) {
+    VipsImage *image = vips_image_new_from_memory(data, size, width, height, bands, VIPS_FORMAT_UCHAR);
+    if (!image) {
+        release(NULL, owner);
+        return NULL;
+    }
+    image->Type = bands >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W;
+    g_signal_connect(image, "postclose", G_CALLBACK(release), owner);
+    return image;
+}
+
 /// The image's pixels in memory, rendering it there first if it is computed lazily: rows of
 /// `*stride` bytes. NULL when libvips cannot.
 static inline const unsigned char *cvips_memory_pixels(VipsImage *in, size_t *stride) {

@@ -174,6 +174,31 @@ struct RenderTests {
         }
     }
 
+    @Test("Every HEIF and AVIF of the corpus renders as libvips renders it: the same size, turned the same way, the same pixels")
+    func everyHEIF() throws {
+        let files = try Corpus.files(extensions: ["heic", "heif", "avif"])
+        #expect(files.count >= 20)
+        var rendered = 0
+        for path in files {
+            let ours: EncodedImage
+            do {
+                ours = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 512, height: 512, quality: 100))
+            } catch {
+                #expect(ImageComparison.libvipsThumbnailError(ofFileAt: path, size: 512) != nil, "\(path): \(error)")
+                continue
+            }
+            rendered += 1
+            let hasProfile = try Vips.open(path, failOnTruncation: false).iccProfile != nil
+            let reference = try ImageComparison.referenceCrop(
+                ofFileAt: path, rect: .full, width: ours.pixelWidth, height: ours.pixelHeight, convertingToSRGB: hasProfile)
+            let difference = try ImageComparison.meanAbsoluteDifference(ours, reference)
+            #expect(difference < 2, "\(path): mean difference \(difference)")
+            let (width, height) = try ImageComparison.autorotatedSize(ofFileAt: path)
+            #expect((ours.pixelWidth >= ours.pixelHeight) == (width >= height), "\(path): turned otherwise than libvips")
+        }
+        #expect(rendered >= 20)
+    }
+
     /// libvips' pixels of a HEIF: its embedded thumbnail (libheif's) or the whole image, through
     /// `vips_icc_transform` or as stored, resized to `width`x`height`.
     private func reference(_ path: String, fromThumbnail: Bool, width: Int, height: Int, convertingToSRGB: Bool) throws -> EncodedImage {

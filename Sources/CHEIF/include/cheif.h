@@ -3,14 +3,15 @@
 
 #include <stddef.h>
 
-// A HEIF or AVIF file's embedded thumbnail decoded by libheif directly, from memory.
+// HEIF and AVIF images decoded by libheif directly, from memory: the primary image, or its
+// embedded thumbnail.
 //
-// libvips 8.14 decodes it too (`heifload` with `thumbnail`), but reads the file through its
-// own source in thousands of reads of 1 to 8 bytes, parses the file again for every open,
-// and `vips_thumbnail` opens it twice: an iPhone HEIC's 320x240 thumbnail took 40 to 50 ms
-// there, against 1.5 ms to parse and 5 ms to decode here. libheif is opened with dlopen on
-// the first HEIF, not linked: it brings the HEVC and AV1 codecs' libraries, which every
-// process would otherwise load at start.
+// libvips 8.14 decodes them too (`heifload`), but reads the file through its own source in
+// thousands of reads of 1 to 8 bytes, parses it again for every open (`vips_thumbnail` opens
+// it twice), and shrinks the decoded image with its scalar reduction: an iPhone HEIC's 320x240
+// thumbnail took 40 to 50 ms there, against 1.5 ms to parse and 5 ms to decode here. libheif
+// is opened with dlopen on the first HEIF, not linked: it brings the HEVC and AV1 codecs'
+// libraries, which every process would otherwise load at start.
 
 typedef struct cheif_file cheif_file;
 
@@ -26,11 +27,33 @@ void cheif_primary_size(const cheif_file *file, int *width, int *height);
 /// that decodes to 8-bit RGB (no alpha, no more than 8 bits); 0 otherwise.
 int cheif_thumbnail_size(const cheif_file *file, int *width, int *height);
 
-/// The thumbnail decoded to 8-bit RGB, rows packed (`width` * 3 bytes), in `*pixels` (malloc'ed,
-/// the caller frees it), and its ICC profile, when it has one, in `*icc` (malloc'ed) and
-/// `*icc_length`. Returns 1, or 0 with `message` saying why.
-int cheif_decode_thumbnail(cheif_file *file, unsigned char **pixels, int *width, int *height,
-                           unsigned char **icc, size_t *icc_length, char *message, size_t message_length);
+/// 1 when the primary image decodes to 8-bit RGB (no alpha, no more than 8 bits); 0 when
+/// libvips should decode it (16-bit output, alpha).
+int cheif_primary_is_rgb8(const cheif_file *file);
+
+/// Called as libheif decodes, with the fraction done (a grid image's tiles). What it returns
+/// is not asked: libheif 1.15 cannot stop a decode under way.
+typedef int (*cheif_progress)(void *context, double fraction);
+
+/// A decoded image: 8-bit RGB rows `stride` bytes apart, held by libheif's `image` until
+/// `cheif_release(image)`; its ICC profile, when it has one, malloc'ed (the caller frees it).
+typedef struct {
+    void *image;
+    const unsigned char *pixels;
+    size_t stride;
+    int width;
+    int height;
+    unsigned char *icc;
+    size_t icc_length;
+} cheif_decoded;
+
+/// The thumbnail (`thumbnail` 1) or the primary image decoded to 8-bit RGB into `*decoded`.
+/// `progress` may be NULL. Returns 1, or 0 with `message` saying why.
+int cheif_decode(cheif_file *file, int thumbnail, cheif_progress progress, void *progress_context,
+                 cheif_decoded *decoded, char *message, size_t message_length);
+
+/// Gives back a decoded image's pixels (`cheif_decoded.image`).
+void cheif_release(void *image);
 
 void cheif_close(cheif_file *file);
 

@@ -88,8 +88,10 @@ enum Renderer {
         switch metadata.format {
         case .heic, .heif, .avif:
             guard metadata.heifThumbnailSize != nil, let bytes = (try? sniff(path))?.bytes,
-                let thumbnail = try decodeHEIFThumbnail(bytes, path: path, orientation: nil, monitor: nil, accepts: {
-                    primary, thumbnail in thumbnail.width < primary.width && thumbnail.height < primary.height
+                let thumbnail = try decodeHEIF(bytes, path: path, orientation: nil, monitor: nil, choose: {
+                    primary, thumbnail, _ in
+                    guard let thumbnail, thumbnail.width < primary.width, thumbnail.height < primary.height else { return nil }
+                    return .thumbnail
                 })
             else { return nil }
             decoded = thumbnail
@@ -137,9 +139,9 @@ enum Renderer {
         }
         if opened.format?.kind == .video { return try decodePosterFrame(path: path, options: options) }
         if let format = opened.format, heifFormats.contains(format), let bytes = opened.bytes,
-            let thumbnail = try decodeHEIFThumbnail(covering: options, bytes, path: path, monitor: monitor)
+            let decoded = try decodeHEIF(bytes, path: path, options: options, monitor: monitor)
         {
-            return thumbnail
+            return decoded
         }
         // libvips reads the file itself: its bytes need not stay beside the decode.
         opened.bytes = nil
@@ -245,41 +247,44 @@ enum Renderer {
         )
     }
 
-    /// A HEIF's embedded thumbnail when it covers the box every output needs, decoded by
-    /// libheif; nil when the image must be decoded whole, by libvips' loader, which streams it
-    /// out of libheif. `LightboxMetadata`'s sizes rule out most such files before libheif
-    /// parses them (1.5 ms); libheif's own decide.
-    private static func decodeHEIFThumbnail(
-        covering options: [ThumbnailOptions], _ bytes: [UInt8], path: String, monitor: RenderMonitor?
+    /// A HEIF decoded by libheif directly: its embedded thumbnail when that covers the box
+    /// every output needs, else its primary image when that is 8-bit RGB; nil for libvips'
+    /// loader (16-bit, alpha, or a file libheif does not read).
+    private static func decodeHEIF(
+        _ bytes: [UInt8], path: String, options: [ThumbnailOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> Decoded? {
         let override = validOrientation(options.first?.orientation)
         let turned = override.map { (5...8).contains($0) } ?? false
-        func covers(_ primary: (width: Int, height: Int), _ thumbnail: (width: Int, height: Int)) -> Bool {
+        return try decodeHEIF(bytes, path: path, orientation: override, monitor: monitor) { primary, thumbnail, primaryIsRGB8 in
             let box = decodeBox(
                 uprightWidth: turned ? primary.height : primary.width,
                 uprightHeight: turned ? primary.width : primary.height, options: options)
-            return heifUsesThumbnail(
+            if let thumbnail, heifUsesThumbnail(
                 width: primary.width, height: primary.height, thumbnail: thumbnail,
                 box: turned ? (box.height, box.width) : (box.width, box.height))
+            {
+                return .thumbnail
+            }
+            return primaryIsRGB8 ? .primary : nil
         }
-        guard let metadata = try? MetadataReader.read(ByteSource(bytes: bytes)), let thumbnail = metadata.heifThumbnailSize,
-            let width = metadata.pixelWidth, let height = metadata.pixelHeight
-        else { return nil }
-        let quarterTurned = (metadata.heifRotation ?? 0) % 2 == 1
-        guard covers(quarterTurned ? (height, width) : (width, height), thumbnail) else { return nil }
-        return try decodeHEIFThumbnail(bytes, path: path, orientation: override, monitor: monitor, accepts: covers)
     }
 
-    /// HEIF's brands, whose embedded thumbnail libheif decodes.
+    /// HEIF's brands, which libheif decodes.
     static let heifFormats: Set<FileFormat> = [.heic, .heif, .avif]
 
-    /// A HEIF's embedded thumbnail decoded by libheif directly (`CHEIF`), when `accepts` takes
-    /// its size beside the primary image's (both as displayed). Nil when the file has no
-    /// thumbnail that decodes to 8-bit RGB, libheif cannot read it, the thumbnail is not taken,
-    /// or it does not decode: libvips' loader then has the file.
-    static func decodeHEIFThumbnail(
+    enum HEIFImage {
+        case primary
+        case thumbnail
+    }
+
+    /// A HEIF decoded by libheif directly (`CHEIF`): the image `choose` picks, given the
+    /// primary image's size, its 8-bit RGB thumbnail's (both as displayed) and whether the
+    /// primary is 8-bit RGB. Nil when libheif cannot read the file, `choose` picks none, or
+    /// the image does not decode: libvips' loader then has the file.
+    static func decodeHEIF(
         _ bytes: [UInt8], path: String, orientation override: Int?, monitor: RenderMonitor?,
-        accepts: (_ primary: (width: Int, height: Int), _ thumbnail: (width: Int, height: Int)) -> Bool
+        choose: (_ primary: (width: Int, height: Int), _ thumbnail: (width: Int, height: Int)?, _ primaryIsRGB8: Bool)
+            -> HEIFImage?
     ) throws(ImagingError) -> Decoded? {
         var message = [CChar](repeating: 0, count: 256)
         let result: Result<Decoded?, ImagingError> = bytes.withUnsafeBytes { raw in
@@ -287,41 +292,80 @@ enum Renderer {
             defer { cheif_close(file) }
             var width: Int32 = 0, height: Int32 = 0, thumbnailWidth: Int32 = 0, thumbnailHeight: Int32 = 0
             cheif_primary_size(file, &width, &height)
-            guard cheif_thumbnail_size(file, &thumbnailWidth, &thumbnailHeight) == 1,
-                accepts((Int(width), Int(height)), (Int(thumbnailWidth), Int(thumbnailHeight)))
-            else { return .success(nil) }
-            let memory = Int(thumbnailWidth) * Int(thumbnailHeight) * 6
+            let thumbnail =
+                cheif_thumbnail_size(file, &thumbnailWidth, &thumbnailHeight) == 1
+                ? (width: Int(thumbnailWidth), height: Int(thumbnailHeight)) : nil
+            guard let chosen = choose((Int(width), Int(height)), thumbnail, cheif_primary_is_rgb8(file) == 1) else {
+                return .success(nil)
+            }
+            // libheif holds the image in YCbCr, then converts it to RGB: 6 bytes a pixel at once.
+            var decodedSize = (width: Int(width), height: Int(height))
+            if chosen == .thumbnail {
+                guard let thumbnail else { return .success(nil) }
+                decodedSize = thumbnail
+            }
+            let memory = decodedSize.width * decodedSize.height * 6
             return Result { () throws(ImagingError) -> Decoded? in
                 try DecodeMemory.shared.withReservation(memory, monitor: monitor, path: path) {
                     () throws(ImagingError) -> Decoded? in
-                    var pixels: UnsafeMutablePointer<UInt8>?
-                    var decodedWidth: Int32 = 0, decodedHeight: Int32 = 0
-                    var icc: UnsafeMutablePointer<UInt8>?
-                    var iccLength = 0
-                    guard cheif_decode_thumbnail(
-                        file, &pixels, &decodedWidth, &decodedHeight, &icc, &iccLength, &message, message.count) == 1,
-                        let pixels
-                    else { return nil }
-                    defer { free(icc) }
-                    // An iPhone's thumbnail carries the Display P3 profile of the photo.
-                    let profile = icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: iccLength)) }
-                    guard let wrapped = cvips_image_take_memory(
-                        pixels, Int(decodedWidth) * Int(decodedHeight) * 3, decodedWidth, decodedHeight, 3, nil)
-                    else {
-                        throw ImagingError(.corrupt, "cannot hold the HEIF thumbnail's pixels (\(Vips.takeError()))", path: path)
+                    // libheif 1.15 reports no progress while it decodes a grid image's tiles on its
+                    // threads, and cannot stop: the decode, most of a HEIF's render, is one step,
+                    // and a cancelled render stops before it or right after.
+                    monitor?.progress?(0)
+                    if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
+                    var decoded = cheif_decoded()
+                    let status = RenderMonitorBox(monitor ?? RenderMonitor(isCancelled: { false })).withContext { context in
+                        cheif_decode(
+                            file, chosen == .thumbnail ? 1 : 0, monitor == nil ? nil : RenderMonitor.callback, context,
+                            &decoded, &message, message.count)
                     }
-                    var image = VipsImageRef(wrapped)
-                    if let override { image = try Vips.upright(image, orientation: override, path: path) }
+                    guard status == 1, let image = decoded.image, let pixels = decoded.pixels else { return nil }
+                    defer { free(decoded.icc) }
+                    if monitor?.isCancelled() == true {
+                        cheif_release(image)
+                        throw ImagingError(.cancelled, "the render was cancelled", path: path)
+                    }
+                    monitor?.progress?(0.9)
+                    // An iPhone's photo and its thumbnail carry the Display P3 profile.
+                    let profile = decoded.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: decoded.icc_length)) }
+                    var upright = try wrap(decoded, image: image, pixels: pixels, path: path)
+                    if let override { upright = try Vips.upright(upright, orientation: override, path: path) }
                     let turned = override.map { (5...8).contains($0) } ?? false
                     let properties = ImageProperties(
                         storedWidth: Int(width), storedHeight: Int(height), orientation: 1, loader: "heifload")
                     return Decoded(
-                        image: image, properties: properties, uprightWidth: Int(turned ? height : width),
+                        image: upright, properties: properties, uprightWidth: Int(turned ? height : width),
                         uprightHeight: Int(turned ? width : height), iccProfile: profile)
                 }
             }
         }
         return try result.get()
+    }
+
+    /// libheif's decoded pixels as a libvips image: wrapped where the rows are packed, which
+    /// gives them back to libheif when the image closes; copied otherwise.
+    private static func wrap(
+        _ decoded: cheif_decoded, image: UnsafeMutableRawPointer, pixels: UnsafePointer<UInt8>, path: String
+    ) throws(ImagingError) -> VipsImageRef {
+        let (width, height) = (Int(decoded.width), Int(decoded.height))
+        let row = width * 3
+        let wrapped: UnsafeMutablePointer<VipsImage>?
+        if decoded.stride == row {
+            wrapped = cvips_image_wrap_owned(pixels, row * height, decoded.width, decoded.height, 3, releaseHEIF, image)
+        } else {
+            let copy = malloc(row * height)!.assumingMemoryBound(to: UInt8.self)
+            for y in 0..<height { memcpy(copy + y * row, pixels + y * decoded.stride, row) }
+            cheif_release(image)
+            wrapped = cvips_image_take_memory(copy, row * height, decoded.width, decoded.height, 3, nil)
+        }
+        guard let wrapped else {
+            throw ImagingError(.corrupt, "cannot hold the HEIF image's pixels (\(Vips.takeError()))", path: path)
+        }
+        return VipsImageRef(wrapped)
+    }
+
+    private static let releaseHEIF: @convention(c) (UnsafeMutablePointer<VipsImage>?, UnsafeMutableRawPointer?) -> Void = {
+        _, image in cheif_release(image)
     }
 
     /// The format its first bytes say, and the whole file when it is a JPEG; anything else is
