@@ -48,9 +48,10 @@ let package = Package(
             name: "CVideo",
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
-        // A HEIF's embedded thumbnail decoded by libheif from Debian (its HEVC and AV1 codecs
-        // with it), opened with dlopen on the first HEIF: libvips' loader took 40 to 50 ms for
-        // an iPhone's 320x240 thumbnail, libheif directly 7 ms (docs/ARCHITECTURE.md, Rendering).
+        // HEIF images and their embedded thumbnails decoded by libheif from Debian (its HEVC and
+        // AV1 codecs with it), opened with dlopen on the first HEIF: libvips' loader took 40 to
+        // 50 ms for an iPhone's 320x240 thumbnail, libheif directly 7 ms (docs/ARCHITECTURE.md,
+        // Rendering).
         .target(name: "CHEIF", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         // Direct I/O for originals: a GNU extension Swift's Glibc module does not show.
         .target(name: "CDirectIO"),

@@ -8,9 +8,9 @@ import LightboxMetadata
 /// encode.
 ///
 /// A baseline or progressive YCbCr JPEG (nearly every camera's) is decoded from memory by
-/// ``JPEGDecoder``, shrunk in the DCT domain; anything else is opened by libvips' loaders
-/// through `vips_thumbnail`, which shrinks on load where the format allows (WebP, the HEIF
-/// thumbnail, PDF) and converts to sRGB.
+/// ``JPEGDecoder``, shrunk in the DCT domain; an 8-bit HEIF by libheif (`CHEIF`), from its
+/// embedded thumbnail when that covers the box; anything else is opened by libvips' loaders
+/// through `vips_thumbnail`, which shrinks on load where the format allows (WebP, PDF).
 enum Renderer {
     /// An upright image in memory, at some scale of the full image, and the full image's size.
     struct Decoded {
