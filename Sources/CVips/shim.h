@@ -122,22 +122,6 @@ static void cvips_free_pixels(VipsImage *image, void *data) {
 /// Gives back pixels an image wrapped: called once, when the image closes.
 typedef void (*cvips_release_pixels)(VipsImage *image, void *data);
 
-/// Wraps pixels malloc'ed elsewhere (8-bit, `bands` interleaved channels) without copying them;
-/// the image owns them from here on and gives them to `release` (`free` when NULL) when it
-/// closes, or at once when it cannot be made.
-static inline VipsImage *cvips_image_take_memory(void *data, size_t size, int width, int height, int bands,
-                                                 cvips_release_pixels release) {
-    if (!release) release = cvips_free_pixels;
-    VipsImage *image = vips_image_new_from_memory(data, size, width, height, bands, VIPS_FORMAT_UCHAR);
-    if (!image) {
-        release(NULL, data);
-        return NULL;
-    }
-    image->Type = bands >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W;
-    g_signal_connect(image, "postclose", G_CALLBACK(release), data);
-    return image;
-}
-
 /// Wraps 8-bit pixels another library holds (`bands` interleaved channels, rows packed)
 /// without copying them; `release(image, owner)` is called once when the image closes, or at
 /// once (with a NULL image) when it cannot be made.
@@ -151,6 +135,14 @@ static inline VipsImage *cvips_image_wrap_owned(const void *data, size_t size, i
     image->Type = bands >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W;
     g_signal_connect(image, "postclose", G_CALLBACK(release), owner);
     return image;
+}
+
+/// Wraps pixels malloc'ed elsewhere (8-bit, `bands` interleaved channels) without copying them;
+/// the image owns them from here on and gives them to `release` (`free` when NULL) when it
+/// closes, or at once when it cannot be made.
+static inline VipsImage *cvips_image_take_memory(void *data, size_t size, int width, int height, int bands,
+                                                 cvips_release_pixels release) {
+    return cvips_image_wrap_owned(data, size, width, height, bands, release ? release : cvips_free_pixels, data);
 }
 
 /// The image's pixels in memory, rendering it there first if it is computed lazily: rows of
