@@ -353,7 +353,10 @@ enum Renderer {
         if decoded.stride == row {
             wrapped = cvips_image_wrap_owned(pixels, row * height, decoded.width, decoded.height, 3, releaseHEIF, image)
         } else {
-            let copy = malloc(row * height)!.assumingMemoryBound(to: UInt8.self)
+            guard let copy = malloc(row * height)?.assumingMemoryBound(to: UInt8.self) else {
+                cheif_release(image)
+                throw ImagingError(.corrupt, "no memory for the HEIF image's \(width)x\(height) pixels", path: path)
+            }
             for y in 0..<height { memcpy(copy + y * row, pixels + y * decoded.stride, row) }
             cheif_release(image)
             wrapped = cvips_image_take_memory(copy, row * height, decoded.width, decoded.height, 3, nil)
@@ -451,8 +454,8 @@ enum Renderer {
 
     /// JPEGs larger than this are streamed by libvips rather than held in memory.
     static let maximumJPEGFileSize = 256 << 20
-    /// HEIFs larger than this go to libvips' loader without a look for a thumbnail first (a
-    /// 12 MP iPhone HEIC is 1 to 3 MB).
+    /// HEIFs larger than this go to libvips' loader, which reads them from the file, rather than
+    /// to libheif from memory (a 12 MP iPhone HEIC is 1 to 3 MB).
     static let maximumHEIFFileSize = 64 << 20
 
     private static func validOrientation(_ value: Int?) -> Int? {
