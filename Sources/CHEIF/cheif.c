@@ -51,8 +51,20 @@ static void load(void) {
     loaded = 1;
 }
 
-static void set_message(char *message, size_t length, const char *what, struct heif_error error) {
+/// Fills in what went wrong: damage for invalid input and failed decoding, otherwise a file
+/// libheif does not read.
+static void set_failure(cheif_failure *failure, char *message, size_t length, const char *what,
+                        struct heif_error error) {
+    *failure = error.code == heif_error_Invalid_input || error.code == heif_error_Decoder_plugin_error
+                   ? CHEIF_DAMAGED
+                   : CHEIF_UNSUPPORTED;
     if (message && length) snprintf(message, length, "%s (%s)", what, error.message ? error.message : "no reason given");
+}
+
+int cheif_load(char *message, size_t message_length) {
+    pthread_once(&once, load);
+    if (!loaded && message && message_length) snprintf(message, message_length, "%s", failure);
+    return loaded;
 }
 
 struct cheif_file {
@@ -69,12 +81,10 @@ void cheif_close(cheif_file *file) {
     free(file);
 }
 
-cheif_file *cheif_open(const void *data, size_t length, char *message, size_t message_length) {
-    pthread_once(&once, load);
-    if (!loaded) {
-        if (message && message_length) snprintf(message, message_length, "%s", failure);
-        return NULL;
-    }
+cheif_file *cheif_open(const void *data, size_t length, cheif_failure *failure, char *message,
+                       size_t message_length) {
+    *failure = CHEIF_UNSUPPORTED;
+    if (!cheif_load(message, message_length)) return NULL;
     cheif_file *file = calloc(1, sizeof(*file));
     if (!file || !(file->context = heif.heif_context_alloc())) {
         if (message && message_length) snprintf(message, message_length, "out of memory");
@@ -83,13 +93,13 @@ cheif_file *cheif_open(const void *data, size_t length, char *message, size_t me
     }
     struct heif_error error = heif.heif_context_read_from_memory_without_copy(file->context, data, length, NULL);
     if (error.code != heif_error_Ok) {
-        set_message(message, message_length, "not a HEIF libheif reads", error);
+        set_failure(failure, message, message_length, "libheif cannot read it", error);
         cheif_close(file);
         return NULL;
     }
     error = heif.heif_context_get_primary_image_handle(file->context, &file->primary);
     if (error.code != heif_error_Ok) {
-        set_message(message, message_length, "no primary image", error);
+        set_failure(failure, message, message_length, "no primary image", error);
         cheif_close(file);
         return NULL;
     }
@@ -149,8 +159,9 @@ static void end_progress(enum heif_progress_step step, void *data) {
 }
 
 int cheif_decode(cheif_file *file, int thumbnail, cheif_progress progress, void *progress_context,
-                 cheif_decoded *decoded, char *message, size_t message_length) {
+                 cheif_decoded *decoded, cheif_failure *failure, char *message, size_t message_length) {
     memset(decoded, 0, sizeof(*decoded));
+    *failure = CHEIF_UNSUPPORTED;
     struct heif_image_handle *handle = thumbnail ? file->thumbnail : file->primary;
     if (!is_rgb8(handle)) {
         if (message && message_length) snprintf(message, message_length, "not an 8-bit RGB image");
@@ -169,7 +180,7 @@ int cheif_decode(cheif_file *file, int thumbnail, cheif_progress progress, void 
         heif.heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options);
     if (options) heif.heif_decoding_options_free(options);
     if (error.code != heif_error_Ok) {
-        set_message(message, message_length, "cannot decode the image", error);
+        set_failure(failure, message, message_length, "libheif cannot decode the image", error);
         return 0;
     }
     int stride = 0;
@@ -178,6 +189,7 @@ int cheif_decode(cheif_file *file, int thumbnail, cheif_progress progress, void 
     int height = heif.heif_image_get_height(image, heif_channel_interleaved);
     if (!plane || width <= 0 || height <= 0 || stride < 0 || (size_t)stride < (size_t)width * 3) {
         if (message && message_length) snprintf(message, message_length, "the image decoded to no pixels");
+        *failure = CHEIF_DAMAGED;
         heif.heif_image_release(image);
         return 0;
     }

@@ -1,5 +1,7 @@
+import Dispatch
 import LightboxImaging
 import LightboxTestSupport
+import Synchronization
 import Testing
 
 @Suite("Reading and rendering images with libvips")
@@ -42,6 +44,39 @@ struct ImageFileTests {
         let properties = try ImageFile.properties(ofFileAt: path)
         let thumbnail = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000))
         #expect(thumbnail.pixelWidth == properties.pixelWidth && thumbnail.pixelHeight == properties.pixelHeight)
+    }
+
+    @Test("Damaged HEICs rendered at once fail as corrupt, each with its own reason and no other file's")
+    func damagedHEICs() throws {
+        let folder = try TemporaryDirectory()
+        var cut: [String] = []
+        for (index, fraction) in [0.05, 0.3, 0.6, 0.9, 0.99].enumerated() {
+            for file in ["exiv2/data/IMG_3578.heic", "exiv2/data/2021-02-13-1929.heic"] {
+                cut.append(try folder.truncatedCopy(of: Corpus.path(file), fraction: fraction, as: "cut-\(index)-\(cut.count).heic"))
+            }
+        }
+        for path in cut {
+            #expect(ImageComparison.libvipsThumbnailError(ofFileAt: path, size: 256) != nil, "libvips reads \(path)")
+        }
+        let errors = Mutex<[String: ImagingError]>([:])
+        let paths = cut
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            do {
+                _ = try ImageFile.thumbnail(ofFileAt: paths[index], options: ThumbnailOptions(width: 256, height: 256))
+            } catch {
+                errors.withLock { $0[paths[index]] = error as? ImagingError }
+            }
+        }
+        let found = errors.withLock { $0 }
+        #expect(found.count == cut.count)
+        for (path, error) in found {
+            #expect(error.code == .corrupt, "\(path): \(error)")
+            #expect(error.path == path)
+            #expect(error.message.contains("cut short"), "\(error.message)")
+            for other in cut where other != path {
+                #expect(!error.message.contains(other), "\(path)'s error names \(other): \(error.message)")
+            }
+        }
     }
 
     @Test("Truncated and random files fail with the file's path")

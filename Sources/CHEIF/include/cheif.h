@@ -15,10 +15,22 @@
 
 typedef struct cheif_file cheif_file;
 
+/// Loads libheif once per process. Returns 1 when it is there; 0 with `message` saying which
+/// library or function is missing.
+int cheif_load(char *message, size_t message_length);
+
+/// What a failed call found wrong.
+typedef enum {
+    /// The bytes are damaged or cut short.
+    CHEIF_DAMAGED = 1,
+    /// A HEIF libheif does not read (an image sequence, a codec it lacks), or libheif is missing.
+    CHEIF_UNSUPPORTED = 2,
+} cheif_failure;
+
 /// Parses a HEIF held in `data` (which must outlive the file) and finds its primary image
-/// and that image's first thumbnail. NULL, with `message` saying why, when libheif cannot be
-/// loaded or the bytes are not a HEIF it reads.
-cheif_file *cheif_open(const void *data, size_t length, char *message, size_t message_length);
+/// and that image's first thumbnail. NULL, with `*failure` and `message` saying why, when
+/// libheif cannot be loaded or does not read the bytes.
+cheif_file *cheif_open(const void *data, size_t length, cheif_failure *failure, char *message, size_t message_length);
 
 /// The primary image's size as displayed (libheif's rotation, mirroring and crop applied).
 void cheif_primary_size(const cheif_file *file, int *width, int *height);
@@ -48,9 +60,9 @@ typedef struct {
 } cheif_decoded;
 
 /// The thumbnail (`thumbnail` 1) or the primary image decoded to 8-bit RGB into `*decoded`.
-/// `progress` may be NULL. Returns 1, or 0 with `message` saying why.
+/// `progress` may be NULL. Returns 1, or 0 with `*failure` and `message` saying why.
 int cheif_decode(cheif_file *file, int thumbnail, cheif_progress progress, void *progress_context,
-                 cheif_decoded *decoded, char *message, size_t message_length);
+                 cheif_decoded *decoded, cheif_failure *failure, char *message, size_t message_length);
 
 /// Gives back a decoded image's pixels (`cheif_decoded.image`).
 void cheif_release(void *image);

@@ -279,16 +279,22 @@ enum Renderer {
 
     /// A HEIF decoded by libheif directly (`CHEIF`): the image `choose` picks, given the
     /// primary image's size, its 8-bit RGB thumbnail's (both as displayed) and whether the
-    /// primary is 8-bit RGB. Nil when libheif cannot read the file, `choose` picks none, or
-    /// the image does not decode: libvips' loader then has the file.
+    /// primary is 8-bit RGB. Nil when libheif is missing or `choose` picks none: libvips'
+    /// loader then has the file. Throws when libheif finds the file damaged, cut short or not
+    /// one it reads: libvips would read it through the same libheif, and its error buffer is
+    /// the process's, where two files failing at once mix their messages.
     static func decodeHEIF(
         _ bytes: [UInt8], path: String, orientation override: Int?, monitor: RenderMonitor?,
         choose: (_ primary: (width: Int, height: Int), _ thumbnail: (width: Int, height: Int)?, _ primaryIsRGB8: Bool)
             -> HEIFImage?
     ) throws(ImagingError) -> Decoded? {
         var message = [CChar](repeating: 0, count: 256)
+        guard cheif_load(&message, message.count) == 1 else { return nil }
+        var failure = CHEIF_UNSUPPORTED
         let result: Result<Decoded?, ImagingError> = bytes.withUnsafeBytes { raw in
-            guard let file = cheif_open(raw.baseAddress, raw.count, &message, message.count) else { return .success(nil) }
+            guard let file = cheif_open(raw.baseAddress, raw.count, &failure, &message, message.count) else {
+                return .failure(heifError(failure, message, path: path))
+            }
             defer { cheif_close(file) }
             var width: Int32 = 0, height: Int32 = 0, thumbnailWidth: Int32 = 0, thumbnailHeight: Int32 = 0
             cheif_primary_size(file, &width, &height)
@@ -317,9 +323,12 @@ enum Renderer {
                     let status = RenderMonitorBox(monitor ?? RenderMonitor(isCancelled: { false })).withContext { context in
                         cheif_decode(
                             file, chosen == .thumbnail ? 1 : 0, monitor == nil ? nil : RenderMonitor.callback, context,
-                            &decoded, &message, message.count)
+                            &decoded, &failure, &message, message.count)
                     }
-                    guard status == 1, let image = decoded.image, let pixels = decoded.pixels else { return nil }
+                    guard status == 1, let image = decoded.image, let pixels = decoded.pixels else {
+                        if failure == CHEIF_DAMAGED { throw heifError(failure, message, path: path) }
+                        return nil
+                    }
                     defer { free(decoded.icc) }
                     if monitor?.isCancelled() == true {
                         cheif_release(image)
@@ -340,6 +349,13 @@ enum Renderer {
             }
         }
         return try result.get()
+    }
+
+    private static func heifError(_ failure: cheif_failure, _ message: [CChar], path: String) -> ImagingError {
+        let reason = JPEGDecoder.text(message)
+        return failure == CHEIF_DAMAGED
+            ? ImagingError(.corrupt, "the HEIF file is damaged or cut short: \(reason)", path: path)
+            : ImagingError(.unreadable, "not a HEIF image Lightbox can read: \(reason)", path: path)
     }
 
     /// libheif's decoded pixels as a libvips image: wrapped where the rows are packed, which
