@@ -15,7 +15,7 @@
     F(heif_image_handle_get_chroma_bits_per_pixel) F(heif_image_handle_get_color_profile_type)                   \
     F(heif_image_handle_get_raw_color_profile_size) F(heif_image_handle_get_raw_color_profile)                   \
     F(heif_image_handle_release) F(heif_decode_image) F(heif_image_get_plane_readonly) F(heif_image_get_width)  \
-    F(heif_image_get_height) F(heif_image_release) F(heif_decoding_options_alloc) F(heif_decoding_options_free)
+    F(heif_image_get_height) F(heif_image_release)
 
 static struct {
 #define CHEIF_MEMBER(name) __typeof__(&name) name;
@@ -58,7 +58,12 @@ static void set_failure(cheif_failure *failure, char *message, size_t length, co
     *failure = error.code == heif_error_Invalid_input || error.code == heif_error_Decoder_plugin_error
                    ? CHEIF_DAMAGED
                    : CHEIF_UNSUPPORTED;
-    if (message && length) snprintf(message, length, "%s (%s)", what, error.message ? error.message : "no reason given");
+    if (!message || !length) return;
+    // libheif ends some reasons with a newline.
+    const char *reason = error.message && *error.message ? error.message : "no reason given";
+    size_t reason_length = strlen(reason);
+    while (reason_length > 0 && (reason[reason_length - 1] == '\n' || reason[reason_length - 1] == ' ')) reason_length--;
+    snprintf(message, length, "%s (%.*s)", what, (int)reason_length, reason);
 }
 
 int cheif_load(char *message, size_t message_length) {
@@ -135,31 +140,8 @@ int cheif_thumbnail_size(const cheif_file *file, int *width, int *height) {
     return *width > 0 && *height > 0;
 }
 
-typedef struct {
-    cheif_progress function;
-    void *context;
-    int total;
-} progress_state;
-
-static void start_progress(enum heif_progress_step step, int max_progress, void *data) {
-    progress_state *state = data;
-    if (step == heif_progress_step_total) state->total = max_progress;
-}
-
-static void on_progress(enum heif_progress_step step, int progress, void *data) {
-    progress_state *state = data;
-    if (step == heif_progress_step_total && state->total > 0) {
-        state->function(state->context, (double)progress / (double)state->total);
-    }
-}
-
-static void end_progress(enum heif_progress_step step, void *data) {
-    (void)step;
-    (void)data;
-}
-
-int cheif_decode(cheif_file *file, int thumbnail, cheif_progress progress, void *progress_context,
-                 cheif_decoded *decoded, cheif_failure *failure, char *message, size_t message_length) {
+int cheif_decode(cheif_file *file, int thumbnail, cheif_decoded *decoded, cheif_failure *failure, char *message,
+                 size_t message_length) {
     memset(decoded, 0, sizeof(*decoded));
     *failure = CHEIF_UNSUPPORTED;
     struct heif_image_handle *handle = thumbnail ? file->thumbnail : file->primary;
@@ -167,18 +149,11 @@ int cheif_decode(cheif_file *file, int thumbnail, cheif_progress progress, void 
         if (message && message_length) snprintf(message, message_length, "not an 8-bit RGB image");
         return 0;
     }
-    struct heif_decoding_options *options = heif.heif_decoding_options_alloc();
-    progress_state state = {progress, progress_context, 0};
-    if (options && progress) {
-        options->start_progress = start_progress;
-        options->on_progress = on_progress;
-        options->end_progress = end_progress;
-        options->progress_user_data = &state;
-    }
+    // No progress callbacks: libheif 1.15 calls none, on a grid HEIC or a single AVIF, with or
+    // without its decoding threads.
     struct heif_image *image = NULL;
     struct heif_error error =
-        heif.heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options);
-    if (options) heif.heif_decoding_options_free(options);
+        heif.heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, NULL);
     if (error.code != heif_error_Ok) {
         set_failure(failure, message, message_length, "libheif cannot decode the image", error);
         return 0;

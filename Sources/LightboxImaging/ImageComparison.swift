@@ -65,7 +65,9 @@ public enum ImageComparison {
     public static func libvipsThumbnailError(ofFileAt path: String, size: Int) -> String? {
         do {
             let header = try Vips.open(path, failOnTruncation: false)
-            let image = try Vips.thumbnail(path, header: header, width: size, height: size, fill: false, upscale: false, orientation: nil)
+            let image = try Vips.thumbnail(
+                path, header: header, width: size, height: size, fill: false, upscale: false, orientation: nil,
+                convertingToSRGB: header.needsSRGBConversion)
             _ = try Vips.copyToMemory(image, path: path)
             return nil
         } catch {

@@ -73,6 +73,7 @@ struct ImageFileTests {
             #expect(error.code == .corrupt, "\(path): \(error)")
             #expect(error.path == path)
             #expect(error.message.contains("cut short"), "\(error.message)")
+            #expect(!error.message.contains("\n"), "one line: \(error.message)")
             for other in cut where other != path {
                 #expect(!error.message.contains(other), "\(path)'s error names \(other): \(error.message)")
             }

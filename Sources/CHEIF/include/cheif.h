@@ -43,10 +43,6 @@ int cheif_thumbnail_size(const cheif_file *file, int *width, int *height);
 /// libvips should decode it (16-bit output, alpha).
 int cheif_primary_is_rgb8(const cheif_file *file);
 
-/// Called as libheif decodes, with the fraction done (a grid image's tiles). What it returns
-/// is not asked: libheif 1.15 cannot stop a decode under way.
-typedef int (*cheif_progress)(void *context, double fraction);
-
 /// A decoded image: 8-bit RGB rows `stride` bytes apart, held by libheif's `image` until
 /// `cheif_release(image)`; its ICC profile, when it has one, malloc'ed (the caller frees it).
 typedef struct {
@@ -59,10 +55,11 @@ typedef struct {
     size_t icc_length;
 } cheif_decoded;
 
-/// The thumbnail (`thumbnail` 1) or the primary image decoded to 8-bit RGB into `*decoded`.
-/// `progress` may be NULL. Returns 1, or 0 with `*failure` and `message` saying why.
-int cheif_decode(cheif_file *file, int thumbnail, cheif_progress progress, void *progress_context,
-                 cheif_decoded *decoded, cheif_failure *failure, char *message, size_t message_length);
+/// The thumbnail (`thumbnail` 1) or the primary image decoded to 8-bit RGB into `*decoded`,
+/// in one call: libheif 1.15 reports no progress and cannot stop a decode under way. Returns
+/// 1, or 0 with `*failure` and `message` saying why.
+int cheif_decode(cheif_file *file, int thumbnail, cheif_decoded *decoded, cheif_failure *failure, char *message,
+                 size_t message_length);
 
 /// Gives back a decoded image's pixels (`cheif_decoded.image`).
 void cheif_release(void *image);

@@ -181,16 +181,10 @@ enum Renderer {
         let swaps = (5...8).contains(override ?? header.orientation)
         let (uprightWidth, uprightHeight) = swaps ? (header.height, header.width) : (header.width, header.height)
         let (boxWidth, boxHeight, scale) = decodeBox(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: options)
-        // The other loaders stream or shrink on load.
-        var memory = 0
-        if header.loader == "heifload" {
-            let thumbnail = (try? MetadataReader.read(fileAtPath: path))?.heifThumbnailSize
-            // `Vips.thumbnail` hands libvips the box in the file's frame.
-            let turned = override.map { (5...8).contains($0) } ?? false
-            memory = heifDecodeMemory(
-                width: header.width, height: header.height, thumbnail: thumbnail,
-                box: turned ? (boxHeight, boxWidth) : (boxWidth, boxHeight))
-        }
+        // The HEIFs that reach libvips (16-bit, alpha, over 64 MB) are decoded whole by libheif,
+        // then converted to RGB: about 6 bytes a pixel at once. The other loaders stream or
+        // shrink on load.
+        let memory = header.loader == "heifload" ? header.width * header.height * 6 : 0
         // An 8-bit RGB image's profile is converted after resizing by a kept transform, as a
         // JPEG's is: `vips_icc_transform` makes a Little CMS transform for every image, 14% of
         // a 256 px HEIC render's samples.
@@ -199,7 +193,7 @@ enum Renderer {
             () throws(ImagingError) in
             let lazy = try Vips.thumbnail(
                 path, header: header, width: boxWidth, height: boxHeight, fill: false, upscale: scale > 1,
-                orientation: override, convertingToSRGB: profile == nil ? nil : false)
+                orientation: override, convertingToSRGB: profile == nil && header.needsSRGBConversion)
             // Decoding into memory pulls every pixel through the loader: damage surfaces here.
             return try Vips.copyToMemory(lazy, path: path, monitor: monitor)
         }
@@ -208,24 +202,11 @@ enum Renderer {
             iccProfile: profile)
     }
 
-    /// What `vips_thumbnail` holds to decode a HEIF of `width` x `height` into `box`, both as
-    /// libvips sees them. libheif decodes the whole image, then converts it to RGB: about 6
-    /// bytes a pixel at once (a 12 MP iPhone HEIC, 73 MB). libvips (8.14) decodes the embedded
-    /// thumbnail instead when it is smaller than the image and larger than the box across or
-    /// down: an iPhone's 320x240 one for a 256 px grid cell, 0.5 MB.
-    static func heifDecodeMemory(width: Int, height: Int, thumbnail: (width: Int, height: Int)?, box: (width: Int, height: Int))
-        -> Int
-    {
-        if let thumbnail, heifUsesThumbnail(width: width, height: height, thumbnail: thumbnail, box: box) {
-            return thumbnail.width * thumbnail.height * 6
-        }
-        return width * height * 6
-    }
-
-    /// Whether a HEIF of `width` x `height` is shown in `box` from its embedded thumbnail:
-    /// libvips 8.14's rule, which Lightbox's own thumbnail decode follows too, so that a file
-    /// gives the same pixels either way. The thumbnail must be smaller than the image and
-    /// larger than the box across or down.
+    /// Whether a HEIF of `width` x `height` is shown in `box` from its embedded thumbnail
+    /// (decoded by libheif 6 bytes a pixel: an iPhone's 320x240 one, 0.5 MB, against 73 MB for
+    /// the 12 MP image): libvips 8.14's rule, so that a file gives the pixels it gave through
+    /// libvips. The thumbnail must be smaller than the image and larger than the box across or
+    /// down.
     static func heifUsesThumbnail(
         width: Int, height: Int, thumbnail: (width: Int, height: Int), box: (width: Int, height: Int)
     ) -> Bool {
@@ -314,17 +295,13 @@ enum Renderer {
             return Result { () throws(ImagingError) -> Decoded? in
                 try DecodeMemory.shared.withReservation(memory, monitor: monitor, path: path) {
                     () throws(ImagingError) -> Decoded? in
-                    // libheif 1.15 reports no progress while it decodes a grid image's tiles on its
-                    // threads, and cannot stop: the decode, most of a HEIF's render, is one step,
-                    // and a cancelled render stops before it or right after.
+                    // libheif 1.15 reports no progress and cannot stop a decode: the decode, most
+                    // of a HEIF's render, is one step, and a cancelled render stops before it or
+                    // right after.
                     monitor?.progress?(0)
                     if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
                     var decoded = cheif_decoded()
-                    let status = RenderMonitorBox(monitor ?? RenderMonitor(isCancelled: { false })).withContext { context in
-                        cheif_decode(
-                            file, chosen == .thumbnail ? 1 : 0, monitor == nil ? nil : RenderMonitor.callback, context,
-                            &decoded, &failure, &message, message.count)
-                    }
+                    let status = cheif_decode(file, chosen == .thumbnail ? 1 : 0, &decoded, &failure, &message, message.count)
                     guard status == 1, let image = decoded.image, let pixels = decoded.pixels else {
                         if failure == CHEIF_DAMAGED { throw heifError(failure, message, path: path) }
                         return nil

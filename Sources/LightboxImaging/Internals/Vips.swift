@@ -182,10 +182,11 @@ extension Vips {
 
     /// A shrink-on-load thumbnail from a file whose header is open, upright by the file's EXIF
     /// orientation, or by `orientation` when given (a correction from an XMP sidecar; the file
-    /// itself is never changed).
+    /// itself is never changed). With `convertingToSRGB`, libvips converts the colours to sRGB
+    /// too (``VipsImageRef/needsSRGBConversion`` says when that is needed).
     static func thumbnail(
         _ path: String, header: VipsImageRef, width: Int, height: Int, fill: Bool, upscale: Bool, orientation: Int?,
-        convertingToSRGB: Bool? = nil
+        convertingToSRGB: Bool
     ) throws(ImagingError) -> VipsImageRef {
         // With an orientation of its own, libvips must not turn the image by the file's; a
         // quarter turn applied afterwards swaps the box asked for.
@@ -196,7 +197,7 @@ extension Vips {
             path, &out, Int32(swaps ? height : width), Int32(swaps ? width : height),
             upscale ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN,
             fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
-            VIPS_FAIL_ON_TRUNCATED, (convertingToSRGB ?? header.needsSRGBConversion) ? 1 : 0, override == nil ? 0 : 1)
+            VIPS_FAIL_ON_TRUNCATED, convertingToSRGB ? 1 : 0, override == nil ? 0 : 1)
         guard status == 0, let out else {
             let reason = takeError()
             let code: ImagingError.Code = reason.contains("not a known file format") ? .unreadable : .corrupt
