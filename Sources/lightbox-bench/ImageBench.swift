@@ -12,6 +12,11 @@ import Glibc
 /// by `vipsthumbnail`, at each size and thread count, each configuration in a process of its
 /// own so that its peak memory is its own. Lightbox and vipsthumbnail write their thumbnails
 /// to files; Pillow keeps them in memory.
+///
+/// Each configuration runs `--repeats` times, the tools taking turns so that a slow spell of
+/// the machine falls on all of them, and its time is the median run's: one run of 21 small
+/// thumbnails lasts a third of a second, and on a 2-core machine single runs of the same
+/// command moved by 10% with no time stolen by the host.
 struct ImageBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "images",
@@ -28,6 +33,9 @@ struct ImageBench: AsyncParsableCommand {
 
     @Option(help: "How many times each file is made, per configuration.")
     var rounds = 5
+
+    @Option(help: "How many processes each configuration runs; its time is the median one's.")
+    var repeats = 3
 
     /// Python with Pillow: Debian's, which `make bench` installs (python3-pil).
     static let python = "/usr/bin/python3"
@@ -83,19 +91,32 @@ struct ImageBench: AsyncParsableCommand {
                         [vips, "--size", "\(side)x\(side)", "-o", output + "/%s.jpg[Q=82,strip]"] + repeated,
                         ["VIPS_CONCURRENCY": "\(count)"]))
                 }
-                for (tool, arguments, environment) in tools {
-                    let measured = try Self.measure(arguments, environment: environment)
+                guard repeats >= 1 else { throw ValidationError("--repeats must be 1 or more, not \(repeats)") }
+                var runs: [String: [Run]] = [:]
+                for _ in 0..<repeats {
+                    for (tool, arguments, environment) in tools {
+                        runs[tool, default: []].append(try Self.measure(arguments, environment: environment))
+                    }
+                }
+                for (tool, _, _) in tools {
+                    let measured = runs[tool] ?? []
+                    let milliseconds = measured.map { $0.seconds * 1000 / Double(images) }
                     Report.print([
                         "benchmark": "images", "tool": tool, "size": side, "threads": count, "images": images,
-                        "msPerImage": Report.round(measured.seconds * 1000 / Double(images)),
-                        "peakResidentMB": Report.round(Double(measured.maxResidentKB) / 1024),
-                        "peakAnonymousMB": Report.round(Double(measured.peakAnonymousKB) / 1024),
-                        "exitStatus": measured.status,
+                        "runs": measured.count,
+                        "msPerImage": Report.round(Report.percentile(milliseconds, 0.5)),
+                        "msPerImageRange": [Report.round(milliseconds.min() ?? 0), Report.round(milliseconds.max() ?? 0)],
+                        "peakResidentMB": Report.round(Double(measured.map(\.maxResidentKB).max() ?? 0) / 1024),
+                        "peakAnonymousMB": Report.round(Double(measured.map(\.peakAnonymousKB).max() ?? 0) / 1024),
+                        "exitStatus": measured.map(\.status).max() ?? 0,
                     ])
                 }
             }
         }
     }
+
+    /// One process's figures (``measure(_:environment:)``).
+    typealias Run = (seconds: Double, maxResidentKB: Int, peakAnonymousKB: Int, status: Int32)
 
     static func which(_ command: String) -> String? {
         for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
@@ -114,9 +135,7 @@ struct ImageBench: AsyncParsableCommand {
     /// on two threads of a 2-core machine every cycle it takes is one a worker loses. It reads
     /// `/proc/PID/statm` (a few counters) through one kept descriptor into a fixed buffer, where
     /// reading `status` into Swift strings and splitting them took 8% of a core.
-    static func measure(_ arguments: [String], environment extra: [String: String] = [:]) throws
-        -> (seconds: Double, maxResidentKB: Int, peakAnonymousKB: Int, status: Int32)
-    {
+    static func measure(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Run {
         var environment = ProcessInfo.processInfo.environment
         for (key, value) in extra { environment[key] = value }
         let argv = arguments.map { strdup($0) } + [nil]

@@ -59,7 +59,23 @@ final class PixelBuffers: Sendable {
             }
             if let reused { return UnsafeMutableRawPointer(bitPattern: reused) }
         }
-        return malloc(max(1, size))
+        let block = malloc(max(1, size))
+        if let block { Self.adviseHugePages(block, size) }
+        return block
+    }
+
+    /// Asks the kernel to back the 2 MB-aligned part of a fresh block with huge pages (where
+    /// transparent huge pages are on, or left to `madvise` as Debian leaves them): one fault
+    /// and one zeroing per 2 MB instead of 512 of each. Page faults were 15% of the CPU
+    /// time of `lightbox thumbnail` on JPEGs (0.22 to 0.28 s of system time in 1.5 s), and on
+    /// two threads the faults of one stall the other's. Blocks under 2 MB are left alone; a
+    /// block only partly covered keeps small pages at its ends, so nothing is held beyond it.
+    static func adviseHugePages(_ block: UnsafeMutableRawPointer, _ size: Int) {
+        let huge = 2 << 20
+        let start = (UInt(bitPattern: block) + UInt(huge - 1)) & ~UInt(huge - 1)
+        let end = (UInt(bitPattern: block) + UInt(size)) & ~UInt(huge - 1)
+        guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(aligned, Int(end - start), MADV_HUGEPAGE)
     }
 
     /// Keeps `pointer` (a block from `malloc`) for a later image, or frees it.

@@ -431,6 +431,8 @@ enum Renderer {
     {
         var failed = false
         let bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+            // A 4 MB photo read into fresh small pages took a quarter of the render's page faults.
+            if let base = buffer.baseAddress { PixelBuffers.adviseHugePages(UnsafeMutableRawPointer(base), length) }
             var done = 0
             while done < length {
                 let got = pread(descriptor, buffer.baseAddress! + done, length - done, off_t(offset + done))
