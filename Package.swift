@@ -28,11 +28,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
     ],
     targets: [
+        // GLib and GObject, linked: libvips' images are GObjects.
         .systemLibrary(
-            name: "CVips",
-            pkgConfig: "vips",
-            providers: [.apt(["libvips-dev"])]
+            name: "CGLib",
+            pkgConfig: "gobject-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
         ),
+        // libvips, opened on first use through a table of its functions (CVips.h): linked, its
+        // 103 libraries were two thirds of every process's start. Its headers are Debian's
+        // (libvips-dev, under the default include path).
+        .target(name: "CVips", dependencies: ["CGLib"], linkerSettings: [.linkedLibrary("gmodule-2.0")]),
         // Camera JPEGs decoded from one buffer with libjpeg-turbo's fast Huffman path, DCT
         // scaling, progress and cancellation, and at 1/8 scale by our own decoder
         // (cjpeg_fast.c); everything else goes through libvips. C, because libjpeg reports

@@ -206,6 +206,7 @@ struct RenderTests {
             return try ImageComparison.referenceCrop(
                 ofFileAt: path, rect: .full, width: width, height: height, convertingToSRGB: convertingToSRGB)
         }
+        try Vips.ensureStarted()
         var image = VipsImageRef(try #require(cvips_heif_thumbnail(path)))
         if convertingToSRGB {
             var out: UnsafeMutablePointer<VipsImage>?

@@ -1,7 +1,7 @@
 #ifndef CEDIT_H
 #define CEDIT_H
 
-#include <vips/vips.h>
+#include <CVips.h>
 
 // Lightbox's per-pixel edit filters fused into one libvips stage.
 //

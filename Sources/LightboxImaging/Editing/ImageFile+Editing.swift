@@ -116,7 +116,7 @@ extension ImageFile {
     ) throws(ImagingError) -> (width: Int, height: Int) {
         let opened = try Vips.open(path, failOnTruncation: true)
         var image = opened
-        if vips_image_get_typeof(image.pointer, "icc-profile-data") != 0 {
+        if cvips_image_get_typeof(image.pointer, "icc-profile-data") != 0 {
             var out: UnsafeMutablePointer<VipsImage>?
             guard cvips_icc_transform_embedded(image.pointer, &out) == 0, let out else {
                 throw ImagingError(.corrupt, "cannot convert the image's colours to sRGB (\(Vips.takeError()))", path: path)
@@ -223,7 +223,7 @@ enum EditMetadata {
         // and the EXIF thumbnail (jpeg-thumbnail-data), which jpegsave would write back.
         for name in ["icc-profile-data", "xmp-data", "iptc-data", "jpeg-thumbnail-data"] { cvips_remove(image.pointer, name) }
         cvips_remove_prefixed(image.pointer, "exif-")
-        vips_image_set_int(image.pointer, "orientation", 1)
+        cvips_image_set_int(image.pointer, "orientation", 1)
         guard let header else {
             _ = Vips.takeError()
             return
@@ -232,8 +232,8 @@ enum EditMetadata {
         cvips_copy_blob(header.pointer, image.pointer, "iptc-data")
         var data: UnsafeRawPointer?
         var length = 0
-        if vips_image_get_typeof(header.pointer, "exif-data") != 0,
-            vips_image_get_blob(header.pointer, "exif-data", &data, &length) == 0, let data, length > 0
+        if cvips_image_get_typeof(header.pointer, "exif-data") != 0,
+            cvips_image_get_blob(header.pointer, "exif-data", &data, &length) == 0, let data, length > 0
         {
             var exif = Array(UnsafeRawBufferPointer(start: data, count: length))
             withoutThumbnail(&exif)

@@ -38,10 +38,10 @@ enum RecipePipeline {
         if image.bands == 2 || image.bands == 4 {
             image = try call("flatten") { cvips_flatten_white(image.pointer, &$0) }
         }
-        if vips_image_get_interpretation(image.pointer) != VIPS_INTERPRETATION_sRGB || image.bands != 3 {
+        if cvips_image_get_interpretation(image.pointer) != VIPS_INTERPRETATION_sRGB || image.bands != 3 {
             image = try call("convert to sRGB") { cvips_to_srgb(image.pointer, &$0) }
         }
-        if vips_image_get_format(image.pointer) != VIPS_FORMAT_UCHAR {
+        if cvips_image_get_format(image.pointer) != VIPS_FORMAT_UCHAR {
             image = try call("convert to 8 bits") { cvips_to_uchar(image.pointer, &$0) }
         }
         return image

@@ -9,7 +9,12 @@ import Glibc
 enum Vips {
     /// libvips started once per process, and the modules folder it was told not to load at
     /// start (nil when it loaded its modules itself).
-    private static let startup: (started: Bool, deferredModules: String?) = {
+    private static let startup: (started: Bool, deferredModules: String?, failure: String?) = {
+        // libvips is opened here, on the first image, not when the process starts (CVips.h).
+        var message = [CChar](repeating: 0, count: 512)
+        guard cvips_open_library(&message, message.count) == 1 else {
+            return (false, nil, String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
         // vips_init loads every module of its modules folder: ImageMagick, poppler, OpenSlide,
         // libjxl and libheif with their own libraries, about 40 ms of every process's start. A
         // JPEG decoded by Lightbox's own path needs none of them, so they are loaded before the
@@ -21,17 +26,17 @@ enum Vips {
         var prefix: String?
         if defers {
             // What vips_init would guess and set, had VIPSHOME been unset.
-            prefix = vips_guess_prefix("lightbox", "VIPSHOME").map { String(cString: $0) }
+            prefix = cvips_guess_prefix("lightbox", "VIPSHOME").map { String(cString: $0) }
             setenv("VIPSHOME", "/dev/null", 1)
         }
-        let started = vips_init("lightbox") == 0
+        let started = cvips_init("lightbox") == 0
         if defers {
             if let prefix { setenv("VIPSHOME", prefix, 1) } else { unsetenv("VIPSHOME") }
         }
-        guard started else { return (false, nil) }
+        guard started else { return (false, nil, "libvips failed to start: \(takeError())") }
         // Thumbnails of many files are made in parallel by our own callers; libvips' operation
         // cache would only hold on to memory for images we never ask for twice.
-        vips_cache_set_max(0)
+        cvips_cache_set_max(0)
         cvips_silence_warnings()
         // Decoded photos are megabytes each. glibc serves such blocks from its heaps once a
         // large block has been freed (its mmap threshold grows), and keeps the freed memory:
@@ -41,7 +46,7 @@ enum Vips {
         if getenv("MALLOC_MMAP_THRESHOLD_") == nil {
             cvips_map_large_blocks(256 << 10)
         }
-        return (true, defers ? folder : nil)
+        return (true, defers ? folder : nil, nil)
     }()
 
     /// The deferred modules, loaded once.
@@ -62,7 +67,7 @@ enum Vips {
         guard let library = cvips_library_path().map({ String(cString: $0) }),
             let slash = library.lastIndex(of: "/")
         else { return nil }
-        let folder = "\(library[..<slash])/vips-modules-\(vips_version(0)).\(vips_version(1))"
+        let folder = "\(library[..<slash])/vips-modules-\(cvips_version(0)).\(cvips_version(1))"
         var status = stat()
         guard stat(folder, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else { return nil }
         return folder
@@ -79,7 +84,7 @@ enum Vips {
     /// enough for images in memory, resizing, colour and encoding.
     static func ensureCoreStarted() throws(ImagingError) {
         guard startup.started else {
-            throw ImagingError(.libraryUnavailable, "libvips failed to start: \(takeError())")
+            throw ImagingError(.libraryUnavailable, startup.failure ?? "libvips failed to start")
         }
     }
 
@@ -88,8 +93,8 @@ enum Vips {
     /// libvips keeps one error buffer per process; concurrent failures may interleave their
     /// messages, which only ever makes an error message longer, never wrong about success.
     static func takeError() -> String {
-        let text = String(cString: vips_error_buffer())
-        vips_error_clear()
+        let text = String(cString: cvips_error_buffer())
+        cvips_error_clear()
         let lines = text.split(separator: "\n").map { String($0) }
         // libvips repeats the same failure from each layer; keep each line once.
         var seen = Set<String>()
@@ -109,15 +114,15 @@ final class VipsImageRef {
         cvips_unref(pointer)
     }
 
-    var width: Int { Int(vips_image_get_width(pointer)) }
-    var height: Int { Int(vips_image_get_height(pointer)) }
-    var bands: Int { Int(vips_image_get_bands(pointer)) }
+    var width: Int { Int(cvips_image_get_width(pointer)) }
+    var height: Int { Int(cvips_image_get_height(pointer)) }
+    var bands: Int { Int(cvips_image_get_bands(pointer)) }
 
     /// The orientation tag, 1...8 (1 when absent).
     var orientation: Int {
         var value: Int32 = 1
-        if vips_image_get_typeof(pointer, "orientation") != 0 {
-            _ = vips_image_get_int(pointer, "orientation", &value)
+        if cvips_image_get_typeof(pointer, "orientation") != 0 {
+            _ = cvips_image_get_int(pointer, "orientation", &value)
         }
         return (1...8).contains(Int(value)) ? Int(value) : 1
     }
@@ -127,19 +132,19 @@ final class VipsImageRef {
     /// without a profile, most camera JPEGs, needs none, and skipping it saves a transform
     /// of every pixel.
     var needsSRGBConversion: Bool {
-        vips_image_get_typeof(pointer, "icc-profile-data") != 0
-            || vips_image_get_interpretation(pointer) != VIPS_INTERPRETATION_sRGB
-            || vips_image_get_format(pointer) != VIPS_FORMAT_UCHAR
-            || !(3...4).contains(vips_image_get_bands(pointer))
+        cvips_image_get_typeof(pointer, "icc-profile-data") != 0
+            || cvips_image_get_interpretation(pointer) != VIPS_INTERPRETATION_sRGB
+            || cvips_image_get_format(pointer) != VIPS_FORMAT_UCHAR
+            || !(3...4).contains(cvips_image_get_bands(pointer))
     }
 
     /// The ICC profile embedded in an 8-bit RGB image without alpha, which Lightbox's kept
     /// transforms convert after resizing (``Vips/convertToSRGB(_:profile:path:)``); nil for
     /// any other image, which libvips converts itself.
     var rgbICCProfile: [UInt8]? {
-        guard vips_image_get_interpretation(pointer) == VIPS_INTERPRETATION_sRGB,
-            vips_image_get_format(pointer) == VIPS_FORMAT_UCHAR, vips_image_get_bands(pointer) == 3,
-            vips_image_get_coding(pointer) == VIPS_CODING_NONE
+        guard cvips_image_get_interpretation(pointer) == VIPS_INTERPRETATION_sRGB,
+            cvips_image_get_format(pointer) == VIPS_FORMAT_UCHAR, cvips_image_get_bands(pointer) == 3,
+            cvips_image_get_coding(pointer) == VIPS_CODING_NONE
         else { return nil }
         return iccProfile
     }
@@ -148,8 +153,8 @@ final class VipsImageRef {
     var iccProfile: [UInt8]? {
         var data: UnsafeRawPointer?
         var length = 0
-        guard vips_image_get_typeof(pointer, "icc-profile-data") != 0,
-            vips_image_get_blob(pointer, "icc-profile-data", &data, &length) == 0, let data, length > 0
+        guard cvips_image_get_typeof(pointer, "icc-profile-data") != 0,
+            cvips_image_get_blob(pointer, "icc-profile-data", &data, &length) == 0, let data, length > 0
         else { return nil }
         return [UInt8](UnsafeRawBufferPointer(start: data, count: length))
     }
@@ -157,8 +162,8 @@ final class VipsImageRef {
     /// The name of the loader libvips chose ("jpegload", "heifload", ...).
     var loader: String? {
         var value: UnsafePointer<CChar>?
-        guard vips_image_get_typeof(pointer, "vips-loader") != 0,
-            vips_image_get_string(pointer, "vips-loader", &value) == 0, let value
+        guard cvips_image_get_typeof(pointer, "vips-loader") != 0,
+            cvips_image_get_string(pointer, "vips-loader", &value) == 0, let value
         else { return nil }
         return String(cString: value)
     }
@@ -207,7 +212,7 @@ extension Vips {
         guard let override else { return image }
         // The file is read in order; turning needs the thumbnail in memory first.
         let memory = try copyToMemory(image, path: path)
-        vips_image_set_int(memory.pointer, "orientation", Int32(override))
+        cvips_image_set_int(memory.pointer, "orientation", Int32(override))
         return try autorotate(memory)
     }
 
@@ -216,7 +221,7 @@ extension Vips {
     static func copyToMemory(
         _ image: VipsImageRef, path: String, monitor: RenderMonitor? = nil
     ) throws(ImagingError) -> VipsImageRef {
-        let (memory, killed) = watching(image, monitor) { vips_image_copy_memory(image.pointer) }
+        let (memory, killed) = watching(image, monitor) { cvips_image_copy_memory(image.pointer) }
         guard let memory else {
             if killed {
                 _ = takeError()
@@ -250,7 +255,7 @@ extension Vips {
         let result: UnsafeMutablePointer<VipsImage>? = bytes.withUnsafeBytes { raw in
             guard let image = cvips_image_new_from_buffer(raw.baseAddress, raw.count) else { return nil }
             defer { cvips_unref(image) }
-            return vips_image_copy_memory(image)
+            return cvips_image_copy_memory(image)
         }
         guard let result else { throw ImagingError(.unreadable, "not an encoded image (\(takeError()))") }
         return VipsImageRef(result)
@@ -281,8 +286,8 @@ extension Vips {
     /// The image downsized by `CResample`, or nil when it does not take the image.
     private static func resample(_ image: VipsImageRef, width: Int, height: Int) throws(ImagingError) -> VipsImageRef? {
         let bands = image.bands
-        guard bands == 1 || bands == 3, vips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR,
-            vips_image_get_coding(image.pointer) == VIPS_CODING_NONE,
+        guard bands == 1 || bands == 3, cvips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR,
+            cvips_image_get_coding(image.pointer) == VIPS_CODING_NONE,
             width <= image.width, height <= image.height, (width, height) != (image.width, image.height)
         else { return nil }
         return try derive(from: image, width: width, height: height, bands: bands, doing: "resize the image") {
@@ -347,8 +352,8 @@ extension Vips {
     /// 8-bit RGB from an RGB profile goes through a transform made once per profile
     /// (``ColourTransforms``); anything else through `vips_icc_transform`.
     static func convertToSRGB(_ image: VipsImageRef, profile: [UInt8], path: String) throws(ImagingError) -> VipsImageRef {
-        if image.bands == 3, vips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR,
-            vips_image_get_coding(image.pointer) == VIPS_CODING_NONE,
+        if image.bands == 3, cvips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR,
+            cvips_image_get_coding(image.pointer) == VIPS_CODING_NONE,
             let converted = try ColourTransforms.shared.withTransformToSRGB(from: profile, { transform throws(ImagingError) in
                 try apply(transform, to: image, path: path)
             })
@@ -389,8 +394,8 @@ extension Vips {
         guard orientation != 1 else { return image }
         let bands = image.bands
         guard (1...4).contains(bands), (1...8).contains(orientation),
-            vips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR,
-            vips_image_get_coding(image.pointer) == VIPS_CODING_NONE
+            cvips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR,
+            cvips_image_get_coding(image.pointer) == VIPS_CODING_NONE
         else { return try uprightWithLibvips(image, orientation: orientation, path: path) }
         let swaps = orientation >= 5
         let (width, height) = swaps ? (image.height, image.width) : (image.width, image.height)
@@ -406,7 +411,7 @@ extension Vips {
     static func uprightWithLibvips(_ image: VipsImageRef, orientation: Int, path: String) throws(ImagingError)
         -> VipsImageRef
     {
-        vips_image_set_int(image.pointer, "orientation", Int32(orientation))
+        cvips_image_set_int(image.pointer, "orientation", Int32(orientation))
         return try copyToMemory(try autorotate(image), path: path)
     }
 
@@ -431,9 +436,9 @@ extension Vips {
     /// colour spaces, which libvips converts first).
     private static func encodeJPEGDirectly(_ image: VipsImageRef, quality: Int) throws(ImagingError) -> [UInt8]? {
         let bands = image.bands
-        let interpretation = vips_image_get_interpretation(image.pointer)
-        guard vips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR,
-            vips_image_get_coding(image.pointer) == VIPS_CODING_NONE,
+        let interpretation = cvips_image_get_interpretation(image.pointer)
+        guard cvips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR,
+            cvips_image_get_coding(image.pointer) == VIPS_CODING_NONE,
             (bands == 3 && interpretation == VIPS_INTERPRETATION_sRGB)
                 || (bands == 1 && interpretation == VIPS_INTERPRETATION_B_W)
         else { return nil }

@@ -1,11 +1,197 @@
-#ifndef CVIPS_SHIM_H
-#define CVIPS_SHIM_H
+#ifndef CVIPS_H
+#define CVIPS_H
 
 #include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vips/vips.h>
+
+// libvips is opened on first use, not at start: with its 103 libraries it was two thirds of
+// every process's start (`lightbox --version` took 32.5 ms of CPU, a program linking libvips
+// alone 21 ms, docs/BENCHMARKS.md), which commands that never touch pixels paid too. Every
+// libvips function Lightbox calls is reached through `cvips_functions`, filled by
+// `cvips_open_library` (cvips.c); the names below are defined as those pointers, so the code
+// calls libvips as it always did. `Vips.ensureCoreStarted` opens the library before anything
+// else touches libvips. A function added to Lightbox's calls goes on this list: the link fails
+// on any libvips symbol left out.
+#define CVIPS_FUNCTIONS(X) \
+    X(vips_abs) \
+    X(vips_add) \
+    X(vips_affine) \
+    X(vips_area_unref) \
+    X(vips_array_double_new) \
+    X(vips_array_int_newv) \
+    X(vips_autorot) \
+    X(vips_avg) \
+    X(vips_cache_set_max) \
+    X(vips_colourspace) \
+    X(vips_conv) \
+    X(vips_copy) \
+    X(vips_error) \
+    X(vips_error_buffer) \
+    X(vips_error_clear) \
+    X(vips_extract_area) \
+    X(vips_flatten) \
+    X(vips_flip) \
+    X(vips_format_sizeof_unsafe) \
+    X(vips_gaussblur) \
+    X(vips_guess_prefix) \
+    X(vips_heifload) \
+    X(vips_icc_transform) \
+    X(vips_image_copy_memory) \
+    X(vips_image_generate) \
+    X(vips_image_get_bands) \
+    X(vips_image_get_blob) \
+    X(vips_image_get_coding) \
+    X(vips_image_get_fields) \
+    X(vips_image_get_format) \
+    X(vips_image_get_height) \
+    X(vips_image_get_int) \
+    X(vips_image_get_interpretation) \
+    X(vips_image_get_string) \
+    X(vips_image_get_typeof) \
+    X(vips_image_get_width) \
+    X(vips_image_new) \
+    X(vips_image_new_from_buffer) \
+    X(vips_image_new_from_file) \
+    X(vips_image_new_from_memory) \
+    X(vips_image_new_from_memory_copy) \
+    X(vips_image_new_matrix_from_array) \
+    X(vips_image_pio_input) \
+    X(vips_image_pipelinev) \
+    X(vips_image_remove) \
+    X(vips_image_set_blob_copy) \
+    X(vips_image_set_int) \
+    X(vips_image_set_kill) \
+    X(vips_image_set_progress) \
+    X(vips_image_wio_input) \
+    X(vips_image_write_to_file) \
+    X(vips_image_write_to_memory) \
+    X(vips_init) \
+    X(vips_interpolate_new) \
+    X(vips_jpegsave) \
+    X(vips_jpegsave_buffer) \
+    X(vips_linear) \
+    X(vips_maplut) \
+    X(vips_multiply) \
+    X(vips_recomb) \
+    X(vips_rect_intersectrect) \
+    X(vips_rect_includespoint) \
+    X(vips_rect_isempty) \
+    X(vips_region_black) \
+    X(vips_region_new) \
+    X(vips_region_prepare) \
+    X(vips_relational_const1) \
+    X(vips_rot) \
+    X(vips_shrink) \
+    X(vips_subtract) \
+    X(vips_thumbnail) \
+    X(vips_thumbnail_image) \
+    X(vips_version) \
+    X(vips_webpsave_buffer)
+
+struct cvips_functions {
+#define CVIPS_FIELD(name) __typeof__(name) *name;
+    CVIPS_FUNCTIONS(CVIPS_FIELD)
+#undef CVIPS_FIELD
+};
+
+/// libvips' functions, once `cvips_open_library` has returned 1.
+extern struct cvips_functions cvips_functions;
+
+/// Opens libvips and finds each function Lightbox calls, once per process: 1, or 0 with the
+/// reason in `message` (libvips missing, or one without a function Lightbox needs).
+int cvips_open_library(char *message, size_t length);
+
+/// 1 once `cvips_functions` is filled.
+extern int cvips_library_open;
+
+/// Opens libvips for a call made before `Vips.ensureCoreStarted` (which reports a missing
+/// libvips as an error): the process stops with the reason if it cannot.
+void cvips_require_library(void);
+
+/// Every libvips call goes through here first: one load of a flag once libvips is open.
+static inline void cvips_ready(void) {
+    if (__builtin_expect(!__atomic_load_n(&cvips_library_open, __ATOMIC_ACQUIRE), 0)) cvips_require_library();
+}
+
+#ifndef CVIPS_TABLE_ITSELF
+#define vips_abs (cvips_ready(), cvips_functions.vips_abs)
+#define vips_add (cvips_ready(), cvips_functions.vips_add)
+#define vips_affine (cvips_ready(), cvips_functions.vips_affine)
+#define vips_area_unref (cvips_ready(), cvips_functions.vips_area_unref)
+#define vips_array_double_new (cvips_ready(), cvips_functions.vips_array_double_new)
+#define vips_array_int_newv (cvips_ready(), cvips_functions.vips_array_int_newv)
+#define vips_autorot (cvips_ready(), cvips_functions.vips_autorot)
+#define vips_avg (cvips_ready(), cvips_functions.vips_avg)
+#define vips_cache_set_max (cvips_ready(), cvips_functions.vips_cache_set_max)
+#define vips_colourspace (cvips_ready(), cvips_functions.vips_colourspace)
+#define vips_conv (cvips_ready(), cvips_functions.vips_conv)
+#define vips_copy (cvips_ready(), cvips_functions.vips_copy)
+#define vips_error (cvips_ready(), cvips_functions.vips_error)
+#define vips_error_buffer (cvips_ready(), cvips_functions.vips_error_buffer)
+#define vips_error_clear (cvips_ready(), cvips_functions.vips_error_clear)
+#define vips_extract_area (cvips_ready(), cvips_functions.vips_extract_area)
+#define vips_flatten (cvips_ready(), cvips_functions.vips_flatten)
+#define vips_flip (cvips_ready(), cvips_functions.vips_flip)
+#define vips_format_sizeof_unsafe (cvips_ready(), cvips_functions.vips_format_sizeof_unsafe)
+#define vips_gaussblur (cvips_ready(), cvips_functions.vips_gaussblur)
+#define vips_guess_prefix (cvips_ready(), cvips_functions.vips_guess_prefix)
+#define vips_heifload (cvips_ready(), cvips_functions.vips_heifload)
+#define vips_icc_transform (cvips_ready(), cvips_functions.vips_icc_transform)
+#define vips_image_copy_memory (cvips_ready(), cvips_functions.vips_image_copy_memory)
+#define vips_image_generate (cvips_ready(), cvips_functions.vips_image_generate)
+#define vips_image_get_bands (cvips_ready(), cvips_functions.vips_image_get_bands)
+#define vips_image_get_blob (cvips_ready(), cvips_functions.vips_image_get_blob)
+#define vips_image_get_coding (cvips_ready(), cvips_functions.vips_image_get_coding)
+#define vips_image_get_fields (cvips_ready(), cvips_functions.vips_image_get_fields)
+#define vips_image_get_format (cvips_ready(), cvips_functions.vips_image_get_format)
+#define vips_image_get_height (cvips_ready(), cvips_functions.vips_image_get_height)
+#define vips_image_get_int (cvips_ready(), cvips_functions.vips_image_get_int)
+#define vips_image_get_interpretation (cvips_ready(), cvips_functions.vips_image_get_interpretation)
+#define vips_image_get_string (cvips_ready(), cvips_functions.vips_image_get_string)
+#define vips_image_get_typeof (cvips_ready(), cvips_functions.vips_image_get_typeof)
+#define vips_image_get_width (cvips_ready(), cvips_functions.vips_image_get_width)
+#define vips_image_new (cvips_ready(), cvips_functions.vips_image_new)
+#define vips_image_new_from_buffer (cvips_ready(), cvips_functions.vips_image_new_from_buffer)
+#define vips_image_new_from_file (cvips_ready(), cvips_functions.vips_image_new_from_file)
+#define vips_image_new_from_memory (cvips_ready(), cvips_functions.vips_image_new_from_memory)
+#define vips_image_new_from_memory_copy (cvips_ready(), cvips_functions.vips_image_new_from_memory_copy)
+#define vips_image_new_matrix_from_array (cvips_ready(), cvips_functions.vips_image_new_matrix_from_array)
+#define vips_image_pio_input (cvips_ready(), cvips_functions.vips_image_pio_input)
+#define vips_image_pipelinev (cvips_ready(), cvips_functions.vips_image_pipelinev)
+#define vips_image_remove (cvips_ready(), cvips_functions.vips_image_remove)
+#define vips_image_set_blob_copy (cvips_ready(), cvips_functions.vips_image_set_blob_copy)
+#define vips_image_set_int (cvips_ready(), cvips_functions.vips_image_set_int)
+#define vips_image_set_kill (cvips_ready(), cvips_functions.vips_image_set_kill)
+#define vips_image_set_progress (cvips_ready(), cvips_functions.vips_image_set_progress)
+#define vips_image_wio_input (cvips_ready(), cvips_functions.vips_image_wio_input)
+#define vips_image_write_to_file (cvips_ready(), cvips_functions.vips_image_write_to_file)
+#define vips_image_write_to_memory (cvips_ready(), cvips_functions.vips_image_write_to_memory)
+#define vips_init (cvips_ready(), cvips_functions.vips_init)
+#define vips_interpolate_new (cvips_ready(), cvips_functions.vips_interpolate_new)
+#define vips_jpegsave (cvips_ready(), cvips_functions.vips_jpegsave)
+#define vips_jpegsave_buffer (cvips_ready(), cvips_functions.vips_jpegsave_buffer)
+#define vips_linear (cvips_ready(), cvips_functions.vips_linear)
+#define vips_maplut (cvips_ready(), cvips_functions.vips_maplut)
+#define vips_multiply (cvips_ready(), cvips_functions.vips_multiply)
+#define vips_recomb (cvips_ready(), cvips_functions.vips_recomb)
+#define vips_rect_intersectrect (cvips_ready(), cvips_functions.vips_rect_intersectrect)
+#define vips_rect_includespoint (cvips_ready(), cvips_functions.vips_rect_includespoint)
+#define vips_rect_isempty (cvips_ready(), cvips_functions.vips_rect_isempty)
+#define vips_region_black (cvips_ready(), cvips_functions.vips_region_black)
+#define vips_region_new (cvips_ready(), cvips_functions.vips_region_new)
+#define vips_region_prepare (cvips_ready(), cvips_functions.vips_region_prepare)
+#define vips_relational_const1 (cvips_ready(), cvips_functions.vips_relational_const1)
+#define vips_rot (cvips_ready(), cvips_functions.vips_rot)
+#define vips_shrink (cvips_ready(), cvips_functions.vips_shrink)
+#define vips_subtract (cvips_ready(), cvips_functions.vips_subtract)
+#define vips_thumbnail (cvips_ready(), cvips_functions.vips_thumbnail)
+#define vips_thumbnail_image (cvips_ready(), cvips_functions.vips_thumbnail_image)
+#define vips_version (cvips_ready(), cvips_functions.vips_version)
+#define vips_webpsave_buffer (cvips_ready(), cvips_functions.vips_webpsave_buffer)
+#endif
 
 // Swift cannot call C variadic functions, so each libvips call Lightbox makes with
 // optional arguments gets a fixed-signature wrapper here. Every wrapper returns
@@ -415,5 +601,40 @@ static inline VipsImage *cvips_open_random(const char *path) {
 static inline void *cvips_pixels(VipsImage *in, size_t *length) {
     return vips_image_write_to_memory(in, length);
 }
+
+// The libvips functions Swift calls directly, as functions: Swift sees through neither the
+// names defined above nor the table's function pointers.
+static inline int cvips_init(const char *argv0) { return vips_init(argv0); }
+static inline int cvips_version(int flag) { return vips_version(flag); }
+static inline const char *cvips_guess_prefix(const char *argv0, const char *env_name) {
+    return vips_guess_prefix(argv0, env_name);
+}
+static inline void cvips_cache_set_max(int max) { vips_cache_set_max(max); }
+static inline const char *cvips_error_buffer(void) { return vips_error_buffer(); }
+static inline void cvips_error_clear(void) { vips_error_clear(); }
+static inline int cvips_image_get_width(const VipsImage *image) { return vips_image_get_width(image); }
+static inline int cvips_image_get_height(const VipsImage *image) { return vips_image_get_height(image); }
+static inline int cvips_image_get_bands(const VipsImage *image) { return vips_image_get_bands(image); }
+static inline VipsBandFormat cvips_image_get_format(const VipsImage *image) { return vips_image_get_format(image); }
+static inline VipsCoding cvips_image_get_coding(const VipsImage *image) { return vips_image_get_coding(image); }
+static inline VipsInterpretation cvips_image_get_interpretation(const VipsImage *image) {
+    return vips_image_get_interpretation(image);
+}
+static inline GType cvips_image_get_typeof(const VipsImage *image, const char *name) {
+    return vips_image_get_typeof(image, name);
+}
+static inline int cvips_image_get_int(const VipsImage *image, const char *name, int *out) {
+    return vips_image_get_int(image, name, out);
+}
+static inline void cvips_image_set_int(VipsImage *image, const char *name, int value) {
+    vips_image_set_int(image, name, value);
+}
+static inline int cvips_image_get_string(const VipsImage *image, const char *name, const char **out) {
+    return vips_image_get_string(image, name, out);
+}
+static inline int cvips_image_get_blob(const VipsImage *image, const char *name, const void **data, size_t *length) {
+    return vips_image_get_blob(image, name, data, length);
+}
+static inline VipsImage *cvips_image_copy_memory(VipsImage *image) { return vips_image_copy_memory(image); }
 
 #endif
