@@ -1,3 +1,8 @@
+import CVips
+import Dispatch
+import Foundation
+import LightboxTestSupport
+import Synchronization
 import Testing
 
 @testable import LightboxImaging
@@ -39,5 +44,31 @@ struct PixelBuffersTests {
         pool.release(pool.allocate(9 << 20))
         #expect(pool.keptNow.blocks == 2, "a 4 KB block and one larger than the pool are freed")
         #expect(pool.keptNow.bytes <= 8 << 20)
+    }
+
+    // A decoded JPEG is held as plain pixels until something asks for a libvips image; an
+    // EditableImage is read from several threads, so the first ask must make one image only.
+    @Test("Plain pixels become one libvips image, whichever threads ask first, with the same pixels")
+    func plainPixelsWrapOnce() throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"))))
+        for _ in 0..<50 {
+            let image = try JPEGDecoder.decode(bytes, shrink: 8, path: "Dragonfly_by_Bolly.jpg", monitor: nil).image
+            #expect(image.isPlain)
+            var stride = 0
+            let plain = try #require(image.memoryPixels(&stride))
+            let seen = Mutex<Set<UInt>>([])
+            let shared = EditableImage(image: image, scale: 1)
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                let address = UInt(bitPattern: shared.image.pointer)
+                seen.withLock { _ = $0.insert(address) }
+            }
+            #expect(seen.withLock { $0.count } == 1, "one VipsImage for one image")
+            // The wrapped image is the same memory, and libvips reads the same pixels.
+            var wrappedStride = 0
+            let wrapped = try #require(cvips_memory_pixels(image.pointer, &wrappedStride))
+            #expect(wrapped == plain && wrappedStride == stride)
+            #expect(Int(cvips_image_get_width(image.pointer)) == image.width)
+            #expect(Int(cvips_image_get_bands(image.pointer)) == image.bands)
+        }
     }
 }

@@ -101,6 +101,56 @@ struct CommandLineTests {
         #expect(Set(outputs) == ["wine.jpg", "wine-2.jpg"])
     }
 
+    // libvips is opened on first use, and a JPEG's render needs none of it: with a broken
+    // libvips.so.42 first on the library path, JPEGs still make thumbnails and a PNG, which
+    // needs libvips, fails with the reason.
+    @Test("thumbnail of camera JPEGs never opens libvips; a PNG names libvips' absence as its error")
+    func thumbnailWithoutLibvips() throws {
+        let libraries = try TemporaryDirectory()
+        try Data().write(to: libraries.url.appendingPathComponent("libvips.so.42"))
+        let out = try TemporaryDirectory()
+        let source = try TemporaryDirectory()
+        let rotated = try source.copy(Corpus.path("lomiri/backgrounds/Wine_by_Jakkub_Mede.jpg"), as: "wine.jpg")
+        try ExifTool.write(["Orientation#": "6"], to: rotated)
+        // An iPhone's Display P3 photo (its profile converted by Little CMS), a 24 MP camera
+        // photo and a progressive file.
+        let jpegs = [
+            rotated, try Corpus.path("digikam/body-background.jpg"), try Corpus.path("exiv2/data/exiv2-bug922a.jpg"),
+            try Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"),
+        ]
+        let png = try Corpus.path("pillow/images/hopper.png")
+        let environment = ["LD_LIBRARY_PATH": libraries.url.path]
+        for mode in ["fit", "fill"] {
+            // The same thumbnails with libvips there, for their bytes.
+            let usual = try TemporaryDirectory()
+            let arguments = ["thumbnail"] + jpegs + ["--size", "200", "--mode", mode, "--json"]
+            #expect(try Self.run(arguments + ["--out", usual.url.path]).status == 0)
+            let run = try Self.run(arguments + [png, "--out", out.url.path], environment: environment)
+            #expect(run.status == 1, "the PNG failed")
+            let byPath = Dictionary(uniqueKeysWithValues: try run.jsonLines().map { ($0["path"] as? String ?? "", $0) })
+            let error = try #require(byPath[png]?["error"] as? String)
+            #expect(error.contains("libvips.so.42"), "\(error)")
+            for path in jpegs {
+                let line = try #require(byPath[path])
+                #expect(line["error"] == nil, "\(path): \(line)")
+                let output = try #require(line["output"] as? String)
+                let width = try #require(line["pixelWidth"] as? Int), height = try #require(line["pixelHeight"] as? Int)
+                let contentMode: ContentMode = mode == "fill" ? .aspectFill : .aspectFit
+                if mode == "fill" { #expect((width, height) == (200, 200)) } else { #expect(max(width, height) == 200) }
+                let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
+                let name = (output as NSString).lastPathComponent
+                #expect(bytes == [UInt8](try Data(contentsOf: usual.url.appendingPathComponent(name))), "\(path) (\(mode))")
+                let image = EncodedImage(bytes: bytes, format: .jpeg, pixelWidth: width, pixelHeight: height)
+                let difference = try ImageComparison.meanAbsoluteDifference(
+                    image,
+                    try ImageComparison.referenceThumbnail(ofFileAt: path, width: width, height: height, contentMode: contentMode))
+                #expect(difference < 8, "\(path) (\(mode)): mean difference \(difference) to libvips' thumbnail")
+            }
+        }
+        let version = try Self.run(["--version"], environment: environment)
+        #expect(version.status == 0)
+    }
+
     @Test("import --json reports each file; ls, show and thumb read the library back")
     func importListShowThumb() throws {
         let folder = try TemporaryDirectory()

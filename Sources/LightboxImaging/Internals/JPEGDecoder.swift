@@ -105,13 +105,10 @@ enum JPEGDecoder {
         let pixels = image.pixels
         image.pixels = nil
         cjpeg_free(&image)
-        let size = Int(image.width) * Int(image.height) * Int(image.bands)
-        guard
-            let wrapped = cvips_image_take_memory(
-                pixels, size, image.width, image.height, image.bands, PixelBuffers.releaseForVips)
-        else {
-            throw ImagingError(.corrupt, "cannot wrap the decoded pixels (\(Vips.takeError()))", path: path)
-        }
-        return (VipsImageRef(wrapped), icc, image.own_decoder != 0)
+        guard let pixels else { throw ImagingError(.corrupt, "cannot decode the image (no pixels)", path: path) }
+        // Plain pixels: a render that only turns, resizes and encodes them never opens libvips.
+        let decoded = VipsImageRef(
+            pixels: UnsafeMutableRawPointer(pixels), width: Int(image.width), height: Int(image.height), bands: Int(image.bands))
+        return (decoded, icc, image.own_decoder != 0)
     }
 }

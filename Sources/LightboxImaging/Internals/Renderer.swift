@@ -27,9 +27,7 @@ enum Renderer {
         path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [ThumbnailOptions],
         monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
-        // A JPEG needs no libvips module; where libvips opens the file itself, `Vips.open` and
-        // `Vips.decodeEncoded` load them.
-        try Vips.ensureCoreStarted()
+        PixelBuffers.prepareProcess()
         let decoded = try decode(
             path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: monitor)
         return try render(decoded, path: path, options: options, monitor: monitor)
@@ -40,9 +38,7 @@ enum Renderer {
     static func render(
         encoded bytes: [UInt8], options: [ThumbnailOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
-        // A JPEG needs no libvips module; where libvips opens the file itself, `Vips.open` and
-        // `Vips.decodeEncoded` load them.
-        try Vips.ensureCoreStarted()
+        PixelBuffers.prepareProcess()
         let label = "an encoded image of \(bytes.count) bytes"
         let decoded: Decoded
         if let header = try JPEGDecoder.header(bytes, path: label) {
@@ -81,8 +77,7 @@ enum Renderer {
     /// image: a HEIF's thumbnail item, a JPEG's EXIF thumbnail, a RAW's smallest preview.
     /// Nil when the file embeds none.
     static func renderEmbeddedThumbnail(path: String, options: ThumbnailOptions) throws(ImagingError) -> EncodedImage? {
-        // Neither libheif nor the JPEG decoder needs a libvips module.
-        try Vips.ensureCoreStarted()
+        PixelBuffers.prepareProcess()
         guard let metadata = try? MetadataReader.read(fileAtPath: path) else { return nil }
         let decoded: Decoded
         switch metadata.format {
@@ -340,6 +335,7 @@ enum Renderer {
     private static func wrap(
         _ decoded: cheif_decoded, image: UnsafeMutableRawPointer, pixels: UnsafePointer<UInt8>, path: String
     ) throws(ImagingError) -> VipsImageRef {
+        try Vips.ensureCoreStarted()
         let (width, height) = (Int(decoded.width), Int(decoded.height))
         let row = width * 3
         let wrapped: UnsafeMutablePointer<VipsImage>?

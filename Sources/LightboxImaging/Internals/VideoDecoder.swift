@@ -32,6 +32,7 @@ enum VideoDecoder {
         let size = Int(frame.width) * Int(frame.height) * 3
         let pixels = frame.pixels
         frame.pixels = nil
+        try Vips.ensureCoreStarted()
         guard let image = cvips_image_take_memory(pixels, size, frame.width, frame.height, 3, nil) else {
             throw ImagingError(.corrupt, "cannot wrap the video frame (\(Vips.takeError()))", path: path)
         }

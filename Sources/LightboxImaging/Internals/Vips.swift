@@ -3,6 +3,7 @@ import CJPEG
 import CResample
 import CVips
 import Glibc
+import Synchronization
 
 /// The raw libvips calls. Everything that touches a `VipsImage` pointer lives in this folder;
 /// the public API above it returns Swift values and throws ``ImagingError``.
@@ -38,14 +39,7 @@ enum Vips {
         // cache would only hold on to memory for images we never ask for twice.
         cvips_cache_set_max(0)
         cvips_silence_warnings()
-        // Decoded photos are megabytes each. glibc serves such blocks from its heaps once a
-        // large block has been freed (its mmap threshold grows), and keeps the freed memory:
-        // two threads decoding 24 MP photos then hold 35 MB more than they use. A fixed
-        // threshold maps every block of 256 KB or more and gives it back on free. Someone who
-        // set MALLOC_MMAP_THRESHOLD_ themselves keeps their choice.
-        if getenv("MALLOC_MMAP_THRESHOLD_") == nil {
-            cvips_map_large_blocks(256 << 10)
-        }
+        PixelBuffers.prepareProcess()
         return (true, defers ? folder : nil, nil)
     }()
 
@@ -102,24 +96,114 @@ enum Vips {
     }
 }
 
-/// The one owner of a `VipsImage` reference; releases it in `deinit`.
+/// The one owner of an image: a `VipsImage` reference, or 8-bit pixels Lightbox decoded itself
+/// (a `PixelBuffers` block) until something asks for them as a `VipsImage`. Released in
+/// `deinit`.
+///
+/// A camera JPEG is decoded, turned, cropped, resized, converted and encoded by Lightbox's own
+/// C (`CJPEG`, `CResample`, `CColour`), none of which needs libvips: held as plain pixels, such
+/// a render never opens libvips, whose 103 libraries took two thirds of a process's start
+/// (docs/BENCHMARKS.md). `pointer` wraps the pixels in a `VipsImage` the first time any code
+/// asks, without copying them, so every libvips operation still takes any image.
 final class VipsImageRef {
-    let pointer: UnsafeMutablePointer<VipsImage>
+    /// Plain pixels: rows of `width * bands` bytes, interleaved, sRGB (3 or 4 bands) or grey.
+    private struct Pixels {
+        let block: UnsafeMutableRawPointer
+        let width: Int
+        let height: Int
+        let bands: Int
+    }
+
+    /// Lightbox's own pixels, for the image's whole life: wrapping them in a `VipsImage` does
+    /// not move them, and the `VipsImage` this object references keeps them.
+    private let plain: Pixels?
+    /// The libvips image: given, or made from `plain` once (under `wrapping`: an
+    /// ``EditableImage`` is read from several threads).
+    private var image: UnsafeMutablePointer<VipsImage>?
+    private let wrapping = Mutex(())
 
     init(_ pointer: UnsafeMutablePointer<VipsImage>) {
-        self.pointer = pointer
+        plain = nil
+        image = pointer
+    }
+
+    /// Takes `block` (from ``PixelBuffers``, given back to it when the image closes): 8-bit
+    /// pixels, rows packed.
+    init(pixels block: UnsafeMutableRawPointer, width: Int, height: Int, bands: Int) {
+        plain = Pixels(block: block, width: width, height: height, bands: bands)
+        image = nil
     }
 
     deinit {
-        cvips_unref(pointer)
+        if let image {
+            cvips_unref(image)
+        } else if let plain {
+            PixelBuffers.shared.release(plain.block)
+        }
     }
 
-    var width: Int { Int(cvips_image_get_width(pointer)) }
-    var height: Int { Int(cvips_image_get_height(pointer)) }
-    var bands: Int { Int(cvips_image_get_bands(pointer)) }
+    /// The libvips image, made from the plain pixels (without a copy) the first time.
+    var pointer: UnsafeMutablePointer<VipsImage> {
+        guard let plain else { return image! }
+        // An address crosses the lock: a pointer is not `Sendable`.
+        let address: UInt = wrapping.withLock { _ in
+            if let image { return UInt(bitPattern: image) }
+            // A missing libvips stops the process here with the reason (`cvips_ready`); the
+            // render paths that need libvips have reported it as an error before.
+            _ = try? Vips.ensureCoreStarted()
+            guard
+                // The block becomes the VipsImage's, given back when its last reference (this
+                // object's, or a lazy image made from it) goes.
+                let wrapped = cvips_image_take_memory(
+                    plain.block, plain.width * plain.height * plain.bands, Int32(plain.width), Int32(plain.height),
+                    Int32(plain.bands), PixelBuffers.releaseForVips)
+            else {
+                // libvips only fails to wrap memory it could not allocate its header for.
+                fatalError("libvips cannot wrap a \(plain.width)x\(plain.height) image: \(Vips.takeError())")
+            }
+            image = wrapped
+            return UInt(bitPattern: wrapped)
+        }
+        return UnsafeMutablePointer(bitPattern: address)!
+    }
+
+    /// Whether the pixels are Lightbox's own (wrapped for libvips or not).
+    var isPlain: Bool { plain != nil }
+
+    /// Plain pixels not yet wrapped, which carry no libvips metadata.
+    private var isBare: Bool {
+        guard plain != nil else { return false }
+        return wrapping.withLock { _ in image == nil }
+    }
+
+    var width: Int { plain?.width ?? Int(cvips_image_get_width(pointer)) }
+    var height: Int { plain?.height ?? Int(cvips_image_get_height(pointer)) }
+    var bands: Int { plain?.bands ?? Int(cvips_image_get_bands(pointer)) }
+
+    /// Whether the pixels are 8-bit and not coded (LABQ, RAD): what Lightbox's own C takes.
+    var isUncoded8Bit: Bool {
+        plain != nil
+            || (cvips_image_get_format(pointer) == VIPS_FORMAT_UCHAR && cvips_image_get_coding(pointer) == VIPS_CODING_NONE)
+    }
+
+    var interpretation: VipsInterpretation {
+        if let plain { return plain.bands >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W }
+        return cvips_image_get_interpretation(pointer)
+    }
+
+    /// The pixels in memory, rows of `stride` bytes (libvips renders a lazy image first); nil
+    /// when libvips cannot.
+    func memoryPixels(_ stride: inout Int) -> UnsafePointer<UInt8>? {
+        if let plain {
+            stride = plain.width * plain.bands
+            return UnsafePointer(plain.block.assumingMemoryBound(to: UInt8.self))
+        }
+        return cvips_memory_pixels(pointer, &stride)
+    }
 
     /// The orientation tag, 1...8 (1 when absent).
     var orientation: Int {
+        guard !isBare else { return 1 }
         var value: Int32 = 1
         if cvips_image_get_typeof(pointer, "orientation") != 0 {
             _ = cvips_image_get_int(pointer, "orientation", &value)
@@ -132,7 +216,8 @@ final class VipsImageRef {
     /// without a profile, most camera JPEGs, needs none, and skipping it saves a transform
     /// of every pixel.
     var needsSRGBConversion: Bool {
-        cvips_image_get_typeof(pointer, "icc-profile-data") != 0
+        if isBare, let plain { return !(3...4).contains(plain.bands) }
+        return cvips_image_get_typeof(pointer, "icc-profile-data") != 0
             || cvips_image_get_interpretation(pointer) != VIPS_INTERPRETATION_sRGB
             || cvips_image_get_format(pointer) != VIPS_FORMAT_UCHAR
             || !(3...4).contains(cvips_image_get_bands(pointer))
@@ -142,7 +227,7 @@ final class VipsImageRef {
     /// transforms convert after resizing (``Vips/convertToSRGB(_:profile:path:)``); nil for
     /// any other image, which libvips converts itself.
     var rgbICCProfile: [UInt8]? {
-        guard cvips_image_get_interpretation(pointer) == VIPS_INTERPRETATION_sRGB,
+        guard !isBare, cvips_image_get_interpretation(pointer) == VIPS_INTERPRETATION_sRGB,
             cvips_image_get_format(pointer) == VIPS_FORMAT_UCHAR, cvips_image_get_bands(pointer) == 3,
             cvips_image_get_coding(pointer) == VIPS_CODING_NONE
         else { return nil }
@@ -153,7 +238,7 @@ final class VipsImageRef {
     var iccProfile: [UInt8]? {
         var data: UnsafeRawPointer?
         var length = 0
-        guard cvips_image_get_typeof(pointer, "icc-profile-data") != 0,
+        guard !isBare, cvips_image_get_typeof(pointer, "icc-profile-data") != 0,
             cvips_image_get_blob(pointer, "icc-profile-data", &data, &length) == 0, let data, length > 0
         else { return nil }
         return [UInt8](UnsafeRawBufferPointer(start: data, count: length))
@@ -162,7 +247,7 @@ final class VipsImageRef {
     /// The name of the loader libvips chose ("jpegload", "heifload", ...).
     var loader: String? {
         var value: UnsafePointer<CChar>?
-        guard cvips_image_get_typeof(pointer, "vips-loader") != 0,
+        guard !isBare, cvips_image_get_typeof(pointer, "vips-loader") != 0,
             cvips_image_get_string(pointer, "vips-loader", &value) == 0, let value
         else { return nil }
         return String(cString: value)
@@ -286,9 +371,7 @@ extension Vips {
     /// The image downsized by `CResample`, or nil when it does not take the image.
     private static func resample(_ image: VipsImageRef, width: Int, height: Int) throws(ImagingError) -> VipsImageRef? {
         let bands = image.bands
-        guard bands == 1 || bands == 3, cvips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR,
-            cvips_image_get_coding(image.pointer) == VIPS_CODING_NONE,
-            width <= image.width, height <= image.height, (width, height) != (image.width, image.height)
+        guard bands == 1 || bands == 3, image.isUncoded8Bit, width <= image.width, height <= image.height, (width, height) != (image.width, image.height)
         else { return nil }
         return try derive(from: image, width: width, height: height, bands: bands, doing: "resize the image") {
             pixels, stride, output in
@@ -306,7 +389,7 @@ extension Vips {
         _ fill: (_ pixels: UnsafePointer<UInt8>, _ stride: Int, _ output: UnsafeMutablePointer<UInt8>) -> Bool
     ) throws(ImagingError) -> VipsImageRef {
         var stride = 0
-        guard let pixels = cvips_memory_pixels(image.pointer, &stride) else {
+        guard let pixels = image.memoryPixels(&stride) else {
             throw ImagingError(.corrupt, "cannot \(action) (\(takeError()))", path: path)
         }
         let size = width * height * bands
@@ -317,13 +400,7 @@ extension Vips {
             PixelBuffers.shared.release(output)
             throw ImagingError(.tooLarge, "no memory to \(action) (\(width)x\(height))", path: path)
         }
-        guard
-            let derived = cvips_image_take_memory(
-                output, size, Int32(width), Int32(height), Int32(bands), PixelBuffers.releaseForVips)
-        else {
-            throw ImagingError(.corrupt, "cannot \(action) (\(takeError()))", path: path)
-        }
-        return VipsImageRef(derived)
+        return VipsImageRef(pixels: output, width: width, height: height, bands: bands)
     }
 
     /// Shrunk by a whole factor with a box filter.
@@ -339,6 +416,19 @@ extension Vips {
     static func extract(_ image: VipsImageRef, left: Int, top: Int, width: Int, height: Int) throws(ImagingError)
         -> VipsImageRef
     {
+        if image.isPlain {
+            guard left >= 0, top >= 0, width > 0, height > 0, left + width <= image.width, top + height <= image.height else {
+                throw ImagingError(.corrupt, "cannot crop the image (\(width)x\(height) at \(left),\(top) is outside it)")
+            }
+            let bands = image.bands
+            return try derive(from: image, width: width, height: height, bands: bands, doing: "crop the image") {
+                pixels, stride, output in
+                for row in 0..<height {
+                    (output + row * width * bands).update(from: pixels + (top + row) * stride + left * bands, count: width * bands)
+                }
+                return true
+            }
+        }
         var out: UnsafeMutablePointer<VipsImage>?
         guard cvips_extract_area(image.pointer, &out, Int32(left), Int32(top), Int32(width), Int32(height)) == 0, let out
         else {
@@ -352,8 +442,7 @@ extension Vips {
     /// 8-bit RGB from an RGB profile goes through a transform made once per profile
     /// (``ColourTransforms``); anything else through `vips_icc_transform`.
     static func convertToSRGB(_ image: VipsImageRef, profile: [UInt8], path: String) throws(ImagingError) -> VipsImageRef {
-        if image.bands == 3, cvips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR,
-            cvips_image_get_coding(image.pointer) == VIPS_CODING_NONE,
+        if image.bands == 3, image.isUncoded8Bit,
             let converted = try ColourTransforms.shared.withTransformToSRGB(from: profile, { transform throws(ImagingError) in
                 try apply(transform, to: image, path: path)
             })
@@ -393,9 +482,7 @@ extension Vips {
     static func upright(_ image: VipsImageRef, orientation: Int, path: String) throws(ImagingError) -> VipsImageRef {
         guard orientation != 1 else { return image }
         let bands = image.bands
-        guard (1...4).contains(bands), (1...8).contains(orientation),
-            cvips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR,
-            cvips_image_get_coding(image.pointer) == VIPS_CODING_NONE
+        guard (1...4).contains(bands), (1...8).contains(orientation), image.isUncoded8Bit
         else { return try uprightWithLibvips(image, orientation: orientation, path: path) }
         let swaps = orientation >= 5
         let (width, height) = swaps ? (image.height, image.width) : (image.width, image.height)
@@ -436,14 +523,13 @@ extension Vips {
     /// colour spaces, which libvips converts first).
     private static func encodeJPEGDirectly(_ image: VipsImageRef, quality: Int) throws(ImagingError) -> [UInt8]? {
         let bands = image.bands
-        let interpretation = cvips_image_get_interpretation(image.pointer)
-        guard cvips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR,
-            cvips_image_get_coding(image.pointer) == VIPS_CODING_NONE,
+        let interpretation = image.interpretation
+        guard image.isUncoded8Bit,
             (bands == 3 && interpretation == VIPS_INTERPRETATION_sRGB)
                 || (bands == 1 && interpretation == VIPS_INTERPRETATION_B_W)
         else { return nil }
         var stride = 0
-        guard let pixels = cvips_memory_pixels(image.pointer, &stride) else {
+        guard let pixels = image.memoryPixels(&stride) else {
             throw ImagingError(.encodingFailed, "cannot encode jpeg (\(takeError()))")
         }
         var output: UnsafeMutablePointer<UInt8>?
