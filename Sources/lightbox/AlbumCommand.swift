@@ -9,7 +9,8 @@ struct AlbumCommand: AsyncParsableCommand {
         subcommands: [Create.self, Add.self, Remove.self, Move.self, Rename.self, Delete.self, List.self])
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create an album; prints it, with its localIdentifier.")
+        static let configuration = CommandConfiguration(
+            commandName: "create", abstract: "Create an album; prints it, with its localIdentifier.")
         @OptionGroup var libraryOptions: LibraryOptions
         @Argument(help: "The album's title.") var title: String
         @Flag(help: "Print the album as one JSON line.") var json = false
@@ -26,7 +27,8 @@ struct AlbumCommand: AsyncParsableCommand {
     }
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add assets at the end of an album.")
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Add assets at the end of an album.")
         @OptionGroup var libraryOptions: LibraryOptions
         @Argument(help: "The album's local identifier.") var album: String
         @Argument(help: "Local identifiers of the assets.") var ids: [String]
@@ -40,7 +42,8 @@ struct AlbumCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove assets from an album (they stay in the library).")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Remove assets from an album (they stay in the library).")
         @OptionGroup var libraryOptions: LibraryOptions
         @Argument(help: "The album's local identifier.") var album: String
         @Argument(help: "Local identifiers of the assets.") var ids: [String]
@@ -55,7 +58,7 @@ struct AlbumCommand: AsyncParsableCommand {
 
     struct Move: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Move the asset at index FROM to index TO (0 is the first).")
+            commandName: "move", abstract: "Move the asset at index FROM to index TO (0 is the first).")
         @OptionGroup var libraryOptions: LibraryOptions
         @Argument(help: "The album's local identifier.") var album: String
         @Argument(help: "The asset's index now.") var from: Int
@@ -70,7 +73,8 @@ struct AlbumCommand: AsyncParsableCommand {
     }
 
     struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Give an album a new title.")
+        static let configuration = CommandConfiguration(
+            commandName: "rename", abstract: "Give an album a new title.")
         @OptionGroup var libraryOptions: LibraryOptions
         @Argument(help: "The album's local identifier.") var album: String
         @Argument(help: "The new title.") var title: String
@@ -84,7 +88,8 @@ struct AlbumCommand: AsyncParsableCommand {
     }
 
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete an album; its assets stay in the library.")
+        static let configuration = CommandConfiguration(
+            commandName: "delete", abstract: "Delete an album; its assets stay in the library.")
         @OptionGroup var libraryOptions: LibraryOptions
         @Argument(help: "The album's local identifier.") var album: String
 

@@ -9,7 +9,8 @@ struct FolderCommand: AsyncParsableCommand {
         subcommands: [Create.self, Add.self, Remove.self, Move.self, Rename.self, Delete.self, List.self])
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a folder; prints it, with its localIdentifier.")
+        static let configuration = CommandConfiguration(
+            commandName: "create", abstract: "Create a folder; prints it, with its localIdentifier.")
         @OptionGroup var libraryOptions: LibraryOptions
         @Argument(help: "The folder's title.") var title: String
         @Flag(help: "Print the folder as one JSON line.") var json = false
@@ -25,7 +26,8 @@ struct FolderCommand: AsyncParsableCommand {
     }
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add albums or folders at the end of a folder.")
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Add albums or folders at the end of a folder.")
         @OptionGroup var libraryOptions: LibraryOptions
         @Argument(help: "The folder's local identifier.") var folder: String
         @Argument(help: "Local identifiers of albums or folders.") var ids: [String]
@@ -39,7 +41,8 @@ struct FolderCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take albums or folders out of a folder, to the top level.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Take albums or folders out of a folder, to the top level.")
         @OptionGroup var libraryOptions: LibraryOptions
         @Argument(help: "The folder's local identifier.") var folder: String
         @Argument(help: "Local identifiers of albums or folders.") var ids: [String]
@@ -53,7 +56,8 @@ struct FolderCommand: AsyncParsableCommand {
     }
 
     struct Move: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Move the child at index FROM to index TO.")
+        static let configuration = CommandConfiguration(
+            commandName: "move", abstract: "Move the child at index FROM to index TO.")
         @OptionGroup var libraryOptions: LibraryOptions
         @Argument(help: "The folder's local identifier.") var folder: String
         @Argument(help: "The child's index now.") var from: Int
@@ -68,7 +72,8 @@ struct FolderCommand: AsyncParsableCommand {
     }
 
     struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Give a folder a new title.")
+        static let configuration = CommandConfiguration(
+            commandName: "rename", abstract: "Give a folder a new title.")
         @OptionGroup var libraryOptions: LibraryOptions
         @Argument(help: "The folder's local identifier.") var folder: String
         @Argument(help: "The new title.") var title: String
@@ -82,7 +87,8 @@ struct FolderCommand: AsyncParsableCommand {
     }
 
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a folder; what it held goes to the top level.")
+        static let configuration = CommandConfiguration(
+            commandName: "delete", abstract: "Delete a folder; what it held goes to the top level.")
         @OptionGroup var libraryOptions: LibraryOptions
         @Argument(help: "The folder's local identifier.") var folder: String
 
