@@ -14,7 +14,6 @@ struct cvips_functions cvips_functions;
 int cvips_library_open;
 
 static pthread_once_t opened = PTHREAD_ONCE_INIT;
-static int usable;
 static char failure[512];
 
 static void open_library(void) {
@@ -36,7 +35,6 @@ static void open_library(void) {
     }
     CVIPS_FUNCTIONS(CVIPS_FIND)
 #undef CVIPS_FIND
-    usable = 1;
     __atomic_store_n(&cvips_library_open, 1, __ATOMIC_RELEASE);
 }
 
@@ -48,6 +46,7 @@ void cvips_require_library(void) {
 
 int cvips_open_library(char *message, size_t length) {
     pthread_once(&opened, open_library);
-    if (!usable && message && length > 0) snprintf(message, length, "%s", failure);
-    return usable;
+    int ready = __atomic_load_n(&cvips_library_open, __ATOMIC_ACQUIRE);
+    if (!ready && message && length > 0) snprintf(message, length, "%s", failure);
+    return ready;
 }

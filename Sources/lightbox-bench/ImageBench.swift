@@ -62,6 +62,7 @@ struct ImageBench: AsyncParsableCommand {
         """#
 
     func run() async throws {
+        guard repeats >= 1 else { throw ValidationError("--repeats must be 1 or more, not \(repeats)") }
         let executable = CommandLine.arguments[0]
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("pillow-bench-\(getpid()).py").path
         try Self.pillowScript.write(toFile: script, atomically: true, encoding: .utf8)
@@ -91,7 +92,6 @@ struct ImageBench: AsyncParsableCommand {
                         [vips, "--size", "\(side)x\(side)", "-o", output + "/%s.jpg[Q=82,strip]"] + repeated,
                         ["VIPS_CONCURRENCY": "\(count)"]))
                 }
-                guard repeats >= 1 else { throw ValidationError("--repeats must be 1 or more, not \(repeats)") }
                 var runs: [String: [Run]] = [:]
                 for _ in 0..<repeats {
                     for (tool, arguments, environment) in tools {

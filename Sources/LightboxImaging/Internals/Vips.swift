@@ -14,7 +14,7 @@ enum Vips {
         // libvips is opened here, on the first image, not when the process starts (CVips.h).
         var message = [CChar](repeating: 0, count: 512)
         guard cvips_open_library(&message, message.count) == 1 else {
-            return (false, nil, String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            return (false, nil, JPEGDecoder.text(message))
         }
         // vips_init loads every module of its modules folder: ImageMagick, poppler, OpenSlide,
         // libjxl and libheif with their own libraries, about 40 ms of every process's start. A
@@ -170,12 +170,6 @@ final class VipsImageRef {
     /// Whether the pixels are Lightbox's own (wrapped for libvips or not).
     var isPlain: Bool { plain != nil }
 
-    /// Plain pixels not yet wrapped, which carry no libvips metadata.
-    private var isBare: Bool {
-        guard plain != nil else { return false }
-        return wrapping.withLock { _ in image == nil }
-    }
-
     var width: Int { plain?.width ?? Int(cvips_image_get_width(pointer)) }
     var height: Int { plain?.height ?? Int(cvips_image_get_height(pointer)) }
     var bands: Int { plain?.bands ?? Int(cvips_image_get_bands(pointer)) }
@@ -203,7 +197,6 @@ final class VipsImageRef {
 
     /// The orientation tag, 1...8 (1 when absent).
     var orientation: Int {
-        guard !isBare else { return 1 }
         var value: Int32 = 1
         if cvips_image_get_typeof(pointer, "orientation") != 0 {
             _ = cvips_image_get_int(pointer, "orientation", &value)
@@ -216,8 +209,7 @@ final class VipsImageRef {
     /// without a profile, most camera JPEGs, needs none, and skipping it saves a transform
     /// of every pixel.
     var needsSRGBConversion: Bool {
-        if isBare, let plain { return !(3...4).contains(plain.bands) }
-        return cvips_image_get_typeof(pointer, "icc-profile-data") != 0
+        cvips_image_get_typeof(pointer, "icc-profile-data") != 0
             || cvips_image_get_interpretation(pointer) != VIPS_INTERPRETATION_sRGB
             || cvips_image_get_format(pointer) != VIPS_FORMAT_UCHAR
             || !(3...4).contains(cvips_image_get_bands(pointer))
@@ -227,7 +219,7 @@ final class VipsImageRef {
     /// transforms convert after resizing (``Vips/convertToSRGB(_:profile:path:)``); nil for
     /// any other image, which libvips converts itself.
     var rgbICCProfile: [UInt8]? {
-        guard !isBare, cvips_image_get_interpretation(pointer) == VIPS_INTERPRETATION_sRGB,
+        guard cvips_image_get_interpretation(pointer) == VIPS_INTERPRETATION_sRGB,
             cvips_image_get_format(pointer) == VIPS_FORMAT_UCHAR, cvips_image_get_bands(pointer) == 3,
             cvips_image_get_coding(pointer) == VIPS_CODING_NONE
         else { return nil }
@@ -238,7 +230,7 @@ final class VipsImageRef {
     var iccProfile: [UInt8]? {
         var data: UnsafeRawPointer?
         var length = 0
-        guard !isBare, cvips_image_get_typeof(pointer, "icc-profile-data") != 0,
+        guard cvips_image_get_typeof(pointer, "icc-profile-data") != 0,
             cvips_image_get_blob(pointer, "icc-profile-data", &data, &length) == 0, let data, length > 0
         else { return nil }
         return [UInt8](UnsafeRawBufferPointer(start: data, count: length))
@@ -247,7 +239,7 @@ final class VipsImageRef {
     /// The name of the loader libvips chose ("jpegload", "heifload", ...).
     var loader: String? {
         var value: UnsafePointer<CChar>?
-        guard !isBare, cvips_image_get_typeof(pointer, "vips-loader") != 0,
+        guard cvips_image_get_typeof(pointer, "vips-loader") != 0,
             cvips_image_get_string(pointer, "vips-loader", &value) == 0, let value
         else { return nil }
         return String(cString: value)
@@ -371,7 +363,8 @@ extension Vips {
     /// The image downsized by `CResample`, or nil when it does not take the image.
     private static func resample(_ image: VipsImageRef, width: Int, height: Int) throws(ImagingError) -> VipsImageRef? {
         let bands = image.bands
-        guard bands == 1 || bands == 3, image.isUncoded8Bit, width <= image.width, height <= image.height, (width, height) != (image.width, image.height)
+        guard bands == 1 || bands == 3, image.isUncoded8Bit, width <= image.width, height <= image.height,
+            (width, height) != (image.width, image.height)
         else { return nil }
         return try derive(from: image, width: width, height: height, bands: bands, doing: "resize the image") {
             pixels, stride, output in
