@@ -13,10 +13,15 @@ import Glibc
 /// own so that its peak memory is its own. Lightbox and vipsthumbnail write their thumbnails
 /// to files; Pillow keeps them in memory.
 ///
-/// Each configuration runs `--repeats` times, the tools taking turns so that a slow spell of
-/// the machine falls on all of them, and its time is the median run's: one run of 21 small
-/// thumbnails lasts a third of a second, and on a 2-core machine single runs of the same
-/// command moved by 10% with no time stolen by the host.
+/// Each configuration runs `--repeats` times, and its time is the median run's: one run of 21
+/// small thumbnails lasts a third of a second, and on a 2-core machine single runs of the same
+/// command moved by 10% with no time stolen by the host. Within a repeat each tool runs at
+/// every thread count back to back, the tools taking turns, so that a slow spell of the
+/// machine falls on all of them; a tool's speedup is the median of those back-to-back pairs'
+/// ratios. Before each run the input files and the tool's executable are read once, so that
+/// no run waits on the disk for what the one before it had in the page cache: the benchmark
+/// machine gives back page cache that has not been touched for a few seconds, and a run then
+/// read up to 20 MB of the photos from disk.
 struct ImageBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "images",
@@ -35,7 +40,7 @@ struct ImageBench: AsyncParsableCommand {
     var rounds = 5
 
     @Option(help: "How many processes each configuration runs; its time is the median one's.")
-    var repeats = 3
+    var repeats = 5
 
     /// Python with Pillow: Debian's, which `make bench` installs (python3-pil).
     static let python = "/usr/bin/python3"
@@ -71,37 +76,48 @@ struct ImageBench: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: output) }
         let images = files.count * rounds
+        let repeated = Array(repeating: files, count: rounds).flatMap { $0 }
+        let lightbox = (executable as NSString).deletingLastPathComponent + "/lightbox"
+        guard FileManager.default.isExecutableFile(atPath: lightbox) else {
+            throw ValidationError("build the lightbox command beside lightbox-bench: swift build -c release")
+        }
+        let vips = Self.which("vipsthumbnail")
+        let hasPillow = FileManager.default.isExecutableFile(atPath: Self.python)
         for side in size {
-            for count in threads {
-                let repeated = Array(repeating: files, count: rounds).flatMap { $0 }
-                let lightbox = (executable as NSString).deletingLastPathComponent + "/lightbox"
-                guard FileManager.default.isExecutableFile(atPath: lightbox) else {
-                    throw ValidationError("build the lightbox command beside lightbox-bench: swift build -c release")
-                }
+            /// Each tool's command at a thread count.
+            func tools(_ count: Int) -> [(String, [String], [String: String])] {
                 var tools: [(String, [String], [String: String])] = [
                     ("lightbox", [lightbox, "thumbnail", "--size", "\(side)", "--jobs", "\(count)", "--out", output]
                         + repeated, [:]),
                 ]
-                if FileManager.default.isExecutableFile(atPath: Self.python) {
+                if hasPillow {
                     tools.append(("pillow", [Self.python, script, "\(side)", "\(count)", "\(rounds)"] + files, [:]))
                 }
-                if let vips = Self.which("vipsthumbnail") {
+                if let vips {
                     // vipsthumbnail takes one file after another; its threads work inside each image.
                     tools.append((
                         "vipsthumbnail",
                         [vips, "--size", "\(side)x\(side)", "-o", output + "/%s.jpg[Q=82,strip]"] + repeated,
                         ["VIPS_CONCURRENCY": "\(count)"]))
                 }
-                var runs: [String: [Run]] = [:]
-                for _ in 0..<repeats {
-                    for (tool, arguments, environment) in tools {
-                        runs[tool, default: []].append(try Self.measure(arguments, environment: environment))
+                return tools
+            }
+            // runs[tool][thread count][repeat]
+            var runs: [String: [Int: [Run]]] = [:]
+            for _ in 0..<repeats {
+                for tool in tools(1).map(\.0) {
+                    for count in threads {
+                        guard let (_, arguments, environment) = tools(count).first(where: { $0.0 == tool }) else { continue }
+                        Self.warm(files + [arguments[0]])
+                        runs[tool, default: [:]][count, default: []].append(try Self.measure(arguments, environment: environment))
                     }
                 }
-                for (tool, _, _) in tools {
-                    let measured = runs[tool] ?? []
+            }
+            for tool in tools(1).map(\.0) {
+                for count in threads {
+                    let measured = runs[tool]?[count] ?? []
                     let milliseconds = measured.map { $0.seconds * 1000 / Double(images) }
-                    Report.print([
+                    var line: [String: Any] = [
                         "benchmark": "images", "tool": tool, "size": side, "threads": count, "images": images,
                         "runs": measured.count,
                         "msPerImage": Report.round(Report.percentile(milliseconds, 0.5)),
@@ -109,9 +125,27 @@ struct ImageBench: AsyncParsableCommand {
                         "peakResidentMB": Report.round(Double(measured.map(\.maxResidentKB).max() ?? 0) / 1024),
                         "peakAnonymousMB": Report.round(Double(measured.map(\.peakAnonymousKB).max() ?? 0) / 1024),
                         "exitStatus": measured.map(\.status).max() ?? 0,
-                    ])
+                    ]
+                    // Against the first thread count, pair by pair.
+                    if let first = threads.first, count != first, let base = runs[tool]?[first], base.count == measured.count {
+                        let ratios = zip(base, measured).map { $0.seconds / $1.seconds }
+                        line["speedup"] = Report.round(Report.percentile(ratios, 0.5))
+                        line["speedupRange"] = [Report.round(ratios.min() ?? 0), Report.round(ratios.max() ?? 0)]
+                    }
+                    Report.print(line)
                 }
             }
+        }
+    }
+
+    /// Reads each file once, so that the page cache holds it when the measured run starts.
+    static func warm(_ paths: [String]) {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        for path in Set(paths) {
+            let descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            while buffer.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress, $0.count) }) > 0 {}
         }
     }
 
