@@ -15,7 +15,7 @@
     F(heif_image_handle_get_chroma_bits_per_pixel) F(heif_image_handle_get_color_profile_type)                   \
     F(heif_image_handle_get_raw_color_profile_size) F(heif_image_handle_get_raw_color_profile)                   \
     F(heif_image_handle_release) F(heif_decode_image) F(heif_image_get_plane_readonly) F(heif_image_get_width)  \
-    F(heif_image_get_height) F(heif_image_release)
+    F(heif_image_get_height) F(heif_image_release) F(heif_image_get_bits_per_pixel_range)
 
 static struct {
 #define CHEIF_MEMBER(name) __typeof__(&name) name;
@@ -140,39 +140,100 @@ int cheif_thumbnail_size(const cheif_file *file, int *width, int *height) {
     return *width > 0 && *height > 0;
 }
 
-int cheif_decode(cheif_file *file, int thumbnail, cheif_decoded *decoded, cheif_failure *failure, char *message,
-                 size_t message_length) {
+/// Planar 8-bit RGB to interleaved RGB `shrink` times smaller (rounded up), each output pixel
+/// the mean of its `shrink` x `shrink` block.
+static void shrink_planar_rgb(const unsigned char *const planes[3], const int strides[3], int width, int height,
+                              int shrink, unsigned char *out, size_t out_stride, unsigned *sums) {
+    int out_width = (width + shrink - 1) / shrink, out_height = (height + shrink - 1) / shrink;
+    for (int oy = 0; oy < out_height; oy++) {
+        int y0 = oy * shrink, y1 = y0 + shrink < height ? y0 + shrink : height;
+        memset(sums, 0, 3 * (size_t)out_width * sizeof(unsigned));
+        for (int channel = 0; channel < 3; channel++) {
+            unsigned *sum = sums + (size_t)channel * out_width;
+            for (int y = y0; y < y1; y++) {
+                const unsigned char *row = planes[channel] + (size_t)y * strides[channel];
+                for (int ox = 0, x = 0; ox < out_width; ox++) {
+                    int x1 = x + shrink < width ? x + shrink : width;
+                    unsigned total = 0;
+                    for (; x < x1; x++) total += row[x];
+                    sum[ox] += total;
+                }
+            }
+        }
+        unsigned char *pixel = out + (size_t)oy * out_stride;
+        for (int ox = 0; ox < out_width; ox++, pixel += 3) {
+            int x0 = ox * shrink, x1 = x0 + shrink < width ? x0 + shrink : width;
+            unsigned count = (unsigned)((x1 - x0) * (y1 - y0));
+            for (int channel = 0; channel < 3; channel++) {
+                pixel[channel] = (unsigned char)((sums[(size_t)channel * out_width + ox] + count / 2) / count);
+            }
+        }
+    }
+}
+
+/// The handle decoded to planar RGB and interleaved here, `shrink` times smaller. libheif 1.15
+/// assembles a grid image (every iPhone photo is one) in planar RGB and interleaves it into a
+/// second whole copy; this takes the planes as they are. Returns 1, or 0 with `*failure` and
+/// `message` saying why.
+static int decode_shrinking(const struct heif_image_handle *handle, int shrink, cheif_allocate allocate,
+                            cheif_decoded *decoded, cheif_failure *failure, char *message, size_t message_length) {
+    struct heif_image *image = NULL;
+    struct heif_error error = heif.heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, NULL);
+    if (error.code != heif_error_Ok) {
+        set_failure(failure, message, message_length, "libheif cannot decode the image", error);
+        return 0;
+    }
+    const enum heif_channel channels[3] = {heif_channel_R, heif_channel_G, heif_channel_B};
+    const unsigned char *planes[3] = {NULL, NULL, NULL};
+    int strides[3] = {0, 0, 0};
+    int width = heif.heif_image_get_width(image, heif_channel_R);
+    int height = heif.heif_image_get_height(image, heif_channel_R);
+    int usable = width > 0 && height > 0;
+    for (int index = 0; usable && index < 3; index++) {
+        usable = heif.heif_image_get_bits_per_pixel_range(image, channels[index]) == 8 &&
+                 (planes[index] = heif.heif_image_get_plane_readonly(image, channels[index], &strides[index])) &&
+                 strides[index] >= width && heif.heif_image_get_width(image, channels[index]) == width &&
+                 heif.heif_image_get_height(image, channels[index]) == height;
+    }
+    if (!usable) {
+        heif.heif_image_release(image);
+        if (message && message_length) snprintf(message, message_length, "the image decoded to no pixels");
+        *failure = CHEIF_DAMAGED;
+        return 0;
+    }
+    int out_width = (width + shrink - 1) / shrink, out_height = (height + shrink - 1) / shrink;
+    size_t out_stride = (size_t)out_width * 3;
+    unsigned *sums = malloc(3 * (size_t)out_width * sizeof(unsigned));
+    unsigned char *out = sums ? allocate(out_stride * (size_t)out_height) : NULL;
+    if (!out) {
+        free(sums);
+        heif.heif_image_release(image);
+        if (message && message_length) snprintf(message, message_length, "out of memory");
+        *failure = CHEIF_UNSUPPORTED;
+        return 0;
+    }
+    shrink_planar_rgb(planes, strides, width, height, shrink, out, out_stride, sums);
+    free(sums);
+    heif.heif_image_release(image);
+    decoded->pixels = out;
+    decoded->stride = out_stride;
+    decoded->width = out_width;
+    decoded->height = out_height;
+    return 1;
+}
+
+int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate allocate, cheif_decoded *decoded,
+                 cheif_failure *failure, char *message, size_t message_length) {
     memset(decoded, 0, sizeof(*decoded));
     *failure = CHEIF_UNSUPPORTED;
     struct heif_image_handle *handle = thumbnail ? file->thumbnail : file->primary;
-    if (!is_rgb8(handle)) {
+    if (!is_rgb8(handle) || shrink < 1) {
         if (message && message_length) snprintf(message, message_length, "not an 8-bit RGB image");
         return 0;
     }
     // No progress callbacks: libheif 1.15 calls none, on a grid HEIC or a single AVIF, with or
     // without its decoding threads.
-    struct heif_image *image = NULL;
-    struct heif_error error =
-        heif.heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, NULL);
-    if (error.code != heif_error_Ok) {
-        set_failure(failure, message, message_length, "libheif cannot decode the image", error);
-        return 0;
-    }
-    int stride = 0;
-    const uint8_t *plane = heif.heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
-    int width = heif.heif_image_get_width(image, heif_channel_interleaved);
-    int height = heif.heif_image_get_height(image, heif_channel_interleaved);
-    if (!plane || width <= 0 || height <= 0 || stride < 0 || (size_t)stride < (size_t)width * 3) {
-        if (message && message_length) snprintf(message, message_length, "the image decoded to no pixels");
-        *failure = CHEIF_DAMAGED;
-        heif.heif_image_release(image);
-        return 0;
-    }
-    decoded->image = image;
-    decoded->pixels = plane;
-    decoded->stride = (size_t)stride;
-    decoded->width = width;
-    decoded->height = height;
+    if (!decode_shrinking(handle, shrink, allocate, decoded, failure, message, message_length)) return 0;
     enum heif_color_profile_type type = heif.heif_image_handle_get_color_profile_type(handle);
     if (type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC) {
         size_t length = heif.heif_image_handle_get_raw_color_profile_size(handle);
@@ -186,8 +247,4 @@ int cheif_decode(cheif_file *file, int thumbnail, cheif_decoded *decoded, cheif_
         }
     }
     return 1;
-}
-
-void cheif_release(void *image) {
-    if (image) heif.heif_image_release(image);
 }

@@ -199,6 +199,45 @@ struct RenderTests {
         #expect(rendered >= 20)
     }
 
+    @Test("A HEIF made RGB by CHEIF: libheif's own pixels whole, and each shrunk pixel the mean of its block", arguments: [
+        // A Display P3 grid, one turned portrait by its irot, and an AVIF turned and mirrored
+        // whose 427 columns leave a part block at 1/2, 1/4 and 1/8.
+        RenderFiles.heic, "exiv2/data/2021-02-13-1929.heic", "pillow/images/avif/rot1mir1.avif",
+    ])
+    func heifShrinksOnDecode(file: String) throws {
+        let path = try Corpus.path(file)
+        let bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
+        // libvips' loader: libheif's interleaved RGB, as it gives it to every other caller.
+        let reference = try ImageComparison.pixels(ofFileAt: path)
+        #expect(reference.bands == 3)
+        for shrink in [1, 2, 4, 8] {
+            let decoded = try #require(
+                try Renderer.decodeHEIF(bytes, path: path, orientation: nil, monitor: nil) { _, _, _ in .primary(shrink: shrink) })
+            let image = decoded.image
+            #expect(image.isPlain, "libvips holds no HEIF pixels")
+            let (width, height) = ((reference.width + shrink - 1) / shrink, (reference.height + shrink - 1) / shrink)
+            #expect((image.width, image.height, image.bands) == (width, height, 3), "1/\(shrink)")
+            var stride = 0
+            let pixels = try #require(image.memoryPixels(&stride))
+            var mismatches = 0
+            for y in 0..<height {
+                for x in 0..<width {
+                    let (x0, y0) = (x * shrink, y * shrink)
+                    let (x1, y1) = (min(x0 + shrink, reference.width), min(y0 + shrink, reference.height))
+                    let count = (x1 - x0) * (y1 - y0)
+                    for band in 0..<3 {
+                        var sum = 0
+                        for row in y0..<y1 {
+                            for column in x0..<x1 { sum += Int(reference.pixels[(row * reference.width + column) * 3 + band]) }
+                        }
+                        if Int(pixels[y * stride + x * 3 + band]) != (sum + count / 2) / count { mismatches += 1 }
+                    }
+                }
+            }
+            #expect(mismatches == 0, "1/\(shrink): \(mismatches) of \(width * height * 3) values differ from the block means")
+        }
+    }
+
     /// libvips' pixels of a HEIF: its embedded thumbnail (libheif's) or the whole image, through
     /// `vips_icc_transform` or as stored, resized to `width`x`height`.
     private func reference(_ path: String, fromThumbnail: Bool, width: Int, height: Int, convertingToSRGB: Bool) throws -> EncodedImage {

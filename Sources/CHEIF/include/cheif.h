@@ -43,11 +43,11 @@ int cheif_thumbnail_size(const cheif_file *file, int *width, int *height);
 /// libvips should decode it (16-bit output, alpha).
 int cheif_primary_is_rgb8(const cheif_file *file);
 
-/// A decoded image: 8-bit RGB rows `stride` bytes apart, held by libheif's `image` until
-/// `cheif_release(image)`; its ICC profile, when it has one, malloc'ed (the caller frees it).
+/// A decoded image: 8-bit RGB rows `stride` bytes apart in a block from the caller's
+/// `allocate`, which the caller gives back; its ICC profile, when it has one, malloc'ed (the
+/// caller frees it).
 typedef struct {
-    void *image;
-    const unsigned char *pixels;
+    unsigned char *pixels;
     size_t stride;
     int width;
     int height;
@@ -55,14 +55,20 @@ typedef struct {
     size_t icc_length;
 } cheif_decoded;
 
-/// The thumbnail (`thumbnail` 1) or the primary image decoded to 8-bit RGB into `*decoded`,
-/// in one call: libheif 1.15 reports no progress and cannot stop a decode under way. Returns
-/// 1, or 0 with `*failure` and `message` saying why.
-int cheif_decode(cheif_file *file, int thumbnail, cheif_decoded *decoded, cheif_failure *failure, char *message,
-                 size_t message_length);
+/// A block of `size` bytes for decoded pixels, or NULL.
+typedef void *(*cheif_allocate)(size_t size);
 
-/// Gives back a decoded image's pixels (`cheif_decoded.image`).
-void cheif_release(void *image);
+/// The thumbnail (`thumbnail` 1) or the primary image decoded to 8-bit RGB, `shrink` (1 or
+/// more) times smaller, rounded up, each pixel the mean of its block, into a block from
+/// `allocate`, in one call: libheif 1.15 reports no progress and cannot stop a decode under
+/// way. Returns 1, or 0 with `*failure` and `message` saying why.
+///
+/// libheif gives planar RGB (the values it would interleave) and it is interleaved here.
+/// libheif 1.15 assembles a grid image, as every iPhone photo is, in planar RGB and
+/// interleaves it into a second whole copy: a 12 MP HEIC held 73 MB at once that way; here it
+/// holds its 36 MB of planes and the RGB it is shrunk to.
+int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate allocate, cheif_decoded *decoded,
+                 cheif_failure *failure, char *message, size_t message_length);
 
 void cheif_close(cheif_file *file);
 

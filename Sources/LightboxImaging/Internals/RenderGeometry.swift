@@ -47,9 +47,11 @@ struct RenderGeometry: Hashable {
     }
 
     /// The largest of `factors` a decoder may shrink the full image by on load and still give
-    /// at least the pixels the output needs.
-    func loadShrink(among factors: [Int]) -> Int {
-        factors.filter { Double($0) * scale <= 1.000_001 }.max() ?? 1
+    /// at least `gap` times the pixels the output needs across and down. A JPEG's DCT scaling
+    /// needs no more than the output (gap 1); a box average leaves its blur in the result
+    /// unless the resize after it still reduces by a good part (see `Renderer.heifShrinkGap`).
+    func loadShrink(among factors: [Int], gap: Double = 1) -> Int {
+        factors.filter { Double($0) * scale * gap <= 1.000_001 }.max() ?? 1
     }
 
     /// The crop region in an upright image decoded at `decodedWidth`x`decodedHeight` (the full

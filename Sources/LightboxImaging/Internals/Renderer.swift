@@ -241,15 +241,30 @@ enum Renderer {
             {
                 return .thumbnail
             }
-            return primaryIsRGB8 ? .primary : nil
+            let shrink = options.map {
+                RenderGeometry(
+                    uprightWidth: turned ? primary.height : primary.width,
+                    uprightHeight: turned ? primary.width : primary.height, options: $0
+                ).loadShrink(among: heifShrinkFactors, gap: heifShrinkGap)
+            }.min() ?? 1
+            return primaryIsRGB8 ? .primary(shrink: shrink) : nil
         }
     }
+
+    /// How many times smaller a HEIF's primary image may be made RGB (`cheif_decode`).
+    static let heifShrinkFactors = [1, 2, 4, 8]
+    /// How much larger than the output a shrunk HEIF must stay. The shrink averages blocks; a
+    /// 1280x854 HEIC averaged down to 640x427 and resized to 512 px was 2.7 levels from libvips'
+    /// resize of the whole image, softer, where 4032x3024 averaged to 2016x1512 for 1024 px
+    /// was within 1.
+    static let heifShrinkGap = 1.5
 
     /// HEIF's brands, which libheif decodes.
     static let heifFormats: Set<FileFormat> = [.heic, .heif, .avif]
 
-    enum HEIFImage {
-        case primary
+    enum HEIFImage: Equatable {
+        /// The primary image, at 1/`shrink` of its size when that is more than 1.
+        case primary(shrink: Int)
         case thumbnail
     }
 
@@ -280,13 +295,23 @@ enum Renderer {
             guard let chosen = choose((Int(width), Int(height)), thumbnail, cheif_primary_is_rgb8(file) == 1) else {
                 return .success(nil)
             }
-            // libheif holds the image in YCbCr, then converts it to RGB: 6 bytes a pixel at once.
             var decodedSize = (width: Int(width), height: Int(height))
-            if chosen == .thumbnail {
+            var shrink = 1
+            switch chosen {
+            case .thumbnail:
                 guard let thumbnail else { return .success(nil) }
                 decodedSize = thumbnail
+            case .primary(let factor):
+                shrink = max(1, factor)
             }
-            let memory = decodedSize.width * decodedSize.height * 6
+            // libheif holds a grid image in planar RGB (3 bytes a pixel) beside the tiles it is
+            // decoding on its threads, one a processor; `CHEIF` interleaves and shrinks it into a
+            // block of its own. Two 12 MP HEICs decoded side by side for 1024 px peaked at 150 to
+            // 156 MB (a process with one peaks at 76), for a tenth less time: 4.5 bytes a pixel
+            // keeps them one at a time.
+            let memory =
+                decodedSize.width * decodedSize.height * 9 / 2
+                + ((decodedSize.width + shrink - 1) / shrink) * ((decodedSize.height + shrink - 1) / shrink) * 3
             return Result { () throws(ImagingError) -> Decoded? in
                 try DecodeMemory.shared.withReservation(memory, monitor: monitor, path: path) {
                     () throws(ImagingError) -> Decoded? in
@@ -296,20 +321,21 @@ enum Renderer {
                     monitor?.progress?(0)
                     if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
                     var decoded = cheif_decoded()
-                    let status = cheif_decode(file, chosen == .thumbnail ? 1 : 0, &decoded, &failure, &message, message.count)
-                    guard status == 1, let image = decoded.image, let pixels = decoded.pixels else {
+                    let status = cheif_decode(
+                        file, chosen == .thumbnail ? 1 : 0, Int32(shrink), PixelBuffers.allocateForC, &decoded, &failure,
+                        &message, message.count)
+                    guard status == 1, let pixels = decoded.pixels else {
                         if failure == CHEIF_DAMAGED { throw heifError(failure, message, path: path) }
                         return nil
                     }
                     defer { free(decoded.icc) }
-                    if monitor?.isCancelled() == true {
-                        cheif_release(image)
-                        throw ImagingError(.cancelled, "the render was cancelled", path: path)
-                    }
+                    // Plain pixels in a block of Lightbox's: libvips never sees them.
+                    var upright = VipsImageRef(
+                        pixels: pixels, width: Int(decoded.width), height: Int(decoded.height), bands: 3)
+                    if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
                     monitor?.progress?(0.9)
                     // An iPhone's photo and its thumbnail carry the Display P3 profile.
                     let profile = decoded.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: decoded.icc_length)) }
-                    var upright = try wrap(decoded, image: image, pixels: pixels, path: path)
                     if let override { upright = try Vips.upright(upright, orientation: override, path: path) }
                     let turned = override.map { (5...8).contains($0) } ?? false
                     let properties = ImageProperties(
@@ -328,36 +354,6 @@ enum Renderer {
         return failure == CHEIF_DAMAGED
             ? ImagingError(.corrupt, "the HEIF file is damaged or cut short: \(reason)", path: path)
             : ImagingError(.unreadable, "not a HEIF image Lightbox can read: \(reason)", path: path)
-    }
-
-    /// libheif's decoded pixels as a libvips image: wrapped where the rows are packed, which
-    /// gives them back to libheif when the image closes; copied otherwise.
-    private static func wrap(
-        _ decoded: cheif_decoded, image: UnsafeMutableRawPointer, pixels: UnsafePointer<UInt8>, path: String
-    ) throws(ImagingError) -> VipsImageRef {
-        try Vips.ensureCoreStarted()
-        let (width, height) = (Int(decoded.width), Int(decoded.height))
-        let row = width * 3
-        let wrapped: UnsafeMutablePointer<VipsImage>?
-        if decoded.stride == row {
-            wrapped = cvips_image_wrap_owned(pixels, row * height, decoded.width, decoded.height, 3, releaseHEIF, image)
-        } else {
-            guard let copy = malloc(row * height)?.assumingMemoryBound(to: UInt8.self) else {
-                cheif_release(image)
-                throw ImagingError(.corrupt, "no memory for the HEIF image's \(width)x\(height) pixels", path: path)
-            }
-            for y in 0..<height { memcpy(copy + y * row, pixels + y * decoded.stride, row) }
-            cheif_release(image)
-            wrapped = cvips_image_take_memory(copy, row * height, decoded.width, decoded.height, 3, nil)
-        }
-        guard let wrapped else {
-            throw ImagingError(.corrupt, "cannot hold the HEIF image's pixels (\(Vips.takeError()))", path: path)
-        }
-        return VipsImageRef(wrapped)
-    }
-
-    private static let releaseHEIF: @convention(c) (UnsafeMutablePointer<VipsImage>?, UnsafeMutableRawPointer?) -> Void = {
-        _, image in cheif_release(image)
     }
 
     /// The format its first bytes say, and the whole file when it is a JPEG; anything else is
