@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <libheif/heif.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,32 +141,73 @@ int cheif_thumbnail_size(const cheif_file *file, int *width, int *height) {
     return *width > 0 && *height > 0;
 }
 
-/// Planar 8-bit RGB to interleaved RGB `shrink` times smaller (rounded up), each output pixel
-/// the mean of its `shrink` x `shrink` block.
-static void shrink_planar_rgb(const unsigned char *const planes[3], const int strides[3], int width, int height,
-                              int shrink, unsigned char *out, size_t out_stride, unsigned *sums) {
-    int out_width = (width + shrink - 1) / shrink, out_height = (height + shrink - 1) / shrink;
-    for (int oy = 0; oy < out_height; oy++) {
-        int y0 = oy * shrink, y1 = y0 + shrink < height ? y0 + shrink : height;
-        memset(sums, 0, 3 * (size_t)out_width * sizeof(unsigned));
-        for (int channel = 0; channel < 3; channel++) {
-            unsigned *sum = sums + (size_t)channel * out_width;
-            for (int y = y0; y < y1; y++) {
-                const unsigned char *row = planes[channel] + (size_t)y * strides[channel];
-                for (int ox = 0, x = 0; ox < out_width; ox++) {
-                    int x1 = x + shrink < width ? x + shrink : width;
-                    unsigned total = 0;
-                    for (; x < x1; x++) total += row[x];
-                    sum[ox] += total;
-                }
+/// The mean of one channel over the block [x0, x1) x [y0, y1), rounded.
+static unsigned char block_mean(const unsigned char *plane, int stride, int x0, int x1, int y0, int y1) {
+    unsigned sum = 0, count = (unsigned)((x1 - x0) * (y1 - y0));
+    for (int y = y0; y < y1; y++) {
+        for (int x = x0; x < x1; x++) sum += plane[(size_t)y * stride + x];
+    }
+    return (unsigned char)((sum + count / 2) / count);
+}
+
+/// The whole `shrink` x `shrink` blocks of a row of blocks: each channel's rows added into
+/// `columns` (one sum a pixel column, which the compiler turns into vector adds), then each
+/// block's columns added and divided by a power of two.
+static void shrink_whole_blocks(const unsigned char *const planes[3], const int strides[3], int block_row,
+                                int blocks, int shrink, unsigned char *row_out, uint16_t *columns) {
+    int log2 = shrink == 2 ? 2 : shrink == 4 ? 4 : 6, half = 1 << (log2 - 1);
+    int span = blocks * shrink;
+    for (int channel = 0; channel < 3; channel++) {
+        const unsigned char *top = planes[channel] + (size_t)block_row * shrink * strides[channel];
+        for (int x = 0; x < span; x++) columns[x] = top[x];
+        for (int dy = 1; dy < shrink; dy++) {
+            const unsigned char *row = top + (size_t)dy * strides[channel];
+            for (int x = 0; x < span; x++) columns[x] += row[x];
+        }
+        unsigned char *out = row_out + channel;
+        switch (shrink) {
+        case 2:
+            for (int block = 0; block < blocks; block++) {
+                out[block * 3] = (unsigned char)((columns[2 * block] + columns[2 * block + 1] + half) >> log2);
+            }
+            break;
+        default:
+            for (int block = 0; block < blocks; block++) {
+                unsigned sum = 0;
+                for (int dx = 0; dx < shrink; dx++) sum += columns[block * shrink + dx];
+                out[block * 3] = (unsigned char)((sum + (unsigned)half) >> log2);
             }
         }
-        unsigned char *pixel = out + (size_t)oy * out_stride;
-        for (int ox = 0; ox < out_width; ox++, pixel += 3) {
+    }
+}
+
+/// Planar 8-bit RGB to interleaved RGB `shrink` (1, 2, 4 or 8) times smaller, rounded up, each
+/// output pixel the rounded mean of its block (a part block at the right and bottom edges).
+/// `columns` holds the image's width.
+static void shrink_planar_rgb(const unsigned char *const planes[3], const int strides[3], int width, int height,
+                              int shrink, unsigned char *out, size_t out_stride, uint16_t *columns) {
+    int out_width = (width + shrink - 1) / shrink, out_height = (height + shrink - 1) / shrink;
+    int whole_columns = width / shrink, whole_rows = height / shrink;
+    for (int oy = 0; oy < out_height; oy++) {
+        unsigned char *row_out = out + (size_t)oy * out_stride;
+        int first_part = 0;
+        if (shrink == 1) {
+            for (int x = 0; x < width; x++) {
+                for (int channel = 0; channel < 3; channel++) {
+                    row_out[x * 3 + channel] = planes[channel][(size_t)oy * strides[channel] + x];
+                }
+            }
+            continue;
+        }
+        if (oy < whole_rows) {
+            shrink_whole_blocks(planes, strides, oy, whole_columns, shrink, row_out, columns);
+            first_part = whole_columns;
+        }
+        int y0 = oy * shrink, y1 = y0 + shrink < height ? y0 + shrink : height;
+        for (int ox = first_part; ox < out_width; ox++) {
             int x0 = ox * shrink, x1 = x0 + shrink < width ? x0 + shrink : width;
-            unsigned count = (unsigned)((x1 - x0) * (y1 - y0));
             for (int channel = 0; channel < 3; channel++) {
-                pixel[channel] = (unsigned char)((sums[(size_t)channel * out_width + ox] + count / 2) / count);
+                row_out[ox * 3 + channel] = block_mean(planes[channel], strides[channel], x0, x1, y0, y1);
             }
         }
     }
@@ -203,17 +245,17 @@ static int decode_shrinking(const struct heif_image_handle *handle, int shrink, 
     }
     int out_width = (width + shrink - 1) / shrink, out_height = (height + shrink - 1) / shrink;
     size_t out_stride = (size_t)out_width * 3;
-    unsigned *sums = malloc(3 * (size_t)out_width * sizeof(unsigned));
-    unsigned char *out = sums ? allocate(out_stride * (size_t)out_height) : NULL;
+    uint16_t *columns = malloc((size_t)width * sizeof(uint16_t));
+    unsigned char *out = columns ? allocate(out_stride * (size_t)out_height) : NULL;
     if (!out) {
-        free(sums);
+        free(columns);
         heif.heif_image_release(image);
         if (message && message_length) snprintf(message, message_length, "out of memory");
         *failure = CHEIF_UNSUPPORTED;
         return 0;
     }
-    shrink_planar_rgb(planes, strides, width, height, shrink, out, out_stride, sums);
-    free(sums);
+    shrink_planar_rgb(planes, strides, width, height, shrink, out, out_stride, columns);
+    free(columns);
     heif.heif_image_release(image);
     decoded->pixels = out;
     decoded->stride = out_stride;
@@ -227,7 +269,11 @@ int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate all
     memset(decoded, 0, sizeof(*decoded));
     *failure = CHEIF_UNSUPPORTED;
     struct heif_image_handle *handle = thumbnail ? file->thumbnail : file->primary;
-    if (!is_rgb8(handle) || shrink < 1) {
+    if (shrink != 1 && shrink != 2 && shrink != 4 && shrink != 8) {
+        if (message && message_length) snprintf(message, message_length, "cannot shrink by %d", shrink);
+        return 0;
+    }
+    if (!is_rgb8(handle)) {
         if (message && message_length) snprintf(message, message_length, "not an 8-bit RGB image");
         return 0;
     }

@@ -58,8 +58,8 @@ typedef struct {
 /// A block of `size` bytes for decoded pixels, or NULL.
 typedef void *(*cheif_allocate)(size_t size);
 
-/// The thumbnail (`thumbnail` 1) or the primary image decoded to 8-bit RGB, `shrink` (1 or
-/// more) times smaller, rounded up, each pixel the mean of its block, into a block from
+/// The thumbnail (`thumbnail` 1) or the primary image decoded to 8-bit RGB, `shrink` (1, 2, 4
+/// or 8) times smaller, rounded up, each pixel the mean of its block, into a block from
 /// `allocate`, in one call: libheif 1.15 reports no progress and cannot stop a decode under
 /// way. Returns 1, or 0 with `*failure` and `message` saying why.
 ///
