@@ -11,7 +11,7 @@ import Foundation
 final class DecodeMemory: @unchecked Sendable {
     // @unchecked: `inUse`, `queue` and `nextTicket` are used only while holding `condition`.
     /// Room for a 13 MP progressive JPEG at 1/2 (64 MB) beside a 24 MP baseline one (18 MB),
-    /// not for two 12 MP HEICs decoded whole (73 MB each).
+    /// not for two 12 MP HEICs (64 MB each for 1024 px, 91 MB whole).
     static let shared = DecodeMemory(limit: 100 << 20)
 
     let limit: Int

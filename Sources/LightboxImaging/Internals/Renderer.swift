@@ -306,8 +306,8 @@ enum Renderer {
             }
             // libheif holds a grid image in planar RGB (3 bytes a pixel) beside the tiles it is
             // decoding on its threads, one a processor; `CHEIF` interleaves and shrinks it into a
-            // block of its own. Two 12 MP HEICs decoded side by side for 1024 px peaked at 150 to
-            // 156 MB (a process with one peaks at 76), for a tenth less time: 4.5 bytes a pixel
+            // block of its own. Two 12 MP HEICs decoded side by side for 1024 px peaked at 147 to
+            // 153 MiB (a process with one peaks at 75), for a tenth less time: 4.5 bytes a pixel
             // keeps them one at a time.
             let memory =
                 decodedSize.width * decodedSize.height * 9 / 2
