@@ -1,3 +1,4 @@
+#define _GNU_SOURCE // pthread_rwlockattr_setkind_np
 #define CVIPS_TABLE_ITSELF
 #include "CVips.h"
 
@@ -50,3 +51,27 @@ int cvips_open_library(char *message, size_t length) {
     if (!ready && message && length > 0) snprintf(message, length, "%s", failure);
     return ready;
 }
+
+static pthread_rwlock_t decodes;
+static pthread_once_t decodes_made = PTHREAD_ONCE_INIT;
+
+static void make_decodes(void) {
+    pthread_rwlockattr_t attributes;
+    pthread_rwlockattr_init(&attributes);
+    // glibc lets new readers in while a writer waits unless told otherwise.
+    pthread_rwlockattr_setkind_np(&attributes, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&decodes, &attributes);
+    pthread_rwlockattr_destroy(&attributes);
+}
+
+void cvips_decodes_share(void) {
+    pthread_once(&decodes_made, make_decodes);
+    pthread_rwlock_rdlock(&decodes);
+}
+
+void cvips_decodes_own(void) {
+    pthread_once(&decodes_made, make_decodes);
+    pthread_rwlock_wrlock(&decodes);
+}
+
+void cvips_decodes_release(void) { pthread_rwlock_unlock(&decodes); }

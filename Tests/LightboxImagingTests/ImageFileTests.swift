@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import LightboxImaging
 import LightboxTestSupport
 import Synchronization
@@ -44,6 +45,44 @@ struct ImageFileTests {
         let properties = try ImageFile.properties(ofFileAt: path)
         let thumbnail = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000))
         #expect(thumbnail.pixelWidth == properties.pixelWidth && thumbnail.pixelHeight == properties.pixelHeight)
+    }
+
+    @Test("Damaged TIFFs and PNGs that libvips decodes, rendered at once, fail each with its own reason and no other file's")
+    func damagedLibvipsFiles() throws {
+        let folder = try TemporaryDirectory()
+        var cut: [String] = []
+        // libtiff names the file in its messages; libpng's say only what failed.
+        for file in [
+            "pillow/images/12bit.cropped.tif", "pillow/images/12in16bit.tif", "pillow/images/16_bit_noise.tif",
+            "pillow/images/16bit.MM.cropped.tif", "pillow/images/1_trns.png", "pillow/images/a_fli.png",
+        ] {
+            let name = "cut-\(cut.count)-" + (file as NSString).lastPathComponent
+            cut.append(try folder.truncatedCopy(of: Corpus.path(file), fraction: 0.5, as: name))
+        }
+        let paths = cut
+        for round in 0..<5 {
+            let errors = Mutex<[String: ImagingError]>([:])
+            DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+                do {
+                    _ = try ImageFile.thumbnail(ofFileAt: paths[index], options: ThumbnailOptions(width: 256, height: 256))
+                } catch {
+                    errors.withLock { $0[paths[index]] = error as? ImagingError }
+                }
+            }
+            let found = errors.withLock { $0 }
+            #expect(found.count == paths.count, "round \(round)")
+            for (path, error) in found {
+                #expect(error.path == path)
+                // Each of these files, decoded alone, has a reason of its own.
+                #expect(!error.message.contains("libvips gave no reason"), "round \(round), \(path): \(error.message)")
+                if path.hasSuffix(".tif") {
+                    #expect(error.message.contains(path), "round \(round), \(path): \(error.message)")
+                }
+                for other in paths where other != path {
+                    #expect(!error.message.contains(other), "round \(round), \(path)'s error names \(other): \(error.message)")
+                }
+            }
+        }
     }
 
     @Test("Damaged HEICs rendered at once fail as corrupt, each with its own reason and no other file's")

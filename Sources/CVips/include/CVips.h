@@ -29,8 +29,7 @@
     X(vips_conv) \
     X(vips_copy) \
     X(vips_error) \
-    X(vips_error_buffer) \
-    X(vips_error_clear) \
+    X(vips_error_buffer_copy) \
     X(vips_extract_area) \
     X(vips_flatten) \
     X(vips_flip) \
@@ -107,9 +106,22 @@ int cvips_open_library(char *message, size_t length);
 /// 1 once `cvips_functions` is filled.
 extern int cvips_library_open;
 
+/// Whether libvips is open, for Swift (which cannot read the atomic flag itself).
+static inline int cvips_is_open(void) { return __atomic_load_n(&cvips_library_open, __ATOMIC_ACQUIRE); }
+
 /// Opens libvips for a call made before `Vips.ensureCoreStarted` (which reports a missing
 /// libvips as an error): the process stops with the reason if it cannot.
 void cvips_require_library(void);
+
+/// The lock that keeps a failed libvips decode's error its own. libvips has one error buffer
+/// for the process, and a failing loader often writes it from one of libvips' worker threads,
+/// so a message cannot be told from another thread's by where it came from. Decodes that may
+/// fail on bad input hold the lock shared (`cvips_decodes_share`); one that failed takes it
+/// alone (`cvips_decodes_own`) and runs again, with no other such decode writing the buffer.
+/// A waiting owner goes before new sharers, so a batch of good files cannot keep it out.
+void cvips_decodes_share(void);
+void cvips_decodes_own(void);
+void cvips_decodes_release(void);
 
 /// Every libvips call goes through here first: one load of a flag once libvips is open.
 static inline void cvips_ready(void) {
@@ -130,8 +142,7 @@ static inline void cvips_ready(void) {
 #define vips_conv (cvips_ready(), cvips_functions.vips_conv)
 #define vips_copy (cvips_ready(), cvips_functions.vips_copy)
 #define vips_error (cvips_ready(), cvips_functions.vips_error)
-#define vips_error_buffer (cvips_ready(), cvips_functions.vips_error_buffer)
-#define vips_error_clear (cvips_ready(), cvips_functions.vips_error_clear)
+#define vips_error_buffer_copy (cvips_ready(), cvips_functions.vips_error_buffer_copy)
 #define vips_extract_area (cvips_ready(), cvips_functions.vips_extract_area)
 #define vips_flatten (cvips_ready(), cvips_functions.vips_flatten)
 #define vips_flip (cvips_ready(), cvips_functions.vips_flip)
@@ -610,8 +621,9 @@ static inline const char *cvips_guess_prefix(const char *argv0, const char *env_
     return vips_guess_prefix(argv0, env_name);
 }
 static inline void cvips_cache_set_max(int max) { vips_cache_set_max(max); }
-static inline const char *cvips_error_buffer(void) { return vips_error_buffer(); }
-static inline void cvips_error_clear(void) { vips_error_clear(); }
+/// libvips' error buffer taken and cleared in one step (freed with `g_free`): another thread's
+/// message can arrive between a read and a clear.
+static inline char *cvips_error_take(void) { return vips_error_buffer_copy(); }
 static inline int cvips_image_get_width(const VipsImage *image) { return vips_image_get_width(image); }
 static inline int cvips_image_get_height(const VipsImage *image) { return vips_image_get_height(image); }
 static inline int cvips_image_get_bands(const VipsImage *image) { return vips_image_get_bands(image); }

@@ -140,7 +140,9 @@ enum Renderer {
         }
         // libvips reads the file itself: its bytes need not stay beside the decode.
         opened.bytes = nil
-        return try decodeWithLibvips(path: path, options: options, monitor: monitor)
+        return try Vips.isolatingFailure { () throws(ImagingError) in
+            try decodeWithLibvips(path: path, options: options, monitor: monitor)
+        }
     }
 
     private static func decodeJPEG(

@@ -86,10 +86,32 @@ enum Vips {
     ///
     /// libvips keeps one error buffer per process; concurrent failures may interleave their
     /// messages, which only ever makes an error message longer, never wrong about success.
+    /// Runs `decode`, libvips work on one file that fails on bad input, beside other such work;
+    /// when it fails, runs it again with no other such work under way, so that the error's text
+    /// is the file's own (`cvips_decodes_share`). Two jobs making thumbnails of damaged TIFFs
+    /// gave one file both files' messages and the other an empty reason.
+    static func isolatingFailure<T>(_ decode: () throws(ImagingError) -> T) throws(ImagingError) -> T {
+        cvips_decodes_share()
+        let first = Result { () throws(ImagingError) in try decode() }
+        cvips_decodes_release()
+        // Without libvips (missing or broken), the error is Lightbox's own and there is no buffer.
+        guard case .failure(let error) = first, error.code != .cancelled, cvips_is_open() == 1 else {
+            return try first.get()
+        }
+        cvips_decodes_own()
+        defer { cvips_decodes_release() }
+        // Lines other decodes left; each of those runs again too.
+        _ = takeError()
+        return try decode()
+    }
+
     static func takeError() -> String {
-        let text = String(cString: cvips_error_buffer())
-        cvips_error_clear()
+        guard cvips_is_open() == 1, let buffer = cvips_error_take() else { return "" }
+        let text = String(cString: buffer)
+        cvips_free(buffer)
         let lines = text.split(separator: "\n").map { String($0) }
+        // libvips says nothing for some files it cannot read (a PNG cut in its header only warns).
+        guard !lines.isEmpty else { return "libvips gave no reason" }
         // libvips repeats the same failure from each layer; keep each line once.
         var seen = Set<String>()
         return lines.filter { seen.insert($0).inserted }.joined(separator: "; ")
