@@ -61,15 +61,7 @@ struct ImageFileTests {
         }
         let paths = cut
         for round in 0..<5 {
-            let errors = Mutex<[String: ImagingError]>([:])
-            DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-                do {
-                    _ = try ImageFile.thumbnail(ofFileAt: paths[index], options: ThumbnailOptions(width: 256, height: 256))
-                } catch {
-                    errors.withLock { $0[paths[index]] = error as? ImagingError }
-                }
-            }
-            let found = errors.withLock { $0 }
+            let found = failuresRenderingAtOnce(paths)
             #expect(found.count == paths.count, "round \(round)")
             for (path, error) in found {
                 #expect(error.path == path)
@@ -97,16 +89,7 @@ struct ImageFileTests {
         for path in cut {
             #expect(ImageComparison.libvipsThumbnailError(ofFileAt: path, size: 256) != nil, "libvips reads \(path)")
         }
-        let errors = Mutex<[String: ImagingError]>([:])
-        let paths = cut
-        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-            do {
-                _ = try ImageFile.thumbnail(ofFileAt: paths[index], options: ThumbnailOptions(width: 256, height: 256))
-            } catch {
-                errors.withLock { $0[paths[index]] = error as? ImagingError }
-            }
-        }
-        let found = errors.withLock { $0 }
+        let found = failuresRenderingAtOnce(cut)
         #expect(found.count == cut.count)
         for (path, error) in found {
             #expect(error.code == .corrupt, "\(path): \(error)")
@@ -117,6 +100,20 @@ struct ImageFileTests {
                 #expect(!error.message.contains(other), "\(path)'s error names \(other): \(error.message)")
             }
         }
+    }
+
+    /// 256 px thumbnails of `paths`, as many at once as there are processors: each failure's
+    /// error by path.
+    private func failuresRenderingAtOnce(_ paths: [String]) -> [String: ImagingError] {
+        let errors = Mutex<[String: ImagingError]>([:])
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            do {
+                _ = try ImageFile.thumbnail(ofFileAt: paths[index], options: ThumbnailOptions(width: 256, height: 256))
+            } catch {
+                errors.withLock { $0[paths[index]] = error as? ImagingError }
+            }
+        }
+        return errors.withLock { $0 }
     }
 
     @Test("Truncated and random files fail with the file's path")
