@@ -101,7 +101,7 @@ struct EditBench: AsyncParsableCommand {
                 ]))
         }
         for (tool, arguments) in tools where !previewOnly {
-            var runs: [(seconds: Double, maxResidentKB: Int, peakAnonymousKB: Int, status: Int32)] = []
+            var runs: [ImageBench.Run] = []
             for _ in 0..<rounds { runs.append(try ImageBench.measure(arguments)) }
             let seconds = runs.map(\.seconds).sorted()
             Report.print([

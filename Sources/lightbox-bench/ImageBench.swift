@@ -122,6 +122,9 @@ struct ImageBench: AsyncParsableCommand {
                         "runs": measured.count,
                         "msPerImage": Report.round(Report.percentile(milliseconds, 0.5)),
                         "msPerImageRange": [Report.round(milliseconds.min() ?? 0), Report.round(milliseconds.max() ?? 0)],
+                        // Processor time (user and system, every thread), against which the wall
+                        // time shows how busy the cores were.
+                        "cpuMsPerImage": Report.round(Report.percentile(measured.map { $0.cpuSeconds * 1000 / Double(images) }, 0.5)),
                         "peakResidentMB": Report.round(Double(measured.map(\.maxResidentKB).max() ?? 0) / 1024),
                         "peakAnonymousMB": Report.round(Double(measured.map(\.peakAnonymousKB).max() ?? 0) / 1024),
                         "exitStatus": measured.map(\.status).max() ?? 0,
@@ -150,7 +153,7 @@ struct ImageBench: AsyncParsableCommand {
     }
 
     /// One process's figures (``measure(_:environment:)``).
-    typealias Run = (seconds: Double, maxResidentKB: Int, peakAnonymousKB: Int, status: Int32)
+    typealias Run = (seconds: Double, cpuSeconds: Double, maxResidentKB: Int, peakAnonymousKB: Int, status: Int32)
 
     static func which(_ command: String) -> String? {
         for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
@@ -160,8 +163,9 @@ struct ImageBench: AsyncParsableCommand {
         return nil
     }
 
-    /// Runs a command to its end, its output discarded: wall seconds, its own peak resident
-    /// memory (`wait4`'s rusage, for this child alone), its peak anonymous memory (the largest
+    /// Runs a command to its end, its output discarded: wall seconds, processor seconds (user
+    /// and system, all its threads), its own peak resident memory (`wait4`'s rusage, for this
+    /// child alone), its peak anonymous memory (the largest
     /// resident anonymous memory sampled every millisecond: what it owns, without the libraries
     /// it maps) and its exit status.
     ///
@@ -204,7 +208,8 @@ struct ImageBench: AsyncParsableCommand {
             usleep(1000)
         }
         let seconds = Date().timeIntervalSince(start)
-        return (seconds, Int(usage.ru_maxrss), peakAnonymous, (status >> 8) & 0xFF)
+        let cpu = [usage.ru_utime, usage.ru_stime].reduce(0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1e6 }
+        return (seconds, cpu, Int(usage.ru_maxrss), peakAnonymous, (status >> 8) & 0xFF)
     }
 
     /// Resident anonymous pages from `statm`'s "size resident shared text lib data dt": the
