@@ -102,18 +102,20 @@ struct ImageBench: AsyncParsableCommand {
                 }
                 return tools
             }
-            // runs[tool][thread count][repeat]
+            // commands[thread count index][tool index]; runs[tool][thread count][repeat]
+            let commands = threads.map { tools($0) }
+            let names = commands.first?.map(\.0) ?? []
             var runs: [String: [Int: [Run]]] = [:]
             for _ in 0..<repeats {
-                for tool in tools(1).map(\.0) {
-                    for count in threads {
-                        guard let (_, arguments, environment) = tools(count).first(where: { $0.0 == tool }) else { continue }
+                for (index, tool) in names.enumerated() {
+                    for (count, command) in zip(threads, commands) {
+                        let (_, arguments, environment) = command[index]
                         Self.warm(files + [arguments[0]])
                         runs[tool, default: [:]][count, default: []].append(try Self.measure(arguments, environment: environment))
                     }
                 }
             }
-            for tool in tools(1).map(\.0) {
+            for tool in names {
                 for count in threads {
                     let measured = runs[tool]?[count] ?? []
                     let milliseconds = measured.map { $0.seconds * 1000 / Double(images) }
@@ -124,7 +126,8 @@ struct ImageBench: AsyncParsableCommand {
                         "msPerImageRange": [Report.round(milliseconds.min() ?? 0), Report.round(milliseconds.max() ?? 0)],
                         // Processor time (user and system, every thread), against which the wall
                         // time shows how busy the cores were.
-                        "cpuMsPerImage": Report.round(Report.percentile(measured.map { $0.cpuSeconds * 1000 / Double(images) }, 0.5)),
+                        "cpuMsPerImage": Report.round(
+                            Report.percentile(measured.map { $0.cpuSeconds * 1000 / Double(images) }, 0.5)),
                         "peakResidentMB": Report.round(Double(measured.map(\.maxResidentKB).max() ?? 0) / 1024),
                         "peakAnonymousMB": Report.round(Double(measured.map(\.peakAnonymousKB).max() ?? 0) / 1024),
                         "exitStatus": measured.map(\.status).max() ?? 0,
@@ -165,9 +168,8 @@ struct ImageBench: AsyncParsableCommand {
 
     /// Runs a command to its end, its output discarded: wall seconds, processor seconds (user
     /// and system, all its threads), its own peak resident memory (`wait4`'s rusage, for this
-    /// child alone), its peak anonymous memory (the largest
-    /// resident anonymous memory sampled every millisecond: what it owns, without the libraries
-    /// it maps) and its exit status.
+    /// child alone), its peak anonymous memory (the largest resident anonymous memory sampled
+    /// every millisecond: what it owns, without the libraries it maps) and its exit status.
     ///
     /// The sampler must cost next to nothing: it shares the machine with what it measures, and
     /// on two threads of a 2-core machine every cycle it takes is one a worker loses. It reads

@@ -82,10 +82,6 @@ enum Vips {
         }
     }
 
-    /// The text of libvips' error buffer, which is then cleared.
-    ///
-    /// libvips keeps one error buffer per process; concurrent failures may interleave their
-    /// messages, which only ever makes an error message longer, never wrong about success.
     /// Runs `decode`, libvips work on one file that fails on bad input, beside other such work;
     /// when it fails, runs it again with no other such work under way, so that the error's text
     /// is the file's own (`cvips_decodes_share`). Two jobs making thumbnails of damaged TIFFs
@@ -105,6 +101,11 @@ enum Vips {
         return try decode()
     }
 
+    /// The text of libvips' error buffer, which is then cleared; empty when libvips is not open.
+    ///
+    /// libvips keeps one error buffer per process: outside ``isolatingFailure(_:)``, failures
+    /// on several threads at once may mix their messages, which only ever makes an error
+    /// message wrong about its reason, never about success.
     static func takeError() -> String {
         guard cvips_is_open() == 1, let buffer = cvips_error_take() else { return "" }
         let text = String(cString: buffer)
