@@ -101,10 +101,10 @@ struct CommandLineTests {
         #expect(Set(outputs) == ["wine.jpg", "wine-2.jpg"])
     }
 
-    // libvips is opened on first use, and a JPEG's render needs none of it: with a broken
-    // libvips.so.42 first on the library path, JPEGs still make thumbnails and a PNG, which
-    // needs libvips, fails with the reason.
-    @Test("thumbnail of camera JPEGs never opens libvips; a PNG names libvips' absence as its error")
+    // libvips is opened on first use, and the render of a camera JPEG, an iPhone HEIC or a
+    // movie's poster frame needs none of it: with a broken libvips.so.42 first on the library
+    // path, they still make thumbnails and a PNG, which needs libvips, fails with the reason.
+    @Test("thumbnail of camera JPEGs, an iPhone HEIC and a movie never opens libvips; a PNG names libvips' absence as its error")
     func thumbnailWithoutLibvips() throws {
         let libraries = try TemporaryDirectory()
         try Data().write(to: libraries.url.appendingPathComponent("libvips.so.42"))
@@ -118,19 +118,22 @@ struct CommandLineTests {
             rotated, try Corpus.path("digikam/body-background.jpg"), try Corpus.path("exiv2/data/exiv2-bug922a.jpg"),
             try Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"),
         ]
+        // libheif's decode, shrunk by CHEIF, and FFmpeg's first frame.
+        let heic = try Corpus.path("exiv2/data/IMG_3578.heic")
+        let movie = try Corpus.path("forensics/original-files/movie1/VID_20191220_170832.mp4")
         let png = try Corpus.path("pillow/images/hopper.png")
         let environment = ["LD_LIBRARY_PATH": libraries.url.path]
         for mode in ["fit", "fill"] {
             // The same thumbnails with libvips there, for their bytes.
             let usual = try TemporaryDirectory()
-            let arguments = ["thumbnail"] + jpegs + ["--size", "200", "--mode", mode, "--json"]
+            let arguments = ["thumbnail"] + jpegs + [heic, movie, "--size", "200", "--mode", mode, "--json"]
             #expect(try Self.run(arguments + ["--out", usual.url.path]).status == 0)
             let run = try Self.run(arguments + [png, "--out", out.url.path], environment: environment)
             #expect(run.status == 1, "the PNG failed")
             let byPath = Dictionary(uniqueKeysWithValues: try run.jsonLines().map { ($0["path"] as? String ?? "", $0) })
             let error = try #require(byPath[png]?["error"] as? String)
             #expect(error.contains("libvips.so.42"), "\(error)")
-            for path in jpegs {
+            for path in jpegs + [heic, movie] {
                 let line = try #require(byPath[path])
                 #expect(line["error"] == nil, "\(path): \(line)")
                 let output = try #require(line["output"] as? String)
@@ -140,6 +143,8 @@ struct CommandLineTests {
                 let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
                 let name = (output as NSString).lastPathComponent
                 #expect(bytes == [UInt8](try Data(contentsOf: usual.url.appendingPathComponent(name))), "\(path) (\(mode))")
+                // libvips reads no movie.
+                if path == movie { continue }
                 let image = EncodedImage(bytes: bytes, format: .jpeg, pixelWidth: width, pixelHeight: height)
                 let difference = try ImageComparison.meanAbsoluteDifference(
                     image,

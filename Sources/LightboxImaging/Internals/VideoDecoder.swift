@@ -1,8 +1,7 @@
 import CVideo
-import CVips
 
 /// Movies' poster frames through FFmpeg's libraries (the `CVideo` target): the first frame,
-/// as RGB, handed to libvips.
+/// as RGB.
 enum VideoDecoder {
     /// The most pixels a frame may have (an 8K frame is 33 MP).
     static let maximumPixels = 100_000_000
@@ -29,13 +28,13 @@ enum VideoDecoder {
         case 270: 8
         default: 1
         }
-        let size = Int(frame.width) * Int(frame.height) * 3
-        let pixels = frame.pixels
+        guard let pixels = frame.pixels else { throw ImagingError(.corrupt, "the movie's frame has no pixels", path: path) }
         frame.pixels = nil
-        try Vips.ensureCoreStarted()
-        guard let image = cvips_image_take_memory(pixels, size, frame.width, frame.height, 3, nil) else {
-            throw ImagingError(.corrupt, "cannot wrap the video frame (\(Vips.takeError()))", path: path)
-        }
-        return (VipsImageRef(image), orientation)
+        // Plain pixels, as a JPEG's decode gives them: a poster frame's render never opens
+        // libvips. The block is malloc'ed, which `PixelBuffers` takes back.
+        return (
+            VipsImageRef(pixels: UnsafeMutableRawPointer(pixels), width: Int(frame.width), height: Int(frame.height), bands: 3),
+            orientation
+        )
     }
 }
