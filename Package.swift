@@ -57,7 +57,11 @@ let package = Package(
         // AV1 codecs with it), opened with dlopen on the first HEIF: libvips' loader took 40 to
         // 50 ms for an iPhone's 320x240 thumbnail, libheif directly 7 ms (docs/ARCHITECTURE.md,
         // Rendering).
-        .target(name: "CHEIF", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        // A phone's grid of HEVC tiles goes through FFmpeg's HEVC decoder (`CVideo`) one tile at a
+        // time: a third of libde265's processor time, and one tile held instead of the image.
+        .target(
+            name: "CHEIF", dependencies: ["CVideo"],
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
         // Direct I/O for originals: a GNU extension Swift's Glibc module does not show.
         .target(name: "CDirectIO"),
         // A recipe's per-pixel filters fused into one libvips stage of our own C: one pass in

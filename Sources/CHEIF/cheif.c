@@ -1,4 +1,6 @@
 #include "cheif.h"
+#include "cheif_layout.h"
+#include "cheif_tiles.h"
 
 #include <dlfcn.h>
 #include <libheif/heif.h>
@@ -77,10 +79,19 @@ struct cheif_file {
     struct heif_context *context;
     struct heif_image_handle *primary;
     struct heif_image_handle *thumbnail;
+    const unsigned char *data;
+    /// The primary image's pictures for the tile-by-tile decode, when `has_layout`; `tiled` is
+    /// 0 until asked, then 1 with `decoder` open, or -1.
+    cheif_layout layout;
+    int has_layout;
+    int tiled;
+    cvideo_hevc *decoder;
 };
 
 void cheif_close(cheif_file *file) {
     if (!file) return;
+    cvideo_hevc_close(file->decoder);
+    if (file->has_layout) cheif_free_layout(&file->layout);
     if (file->thumbnail) heif.heif_image_handle_release(file->thumbnail);
     if (file->primary) heif.heif_image_handle_release(file->primary);
     if (file->context) heif.heif_context_free(file->context);
@@ -117,6 +128,8 @@ cheif_file *cheif_open(const void *data, size_t length, cheif_failure *failure, 
             file->thumbnail = thumbnail;
         }
     }
+    file->data = data;
+    file->has_layout = cheif_read_layout(data, length, &file->layout);
     return file;
 }
 
@@ -133,6 +146,23 @@ static int is_rgb8(const struct heif_image_handle *handle) {
 }
 
 int cheif_primary_is_rgb8(const cheif_file *file) { return is_rgb8(file->primary); }
+
+int cheif_primary_is_tiled(cheif_file *file) {
+    if (file->tiled == 0) {
+        file->tiled = -1;
+        int width = heif.heif_image_handle_get_width(file->primary);
+        int height = heif.heif_image_handle_get_height(file->primary);
+        int turned = file->layout.rotation & 1;
+        // The layout must describe the image libheif sees: the same size once turned.
+        if (file->has_layout && is_rgb8(file->primary) &&
+            (turned ? file->layout.height : file->layout.width) == width &&
+            (turned ? file->layout.width : file->layout.height) == height &&
+            cvideo_hevc_open(file->layout.config, file->layout.config_length, &file->decoder, NULL, 0) == CVIDEO_OK) {
+            file->tiled = 1;
+        }
+    }
+    return file->tiled == 1;
+}
 
 int cheif_thumbnail_size(const cheif_file *file, int *width, int *height) {
     if (!is_rgb8(file->thumbnail)) return 0;
@@ -264,8 +294,8 @@ static int decode_shrinking(const struct heif_image_handle *handle, int shrink, 
     return 1;
 }
 
-int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate allocate, cheif_decoded *decoded,
-                 cheif_failure *failure, char *message, size_t message_length) {
+int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate allocate, cheif_monitor monitor,
+                 void *context, cheif_decoded *decoded, cheif_failure *failure, char *message, size_t message_length) {
     memset(decoded, 0, sizeof(*decoded));
     *failure = CHEIF_UNSUPPORTED;
     struct heif_image_handle *handle = thumbnail ? file->thumbnail : file->primary;
@@ -277,9 +307,21 @@ int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate all
         if (message && message_length) snprintf(message, message_length, "not an 8-bit RGB image");
         return 0;
     }
+    int tiled = 0;
+    if (!thumbnail && cheif_primary_is_tiled(file)) {
+        int result = cheif_decode_tiles(file->data, &file->layout, file->decoder, shrink, allocate, monitor, context,
+                                        decoded, message, message_length);
+        if (result < 0) {
+            *failure = CHEIF_STOPPED;
+            if (message && message_length) snprintf(message, message_length, "stopped");
+            return 0;
+        }
+        // A tile FFmpeg refuses: libheif has the last word.
+        tiled = result == 1;
+    }
     // No progress callbacks: libheif 1.15 calls none, on a grid HEIC or a single AVIF, with or
     // without its decoding threads.
-    if (!decode_shrinking(handle, shrink, allocate, decoded, failure, message, message_length)) return 0;
+    if (!tiled && !decode_shrinking(handle, shrink, allocate, decoded, failure, message, message_length)) return 0;
     enum heif_color_profile_type type = heif.heif_image_handle_get_color_profile_type(handle);
     if (type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC) {
         size_t length = heif.heif_image_handle_get_raw_color_profile_size(handle);

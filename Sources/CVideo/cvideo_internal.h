@@ -19,7 +19,7 @@
 // look-ups at start walk every one of them: a process that makes one photo's thumbnail spent
 // a third of its time there. Each FFmpeg function is called through `ffmpeg`.
 #define CVIDEO_FFMPEG_FUNCTIONS(F)                                                                                 \
-    F(av_dict_copy) F(av_dict_free) F(av_dict_set) F(av_dict_set_int) F(av_display_rotation_get)                  \
+    F(av_dict_copy) F(av_dict_free) F(av_malloc) F(avcodec_find_decoder) F(avcodec_flush_buffers) F(av_dict_set) F(av_dict_set_int) F(av_display_rotation_get)                  \
     F(av_find_best_stream) F(av_frame_alloc) F(av_frame_free) F(av_frame_get_buffer) F(av_frame_make_writable)     \
     F(av_frame_unref) F(av_interleaved_write_frame) F(av_log_set_level) F(av_packet_alloc) F(av_packet_clone)      \
     F(av_packet_free) F(av_packet_rescale_ts) F(av_packet_unref) F(av_read_frame) F(av_rescale_q)                  \

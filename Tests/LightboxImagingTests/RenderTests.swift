@@ -1,3 +1,4 @@
+import CHEIF
 import CVips
 import Foundation
 import LightboxTestSupport
@@ -199,7 +200,7 @@ struct RenderTests {
         #expect(rendered >= 20)
     }
 
-    @Test("A HEIF made RGB by CHEIF: libheif's own pixels whole, and each shrunk pixel the mean of its block", arguments: [
+    @Test("A HEIF made RGB by CHEIF: libheif's own pixels whole, and each shrunk pixel the mean of its block within a level, bar clipped pixels", arguments: [
         // A Display P3 grid, one turned portrait by its irot, and an AVIF turned and mirrored
         // whose 427 columns leave a part block at 1/2, 1/4 and 1/8.
         RenderFiles.heic, "exiv2/data/2021-02-13-1929.heic", "pillow/images/avif/rot1mir1.avif",
@@ -219,7 +220,10 @@ struct RenderTests {
             #expect((image.width, image.height, image.bands) == (width, height, 3), "1/\(shrink)")
             var stride = 0
             let pixels = try #require(image.memoryPixels(&stride))
-            var mismatches = 0
+            // Whole, a value is libheif's exactly. Shrunk, the tile-by-tile decode averages Y, Cb
+            // and Cr and converts the means, where the reference converts and then averages:
+            // one level apart at most unless the conversion clipped a pixel of the block.
+            var mismatches = 0, largest = 0, total = 0, beyondOne = 0
             for y in 0..<height {
                 for x in 0..<width {
                     let (x0, y0) = (x * shrink, y * shrink)
@@ -230,12 +234,107 @@ struct RenderTests {
                         for row in y0..<y1 {
                             for column in x0..<x1 { sum += Int(reference.pixels[(row * reference.width + column) * 3 + band]) }
                         }
-                        if Int(pixels[y * stride + x * 3 + band]) != (sum + count / 2) / count { mismatches += 1 }
+                        let difference = abs(Int(pixels[y * stride + x * 3 + band]) - (sum + count / 2) / count)
+                        if difference > 0 { mismatches += 1 }
+                        if difference > 1 { beyondOne += 1 }
+                        largest = max(largest, difference)
+                        total += difference
                     }
                 }
             }
-            #expect(mismatches == 0, "1/\(shrink): \(mismatches) of \(width * height * 3) values differ from the block means")
+            let values = width * height * 3
+            let summary = "1/\(shrink): \(mismatches) of \(values) values differ, \(beyondOne) by more than 1 (up to \(largest))"
+            if shrink == 1 {
+                #expect(mismatches == 0, "\(summary)")
+            } else {
+                // Measured on the iPhone HEICs: a mean of 0.14 to 0.24 levels, and 0.09 to 0.16%
+                // of the values more than one level apart.
+                #expect(Double(total) / Double(values) < 0.3, "\(summary)")
+                #expect(beyondOne * 400 < values, "\(summary)")
+            }
         }
+    }
+
+    /// Every HEIF of the corpus, and which of them are HEVC in a form the tile-by-tile decode
+    /// takes (one picture or a grid, turned at most); the others go to libheif: `outdoor.heic`
+    /// has a crop (`clap`), the Canon's and the Sony's are 10-bit.
+    static let heifs = [
+        "exiv2/data/IMG_3578.heic", "exiv2/data/2021-02-13-1929.heic", "exiv2/data/Stonehenge.heic",
+        "exiv2/data/heic.heic", "exiv2/data/Sony.HIF", "exiv2/data/Canon.HIF",
+        "pillow/images/avif/hopper.heif", "sigal/pictures/dir1/test1/outdoor.heic", "pillow/images/avif/rot1mir1.avif",
+    ]
+    static let tiledHEIFs: Set<String> = [
+        "exiv2/data/IMG_3578.heic", "exiv2/data/2021-02-13-1929.heic", "exiv2/data/Stonehenge.heic",
+        "exiv2/data/heic.heic", "pillow/images/avif/hopper.heif",
+    ]
+
+    /// Whether `CHEIF` decodes the primary image of `bytes` tile by tile; nil when libheif does
+    /// not open it.
+    private func isTiled(_ bytes: [UInt8]) -> Bool? {
+        bytes.withUnsafeBytes { raw in
+            var failure = CHEIF_UNSUPPORTED
+            var message = [CChar](repeating: 0, count: 256)
+            guard let file = cheif_open(raw.baseAddress, raw.count, &failure, &message, message.count) else { return nil }
+            defer { cheif_close(file) }
+            return cheif_primary_is_tiled(file) == 1
+        }
+    }
+
+    /// Lightbox's whole decode of a HEIF's primary image against libvips' loader (libheif's
+    /// decode, turned as the file says): the same size, how many values differ and by how much
+    /// at most.
+    private func compareWithLibheif(_ bytes: [UInt8], path: String, label: String) throws -> (mismatches: Int, largest: Int) {
+        let decoded = try #require(
+            try Renderer.decodeHEIF(bytes, path: path, orientation: nil, monitor: nil) { _, _, _ in .primary(shrink: 1) })
+        let reference = try ImageComparison.pixels(ofFileAt: path)
+        let image = decoded.image
+        try #require((image.width, image.height, image.bands) == (reference.width, reference.height, 3), "\(label)")
+        var stride = 0
+        let pixels = try #require(image.memoryPixels(&stride))
+        var mismatches = 0, largest = 0
+        for y in 0..<image.height {
+            for x in 0..<image.width * 3 {
+                let difference = abs(Int(pixels[y * stride + x]) - Int(reference.pixels[y * image.width * 3 + x]))
+                if difference > 0 { mismatches += 1 }
+                largest = max(largest, difference)
+            }
+        }
+        return (mismatches, largest)
+    }
+
+    @Test("HEVC HEIFs decoded tile by tile by FFmpeg give libheif's pixels; the others go to libheif")
+    func tiledHEIFsGiveLibheifPixels() throws {
+        var tiled: Set<String> = []
+        for file in Self.heifs {
+            let path = try Corpus.path(file)
+            let bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
+            guard isTiled(bytes) == true else { continue }
+            tiled.insert(file)
+            let (mismatches, largest) = try compareWithLibheif(bytes, path: path, label: file)
+            // FFmpeg's and libde265's pictures are the same (HEVC decoding is exact). libheif
+            // converts a grid's tiles with the arithmetic Lightbox uses; a single picture goes
+            // through another routine of its own that rounds some values the other way.
+            if file.hasSuffix("IMG_3578.heic") || file.hasSuffix("2021-02-13-1929.heic") {
+                #expect(mismatches == 0, "\(file): \(mismatches) values differ from libheif's")
+            }
+            #expect(largest <= 1, "\(file): \(mismatches) values differ from libheif's, by up to \(largest)")
+        }
+        #expect(tiled == Self.tiledHEIFs)
+    }
+
+    @Test("A HEIF's irot turns the tile-by-tile decode as libheif turns it, at each quarter turn", arguments: 0..<4)
+    func tiledHEIFTurns(quarterTurns: Int) throws {
+        // Stonehenge.heic is one HEVC picture with an irot; the angle is the byte after "irot".
+        var bytes = [UInt8](try #require(FileManager.default.contents(atPath: try Corpus.path("exiv2/data/Stonehenge.heic"))))
+        let irot = Array("irot".utf8)
+        let at = try #require((0..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == irot })
+        bytes[at + 4] = UInt8(quarterTurns)
+        let directory = try TemporaryDirectory()
+        let path = directory.url.appendingPathComponent("turned-\(quarterTurns).heic").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(isTiled(bytes) == true)
+        let (mismatches, largest) = try compareWithLibheif(bytes, path: path, label: "irot \(quarterTurns)")
+        #expect(largest <= 1, "\(mismatches) values differ from libheif's, by up to \(largest)")
     }
 
     /// libvips' pixels of a HEIF: its embedded thumbnail (libheif's) or the whole image, through
@@ -290,6 +389,18 @@ struct RenderTests {
         }
         #expect(error?.code == .cancelled)
         #expect(reports.withLock { $0 } < seen.count)
+
+        // Cancelled halfway through the decode (the HEIC's 48 tiles, the JPEG's rows of blocks):
+        // it stops at the next report.
+        #expect(seen.count > 40, "one report a tile or a row of blocks")
+        let halfway = Mutex(0)
+        let stopping = RenderMonitor(
+            isCancelled: { halfway.withLock { $0 } >= 20 }, progress: { _ in halfway.withLock { $0 += 1 } })
+        let stopped = #expect(throws: ImagingError.self) {
+            try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000), monitor: stopping)
+        }
+        #expect(stopped?.code == .cancelled)
+        #expect(halfway.withLock { $0 } == 20, "no report after the one that cancelled")
     }
 
     @Test("Every JPEG of the corpus, whole or cut short, renders exactly when libvips alone renders it")

@@ -66,4 +66,38 @@ typedef struct {
 cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvideo_edit_options *options,
                                 cvideo_frame_editor editor, void *context, char *message, size_t message_length);
 
+/// HEVC still pictures decoded one at a time by FFmpeg's decoder, on the calling thread: the
+/// tiles of a HEIF grid image, which is how phones store a photo (`CHEIF`).
+typedef struct cvideo_hevc cvideo_hevc;
+
+/// A decoded picture's planes as the decoder holds them, valid until the next decode or the
+/// close: 8-bit Y, Cb and Cr, the chroma planes `1 << chroma_shift_x` and `1 << chroma_shift_y`
+/// times smaller (4:2:0 is 1 and 1, 4:4:4 is 0 and 0), rounded up.
+typedef struct {
+    const unsigned char *planes[3];
+    int strides[3];
+    int width;
+    int height;
+    int chroma_shift_x;
+    int chroma_shift_y;
+    /// The colour matrix the stream's VUI states (ITU-T H.273 `matrix_coefficients`; 2 when it
+    /// states none) and whether it says full range (1) or limited, or states nothing (0).
+    int matrix;
+    int full_range;
+} cvideo_picture;
+
+/// A decoder for pictures that share `config`, an `hvcC` box's contents (the decoder
+/// configuration record with the parameter sets). CVIDEO_UNAVAILABLE when FFmpeg's libraries
+/// are missing; CVIDEO_CORRUPT when FFmpeg rejects the configuration.
+cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length, cvideo_hevc **decoder, char *message,
+                               size_t message_length);
+
+/// Decodes one picture: `data` holds its NAL units, each after its length as the configuration
+/// says. CVIDEO_CORRUPT when no picture comes out; CVIDEO_NO_VIDEO when it is not 8-bit YCbCr
+/// (10-bit, monochrome).
+cvideo_status cvideo_hevc_decode(cvideo_hevc *decoder, const unsigned char *data, size_t length,
+                                 cvideo_picture *picture, char *message, size_t message_length);
+
+void cvideo_hevc_close(cvideo_hevc *decoder);
+
 #endif

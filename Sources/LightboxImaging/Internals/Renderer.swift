@@ -306,26 +306,42 @@ enum Renderer {
             case .primary(let factor):
                 shrink = max(1, factor)
             }
-            // libheif holds a grid image in planar RGB (3 bytes a pixel) beside the tiles it is
-            // decoding on its threads, one a processor; `CHEIF` interleaves and shrinks it into a
-            // block of its own. Two 12 MP HEICs decoded side by side for 1024 px peaked at 147 to
-            // 153 MiB (a process with one peaks at 75), for a tenth less time: 4.5 bytes a pixel
-            // keeps them one at a time.
-            let memory =
-                decodedSize.width * decodedSize.height * 9 / 2
-                + ((decodedSize.width + shrink - 1) / shrink) * ((decodedSize.height + shrink - 1) / shrink) * 3
+            let tiled = chosen != .thumbnail && cheif_primary_is_tiled(file) == 1
+            let output = ((decodedSize.width + shrink - 1) / shrink) * ((decodedSize.height + shrink - 1) / shrink) * 3
+            // Tile by tile (FFmpeg), a decode holds one tile's YCbCr and the decoder's frames
+            // beside its output: 4 MB is more than a 512x512 tile's needs. libheif holds a grid
+            // image in planar RGB (3 bytes a pixel) beside the tiles it is decoding on its
+            // threads, one a processor; `CHEIF` interleaves and shrinks it into a block of its
+            // own. Two 12 MP HEICs decoded side by side that way for 1024 px peaked at 147 to 153
+            // MiB (a process with one peaks at 75), for a tenth less time: 4.5 bytes a pixel keeps
+            // them one at a time.
+            let memory = output + (tiled ? 4 << 20 : decodedSize.width * decodedSize.height * 9 / 2)
+            let box = monitor.map(RenderMonitorBox.init)
             return Result { () throws(ImagingError) -> Decoded? in
                 try DecodeMemory.shared.withReservation(memory, monitor: monitor, path: path) {
                     () throws(ImagingError) -> Decoded? in
-                    // libheif 1.15 reports no progress and cannot stop a decode: the decode, most
-                    // of a HEIF's render, is one step, and a cancelled render stops before it or
-                    // right after.
+                    // libheif 1.15 reports no progress and cannot stop a decode: there the decode,
+                    // most of a HEIF's render, is one step, and a cancelled render stops before it
+                    // or right after. Tile by tile, the monitor is asked before each tile.
                     monitor?.progress?(0)
                     if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
                     var decoded = cheif_decoded()
-                    let status = cheif_decode(
-                        file, chosen == .thumbnail ? 1 : 0, Int32(shrink), PixelBuffers.allocateForC, &decoded, &failure,
-                        &message, message.count)
+                    let thumbnailFlag: Int32 = chosen == .thumbnail ? 1 : 0
+                    let status =
+                        if let box {
+                            box.withContext { context in
+                                cheif_decode(
+                                    file, thumbnailFlag, Int32(shrink), PixelBuffers.allocateForC, RenderMonitor.callback,
+                                    context, &decoded, &failure, &message, message.count)
+                            }
+                        } else {
+                            cheif_decode(
+                                file, thumbnailFlag, Int32(shrink), PixelBuffers.allocateForC, nil, nil, &decoded, &failure,
+                                &message, message.count)
+                        }
+                    if status != 1, failure == CHEIF_STOPPED {
+                        throw ImagingError(.cancelled, "the render was cancelled", path: path)
+                    }
                     guard status == 1, let pixels = decoded.pixels else {
                         if failure == CHEIF_DAMAGED { throw heifError(failure, message, path: path) }
                         return nil
@@ -335,7 +351,8 @@ enum Renderer {
                     var upright = VipsImageRef(
                         pixels: pixels, width: Int(decoded.width), height: Int(decoded.height), bands: 3)
                     if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
-                    monitor?.progress?(0.9)
+                    // Tile by tile, the decode reported its own progress up to 1.
+                    if !tiled { monitor?.progress?(0.9) }
                     // An iPhone's photo and its thumbnail carry the Display P3 profile.
                     let profile = decoded.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: decoded.icc_length)) }
                     if let override { upright = try Vips.upright(upright, orientation: override, path: path) }

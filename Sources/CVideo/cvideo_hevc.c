@@ -1,0 +1,127 @@
+#include "cvideo.h"
+#include "cvideo_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct cvideo_hevc {
+    AVCodecContext *codec;
+    AVPacket *packet;
+    AVFrame *frame;
+    /// The picture's bytes with the zeroed padding FFmpeg's bitstream reader may read past the
+    /// end (`AV_INPUT_BUFFER_PADDING_SIZE`).
+    unsigned char *buffer;
+    size_t capacity;
+};
+
+void cvideo_hevc_close(cvideo_hevc *decoder) {
+    if (!decoder) return;
+    ffmpeg.av_frame_free(&decoder->frame);
+    ffmpeg.av_packet_free(&decoder->packet);
+    ffmpeg.avcodec_free_context(&decoder->codec);
+    free(decoder->buffer);
+    free(decoder);
+}
+
+cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length, cvideo_hevc **out, char *message,
+                               size_t message_length) {
+    *out = NULL;
+    if (message && message_length) message[0] = 0;
+    if (!cvideo_load_ffmpeg(message, message_length)) return CVIDEO_UNAVAILABLE;
+    ffmpeg.av_log_set_level(AV_LOG_QUIET);
+    const AVCodec *hevc = ffmpeg.avcodec_find_decoder(AV_CODEC_ID_HEVC);
+    if (!hevc) {
+        cvideo_set_message(message, message_length, "FFmpeg has no HEVC decoder", 0);
+        return CVIDEO_UNAVAILABLE;
+    }
+    cvideo_hevc *decoder = calloc(1, sizeof(*decoder));
+    if (!decoder || !(decoder->codec = ffmpeg.avcodec_alloc_context3(hevc)) ||
+        !(decoder->packet = ffmpeg.av_packet_alloc()) || !(decoder->frame = ffmpeg.av_frame_alloc()) ||
+        config_length > INT32_MAX - AV_INPUT_BUFFER_PADDING_SIZE ||
+        !(decoder->codec->extradata = ffmpeg.av_malloc(config_length + AV_INPUT_BUFFER_PADDING_SIZE))) {
+        cvideo_hevc_close(decoder);
+        cvideo_set_message(message, message_length, "out of memory", 0);
+        return CVIDEO_TOO_LARGE;
+    }
+    // The configuration record as extradata: FFmpeg reads the parameter sets from it and the
+    // NAL units' length size, as for an MP4 track.
+    memcpy(decoder->codec->extradata, config, config_length);
+    memset(decoder->codec->extradata + config_length, 0, AV_INPUT_BUFFER_PADDING_SIZE);
+    decoder->codec->extradata_size = (int)config_length;
+    // One thread: a grid's tiles are small, and callers decode several photos at once.
+    decoder->codec->thread_count = 1;
+    int error = ffmpeg.avcodec_open2(decoder->codec, hevc, NULL);
+    if (error < 0) {
+        cvideo_set_message(message, message_length, "FFmpeg rejects the HEVC configuration", error);
+        cvideo_hevc_close(decoder);
+        return CVIDEO_CORRUPT;
+    }
+    *out = decoder;
+    return CVIDEO_OK;
+}
+
+cvideo_status cvideo_hevc_decode(cvideo_hevc *decoder, const unsigned char *data, size_t length,
+                                 cvideo_picture *picture, char *message, size_t message_length) {
+    memset(picture, 0, sizeof(*picture));
+    if (message && message_length) message[0] = 0;
+    if (length == 0 || length > INT32_MAX - AV_INPUT_BUFFER_PADDING_SIZE) {
+        cvideo_set_message(message, message_length, "the picture has no data", 0);
+        return CVIDEO_CORRUPT;
+    }
+    size_t needed = length + AV_INPUT_BUFFER_PADDING_SIZE;
+    if (needed > decoder->capacity) {
+        unsigned char *grown = realloc(decoder->buffer, needed);
+        if (!grown) {
+            cvideo_set_message(message, message_length, "out of memory", 0);
+            return CVIDEO_TOO_LARGE;
+        }
+        decoder->buffer = grown;
+        decoder->capacity = needed;
+    }
+    memcpy(decoder->buffer, data, length);
+    memset(decoder->buffer + length, 0, AV_INPUT_BUFFER_PADDING_SIZE);
+    ffmpeg.av_frame_unref(decoder->frame);
+    // The previous picture's drain left the decoder at its end of stream.
+    ffmpeg.avcodec_flush_buffers(decoder->codec);
+    decoder->packet->data = decoder->buffer;
+    decoder->packet->size = (int)length;
+    int error = ffmpeg.avcodec_send_packet(decoder->codec, decoder->packet);
+    decoder->packet->data = NULL;
+    decoder->packet->size = 0;
+    // A still picture comes out at once; draining makes sure of it whatever the stream's
+    // reordering says.
+    if (error >= 0) error = ffmpeg.avcodec_send_packet(decoder->codec, NULL);
+    if (error >= 0) error = ffmpeg.avcodec_receive_frame(decoder->codec, decoder->frame);
+    if (error < 0) {
+        cvideo_set_message(message, message_length, "FFmpeg cannot decode the HEVC picture", error);
+        return CVIDEO_CORRUPT;
+    }
+    const AVFrame *frame = decoder->frame;
+    if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
+        cvideo_set_message(message, message_length, "the HEVC picture is damaged", 0);
+        return CVIDEO_CORRUPT;
+    }
+    int shift_x, shift_y;
+    switch (frame->format) {
+    case AV_PIX_FMT_YUVJ420P:
+    case AV_PIX_FMT_YUV420P: shift_x = 1, shift_y = 1; break;
+    case AV_PIX_FMT_YUVJ422P:
+    case AV_PIX_FMT_YUV422P: shift_x = 1, shift_y = 0; break;
+    case AV_PIX_FMT_YUVJ444P:
+    case AV_PIX_FMT_YUV444P: shift_x = 0, shift_y = 0; break;
+    default:
+        cvideo_set_message(message, message_length, "the HEVC picture is not 8-bit YCbCr", 0);
+        return CVIDEO_NO_VIDEO;
+    }
+    for (int plane = 0; plane < 3; plane++) {
+        picture->planes[plane] = frame->data[plane];
+        picture->strides[plane] = frame->linesize[plane];
+    }
+    picture->width = frame->width;
+    picture->height = frame->height;
+    picture->chroma_shift_x = shift_x;
+    picture->chroma_shift_y = shift_y;
+    picture->matrix = (int)frame->colorspace;
+    picture->full_range = frame->color_range == AVCOL_RANGE_JPEG;
+    return CVIDEO_OK;
+}
