@@ -27,7 +27,7 @@ cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length
                                size_t message_length) {
     *out = NULL;
     if (message && message_length) message[0] = 0;
-    if (!cvideo_load_ffmpeg(message, message_length)) return CVIDEO_UNAVAILABLE;
+    if (!cvideo_load_codec(message, message_length)) return CVIDEO_UNAVAILABLE;
     ffmpeg.av_log_set_level(AV_LOG_QUIET);
     const AVCodec *hevc = ffmpeg.avcodec_find_decoder(AV_CODEC_ID_HEVC);
     if (!hevc) {

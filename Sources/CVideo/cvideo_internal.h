@@ -18,18 +18,24 @@
 // protocols, subtitle and game-music formats among them), and the dynamic loader's symbol
 // look-ups at start walk every one of them: a process that makes one photo's thumbnail spent
 // a third of its time there. Each FFmpeg function is called through `ffmpeg`.
-#define CVIDEO_FFMPEG_FUNCTIONS(F)                                                                                 \
-    F(av_dict_copy) F(av_dict_free) F(av_malloc) F(avcodec_find_decoder) F(avcodec_flush_buffers) F(av_dict_set) F(av_dict_set_int) F(av_display_rotation_get)                  \
-    F(av_find_best_stream) F(av_frame_alloc) F(av_frame_free) F(av_frame_get_buffer) F(av_frame_make_writable)     \
-    F(av_frame_unref) F(av_interleaved_write_frame) F(av_log_set_level) F(av_packet_alloc) F(av_packet_clone)      \
-    F(av_packet_free) F(av_packet_rescale_ts) F(av_packet_unref) F(av_read_frame) F(av_rescale_q)                  \
-    F(av_stream_get_side_data) F(av_strerror) F(av_write_trailer) F(avcodec_alloc_context3) F(avcodec_find_encoder) \
-    F(avcodec_find_encoder_by_name) F(avcodec_free_context) F(avcodec_open2) F(avcodec_parameters_copy)            \
-    F(avcodec_parameters_from_context) F(avcodec_parameters_to_context) F(avcodec_receive_frame)                   \
-    F(avcodec_receive_packet) F(avcodec_send_frame) F(avcodec_send_packet) F(avformat_alloc_output_context2)       \
-    F(avformat_close_input) F(avformat_find_stream_info) F(avformat_free_context) F(avformat_new_stream)           \
-    F(avformat_open_input) F(avformat_write_header) F(avio_closep) F(avio_open) F(sws_freeContext)                 \
-    F(sws_getCoefficients) F(sws_getContext) F(sws_scale) F(sws_setColorspaceDetails)
+//
+// A HEIF's tiles need only libavcodec and libavutil (`CVIDEO_CODEC_FUNCTIONS`, loaded by
+// `cvideo_load_codec`): libavformat alone took 10 to 20 ms more to load, with its libraries.
+#define CVIDEO_CODEC_FUNCTIONS(F)                                                                                  \
+    F(av_frame_alloc) F(av_frame_free) F(av_frame_unref) F(av_log_set_level) F(av_malloc) F(av_packet_alloc)      \
+    F(av_packet_free) F(av_strerror) F(avcodec_alloc_context3) F(avcodec_find_decoder) F(avcodec_flush_buffers)    \
+    F(avcodec_free_context) F(avcodec_open2) F(avcodec_receive_frame) F(avcodec_send_packet)
+#define CVIDEO_FORMAT_FUNCTIONS(F)                                                                                 \
+    F(av_dict_copy) F(av_dict_free) F(av_dict_set) F(av_dict_set_int) F(av_display_rotation_get)                  \
+    F(av_find_best_stream) F(av_frame_get_buffer) F(av_frame_make_writable) F(av_interleaved_write_frame)          \
+    F(av_packet_clone) F(av_packet_rescale_ts) F(av_packet_unref) F(av_read_frame) F(av_rescale_q)                 \
+    F(av_stream_get_side_data) F(av_write_trailer) F(avcodec_find_encoder) F(avcodec_find_encoder_by_name)         \
+    F(avcodec_parameters_copy) F(avcodec_parameters_from_context) F(avcodec_parameters_to_context)                 \
+    F(avcodec_receive_packet) F(avcodec_send_frame) F(avformat_alloc_output_context2) F(avformat_close_input)     \
+    F(avformat_find_stream_info) F(avformat_free_context) F(avformat_new_stream) F(avformat_open_input)           \
+    F(avformat_write_header) F(avio_closep) F(avio_open) F(sws_freeContext) F(sws_getCoefficients)                \
+    F(sws_getContext) F(sws_scale) F(sws_setColorspaceDetails)
+#define CVIDEO_FFMPEG_FUNCTIONS(F) CVIDEO_CODEC_FUNCTIONS(F) CVIDEO_FORMAT_FUNCTIONS(F)
 
 typedef struct {
 #define CVIDEO_FFMPEG_MEMBER(name) __typeof__(&name) name;
@@ -43,6 +49,9 @@ extern __attribute__((visibility("hidden"))) cvideo_ffmpeg_functions ffmpeg;
 /// Opens FFmpeg's libraries once per process and finds every function `ffmpeg` holds. Returns
 /// 1 when they are there; 0 with `message` saying which library or function is missing.
 int cvideo_load_ffmpeg(char *message, size_t length);
+
+/// The same for libavcodec and libavutil alone, and the functions of `CVIDEO_CODEC_FUNCTIONS`.
+int cvideo_load_codec(char *message, size_t length);
 
 /// Writes `text` into `message`, with FFmpeg's reason for `error` when it is negative.
 void cvideo_set_message(char *message, size_t length, const char *text, int error);
