@@ -5,7 +5,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
 # libvips (pixels), libjpeg-turbo (camera JPEGs decoded from memory), Little CMS (ICC profiles
-# to sRGB), libheif (HEIF thumbnails), FFmpeg's libraries (movies' poster frames), SQLite (GRDB), pkg-config (finds libvips), the ffmpeg command (the
+# to sRGB), libheif (HEIFs), FFmpeg's libraries (movies' poster frames, HEIF tiles), SQLite (GRDB), pkg-config (finds libvips), the ffmpeg command (the
 # tests' oracle for video frames) and the vips command (the tests' oracle for edit filters):
 # checked as Debian packages.
 DEBIAN_PACKAGES := libvips-dev libjpeg62-turbo-dev liblcms2-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
