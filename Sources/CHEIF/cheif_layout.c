@@ -398,6 +398,13 @@ int cheif_read_layout(const unsigned char *data, size_t length, cheif_layout *la
             config_index = tile.config_index;
             layout->config = tile.config.start;
             layout->config_length = (size_t)(tile.config.end - tile.config.start);
+            // The decoder configuration record's chroma format (1: 4:2:0) and bit depths less
+            // 8, in bytes 16 to 18: 8-bit 4:2:0, as phones write, or libheif decodes it.
+            if (layout->config_length < 23 || (layout->config[16] & 3) != 1 || (layout->config[17] & 7) != 0 ||
+                (layout->config[18] & 7) != 0) {
+                usable = 0;
+                break;
+            }
             if (!layout->has_nclx && tile.has_nclx) {
                 layout->has_nclx = 1;
                 layout->matrix = tile.matrix;

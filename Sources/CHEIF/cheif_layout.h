@@ -37,7 +37,7 @@ typedef struct {
 } cheif_layout;
 
 /// Reads the layout of `data`'s primary image. 1 when it is HEVC (`hvc1`) in a form the own
-/// decoder takes: one picture or a grid of equal pictures with one configuration, turned by
+/// decoder takes: 8-bit 4:2:0, one picture or a grid of pictures with one configuration, turned by
 /// `irot` at most (no `imir` mirroring, no `clap` crop, no other essential property, no
 /// image derived from another). 0 otherwise, for damaged boxes too: libheif then decides.
 int cheif_read_layout(const unsigned char *data, size_t length, cheif_layout *layout);

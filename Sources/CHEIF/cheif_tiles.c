@@ -104,26 +104,57 @@ static inline void put(unsigned char *at, const tables *t, int32_t y, int cb, in
     at[2] = clamp_fixed(y + t->b_cb[cb]);
 }
 
-/// Whole `shrink` x `shrink` blocks (shrink 2, 4 or 8, a constant once inlined), `blocks` of them
-/// from tile-local (0, `top`), into output row `out` (the first block's pixel).
+/// Scratch rows for a tile's conversion: one sum a pixel column, and one a block.
+typedef struct {
+    uint16_t *columns;
+    uint16_t *luma, *cb, *cr;
+} scratch;
+
+/// The sums of `shrink` x `shrink` blocks of one plane, `blocks` of them from `top` (a row):
+/// each column's rows added first, then each block's columns (both loops the compiler turns
+/// into vector adds).
+static inline void block_sums(const unsigned char *top, int stride, int shrink, int blocks, uint16_t *columns,
+                              uint16_t *sums) {
+    int span = blocks * shrink;
+    for (int x = 0; x < span; x++) columns[x] = top[x];
+    for (int dy = 1; dy < shrink; dy++) {
+        const unsigned char *row = top + (size_t)dy * stride;
+        for (int x = 0; x < span; x++) columns[x] = (uint16_t)(columns[x] + row[x]);
+    }
+    if (shrink == 1) {
+        for (int block = 0; block < blocks; block++) sums[block] = columns[block];
+    } else if (shrink == 2) {
+        for (int block = 0; block < blocks; block++) sums[block] = (uint16_t)(columns[2 * block] + columns[2 * block + 1]);
+    } else {
+        for (int block = 0; block < blocks; block++) {
+            unsigned sum = 0;
+            for (int dx = 0; dx < shrink; dx++) sum += columns[block * shrink + dx];
+            sums[block] = (uint16_t)sum;
+        }
+    }
+}
+
+/// Whole `shrink` x `shrink` blocks (2, 4 or 8, a constant once inlined) of a 4:2:0 picture,
+/// `blocks` of them from tile-local (0, `top`), into the output from `out` (the first block's
+/// pixel), `step` bytes apart: 3 unless the image is turned.
 static inline void whole_blocks(const cvideo_picture *p, const tables *t, int shrink, int top, int blocks,
-                                unsigned char *out, ptrdiff_t step) {
-    int chroma_x = shrink >> p->chroma_shift_x, chroma_y = shrink >> p->chroma_shift_y;
-    const unsigned char *luma = p->planes[0] + (size_t)top * p->strides[0];
-    const unsigned char *cb = p->planes[1] + (size_t)(top >> p->chroma_shift_y) * p->strides[1];
-    const unsigned char *cr = p->planes[2] + (size_t)(top >> p->chroma_shift_y) * p->strides[2];
-    for (int block = 0; block < blocks; block++, out += step) {
-        unsigned y_sum = 0, cb_sum = 0, cr_sum = 0;
-        for (int dy = 0; dy < shrink; dy++) {
-            const unsigned char *row = luma + (size_t)dy * p->strides[0] + block * shrink;
-            for (int dx = 0; dx < shrink; dx++) y_sum += row[dx];
-        }
-        for (int dy = 0; dy < chroma_y; dy++) {
-            const unsigned char *b = cb + (size_t)dy * p->strides[1] + block * chroma_x;
-            const unsigned char *r = cr + (size_t)dy * p->strides[2] + block * chroma_x;
-            for (int dx = 0; dx < chroma_x; dx++) cb_sum += b[dx], cr_sum += r[dx];
-        }
-        put(out, t, t->y[y_sum], (int)cb_sum, (int)cr_sum);
+                                unsigned char *out, ptrdiff_t step, const scratch *s) {
+    int chroma_x = shrink / 2, chroma_top = top / 2;
+    block_sums(p->planes[0] + (size_t)top * p->strides[0], p->strides[0], shrink, blocks, s->columns, s->luma);
+    const uint16_t *cb = s->cb, *cr = s->cr;
+    if (chroma_x == 1) {
+        // 2 x 2 blocks: one chroma sample each, the samples themselves.
+        const unsigned char *cb_row = p->planes[1] + (size_t)chroma_top * p->strides[1];
+        const unsigned char *cr_row = p->planes[2] + (size_t)chroma_top * p->strides[2];
+        for (int block = 0; block < blocks; block++) s->cb[block] = cb_row[block], s->cr[block] = cr_row[block];
+    } else {
+        block_sums(p->planes[1] + (size_t)chroma_top * p->strides[1], p->strides[1], chroma_x, blocks, s->columns, s->cb);
+        block_sums(p->planes[2] + (size_t)chroma_top * p->strides[2], p->strides[2], chroma_x, blocks, s->columns, s->cr);
+    }
+    if (step == 3) {
+        for (int block = 0; block < blocks; block++) put(out + block * 3, t, t->y[s->luma[block]], cb[block], cr[block]);
+    } else {
+        for (int block = 0; block < blocks; block++, out += step) put(out, t, t->y[s->luma[block]], cb[block], cr[block]);
     }
 }
 
@@ -154,7 +185,7 @@ static void part_block(const cvideo_picture *p, const coefficients *c, int x0, i
 /// One decoded tile, whose tile-local [0, width) x [0, height) is in the image, into the output
 /// from output pixel (`first_x`, `first_y`) of the image before its turn.
 static void convert_tile(const cvideo_picture *p, const tables *t, const coefficients *c, int shrink, int width,
-                         int height, int first_x, int first_y, const placement *to) {
+                         int height, int first_x, int first_y, const placement *to, const scratch *s) {
     int whole_columns = width / shrink, whole_rows = height / shrink;
     int columns = (width + shrink - 1) / shrink, rows = (height + shrink - 1) / shrink;
     for (int row = 0; row < rows; row++) {
@@ -173,9 +204,9 @@ static void convert_tile(const cvideo_picture *p, const tables *t, const coeffic
                 }
                 break;
             }
-            case 2: whole_blocks(p, t, 2, top, whole_columns, out, to->step_x); break;
-            case 4: whole_blocks(p, t, 4, top, whole_columns, out, to->step_x); break;
-            default: whole_blocks(p, t, 8, top, whole_columns, out, to->step_x); break;
+            case 2: whole_blocks(p, t, 2, top, whole_columns, out, to->step_x, s); break;
+            case 4: whole_blocks(p, t, 4, top, whole_columns, out, to->step_x, s); break;
+            default: whole_blocks(p, t, 8, top, whole_columns, out, to->step_x, s); break;
             }
         }
         int y1 = top + shrink < height ? top + shrink : height;
@@ -194,24 +225,25 @@ int cheif_decode_tiles(const unsigned char *data, const cheif_layout *layout, cv
     int out_width = turned ? height : width, out_height = turned ? width : height;
     size_t stride = (size_t)out_width * 3;
     // Quarter turns anticlockwise: (x, y) goes to (y, W-1-x), (W-1-x, H-1-y) or (H-1-y, x).
-    placement to = {0};
+    ptrdiff_t origin = 0, step_x = 3, step_y = (ptrdiff_t)stride;
     switch (layout->rotation) {
-    case 0: to.step_x = 3, to.step_y = (ptrdiff_t)stride; break;
-    case 1: to.base = (unsigned char *)((width - 1) * stride), to.step_x = -(ptrdiff_t)stride, to.step_y = 3; break;
+    case 1: origin = (ptrdiff_t)((size_t)(width - 1) * stride), step_x = -(ptrdiff_t)stride, step_y = 3; break;
     case 2:
-        to.base = (unsigned char *)((height - 1) * stride + (size_t)(width - 1) * 3), to.step_x = -3;
-        to.step_y = -(ptrdiff_t)stride;
+        origin = (ptrdiff_t)((size_t)(height - 1) * stride + (size_t)(width - 1) * 3);
+        step_x = -3, step_y = -(ptrdiff_t)stride;
         break;
-    default: to.base = (unsigned char *)((size_t)(height - 1) * 3), to.step_x = (ptrdiff_t)stride, to.step_y = -3; break;
+    case 3: origin = (ptrdiff_t)(height - 1) * 3, step_x = (ptrdiff_t)stride, step_y = -3; break;
+    default: break;
     }
     unsigned char *out = allocate(stride * (size_t)out_height);
     if (!out) {
         snprintf(message, message_length, "out of memory");
         return 0;
     }
-    to.base = out + (size_t)to.base;
+    placement to = {out + origin, step_x, step_y};
     int tile_count = layout->rows * layout->columns, tile_width = 0, tile_height = 0, shift_x = 0, shift_y = 0;
     tables t = {0};
+    scratch rows = {0};
     coefficients c;
     unsigned char *joined = NULL;
     int result = 1;
@@ -252,14 +284,22 @@ int cheif_decode_tiles(const unsigned char *data, const cheif_layout *layout, cv
             // reads it: an iPhone's tiles say BT.601 at full range, x265's limited range.
             int matrix = layout->has_nclx ? layout->matrix : picture.matrix;
             int full_range = layout->has_nclx ? layout->full_range : picture.full_range;
-            // Blocks never straddle two tiles, and a block's chroma is whole samples.
+            // Blocks never straddle two tiles, and the pictures are 4:2:0, as the layout's
+            // configuration said (a block of 2, 4 or 8 holds whole chroma samples).
             int fits = (layout->columns == 1 || tile_width % shrink == 0) &&
                        (layout->rows == 1 || tile_height % shrink == 0) &&
-                       (shrink == 1 || (shrink % (1 << shift_x) == 0 && shrink % (1 << shift_y) == 0)) &&
+                       shift_x == 1 && shift_y == 1 &&
                        (long)tile_width * layout->columns >= layout->width &&
                        (long)tile_height * layout->rows >= layout->height;
             int luma_count = shrink * shrink;
             int chroma_count = shrink == 1 ? 1 : (shrink >> shift_x) * (shrink >> shift_y);
+            size_t row = (size_t)tile_width + 8;
+            rows = (scratch){malloc(row * 2), malloc(row * 2), malloc(row * 2), malloc(row * 2)};
+            if (!rows.columns || !rows.luma || !rows.cb || !rows.cr) {
+                snprintf(message, message_length, "out of memory");
+                result = 0;
+                break;
+            }
             if (!fits || !make_coefficients(matrix, full_range, &c) || !make_tables(&c, luma_count, chroma_count, &t)) {
                 snprintf(message, message_length, "the grid's tiles or colour matrix are not ones Lightbox decodes");
                 result = 0;
@@ -276,10 +316,14 @@ int cheif_decode_tiles(const unsigned char *data, const cheif_layout *layout, cv
         int visible_width = layout->width - x < tile_width ? layout->width - x : tile_width;
         int visible_height = layout->height - y < tile_height ? layout->height - y : tile_height;
         if (visible_width <= 0 || visible_height <= 0) continue;
-        convert_tile(&picture, &t, &c, shrink, visible_width, visible_height, x / shrink, y / shrink, &to);
+        convert_tile(&picture, &t, &c, shrink, visible_width, visible_height, x / shrink, y / shrink, &to, &rows);
     }
     free(joined);
     free_tables(&t);
+    free(rows.columns);
+    free(rows.luma);
+    free(rows.cb);
+    free(rows.cr);
     if (result == 1 && monitor && monitor(context, 1)) result = -1;
     if (result != 1) {
         // `allocate`'s blocks come from malloc.

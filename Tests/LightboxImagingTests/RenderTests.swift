@@ -380,27 +380,26 @@ struct RenderTests {
         #expect(seen.last == 1)
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 <= $1 })
 
-        // Cancelled after the first report: no image, and the decode stops early.
-        let reports = Mutex(0)
-        let cancelling = RenderMonitor(
-            isCancelled: { reports.withLock { $0 } >= 1 }, progress: { _ in reports.withLock { $0 += 1 } })
-        let error = #expect(throws: ImagingError.self) {
-            try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000), monitor: cancelling)
+        /// A render cancelled once `limit` reports have come: its error, and how many came.
+        func render(cancelledAfter limit: Int) -> (error: ImagingError?, reports: Int) {
+            let reports = Mutex(0)
+            let cancelling = RenderMonitor(
+                isCancelled: { reports.withLock { $0 } >= limit }, progress: { _ in reports.withLock { $0 += 1 } })
+            let error = #expect(throws: ImagingError.self) {
+                try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000), monitor: cancelling)
+            }
+            return (error, reports.withLock { $0 })
         }
-        #expect(error?.code == .cancelled)
-        #expect(reports.withLock { $0 } < seen.count)
-
+        // Cancelled after the first report: no image, and the decode stops early.
+        let early = render(cancelledAfter: 1)
+        #expect(early.error?.code == .cancelled)
+        #expect(early.reports < seen.count)
         // Cancelled halfway through the decode (the HEIC's 48 tiles, the JPEG's rows of blocks):
         // it stops at the next report.
         #expect(seen.count > 40, "one report a tile or a row of blocks")
-        let halfway = Mutex(0)
-        let stopping = RenderMonitor(
-            isCancelled: { halfway.withLock { $0 } >= 20 }, progress: { _ in halfway.withLock { $0 += 1 } })
-        let stopped = #expect(throws: ImagingError.self) {
-            try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000), monitor: stopping)
-        }
-        #expect(stopped?.code == .cancelled)
-        #expect(halfway.withLock { $0 } == 20, "no report after the one that cancelled")
+        let halfway = render(cancelledAfter: 20)
+        #expect(halfway.error?.code == .cancelled)
+        #expect(halfway.reports == 20, "no report after the one that cancelled")
     }
 
     @Test("Every JPEG of the corpus, whole or cut short, renders exactly when libvips alone renders it")
