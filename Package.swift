@@ -58,7 +58,7 @@ let package = Package(
         // 50 ms for an iPhone's 320x240 thumbnail, libheif directly 7 ms (docs/ARCHITECTURE.md,
         // Rendering).
         // A phone's grid of HEVC tiles goes through FFmpeg's HEVC decoder (`CVideo`) one tile at a
-        // time: a third of libde265's processor time, and one tile held instead of the image.
+        // time: 40% of libde265's processor time, and one tile held instead of the image.
         .target(
             name: "CHEIF", dependencies: ["CVideo"],
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
