@@ -75,23 +75,34 @@ int cheif_load(char *message, size_t message_length) {
     return loaded;
 }
 
+/// An image of the file decoded tile by tile through FFmpeg when its layout allows: `state` is
+/// 0 until asked, then 1 with `layout` read and `decoder` open, or -1.
+typedef struct {
+    cheif_layout layout;
+    int state;
+    cvideo_hevc *decoder;
+} tiled_image;
+
 struct cheif_file {
     struct heif_context *context;
     struct heif_image_handle *primary;
     struct heif_image_handle *thumbnail;
+    heif_item_id thumbnail_id;
     const unsigned char *data;
-    /// The primary image's pictures for the tile-by-tile decode, when `has_layout`; `tiled` is
-    /// 0 until asked, then 1 with `decoder` open, or -1.
-    cheif_layout layout;
-    int has_layout;
-    int tiled;
-    cvideo_hevc *decoder;
+    size_t length;
+    tiled_image primary_tiles;
+    tiled_image thumbnail_tiles;
 };
+
+static void close_tiles(tiled_image *image) {
+    cvideo_hevc_close(image->decoder);
+    if (image->state == 1) cheif_free_layout(&image->layout);
+}
 
 void cheif_close(cheif_file *file) {
     if (!file) return;
-    cvideo_hevc_close(file->decoder);
-    if (file->has_layout) cheif_free_layout(&file->layout);
+    close_tiles(&file->primary_tiles);
+    close_tiles(&file->thumbnail_tiles);
     if (file->thumbnail) heif.heif_image_handle_release(file->thumbnail);
     if (file->primary) heif.heif_image_handle_release(file->primary);
     if (file->context) heif.heif_context_free(file->context);
@@ -126,10 +137,11 @@ cheif_file *cheif_open(const void *data, size_t length, cheif_failure *failure, 
         struct heif_image_handle *thumbnail = NULL;
         if (heif.heif_image_handle_get_thumbnail(file->primary, id, &thumbnail).code == heif_error_Ok) {
             file->thumbnail = thumbnail;
+            file->thumbnail_id = id;
         }
     }
     file->data = data;
-    file->has_layout = cheif_read_layout(data, length, &file->layout);
+    file->length = length;
     return file;
 }
 
@@ -147,21 +159,38 @@ static int is_rgb8(const struct heif_image_handle *handle) {
 
 int cheif_primary_is_rgb8(const cheif_file *file) { return is_rgb8(file->primary); }
 
-int cheif_primary_is_tiled(cheif_file *file) {
-    if (file->tiled == 0) {
-        file->tiled = -1;
-        int width = heif.heif_image_handle_get_width(file->primary);
-        int height = heif.heif_image_handle_get_height(file->primary);
-        int turned = file->layout.rotation & 1;
-        // The layout must describe the image libheif sees: the same size once turned.
-        if (file->has_layout && is_rgb8(file->primary) &&
-            (turned ? file->layout.height : file->layout.width) == width &&
-            (turned ? file->layout.width : file->layout.height) == height &&
-            cvideo_hevc_open(file->layout.config, file->layout.config_length, &file->decoder, NULL, 0) == CVIDEO_OK) {
-            file->tiled = 1;
+/// Whether `handle` (item `item`, 0 for the primary image) decodes tile by tile: its layout read
+/// from the file on the first call, and FFmpeg's decoder opened for it.
+static int is_tiled(cheif_file *file, tiled_image *image, const struct heif_image_handle *handle, heif_item_id item) {
+    if (image->state == 0) {
+        image->state = -1;
+        if (is_rgb8(handle) && cheif_read_layout(file->data, file->length, item, &image->layout)) {
+            int width = heif.heif_image_handle_get_width(handle), height = heif.heif_image_handle_get_height(handle);
+            int turned = image->layout.rotation & 1;
+            // The layout must describe the image libheif sees: the same size once turned.
+            if ((turned ? image->layout.height : image->layout.width) == width &&
+                (turned ? image->layout.width : image->layout.height) == height &&
+                cvideo_hevc_open(image->layout.config, image->layout.config_length, &image->decoder, NULL, 0) ==
+                    CVIDEO_OK) {
+                image->state = 1;
+            } else {
+                cheif_free_layout(&image->layout);
+            }
         }
     }
-    return file->tiled == 1;
+    return image->state == 1;
+}
+
+size_t cheif_tile_pixels(cheif_file *file, int thumbnail) {
+    if (!cheif_is_tiled(file, thumbnail)) return 0;
+    const cheif_layout *layout = thumbnail ? &file->thumbnail_tiles.layout : &file->primary_tiles.layout;
+    if (layout->tile_width <= 0 || layout->tile_height <= 0) return (size_t)layout->width * (size_t)layout->height;
+    return (size_t)layout->tile_width * (size_t)layout->tile_height;
+}
+
+int cheif_is_tiled(cheif_file *file, int thumbnail) {
+    return thumbnail ? file->thumbnail && is_tiled(file, &file->thumbnail_tiles, file->thumbnail, file->thumbnail_id)
+                     : is_tiled(file, &file->primary_tiles, file->primary, 0);
 }
 
 int cheif_thumbnail_size(const cheif_file *file, int *width, int *height) {
@@ -308,8 +337,9 @@ int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate all
         return 0;
     }
     int tiled = 0;
-    if (!thumbnail && cheif_primary_is_tiled(file)) {
-        int result = cheif_decode_tiles(file->data, &file->layout, file->decoder, shrink, allocate, monitor, context,
+    if (cheif_is_tiled(file, thumbnail)) {
+        tiled_image *image = thumbnail ? &file->thumbnail_tiles : &file->primary_tiles;
+        int result = cheif_decode_tiles(file->data, &image->layout, image->decoder, shrink, allocate, monitor, context,
                                         decoded, message, message_length);
         if (result < 0) {
             *failure = CHEIF_STOPPED;

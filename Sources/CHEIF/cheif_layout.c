@@ -300,7 +300,7 @@ void cheif_free_layout(cheif_layout *layout) {
     memset(layout, 0, sizeof(*layout));
 }
 
-int cheif_read_layout(const unsigned char *data, size_t length, cheif_layout *layout) {
+int cheif_read_layout(const unsigned char *data, size_t length, uint32_t item, cheif_layout *layout) {
     memset(layout, 0, sizeof(*layout));
     boxes meta = {.file = {data, data + length}};
     span top = meta.file, contents, iprp;
@@ -315,11 +315,14 @@ int cheif_read_layout(const unsigned char *data, size_t length, cheif_layout *la
     span pitm;
     int version;
     uint32_t flags;
-    uint64_t primary;
-    if (!found_meta || !find_box(contents, 4, "pitm", &pitm) || !find_box(contents, 4, "iinf", &meta.iinf) ||
-        !find_box(contents, 4, "iloc", &meta.iloc) || !find_box(contents, 4, "iprp", &iprp) ||
-        !find_box(iprp, 0, "ipco", &meta.ipco) || !find_box(iprp, 0, "ipma", &meta.ipma) ||
-        !full_box(&pitm, &version, &flags) || !read_uint(&pitm.start, pitm.end, version == 0 ? 2 : 4, &primary)) {
+    uint64_t primary = item;
+    if (!found_meta || !find_box(contents, 4, "iinf", &meta.iinf) || !find_box(contents, 4, "iloc", &meta.iloc) ||
+        !find_box(contents, 4, "iprp", &iprp) || !find_box(iprp, 0, "ipco", &meta.ipco) ||
+        !find_box(iprp, 0, "ipma", &meta.ipma)) {
+        return 0;
+    }
+    if (item == 0 && (!find_box(contents, 4, "pitm", &pitm) || !full_box(&pitm, &version, &flags) ||
+                      !read_uint(&pitm.start, pitm.end, version == 0 ? 2 : 4, &primary))) {
         return 0;
     }
     int has_iref = find_box(contents, 4, "iref", &meta.iref);
@@ -329,7 +332,7 @@ int cheif_read_layout(const unsigned char *data, size_t length, cheif_layout *la
     if (!item_type(&meta, (uint32_t)primary, primary_type) || !item_properties(&meta, (uint32_t)primary, 0, &image)) {
         return 0;
     }
-    // A primary image that is itself a tile or an overlay's layer is not the simple case.
+    // An image that is itself a tile or an overlay's layer is not the simple case.
     if (has_iref && referred_to(&meta, (uint32_t)primary, "dimg")) return 0;
     uint32_t *tiles = NULL;
     long tile_count = 1;
@@ -396,6 +399,8 @@ int cheif_read_layout(const unsigned char *data, size_t length, cheif_layout *la
         }
         if (!config_index) {
             config_index = tile.config_index;
+            layout->tile_width = tile.has_size ? (int)tile.width : layout->width;
+            layout->tile_height = tile.has_size ? (int)tile.height : layout->height;
             layout->config = tile.config.start;
             layout->config_length = (size_t)(tile.config.end - tile.config.start);
             // The decoder configuration record's chroma format (1: 4:2:0) and bit depths less

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Lightbox
 import LightboxImaging
 
 struct ThumbnailCommand: AsyncParsableCommand {
@@ -96,12 +97,17 @@ struct ThumbnailCommand: AsyncParsableCommand {
             DispatchQueue.global(qos: .userInitiated).async {
                 do {
                     let image = try ImageFile.thumbnail(ofFileAt: path, options: options)
-                    try Data(image.bytes).write(to: URL(fileURLWithPath: output), options: .atomic)
+                    // Renamed into place, never half-written, but not fsynced: Foundation's atomic
+                    // write fsynced each thumbnail, and two jobs waited on the disk in turn
+                    // (docs/BENCHMARKS.md). A thumbnail a crash loses is made again by the next run.
+                    try FileIO.writeAtomically(image.bytes, to: output, syncing: false)
                     continuation.resume(
                         returning: ThumbnailLine(
                             path: path, output: output, pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight))
                 } catch let error as ImagingError {
                     continuation.resume(returning: ThumbnailLine(path: path, error: error.message))
+                } catch let error as LibraryError {
+                    continuation.resume(returning: ThumbnailLine(path: path, error: "cannot write \(output): \(error.message)"))
                 } catch {
                     continuation.resume(returning: ThumbnailLine(path: path, error: "cannot write \(output): \(error.localizedDescription)"))
                 }

@@ -268,25 +268,37 @@ struct RenderTests {
         "exiv2/data/heic.heic", "pillow/images/avif/hopper.heif",
     ]
 
-    /// Whether `CHEIF` decodes the primary image of `bytes` tile by tile; nil when libheif does
-    /// not open it.
-    private func isTiled(_ bytes: [UInt8]) -> Bool? {
+    /// Whether `CHEIF` decodes the primary image (or the thumbnail) of `bytes` tile by tile; nil
+    /// when libheif does not open it.
+    private func isTiled(_ bytes: [UInt8], thumbnail: Bool = false) -> Bool? {
         bytes.withUnsafeBytes { raw in
             var failure = CHEIF_UNSUPPORTED
             var message = [CChar](repeating: 0, count: 256)
             guard let file = cheif_open(raw.baseAddress, raw.count, &failure, &message, message.count) else { return nil }
             defer { cheif_close(file) }
-            return cheif_primary_is_tiled(file) == 1
+            return cheif_is_tiled(file, thumbnail ? 1 : 0) == 1
         }
     }
 
-    /// Lightbox's whole decode of a HEIF's primary image against libvips' loader (libheif's
-    /// decode, turned as the file says): the same size, how many values differ and by how much
-    /// at most.
-    private func compareWithLibheif(_ bytes: [UInt8], path: String, label: String) throws -> (mismatches: Int, largest: Int) {
+    /// Lightbox's whole decode of a HEIF's primary image (or its thumbnail) against libvips'
+    /// loader (libheif's decode, turned as the file says): the same size, how many values
+    /// differ and by how much at most.
+    private func compareWithLibheif(_ bytes: [UInt8], path: String, thumbnail: Bool = false, label: String) throws
+        -> (mismatches: Int, largest: Int)
+    {
         let decoded = try #require(
-            try Renderer.decodeHEIF(bytes, path: path, orientation: nil, monitor: nil) { _, _, _ in .primary(shrink: 1) })
-        let reference = try ImageComparison.pixels(ofFileAt: path)
+            try Renderer.decodeHEIF(bytes, path: path, orientation: nil, monitor: nil) { _, _, _ in
+                thumbnail ? .thumbnail : .primary(shrink: 1)
+            })
+        let reference: (pixels: [UInt8], width: Int, height: Int)
+        if thumbnail {
+            try Vips.ensureStarted()
+            let image = VipsImageRef(try #require(cvips_heif_thumbnail(path)))
+            reference = (try Vips.pixels(image), image.width, image.height)
+        } else {
+            let whole = try ImageComparison.pixels(ofFileAt: path)
+            reference = (whole.pixels, whole.width, whole.height)
+        }
         let image = decoded.image
         try #require((image.width, image.height, image.bands) == (reference.width, reference.height, 3), "\(label)")
         var stride = 0
@@ -302,12 +314,19 @@ struct RenderTests {
         return (mismatches, largest)
     }
 
-    @Test("HEVC HEIFs decoded tile by tile by FFmpeg give libheif's pixels; the others go to libheif")
+    @Test("HEVC HEIFs and their thumbnails decoded tile by tile by FFmpeg give libheif's pixels; the others go to libheif")
     func tiledHEIFsGiveLibheifPixels() throws {
         var tiled: Set<String> = []
+        var thumbnails = 0
         for file in Self.heifs {
             let path = try Corpus.path(file)
             let bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
+            if isTiled(bytes, thumbnail: true) == true {
+                // An iPhone's 320x240 thumbnail is one picture: within a level, as below.
+                let (mismatches, largest) = try compareWithLibheif(bytes, path: path, thumbnail: true, label: file)
+                #expect(largest <= 1, "\(file)'s thumbnail: \(mismatches) values differ from libheif's, by up to \(largest)")
+                thumbnails += 1
+            }
             guard isTiled(bytes) == true else { continue }
             tiled.insert(file)
             let (mismatches, largest) = try compareWithLibheif(bytes, path: path, label: file)
@@ -320,6 +339,7 @@ struct RenderTests {
             #expect(largest <= 1, "\(file): \(mismatches) values differ from libheif's, by up to \(largest)")
         }
         #expect(tiled == Self.tiledHEIFs)
+        #expect(thumbnails >= 3, "the iPhones' and heic.heic's thumbnails")
     }
 
     @Test("A HEIF's irot turns the tile-by-tile decode as libheif turns it, at each quarter turn", arguments: 0..<4)

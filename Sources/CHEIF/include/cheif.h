@@ -10,8 +10,8 @@
 // straight into the output at the size asked for: FFmpeg takes about 40% of the processor time
 // libheif's decoder took for an iPhone's 12 MP photo, a decode holds one 512x512 tile beside
 // the output instead of the whole image, and it can report progress and stop between tiles.
-// Everything else (AVIF, 10-bit, 4:2:2 and 4:4:4, alpha, mirroring, crops, thumbnails) and any
-// file that path refuses goes to libheif.
+// An iPhone's embedded thumbnail is one such picture. Everything else (AVIF, 10-bit, 4:2:2 and
+// 4:4:4, alpha, mirroring, crops) and any file that path refuses goes to libheif.
 //
 // libvips 8.14 decodes them too (`heifload`), but reads the file through its own source in
 // thousands of reads of 1 to 8 bytes, parses it again for every open (`vips_thumbnail` opens
@@ -56,10 +56,15 @@ int cheif_thumbnail_size(const cheif_file *file, int *width, int *height);
 /// libvips should decode it (16-bit output, alpha).
 int cheif_primary_is_rgb8(const cheif_file *file);
 
-/// 1 when the primary image will be decoded tile by tile by FFmpeg (see above): it then holds
-/// one tile's YCbCr and the decoder's state, under 4 MB, beside its output. 0 when libheif
-/// decodes it.
-int cheif_primary_is_tiled(cheif_file *file);
+/// 1 when the primary image (`thumbnail` 0) or the thumbnail (1) will be decoded tile by tile
+/// by FFmpeg (see above): it then holds one tile's YCbCr and the decoder's state beside its
+/// output. 0 when libheif decodes it.
+int cheif_is_tiled(cheif_file *file, int thumbnail);
+
+/// The pixels of one of that image's pictures (a grid's tile, or the one picture) when it is
+/// decoded tile by tile; 0 otherwise. FFmpeg's decoder held 1.1 MB for a 320x240 picture and
+/// 1.7 MB for a 512x512 tile.
+size_t cheif_tile_pixels(cheif_file *file, int thumbnail);
 
 /// A decoded image: 8-bit RGB rows `stride` bytes apart in a block from the caller's
 /// `allocate`, which the caller gives back; its ICC profile, when it has one, malloc'ed (the
@@ -80,7 +85,7 @@ typedef void *(*cheif_allocate)(size_t size);
 /// or 8) times smaller, rounded up, each pixel the mean of its block, into a block from
 /// `allocate` (malloc'ed). Returns 1, or 0 with `*failure` and `message` saying why.
 ///
-/// Tile by tile (`cheif_primary_is_tiled`), `monitor` is called before each tile and can stop
+/// Tile by tile (`cheif_is_tiled`), `monitor` is called before each tile and can stop
 /// the decode; a tile FFmpeg cannot decode hands the file to libheif. libheif 1.15 reports no
 /// progress and cannot stop a decode under way. It gives planar RGB, interleaved here: it
 /// assembles a grid image in planar RGB and would interleave it into a second whole copy (a

@@ -9,7 +9,7 @@ import Darwin
 
 /// Small POSIX file helpers with errors that name the file: reading in chunks, hashing,
 /// durable writes (temporary file, fsync, rename, fsync of the folder).
-enum FileIO {
+package enum FileIO {
     static let chunkSize = 1 << 20
 
     /// An error from a POSIX call, with the file and the system's reason.
@@ -129,7 +129,7 @@ enum FileIO {
     /// the rename and survives a crash whole. Without, for caches, a crash may leave a file
     /// written shortly before missing, empty or cut short, and its reader must take that for a
     /// miss.
-    static func writeAtomically(_ bytes: [UInt8], to path: String, syncing: Bool = true) throws {
+    package static func writeAtomically(_ bytes: [UInt8], to path: String, syncing: Bool = true) throws {
         try replaceAtomically(path) { temporary in
             try write(bytes, toNew: temporary, permissions: 0o644, bypassingCache: false, syncing: syncing)
         }
