@@ -159,6 +159,16 @@ static int is_rgb8(const struct heif_image_handle *handle) {
 
 int cheif_primary_is_rgb8(const cheif_file *file) { return is_rgb8(file->primary); }
 
+/// The largest picture FFmpeg may decode for `layout`: its pictures' stated size (`ispe`), or
+/// the image's, and 64 coded rows and columns beyond (a picture is coded in blocks of up to 64
+/// and cropped to its size), so that a file stating small tiles and coding huge ones is
+/// refused before FFmpeg allocates them.
+static size_t picture_limit(const cheif_layout *layout) {
+    size_t width = (size_t)(layout->tile_width > 0 ? layout->tile_width : layout->width);
+    size_t height = (size_t)(layout->tile_height > 0 ? layout->tile_height : layout->height);
+    return (width + 64) * (height + 64);
+}
+
 /// Whether `handle` (item `item`, 0 for the primary image) decodes tile by tile: its layout read
 /// from the file on the first call, and FFmpeg's decoder opened for it.
 static int is_tiled(cheif_file *file, tiled_image *image, const struct heif_image_handle *handle, heif_item_id item) {
@@ -170,8 +180,8 @@ static int is_tiled(cheif_file *file, tiled_image *image, const struct heif_imag
             // The layout must describe the image libheif sees: the same size once turned.
             if ((turned ? image->layout.height : image->layout.width) == width &&
                 (turned ? image->layout.width : image->layout.height) == height &&
-                cvideo_hevc_open(image->layout.config, image->layout.config_length, &image->decoder, NULL, 0) ==
-                    CVIDEO_OK) {
+                cvideo_hevc_open(image->layout.config, image->layout.config_length, picture_limit(&image->layout),
+                                 &image->decoder, NULL, 0) == CVIDEO_OK) {
                 image->state = 1;
             } else {
                 cheif_free_layout(&image->layout);

@@ -23,8 +23,8 @@ void cvideo_hevc_close(cvideo_hevc *decoder) {
     free(decoder);
 }
 
-cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length, cvideo_hevc **out, char *message,
-                               size_t message_length) {
+cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length, size_t max_pixels,
+                               cvideo_hevc **out, char *message, size_t message_length) {
     *out = NULL;
     if (message && message_length) message[0] = 0;
     if (!cvideo_load_codec(message, message_length)) return CVIDEO_UNAVAILABLE;
@@ -50,6 +50,7 @@ cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length
     decoder->codec->extradata_size = (int)config_length;
     // One thread: a grid's tiles are small, and callers decode several photos at once.
     decoder->codec->thread_count = 1;
+    decoder->codec->max_pixels = max_pixels < INT64_MAX ? (int64_t)max_pixels : INT64_MAX;
     int error = ffmpeg.avcodec_open2(decoder->codec, hevc, NULL);
     if (error < 0) {
         cvideo_set_message(message, message_length, "FFmpeg rejects the HEVC configuration", error);

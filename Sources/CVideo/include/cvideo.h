@@ -87,10 +87,11 @@ typedef struct {
 } cvideo_picture;
 
 /// A decoder for pictures that share `config`, an `hvcC` box's contents (the decoder
-/// configuration record with the parameter sets). CVIDEO_UNAVAILABLE when FFmpeg's libraries
-/// are missing; CVIDEO_CORRUPT when FFmpeg rejects the configuration.
-cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length, cvideo_hevc **decoder, char *message,
-                               size_t message_length);
+/// configuration record with the parameter sets), each of at most `max_pixels` coded pixels
+/// (FFmpeg refuses larger ones before allocating them). CVIDEO_UNAVAILABLE when FFmpeg's
+/// libraries are missing; CVIDEO_CORRUPT when FFmpeg rejects the configuration.
+cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length, size_t max_pixels,
+                               cvideo_hevc **decoder, char *message, size_t message_length);
 
 /// Decodes one picture: `data` holds its NAL units, each after its length as the configuration
 /// says. CVIDEO_CORRUPT when no picture comes out; CVIDEO_NO_VIDEO when it is not 8-bit YCbCr
