@@ -98,8 +98,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
                 do {
                     let image = try ImageFile.thumbnail(ofFileAt: path, options: options)
                     // Renamed into place, never half-written, but not fsynced: Foundation's atomic
-                    // write fsynced each thumbnail, and two jobs waited on the disk in turn
-                    // (docs/BENCHMARKS.md). A thumbnail a crash loses is made again by the next run.
+                    // write fsynced each thumbnail, a wait for the disk per file that neither
+                    // vipsthumbnail nor Pillow makes. A thumbnail a crash loses is made again by
+                    // the next run.
                     try FileIO.writeAtomically(image.bytes, to: output, syncing: false)
                     continuation.resume(
                         returning: ThumbnailLine(

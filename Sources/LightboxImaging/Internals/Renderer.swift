@@ -310,7 +310,7 @@ enum Renderer {
             let output = ((decodedSize.width + shrink - 1) / shrink) * ((decodedSize.height + shrink - 1) / shrink) * 3
             // Tile by tile (FFmpeg), a decode holds one picture's YCbCr and the decoder's state
             // beside its output: 1.1 MB for a 320x240 thumbnail, 1.7 MB for a 512x512 tile, which
-            // 0.6 MB and 5 bytes a picture's pixel cover. libheif holds a grid image in planar RGB
+            // 0.75 MB and 5 bytes a picture's pixel cover (1.13 and 2.06 MB). libheif holds a grid image in planar RGB
             // (3 bytes a pixel) beside the tiles it is decoding on its threads, one a processor;
             // `CHEIF` interleaves and shrinks it into a block of its own. Two 12 MP HEICs decoded
             // side by side that way for 1024 px peaked at 147 to 153 MiB (a process with one peaks
@@ -318,7 +318,7 @@ enum Renderer {
             let memory =
                 output
                 + (tiled
-                    ? 600_000 + 5 * cheif_tile_pixels(file, chosen == .thumbnail ? 1 : 0)
+                    ? 750_000 + 5 * cheif_tile_pixels(file, chosen == .thumbnail ? 1 : 0)
                     : decodedSize.width * decodedSize.height * 9 / 2)
             let box = monitor.map(RenderMonitorBox.init)
             return Result { () throws(ImagingError) -> Decoded? in
