@@ -1,5 +1,4 @@
 #include "cheif.h"
-#include "cheif_layout.h"
 #include "cheif_tiles.h"
 
 #include <dlfcn.h>
@@ -12,7 +11,7 @@
 
 #define CHEIF_FUNCTIONS(F)                                                                                         \
     F(heif_context_alloc) F(heif_context_free) F(heif_context_read_from_memory_without_copy)                     \
-    F(heif_context_get_primary_image_handle) F(heif_image_handle_get_width) F(heif_image_handle_get_height)      \
+    F(heif_context_get_primary_image_handle) F(heif_context_get_primary_image_ID) F(heif_image_handle_get_width) F(heif_image_handle_get_height)      \
     F(heif_image_handle_get_list_of_thumbnail_IDs) F(heif_image_handle_get_thumbnail)                             \
     F(heif_image_handle_has_alpha_channel) F(heif_image_handle_get_luma_bits_per_pixel)                          \
     F(heif_image_handle_get_chroma_bits_per_pixel) F(heif_image_handle_get_color_profile_type)                   \
@@ -75,11 +74,12 @@ int cheif_load(char *message, size_t message_length) {
     return loaded;
 }
 
-/// An image of the file decoded tile by tile through FFmpeg when its layout allows: `state` is
-/// 0 until asked, then 1 with `layout` read and `decoder` open, or -1.
+/// An image of the file decoded tile by tile through FFmpeg, once its layout was offered and
+/// taken (`decoder` open): the layout with its own copies of the extents.
 typedef struct {
     cheif_layout layout;
-    int state;
+    size_t *first_extent;
+    cheif_extent *extents;
     cvideo_hevc *decoder;
 } tiled_image;
 
@@ -87,6 +87,7 @@ struct cheif_file {
     struct heif_context *context;
     struct heif_image_handle *primary;
     struct heif_image_handle *thumbnail;
+    heif_item_id primary_id;
     heif_item_id thumbnail_id;
     const unsigned char *data;
     size_t length;
@@ -96,7 +97,9 @@ struct cheif_file {
 
 static void close_tiles(tiled_image *image) {
     cvideo_hevc_close(image->decoder);
-    if (image->state == 1) cheif_free_layout(&image->layout);
+    free(image->first_extent);
+    free(image->extents);
+    memset(image, 0, sizeof(*image));
 }
 
 void cheif_close(cheif_file *file) {
@@ -126,6 +129,7 @@ cheif_file *cheif_open(const void *data, size_t length, cheif_failure *failure, 
         return NULL;
     }
     error = heif.heif_context_get_primary_image_handle(file->context, &file->primary);
+    if (error.code == heif_error_Ok) error = heif.heif_context_get_primary_image_ID(file->context, &file->primary_id);
     if (error.code != heif_error_Ok) {
         set_failure(failure, message, message_length, "no primary image", error);
         cheif_close(file);
@@ -159,48 +163,57 @@ static int is_rgb8(const struct heif_image_handle *handle) {
 
 int cheif_primary_is_rgb8(const cheif_file *file) { return is_rgb8(file->primary); }
 
-/// The largest picture FFmpeg may decode for `layout`: its pictures' stated size (`ispe`), or
-/// the image's, and 64 coded rows and columns beyond (a picture is coded in blocks of up to 64
-/// and cropped to its size), so that a file stating small tiles and coding huge ones is
-/// refused before FFmpeg allocates them.
+/// The largest picture FFmpeg may decode for `layout`: its pictures' stated size (`ispe`) and
+/// 64 coded rows and columns beyond (a picture is coded in blocks of up to 64 and cropped to
+/// its size), so that a file stating small tiles and coding huge ones is refused before
+/// FFmpeg allocates them.
 static size_t picture_limit(const cheif_layout *layout) {
-    size_t width = (size_t)(layout->tile_width > 0 ? layout->tile_width : layout->width);
-    size_t height = (size_t)(layout->tile_height > 0 ? layout->tile_height : layout->height);
-    return (width + 64) * (height + 64);
+    return ((size_t)layout->tile_width + 64) * ((size_t)layout->tile_height + 64);
 }
 
-/// Whether `handle` (item `item`, 0 for the primary image) decodes tile by tile: its layout read
-/// from the file on the first call, and FFmpeg's decoder opened for it.
-static int is_tiled(cheif_file *file, tiled_image *image, const struct heif_image_handle *handle, heif_item_id item) {
-    if (image->state == 0) {
-        image->state = -1;
-        if (is_rgb8(handle) && cheif_read_layout(file->data, file->length, item, &image->layout)) {
-            int width = heif.heif_image_handle_get_width(handle), height = heif.heif_image_handle_get_height(handle);
-            int turned = image->layout.rotation & 1;
-            // The layout must describe the image libheif sees: the same size once turned.
-            if ((turned ? image->layout.height : image->layout.width) == width &&
-                (turned ? image->layout.width : image->layout.height) == height &&
-                cvideo_hevc_open(image->layout.config, image->layout.config_length, picture_limit(&image->layout),
-                                 &image->decoder, NULL, 0) == CVIDEO_OK) {
-                image->state = 1;
-            } else {
-                cheif_free_layout(&image->layout);
-            }
-        }
+int cheif_offer_layout(cheif_file *file, int thumbnail, const cheif_layout *offered) {
+    tiled_image *image = thumbnail ? &file->thumbnail_tiles : &file->primary_tiles;
+    const struct heif_image_handle *handle = thumbnail ? file->thumbnail : file->primary;
+    if (image->decoder) return 1;
+    if (!handle || !is_rgb8(handle) || offered->item != (thumbnail ? file->thumbnail_id : file->primary_id)) {
+        return 0;
     }
-    return image->state == 1;
-}
-
-size_t cheif_tile_pixels(cheif_file *file, int thumbnail) {
-    if (!cheif_is_tiled(file, thumbnail)) return 0;
-    const cheif_layout *layout = thumbnail ? &file->thumbnail_tiles.layout : &file->primary_tiles.layout;
-    if (layout->tile_width <= 0 || layout->tile_height <= 0) return (size_t)layout->width * (size_t)layout->height;
-    return (size_t)layout->tile_width * (size_t)layout->tile_height;
-}
-
-int cheif_is_tiled(cheif_file *file, int thumbnail) {
-    return thumbnail ? file->thumbnail && is_tiled(file, &file->thumbnail_tiles, file->thumbnail, file->thumbnail_id)
-                     : is_tiled(file, &file->primary_tiles, file->primary, 0);
+    // The layout must describe the image libheif sees: the same size once turned.
+    int turned = offered->rotation & 1;
+    if ((turned ? offered->height : offered->width) != heif.heif_image_handle_get_width(handle) ||
+        (turned ? offered->width : offered->height) != heif.heif_image_handle_get_height(handle)) {
+        return 0;
+    }
+    // The decoder configuration record's chroma format (1: 4:2:0) and bit depths less 8, in
+    // bytes 16 to 18: 8-bit 4:2:0, as phones write; libheif decodes the others.
+    const unsigned char *config = file->data + offered->config_offset;
+    if (offered->config_offset > file->length || offered->config_length > file->length - offered->config_offset ||
+        offered->config_length < 23 || (config[16] & 3) != 1 || (config[17] & 7) != 0 || (config[18] & 7) != 0) {
+        return 0;
+    }
+    size_t pictures = (size_t)offered->rows * (size_t)offered->columns;
+    if (offered->rows <= 0 || offered->columns <= 0 || offered->first_extent[0] != 0) return 0;
+    size_t extents = offered->first_extent[pictures];
+    for (size_t picture = 0; picture < pictures; picture++) {
+        if (offered->first_extent[picture + 1] <= offered->first_extent[picture]) return 0;
+    }
+    for (size_t e = 0; e < extents; e++) {
+        const cheif_extent *extent = &offered->extents[e];
+        if (extent->offset > file->length || extent->length > file->length - extent->offset) return 0;
+    }
+    image->first_extent = malloc((pictures + 1) * sizeof(size_t));
+    image->extents = malloc(extents * sizeof(cheif_extent));
+    if (!image->first_extent || !image->extents ||
+        cvideo_hevc_open(config, offered->config_length, picture_limit(offered), &image->decoder, NULL, 0) != CVIDEO_OK) {
+        close_tiles(image);
+        return 0;
+    }
+    memcpy(image->first_extent, offered->first_extent, (pictures + 1) * sizeof(size_t));
+    memcpy(image->extents, offered->extents, extents * sizeof(cheif_extent));
+    image->layout = *offered;
+    image->layout.first_extent = image->first_extent;
+    image->layout.extents = image->extents;
+    return 1;
 }
 
 int cheif_thumbnail_size(const cheif_file *file, int *width, int *height) {
@@ -347,8 +360,8 @@ int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate all
         return 0;
     }
     int tiled = 0;
-    if (cheif_is_tiled(file, thumbnail)) {
-        tiled_image *image = thumbnail ? &file->thumbnail_tiles : &file->primary_tiles;
+    tiled_image *image = thumbnail ? &file->thumbnail_tiles : &file->primary_tiles;
+    if (image->decoder) {
         int result = cheif_decode_tiles(file->data, &image->layout, image->decoder, shrink, allocate, monitor, context,
                                         decoded, message, message_length);
         if (result < 0) {

@@ -2,7 +2,6 @@
 #define CHEIF_TILES_H
 
 #include "cheif.h"
-#include "cheif_layout.h"
 #include "cvideo.h"
 
 // Not part of the module's interface.

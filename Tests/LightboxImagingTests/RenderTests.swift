@@ -1,6 +1,7 @@
 import CHEIF
 import CVips
 import Foundation
+import LightboxMetadata
 import LightboxTestSupport
 import Synchronization
 import Testing
@@ -276,7 +277,7 @@ struct RenderTests {
             var message = [CChar](repeating: 0, count: 256)
             guard let file = cheif_open(raw.baseAddress, raw.count, &failure, &message, message.count) else { return nil }
             defer { cheif_close(file) }
-            return cheif_is_tiled(file, thumbnail ? 1 : 0) == 1
+            return Renderer.offerLayout(of: thumbnail ? .thumbnail : .primary, in: bytes, to: file) != nil
         }
     }
 

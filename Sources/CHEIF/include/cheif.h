@@ -2,16 +2,18 @@
 #define CHEIF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 // HEIF and AVIF images decoded from memory: the primary image, or its embedded thumbnail.
 //
-// A primary image in 8-bit 4:2:0 HEVC, one picture or a grid of them as phones write it, is
-// decoded tile by tile by FFmpeg's HEVC decoder (`CVideo`) on the calling thread and made RGB
-// straight into the output at the size asked for: FFmpeg takes about 40% of the processor time
-// libheif's decoder took for an iPhone's 12 MP photo, a decode holds one 512x512 tile beside
-// the output instead of the whole image, and it can report progress and stop between tiles.
-// An iPhone's embedded thumbnail is one such picture. Everything else (AVIF, 10-bit, 4:2:2 and
-// 4:4:4, alpha, mirroring, crops) and any file that path refuses goes to libheif.
+// An image in 8-bit 4:2:0 HEVC, one picture or a grid of them as phones write it, whose
+// layout the caller offers (`cheif_offer_layout`), is decoded tile by tile by FFmpeg's HEVC
+// decoder (`CVideo`) on the calling thread and made RGB straight into the output at the size
+// asked for: FFmpeg takes about 40% of the processor time libheif's decoder took for an
+// iPhone's 12 MP photo, a decode holds one 512x512 tile beside the output instead of the whole
+// image, and it can report progress and stop between tiles. An iPhone's embedded thumbnail is
+// one such picture. Everything else (AVIF, 10-bit, 4:2:2 and 4:4:4, alpha, mirroring, crops)
+// and any file that path refuses goes to libheif.
 //
 // libvips 8.14 decodes them too (`heifload`), but reads the file through its own source in
 // thousands of reads of 1 to 8 bytes, parses it again for every open (`vips_thumbnail` opens
@@ -56,15 +58,49 @@ int cheif_thumbnail_size(const cheif_file *file, int *width, int *height);
 /// libvips should decode it (16-bit output, alpha).
 int cheif_primary_is_rgb8(const cheif_file *file);
 
-/// 1 when the primary image (`thumbnail` 0) or the thumbnail (1) will be decoded tile by tile
-/// by FFmpeg (see above): it then holds one tile's YCbCr and the decoder's state beside its
-/// output. 0 when libheif decodes it.
-int cheif_is_tiled(cheif_file *file, int thumbnail);
+/// One stretch of a picture's bytes: an offset into the bytes `cheif_open` was given.
+typedef struct {
+    size_t offset;
+    size_t length;
+} cheif_extent;
 
-/// The pixels of one of that image's pictures (a grid's tile, or the one picture) when it is
-/// decoded tile by tile; 0 otherwise. FFmpeg's decoder held 1.1 MB for a 320x240 picture and
-/// 1.7 MB for a 512x512 tile.
-size_t cheif_tile_pixels(cheif_file *file, int thumbnail);
+/// Where an image's HEVC pictures lie in the file, as Lightbox's HEIF reader in Swift found
+/// them (`HEIFCodedImage` in LightboxMetadata): the boxes of a file are read there, in
+/// bounds-checked code, not here.
+typedef struct {
+    /// The item, which must be the one libheif took.
+    uint32_t item;
+    /// The `hvcC` box's contents, the decoder configuration every picture shares.
+    size_t config_offset;
+    size_t config_length;
+    /// Pictures in the grid's order, row by row; `first_extent[i]` up to `first_extent[i + 1]`
+    /// index picture `i`'s extents (`rows * columns + 1` entries).
+    int columns;
+    int rows;
+    const size_t *first_extent;
+    const cheif_extent *extents;
+    /// The image before its turn: the grid's output size, or the single picture's `ispe`.
+    int width;
+    int height;
+    /// The first picture's size (`ispe`); FFmpeg decodes none larger than this and 64 coded
+    /// rows and columns beyond.
+    int tile_width;
+    int tile_height;
+    /// Quarter turns anticlockwise (`irot`): 0 to 3.
+    int rotation;
+    /// The `nclx` colour description's matrix and range, when the image or its pictures have
+    /// one (`has_nclx`); else the stream's VUI says, as libheif's libde265 plugin reads it.
+    int has_nclx;
+    int matrix;
+    int full_range;
+} cheif_layout;
+
+/// Offers the layout of the primary image (`thumbnail` 0) or the thumbnail (1), which `file`
+/// copies. That image is then decoded tile by tile by FFmpeg (see above) when the layout is the
+/// image libheif found (its item, and its size once turned), the configuration says 8-bit
+/// 4:2:0 and FFmpeg's decoder opens: it holds one picture's YCbCr and the decoder's state
+/// beside its output. Returns 1 then; 0 leaves the image to libheif.
+int cheif_offer_layout(cheif_file *file, int thumbnail, const cheif_layout *layout);
 
 /// A decoded image: 8-bit RGB rows `stride` bytes apart in a block from the caller's
 /// `allocate`, which the caller gives back; its ICC profile, when it has one, malloc'ed (the
@@ -85,7 +121,7 @@ typedef void *(*cheif_allocate)(size_t size);
 /// or 8) times smaller, rounded up, each pixel the mean of its block, into a block from
 /// `allocate` (malloc'ed). Returns 1, or 0 with `*failure` and `message` saying why.
 ///
-/// Tile by tile (`cheif_is_tiled`), `monitor` is called before each tile and can stop
+/// Tile by tile (`cheif_offer_layout`), `monitor` is called before each tile and can stop
 /// the decode; a tile FFmpeg cannot decode hands the file to libheif. libheif 1.15 reports no
 /// progress and cannot stop a decode under way. It gives planar RGB, interleaved here: it
 /// assembles a grid image in planar RGB and would interleave it into a second whole copy (a

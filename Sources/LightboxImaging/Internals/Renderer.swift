@@ -306,7 +306,7 @@ enum Renderer {
             case .primary(let factor):
                 shrink = max(1, factor)
             }
-            let tiled = cheif_is_tiled(file, chosen == .thumbnail ? 1 : 0) == 1
+            let tiled = offerLayout(of: chosen == .thumbnail ? .thumbnail : .primary, in: bytes, to: file)
             let output = ((decodedSize.width + shrink - 1) / shrink) * ((decodedSize.height + shrink - 1) / shrink) * 3
             // Tile by tile (FFmpeg), a decode holds one picture's YCbCr and the decoder's state
             // beside its output: 1.1 MB for a 320x240 thumbnail, 1.7 MB for a 512x512 tile, which
@@ -317,9 +317,8 @@ enum Renderer {
             // at 75), for a tenth less time: 4.5 bytes a pixel keeps them one at a time.
             let memory =
                 output
-                + (tiled
-                    ? 750_000 + 5 * cheif_tile_pixels(file, chosen == .thumbnail ? 1 : 0)
-                    : decodedSize.width * decodedSize.height * 9 / 2)
+                + (tiled.map { 750_000 + 5 * $0.pictureWidth * $0.pictureHeight }
+                    ?? decodedSize.width * decodedSize.height * 9 / 2)
             let box = monitor.map(RenderMonitorBox.init)
             return Result { () throws(ImagingError) -> Decoded? in
                 try DecodeMemory.shared.withReservation(memory, monitor: monitor, path: path) {
@@ -356,7 +355,7 @@ enum Renderer {
                         pixels: pixels, width: Int(decoded.width), height: Int(decoded.height), bands: 3)
                     if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
                     // Tile by tile, the decode reported its own progress up to 1.
-                    if !tiled { monitor?.progress?(0.9) }
+                    if tiled == nil { monitor?.progress?(0.9) }
                     // An iPhone's photo and its thumbnail carry the Display P3 profile.
                     let profile = decoded.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: decoded.icc_length)) }
                     if let override { upright = try Vips.upright(upright, orientation: override, path: path) }
@@ -370,6 +369,35 @@ enum Renderer {
             }
         }
         return try result.get()
+    }
+
+    /// Reads where `image` of a HEIF's `bytes` is coded (LightboxMetadata's box readers) and
+    /// offers it to `CHEIF`: the layout when `CHEIF` takes it and will decode the image tile by
+    /// tile through FFmpeg, nil when libheif will.
+    static func offerLayout(of image: HEIFCodedImage.Image, in bytes: [UInt8], to file: OpaquePointer)
+        -> HEIFCodedImage?
+    {
+        guard let layout = HEIFCodedImage.read(bytes, image: image) else { return nil }
+        var firstExtent = [0]
+        var extents: [cheif_extent] = []
+        for picture in layout.pictures {
+            extents += picture.map { cheif_extent(offset: $0.lowerBound, length: $0.count) }
+            firstExtent.append(extents.count)
+        }
+        let taken = firstExtent.withUnsafeBufferPointer { first in
+            extents.withUnsafeBufferPointer { extents in
+                var offered = cheif_layout(
+                    item: UInt32(exactly: layout.item) ?? 0, config_offset: layout.configuration.lowerBound,
+                    config_length: layout.configuration.count, columns: Int32(layout.columns), rows: Int32(layout.rows),
+                    first_extent: first.baseAddress, extents: extents.baseAddress, width: Int32(layout.width),
+                    height: Int32(layout.height), tile_width: Int32(clamping: layout.pictureWidth),
+                    tile_height: Int32(clamping: layout.pictureHeight), rotation: Int32(layout.quarterTurns),
+                    has_nclx: layout.colourMatrix == nil ? 0 : 1, matrix: Int32(clamping: layout.colourMatrix ?? 2),
+                    full_range: layout.fullRange == true ? 1 : 0)
+                return cheif_offer_layout(file, image == .thumbnail ? 1 : 0, &offered) == 1
+            }
+        }
+        return taken ? layout : nil
     }
 
     private static func heifError(_ failure: cheif_failure, _ message: [CChar], path: String) -> ImagingError {

@@ -6,26 +6,21 @@ enum HEIFContainer {
         let top = try ISOBox.children(of: source, in: 0..<source.count)
         guard let meta = top.first("meta") else { throw MetadataError(.malformed, "the HEIF file has no meta box") }
         let boxes = try meta.children(of: source, skip: 4)
-        var primary: Int?
-        if let pitm = boxes.first("pitm") {
-            let payload = try pitm.payload(of: source)
-            var cursor = PayloadCursor(payload, at: 4)
-            primary = try cursor.read(payload.first == 0 ? 2 : 4)
-        }
+        let primary = try primaryItem(boxes, source)
         var items: [Int: ItemInfo] = [:]
         if let iinf = boxes.first("iinf") { items = try itemInfos(iinf, source) }
         var locations: [Int: [Extent]] = [:]
         if let iloc = boxes.first("iloc") { locations = try itemLocations(iloc, source) }
         var properties: [ISOBox] = []
-        var associations: [Int: [Int]] = [:]
+        var associations: [Int: [Association]] = [:]
         if let iprp = boxes.first("iprp") {
             let children = try iprp.children(of: source)
             properties = try children.first("ipco")?.children(of: source) ?? []
             if let ipma = children.first("ipma") { associations = try itemAssociations(ipma, source) }
         }
         if let primary {
-            for index in associations[primary] ?? [] where index >= 1 && index <= properties.count {
-                let property = properties[index - 1]
+            for association in associations[primary] ?? [] where association.index >= 1 && association.index <= properties.count {
+                let property = properties[association.index - 1]
                 switch property.type {
                 case "ispe":
                     let payload = try property.payload(of: source)
@@ -72,31 +67,52 @@ enum HEIFContainer {
         }
     }
 
-    /// `iref`: the items that are thumbnails (`thmb`) of `item`.
-    static func thumbnails(of item: Int, _ iref: ISOBox, _ source: ByteSource) throws(MetadataError) -> [Int] {
+    /// `pitm`: the primary item, when the file names one.
+    static func primaryItem(_ boxes: [ISOBox], _ source: ByteSource) throws(MetadataError) -> Int? {
+        guard let pitm = boxes.first("pitm") else { return nil }
+        let payload = try pitm.payload(of: source)
+        var cursor = PayloadCursor(payload, at: 4)
+        return try cursor.read(payload.first == 0 ? 2 : 4)
+    }
+
+    /// One reference of `iref`: item `from` refers to the items `to`, in order, as `kind`
+    /// (`thmb` a thumbnail of, `dimg` derived from, `cdsc` describing).
+    struct Reference {
+        var kind: String
+        var from: Int
+        var to: [Int]
+    }
+
+    /// `iref`: every reference, in the file's order.
+    static func references(_ iref: ISOBox, _ source: ByteSource) throws(MetadataError) -> [Reference] {
         let head = try source.bytes(at: iref.payloadOffset, count: 4)
         let idSize = head[0] == 0 ? 2 : 4
-        var found: [Int] = []
-        for reference in try iref.children(of: source, skip: 4) where reference.type == "thmb" {
+        var found: [Reference] = []
+        for reference in try iref.children(of: source, skip: 4) {
             let payload = try reference.payload(of: source)
             var cursor = PayloadCursor(payload)
             let from = try cursor.read(idSize)
             let count = try cursor.read(2)
-            for _ in 0..<count {
-                if try cursor.read(idSize) == item { found.append(from) }
-            }
+            var to: [Int] = []
+            for _ in 0..<count { to.append(try cursor.read(idSize)) }
+            found.append(Reference(kind: reference.type, from: from, to: to))
         }
         return found
     }
 
+    /// `iref`: the items that are thumbnails (`thmb`) of `item`.
+    static func thumbnails(of item: Int, _ iref: ISOBox, _ source: ByteSource) throws(MetadataError) -> [Int] {
+        try references(iref, source).filter { $0.kind == "thmb" && $0.to.contains(item) }.map(\.from)
+    }
+
     /// An item's size as displayed: its `ispe`, turned by its `irot`.
     static func size(
-        of item: Int, _ properties: [ISOBox], _ associations: [Int: [Int]], _ source: ByteSource
+        of item: Int, _ properties: [ISOBox], _ associations: [Int: [Association]], _ source: ByteSource
     ) throws(MetadataError) -> (width: Int, height: Int)? {
         var size: (width: Int, height: Int)?
         var turns = 0
-        for index in associations[item] ?? [] where index >= 1 && index <= properties.count {
-            let property = properties[index - 1]
+        for association in associations[item] ?? [] where association.index >= 1 && association.index <= properties.count {
+            let property = properties[association.index - 1]
             if property.type == "ispe" {
                 let payload = try property.payload(of: source)
                 var cursor = PayloadCursor(payload, at: 4)
@@ -137,8 +153,11 @@ enum HEIFContainer {
         var length: Int
     }
 
-    /// `iloc`: item id -> its extents in the file (items stored elsewhere are left out).
-    static func itemLocations(_ box: ISOBox, _ source: ByteSource) throws(MetadataError) -> [Int: [Extent]] {
+    /// `iloc`: item id -> its extents as offsets in the file. Items whose bytes are in `idat`
+    /// count when `itemData` is that box; items in another file or item are left out.
+    static func itemLocations(_ box: ISOBox, _ source: ByteSource, itemData: ISOBox? = nil) throws(MetadataError)
+        -> [Int: [Extent]]
+    {
         let payload = try box.payload(of: source, limit: 16 << 20)
         var cursor = PayloadCursor(payload)
         let version = try cursor.read(1)
@@ -156,7 +175,7 @@ enum HEIFContainer {
             let id = try cursor.read(version < 2 ? 2 : 4)
             var method = 0
             if version == 1 || version == 2 { method = try cursor.read(2) & 15 }
-            _ = try cursor.read(2)  // data reference index
+            let reference = try cursor.read(2)  // 0: this file
             let base = try cursor.read(baseOffsetSize)
             let extentCount = try cursor.read(2)
             extentBudget -= extentCount + 1
@@ -171,27 +190,40 @@ enum HEIFContainer {
                 let (start, overflow) = base.addingReportingOverflow(offset)
                 if !overflow { extents.append(Extent(offset: start, length: length)) }
             }
-            if method == 0 { locations[id] = extents }
+            if reference == 0, method == 0 {
+                locations[id] = extents
+            } else if reference == 0, method == 1, let itemData {
+                locations[id] = extents.map { Extent(offset: itemData.payloadOffset &+ $0.offset, length: $0.length) }
+            }
         }
         return locations
     }
 
-    /// `ipma`: item id -> the 1-based indexes of its properties in `ipco`.
-    static func itemAssociations(_ box: ISOBox, _ source: ByteSource) throws(MetadataError) -> [Int: [Int]] {
+    /// One property of an item: its 1-based index in `ipco`, and whether a reader that does not
+    /// know it must not show the item.
+    struct Association {
+        var index: Int
+        var essential: Bool
+    }
+
+    /// `ipma`: item id -> its properties, in order.
+    static func itemAssociations(_ box: ISOBox, _ source: ByteSource) throws(MetadataError) -> [Int: [Association]] {
         let payload = try box.payload(of: source, limit: 16 << 20)
         var cursor = PayloadCursor(payload)
         let version = try cursor.read(1)
         let flags = try cursor.read(3)
         let count = try cursor.read(4)
-        var associations: [Int: [Int]] = [:]
+        var associations: [Int: [Association]] = [:]
         for _ in 0..<count {
             let id = try cursor.read(version < 1 ? 2 : 4)
             let n = try cursor.read(1)
-            var indexes: [Int] = []
+            var found: [Association] = []
             for _ in 0..<n {
-                indexes.append(flags & 1 != 0 ? try cursor.read(2) & 0x7FFF : try cursor.read(1) & 0x7F)
+                let wide = flags & 1 != 0
+                let value = try cursor.read(wide ? 2 : 1)
+                found.append(Association(index: value & (wide ? 0x7FFF : 0x7F), essential: value >> (wide ? 15 : 7) == 1))
             }
-            associations[id] = indexes
+            associations[id] = found
         }
         return associations
     }

@@ -1,0 +1,179 @@
+/// Where a HEIF's image is coded as HEVC pictures, for a decoder that takes the pictures itself
+/// (`LightboxImaging` decodes an iPhone photo's tiles one at a time through FFmpeg): the
+/// decoder configuration, each picture's bytes, the grid they form and the turn the image
+/// takes. Read with the same box readers as the metadata, in Swift, so that hostile bytes meet
+/// bounds-checked code.
+public struct HEIFCodedImage: Sendable, Equatable {
+    /// Which image of the file.
+    public enum Image: Sendable {
+        /// The primary item (`pitm`).
+        case primary
+        /// Its first thumbnail in item order (`thmb`), the one libheif and libvips take.
+        case thumbnail
+    }
+
+    /// The item's id.
+    public var item: Int
+    /// Where the `hvcC` box's contents (the decoder configuration record) lie in the file.
+    public var configuration: Range<Int>
+    public var columns: Int
+    public var rows: Int
+    /// Each picture's bytes, row by row of the grid: ranges of the file, joined in order.
+    public var pictures: [[Range<Int>]]
+    /// The image before its turn: the grid's output size, or the one picture's `ispe`.
+    public var width: Int
+    public var height: Int
+    /// The first picture's `ispe`: every picture of a grid has that size.
+    public var pictureWidth: Int
+    public var pictureHeight: Int
+    /// Quarter turns anticlockwise (`irot`), 0 to 3.
+    public var quarterTurns: Int
+    /// The `nclx` colour description's matrix (ITU-T H.273) and range, from the image or else
+    /// its first picture; nil when neither has one (the stream's VUI then says).
+    public var colourMatrix: Int?
+    public var fullRange: Bool?
+
+    /// The layout of `image` in the HEIF `bytes`, when it is HEVC (`hvc1`) in the simple form:
+    /// one picture, or a grid of pictures sharing one configuration, turned by `irot` at most.
+    /// Nil for anything else (a mirror, a crop, a layer selector, an unknown essential property,
+    /// an image derived from another, bytes outside the file) and for damaged boxes.
+    public static func read(_ bytes: [UInt8], image: Image) -> HEIFCodedImage? {
+        let found: HEIFCodedImage?? = try? layout(ByteSource(bytes: bytes), image)
+        return found ?? nil
+    }
+
+    private static func layout(_ source: ByteSource, _ image: Image) throws(MetadataError) -> HEIFCodedImage? {
+        let top = try ISOBox.children(of: source, in: 0..<source.count)
+        guard let meta = top.first("meta") else { return nil }
+        let boxes = try meta.children(of: source, skip: 4)
+        guard let primary = try HEIFContainer.primaryItem(boxes, source), let iinf = boxes.first("iinf"),
+            let iloc = boxes.first("iloc"), let iprp = boxes.first("iprp")
+        else { return nil }
+        let references = try boxes.first("iref").map { iref throws(MetadataError) in try HEIFContainer.references(iref, source) } ?? []
+        var item = primary
+        if image == .thumbnail {
+            guard let thumbnail = references.filter({ $0.kind == "thmb" && $0.to.contains(primary) }).map(\.from).min()
+            else { return nil }
+            item = thumbnail
+        }
+        // An image that is itself a tile or an overlay's layer is not the simple case.
+        guard !references.contains(where: { $0.kind == "dimg" && $0.to.contains(item) }) else { return nil }
+        let types = try HEIFContainer.itemInfos(iinf, source)
+        let locations = try HEIFContainer.itemLocations(iloc, source, itemData: boxes.first("idat"))
+        let children = try iprp.children(of: source)
+        guard let ipco = children.first("ipco"), let ipma = children.first("ipma") else { return nil }
+        let properties = try ipco.children(of: source)
+        let associations = try HEIFContainer.itemAssociations(ipma, source)
+        func described(_ id: Int, isPicture: Bool) throws(MetadataError) -> Described? {
+            try Described(id, isPicture: isPicture, properties, associations, source)
+        }
+        guard let whole = try described(item, isPicture: false) else { return nil }
+
+        /// The bytes an item's extents cover, each inside the file.
+        func ranges(_ id: Int) -> [Range<Int>]? {
+            guard let extents = locations[id], !extents.isEmpty else { return nil }
+            var found: [Range<Int>] = []
+            for extent in extents {
+                let (end, overflow) = extent.offset.addingReportingOverflow(extent.length)
+                guard extent.length > 0, extent.offset >= 0, !overflow, end <= source.count else { return nil }
+                found.append(extent.offset..<end)
+            }
+            return found
+        }
+
+        var layout = HEIFCodedImage(
+            item: item, configuration: 0..<0, columns: 1, rows: 1, pictures: [], width: 0, height: 0, pictureWidth: 0,
+            pictureHeight: 0, quarterTurns: whole.quarterTurns, colourMatrix: whole.colourMatrix, fullRange: whole.fullRange)
+        let pictureIDs: [Int]
+        switch types[item]?.type {
+        case "grid":
+            // The grid's own data: version 0, flags, rows and columns less one, output size.
+            guard let extents = ranges(item), extents.count == 1 else { return nil }
+            var cursor = PayloadCursor(try source.bytes(at: extents[0].lowerBound, count: extents[0].count))
+            guard try cursor.read(1) == 0 else { return nil }
+            let wide = try cursor.read(1) & 1 != 0
+            layout.rows = try cursor.read(1) + 1
+            layout.columns = try cursor.read(1) + 1
+            layout.width = try cursor.read(wide ? 4 : 2)
+            layout.height = try cursor.read(wide ? 4 : 2)
+            pictureIDs = references.first { $0.kind == "dimg" && $0.from == item }?.to ?? []
+            guard pictureIDs.count == layout.rows * layout.columns else { return nil }
+        case "hvc1":
+            guard let size = whole.size else { return nil }
+            (layout.width, layout.height) = size
+            pictureIDs = [item]
+        default:
+            return nil
+        }
+        guard layout.width > 0, layout.height > 0, layout.width <= Int(Int32.max), layout.height <= Int(Int32.max)
+        else { return nil }
+        var configurationIndex: Int?
+        for id in pictureIDs {
+            guard types[id]?.type == "hvc1",
+                let picture = id == item ? whole : try described(id, isPicture: true),
+                let configuration = picture.configuration,
+                let bytes = ranges(id)
+            else { return nil }
+            if let configurationIndex {
+                // One configuration for every tile, as phones write them; other grids go elsewhere.
+                guard configuration.index == configurationIndex else { return nil }
+            } else {
+                configurationIndex = configuration.index
+                layout.configuration = configuration.range
+                (layout.pictureWidth, layout.pictureHeight) = picture.size ?? (layout.width, layout.height)
+                if layout.colourMatrix == nil {
+                    layout.colourMatrix = picture.colourMatrix
+                    layout.fullRange = picture.fullRange
+                }
+            }
+            layout.pictures.append(bytes)
+        }
+        return layout
+    }
+
+    /// What one item's properties say, or nil when one makes it an image the simple form does
+    /// not cover.
+    private struct Described {
+        var configuration: (index: Int, range: Range<Int>)?
+        var size: (width: Int, height: Int)?
+        var quarterTurns = 0
+        var colourMatrix: Int?
+        var fullRange: Bool?
+
+        init?(
+            _ id: Int, isPicture: Bool, _ properties: [ISOBox], _ associations: [Int: [HEIFContainer.Association]],
+            _ source: ByteSource
+        ) throws(MetadataError) {
+            var turned = false
+            for association in associations[id] ?? [] where association.index != 0 {
+                guard association.index <= properties.count else { return nil }
+                let property = properties[association.index - 1]
+                switch property.type {
+                case "hvcC":
+                    configuration = (association.index, property.payloadOffset..<property.end)
+                case "ispe":
+                    var cursor = PayloadCursor(try property.payload(of: source), at: 4)
+                    size = (try cursor.read(4), try cursor.read(4))
+                case "irot":
+                    // Several turns, or a turn of one picture of a grid, are not the simple form.
+                    guard !isPicture, !turned, let angle = try property.payload(of: source).first else { return nil }
+                    quarterTurns = Int(angle & 3)
+                    turned = true
+                case "colr":
+                    let payload = try property.payload(of: source, limit: 4 << 20)
+                    if payload.fourCC(at: 0) == "nclx", colourMatrix == nil {
+                        var cursor = PayloadCursor(payload, at: 8)
+                        colourMatrix = try cursor.read(2)
+                        fullRange = try cursor.read(1) >> 7 == 1
+                    }
+                case "pixi":
+                    break
+                case "imir", "clap", "lsel":
+                    return nil
+                default:
+                    if association.essential { return nil }
+                }
+            }
+        }
+    }
+}

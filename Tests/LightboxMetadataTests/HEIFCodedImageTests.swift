@@ -1,0 +1,99 @@
+import Foundation
+import LightboxMetadata
+import LightboxTestSupport
+import Testing
+
+@Suite("Where a HEIF's HEVC pictures lie")
+struct HEIFCodedImageTests {
+    private func bytes(_ file: String) throws -> [UInt8] {
+        [UInt8](try #require(FileManager.default.contents(atPath: try Corpus.path(file))))
+    }
+
+    /// exiftool's value of `tag` for a file, as text.
+    private func exiftool(_ tag: String, _ file: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+        process.arguments = ["-s3", "-n", "-" + tag, try Corpus.path(file)]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Every range inside the file, the configuration just after an `hvcC` box's header.
+    private func expectInside(_ layout: HEIFCodedImage, _ bytes: [UInt8], _ label: String) {
+        for range in layout.pictures.joined() + [layout.configuration] {
+            #expect(range.lowerBound >= 0 && range.upperBound <= bytes.count && !range.isEmpty, "\(label): \(range)")
+        }
+    }
+
+    @Test("An iPhone HEIC: a grid of 8 x 6 pictures of 512 px at exiftool's size, and a 320x240 thumbnail")
+    func iPhoneGrid() throws {
+        let file = "exiv2/data/IMG_3578.heic"
+        let bytes = try bytes(file)
+        let layout = try #require(HEIFCodedImage.read(bytes, image: .primary))
+        #expect((layout.columns, layout.rows, layout.pictures.count) == (8, 6, 48))
+        #expect("\(layout.width)" == (try exiftool("ImageWidth", file)))
+        #expect("\(layout.height)" == (try exiftool("ImageHeight", file)))
+        #expect((layout.pictureWidth, layout.pictureHeight, layout.quarterTurns) == (512, 512, 0))
+        #expect(Array(bytes[(layout.configuration.lowerBound - 4)..<layout.configuration.lowerBound]) == Array("hvcC".utf8))
+        // An iPhone's colour is its ICC profile; its tiles say nothing of a matrix in the boxes.
+        #expect(layout.colourMatrix == nil)
+        expectInside(layout, bytes, file)
+        let pictures = layout.pictures.joined().sorted { $0.lowerBound < $1.lowerBound }
+        #expect(zip(pictures, pictures.dropFirst()).allSatisfy { $0.upperBound <= $1.lowerBound }, "pictures do not overlap")
+
+        let thumbnail = try #require(HEIFCodedImage.read(bytes, image: .thumbnail))
+        let metadata = try MetadataReader.read(fileAtPath: try Corpus.path(file))
+        #expect((thumbnail.columns, thumbnail.rows, thumbnail.pictures.count) == (1, 1, 1))
+        #expect((thumbnail.width, thumbnail.height) == (metadata.heifThumbnailWidth, metadata.heifThumbnailHeight))
+        #expect(thumbnail.item != layout.item)
+    }
+
+    @Test("One picture with its nclx colour, turned by its irot as written; a crop or a sequence is not the simple form")
+    func singlePictures() throws {
+        let stonehenge = try bytes("exiv2/data/Stonehenge.heic")
+        let layout = try #require(HEIFCodedImage.read(stonehenge, image: .primary))
+        #expect((layout.columns, layout.rows, layout.width, layout.height) == (1, 1, 300, 200))
+        #expect(layout.colourMatrix.map(String.init) == (try exiftool("MatrixCoefficients", "exiv2/data/Stonehenge.heic")))
+        #expect(layout.fullRange == true)
+        #expect(HEIFCodedImage.read(stonehenge, image: .thumbnail) == nil, "it has no thumbnail")
+        // Its irot's angle byte, rewritten: the reader gives each quarter turn back.
+        let irot = try #require((0..<(stonehenge.count - 4)).first { Array(stonehenge[$0..<($0 + 4)]) == Array("irot".utf8) })
+        for turns in 0..<4 {
+            var turned = stonehenge
+            turned[irot + 4] = UInt8(turns)
+            #expect(HEIFCodedImage.read(turned, image: .primary)?.quarterTurns == turns)
+        }
+        #expect(HEIFCodedImage.read(try bytes("sigal/pictures/dir1/test1/outdoor.heic"), image: .primary) == nil, "clap")
+        #expect(HEIFCodedImage.read(try bytes("pillow/images/avif/hopper.avif"), image: .primary) == nil, "AV1")
+    }
+
+    @Test("Damaged and cut-short HEIFs give no layout or one inside the file", .timeLimit(.minutes(2)))
+    func damagedFiles() throws {
+        for file in ["exiv2/data/IMG_3578.heic", "exiv2/data/Stonehenge.heic", "exiv2/data/heic.heic"] {
+            let original = try bytes(file)
+            var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+            func next() -> Int {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return Int(state >> 33)
+            }
+            var kept = 0
+            for round in 0..<2_000 {
+                var damaged = original
+                // Bytes changed where the boxes are, a quarter of the rounds cut short too.
+                for _ in 0..<(1 + next() % 4) { damaged[next() % min(8_192, damaged.count)] = UInt8(truncatingIfNeeded: next()) }
+                if round % 4 == 0 { damaged = Array(damaged.prefix(1 + next() % damaged.count)) }
+                for image in [HEIFCodedImage.Image.primary, .thumbnail] {
+                    guard let layout = HEIFCodedImage.read(damaged, image: image) else { continue }
+                    kept += 1
+                    expectInside(layout, damaged, "\(file), round \(round)")
+                    #expect(layout.pictures.count == layout.columns * layout.rows)
+                }
+            }
+            #expect(kept > 100, "\(file): most single-byte damage leaves the boxes readable")
+        }
+    }
+}
