@@ -163,14 +163,6 @@ static int is_rgb8(const struct heif_image_handle *handle) {
 
 int cheif_primary_is_rgb8(const cheif_file *file) { return is_rgb8(file->primary); }
 
-/// The largest picture FFmpeg may decode for `layout`: its pictures' stated size (`ispe`) and
-/// 64 coded rows and columns beyond (a picture is coded in blocks of up to 64 and cropped to
-/// its size), so that a file stating small tiles and coding huge ones is refused before
-/// FFmpeg allocates them.
-static size_t picture_limit(const cheif_layout *layout) {
-    return ((size_t)layout->tile_width + 64) * ((size_t)layout->tile_height + 64);
-}
-
 int cheif_offer_layout(cheif_file *file, int thumbnail, const cheif_layout *offered) {
     tiled_image *image = thumbnail ? &file->thumbnail_tiles : &file->primary_tiles;
     const struct heif_image_handle *handle = thumbnail ? file->thumbnail : file->primary;
@@ -204,7 +196,7 @@ int cheif_offer_layout(cheif_file *file, int thumbnail, const cheif_layout *offe
     image->first_extent = malloc((pictures + 1) * sizeof(size_t));
     image->extents = malloc(extents * sizeof(cheif_extent));
     if (!image->first_extent || !image->extents ||
-        cvideo_hevc_open(config, offered->config_length, picture_limit(offered), &image->decoder, NULL, 0) != CVIDEO_OK) {
+        cvideo_hevc_open(config, offered->config_length, cheif_picture_limit(offered), &image->decoder, NULL, 0) != CVIDEO_OK) {
         close_tiles(image);
         return 0;
     }
@@ -347,7 +339,8 @@ static int decode_shrinking(const struct heif_image_handle *handle, int shrink, 
 }
 
 int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate allocate, cheif_monitor monitor,
-                 void *context, cheif_decoded *decoded, cheif_failure *failure, char *message, size_t message_length) {
+                 void *context, const cheif_helpers *helpers, cheif_decoded *decoded, cheif_failure *failure,
+                 char *message, size_t message_length) {
     memset(decoded, 0, sizeof(*decoded));
     *failure = CHEIF_UNSUPPORTED;
     struct heif_image_handle *handle = thumbnail ? file->thumbnail : file->primary;
@@ -363,7 +356,7 @@ int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate all
     tiled_image *image = thumbnail ? &file->thumbnail_tiles : &file->primary_tiles;
     if (image->decoder) {
         int result = cheif_decode_tiles(file->data, &image->layout, image->decoder, shrink, allocate, monitor, context,
-                                        decoded, message, message_length);
+                                        helpers, decoded, message, message_length);
         if (result < 0) {
             *failure = CHEIF_STOPPED;
             if (message && message_length) snprintf(message, message_length, "stopped");
@@ -375,6 +368,7 @@ int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate all
     // No progress callbacks: libheif 1.15 calls none, on a grid HEIC or a single AVIF, with or
     // without its decoding threads.
     if (!tiled && !decode_shrinking(handle, shrink, allocate, decoded, failure, message, message_length)) return 0;
+    decoded->tiled = tiled;
     enum heif_color_profile_type type = heif.heif_image_handle_get_color_profile_type(handle);
     if (type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC) {
         size_t length = heif.heif_image_handle_get_raw_color_profile_size(handle);

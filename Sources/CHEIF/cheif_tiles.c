@@ -1,6 +1,8 @@
 #include "cheif_tiles.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,9 +219,189 @@ static void convert_tile(const cvideo_picture *p, const tables *t, const coeffic
     }
 }
 
+size_t cheif_picture_limit(const cheif_layout *layout) {
+    return ((size_t)layout->tile_width + 64) * ((size_t)layout->tile_height + 64);
+}
+
+/// At most this many helper threads beside the calling one: a grid of 48 tiles shared more ways
+/// gains little, and each holds a decoder.
+enum { max_helpers = 7 };
+
+/// What the threads decoding one image share. The first picture's size, chroma and the
+/// conversion are set by the calling thread before any helper starts, and only read after.
+typedef struct {
+    const unsigned char *data;
+    const cheif_layout *layout;
+    int shrink, tile_count;
+    placement to;
+    int tile_width, tile_height, shift_x, shift_y;
+    tables t;
+    coefficients c;
+    cheif_monitor monitor;
+    void *context;
+    const cheif_helpers *helpers;
+    pthread_mutex_t lock;
+    // Under `lock`: the next tile to take; 1 while going on, 0 failed (`message` says why), -1
+    // stopped by the monitor.
+    int next, result;
+    char *message;
+    size_t message_length;
+} tile_job;
+
+/// One thread's own: its decoder, its scratch rows, and a tile's bytes joined when the file
+/// splits them.
+typedef struct {
+    cvideo_hevc *decoder;
+    scratch rows;
+    unsigned char *joined;
+} tile_worker;
+
+static int make_scratch(scratch *s, int tile_width) {
+    size_t row = ((size_t)tile_width + 8) * sizeof(uint16_t);
+    *s = (scratch){malloc(row), malloc(row), malloc(row), malloc(row)};
+    return s->columns && s->luma && s->cb && s->cr;
+}
+
+static void free_worker(tile_worker *w, int close_decoder) {
+    if (close_decoder) cvideo_hevc_close(w->decoder);
+    free(w->rows.columns);
+    free(w->rows.luma);
+    free(w->rows.cb);
+    free(w->rows.cr);
+    free(w->joined);
+}
+
+/// Ends the decode with `message` unless it has ended already.
+static void fail(tile_job *job, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void fail(tile_job *job, const char *format, ...) {
+    pthread_mutex_lock(&job->lock);
+    if (job->result == 1) {
+        job->result = 0;
+        va_list arguments;
+        va_start(arguments, format);
+        vsnprintf(job->message, job->message_length, format, arguments);
+        va_end(arguments);
+    }
+    pthread_mutex_unlock(&job->lock);
+}
+
+/// The next tile for a thread, after the monitor has been told and has not stopped the decode;
+/// -1 when none is left or the decode has ended. `*left` is how many are left after it.
+static int take_tile(tile_job *job, int *left) {
+    pthread_mutex_lock(&job->lock);
+    int tile = -1;
+    if (job->result == 1 && job->next < job->tile_count) {
+        if (job->monitor && job->monitor(job->context, (double)job->next / job->tile_count)) {
+            job->result = -1;
+        } else {
+            tile = job->next++;
+        }
+    }
+    if (left) *left = job->tile_count - job->next;
+    pthread_mutex_unlock(&job->lock);
+    return tile;
+}
+
+/// Decodes `tile` with `w`'s decoder. 1 with the picture; 0 when the decode has failed.
+static int decode_tile(tile_job *job, tile_worker *w, int tile, cvideo_picture *picture) {
+    const cheif_layout *layout = job->layout;
+    size_t first = layout->first_extent[tile], last = layout->first_extent[tile + 1], length = 0;
+    const unsigned char *bytes = job->data + layout->extents[first].offset;
+    for (size_t e = first; e < last; e++) length += layout->extents[e].length;
+    if (last - first > 1) {
+        free(w->joined);
+        if (!(w->joined = malloc(length))) {
+            fail(job, "out of memory");
+            return 0;
+        }
+        size_t at = 0;
+        for (size_t e = first; e < last; e++) {
+            memcpy(w->joined + at, job->data + layout->extents[e].offset, layout->extents[e].length);
+            at += layout->extents[e].length;
+        }
+        bytes = w->joined;
+    }
+    char reason[160];
+    if (cvideo_hevc_decode(w->decoder, bytes, length, picture, reason, sizeof(reason)) != CVIDEO_OK) {
+        fail(job, "tile %d of %d: %s", tile + 1, job->tile_count, reason);
+        return 0;
+    }
+    return 1;
+}
+
+/// A decoded tile other than the first, checked against the first and converted into the
+/// output. 0 when the decode has failed.
+static int place_tile(tile_job *job, tile_worker *w, int tile, const cvideo_picture *picture) {
+    const cheif_layout *layout = job->layout;
+    if (picture->width != job->tile_width || picture->height != job->tile_height ||
+        picture->chroma_shift_x != job->shift_x || picture->chroma_shift_y != job->shift_y) {
+        fail(job, "tile %d of %d differs in size or chroma from the first", tile + 1, job->tile_count);
+        return 0;
+    }
+    int x = (tile % layout->columns) * job->tile_width, y = (tile / layout->columns) * job->tile_height;
+    int visible_width = layout->width - x < job->tile_width ? layout->width - x : job->tile_width;
+    int visible_height = layout->height - y < job->tile_height ? layout->height - y : job->tile_height;
+    if (visible_width > 0 && visible_height > 0) {
+        convert_tile(picture, &job->t, &job->c, job->shrink, visible_width, visible_height, x / job->shrink,
+                     y / job->shrink, &job->to, &w->rows);
+    }
+    return 1;
+}
+
+/// Sets the tiles' size, chroma and conversion from the first picture. 0 when the decode has
+/// failed.
+static int set_up(tile_job *job, tile_worker *w, const cvideo_picture *picture) {
+    const cheif_layout *layout = job->layout;
+    int shrink = job->shrink;
+    job->tile_width = picture->width, job->tile_height = picture->height;
+    job->shift_x = picture->chroma_shift_x, job->shift_y = picture->chroma_shift_y;
+    // Without an `nclx` box, what the stream's VUI says, as libheif's libde265 plugin reads
+    // it: an iPhone's tiles say BT.601 at full range, x265's limited range.
+    int matrix = layout->has_nclx ? layout->matrix : picture->matrix;
+    int full_range = layout->has_nclx ? layout->full_range : picture->full_range;
+    // Blocks never straddle two tiles, and the pictures are 4:2:0, as the layout's
+    // configuration said (a block of 2, 4 or 8 holds whole chroma samples).
+    int fits = (layout->columns == 1 || job->tile_width % shrink == 0) &&
+               (layout->rows == 1 || job->tile_height % shrink == 0) && job->shift_x == 1 && job->shift_y == 1 &&
+               (long)job->tile_width * layout->columns >= layout->width &&
+               (long)job->tile_height * layout->rows >= layout->height;
+    int luma_count = shrink * shrink;
+    int chroma_count = shrink == 1 ? 1 : (shrink >> job->shift_x) * (shrink >> job->shift_y);
+    if (!make_scratch(&w->rows, job->tile_width)) {
+        fail(job, "out of memory");
+        return 0;
+    }
+    if (!fits || !make_coefficients(matrix, full_range, &job->c) || !make_tables(&job->c, luma_count, chroma_count, &job->t)) {
+        fail(job, "the grid's tiles or colour matrix are not ones Lightbox decodes");
+        return 0;
+    }
+    return 1;
+}
+
+/// A helper thread: a decoder of its own, then tiles until none are left, the decode ends or
+/// the processors are wanted elsewhere. Gives its processor back when it ends.
+static void *help(void *argument) {
+    tile_job *job = argument;
+    const cheif_layout *layout = job->layout;
+    tile_worker w = {0};
+    // A helper that cannot start leaves its tiles to the others.
+    if (cvideo_hevc_open(job->data + layout->config_offset, layout->config_length, cheif_picture_limit(layout),
+                         &w.decoder, NULL, 0) == CVIDEO_OK &&
+        make_scratch(&w.rows, job->tile_width)) {
+        int tile;
+        cvideo_picture picture;
+        while (job->helpers->spare(job->helpers->context) >= 0 && (tile = take_tile(job, NULL)) >= 0 &&
+               decode_tile(job, &w, tile, &picture) && place_tile(job, &w, tile, &picture)) {
+        }
+    }
+    free_worker(&w, 1);
+    job->helpers->give_back(job->helpers->context);
+    return NULL;
+}
+
 int cheif_decode_tiles(const unsigned char *data, const cheif_layout *layout, cvideo_hevc *decoder, int shrink,
-                       cheif_allocate allocate, cheif_monitor monitor, void *context, cheif_decoded *decoded,
-                       char *message, size_t message_length) {
+                       cheif_allocate allocate, cheif_monitor monitor, void *context, const cheif_helpers *helpers,
+                       cheif_decoded *decoded, char *message, size_t message_length) {
     int width = (layout->width + shrink - 1) / shrink, height = (layout->height + shrink - 1) / shrink;
     int turned = layout->rotation & 1;
     int out_width = turned ? height : width, out_height = turned ? width : height;
@@ -240,90 +422,51 @@ int cheif_decode_tiles(const unsigned char *data, const cheif_layout *layout, cv
         snprintf(message, message_length, "out of memory");
         return 0;
     }
-    placement to = {out + origin, step_x, step_y};
-    int tile_count = layout->rows * layout->columns, tile_width = 0, tile_height = 0, shift_x = 0, shift_y = 0;
-    tables t = {0};
-    scratch rows = {0};
-    coefficients c;
-    unsigned char *joined = NULL;
-    int result = 1;
-    for (int tile = 0; tile < tile_count && result == 1; tile++) {
-        if (monitor && monitor(context, (double)tile / tile_count)) {
-            result = -1;
-            break;
-        }
-        // A tile's bytes, joined when the file splits them.
-        size_t first = layout->first_extent[tile], last = layout->first_extent[tile + 1], length = 0;
-        const unsigned char *bytes = data + layout->extents[first].offset;
-        for (size_t e = first; e < last; e++) length += layout->extents[e].length;
-        if (last - first > 1) {
-            free(joined);
-            if (!(joined = malloc(length))) {
-                snprintf(message, message_length, "out of memory");
-                result = 0;
-                break;
+    tile_job job = {
+        .data = data,
+        .layout = layout,
+        .shrink = shrink,
+        .tile_count = layout->rows * layout->columns,
+        .to = {out + origin, step_x, step_y},
+        .monitor = monitor,
+        .context = context,
+        .helpers = helpers,
+        .result = 1,
+        .message = message,
+        .message_length = message_length,
+    };
+    pthread_mutex_init(&job.lock, NULL);
+    tile_worker self = {.decoder = decoder};
+    pthread_t threads[max_helpers];
+    int helper_count = 0, seen_spare = 0, left = 0;
+    cvideo_picture picture;
+    // The first tile alone: it sets the size and conversion every thread uses.
+    int tile = take_tile(&job, &left);
+    if (tile == 0 && decode_tile(&job, &self, tile, &picture) && set_up(&job, &self, &picture)) {
+        place_tile(&job, &self, tile, &picture);
+        while ((tile = take_tile(&job, &left)) >= 0) {
+            // A helper for a processor free now and at the tile before, while this tile and two
+            // more are left: a processor free only between two files of a batch stays with them.
+            if (helpers && helper_count < max_helpers && left >= 2) {
+                int spare = helpers->spare(helpers->context) > 0;
+                if (spare && seen_spare && helpers->borrow(helpers->context)) {
+                    if (pthread_create(&threads[helper_count], NULL, help, &job) == 0) {
+                        helper_count++;
+                    } else {
+                        helpers->give_back(helpers->context);
+                    }
+                    spare = 0;
+                }
+                seen_spare = spare;
             }
-            size_t at = 0;
-            for (size_t e = first; e < last; e++) {
-                memcpy(joined + at, data + layout->extents[e].offset, layout->extents[e].length);
-                at += layout->extents[e].length;
-            }
-            bytes = joined;
+            if (!decode_tile(&job, &self, tile, &picture) || !place_tile(&job, &self, tile, &picture)) break;
         }
-        cvideo_picture picture;
-        char reason[160];
-        if (cvideo_hevc_decode(decoder, bytes, length, &picture, reason, sizeof(reason)) != CVIDEO_OK) {
-            snprintf(message, message_length, "tile %d of %d: %s", tile + 1, tile_count, reason);
-            result = 0;
-            break;
-        }
-        if (tile == 0) {
-            tile_width = picture.width, tile_height = picture.height;
-            shift_x = picture.chroma_shift_x, shift_y = picture.chroma_shift_y;
-            // Without an `nclx` box, what the stream's VUI says, as libheif's libde265 plugin
-            // reads it: an iPhone's tiles say BT.601 at full range, x265's limited range.
-            int matrix = layout->has_nclx ? layout->matrix : picture.matrix;
-            int full_range = layout->has_nclx ? layout->full_range : picture.full_range;
-            // Blocks never straddle two tiles, and the pictures are 4:2:0, as the layout's
-            // configuration said (a block of 2, 4 or 8 holds whole chroma samples).
-            int fits = (layout->columns == 1 || tile_width % shrink == 0) &&
-                       (layout->rows == 1 || tile_height % shrink == 0) &&
-                       shift_x == 1 && shift_y == 1 &&
-                       (long)tile_width * layout->columns >= layout->width &&
-                       (long)tile_height * layout->rows >= layout->height;
-            int luma_count = shrink * shrink;
-            int chroma_count = shrink == 1 ? 1 : (shrink >> shift_x) * (shrink >> shift_y);
-            size_t row = (size_t)tile_width + 8;
-            rows = (scratch){malloc(row * 2), malloc(row * 2), malloc(row * 2), malloc(row * 2)};
-            if (!rows.columns || !rows.luma || !rows.cb || !rows.cr) {
-                snprintf(message, message_length, "out of memory");
-                result = 0;
-                break;
-            }
-            if (!fits || !make_coefficients(matrix, full_range, &c) || !make_tables(&c, luma_count, chroma_count, &t)) {
-                snprintf(message, message_length, "the grid's tiles or colour matrix are not ones Lightbox decodes");
-                result = 0;
-                break;
-            }
-        } else if (picture.width != tile_width || picture.height != tile_height || picture.chroma_shift_x != shift_x ||
-                   picture.chroma_shift_y != shift_y) {
-            snprintf(message, message_length, "tile %d of %d differs in size or chroma from the first", tile + 1,
-                     tile_count);
-            result = 0;
-            break;
-        }
-        int x = (tile % layout->columns) * tile_width, y = (tile / layout->columns) * tile_height;
-        int visible_width = layout->width - x < tile_width ? layout->width - x : tile_width;
-        int visible_height = layout->height - y < tile_height ? layout->height - y : tile_height;
-        if (visible_width <= 0 || visible_height <= 0) continue;
-        convert_tile(&picture, &t, &c, shrink, visible_width, visible_height, x / shrink, y / shrink, &to, &rows);
     }
-    free(joined);
-    free_tables(&t);
-    free(rows.columns);
-    free(rows.luma);
-    free(rows.cb);
-    free(rows.cr);
+    for (int helper = 0; helper < helper_count; helper++) pthread_join(threads[helper], NULL);
+    pthread_mutex_destroy(&job.lock);
+    free_worker(&self, 0);
+    free_tables(&job.t);
+    int result = job.result;
     if (result == 1 && monitor && monitor(context, 1)) result = -1;
     if (result != 1) {
         // `allocate`'s blocks come from malloc.

@@ -23,6 +23,20 @@ void cvideo_hevc_close(cvideo_hevc *decoder) {
     free(decoder);
 }
 
+/// FFmpeg's buffer for a picture, made black first. The decoder reuses its buffers, and a
+/// damaged picture whose slice ends early (which FFmpeg does not report) leaves the rest of
+/// the buffer as it was: black, not the last picture this decoder made, which would differ
+/// with the order pictures are decoded in.
+static int black_buffer(AVCodecContext *codec, AVFrame *frame, int flags) {
+    int error = ffmpeg.avcodec_default_get_buffer2(codec, frame, flags);
+    if (error < 0) return error;
+    // The default allocator gives each plane a buffer of its own: Y, then Cb and Cr.
+    for (int plane = 0; plane < 3 && frame->buf[plane]; plane++) {
+        memset(frame->buf[plane]->data, plane == 0 ? 0 : 128, frame->buf[plane]->size);
+    }
+    return 0;
+}
+
 cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length, size_t max_pixels,
                                cvideo_hevc **out, char *message, size_t message_length) {
     *out = NULL;
@@ -51,6 +65,11 @@ cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length
     // One thread: a grid's tiles are small, and callers decode several photos at once.
     decoder->codec->thread_count = 1;
     decoder->codec->max_pixels = max_pixels < INT64_MAX ? (int64_t)max_pixels : INT64_MAX;
+    // A slice FFmpeg finds damaged fails the picture instead of being skipped: a skipped
+    // slice leaves whatever the reused frame buffer held (another tile's pixels), and the
+    // caller hands the file to libheif.
+    decoder->codec->err_recognition |= AV_EF_EXPLODE;
+    decoder->codec->get_buffer2 = black_buffer;
     int error = ffmpeg.avcodec_open2(decoder->codec, hevc, NULL);
     if (error < 0) {
         cvideo_set_message(message, message_length, "FFmpeg rejects the HEVC configuration", error);

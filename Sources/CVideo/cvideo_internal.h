@@ -24,7 +24,7 @@
 #define CVIDEO_CODEC_FUNCTIONS(F)                                                                                  \
     F(av_frame_alloc) F(av_frame_free) F(av_frame_unref) F(av_log_set_level) F(av_malloc) F(av_packet_alloc)      \
     F(av_packet_free) F(av_strerror) F(avcodec_alloc_context3) F(avcodec_find_decoder) F(avcodec_flush_buffers)    \
-    F(avcodec_free_context) F(avcodec_open2) F(avcodec_receive_frame) F(avcodec_send_packet)
+    F(avcodec_default_get_buffer2) F(avcodec_free_context) F(avcodec_open2) F(avcodec_receive_frame) F(avcodec_send_packet)
 #define CVIDEO_FORMAT_FUNCTIONS(F)                                                                                 \
     F(av_dict_copy) F(av_dict_free) F(av_dict_set) F(av_dict_set_int) F(av_display_rotation_get)                  \
     F(av_find_best_stream) F(av_frame_get_buffer) F(av_frame_make_writable) F(av_interleaved_write_frame)          \

@@ -3,6 +3,15 @@ import CVips
 /// Reads and renders image files through libvips. Every function blocks while libvips
 /// works: call them from a thread that may block, never from an event loop.
 public enum ImageFile {
+    /// How many threads the process's renders use together at most (default: one per active
+    /// processor). Each render runs on its caller's thread; a HEIF grid's tiles are also
+    /// decoded by helper threads on the processors no render holds, up to this many threads in
+    /// all: the last photo of a batch, or one photo opened alone, is decoded on every core.
+    public static var processorLimit: Int {
+        get { Processors.shared.limit }
+        set { Processors.shared.limit = newValue }
+    }
+
     /// Reads a file's header: size, orientation, EXIF. Decodes no pixels.
     ///
     /// The corresponding libvips operation is `vips_image_new_from_file`.

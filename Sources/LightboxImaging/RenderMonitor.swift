@@ -6,7 +6,8 @@
 public struct RenderMonitor: Sendable {
     /// True when the work should stop.
     public var isCancelled: @Sendable () -> Bool
-    /// Called with the fraction done, 0...1, from the rendering thread.
+    /// Called with the fraction done, 0...1, one call at a time, from the rendering thread or
+    /// a helper thread of its decode (a HEIF grid's tiles).
     public var progress: (@Sendable (Double) -> Void)?
 
     public init(isCancelled: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)? = nil) {

@@ -29,7 +29,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The folder to write into (made if missing).", valueName: "DIR"))
     var out: String
 
-    @Option(help: "How many files to work on at once (default: one per processor).")
+    @Option(help: "How many threads to use: files worked on at once, and the most threads the last files' tiles are shared among (default: one per processor).")
     var jobs: Int?
 
     @Flag(help: "Print one JSON line per file.")
@@ -51,7 +51,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
         let paths = MetadataCommand.files(files)
         let outputs = Self.outputNames(paths, extension: encoding.filenameExtension).map { out + "/" + $0 }
         var failed = 0
-        // One file per core at a time; libvips parallelises within each file too.
+        // One file per thread at a time. Once fewer files than threads are left, a HEIF grid's
+        // tiles are shared with the threads no file holds.
+        let threads = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        ImageFile.processorLimit = threads
         await withTaskGroup(of: ThumbnailLine.self) { group in
             var next = 0
             func addNext() {
@@ -60,7 +63,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
                 next += 1
                 group.addTask { await Self.render(path, options: options, to: output) }
             }
-            for _ in 0..<max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount) { addNext() }
+            for _ in 0..<threads { addNext() }
             for await line in group {
                 if line.error != nil { failed += 1 }
                 if json {

@@ -358,6 +358,71 @@ struct RenderTests {
         #expect(largest <= 1, "\(mismatches) values differ from libheif's, by up to \(largest)")
     }
 
+    @Test("Helper threads sharing a grid's tiles give the pixels of one thread, whole or shrunk, and give back every processor and byte they borrowed", arguments: [1, 2, 8])
+    func tileHelpers(shrink: Int) throws {
+        let path = try Corpus.path(RenderFiles.heic)
+        let bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
+        // Processors and memory of the test's own: the process's are shared with other tests.
+        let processors = Processors(limit: 4)
+        let memory = DecodeMemory(limit: 100 << 20)
+
+        /// The decode's status, whether it went tile by tile, its pixels, and how many threads
+        /// reported progress.
+        func decode(_ bytes: [UInt8], helped: Bool) throws -> (status: Int32, tiled: Bool, pixels: [UInt8], threads: Int) {
+            try bytes.withUnsafeBytes { raw in
+                var failure = CHEIF_UNSUPPORTED
+                var message = [CChar](repeating: 0, count: 256)
+                let file = try #require(cheif_open(raw.baseAddress, raw.count, &failure, &message, message.count))
+                defer { cheif_close(file) }
+                try #require(Renderer.offerLayout(of: .primary, in: bytes, to: file) != nil)
+                let threads = Mutex<Set<UInt>>([])
+                let box = RenderMonitorBox(
+                    RenderMonitor(isCancelled: { false }, progress: { _ in threads.withLock { _ = $0.insert(UInt(pthread_self())) } }))
+                var decoded = cheif_decoded()
+                let status = box.withContext { context in
+                    func run(_ helpers: UnsafePointer<cheif_helpers>?) -> Int32 {
+                        cheif_decode(
+                            file, 0, Int32(shrink), PixelBuffers.allocateForC, RenderMonitor.callback, context, helpers,
+                            &decoded, &failure, &message, message.count)
+                    }
+                    return helped
+                        ? DecodeHelpers(memory: 2 << 20, processors: processors, decodeMemory: memory).withHelpers(run)
+                        : run(nil)
+                }
+                defer {
+                    free(decoded.pixels)
+                    free(decoded.icc)
+                }
+                let pixels =
+                    status == 1
+                    ? [UInt8](UnsafeBufferPointer(start: decoded.pixels, count: decoded.stride * Int(decoded.height))) : []
+                return (status, decoded.tiled == 1, pixels, threads.withLock { $0.count })
+            }
+        }
+        let alone = try decode(bytes, helped: false)
+        let helped = try decode(bytes, helped: true)
+        #expect(alone.status == 1 && helped.status == 1 && alone.tiled && helped.tiled)
+        #expect(alone.threads == 1)
+        #expect(helped.threads > 1, "helpers took some of the 48 tiles")
+        // Compared first: `#expect` would diff two arrays of megabytes element by element.
+        let same = helped.pixels == alone.pixels
+        #expect(same)
+        #expect(processors.spare == 4, "every processor given back")
+        #expect(memory.state.reserved == 0, "every helper's memory given back")
+
+        // Tile 31 of 48 damaged: FFmpeg refuses it, whichever thread takes it, and the file goes
+        // to libheif (whose concealment of the damage differs from run to run, like
+        // vipsthumbnail's); nothing borrowed is kept.
+        var damaged = bytes
+        let tile = try #require(HEIFCodedImage.read(bytes, image: .primary)).pictures[30][0]
+        for at in (tile.lowerBound + tile.count / 3)..<(tile.lowerBound + tile.count / 3 + 256) { damaged[at] = 0xFF }
+        for helped in [false, true] {
+            let result = try decode(damaged, helped: helped)
+            #expect(result.status == 1 && !result.tiled, "helped: \(helped)")
+        }
+        #expect(processors.spare == 4 && memory.state.reserved == 0)
+    }
+
     /// libvips' pixels of a HEIF: its embedded thumbnail (libheif's) or the whole image, through
     /// `vips_icc_transform` or as stored, resized to `width`x`height`.
     private func reference(_ path: String, fromThumbnail: Bool, width: Int, height: Int, convertingToSRGB: Bool) throws -> EncodedImage {

@@ -39,8 +39,20 @@ typedef enum {
 } cheif_failure;
 
 /// Called before each tile of a tile-by-tile decode with the fraction done (0...1); a nonzero
-/// return stops the decode.
+/// return stops the decode. Called one call at a time, from any of the decode's threads.
 typedef int (*cheif_monitor)(void *context, double fraction);
+
+/// Processors a tile-by-tile decode may borrow for helper threads, each with a decoder of its
+/// own, taking tiles until none are left. `spare` says how many processors are free now (less
+/// than 0 when more threads work than there are processors, and a helper then stops after its
+/// tile); `borrow` takes one (1) or finds none (0); `give_back` returns one when its helper
+/// ends.
+typedef struct {
+    int (*spare)(void *context);
+    int (*borrow)(void *context);
+    void (*give_back)(void *context);
+    void *context;
+} cheif_helpers;
 
 /// Parses a HEIF held in `data` (which must outlive the file) and finds its primary image
 /// and that image's first thumbnail. NULL, with `*failure` and `message` saying why, when
@@ -112,6 +124,8 @@ typedef struct {
     int height;
     unsigned char *icc;
     size_t icc_length;
+    /// 1 when decoded tile by tile through FFmpeg, 0 when by libheif.
+    int tiled;
 } cheif_decoded;
 
 /// A block of `size` bytes for decoded pixels, or NULL.
@@ -122,12 +136,16 @@ typedef void *(*cheif_allocate)(size_t size);
 /// `allocate` (malloc'ed). Returns 1, or 0 with `*failure` and `message` saying why.
 ///
 /// Tile by tile (`cheif_offer_layout`), `monitor` is called before each tile and can stop
-/// the decode; a tile FFmpeg cannot decode hands the file to libheif. libheif 1.15 reports no
+/// the decode, and `helpers` (or NULL) lends it processors that no other work uses: a
+/// processor seen free at two tile boundaries in a row (not one between two files of a batch)
+/// gets a helper thread while two or more tiles are left. A tile FFmpeg cannot decode hands
+/// the file to libheif. libheif 1.15 reports no
 /// progress and cannot stop a decode under way. It gives planar RGB, interleaved here: it
 /// assembles a grid image in planar RGB and would interleave it into a second whole copy (a
 /// 12 MP HEIC held 73 MB at once that way; here 36 MB of planes and the shrunk RGB).
 int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate allocate, cheif_monitor monitor,
-                 void *context, cheif_decoded *decoded, cheif_failure *failure, char *message, size_t message_length);
+                 void *context, const cheif_helpers *helpers, cheif_decoded *decoded, cheif_failure *failure,
+                 char *message, size_t message_length);
 
 void cheif_close(cheif_file *file);
 

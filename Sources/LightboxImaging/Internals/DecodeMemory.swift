@@ -31,6 +31,25 @@ final class DecodeMemory: @unchecked Sendable {
         return (inUse, queue.count)
     }
 
+    /// Reserves `bytes` when they fit beside the decodes running and none waits, without
+    /// waiting; a decode's helper thread takes its decoder's memory so. Given back by
+    /// ``giveBack(_:)``.
+    func reserveNow(_ bytes: Int) -> Bool {
+        let share = max(0, bytes)
+        condition.lock()
+        defer { condition.unlock() }
+        guard queue.isEmpty, inUse + share <= limit else { return false }
+        inUse += share
+        return true
+    }
+
+    func giveBack(_ bytes: Int) {
+        condition.lock()
+        inUse -= max(0, bytes)
+        condition.broadcast()
+        condition.unlock()
+    }
+
     /// Runs `body` once `bytes` (at most the limit) are reserved, and frees them after.
     /// Throws `cancelled` if `monitor` cancels the render while it waits.
     func withReservation<T>(

@@ -28,9 +28,11 @@ enum Renderer {
         monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         PixelBuffers.prepareProcess()
-        let decoded = try decode(
-            path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: monitor)
-        return try render(decoded, path: path, options: options, monitor: monitor)
+        return try Processors.shared.holding { () throws(ImagingError) in
+            let decoded = try decodeFile(
+                path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: monitor)
+            return try render(decoded, path: path, options: options, monitor: monitor)
+        }
     }
 
     /// Renders from an encoded image in memory (a cached JPEG or WebP thumbnail): upright
@@ -39,7 +41,14 @@ enum Renderer {
         encoded bytes: [UInt8], options: [ThumbnailOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         PixelBuffers.prepareProcess()
-        let label = "an encoded image of \(bytes.count) bytes"
+        return try Processors.shared.holding { () throws(ImagingError) in
+            try render(encoded: bytes, label: "an encoded image of \(bytes.count) bytes", options: options, monitor: monitor)
+        }
+    }
+
+    private static func render(
+        encoded bytes: [UInt8], label: String, options: [ThumbnailOptions], monitor: RenderMonitor?
+    ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         let decoded: Decoded
         if let header = try JPEGDecoder.header(bytes, path: label) {
             decoded = try decodeJPEG(bytes, header: header, fileOrientation: 1, path: label, options: options, monitor: monitor)
@@ -78,6 +87,10 @@ enum Renderer {
     /// Nil when the file embeds none.
     static func renderEmbeddedThumbnail(path: String, options: ThumbnailOptions) throws(ImagingError) -> EncodedImage? {
         PixelBuffers.prepareProcess()
+        return try Processors.shared.holding { () throws(ImagingError) in try embeddedThumbnail(path: path, options: options) }
+    }
+
+    private static func embeddedThumbnail(path: String, options: ThumbnailOptions) throws(ImagingError) -> EncodedImage? {
         guard let metadata = try? MetadataReader.read(fileAtPath: path) else { return nil }
         let decoded: Decoded
         switch metadata.format {
@@ -107,10 +120,19 @@ enum Renderer {
     // MARK: - Decoding
 
     /// `contents` are the file's bytes when the caller holds them, and `fileOrientation` its
-    /// EXIF orientation when the caller has read it: neither is then read again.
+    /// EXIF orientation when the caller has read it: neither is then read again. Holds a
+    /// processor (``Processors``) while it decodes, as every render does from start to end.
     static func decode(
         path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [ThumbnailOptions],
         monitor: RenderMonitor?
+    ) throws(ImagingError) -> Decoded {
+        try Processors.shared.holding { () throws(ImagingError) -> Decoded in
+            try decodeFile(path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: monitor)
+        }
+    }
+
+    private static func decodeFile(
+        path: String, contents: [UInt8]?, fileOrientation: Int?, options: [ThumbnailOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> Decoded {
         var opened: (format: FileFormat?, bytes: [UInt8]?)
         if let contents {
@@ -315,11 +337,12 @@ enum Renderer {
             // `CHEIF` interleaves and shrinks it into a block of its own. Two 12 MP HEICs decoded
             // side by side that way for 1024 px peaked at 147 to 153 MiB (a process with one peaks
             // at 75), for a tenth less time: 4.5 bytes a pixel keeps them one at a time.
-            let memory =
-                output
-                + (tiled.map { 750_000 + 5 * $0.pictureWidth * $0.pictureHeight }
-                    ?? decodedSize.width * decodedSize.height * 9 / 2)
+            let pictureMemory = tiled.map { 750_000 + 5 * $0.pictureWidth * $0.pictureHeight }
+            let memory = output + (pictureMemory ?? decodedSize.width * decodedSize.height * 9 / 2)
             let box = monitor.map(RenderMonitorBox.init)
+            // Helpers decode tiles beside this thread on free processors, each with a decoder of
+            // its own.
+            let helpers = pictureMemory.map { DecodeHelpers(memory: $0) }
             return Result { () throws(ImagingError) -> Decoded? in
                 try DecodeMemory.shared.withReservation(memory, monitor: monitor, path: path) {
                     () throws(ImagingError) -> Decoded? in
@@ -330,18 +353,20 @@ enum Renderer {
                     if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
                     var decoded = cheif_decoded()
                     let thumbnailFlag: Int32 = chosen == .thumbnail ? 1 : 0
-                    let status =
+                    func decode(_ lent: UnsafePointer<cheif_helpers>?) -> Int32 {
                         if let box {
                             box.withContext { context in
                                 cheif_decode(
                                     file, thumbnailFlag, Int32(shrink), PixelBuffers.allocateForC, RenderMonitor.callback,
-                                    context, &decoded, &failure, &message, message.count)
+                                    context, lent, &decoded, &failure, &message, message.count)
                             }
                         } else {
                             cheif_decode(
-                                file, thumbnailFlag, Int32(shrink), PixelBuffers.allocateForC, nil, nil, &decoded, &failure,
-                                &message, message.count)
+                                file, thumbnailFlag, Int32(shrink), PixelBuffers.allocateForC, nil, nil, lent, &decoded,
+                                &failure, &message, message.count)
                         }
+                    }
+                    let status = helpers.map { $0.withHelpers(decode) } ?? decode(nil)
                     if status != 1, failure == CHEIF_STOPPED {
                         throw ImagingError(.cancelled, "the render was cancelled", path: path)
                     }
