@@ -95,7 +95,9 @@ enum Renderer {
         let decoded: Decoded
         switch metadata.format {
         case .heic, .heif, .avif:
-            guard metadata.heifThumbnailSize != nil, let bytes = (try? sniff(path))?.bytes,
+            guard metadata.heifThumbnailSize != nil, let bytes = (try? sniff(path))?.bytes else { return nil }
+            defer { ReadBuffers.shared.giveBack(bytes) }
+            guard
                 let thumbnail = try decodeHEIF(bytes, path: path, orientation: nil, monitor: nil, choose: {
                     primary, thumbnail, _ in
                     guard let thumbnail, thumbnail.width < primary.width, thumbnail.height < primary.height else { return nil }
@@ -140,6 +142,14 @@ enum Renderer {
         } else {
             opened = try sniff(path)
         }
+        defer {
+            // The array read for the decode goes back for the next file once the decode is done
+            // with it (the decoded pixels are elsewhere).
+            if contents == nil, let bytes = opened.bytes {
+                opened.bytes = nil
+                ReadBuffers.shared.giveBack(bytes)
+            }
+        }
         if opened.format == .jpeg, let bytes = opened.bytes, let header = try JPEGDecoder.header(bytes, path: path) {
             return try decodeJPEG(
                 bytes, header: header, fileOrientation: fileOrientation ?? JPEGDecoder.exifOrientation(bytes), path: path,
@@ -161,6 +171,7 @@ enum Renderer {
             return decoded
         }
         // libvips reads the file itself: its bytes need not stay beside the decode.
+        if contents == nil, let bytes = opened.bytes { ReadBuffers.shared.giveBack(bytes) }
         opened.bytes = nil
         return try Vips.isolatingFailure { () throws(ImagingError) in
             try decodeWithLibvips(path: path, options: options, monitor: monitor)
@@ -432,7 +443,8 @@ enum Renderer {
             : ImagingError(.unreadable, "not a HEIF image Lightbox can read: \(reason)", path: path)
     }
 
-    /// The format its first bytes say, and the whole file when it is a JPEG; anything else is
+    /// The format its first bytes say, and the whole file when it is a JPEG or a HEIF, in an
+    /// array from ``ReadBuffers`` that the caller gives back; anything else is
     /// read by libvips or FFmpeg itself (a 500 MB TIFF is not read into memory to look at its
     /// first bytes).
     private static func sniff(_ path: String) throws(ImagingError) -> (format: FileFormat?, bytes: [UInt8]?) {
@@ -450,7 +462,7 @@ enum Renderer {
         let format = FileFormat(sniffing: head)
         guard let format, format == .jpeg && size <= maximumJPEGFileSize || heifFormats.contains(format) && size <= maximumHEIFFileSize
         else { return (format, nil) }
-        return (format, try readFully(descriptor, offset: 0, length: size, path: path))
+        return (format, try readFully(descriptor, offset: 0, length: size, path: path, kept: true))
     }
 
     /// A movie's first frame, upright as its track's matrix turns it.
@@ -494,22 +506,36 @@ enum Renderer {
         return try readFully(descriptor, offset: offset, length: length, path: path)
     }
 
-    private static func readFully(_ descriptor: Int32, offset: Int, length: Int, path: String) throws(ImagingError)
-        -> [UInt8]
+    /// `length` bytes from `offset`, in a fresh array, or in one from ``ReadBuffers`` (`kept`)
+    /// that the caller gives back.
+    private static func readFully(_ descriptor: Int32, offset: Int, length: Int, path: String, kept: Bool = false)
+        throws(ImagingError) -> [UInt8]
     {
-        var failed = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
-            // A 4 MB photo read into fresh small pages took a quarter of the render's page faults.
-            if let base = buffer.baseAddress { PixelBuffers.adviseHugePages(UnsafeMutableRawPointer(base), length) }
+        /// Fills `buffer` from the file; how many bytes it read.
+        func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+            guard let base = buffer.baseAddress else { return 0 }
             var done = 0
-            while done < length {
-                let got = pread(descriptor, buffer.baseAddress! + done, length - done, off_t(offset + done))
+            while done < buffer.count {
+                let got = pread(descriptor, base + done, buffer.count - done, off_t(offset + done))
                 if got < 0 && errno == EINTR { continue }
                 guard got > 0 else { break }
                 done += got
             }
-            failed = done != length
-            count = done
+            return done
+        }
+        var bytes: [UInt8]
+        var failed = false
+        if kept {
+            bytes = ReadBuffers.shared.take(count: length)
+            failed = bytes.withUnsafeMutableBufferPointer { fill($0) } != length
+            if failed { ReadBuffers.shared.giveBack(bytes) }
+        } else {
+            bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+                // A 4 MB photo read into fresh small pages took a quarter of the render's page faults.
+                if let base = buffer.baseAddress { PixelBuffers.adviseHugePages(UnsafeMutableRawPointer(base), length) }
+                count = fill(buffer)
+                failed = count != length
+            }
         }
         if failed { throw ImagingError(.unreadable, "cannot read the file", path: path) }
         return bytes
