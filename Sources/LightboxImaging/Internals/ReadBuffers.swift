@@ -13,8 +13,10 @@ import Synchronization
 /// Arrays are values: one still referenced when given back is copied on its next write, never
 /// shared.
 final class ReadBuffers: Sendable {
-    /// Two renders in flight and two more kept; none over 16 MB.
-    static let shared = ReadBuffers(keptBytes: 32 << 20, keptArrays: 4, largest: 16 << 20)
+    /// Two arrays of up to 4 MB (an iPhone HEIC is 1 to 3 MB): keeping four of up to 16 MB
+    /// raised the JPEG benchmark's peak by 14 MB for no time it could measure, the larger
+    /// JPEGs' pages being mostly huge ones already (`PixelBuffers.adviseHugePages`).
+    static let shared = ReadBuffers(keptBytes: 8 << 20, keptArrays: 2, largest: 4 << 20)
 
     let keptBytes: Int
     let keptArrays: Int

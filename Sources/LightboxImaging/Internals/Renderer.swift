@@ -444,7 +444,7 @@ enum Renderer {
     }
 
     /// The format its first bytes say, and the whole file when it is a JPEG or a HEIF, in an
-    /// array from ``ReadBuffers`` that the caller gives back; anything else is
+    /// array the caller gives back to ``ReadBuffers`` (which keeps the smaller ones); anything else is
     /// read by libvips or FFmpeg itself (a 500 MB TIFF is not read into memory to look at its
     /// first bytes).
     private static func sniff(_ path: String) throws(ImagingError) -> (format: FileFormat?, bytes: [UInt8]?) {
@@ -462,7 +462,7 @@ enum Renderer {
         let format = FileFormat(sniffing: head)
         guard let format, format == .jpeg && size <= maximumJPEGFileSize || heifFormats.contains(format) && size <= maximumHEIFFileSize
         else { return (format, nil) }
-        return (format, try readFully(descriptor, offset: 0, length: size, path: path, kept: true))
+        return (format, try readFully(descriptor, offset: 0, length: size, path: path, kept: size <= ReadBuffers.shared.largest))
     }
 
     /// A movie's first frame, upright as its track's matrix turns it.
