@@ -1,6 +1,7 @@
 #include "cvideo.h"
 #include "cvideo_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,21 +13,94 @@ struct cvideo_hevc {
     /// end (`AV_INPUT_BUFFER_PADDING_SIZE`).
     unsigned char *buffer;
     size_t capacity;
+    /// What it was opened with, to be handed out again for the same.
+    unsigned char *config;
+    size_t config_length;
+    size_t max_pixels;
+    /// The bytes before each NAL unit giving its length (the configuration's
+    /// `lengthSizeMinusOne` plus 1).
+    int length_size;
+    /// 0 once a picture failed or carried parameter sets (which would change the decoder for
+    /// the next file): such a decoder is never kept.
+    int clean;
 };
 
-void cvideo_hevc_close(cvideo_hevc *decoder) {
+/// Decoders given back clean, oldest first, for a later open with the same configuration.
+enum { kept_limit = 4 };
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static cvideo_hevc *kept[kept_limit];
+static int kept_count;
+
+static void free_decoder(cvideo_hevc *decoder) {
     if (!decoder) return;
     ffmpeg.av_frame_free(&decoder->frame);
     ffmpeg.av_packet_free(&decoder->packet);
     ffmpeg.avcodec_free_context(&decoder->codec);
     free(decoder->buffer);
+    free(decoder->config);
     free(decoder);
+}
+
+/// A kept decoder opened with `config` and `max_pixels`, taken out of the kept ones; NULL.
+static cvideo_hevc *take_kept(const unsigned char *config, size_t config_length, size_t max_pixels) {
+    cvideo_hevc *found = NULL;
+    pthread_mutex_lock(&kept_lock);
+    for (int i = kept_count - 1; i >= 0 && !found; i--) {
+        cvideo_hevc *candidate = kept[i];
+        if (candidate->max_pixels == max_pixels && candidate->config_length == config_length &&
+            memcmp(candidate->config, config, config_length) == 0) {
+            found = candidate;
+            memmove(&kept[i], &kept[i + 1], (size_t)(kept_count - i - 1) * sizeof(kept[0]));
+            kept_count--;
+        }
+    }
+    pthread_mutex_unlock(&kept_lock);
+    return found;
+}
+
+int cvideo_hevc_reusable(const cvideo_hevc *decoder) { return decoder && decoder->clean; }
+
+void cvideo_hevc_close(cvideo_hevc *decoder) {
+    if (!decoder) return;
+    if (!decoder->clean) {
+        free_decoder(decoder);
+        return;
+    }
+    // The picture's buffer goes back to the decoder's pool; the next decode flushes.
+    ffmpeg.av_frame_unref(decoder->frame);
+    cvideo_hevc *oldest = NULL;
+    pthread_mutex_lock(&kept_lock);
+    if (kept_count == kept_limit) {
+        oldest = kept[0];
+        memmove(&kept[0], &kept[1], (size_t)(kept_limit - 1) * sizeof(kept[0]));
+        kept_count--;
+    }
+    kept[kept_count++] = decoder;
+    pthread_mutex_unlock(&kept_lock);
+    free_decoder(oldest);
+}
+
+/// Whether `data` is whole NAL units, each after its `length_size`-byte length, none of them a
+/// parameter set (VPS, SPS, PPS: types 32 to 34), which FFmpeg would keep for later pictures.
+static int only_pictures(const unsigned char *data, size_t length, int length_size) {
+    size_t at = 0;
+    while (at < length) {
+        if (length - at < (size_t)length_size) return 0;
+        size_t size = 0;
+        for (int i = 0; i < length_size; i++) size = (size << 8) | data[at + i];
+        at += (size_t)length_size;
+        if (size == 0 || size > length - at) return 0;
+        int type = (data[at] >> 1) & 0x3f;
+        if (type >= 32 && type <= 34) return 0;
+        at += size;
+    }
+    return 1;
 }
 
 /// FFmpeg's buffer for a picture, made black first. The decoder reuses its buffers, and a
 /// damaged picture whose slice ends early (which FFmpeg does not report) leaves the rest of
-/// the buffer as it was: black, not the last picture this decoder made, which would differ
-/// with the order pictures are decoded in.
+/// the buffer as it was: black, not the last picture this decoder made (of this file or, kept,
+/// of an earlier one), which would differ with the order pictures are decoded in.
 static int black_buffer(AVCodecContext *codec, AVFrame *frame, int flags) {
     int error = ffmpeg.avcodec_default_get_buffer2(codec, frame, flags);
     if (error < 0) return error;
@@ -42,6 +116,7 @@ cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length
     *out = NULL;
     if (message && message_length) message[0] = 0;
     if (!cvideo_load_codec(message, message_length)) return CVIDEO_UNAVAILABLE;
+    if ((*out = take_kept(config, config_length, max_pixels))) return CVIDEO_OK;
     ffmpeg.av_log_set_level(AV_LOG_QUIET);
     const AVCodec *hevc = ffmpeg.avcodec_find_decoder(AV_CODEC_ID_HEVC);
     if (!hevc) {
@@ -49,14 +124,21 @@ cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length
         return CVIDEO_UNAVAILABLE;
     }
     cvideo_hevc *decoder = calloc(1, sizeof(*decoder));
-    if (!decoder || !(decoder->codec = ffmpeg.avcodec_alloc_context3(hevc)) ||
+    if (!decoder || !(decoder->config = malloc(config_length ? config_length : 1)) ||
+        !(decoder->codec = ffmpeg.avcodec_alloc_context3(hevc)) ||
         !(decoder->packet = ffmpeg.av_packet_alloc()) || !(decoder->frame = ffmpeg.av_frame_alloc()) ||
         config_length > INT32_MAX - AV_INPUT_BUFFER_PADDING_SIZE ||
         !(decoder->codec->extradata = ffmpeg.av_malloc(config_length + AV_INPUT_BUFFER_PADDING_SIZE))) {
-        cvideo_hevc_close(decoder);
+        free_decoder(decoder);
         cvideo_set_message(message, message_length, "out of memory", 0);
         return CVIDEO_TOO_LARGE;
     }
+    memcpy(decoder->config, config, config_length);
+    decoder->config_length = config_length;
+    decoder->max_pixels = max_pixels;
+    // An `hvcC` record's byte 21 ends with lengthSizeMinusOne; FFmpeg reads it the same way.
+    decoder->length_size = config_length > 21 ? (config[21] & 3) + 1 : 4;
+    decoder->clean = 1;
     // The configuration record as extradata: FFmpeg reads the parameter sets from it and the
     // NAL units' length size, as for an MP4 track.
     memcpy(decoder->codec->extradata, config, config_length);
@@ -73,7 +155,7 @@ cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length
     int error = ffmpeg.avcodec_open2(decoder->codec, hevc, NULL);
     if (error < 0) {
         cvideo_set_message(message, message_length, "FFmpeg rejects the HEVC configuration", error);
-        cvideo_hevc_close(decoder);
+        free_decoder(decoder);
         return CVIDEO_CORRUPT;
     }
     *out = decoder;
@@ -98,6 +180,7 @@ cvideo_status cvideo_hevc_decode(cvideo_hevc *decoder, const unsigned char *data
         decoder->buffer = grown;
         decoder->capacity = needed;
     }
+    if (!only_pictures(data, length, decoder->length_size)) decoder->clean = 0;
     memcpy(decoder->buffer, data, length);
     memset(decoder->buffer + length, 0, AV_INPUT_BUFFER_PADDING_SIZE);
     ffmpeg.av_frame_unref(decoder->frame);
@@ -113,11 +196,13 @@ cvideo_status cvideo_hevc_decode(cvideo_hevc *decoder, const unsigned char *data
     if (error >= 0) error = ffmpeg.avcodec_send_packet(decoder->codec, NULL);
     if (error >= 0) error = ffmpeg.avcodec_receive_frame(decoder->codec, decoder->frame);
     if (error < 0) {
+        decoder->clean = 0;
         cvideo_set_message(message, message_length, "FFmpeg cannot decode the HEVC picture", error);
         return CVIDEO_CORRUPT;
     }
     const AVFrame *frame = decoder->frame;
     if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
+        decoder->clean = 0;
         cvideo_set_message(message, message_length, "the HEVC picture is damaged", 0);
         return CVIDEO_CORRUPT;
     }
@@ -130,6 +215,7 @@ cvideo_status cvideo_hevc_decode(cvideo_hevc *decoder, const unsigned char *data
     case AV_PIX_FMT_YUVJ444P:
     case AV_PIX_FMT_YUV444P: shift_x = 0, shift_y = 0; break;
     default:
+        decoder->clean = 0;
         cvideo_set_message(message, message_length, "the HEVC picture is not 8-bit YCbCr", 0);
         return CVIDEO_NO_VIDEO;
     }

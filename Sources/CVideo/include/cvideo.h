@@ -90,6 +90,11 @@ typedef struct {
 /// configuration record with the parameter sets), each of at most `max_pixels` coded pixels
 /// (FFmpeg refuses larger ones before allocating them). CVIDEO_UNAVAILABLE when FFmpeg's
 /// libraries are missing; CVIDEO_CORRUPT when FFmpeg rejects the configuration.
+///
+/// A decoder closed after clean pictures (no error, no parameter sets of their own) is kept,
+/// up to four, and handed out again for the same configuration and limit: every iPhone photo
+/// of one kind shares its tiles' configuration, and opening a decoder (its context and first
+/// picture buffers, fresh pages) was most of a 256 px thumbnail's page faults.
 cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length, size_t max_pixels,
                                cvideo_hevc **decoder, char *message, size_t message_length);
 
@@ -99,6 +104,11 @@ cvideo_status cvideo_hevc_open(const unsigned char *config, size_t config_length
 cvideo_status cvideo_hevc_decode(cvideo_hevc *decoder, const unsigned char *data, size_t length,
                                  cvideo_picture *picture, char *message, size_t message_length);
 
+/// Whether closing the decoder would keep it: every picture so far decoded and carried no
+/// parameter sets.
+int cvideo_hevc_reusable(const cvideo_hevc *decoder);
+
+/// Gives the decoder back: kept for the next open with its configuration, or freed.
 void cvideo_hevc_close(cvideo_hevc *decoder);
 
 #endif
