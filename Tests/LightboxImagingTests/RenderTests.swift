@@ -368,7 +368,9 @@ struct RenderTests {
 
         /// The decode's status, whether it went tile by tile, its pixels, and how many threads
         /// reported progress.
-        func decode(_ bytes: [UInt8], helped: Bool) throws -> (status: Int32, tiled: Bool, pixels: [UInt8], threads: Int) {
+        func decode(_ bytes: [UInt8], helped: Bool, lending processors: Processors = processors) throws
+            -> (status: Int32, tiled: Bool, pixels: [UInt8], threads: Int)
+        {
             try bytes.withUnsafeBytes { raw in
                 var failure = CHEIF_UNSUPPORTED
                 var message = [CChar](repeating: 0, count: 256)
@@ -409,6 +411,11 @@ struct RenderTests {
         #expect(same)
         #expect(processors.spare == 4, "every processor given back")
         #expect(memory.state.reserved == 0, "every helper's memory given back")
+        // Every processor held by a render (a batch with a file per processor): no helper.
+        let busy = Processors(limit: 2)
+        let crowded = try busy.holding { try busy.holding { try decode(bytes, helped: true, lending: busy) } }
+        let sameCrowded = crowded.pixels == alone.pixels
+        #expect(crowded.threads == 1 && sameCrowded, "one thread, the same pixels")
 
         // Tile 31 of 48 damaged: FFmpeg refuses it, whichever thread takes it, and the file goes
         // to libheif (whose concealment of the damage differs from run to run, like

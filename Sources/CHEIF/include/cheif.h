@@ -8,8 +8,8 @@
 //
 // An image in 8-bit 4:2:0 HEVC, one picture or a grid of them as phones write it, whose
 // layout the caller offers (`cheif_offer_layout`), is decoded tile by tile by FFmpeg's HEVC
-// decoder (`CVideo`) on the calling thread and made RGB straight into the output at the size
-// asked for: FFmpeg takes about 40% of the processor time libheif's decoder took for an
+// decoder (`CVideo`) on the calling thread, and on helper threads when the caller lends free
+// processors (`cheif_helpers`), and made RGB straight into the output at the size asked for: FFmpeg takes about 40% of the processor time libheif's decoder took for an
 // iPhone's 12 MP photo, a decode holds one 512x512 tile beside the output instead of the whole
 // image, and it can report progress and stop between tiles. An iPhone's embedded thumbnail is
 // one such picture. Everything else (AVIF, 10-bit, 4:2:2 and 4:4:4, alpha, mirroring, crops)

@@ -21,23 +21,19 @@ final class PixelBuffers: Sendable {
     let keptBytes: Int
     let keptBlocks: Int
 
-    /// Blocks by address (raw pointers are not `Sendable`), oldest first; the list owns them.
-    private struct Kept {
-        var blocks: [(address: UInt, capacity: Int)] = []
-        var bytes = 0
-    }
-
-    private let kept = Mutex(Kept())
+    /// Blocks by address (raw pointers are not `Sendable`); the list owns them.
+    private let kept: Mutex<KeptBlocks<UInt>>
 
     /// At most `keptBytes` in at most `keptBlocks` blocks are kept, the ones given back last.
     init(keptBytes: Int, keptBlocks: Int) {
         self.keptBytes = keptBytes
         self.keptBlocks = keptBlocks
+        kept = Mutex(KeptBlocks(limitBytes: keptBytes, limitBlocks: keptBlocks))
     }
 
     deinit {
         kept.withLock { kept in
-            for block in kept.blocks { free(UnsafeMutableRawPointer(bitPattern: block.address)) }
+            for kept in kept.blocks { free(UnsafeMutableRawPointer(bitPattern: kept.block)) }
         }
     }
 
@@ -47,17 +43,8 @@ final class PixelBuffers: Sendable {
     /// A block of at least `size` bytes: the smallest kept one that fits without wasting more
     /// than its size again, or a new one. Nil when memory runs out.
     func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
-        if size >= Self.smallest {
-            let reused: UInt? = kept.withLock { kept in
-                let fitting = kept.blocks.indices.filter {
-                    kept.blocks[$0].capacity >= size && kept.blocks[$0].capacity <= 2 * size
-                }
-                guard let best = fitting.min(by: { kept.blocks[$0].capacity < kept.blocks[$1].capacity }) else { return nil }
-                let block = kept.blocks.remove(at: best)
-                kept.bytes -= block.capacity
-                return block.address
-            }
-            if let reused { return UnsafeMutableRawPointer(bitPattern: reused) }
+        if size >= Self.smallest, let reused = kept.withLock({ $0.take(atLeast: size) }) {
+            return UnsafeMutableRawPointer(bitPattern: reused)
         }
         let block = malloc(max(1, size))
         if let block { Self.adviseHugePages(block, size) }
@@ -83,18 +70,7 @@ final class PixelBuffers: Sendable {
         guard let pointer else { return }
         let capacity = malloc_usable_size(pointer)
         guard capacity >= Self.smallest, capacity <= keptBytes else { return free(pointer) }
-        let address = UInt(bitPattern: pointer)
-        let dropped: [UInt] = kept.withLock { kept in
-            kept.blocks.append((address, capacity))
-            kept.bytes += capacity
-            var dropped: [UInt] = []
-            while kept.bytes > keptBytes || kept.blocks.count > keptBlocks {
-                let oldest = kept.blocks.removeFirst()
-                kept.bytes -= oldest.capacity
-                dropped.append(oldest.address)
-            }
-            return dropped
-        }
+        let dropped = kept.withLock { $0.keep(UInt(bitPattern: pointer), capacity: capacity) }
         for block in dropped { free(UnsafeMutableRawPointer(bitPattern: block)) }
     }
 

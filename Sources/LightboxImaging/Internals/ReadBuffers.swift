@@ -18,53 +18,54 @@ final class ReadBuffers: Sendable {
     /// JPEGs' pages being mostly huge ones already (`PixelBuffers.adviseHugePages`).
     static let shared = ReadBuffers(keptBytes: 8 << 20, keptArrays: 2, largest: 4 << 20)
 
-    let keptBytes: Int
-    let keptArrays: Int
+    /// Arrays larger than this are never kept: a file that size gets a fresh array.
     let largest: Int
 
-    private let kept = Mutex<[[UInt8]]>([])
+    private let kept: Mutex<KeptBlocks<[UInt8]>>
 
     init(keptBytes: Int, keptArrays: Int, largest: Int) {
-        self.keptBytes = keptBytes
-        self.keptArrays = keptArrays
         self.largest = largest
+        kept = Mutex(KeptBlocks(limitBytes: keptBytes, limitBlocks: keptArrays))
     }
 
     /// How many arrays are kept, and their bytes.
     var held: (arrays: Int, bytes: Int) {
-        kept.withLock { ($0.count, $0.reduce(0) { $0 + $1.capacity }) }
+        kept.withLock { ($0.blocks.count, $0.bytes) }
     }
 
-    /// An array of `count` bytes whose values are undefined (another file's, or zero), to be
-    /// overwritten: the smallest kept one that holds them, else a new one.
-    func take(count: Int) -> [UInt8] {
-        var array = kept.withLock { kept -> [UInt8] in
-            let fitting = kept.indices.filter { kept[$0].capacity >= count }
-            guard let best = fitting.min(by: { kept[$0].capacity < kept[$1].capacity }) else { return [] }
-            return kept.remove(at: best)
+    /// Up to `count` bytes that `fill` writes into the buffer it is given (returning how many
+    /// it wrote), in a kept array that holds them, else a fresh one: the array holds what
+    /// `fill` wrote. Give it back with ``giveBack(_:)`` once done with.
+    func read(count: Int, _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Int) -> [UInt8] {
+        guard count <= largest, var array = kept.withLock({ $0.take(atLeast: count) }) else {
+            return Self.fresh(count: count, fill)
         }
         if array.count > count {
             array.removeLast(array.count - count)
         } else if array.count < count {
             array.append(contentsOf: repeatElement(0, count: count - array.count))
         }
+        let written = array.withUnsafeMutableBufferPointer { fill($0) }
+        if written < count { array.removeLast(count - written) }
         return array
     }
 
-    /// Keeps `array` for a later file, or lets it go: one over `largest`, or beyond the kept
-    /// bytes and arrays (the oldest go first).
+    /// The same in a fresh array, its 2 MB-aligned part advised to huge pages (a 4 MB photo
+    /// read into fresh small pages took a quarter of the render's page faults).
+    static func fresh(count: Int, _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if let base = buffer.baseAddress { PixelBuffers.adviseHugePages(UnsafeMutableRawPointer(base), count) }
+            initialized = fill(buffer)
+        }
+    }
+
+    /// Keeps `array` for a later file, or lets it go: one under a megabyte or over `largest`,
+    /// or beyond the kept bytes and arrays (the oldest go first).
     func giveBack(_ array: [UInt8]) {
         let capacity = array.capacity
         guard capacity >= PixelBuffers.smallest, capacity <= largest else { return }
-        let released: [[UInt8]] = kept.withLock { kept in
-            kept.append(array)
-            var released: [[UInt8]] = []
-            while kept.count > keptArrays || kept.reduce(0, { $0 + $1.capacity }) > keptBytes {
-                released.append(kept.removeFirst())
-            }
-            return released
-        }
+        let dropped = kept.withLock { $0.keep(array, capacity: capacity) }
         // Freed outside the lock.
-        _ = released
+        _ = dropped
     }
 }

@@ -462,7 +462,7 @@ enum Renderer {
         let format = FileFormat(sniffing: head)
         guard let format, format == .jpeg && size <= maximumJPEGFileSize || heifFormats.contains(format) && size <= maximumHEIFFileSize
         else { return (format, nil) }
-        return (format, try readFully(descriptor, offset: 0, length: size, path: path, kept: size <= ReadBuffers.shared.largest))
+        return (format, try readFully(descriptor, offset: 0, length: size, path: path, kept: true))
     }
 
     /// A movie's first frame, upright as its track's matrix turns it.
@@ -523,21 +523,11 @@ enum Renderer {
             }
             return done
         }
-        var bytes: [UInt8]
-        var failed = false
-        if kept {
-            bytes = ReadBuffers.shared.take(count: length)
-            failed = bytes.withUnsafeMutableBufferPointer { fill($0) } != length
-            if failed { ReadBuffers.shared.giveBack(bytes) }
-        } else {
-            bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
-                // A 4 MB photo read into fresh small pages took a quarter of the render's page faults.
-                if let base = buffer.baseAddress { PixelBuffers.adviseHugePages(UnsafeMutableRawPointer(base), length) }
-                count = fill(buffer)
-                failed = count != length
-            }
+        let bytes = kept ? ReadBuffers.shared.read(count: length, fill) : ReadBuffers.fresh(count: length, fill)
+        guard bytes.count == length else {
+            if kept { ReadBuffers.shared.giveBack(bytes) }
+            throw ImagingError(.unreadable, "cannot read the file", path: path)
         }
-        if failed { throw ImagingError(.unreadable, "cannot read the file", path: path) }
         return bytes
     }
 
