@@ -1,11 +1,13 @@
+import CColour
 import Foundation
 import LightboxTestSupport
 import Testing
 
 @testable import LightboxImaging
 
-/// ICC profiles to sRGB through a Little CMS transform made once per profile (`CColour`),
-/// against libvips' `vips_icc_transform`, which makes one per image.
+/// ICC profiles to sRGB through a transform made once per profile (`CColour`: fixed point for
+/// matrix/TRC profiles, Little CMS for the others), against Little CMS's own transform and
+/// libvips' `vips_icc_transform`, which makes one per image.
 @Suite("Colour: one transform per ICC profile")
 struct ColourTests {
     private func difference(_ a: VipsImageRef, _ b: VipsImageRef) throws -> (mean: Double, max: Int) {
@@ -44,6 +46,57 @@ struct ColourTests {
         // P3 taken as sRGB is far: the conversion did something.
         let (unconverted, _) = try difference(image, libvips)
         #expect(unconverted > 4 * max(mean, 0.1), "unconverted \(unconverted), converted \(mean)")
+    }
+
+    /// Every 8-bit RGB colour, red slowest: 16,777,216 pixels in a 4096x4096 image.
+    private static let everyColour: [UInt8] = {
+        var pixels = [UInt8](repeating: 0, count: 1 << 24 * 3)
+        for colour in 0..<(1 << 24) {
+            pixels[colour * 3] = UInt8(colour >> 16)
+            pixels[colour * 3 + 1] = UInt8((colour >> 8) & 0xFF)
+            pixels[colour * 3 + 2] = UInt8(colour & 0xFF)
+        }
+        return pixels
+    }()
+
+    /// `transform` applied to ``everyColour``.
+    private func converted(by transform: UnsafeMutableRawPointer) -> [UInt8] {
+        let input = Self.everyColour
+        return [UInt8](unsafeUninitializedCapacity: input.count) { output, count in
+            input.withUnsafeBufferPointer { input in
+                ccolour_apply(transform, input.baseAddress, 4096 * 3, output.baseAddress, 4096 * 3, 4096, 4096)
+            }
+            count = input.count
+        }
+    }
+
+    @Test("A matrix/TRC profile converts in fixed point to Little CMS's bytes, every 8-bit colour; a lookup-table profile goes to Little CMS", arguments: [
+        // Display P3 (an iPhone 7's JPEG), Adobe RGB (1998) and Nikon's, GIMP's sRGB, and a
+        // printer's lookup-table profile.
+        ("digikam/body-background.jpg", false), ("exiv2/data/small.icc", false),
+        ("exiftool/images/ICC_Profile.icc", false), ("forensics/original-files/pic2/d-debian.jpg", false),
+        ("exiv2/data/large.icc", true),
+    ])
+    func everyColourAsLittleCMS(file: String, lookupTable: Bool) throws {
+        let path = try Corpus.path(file)
+        let profile = try #require(
+            file.hasSuffix(".icc")
+                ? FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+                : Vips.open(path, failOnTruncation: true).iccProfile)
+        let ours = try #require(profile.withUnsafeBytes { ccolour_rgb_to_srgb($0.baseAddress, $0.count) })
+        defer { ccolour_free(ours) }
+        let reference = try #require(profile.withUnsafeBytes { ccolour_lcms_rgb_to_srgb($0.baseAddress, $0.count) })
+        defer { ccolour_free(reference) }
+        #expect((ccolour_is_little_cms(ours) == 1) == lookupTable)
+        let (mine, theirs) = (converted(by: ours), converted(by: reference))
+        // Compared to a Bool first: a failed comparison of two 50 MB arrays would print them.
+        let same = mine == theirs
+        let differing = same ? 0 : zip(mine, theirs).count { $0 != $1 }
+        #expect(same, "\(file): \(differing) of \(mine.count) values differ from Little CMS's")
+        // The conversion does something, except for an sRGB profile, which the renders skip.
+        let unchanged = mine == Self.everyColour
+        #expect(unchanged == (ccolour_is_identity(ours) == 1))
+        #expect(unchanged == file.hasSuffix("d-debian.jpg"), "\(file): unchanged \(unchanged)")
     }
 
     @Test("A profile's transform is made once and kept")

@@ -456,11 +456,12 @@ extension Vips {
     /// Converted from the colour space `profile` describes to sRGB.
     ///
     /// 8-bit RGB from an RGB profile goes through a transform made once per profile
-    /// (``ColourTransforms``); anything else through `vips_icc_transform`.
+    /// (``ColourTransforms``), or stays as it is when the profile is sRGB to the last bit;
+    /// anything else goes through `vips_icc_transform`.
     static func convertToSRGB(_ image: VipsImageRef, profile: [UInt8], path: String) throws(ImagingError) -> VipsImageRef {
         if image.bands == 3, image.isUncoded8Bit,
             let converted = try ColourTransforms.shared.withTransformToSRGB(from: profile, { transform throws(ImagingError) in
-                try apply(transform, to: image, path: path)
+                ccolour_is_identity(transform) == 1 ? image : try apply(transform, to: image, path: path)
             })
         {
             return converted
