@@ -149,6 +149,14 @@ cheif_file *cheif_open(const void *data, size_t length, cheif_failure *failure, 
     return file;
 }
 
+cheif_file *cheif_open_layouts(const void *data, size_t length) {
+    cheif_file *file = calloc(1, sizeof(*file));
+    if (!file) return NULL;
+    file->data = data;
+    file->length = length;
+    return file;
+}
+
 void cheif_primary_size(const cheif_file *file, int *width, int *height) {
     *width = heif.heif_image_handle_get_width(file->primary);
     *height = heif.heif_image_handle_get_height(file->primary);
@@ -167,14 +175,17 @@ int cheif_offer_layout(cheif_file *file, int thumbnail, const cheif_layout *offe
     tiled_image *image = thumbnail ? &file->thumbnail_tiles : &file->primary_tiles;
     const struct heif_image_handle *handle = thumbnail ? file->thumbnail : file->primary;
     if (image->decoder) return 1;
-    if (!handle || !is_rgb8(handle) || offered->item != (thumbnail ? file->thumbnail_id : file->primary_id)) {
-        return 0;
-    }
-    // The layout must describe the image libheif sees: the same size once turned.
-    int turned = offered->rotation & 1;
-    if ((turned ? offered->height : offered->width) != heif.heif_image_handle_get_width(handle) ||
-        (turned ? offered->width : offered->height) != heif.heif_image_handle_get_height(handle)) {
-        return 0;
+    // With libheif, the layout must describe the image libheif sees: its item, 8-bit RGB, the
+    // same size once turned. Without, the caller's reading is all there is.
+    if (file->context) {
+        if (!handle || !is_rgb8(handle) || offered->item != (thumbnail ? file->thumbnail_id : file->primary_id)) {
+            return 0;
+        }
+        int turned = offered->rotation & 1;
+        if ((turned ? offered->height : offered->width) != heif.heif_image_handle_get_width(handle) ||
+            (turned ? offered->width : offered->height) != heif.heif_image_handle_get_height(handle)) {
+            return 0;
+        }
     }
     // The decoder configuration record's chroma format (1: 4:2:0) and bit depths less 8, in
     // bytes 16 to 18: 8-bit 4:2:0, as phones write; libheif decodes the others.
@@ -348,12 +359,14 @@ int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate all
         if (message && message_length) snprintf(message, message_length, "cannot shrink by %d", shrink);
         return 0;
     }
-    if (!is_rgb8(handle)) {
-        if (message && message_length) snprintf(message, message_length, "not an 8-bit RGB image");
+    tiled_image *image = thumbnail ? &file->thumbnail_tiles : &file->primary_tiles;
+    if (file->context ? !is_rgb8(handle) : !image->decoder) {
+        if (message && message_length) {
+            snprintf(message, message_length, file->context ? "not an 8-bit RGB image" : "no layout was taken");
+        }
         return 0;
     }
     int tiled = 0;
-    tiled_image *image = thumbnail ? &file->thumbnail_tiles : &file->primary_tiles;
     if (image->decoder) {
         int result = cheif_decode_tiles(file->data, &image->layout, image->decoder, shrink, allocate, monitor, context,
                                         helpers, decoded, message, message_length);
@@ -364,11 +377,16 @@ int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate all
         }
         // A tile FFmpeg refuses: libheif has the last word.
         tiled = result == 1;
+        if (!tiled && !file->context) {
+            if (message && message_length) snprintf(message, message_length, "FFmpeg refused a tile");
+            return 0;
+        }
     }
     // No progress callbacks: libheif 1.15 calls none, on a grid HEIC or a single AVIF, with or
     // without its decoding threads.
     if (!tiled && !decode_shrinking(handle, shrink, allocate, decoded, failure, message, message_length)) return 0;
     decoded->tiled = tiled;
+    if (!file->context) return 1;
     enum heif_color_profile_type type = heif.heif_image_handle_get_color_profile_type(handle);
     if (type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC) {
         size_t length = heif.heif_image_handle_get_raw_color_profile_size(handle);

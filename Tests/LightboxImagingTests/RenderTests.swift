@@ -277,7 +277,9 @@ struct RenderTests {
             var message = [CChar](repeating: 0, count: 256)
             guard let file = cheif_open(raw.baseAddress, raw.count, &failure, &message, message.count) else { return nil }
             defer { cheif_close(file) }
-            return Renderer.offerLayout(of: thumbnail ? .thumbnail : .primary, in: bytes, to: file) != nil
+            return HEIFCodedImage.read(bytes, image: thumbnail ? .thumbnail : .primary).map {
+                Renderer.offer($0, thumbnail: thumbnail, to: file)
+            } == true
         }
     }
 
@@ -343,6 +345,67 @@ struct RenderTests {
         #expect(thumbnails >= 3, "the iPhones' and heic.heic's thumbnails")
     }
 
+    /// The primary image or the thumbnail of `bytes` decoded tile by tile by `CHEIF`, from a
+    /// file libheif opened or one opened without it: its pixels, size and ICC profile (libheif's,
+    /// or the layout's reading without it). Nil when the layout is not taken.
+    private func decodeTiles(_ bytes: [UInt8], thumbnail: Bool, withLibheif: Bool) throws
+        -> (pixels: [UInt8], width: Int32, height: Int32, profile: [UInt8]?)?
+    {
+        let layout = try #require(HEIFCodedImage.read(bytes, image: thumbnail ? .thumbnail : .primary))
+        return try bytes.withUnsafeBytes { raw in
+            var failure = CHEIF_UNSUPPORTED
+            var message = [CChar](repeating: 0, count: 256)
+            let file = try #require(
+                withLibheif
+                    ? cheif_open(raw.baseAddress, raw.count, &failure, &message, message.count)
+                    : cheif_open_layouts(raw.baseAddress, raw.count))
+            defer { cheif_close(file) }
+            guard Renderer.offer(layout, thumbnail: thumbnail, to: file) else { return nil }
+            var decoded = cheif_decoded()
+            let status = cheif_decode(
+                file, thumbnail ? 1 : 0, 1, PixelBuffers.allocateForC, nil, nil, nil, &decoded, &failure, &message,
+                message.count)
+            defer {
+                free(decoded.pixels)
+                free(decoded.icc)
+            }
+            try #require(status == 1 && decoded.tiled == 1, "\(JPEGDecoder.text(message))")
+            let pixels = [UInt8](UnsafeBufferPointer(start: decoded.pixels, count: decoded.stride * Int(decoded.height)))
+            let profile =
+                withLibheif
+                ? decoded.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: decoded.icc_length)) }
+                : layout.profile.map { Array(bytes[$0]) }
+            return (pixels, decoded.width, decoded.height, profile)
+        }
+    }
+
+    @Test("A phone's HEIC decodes tile by tile without libheif: both images read in Swift, libheif's pixels, size and ICC profile; the others need libheif")
+    func tiledHEIFsWithoutLibheif() throws {
+        var alone: Set<String> = []
+        for file in Self.heifs {
+            let bytes = [UInt8](try #require(FileManager.default.contents(atPath: try Corpus.path(file))))
+            guard let layouts = HEIFCodedImage.readPrimaryAndThumbnail(bytes) else { continue }
+            for thumbnail in layouts.thumbnail == nil ? [false] : [false, true] {
+                let label = "\(file)\(thumbnail ? "'s thumbnail" : "")"
+                // A 10-bit image (the Sony's) is refused either way: the render then opens libheif.
+                let withLibheif = try decodeTiles(bytes, thumbnail: thumbnail, withLibheif: true)
+                let without = try decodeTiles(bytes, thumbnail: thumbnail, withLibheif: false)
+                #expect((withLibheif == nil) == (without == nil), "\(label)")
+                guard let withLibheif, let without else { continue }
+                if !thumbnail { alone.insert(file) }
+                #expect((without.width, without.height) == (withLibheif.width, withLibheif.height), "\(label)")
+                let same = without.pixels == withLibheif.pixels
+                #expect(same, "\(label): other pixels without libheif")
+                #expect(without.profile == withLibheif.profile, "\(label): the ICC profile")
+                // libheif's size as displayed, which the render's geometry takes.
+                let displayed = try #require((thumbnail ? layouts.thumbnail : layouts.primary)?.displayedSize)
+                #expect((displayed.width, displayed.height) == (Int(withLibheif.width), Int(withLibheif.height)), "\(label)")
+            }
+        }
+        // Stonehenge.heic has no thumbnail; every iPhone photo carries Display P3.
+        #expect(alone == Self.tiledHEIFs)
+    }
+
     @Test("A HEIF's irot turns the tile-by-tile decode as libheif turns it, at each quarter turn", arguments: 0..<4)
     func tiledHEIFTurns(quarterTurns: Int) throws {
         // Stonehenge.heic is one HEVC picture with an irot; the angle is the byte after "irot".
@@ -376,7 +439,8 @@ struct RenderTests {
                 var message = [CChar](repeating: 0, count: 256)
                 let file = try #require(cheif_open(raw.baseAddress, raw.count, &failure, &message, message.count))
                 defer { cheif_close(file) }
-                try #require(Renderer.offerLayout(of: .primary, in: bytes, to: file) != nil)
+                let layout = try #require(HEIFCodedImage.read(bytes, image: .primary))
+                try #require(Renderer.offer(layout, thumbnail: false, to: file))
                 let threads = Mutex<Set<UInt>>([])
                 let box = RenderMonitorBox(
                     RenderMonitor(isCancelled: { false }, progress: { _ in threads.withLock { _ = $0.insert(UInt(pthread_self())) } }))

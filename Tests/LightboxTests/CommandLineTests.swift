@@ -101,13 +101,15 @@ struct CommandLineTests {
         #expect(Set(outputs) == ["wine.jpg", "wine-2.jpg"])
     }
 
-    // libvips is opened on first use, and the render of a camera JPEG, an iPhone HEIC or a
-    // movie's poster frame needs none of it: with a broken libvips.so.42 first on the library
-    // path, they still make thumbnails and a PNG, which needs libvips, fails with the reason.
-    @Test("thumbnail of camera JPEGs, an iPhone HEIC and a movie never opens libvips; a PNG names libvips' absence as its error")
+    // libvips and libheif are opened on first use, and the render of a camera JPEG, an iPhone
+    // HEIC (read in Swift, decoded by FFmpeg) or a movie's poster frame needs neither: with a
+    // broken libvips.so.42 and libheif.so.1 first on the library path, they still make
+    // thumbnails and a PNG, which needs libvips, fails with the reason.
+    @Test("thumbnail of camera JPEGs, an iPhone HEIC and a movie never opens libvips or libheif; a PNG names libvips' absence as its error")
     func thumbnailWithoutLibvips() throws {
         let libraries = try TemporaryDirectory()
         try Data().write(to: libraries.url.appendingPathComponent("libvips.so.42"))
+        try Data().write(to: libraries.url.appendingPathComponent("libheif.so.1"))
         let out = try TemporaryDirectory()
         let source = try TemporaryDirectory()
         let rotated = try source.copy(Corpus.path("lomiri/backgrounds/Wine_by_Jakkub_Mede.jpg"), as: "wine.jpg")
@@ -118,7 +120,7 @@ struct CommandLineTests {
             rotated, try Corpus.path("digikam/body-background.jpg"), try Corpus.path("exiv2/data/exiv2-bug922a.jpg"),
             try Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"),
         ]
-        // libheif's decode, shrunk by CHEIF, and FFmpeg's first frame.
+        // FFmpeg's decode of the HEIC's tiles, shrunk by CHEIF, and FFmpeg's first frame.
         let heic = try Corpus.path("exiv2/data/IMG_3578.heic")
         let movie = try Corpus.path("forensics/original-files/movie1/VID_20191220_170832.mp4")
         let png = try Corpus.path("pillow/images/hopper.png")

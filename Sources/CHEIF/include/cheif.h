@@ -59,6 +59,14 @@ typedef struct {
 /// libheif cannot be loaded or does not read the bytes.
 cheif_file *cheif_open(const void *data, size_t length, cheif_failure *failure, char *message, size_t message_length);
 
+/// A HEIF held in `data` (which must outlive the file) without libheif: its images are only
+/// those whose layouts the caller offers, decoded tile by tile, and `cheif_decode` of any other
+/// fails with `CHEIF_UNSUPPORTED` (the caller then opens the bytes with `cheif_open`). The
+/// caller reads the sizes, alpha and ICC profile itself. For a process that decodes only
+/// phones' HEICs, libheif is never loaded: 4 ms at the first HEIF, and its parse of every
+/// file. NULL when out of memory.
+cheif_file *cheif_open_layouts(const void *data, size_t length);
+
 /// The primary image's size as displayed (libheif's rotation, mirroring and crop applied).
 void cheif_primary_size(const cheif_file *file, int *width, int *height);
 
@@ -109,7 +117,8 @@ typedef struct {
 
 /// Offers the layout of the primary image (`thumbnail` 0) or the thumbnail (1), which `file`
 /// copies. That image is then decoded tile by tile by FFmpeg (see above) when the layout is the
-/// image libheif found (its item, and its size once turned), the configuration says 8-bit
+/// image libheif found (its item, and its size once turned; any layout for a file opened
+/// without libheif), the configuration says 8-bit
 /// 4:2:0 and FFmpeg's decoder opens: it holds one picture's YCbCr and the decoder's state
 /// beside its output. Returns 1 then; 0 leaves the image to libheif.
 int cheif_offer_layout(cheif_file *file, int thumbnail, const cheif_layout *layout);
@@ -133,7 +142,8 @@ typedef void *(*cheif_allocate)(size_t size);
 
 /// The thumbnail (`thumbnail` 1) or the primary image decoded to 8-bit RGB, `shrink` (1, 2, 4
 /// or 8) times smaller, rounded up, each pixel the mean of its block, into a block from
-/// `allocate` (malloc'ed). Returns 1, or 0 with `*failure` and `message` saying why.
+/// `allocate` (malloc'ed). Returns 1, or 0 with `*failure` and `message` saying why. A file
+/// opened without libheif (`cheif_open_layouts`) gives no ICC profile.
 ///
 /// Tile by tile (`cheif_offer_layout`), `monitor` is called before each tile and can stop
 /// the decode, and `helpers` (or NULL) lends it processors that no other work uses: a

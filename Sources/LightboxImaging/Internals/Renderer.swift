@@ -303,17 +303,27 @@ enum Renderer {
         case thumbnail
     }
 
-    /// A HEIF decoded by libheif directly (`CHEIF`): the image `choose` picks, given the
-    /// primary image's size, its 8-bit RGB thumbnail's (both as displayed) and whether the
-    /// primary is 8-bit RGB. Nil when libheif is missing or `choose` picks none: libvips'
-    /// loader then has the file. Throws when libheif finds the file damaged, cut short or not
-    /// one it reads: libvips would read it through the same libheif, and its error buffer is
-    /// the process's, where two files failing at once mix their messages.
+    /// A HEIF decoded by `CHEIF`: the image `choose` picks, given the primary image's size, its
+    /// 8-bit RGB thumbnail's (both as displayed) and whether the primary is 8-bit RGB. Nil when
+    /// libheif is missing or `choose` picks none: libvips' loader then has the file. Throws when
+    /// libheif finds the file damaged, cut short or not one it reads: libvips would read it
+    /// through the same libheif, and its error buffer is the process's, where two files failing
+    /// at once mix their messages.
+    ///
+    /// A phone's HEIC (both images in the simple form `HEIFCodedImage` reads) is decoded tile by
+    /// tile without libheif, which is loaded only for the other files and for a tile FFmpeg
+    /// refuses.
     static func decodeHEIF(
         _ bytes: [UInt8], path: String, orientation override: Int?, monitor: RenderMonitor?,
         choose: (_ primary: (width: Int, height: Int), _ thumbnail: (width: Int, height: Int)?, _ primaryIsRGB8: Bool)
             -> HEIFImage?
     ) throws(ImagingError) -> Decoded? {
+        if let layouts = HEIFCodedImage.readPrimaryAndThumbnail(bytes),
+            let decoded = try decodeHEIFTiles(
+                bytes, layouts: layouts, path: path, orientation: override, monitor: monitor, choose: choose)
+        {
+            return decoded
+        }
         var message = [CChar](repeating: 0, count: 256)
         guard cheif_load(&message, message.count) == 1 else { return nil }
         var failure = CHEIF_UNSUPPORTED
@@ -330,97 +340,137 @@ enum Renderer {
             guard let chosen = choose((Int(width), Int(height)), thumbnail, cheif_primary_is_rgb8(file) == 1) else {
                 return .success(nil)
             }
-            var decodedSize = (width: Int(width), height: Int(height))
-            var shrink = 1
-            switch chosen {
-            case .thumbnail:
-                guard let thumbnail else { return .success(nil) }
-                decodedSize = thumbnail
-            case .primary(let factor):
-                shrink = max(1, factor)
-            }
-            let tiled = offerLayout(of: chosen == .thumbnail ? .thumbnail : .primary, in: bytes, to: file)
-            let output = ((decodedSize.width + shrink - 1) / shrink) * ((decodedSize.height + shrink - 1) / shrink) * 3
-            // Tile by tile (FFmpeg), a decode holds one picture's YCbCr and the decoder's state
-            // beside its output: 1.1 MB for a 320x240 thumbnail, 1.7 MB for a 512x512 tile, which
-            // 0.75 MB and 5 bytes a picture's pixel cover (1.13 and 2.06 MB). libheif holds a grid image in planar RGB
-            // (3 bytes a pixel) beside the tiles it is decoding on its threads, one a processor;
-            // `CHEIF` interleaves and shrinks it into a block of its own. Two 12 MP HEICs decoded
-            // side by side that way for 1024 px peaked at 147 to 153 MiB (a process with one peaks
-            // at 75), for a tenth less time: 4.5 bytes a pixel keeps them one at a time.
-            let pictureMemory = tiled.map { 750_000 + 5 * $0.pictureWidth * $0.pictureHeight }
-            let memory = output + (pictureMemory ?? decodedSize.width * decodedSize.height * 9 / 2)
-            let box = monitor.map(RenderMonitorBox.init)
-            // Helpers decode tiles beside this thread on free processors, each with a decoder of
-            // its own.
-            let helpers = pictureMemory.map { DecodeHelpers(memory: $0) }
+            let layout = HEIFCodedImage.read(bytes, image: chosen == .thumbnail ? .thumbnail : .primary)
+            let tiled = layout.flatMap { offer($0, thumbnail: chosen == .thumbnail, to: file) ? $0 : nil }
             return Result { () throws(ImagingError) -> Decoded? in
-                try DecodeMemory.shared.withReservation(memory, monitor: monitor, path: path) {
-                    () throws(ImagingError) -> Decoded? in
-                    // libheif 1.15 reports no progress and cannot stop a decode: there the decode,
-                    // most of a HEIF's render, is one step, and a cancelled render stops before it
-                    // or right after. Tile by tile, the monitor is asked before each tile.
-                    monitor?.progress?(0)
-                    if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
-                    var decoded = cheif_decoded()
-                    let thumbnailFlag: Int32 = chosen == .thumbnail ? 1 : 0
-                    func decode(_ lent: UnsafePointer<cheif_helpers>?) -> Int32 {
-                        if let box {
-                            box.withContext { context in
-                                cheif_decode(
-                                    file, thumbnailFlag, Int32(shrink), PixelBuffers.allocateForC, RenderMonitor.callback,
-                                    context, lent, &decoded, &failure, &message, message.count)
-                            }
-                        } else {
-                            cheif_decode(
-                                file, thumbnailFlag, Int32(shrink), PixelBuffers.allocateForC, nil, nil, lent, &decoded,
-                                &failure, &message, message.count)
-                        }
-                    }
-                    let status = helpers.map { $0.withHelpers(decode) } ?? decode(nil)
-                    if status != 1, failure == CHEIF_STOPPED {
-                        throw ImagingError(.cancelled, "the render was cancelled", path: path)
-                    }
-                    guard status == 1, let pixels = decoded.pixels else {
-                        if failure == CHEIF_DAMAGED { throw heifError(failure, message, path: path) }
-                        return nil
-                    }
-                    defer { free(decoded.icc) }
-                    // Plain pixels in a block of Lightbox's: libvips never sees them.
-                    var upright = VipsImageRef(
-                        pixels: pixels, width: Int(decoded.width), height: Int(decoded.height), bands: 3)
-                    if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
-                    // Tile by tile, the decode reported its own progress up to 1.
-                    if tiled == nil { monitor?.progress?(0.9) }
-                    // An iPhone's photo and its thumbnail carry the Display P3 profile.
-                    let profile = decoded.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: decoded.icc_length)) }
-                    if let override { upright = try Vips.upright(upright, orientation: override, path: path) }
-                    let turned = override.map { (5...8).contains($0) } ?? false
-                    let properties = ImageProperties(
-                        storedWidth: Int(width), storedHeight: Int(height), orientation: 1, loader: "heifload")
-                    return Decoded(
-                        image: upright, properties: properties, uprightWidth: Int(turned ? height : width),
-                        uprightHeight: Int(turned ? width : height), iccProfile: profile)
-                }
+                try decodeChosen(
+                    chosen, of: file, primary: (Int(width), Int(height)), thumbnail: thumbnail, tiled: tiled, profile: nil,
+                    path: path, orientation: override, monitor: monitor)
             }
         }
         return try result.get()
     }
 
-    /// Reads where `image` of a HEIF's `bytes` is coded (LightboxMetadata's box readers) and
-    /// offers it to `CHEIF`: the layout when `CHEIF` takes it and will decode the image tile by
-    /// tile through FFmpeg, nil when libheif will.
-    static func offerLayout(of image: HEIFCodedImage.Image, in bytes: [UInt8], to file: OpaquePointer)
-        -> HEIFCodedImage?
-    {
-        guard let layout = HEIFCodedImage.read(bytes, image: image) else { return nil }
+    /// A HEIF whose images are both in the simple form, decoded tile by tile with no libheif
+    /// (`cheif_open_layouts`). Nil when that cannot be done (`choose` picks none, the layout is
+    /// refused: 10-bit, not 4:2:0; FFmpeg refuses a tile): libheif then opens the file.
+    private static func decodeHEIFTiles(
+        _ bytes: [UInt8], layouts: (primary: HEIFCodedImage, thumbnail: HEIFCodedImage?), path: String,
+        orientation override: Int?, monitor: RenderMonitor?,
+        choose: (_ primary: (width: Int, height: Int), _ thumbnail: (width: Int, height: Int)?, _ primaryIsRGB8: Bool)
+            -> HEIFImage?
+    ) throws(ImagingError) -> Decoded? {
+        let primary = layouts.primary.displayedSize
+        // Without alpha (or `read` had refused it) and 8-bit if the layout is taken below.
+        guard let chosen = choose(primary, layouts.thumbnail?.displayedSize, true) else { return nil }
+        guard let layout = chosen == .thumbnail ? layouts.thumbnail : layouts.primary else { return nil }
+        let result: Result<Decoded?, ImagingError> = bytes.withUnsafeBytes { raw in
+            guard let file = cheif_open_layouts(raw.baseAddress, raw.count) else { return .success(nil) }
+            defer { cheif_close(file) }
+            guard offer(layout, thumbnail: chosen == .thumbnail, to: file) else { return .success(nil) }
+            return Result { () throws(ImagingError) -> Decoded? in
+                try decodeChosen(
+                    chosen, of: file, primary: primary, thumbnail: layouts.thumbnail?.displayedSize, tiled: layout,
+                    profile: layout.profile.map { Array(bytes[$0]) }, path: path, orientation: override, monitor: monitor)
+            }
+        }
+        return try result.get()
+    }
+
+    /// The image `chosen` of an open `file` decoded, `tiled` by FFmpeg when its layout was
+    /// taken, in the memory it reserves. Nil when `cheif_decode` leaves the file to libvips (or,
+    /// for a file opened without libheif, to libheif). `profile` is the caller's reading of the
+    /// ICC profile, else `cheif_decode`'s.
+    private static func decodeChosen(
+        _ chosen: HEIFImage, of file: OpaquePointer, primary: (width: Int, height: Int),
+        thumbnail: (width: Int, height: Int)?, tiled: HEIFCodedImage?, profile: [UInt8]?, path: String,
+        orientation override: Int?, monitor: RenderMonitor?
+    ) throws(ImagingError) -> Decoded? {
+        var decodedSize = primary
+        var shrink = 1
+        switch chosen {
+        case .thumbnail:
+            guard let thumbnail else { return nil }
+            decodedSize = thumbnail
+        case .primary(let factor):
+            shrink = max(1, factor)
+        }
+        let output = ((decodedSize.width + shrink - 1) / shrink) * ((decodedSize.height + shrink - 1) / shrink) * 3
+        // Tile by tile (FFmpeg), a decode holds one picture's YCbCr and the decoder's state
+        // beside its output: 1.1 MB for a 320x240 thumbnail, 1.7 MB for a 512x512 tile, which
+        // 0.75 MB and 5 bytes a picture's pixel cover (1.13 and 2.06 MB). libheif holds a grid image in planar RGB
+        // (3 bytes a pixel) beside the tiles it is decoding on its threads, one a processor;
+        // `CHEIF` interleaves and shrinks it into a block of its own. Two 12 MP HEICs decoded
+        // side by side that way for 1024 px peaked at 147 to 153 MiB (a process with one peaks
+        // at 75), for a tenth less time: 4.5 bytes a pixel keeps them one at a time.
+        let pictureMemory = tiled.map { 750_000 + 5 * $0.pictureWidth * $0.pictureHeight }
+        let memory = output + (pictureMemory ?? decodedSize.width * decodedSize.height * 9 / 2)
+        let box = monitor.map(RenderMonitorBox.init)
+        // Helpers decode tiles beside this thread on free processors, each with a decoder of
+        // its own.
+        let helpers = pictureMemory.map { DecodeHelpers(memory: $0) }
+        var message = [CChar](repeating: 0, count: 256)
+        var failure = CHEIF_UNSUPPORTED
+        return try DecodeMemory.shared.withReservation(memory, monitor: monitor, path: path) {
+            () throws(ImagingError) -> Decoded? in
+            // libheif 1.15 reports no progress and cannot stop a decode: there the decode,
+            // most of a HEIF's render, is one step, and a cancelled render stops before it
+            // or right after. Tile by tile, the monitor is asked before each tile.
+            monitor?.progress?(0)
+            if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
+            var decoded = cheif_decoded()
+            let thumbnailFlag: Int32 = chosen == .thumbnail ? 1 : 0
+            func decode(_ lent: UnsafePointer<cheif_helpers>?) -> Int32 {
+                if let box {
+                    box.withContext { context in
+                        cheif_decode(
+                            file, thumbnailFlag, Int32(shrink), PixelBuffers.allocateForC, RenderMonitor.callback,
+                            context, lent, &decoded, &failure, &message, message.count)
+                    }
+                } else {
+                    cheif_decode(
+                        file, thumbnailFlag, Int32(shrink), PixelBuffers.allocateForC, nil, nil, lent, &decoded,
+                        &failure, &message, message.count)
+                }
+            }
+            let status = helpers.map { $0.withHelpers(decode) } ?? decode(nil)
+            if status != 1, failure == CHEIF_STOPPED {
+                throw ImagingError(.cancelled, "the render was cancelled", path: path)
+            }
+            guard status == 1, let pixels = decoded.pixels else {
+                if failure == CHEIF_DAMAGED { throw heifError(failure, message, path: path) }
+                return nil
+            }
+            defer { free(decoded.icc) }
+            // Plain pixels in a block of Lightbox's: libvips never sees them.
+            var upright = VipsImageRef(
+                pixels: pixels, width: Int(decoded.width), height: Int(decoded.height), bands: 3)
+            if monitor?.isCancelled() == true { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
+            // Tile by tile, the decode reported its own progress up to 1.
+            if tiled == nil { monitor?.progress?(0.9) }
+            // An iPhone's photo and its thumbnail carry the Display P3 profile.
+            let profile = profile ?? decoded.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: decoded.icc_length)) }
+            if let override { upright = try Vips.upright(upright, orientation: override, path: path) }
+            let turned = override.map { (5...8).contains($0) } ?? false
+            let properties = ImageProperties(
+                storedWidth: primary.width, storedHeight: primary.height, orientation: 1, loader: "heifload")
+            return Decoded(
+                image: upright, properties: properties, uprightWidth: turned ? primary.height : primary.width,
+                uprightHeight: turned ? primary.width : primary.height, iccProfile: profile)
+        }
+    }
+
+    /// Offers `layout`, the layout of the primary image or the `thumbnail`, to `CHEIF`: true
+    /// when `CHEIF` takes it and will decode the image tile by tile through FFmpeg, false when
+    /// libheif will.
+    static func offer(_ layout: HEIFCodedImage, thumbnail: Bool, to file: OpaquePointer) -> Bool {
         var firstExtent = [0]
         var extents: [cheif_extent] = []
         for picture in layout.pictures {
             extents += picture.map { cheif_extent(offset: $0.lowerBound, length: $0.count) }
             firstExtent.append(extents.count)
         }
-        let taken = firstExtent.withUnsafeBufferPointer { first in
+        return firstExtent.withUnsafeBufferPointer { first in
             extents.withUnsafeBufferPointer { extents in
                 var offered = cheif_layout(
                     item: UInt32(exactly: layout.item) ?? 0, config_offset: layout.configuration.lowerBound,
@@ -430,10 +480,9 @@ enum Renderer {
                     tile_height: Int32(clamping: layout.pictureHeight), rotation: Int32(layout.quarterTurns),
                     has_nclx: layout.colourMatrix == nil ? 0 : 1, matrix: Int32(clamping: layout.colourMatrix ?? 2),
                     full_range: layout.fullRange == true ? 1 : 0)
-                return cheif_offer_layout(file, image == .thumbnail ? 1 : 0, &offered) == 1
+                return cheif_offer_layout(file, thumbnail ? 1 : 0, &offered) == 1
             }
         }
-        return taken ? layout : nil
     }
 
     private static func heifError(_ failure: cheif_failure, _ message: [CChar], path: String) -> ImagingError {
