@@ -98,6 +98,9 @@ bench: deps corpus
 		.corpus/forensics/original-files/pic2 .corpus/exiv2/data/2021-02-13-1929.heic .corpus/exiv2/data/IMG_3578.heic
 	.build/release/lightbox-bench images --rounds 3 $(BENCH_JPEGS)
 	.build/release/lightbox-bench images --rounds 5 .corpus/exiv2/data/IMG_3578.heic .corpus/exiv2/data/2021-02-13-1929.heic
+	# A hundred 256 px HEIC thumbnails: ten are mostly process start and library loading.
+	.build/release/lightbox-bench images --size 256 --rounds 50 .corpus/exiv2/data/IMG_3578.heic \
+		.corpus/exiv2/data/2021-02-13-1929.heic
 	.build/release/lightbox-bench image-cache .corpus/forensics/original-files/pic2 .corpus/exiv2/data/IMG_3578.heic \
 		.corpus/digikam/body-background.jpg
 	.build/release/lightbox-bench edit .corpus/exiv2/data/exiv2-bug922a.jpg
