@@ -31,6 +31,12 @@ public enum ExifTool {
         return result
     }
 
+    /// A binary tag's bytes as exiftool extracts them (`-b`), e.g. `ICC_Profile`; empty when
+    /// the file has none.
+    public static func binary(_ tag: String, of path: String) throws -> [UInt8] {
+        [UInt8](try run(["-b", "-" + tag, path]).output)
+    }
+
     /// Writes tags into a file in place (`-overwrite_original`), e.g. `["Orientation#": "8"]`.
     public static func write(_ assignments: [String: String], to path: String, ignoringMinorErrors: Bool = false) throws {
         guard try run((ignoringMinorErrors ? ["-m"] : []) + ["-q", "-overwrite_original"] + assignments.map { "-\($0.key)=\($0.value)" } + [path]).succeeded else {

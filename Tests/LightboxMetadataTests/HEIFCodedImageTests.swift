@@ -50,6 +50,14 @@ struct HEIFCodedImageTests {
         #expect((thumbnail.columns, thumbnail.rows, thumbnail.pictures.count) == (1, 1, 1))
         #expect((thumbnail.width, thumbnail.height) == (metadata.heifThumbnailWidth, metadata.heifThumbnailHeight))
         #expect(thumbnail.item != layout.item)
+
+        // Both images carry the Display P3 profile exiftool extracts, and both are read at once.
+        let icc = try ExifTool.binary("ICC_Profile", of: try Corpus.path(file))
+        #expect(icc.count > 500)
+        #expect(layout.profile.map { Array(bytes[$0]) } == icc)
+        #expect(thumbnail.profile.map { Array(bytes[$0]) } == icc)
+        let both = try #require(HEIFCodedImage.readPrimaryAndThumbnail(bytes))
+        #expect(both.primary == layout && both.thumbnail == thumbnail)
     }
 
     @Test("One picture with its nclx colour, turned by its irot as written; a crop or a sequence is not the simple form")
@@ -57,6 +65,10 @@ struct HEIFCodedImageTests {
         let stonehenge = try bytes("exiv2/data/Stonehenge.heic")
         let layout = try #require(HEIFCodedImage.read(stonehenge, image: .primary))
         #expect((layout.columns, layout.rows, layout.width, layout.height) == (1, 1, 300, 200))
+        // Its colour is nclx alone: no profile, as exiftool finds none.
+        #expect(layout.profile == nil)
+        #expect(try ExifTool.binary("ICC_Profile", of: try Corpus.path("exiv2/data/Stonehenge.heic")).isEmpty)
+        #expect(HEIFCodedImage.readPrimaryAndThumbnail(stonehenge).map { $0.primary == layout && $0.thumbnail == nil } == true)
         #expect(layout.colourMatrix.map(String.init) == (try exiftool("MatrixCoefficients", "exiv2/data/Stonehenge.heic")))
         #expect(layout.fullRange == true)
         #expect(HEIFCodedImage.read(stonehenge, image: .thumbnail) == nil, "it has no thumbnail")
