@@ -406,6 +406,45 @@ struct RenderTests {
         #expect(alone == Self.tiledHEIFs)
     }
 
+    @Test("A HEIC's thumbnail rendered from the file (its boxes and the thumbnail's bytes alone) is the one rendered from the whole file in memory")
+    func heicThumbnailFromFewBytes() throws {
+        for file in ["exiv2/data/IMG_3578.heic", "exiv2/data/2021-02-13-1929.heic"] {
+            let path = try Corpus.path(file)
+            let bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
+            // 256 px: the 320x240 thumbnail; fill, and turned by an orientation asked for.
+            for options in [
+                ThumbnailOptions(width: 256, height: 256), ThumbnailOptions(width: 200, height: 200, contentMode: .aspectFill),
+                ThumbnailOptions(width: 256, height: 256, orientation: 6),
+            ] {
+                let fromFile = try Renderer.render(path: path, options: [options], monitor: nil)
+                let fromMemory = try Renderer.render(path: path, contents: bytes, options: [options], monitor: nil)
+                // Compared to a Bool first: a failed comparison would print the JPEGs' bytes.
+                let same = fromFile.images.map(\.bytes) == fromMemory.images.map(\.bytes)
+                #expect(same, "\(file) \(options)")
+                #expect(fromFile.properties == fromMemory.properties, "\(file)")
+            }
+        }
+        // The same photo with 80 MB of `free` box after it (a sparse file), past the 64 MB
+        // Lightbox reads whole: its thumbnail still comes from its few bytes, the same JPEG,
+        // where a read of the whole file would have left it to libvips.
+        let path = try Corpus.path("exiv2/data/IMG_3578.heic")
+        let bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
+        let directory = try TemporaryDirectory()
+        let large = directory.url.appendingPathComponent("large.heic")
+        let padding = 80 << 20
+        let header: [UInt8] = [UInt8(padding >> 24), UInt8((padding >> 16) & 0xFF), UInt8((padding >> 8) & 0xFF), UInt8(padding & 0xFF)]
+        try Data(bytes + header + Array("free".utf8)).write(to: large)
+        let handle = try FileHandle(forWritingTo: large)
+        try handle.truncate(atOffset: UInt64(bytes.count + padding))
+        try handle.close()
+        let options = ThumbnailOptions(width: 256, height: 256)
+        let fromLarge = try Renderer.render(path: large.path, options: [options], monitor: nil)
+        let fromMemory = try Renderer.render(path: path, contents: bytes, options: [options], monitor: nil)
+        let same = fromLarge.images.map(\.bytes) == fromMemory.images.map(\.bytes)
+        #expect(same, "the large file's thumbnail is not the photo's")
+        #expect(fromLarge.properties.loader == "heifload")
+    }
+
     @Test("A HEIF's irot turns the tile-by-tile decode as libheif turns it, at each quarter turn", arguments: 0..<4)
     func tiledHEIFTurns(quarterTurns: Int) throws {
         // Stonehenge.heic is one HEVC picture with an irot; the angle is the byte after "irot".

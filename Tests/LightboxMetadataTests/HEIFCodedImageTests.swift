@@ -60,6 +60,29 @@ struct HEIFCodedImageTests {
         #expect(both.primary == layout && both.thumbnail == thumbnail)
     }
 
+    @Test("From the file, the boxes alone are read; the thumbnail's bytes gathered are its picture, configuration and profile, 1% of the file")
+    func gatheredThumbnail() throws {
+        for file in ["exiv2/data/IMG_3578.heic", "exiv2/data/2021-02-13-1929.heic"] {
+            let path = try Corpus.path(file)
+            let bytes = try bytes(file)
+            let source = try ByteSource(fileAtPath: path)
+            let fromFile = try #require(HEIFCodedImage.readPrimaryAndThumbnail(source))
+            let fromMemory = try #require(HEIFCodedImage.readPrimaryAndThumbnail(bytes))
+            #expect(fromFile.primary == fromMemory.primary && fromFile.thumbnail == fromMemory.thumbnail, "\(file)")
+            let thumbnail = try #require(fromFile.thumbnail)
+            let (gathered, moved) = try thumbnail.gathered(from: source)
+            #expect(gathered.count * 50 < bytes.count, "\(file): \(gathered.count) of \(bytes.count) bytes")
+            #expect(Array(gathered[moved.configuration]) == Array(bytes[thumbnail.configuration]))
+            #expect(moved.profile.map { Array(gathered[$0]) } == thumbnail.profile.map { Array(bytes[$0]) })
+            #expect(moved.profile != nil)
+            #expect(moved.pictures.count == thumbnail.pictures.count)
+            for (ours, theirs) in zip(moved.pictures, thumbnail.pictures) {
+                #expect(ours.map { Array(gathered[$0]) } == theirs.map { Array(bytes[$0]) })
+            }
+            #expect((moved.width, moved.height, moved.item) == (thumbnail.width, thumbnail.height, thumbnail.item))
+        }
+    }
+
     @Test("One picture with its nclx colour, turned by its irot as written; a crop or a sequence is not the simple form")
     func singlePictures() throws {
         let stonehenge = try bytes("exiv2/data/Stonehenge.heic")

@@ -449,6 +449,11 @@ static inline void cvips_map_large_blocks(int threshold) {
     mallopt(M_MMAP_THRESHOLD, threshold);
 }
 
+/// Makes glibc keep up to `threshold` bytes free at the top of a heap before giving them back.
+static inline void cvips_keep_heap_top(int threshold) {
+    mallopt(M_TRIM_THRESHOLD, threshold);
+}
+
 static inline void cvips_unref(VipsImage *image) {
     g_object_unref(image);
 }

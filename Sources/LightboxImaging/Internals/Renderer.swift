@@ -95,14 +95,18 @@ enum Renderer {
         let decoded: Decoded
         switch metadata.format {
         case .heic, .heif, .avif:
-            guard metadata.heifThumbnailSize != nil, let bytes = (try? sniff(path))?.bytes else { return nil }
+            guard metadata.heifThumbnailSize != nil else { return nil }
+            let choose: HEIFChooser = { primary, thumbnail, _ in
+                guard let thumbnail, thumbnail.width < primary.width, thumbnail.height < primary.height else { return nil }
+                return .thumbnail
+            }
+            if let thumbnail = try decodeHEIFThumbnail(path: path, orientation: nil, monitor: nil, choose: choose) {
+                decoded = thumbnail
+                break
+            }
+            guard let bytes = try? readWholeHEIF(path) else { return nil }
             defer { ReadBuffers.shared.giveBack(bytes) }
-            guard
-                let thumbnail = try decodeHEIF(bytes, path: path, orientation: nil, monitor: nil, choose: {
-                    primary, thumbnail, _ in
-                    guard let thumbnail, thumbnail.width < primary.width, thumbnail.height < primary.height else { return nil }
-                    return .thumbnail
-                })
+            guard let thumbnail = try decodeHEIF(bytes, path: path, orientation: nil, monitor: nil, choose: choose)
             else { return nil }
             decoded = thumbnail
         default:
@@ -165,10 +169,20 @@ enum Renderer {
                 monitor: monitor)
         }
         if opened.format?.kind == .video { return try decodePosterFrame(path: path, options: options) }
-        if let format = opened.format, heifFormats.contains(format), let bytes = opened.bytes,
-            let decoded = try decodeHEIF(bytes, path: path, options: options, monitor: monitor)
-        {
-            return decoded
+        if let format = opened.format, heifFormats.contains(format) {
+            let override = validOrientation(options.first?.orientation)
+            let choose = heifChoice(options: options)
+            if contents == nil,
+                let decoded = try decodeHEIFThumbnail(path: path, orientation: override, monitor: monitor, choose: choose)
+            {
+                return decoded
+            }
+            if opened.bytes == nil { opened.bytes = try readWholeHEIF(path) }
+            if let bytes = opened.bytes,
+                let decoded = try decodeHEIF(bytes, path: path, orientation: override, monitor: monitor, choose: choose)
+            {
+                return decoded
+            }
         }
         // libvips reads the file itself: its bytes need not stay beside the decode.
         if contents == nil, let bytes = opened.bytes { ReadBuffers.shared.giveBack(bytes) }
@@ -258,15 +272,12 @@ enum Renderer {
         )
     }
 
-    /// A HEIF decoded by libheif directly: its embedded thumbnail when that covers the box
-    /// every output needs, else its primary image when that is 8-bit RGB; nil for libvips'
-    /// loader (16-bit, alpha, or a file libheif does not read).
-    private static func decodeHEIF(
-        _ bytes: [UInt8], path: String, options: [ThumbnailOptions], monitor: RenderMonitor?
-    ) throws(ImagingError) -> Decoded? {
-        let override = validOrientation(options.first?.orientation)
-        let turned = override.map { (5...8).contains($0) } ?? false
-        return try decodeHEIF(bytes, path: path, orientation: override, monitor: monitor) { primary, thumbnail, primaryIsRGB8 in
+    /// What a HEIF render decodes for `options`: its embedded thumbnail when that covers the
+    /// box every output needs, else its primary image when that is 8-bit RGB, shrunk as far as
+    /// the outputs allow; nil for libvips' loader (16-bit, alpha).
+    private static func heifChoice(options: [ThumbnailOptions]) -> HEIFChooser {
+        let turned = validOrientation(options.first?.orientation).map { (5...8).contains($0) } ?? false
+        return { primary, thumbnail, primaryIsRGB8 in
             let box = decodeBox(
                 uprightWidth: turned ? primary.height : primary.width,
                 uprightHeight: turned ? primary.width : primary.height, options: options)
@@ -286,6 +297,12 @@ enum Renderer {
         }
     }
 
+    /// Picks the image of a HEIF to decode from the primary image's size, its 8-bit RGB
+    /// thumbnail's (both as displayed) and whether the primary is 8-bit RGB; nil for none.
+    typealias HEIFChooser = (
+        _ primary: (width: Int, height: Int), _ thumbnail: (width: Int, height: Int)?, _ primaryIsRGB8: Bool
+    ) -> HEIFImage?
+
     /// How many times smaller a HEIF's primary image may be made RGB (`cheif_decode`).
     static let heifShrinkFactors = [1, 2, 4, 8]
     /// How much larger than the output a shrunk HEIF must stay. The shrink averages blocks; a
@@ -303,24 +320,24 @@ enum Renderer {
         case thumbnail
     }
 
-    /// A HEIF decoded by `CHEIF`: the image `choose` picks, given the primary image's size, its
-    /// 8-bit RGB thumbnail's (both as displayed) and whether the primary is 8-bit RGB. Nil when
-    /// libheif is missing or `choose` picks none: libvips' loader then has the file. Throws when
-    /// libheif finds the file damaged, cut short or not one it reads: libvips would read it
-    /// through the same libheif, and its error buffer is the process's, where two files failing
-    /// at once mix their messages.
+    /// A HEIF decoded by `CHEIF`: the image `choose` picks. Nil when libheif is missing or
+    /// `choose` picks none: libvips' loader then has the file. Throws when libheif finds the
+    /// file damaged, cut short or not one it reads: libvips would read it through the same
+    /// libheif, and its error buffer is the process's, where two files failing at once mix their
+    /// messages.
     ///
     /// A phone's HEIC (both images in the simple form `HEIFCodedImage` reads) is decoded tile by
     /// tile without libheif, which is loaded only for the other files and for a tile FFmpeg
     /// refuses.
     static func decodeHEIF(
-        _ bytes: [UInt8], path: String, orientation override: Int?, monitor: RenderMonitor?,
-        choose: (_ primary: (width: Int, height: Int), _ thumbnail: (width: Int, height: Int)?, _ primaryIsRGB8: Bool)
-            -> HEIFImage?
+        _ bytes: [UInt8], path: String, orientation override: Int?, monitor: RenderMonitor?, choose: HEIFChooser
     ) throws(ImagingError) -> Decoded? {
         if let layouts = HEIFCodedImage.readPrimaryAndThumbnail(bytes),
+            let chosen = choose(layouts.primary.displayedSize, layouts.thumbnail?.displayedSize, true),
+            let layout = chosen == .thumbnail ? layouts.thumbnail : layouts.primary,
             let decoded = try decodeHEIFTiles(
-                bytes, layouts: layouts, path: path, orientation: override, monitor: monitor, choose: choose)
+                bytes, chosen: chosen, layout: layout, primary: layouts.primary.displayedSize,
+                thumbnail: layouts.thumbnail?.displayedSize, path: path, orientation: override, monitor: monitor)
         {
             return decoded
         }
@@ -351,26 +368,39 @@ enum Renderer {
         return try result.get()
     }
 
-    /// A HEIF whose images are both in the simple form, decoded tile by tile with no libheif
-    /// (`cheif_open_layouts`). Nil when that cannot be done (`choose` picks none, the layout is
-    /// refused: 10-bit, not 4:2:0; FFmpeg refuses a tile): libheif then opens the file.
-    private static func decodeHEIFTiles(
-        _ bytes: [UInt8], layouts: (primary: HEIFCodedImage, thumbnail: HEIFCodedImage?), path: String,
-        orientation override: Int?, monitor: RenderMonitor?,
-        choose: (_ primary: (width: Int, height: Int), _ thumbnail: (width: Int, height: Int)?, _ primaryIsRGB8: Bool)
-            -> HEIFImage?
+    /// A HEIF's embedded thumbnail decoded from the few bytes it takes, read from the file at
+    /// `path`: the boxes that describe the file (through a `ByteSource`, in 16 KB pages) and
+    /// the thumbnail's picture, about 1% of an iPhone photo's file, where a decode from memory
+    /// reads all of it. Nil when `choose` does not pick the thumbnail or either image is not in
+    /// the simple form: the caller then reads the whole file.
+    private static func decodeHEIFThumbnail(
+        path: String, orientation override: Int?, monitor: RenderMonitor?, choose: HEIFChooser
     ) throws(ImagingError) -> Decoded? {
-        let primary = layouts.primary.displayedSize
-        // Without alpha (or `read` had refused it) and 8-bit if the layout is taken below.
-        guard let chosen = choose(primary, layouts.thumbnail?.displayedSize, true) else { return nil }
-        guard let layout = chosen == .thumbnail ? layouts.thumbnail : layouts.primary else { return nil }
+        guard let source = try? ByteSource(fileAtPath: path), let layouts = HEIFCodedImage.readPrimaryAndThumbnail(source),
+            let thumbnail = layouts.thumbnail,
+            choose(layouts.primary.displayedSize, thumbnail.displayedSize, true) == .thumbnail,
+            let gathered = try? thumbnail.gathered(from: source)
+        else { return nil }
+        return try decodeHEIFTiles(
+            gathered.bytes, chosen: .thumbnail, layout: gathered.layout, primary: layouts.primary.displayedSize,
+            thumbnail: thumbnail.displayedSize, path: path, orientation: override, monitor: monitor)
+    }
+
+    /// The image `chosen` of a HEIF whose images are both in the simple form, decoded tile by
+    /// tile from `bytes` (the file, or the bytes `layout` was gathered into) with no libheif
+    /// (`cheif_open_layouts`). Nil when the layout is refused (10-bit, not 4:2:0) or FFmpeg
+    /// refuses a tile: libheif then opens the file.
+    private static func decodeHEIFTiles(
+        _ bytes: [UInt8], chosen: HEIFImage, layout: HEIFCodedImage, primary: (width: Int, height: Int),
+        thumbnail: (width: Int, height: Int)?, path: String, orientation override: Int?, monitor: RenderMonitor?
+    ) throws(ImagingError) -> Decoded? {
         let result: Result<Decoded?, ImagingError> = bytes.withUnsafeBytes { raw in
             guard let file = cheif_open_layouts(raw.baseAddress, raw.count) else { return .success(nil) }
             defer { cheif_close(file) }
             guard offer(layout, thumbnail: chosen == .thumbnail, to: file) else { return .success(nil) }
             return Result { () throws(ImagingError) -> Decoded? in
                 try decodeChosen(
-                    chosen, of: file, primary: primary, thumbnail: layouts.thumbnail?.displayedSize, tiled: layout,
+                    chosen, of: file, primary: primary, thumbnail: thumbnail, tiled: layout,
                     profile: layout.profile.map { Array(bytes[$0]) }, path: path, orientation: override, monitor: monitor)
             }
         }
@@ -492,26 +522,41 @@ enum Renderer {
             : ImagingError(.unreadable, "not a HEIF image Lightbox can read: \(reason)", path: path)
     }
 
-    /// The format its first bytes say, and the whole file when it is a JPEG or a HEIF, in an
-    /// array the caller gives back to ``ReadBuffers`` (which keeps the smaller ones); anything else is
-    /// read by libvips or FFmpeg itself (a 500 MB TIFF is not read into memory to look at its
-    /// first bytes).
+    /// The format its first bytes say, and the whole file when it is a JPEG, in an array the
+    /// caller gives back to ``ReadBuffers`` (which keeps the smaller ones). A HEIF is read
+    /// afterwards, only as far as the image the render picks needs (`decodeHEIFThumbnail`,
+    /// `readWholeHEIF`); anything else is read by libvips or FFmpeg itself (a 500 MB TIFF is
+    /// not read into memory to look at its first bytes).
     private static func sniff(_ path: String) throws(ImagingError) -> (format: FileFormat?, bytes: [UInt8]?) {
+        let (descriptor, size) = try openRegularFile(path)
+        defer { close(descriptor) }
+        let head = try readFully(descriptor, offset: 0, length: min(size, FileFormat.sniffLength), path: path)
+        let format = FileFormat(sniffing: head)
+        guard format == .jpeg, size <= maximumJPEGFileSize else { return (format, nil) }
+        return (format, try readFully(descriptor, offset: 0, length: size, path: path, kept: true))
+    }
+
+    /// A HEIF's whole file, in an array the caller gives back to ``ReadBuffers``; nil when it is
+    /// larger than ``maximumHEIFFileSize`` (libvips then reads it).
+    private static func readWholeHEIF(_ path: String) throws(ImagingError) -> [UInt8]? {
+        let (descriptor, size) = try openRegularFile(path)
+        defer { close(descriptor) }
+        guard size <= maximumHEIFFileSize else { return nil }
+        return try readFully(descriptor, offset: 0, length: size, path: path, kept: true)
+    }
+
+    /// A descriptor for the regular file at `path`, which the caller closes, and its size.
+    private static func openRegularFile(_ path: String) throws(ImagingError) -> (descriptor: Int32, size: Int) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw ImagingError(.unreadable, "cannot open the file (\(String(cString: strerror(errno))))", path: path)
         }
-        defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
             throw ImagingError(.unreadable, "not a regular file", path: path)
         }
-        let size = Int(status.st_size)
-        let head = try readFully(descriptor, offset: 0, length: min(size, FileFormat.sniffLength), path: path)
-        let format = FileFormat(sniffing: head)
-        guard let format, format == .jpeg && size <= maximumJPEGFileSize || heifFormats.contains(format) && size <= maximumHEIFFileSize
-        else { return (format, nil) }
-        return (format, try readFully(descriptor, offset: 0, length: size, path: path, kept: true))
+        return (descriptor, Int(status.st_size))
     }
 
     /// A movie's first frame, upright as its track's matrix turns it.

@@ -61,7 +61,13 @@ public struct HEIFCodedImage: Sendable, Equatable {
     /// simple form (the thumbnail nil when the file has none): a decoder that takes pictures
     /// itself then needs nothing else of the file. Nil when either is not.
     public static func readPrimaryAndThumbnail(_ bytes: [UInt8]) -> (primary: HEIFCodedImage, thumbnail: HEIFCodedImage?)? {
-        let found: (HEIFCodedImage, HEIFCodedImage?)?? = try? Items(ByteSource(bytes: bytes)).flatMap {
+        readPrimaryAndThumbnail(ByteSource(bytes: bytes))
+    }
+
+    /// ``readPrimaryAndThumbnail(_:)`` from a source, which a file-backed one reads only where
+    /// the boxes are: the `meta` box and the top-level boxes' headers.
+    public static func readPrimaryAndThumbnail(_ source: ByteSource) -> (primary: HEIFCodedImage, thumbnail: HEIFCodedImage?)? {
+        let found: (HEIFCodedImage, HEIFCodedImage?)?? = try? Items(source).flatMap {
             items throws(MetadataError) -> (HEIFCodedImage, HEIFCodedImage?)? in
             guard let primary = try items.layout(of: items.primary) else { return nil }
             guard let id = items.thumbnail else { return (primary, nil) }
@@ -69,6 +75,30 @@ public struct HEIFCodedImage: Sendable, Equatable {
             return (primary, thumbnail)
         }
         return found ?? nil
+    }
+
+    /// The bytes this image's decode reads (its configuration, its pictures and its ICC
+    /// profile) gathered from `source` into one array, and the layout with its ranges moved onto
+    /// that array: an iPhone's 320x240 thumbnail is about 1% of its file.
+    public func gathered(from source: ByteSource) throws(MetadataError) -> (bytes: [UInt8], layout: HEIFCodedImage) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(configuration.count + (profile?.count ?? 0) + pictures.joined().reduce(0) { $0 + $1.count })
+        /// Appends `range` of the file; where it now lies.
+        func gather(_ range: Range<Int>) throws(MetadataError) -> Range<Int> {
+            let start = bytes.count
+            bytes += try source.bytes(at: range.lowerBound, count: range.count)
+            return start..<bytes.count
+        }
+        var moved = self
+        moved.configuration = try gather(configuration)
+        moved.profile = try profile.map { range throws(MetadataError) in try gather(range) }
+        moved.pictures = []
+        for picture in pictures {
+            var ranges: [Range<Int>] = []
+            for range in picture { ranges.append(try gather(range)) }
+            moved.pictures.append(ranges)
+        }
+        return (bytes, moved)
     }
 
     /// A HEIF's items as its `meta` box lists them.
