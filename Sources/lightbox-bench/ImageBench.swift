@@ -22,6 +22,12 @@ import Glibc
 /// no run waits on the disk for what the one before it had in the page cache: the benchmark
 /// machine gives back page cache that has not been touched for a few seconds, and a run then
 /// read up to 20 MB of the photos from disk.
+///
+/// Each repeat also runs each tool at each thread count on the first file alone: that run's time
+/// is the process's start (its libraries, its runtime) and one image. A batch's time less that
+/// run's, over the images but one, is the time an image adds once the process runs
+/// (`msPerImageAfterStart`, and its two-thread `speedupAfterStart`): what a long batch or a
+/// server sees, where ten small thumbnails in a process are mostly its start.
 struct ImageBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "images",
@@ -76,7 +82,6 @@ struct ImageBench: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: output) }
         let images = files.count * rounds
-        let repeated = Array(repeating: files, count: rounds).flatMap { $0 }
         let lightbox = (executable as NSString).deletingLastPathComponent + "/lightbox"
         guard FileManager.default.isExecutableFile(atPath: lightbox) else {
             throw ValidationError("build the lightbox command beside lightbox-bench: swift build -c release")
@@ -84,8 +89,9 @@ struct ImageBench: AsyncParsableCommand {
         let vips = Self.which("vipsthumbnail")
         let hasPillow = FileManager.default.isExecutableFile(atPath: Self.python)
         for side in size {
-            /// Each tool's command at a thread count.
-            func tools(_ count: Int) -> [(String, [String], [String: String])] {
+            /// Each tool's command at a thread count, for `files` made `rounds` times.
+            func tools(_ count: Int, _ files: [String], rounds: Int) -> [(String, [String], [String: String])] {
+                let repeated = Array(repeating: files, count: rounds).flatMap { $0 }
                 var tools: [(String, [String], [String: String])] = [
                     ("lightbox", [lightbox, "thumbnail", "--size", "\(side)", "--jobs", "\(count)", "--out", output]
                         + repeated, [:]),
@@ -102,18 +108,29 @@ struct ImageBench: AsyncParsableCommand {
                 }
                 return tools
             }
-            // commands[thread count index][tool index]; runs[tool][thread count][repeat]
-            let commands = threads.map { tools($0) }
+            // commands[thread count index][tool index]; runs[tool][thread count][repeat], and
+            // starts the same for the first file alone.
+            let commands = threads.map { tools($0, files, rounds: rounds) }
+            let alone = threads.map { tools($0, [files[0]], rounds: 1) }
             let names = commands.first?.map(\.0) ?? []
             var runs: [String: [Int: [Run]]] = [:]
+            var starts: [String: [Int: [Run]]] = [:]
             for _ in 0..<repeats {
                 for (index, tool) in names.enumerated() {
-                    for (count, command) in zip(threads, commands) {
+                    for ((count, command), single) in zip(zip(threads, commands), alone) {
                         let (_, arguments, environment) = command[index]
                         Self.warm(files + [arguments[0]])
                         runs[tool, default: [:]][count, default: []].append(try Self.measure(arguments, environment: environment))
+                        guard images > 1 else { continue }
+                        let (_, first, firstEnvironment) = single[index]
+                        Self.warm(files + [first[0]])
+                        starts[tool, default: [:]][count, default: []].append(try Self.measure(first, environment: firstEnvironment))
                     }
                 }
+            }
+            /// Per repeat, the seconds an image adds once the process runs.
+            func afterStart(_ tool: String, _ count: Int) -> [Double] {
+                zip(runs[tool]?[count] ?? [], starts[tool]?[count] ?? []).map { ($0.seconds - $1.seconds) / Double(images - 1) }
             }
             for tool in names {
                 for count in threads {
@@ -137,6 +154,21 @@ struct ImageBench: AsyncParsableCommand {
                         let ratios = zip(base, measured).map { $0.seconds / $1.seconds }
                         line["speedup"] = Report.round(Report.percentile(ratios, 0.5))
                         line["speedupRange"] = [Report.round(ratios.min() ?? 0), Report.round(ratios.max() ?? 0)]
+                    }
+                    if let alone = starts[tool]?[count], !alone.isEmpty {
+                        let added = afterStart(tool, count)
+                        line["startMs"] = Report.round(Report.percentile(alone.map { $0.seconds * 1000 }, 0.5))
+                        line["msPerImageAfterStart"] = Report.round(Report.percentile(added.map { $0 * 1000 }, 0.5))
+                        if let first = threads.first, count != first {
+                            let base = afterStart(tool, first)
+                            let ratios = zip(base, added).map { $0 / $1 }
+                            if ratios.count == added.count, !ratios.isEmpty {
+                                line["speedupAfterStart"] = Report.round(Report.percentile(ratios, 0.5))
+                                line["speedupAfterStartRange"] = [
+                                    Report.round(ratios.min() ?? 0), Report.round(ratios.max() ?? 0),
+                                ]
+                            }
+                        }
                     }
                     Report.print(line)
                 }
