@@ -4,7 +4,7 @@ import Lightbox
 import LightboxImaging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `lightbox-bench images`: thumbnails of the same files by Lightbox (`lightbox thumbnail`,
@@ -93,18 +93,23 @@ struct ImageBench: AsyncParsableCommand {
             func tools(_ count: Int, _ files: [String], rounds: Int) -> [(String, [String], [String: String])] {
                 let repeated = Array(repeating: files, count: rounds).flatMap { $0 }
                 var tools: [(String, [String], [String: String])] = [
-                    ("lightbox", [lightbox, "thumbnail", "--size", "\(side)", "--jobs", "\(count)", "--out", output]
-                        + repeated, [:]),
+                    (
+                        "lightbox",
+                        [lightbox, "thumbnail", "--size", "\(side)", "--jobs", "\(count)", "--out", output]
+                            + repeated, [:]
+                    )
                 ]
                 if hasPillow {
                     tools.append(("pillow", [Self.python, script, "\(side)", "\(count)", "\(rounds)"] + files, [:]))
                 }
                 if let vips {
                     // vipsthumbnail takes one file after another; its threads work inside each image.
-                    tools.append((
-                        "vipsthumbnail",
-                        [vips, "--size", "\(side)x\(side)", "-o", output + "/%s.jpg[Q=82,strip]"] + repeated,
-                        ["VIPS_CONCURRENCY": "\(count)"]))
+                    tools.append(
+                        (
+                            "vipsthumbnail",
+                            [vips, "--size", "\(side)x\(side)", "-o", output + "/%s.jpg[Q=82,strip]"] + repeated,
+                            ["VIPS_CONCURRENCY": "\(count)"]
+                        ))
                 }
                 return tools
             }
@@ -120,17 +125,21 @@ struct ImageBench: AsyncParsableCommand {
                     for ((count, command), single) in zip(zip(threads, commands), alone) {
                         let (_, arguments, environment) = command[index]
                         Self.warm(files + [arguments[0]])
-                        runs[tool, default: [:]][count, default: []].append(try Self.measure(arguments, environment: environment))
+                        runs[tool, default: [:]][count, default: []].append(
+                            try Self.measure(arguments, environment: environment))
                         guard images > 1 else { continue }
                         let (_, first, firstEnvironment) = single[index]
                         Self.warm(files + [first[0]])
-                        starts[tool, default: [:]][count, default: []].append(try Self.measure(first, environment: firstEnvironment))
+                        starts[tool, default: [:]][count, default: []].append(
+                            try Self.measure(first, environment: firstEnvironment))
                     }
                 }
             }
             /// Per repeat, the seconds an image adds once the process runs.
             func afterStart(_ tool: String, _ count: Int) -> [Double] {
-                zip(runs[tool]?[count] ?? [], starts[tool]?[count] ?? []).map { ($0.seconds - $1.seconds) / Double(images - 1) }
+                zip(runs[tool]?[count] ?? [], starts[tool]?[count] ?? []).map {
+                    ($0.seconds - $1.seconds) / Double(images - 1)
+                }
             }
             for tool in names {
                 for count in threads {
@@ -140,7 +149,9 @@ struct ImageBench: AsyncParsableCommand {
                         "benchmark": "images", "tool": tool, "size": side, "threads": count, "images": images,
                         "runs": measured.count,
                         "msPerImage": Report.round(Report.percentile(milliseconds, 0.5)),
-                        "msPerImageRange": [Report.round(milliseconds.min() ?? 0), Report.round(milliseconds.max() ?? 0)],
+                        "msPerImageRange": [
+                            Report.round(milliseconds.min() ?? 0), Report.round(milliseconds.max() ?? 0),
+                        ],
                         // Processor time (user and system, every thread), against which the wall
                         // time shows how busy the cores were.
                         "cpuMsPerImage": Report.round(
@@ -150,7 +161,9 @@ struct ImageBench: AsyncParsableCommand {
                         "exitStatus": measured.map(\.status).max() ?? 0,
                     ]
                     // Against the first thread count, pair by pair.
-                    if let first = threads.first, count != first, let base = runs[tool]?[first], base.count == measured.count {
+                    if let first = threads.first, count != first, let base = runs[tool]?[first],
+                        base.count == measured.count
+                    {
                         let ratios = zip(base, measured).map { $0.seconds / $1.seconds }
                         line["speedup"] = Report.round(Report.percentile(ratios, 0.5))
                         line["speedupRange"] = [Report.round(ratios.min() ?? 0), Report.round(ratios.max() ?? 0)]
@@ -224,7 +237,9 @@ struct ImageBench: AsyncParsableCommand {
         var pid: pid_t = 0
         let start = Date()
         let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
-        guard spawned == 0 else { throw ValidationError("cannot start \(arguments[0]): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            throw ValidationError("cannot start \(arguments[0]): \(String(cString: strerror(spawned)))")
+        }
         let statm = open("/proc/\(pid)/statm", O_RDONLY)
         defer { if statm >= 0 { close(statm) } }
         let pageKB = sysconf(Int32(_SC_PAGESIZE)) / 1024
@@ -273,7 +288,8 @@ struct ImageBench: AsyncParsableCommand {
 /// memory and on disk, from the call to the result.
 struct ImageCacheBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "image-cache", abstract: "Import files, then time image requests served by the memory and disk caches.")
+        commandName: "image-cache",
+        abstract: "Import files, then time image requests served by the memory and disk caches.")
 
     @Argument(help: "Files and folders to import first.")
     var paths: [String]
@@ -304,8 +320,9 @@ struct ImageCacheBench: AsyncParsableCommand {
                     guard results.count == 1, results[0].info.source == expected else {
                         throw ValidationError("\(asset.localIdentifier): not a \(name) cache hit")
                     }
-                    times[name, default: []].append(Double(elapsed.components.attoseconds) / 1e12
-                        + Double(elapsed.components.seconds) * 1e6)
+                    times[name, default: []].append(
+                        Double(elapsed.components.attoseconds) / 1e12
+                            + Double(elapsed.components.seconds) * 1e6)
                 }
             }
         }

@@ -42,7 +42,8 @@ enum Renderer {
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         PixelBuffers.prepareProcess()
         return try Processors.shared.holding { () throws(ImagingError) in
-            try render(encoded: bytes, label: "an encoded image of \(bytes.count) bytes", options: options, monitor: monitor)
+            try render(
+                encoded: bytes, label: "an encoded image of \(bytes.count) bytes", options: options, monitor: monitor)
         }
     }
 
@@ -51,7 +52,8 @@ enum Renderer {
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         let decoded: Decoded
         if let header = try JPEGDecoder.header(bytes, path: label) {
-            decoded = try decodeJPEG(bytes, header: header, fileOrientation: 1, path: label, options: options, monitor: monitor)
+            decoded = try decodeJPEG(
+                bytes, header: header, fileOrientation: 1, path: label, options: options, monitor: monitor)
         } else {
             let image = try Vips.decodeEncoded(bytes)
             let properties = ImageProperties(
@@ -76,7 +78,8 @@ enum Renderer {
             } catch {
                 throw ImagingError(error.code, error.message, path: path)
             }
-            images.append(EncodedImage(bytes: bytes, format: option.format, pixelWidth: shaped.width, pixelHeight: shaped.height))
+            images.append(
+                EncodedImage(bytes: bytes, format: option.format, pixelWidth: shaped.width, pixelHeight: shaped.height))
         }
         monitor?.progress?(1)
         return (decoded.properties, images)
@@ -87,17 +90,22 @@ enum Renderer {
     /// Nil when the file embeds none.
     static func renderEmbeddedThumbnail(path: String, options: ThumbnailOptions) throws(ImagingError) -> EncodedImage? {
         PixelBuffers.prepareProcess()
-        return try Processors.shared.holding { () throws(ImagingError) in try embeddedThumbnail(path: path, options: options) }
+        return try Processors.shared.holding { () throws(ImagingError) in
+            try embeddedThumbnail(path: path, options: options)
+        }
     }
 
-    private static func embeddedThumbnail(path: String, options: ThumbnailOptions) throws(ImagingError) -> EncodedImage? {
+    private static func embeddedThumbnail(path: String, options: ThumbnailOptions) throws(ImagingError) -> EncodedImage?
+    {
         guard let metadata = try? MetadataReader.read(fileAtPath: path) else { return nil }
         let decoded: Decoded
         switch metadata.format {
         case .heic, .heif, .avif:
             guard metadata.heifThumbnailSize != nil else { return nil }
             let choose: HEIFChooser = { primary, thumbnail, _ in
-                guard let thumbnail, thumbnail.width < primary.width, thumbnail.height < primary.height else { return nil }
+                guard let thumbnail, thumbnail.width < primary.width, thumbnail.height < primary.height else {
+                    return nil
+                }
                 return .thumbnail
             }
             if let thumbnail = try decodeHEIFThumbnail(path: path, orientation: nil, monitor: nil, choose: choose) {
@@ -116,7 +124,8 @@ enum Renderer {
                 let header = try? JPEGDecoder.header(bytes, path: path)
             else { return nil }
             let orientation = metadata.exif?.orientation ?? JPEGDecoder.exifOrientation(bytes)
-            decoded = try decodeJPEG(bytes, header: header, fileOrientation: orientation, path: path, options: [options], monitor: nil)
+            decoded = try decodeJPEG(
+                bytes, header: header, fileOrientation: orientation, path: path, options: [options], monitor: nil)
         }
         var quick = options
         quick.resizeMode = .fast
@@ -133,7 +142,8 @@ enum Renderer {
         monitor: RenderMonitor?
     ) throws(ImagingError) -> Decoded {
         try Processors.shared.holding { () throws(ImagingError) -> Decoded in
-            try decodeFile(path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: monitor)
+            try decodeFile(
+                path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: monitor)
         }
     }
 
@@ -156,11 +166,13 @@ enum Renderer {
         }
         if opened.format == .jpeg, let bytes = opened.bytes, let header = try JPEGDecoder.header(bytes, path: path) {
             return try decodeJPEG(
-                bytes, header: header, fileOrientation: fileOrientation ?? JPEGDecoder.exifOrientation(bytes), path: path,
+                bytes, header: header, fileOrientation: fileOrientation ?? JPEGDecoder.exifOrientation(bytes),
+                path: path,
                 options: options, monitor: monitor)
         }
         // TIFF-based RAW files sniff as TIFF; their tags tell them apart.
-        if opened.format == .tiff || opened.format?.kind == .raw, let metadata = try? MetadataReader.read(fileAtPath: path),
+        if opened.format == .tiff || opened.format?.kind == .raw,
+            let metadata = try? MetadataReader.read(fileAtPath: path),
             metadata.format.kind == .raw
         {
             let raw = try rawPreview(path, metadata)
@@ -173,7 +185,8 @@ enum Renderer {
             let override = validOrientation(options.first?.orientation)
             let choose = heifChoice(options: options)
             if contents == nil,
-                let decoded = try decodeHEIFThumbnail(path: path, orientation: override, monitor: monitor, choose: choose)
+                let decoded = try decodeHEIFThumbnail(
+                    path: path, orientation: override, monitor: monitor, choose: choose)
             {
                 return decoded
             }
@@ -201,10 +214,11 @@ enum Renderer {
         let orientation = validOrientation(options.first?.orientation) ?? fileOrientation
         let swaps = (5...8).contains(orientation)
         let (uprightWidth, uprightHeight) = swaps ? (header.height, header.width) : (header.width, header.height)
-        let shrink = options.map {
-            RenderGeometry(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: $0)
-                .loadShrink(among: JPEGDecoder.shrinkFactors)
-        }.min() ?? 1
+        let shrink =
+            options.map {
+                RenderGeometry(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: $0)
+                    .loadShrink(among: JPEGDecoder.shrinkFactors)
+            }.min() ?? 1
         let memory = header.decodeMemory(shrink: shrink, turned: orientation != 1)
         let (image, icc) = try DecodeMemory.shared.withReservation(memory, monitor: monitor, path: path) {
             () throws(ImagingError) in
@@ -212,7 +226,8 @@ enum Renderer {
             return (try Vips.upright(stored, orientation: orientation, path: path), icc)
         }
         return Decoded(
-            image: image, properties: properties, uprightWidth: uprightWidth, uprightHeight: uprightHeight, iccProfile: icc)
+            image: image, properties: properties, uprightWidth: uprightWidth, uprightHeight: uprightHeight,
+            iccProfile: icc)
     }
 
     private static func decodeWithLibvips(
@@ -220,11 +235,13 @@ enum Renderer {
     ) throws(ImagingError) -> Decoded {
         let header = try Vips.open(path, failOnTruncation: false)
         let properties = ImageProperties(
-            storedWidth: header.width, storedHeight: header.height, orientation: header.orientation, loader: header.loader)
+            storedWidth: header.width, storedHeight: header.height, orientation: header.orientation,
+            loader: header.loader)
         let override = validOrientation(options.first?.orientation)
         let swaps = (5...8).contains(override ?? header.orientation)
         let (uprightWidth, uprightHeight) = swaps ? (header.height, header.width) : (header.width, header.height)
-        let (boxWidth, boxHeight, scale) = decodeBox(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: options)
+        let (boxWidth, boxHeight, scale) = decodeBox(
+            uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: options)
         // The HEIFs that reach libvips (16-bit, alpha, over 64 MB) are decoded whole by libheif,
         // then converted to RGB: about 6 bytes a pixel at once. The other loaders stream or
         // shrink on load.
@@ -263,11 +280,13 @@ enum Renderer {
     static func decodeBox(uprightWidth: Int, uprightHeight: Int, options: [ThumbnailOptions])
         -> (width: Int, height: Int, scale: Double)
     {
-        let scale = options.map {
-            RenderGeometry(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: $0).scale
-        }.max() ?? 1
+        let scale =
+            options.map {
+                RenderGeometry(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: $0).scale
+            }.max() ?? 1
         return (
-            max(1, Int((Double(uprightWidth) * scale).rounded(.up))), max(1, Int((Double(uprightHeight) * scale).rounded(.up))),
+            max(1, Int((Double(uprightWidth) * scale).rounded(.up))),
+            max(1, Int((Double(uprightHeight) * scale).rounded(.up))),
             scale
         )
     }
@@ -281,18 +300,20 @@ enum Renderer {
             let box = decodeBox(
                 uprightWidth: turned ? primary.height : primary.width,
                 uprightHeight: turned ? primary.width : primary.height, options: options)
-            if let thumbnail, heifUsesThumbnail(
-                width: primary.width, height: primary.height, thumbnail: thumbnail,
-                box: turned ? (box.height, box.width) : (box.width, box.height))
+            if let thumbnail,
+                heifUsesThumbnail(
+                    width: primary.width, height: primary.height, thumbnail: thumbnail,
+                    box: turned ? (box.height, box.width) : (box.width, box.height))
             {
                 return .thumbnail
             }
-            let shrink = options.map {
-                RenderGeometry(
-                    uprightWidth: turned ? primary.height : primary.width,
-                    uprightHeight: turned ? primary.width : primary.height, options: $0
-                ).loadShrink(among: heifShrinkFactors, gap: heifShrinkGap)
-            }.min() ?? 1
+            let shrink =
+                options.map {
+                    RenderGeometry(
+                        uprightWidth: turned ? primary.height : primary.width,
+                        uprightHeight: turned ? primary.width : primary.height, options: $0
+                    ).loadShrink(among: heifShrinkFactors, gap: heifShrinkGap)
+                }.min() ?? 1
             return primaryIsRGB8 ? .primary(shrink: shrink) : nil
         }
     }
@@ -349,7 +370,10 @@ enum Renderer {
                 return .failure(heifError(failure, message, path: path))
             }
             defer { cheif_close(file) }
-            var width: Int32 = 0, height: Int32 = 0, thumbnailWidth: Int32 = 0, thumbnailHeight: Int32 = 0
+            var width: Int32 = 0
+            var height: Int32 = 0
+            var thumbnailWidth: Int32 = 0
+            var thumbnailHeight: Int32 = 0
             cheif_primary_size(file, &width, &height)
             let thumbnail =
                 cheif_thumbnail_size(file, &thumbnailWidth, &thumbnailHeight) == 1
@@ -361,7 +385,8 @@ enum Renderer {
             let tiled = layout.flatMap { offer($0, thumbnail: chosen == .thumbnail, to: file) ? $0 : nil }
             return Result { () throws(ImagingError) -> Decoded? in
                 try decodeChosen(
-                    chosen, of: file, primary: (Int(width), Int(height)), thumbnail: thumbnail, tiled: tiled, profile: nil,
+                    chosen, of: file, primary: (Int(width), Int(height)), thumbnail: thumbnail, tiled: tiled,
+                    profile: nil,
                     path: path, orientation: override, monitor: monitor)
             }
         }
@@ -376,7 +401,8 @@ enum Renderer {
     private static func decodeHEIFThumbnail(
         path: String, orientation override: Int?, monitor: RenderMonitor?, choose: HEIFChooser
     ) throws(ImagingError) -> Decoded? {
-        guard let source = try? ByteSource(fileAtPath: path), let layouts = HEIFCodedImage.readPrimaryAndThumbnail(source),
+        guard let source = try? ByteSource(fileAtPath: path),
+            let layouts = HEIFCodedImage.readPrimaryAndThumbnail(source),
             let thumbnail = layouts.thumbnail,
             choose(layouts.primary.displayedSize, thumbnail.displayedSize, true) == .thumbnail,
             let gathered = try? thumbnail.gathered(from: source)
@@ -401,7 +427,8 @@ enum Renderer {
             return Result { () throws(ImagingError) -> Decoded? in
                 try decodeChosen(
                     chosen, of: file, primary: primary, thumbnail: thumbnail, tiled: layout,
-                    profile: layout.profile.map { Array(bytes[$0]) }, path: path, orientation: override, monitor: monitor)
+                    profile: layout.profile.map { Array(bytes[$0]) }, path: path, orientation: override,
+                    monitor: monitor)
             }
         }
         return try result.get()
@@ -479,7 +506,8 @@ enum Renderer {
             // Tile by tile, the decode reported its own progress up to 1.
             if tiled == nil { monitor?.progress?(0.9) }
             // An iPhone's photo and its thumbnail carry the Display P3 profile.
-            let profile = profile ?? decoded.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: decoded.icc_length)) }
+            let profile =
+                profile ?? decoded.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: decoded.icc_length)) }
             if let override { upright = try Vips.upright(upright, orientation: override, path: path) }
             let turned = override.map { (5...8).contains($0) } ?? false
             let properties = ImageProperties(
@@ -567,7 +595,8 @@ enum Renderer {
         let image = try Vips.upright(
             stored, orientation: validOrientation(options.first?.orientation) ?? orientation, path: path)
         return Decoded(
-            image: image, properties: properties, uprightWidth: image.width, uprightHeight: image.height, iccProfile: nil)
+            image: image, properties: properties, uprightWidth: image.width, uprightHeight: image.height,
+            iccProfile: nil)
     }
 
     /// A RAW file's largest embedded JPEG preview, turned by the RAW's own orientation (the
@@ -638,13 +667,15 @@ enum Renderer {
     // MARK: - Shaping
 
     /// One output from the decoded image: crop, resize by mode, fill's trim, sRGB.
-    static func shape(_ decoded: Decoded, _ option: ThumbnailOptions, path: String) throws(ImagingError) -> VipsImageRef {
+    static func shape(_ decoded: Decoded, _ option: ThumbnailOptions, path: String) throws(ImagingError) -> VipsImageRef
+    {
         let geometry = RenderGeometry(
             uprightWidth: decoded.uprightWidth, uprightHeight: decoded.uprightHeight, options: option)
         var image = decoded.image
         let region = geometry.cropRegion(decodedWidth: image.width, decodedHeight: image.height)
         if (region.left, region.top, region.width, region.height) != (0, 0, image.width, image.height) {
-            image = try Vips.extract(image, left: region.left, top: region.top, width: region.width, height: region.height)
+            image = try Vips.extract(
+                image, left: region.left, top: region.top, width: region.width, height: region.height)
         }
         let fill = option.contentMode == .aspectFill
         switch option.resizeMode {

@@ -51,7 +51,8 @@ public struct HEIFCodedImage: Sendable, Equatable {
         let found: HEIFCodedImage?? = try? Items(ByteSource(bytes: bytes)).flatMap { items throws(MetadataError) in
             switch image {
             case .primary: return try items.layout(of: items.primary)
-            case .thumbnail: return try items.thumbnail.map { id throws(MetadataError) in try items.layout(of: id) } ?? nil
+            case .thumbnail:
+                return try items.thumbnail.map { id throws(MetadataError) in try items.layout(of: id) } ?? nil
             }
         }
         return found ?? nil
@@ -60,13 +61,17 @@ public struct HEIFCodedImage: Sendable, Equatable {
     /// The primary image's layout and its thumbnail's, read at once, when both are in the
     /// simple form (the thumbnail nil when the file has none): a decoder that takes pictures
     /// itself then needs nothing else of the file. Nil when either is not.
-    public static func readPrimaryAndThumbnail(_ bytes: [UInt8]) -> (primary: HEIFCodedImage, thumbnail: HEIFCodedImage?)? {
+    public static func readPrimaryAndThumbnail(_ bytes: [UInt8]) -> (
+        primary: HEIFCodedImage, thumbnail: HEIFCodedImage?
+    )? {
         readPrimaryAndThumbnail(ByteSource(bytes: bytes))
     }
 
     /// ``readPrimaryAndThumbnail(_:)`` from a source, which a file-backed one reads only where
     /// the boxes are: the `meta` box and the top-level boxes' headers.
-    public static func readPrimaryAndThumbnail(_ source: ByteSource) -> (primary: HEIFCodedImage, thumbnail: HEIFCodedImage?)? {
+    public static func readPrimaryAndThumbnail(_ source: ByteSource) -> (
+        primary: HEIFCodedImage, thumbnail: HEIFCodedImage?
+    )? {
         let found: (HEIFCodedImage, HEIFCodedImage?)?? = try? Items(source).flatMap {
             items throws(MetadataError) -> (HEIFCodedImage, HEIFCodedImage?)? in
             guard let primary = try items.layout(of: items.primary) else { return nil }
@@ -82,7 +87,8 @@ public struct HEIFCodedImage: Sendable, Equatable {
     /// that array: an iPhone's 320x240 thumbnail is about 1% of its file.
     public func gathered(from source: ByteSource) throws(MetadataError) -> (bytes: [UInt8], layout: HEIFCodedImage) {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(configuration.count + (profile?.count ?? 0) + pictures.joined().reduce(0) { $0 + $1.count })
+        bytes.reserveCapacity(
+            configuration.count + (profile?.count ?? 0) + pictures.joined().reduce(0) { $0 + $1.count })
         /// Appends `range` of the file; where it now lies.
         func gather(_ range: Range<Int>) throws(MetadataError) -> Range<Int> {
             let start = bytes.count
@@ -126,7 +132,9 @@ public struct HEIFCodedImage: Sendable, Equatable {
             guard let ipco = children.first("ipco"), let ipma = children.first("ipma") else { return nil }
             self.source = source
             self.primary = primary
-            references = try boxes.first("iref").map { iref throws(MetadataError) in try HEIFContainer.references(iref, source) } ?? []
+            references =
+                try boxes.first("iref").map { iref throws(MetadataError) in try HEIFContainer.references(iref, source) }
+                ?? []
             thumbnail = references.filter { $0.kind == "thmb" && $0.to.contains(primary) }.map(\.from).min()
             types = try HEIFContainer.itemInfos(iinf, source)
             locations = try HEIFContainer.itemLocations(iloc, source, itemData: boxes.first("idat"))
@@ -177,8 +185,10 @@ public struct HEIFCodedImage: Sendable, Equatable {
             }
 
             var layout = HEIFCodedImage(
-                item: item, configuration: 0..<0, columns: 1, rows: 1, pictures: [], width: 0, height: 0, pictureWidth: 0,
-                pictureHeight: 0, quarterTurns: whole.quarterTurns, colourMatrix: whole.colourMatrix, fullRange: whole.fullRange,
+                item: item, configuration: 0..<0, columns: 1, rows: 1, pictures: [], width: 0, height: 0,
+                pictureWidth: 0,
+                pictureHeight: 0, quarterTurns: whole.quarterTurns, colourMatrix: whole.colourMatrix,
+                fullRange: whole.fullRange,
                 profile: whole.profile)
             let pictureIDs: [Int]
             switch types[item]?.type {
