@@ -99,6 +99,10 @@ struct ResampleTests {
         // Weights in 14-bit fixed point, not doubles: a value may round the other way.
         #expect(largest <= 1, "\(file) to \(width)x\(height): largest difference \(largest)")
         #expect(mean < 0.05, "\(file) to \(width)x\(height): mean difference \(mean)")
+        // Again, with the filters kept from the first time: the same values.
+        let again = try #require(resample(input, width: width, height: height))
+        let same = again.pixels == ours.pixels
+        #expect(same, "\(file) to \(width)x\(height): other values with kept filters")
     }
 
     @Test("Every instruction level gives the same values: plain C, SSSE3 and SSE2, AVX2", arguments: [
