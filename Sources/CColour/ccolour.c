@@ -36,6 +36,9 @@ static pthread_once_t srgb_once = PTHREAD_ONCE_INIT;
 
 static int32_t to_fixed(double value) { return (int32_t)floor(value * ONE + 0.5); }
 
+/// Linear light in 1.14, clipped to 0...1, as sRGB's 8-bit code.
+static inline uint8_t encoded(int32_t linear) { return encode[linear < 0 ? 0 : linear > ONE ? ONE : linear]; }
+
 /// The profile's colorants as the columns of an RGB to XYZ (D50) matrix.
 static int read_colorants(cmsHPROFILE profile, double matrix[9]) {
     const cmsTagSignature tags[3] = {cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag};
@@ -106,20 +109,31 @@ static int make_matrix_shaper(cmsHPROFILE source, transform *out) {
             out->shaper[channel][code] = to_fixed(value);
         }
     }
+    int32_t largest[3] = {0, 0, 0};
+    for (int channel = 0; channel < 3; channel++) {
+        for (int code = 0; code < 256; code++) {
+            int32_t magnitude = abs(out->shaper[channel][code]);
+            if (magnitude > largest[channel]) largest[channel] = magnitude;
+        }
+    }
     for (int row = 0; row < 3; row++) {
+        // A row's sum must fit 32 bits for every pixel (a wide gamut's matrix, a hostile
+        // profile); Little CMS takes the others.
+        double bound = ONE / 2;
         for (int column = 0; column < 3; column++) {
             double sum = 0;
             for (int k = 0; k < 3; k++) sum += xyz_to_srgb[row * 3 + k] * colorants[k * 3 + column];
             if (!(fabs(sum) < 8)) return 0;
             out->matrix[row * 3 + column] = to_fixed(sum);
+            bound += fabs((double)out->matrix[row * 3 + column]) * largest[column];
         }
+        if (bound >= INT32_MAX) return 0;
     }
     int identity = out->matrix[1] == 0 && out->matrix[2] == 0 && out->matrix[3] == 0 && out->matrix[5] == 0 &&
                    out->matrix[6] == 0 && out->matrix[7] == 0;
     for (int channel = 0; identity && channel < 3; channel++) {
         for (int code = 0; identity && code < 256; code++) {
-            int32_t linear = (out->matrix[channel * 4] * out->shaper[channel][code] + ONE / 2) >> 14;
-            identity = encode[linear < 0 ? 0 : linear > ONE ? ONE : linear] == code;
+            identity = encoded((out->matrix[channel * 4] * out->shaper[channel][code] + ONE / 2) >> 14) == code;
         }
     }
     out->identity = identity;
@@ -158,8 +172,6 @@ void *ccolour_lcms_rgb_to_srgb(const void *profile, size_t length) { return make
 int ccolour_is_identity(const void *opaque) { return opaque && ((const transform *)opaque)->identity; }
 
 int ccolour_is_little_cms(const void *opaque) { return opaque && ((const transform *)opaque)->lcms != NULL; }
-
-static inline uint8_t encoded(int32_t linear) { return encode[linear < 0 ? 0 : linear > ONE ? ONE : linear]; }
 
 /// One row through the fixed-point matrix/TRC conversion.
 static void matrix_shaper_row(const transform *restrict t, const unsigned char *restrict in, unsigned char *restrict out,

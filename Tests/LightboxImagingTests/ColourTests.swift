@@ -99,6 +99,35 @@ struct ColourTests {
         #expect(unchanged == file.hasSuffix("d-debian.jpg"), "\(file): unchanged \(unchanged)")
     }
 
+    @Test("A matrix/TRC profile whose fixed-point sums could pass 32 bits goes to Little CMS, with its bytes")
+    func wideMatrixToLittleCMS() throws {
+        // Display P3 with its colorants six times as large: matrix entries up to 7.3, within
+        // what the fixed point takes one by one, but a row's sum would overflow 32 bits.
+        var profile = try #require(try RenderFiles.decoded(RenderFiles.displayP3, shrink: 8).profile)
+        func word(_ at: Int) -> Int { profile[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        var scaled = 0
+        for entry in 0..<word(128) {
+            let at = 132 + entry * 12
+            guard ["rXYZ", "gXYZ", "bXYZ"].contains(String(decoding: profile[at..<(at + 4)], as: UTF8.self)) else {
+                continue
+            }
+            for value in 0..<3 {
+                let offset = word(at + 4) + 8 + value * 4
+                let times = UInt32(truncatingIfNeeded: Int32(truncatingIfNeeded: word(offset)) * 6)
+                for byte in 0..<4 { profile[offset + byte] = UInt8((times >> (24 - 8 * UInt32(byte))) & 0xFF) }
+            }
+            scaled += 1
+        }
+        #expect(scaled == 3)
+        let ours = try #require(profile.withUnsafeBytes { ccolour_rgb_to_srgb($0.baseAddress, $0.count) })
+        defer { ccolour_free(ours) }
+        let reference = try #require(profile.withUnsafeBytes { ccolour_lcms_rgb_to_srgb($0.baseAddress, $0.count) })
+        defer { ccolour_free(reference) }
+        #expect(ccolour_is_little_cms(ours) == 1)
+        let same = converted(by: ours) == converted(by: reference)
+        #expect(same, "other bytes than Little CMS's")
+    }
+
     @Test("A profile's transform is made once and kept")
     func kept() throws {
         let (_, p3) = try RenderFiles.decoded(RenderFiles.displayP3, shrink: 8)

@@ -19,7 +19,7 @@
 // thousands of reads of 1 to 8 bytes, parses it again for every open (`vips_thumbnail` opens
 // it twice), and shrinks the decoded image with its scalar reduction: an iPhone HEIC's 320x240
 // thumbnail took 40 to 50 ms there, against 1.5 ms to parse and 5 ms to decode here. libheif
-// is opened with dlopen on the first HEIF, not linked: it brings the HEVC and AV1 codecs'
+// is opened with dlopen on the first HEIF that needs it, not linked: it brings the HEVC and AV1 codecs'
 // libraries, which every process would otherwise load at start.
 
 typedef struct cheif_file cheif_file;

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Photos from one camera carry one profile (every iPhone's Display P3 photo the same 548
 /// bytes). Making a Little CMS transform cost 2.4 to 4 ms against 0.6 ms to apply it to a
-/// 256 px thumbnail.
+/// 256 px thumbnail; the first fixed-point one 0.8 to 1.4 ms (sRGB's inverse curve).
 final class ColourTransforms: Sendable {
     static let shared = ColourTransforms(keeping: 32)
 

@@ -108,14 +108,9 @@ enum Renderer {
                 }
                 return .thumbnail
             }
-            if let thumbnail = try decodeHEIFThumbnail(path: path, orientation: nil, monitor: nil, choose: choose) {
-                decoded = thumbnail
-                break
+            guard let thumbnail = try decodeHEIFFile(path: path, orientation: nil, monitor: nil, choose: choose) else {
+                return nil
             }
-            guard let bytes = try? readWholeHEIF(path) else { return nil }
-            defer { ReadBuffers.shared.giveBack(bytes) }
-            guard let thumbnail = try decodeHEIF(bytes, path: path, orientation: nil, monitor: nil, choose: choose)
-            else { return nil }
             decoded = thumbnail
         default:
             let smallest = metadata.embeddedJPEGs.sorted { $0.length < $1.length }
@@ -184,18 +179,13 @@ enum Renderer {
         if let format = opened.format, heifFormats.contains(format) {
             let override = validOrientation(options.first?.orientation)
             let choose = heifChoice(options: options)
-            if contents == nil,
-                let decoded = try decodeHEIFThumbnail(
-                    path: path, orientation: override, monitor: monitor, choose: choose)
-            {
-                return decoded
+            let decoded: Decoded?
+            if let contents {
+                decoded = try decodeHEIF(contents, path: path, orientation: override, monitor: monitor, choose: choose)
+            } else {
+                decoded = try decodeHEIFFile(path: path, orientation: override, monitor: monitor, choose: choose)
             }
-            if opened.bytes == nil { opened.bytes = try readWholeHEIF(path) }
-            if let bytes = opened.bytes,
-                let decoded = try decodeHEIF(bytes, path: path, orientation: override, monitor: monitor, choose: choose)
-            {
-                return decoded
-            }
+            if let decoded { return decoded }
         }
         // libvips reads the file itself: its bytes need not stay beside the decode.
         if contents == nil, let bytes = opened.bytes { ReadBuffers.shared.giveBack(bytes) }
@@ -353,14 +343,31 @@ enum Renderer {
     static func decodeHEIF(
         _ bytes: [UInt8], path: String, orientation override: Int?, monitor: RenderMonitor?, choose: HEIFChooser
     ) throws(ImagingError) -> Decoded? {
-        if let layouts = HEIFCodedImage.readPrimaryAndThumbnail(bytes),
+        try decodeHEIF(
+            bytes, layouts: HEIFCodedImage.readPrimaryAndThumbnail(bytes), tried: nil, path: path,
+            orientation: override, monitor: monitor, choose: choose)
+    }
+
+    /// ``decodeHEIF(_:path:orientation:monitor:choose:)`` with the file's `layouts` already
+    /// read (nil when either image is not in the simple form). `tried` is the image whose tiles
+    /// were already decoded without libheif and refused: they are not decoded again.
+    private static func decodeHEIF(
+        _ bytes: [UInt8], layouts: (primary: HEIFCodedImage, thumbnail: HEIFCodedImage?)?,
+        tried: HEIFCodedImage.Image?, path: String, orientation override: Int?, monitor: RenderMonitor?,
+        choose: HEIFChooser
+    ) throws(ImagingError) -> Decoded? {
+        var tried = tried
+        if tried == nil, let layouts,
             let chosen = choose(layouts.primary.displayedSize, layouts.thumbnail?.displayedSize, true),
-            let layout = chosen == .thumbnail ? layouts.thumbnail : layouts.primary,
-            let decoded = try decodeHEIFTiles(
+            let layout = chosen == .thumbnail ? layouts.thumbnail : layouts.primary
+        {
+            if let decoded = try decodeHEIFTiles(
                 bytes, chosen: chosen, layout: layout, primary: layouts.primary.displayedSize,
                 thumbnail: layouts.thumbnail?.displayedSize, path: path, orientation: override, monitor: monitor)
-        {
-            return decoded
+            {
+                return decoded
+            }
+            tried = chosen == .thumbnail ? .thumbnail : .primary
         }
         var message = [CChar](repeating: 0, count: 256)
         guard cheif_load(&message, message.count) == 1 else { return nil }
@@ -381,7 +388,9 @@ enum Renderer {
             guard let chosen = choose((Int(width), Int(height)), thumbnail, cheif_primary_is_rgb8(file) == 1) else {
                 return .success(nil)
             }
-            let layout = HEIFCodedImage.read(bytes, image: chosen == .thumbnail ? .thumbnail : .primary)
+            let image: HEIFCodedImage.Image = chosen == .thumbnail ? .thumbnail : .primary
+            // Tiles FFmpeg refused, or a layout refused, without libheif are not offered again.
+            let layout = image == tried ? nil : HEIFCodedImage.read(bytes, image: image)
             let tiled = layout.flatMap { offer($0, thumbnail: chosen == .thumbnail, to: file) ? $0 : nil }
             return Result { () throws(ImagingError) -> Decoded? in
                 try decodeChosen(
@@ -393,23 +402,37 @@ enum Renderer {
         return try result.get()
     }
 
-    /// A HEIF's embedded thumbnail decoded from the few bytes it takes, read from the file at
-    /// `path`: the boxes that describe the file (through a `ByteSource`, in 16 KB pages) and
-    /// the thumbnail's picture, about 1% of an iPhone photo's file, where a decode from memory
-    /// reads all of it. Nil when `choose` does not pick the thumbnail or either image is not in
-    /// the simple form: the caller then reads the whole file.
-    private static func decodeHEIFThumbnail(
+    /// A HEIF decoded from the file at `path`, read only as far as the image `choose` picks
+    /// needs. Its boxes are read first, through a `ByteSource` (16 KB pages); an embedded
+    /// thumbnail in the simple form is then gathered from the file (its configuration, picture
+    /// and profile: 16 KB of an iPhone photo's 1.1 MB with the boxes) and decoded without
+    /// libheif. Anything else reads the whole file once, for
+    /// ``decodeHEIF(_:path:orientation:monitor:choose:)`` with the boxes already read. Nil
+    /// when that is nil, or the file is larger than ``maximumHEIFFileSize``: libvips then
+    /// reads it.
+    private static func decodeHEIFFile(
         path: String, orientation override: Int?, monitor: RenderMonitor?, choose: HEIFChooser
     ) throws(ImagingError) -> Decoded? {
-        guard let source = try? ByteSource(fileAtPath: path),
-            let layouts = HEIFCodedImage.readPrimaryAndThumbnail(source),
-            let thumbnail = layouts.thumbnail,
-            choose(layouts.primary.displayedSize, thumbnail.displayedSize, true) == .thumbnail,
-            let gathered = try? thumbnail.gathered(from: source)
-        else { return nil }
-        return try decodeHEIFTiles(
-            gathered.bytes, chosen: .thumbnail, layout: gathered.layout, primary: layouts.primary.displayedSize,
-            thumbnail: thumbnail.displayedSize, path: path, orientation: override, monitor: monitor)
+        let source = try? ByteSource(fileAtPath: path)
+        let layouts = source.flatMap { HEIFCodedImage.readPrimaryAndThumbnail($0) }
+        var tried: HEIFCodedImage.Image?
+        if let source, let layouts, let thumbnail = layouts.thumbnail,
+            choose(layouts.primary.displayedSize, thumbnail.displayedSize, true) == .thumbnail
+        {
+            if let gathered = try? thumbnail.gathered(from: source),
+                let decoded = try decodeHEIFTiles(
+                    gathered.bytes, chosen: .thumbnail, layout: gathered.layout,
+                    primary: layouts.primary.displayedSize, thumbnail: thumbnail.displayedSize, path: path,
+                    orientation: override, monitor: monitor)
+            {
+                return decoded
+            }
+            tried = .thumbnail
+        }
+        guard let bytes = try readWholeHEIF(path) else { return nil }
+        defer { ReadBuffers.shared.giveBack(bytes) }
+        return try decodeHEIF(
+            bytes, layouts: layouts, tried: tried, path: path, orientation: override, monitor: monitor, choose: choose)
     }
 
     /// The image `chosen` of a HEIF whose images are both in the simple form, decoded tile by
@@ -552,9 +575,9 @@ enum Renderer {
 
     /// The format its first bytes say, and the whole file when it is a JPEG, in an array the
     /// caller gives back to ``ReadBuffers`` (which keeps the smaller ones). A HEIF is read
-    /// afterwards, only as far as the image the render picks needs (`decodeHEIFThumbnail`,
-    /// `readWholeHEIF`); anything else is read by libvips or FFmpeg itself (a 500 MB TIFF is
-    /// not read into memory to look at its first bytes).
+    /// afterwards, only as far as the image the render picks needs (`decodeHEIFFile`); anything
+    /// else is read by libvips or FFmpeg itself (a 500 MB TIFF is not read into memory to look
+    /// at its first bytes).
     private static func sniff(_ path: String) throws(ImagingError) -> (format: FileFormat?, bytes: [UInt8]?) {
         let (descriptor, size) = try openRegularFile(path)
         defer { close(descriptor) }
