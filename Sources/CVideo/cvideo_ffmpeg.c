@@ -27,8 +27,12 @@ static char codec_failure[512], all_failure[512];
 /// Opens libraries [first, last). 0 with `failure` set when one is missing.
 static int open_libraries(size_t first, size_t last, char *failure, size_t length) {
     for (size_t i = first; i < last; i++) {
-        // Local: FFmpeg's symbols stay out of the process's global scope.
-        handles[i] = dlopen(libraries[i], RTLD_NOW | RTLD_LOCAL);
+        // Local: FFmpeg's symbols stay out of the process's global scope. Lazy: the 96
+        // libraries libavcodec brings (x265, librsvg, cairo, ...) bind a function at its first
+        // call, not all of their functions now, which took 4 to 5 ms of the 22 to 24 a first HEIF
+        // waits for (docs/BENCHMARKS.md, Process start). What this file looks up is looked up
+        // at once below, so a missing function is still a clear failure here.
+        handles[i] = dlopen(libraries[i], RTLD_LAZY | RTLD_LOCAL);
         if (!handles[i]) {
             const char *reason = dlerror();
             snprintf(failure, length, "FFmpeg's %s cannot be loaded (%s)", libraries[i], reason ? reason : "no reason given");

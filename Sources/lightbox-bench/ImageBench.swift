@@ -27,7 +27,10 @@ import LightboxImaging
 /// is the process's start (its libraries, its runtime) and one image. A batch's time less that
 /// run's, over the images but one, is the time an image adds once the process runs
 /// (`msPerImageAfterStart`, and its two-thread `speedupAfterStart`): what a long batch or a
-/// server sees, where ten small thumbnails in a process are mostly its start.
+/// server sees, where ten small thumbnails in a process are mostly its start. `speedupCeiling`
+/// is what the thread count could reach at best with that start serial and the rest shared
+/// perfectly (Amdahl's law): a batch mostly start cannot gain 1.8 on two threads however well
+/// its images are spread.
 struct ImageBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "images",
@@ -180,6 +183,18 @@ struct ImageBench: AsyncParsableCommand {
                                 line["speedupAfterStartRange"] = [
                                     Report.round(ratios.min() ?? 0), Report.round(ratios.max() ?? 0),
                                 ]
+                            }
+                            // The most this thread count could gain were everything but the
+                            // process's start shared perfectly: the first thread count's batch,
+                            // with its start (the lone file's run less the image it made) serial.
+                            let scale = Double(count) / Double(first)
+                            let ceilings = zip(runs[tool]?[first] ?? [], zip(starts[tool]?[first] ?? [], base)).map {
+                                batch, pair in
+                                let serial = max(0, min(batch.seconds, pair.0.seconds - pair.1))
+                                return batch.seconds / (serial + (batch.seconds - serial) / scale)
+                            }
+                            if !ceilings.isEmpty {
+                                line["speedupCeiling"] = Report.round(Report.percentile(ceilings, 0.5))
                             }
                         }
                     }
