@@ -17,7 +17,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 LIBRARY ?= Demo.lightbox
 HOST ?= 127.0.0.1
 PORT ?= 8080
-BIN := .build/debug/lightbox
+# `make run` serves from the release build: the demo's import took 1.3 to 1.4 s with it and
+# 4.5 to 5.0 s with the debug build, whose own C (resizing, colour, HEIF tiles) is unoptimised.
+BIN := .build/release/lightbox
 
 # A handful of real photos for the demo: phones, a DSLR, iPhone HEIC, wallpapers, a screenshot.
 SAMPLES := \
@@ -112,7 +114,8 @@ bench: release corpus
 	.build/release/lightbox-bench edit .corpus/exiv2/data/exiv2-bug922a.jpg
 
 ## run: import the sample photos into Demo.lightbox and serve them at http://HOST:PORT
-run: deps build
+run: deps
+	$(SWIFT_RELEASE) --product lightbox
 	scripts/fetch-corpus --only forensics digikam exiv2 lomiri
 	$(BIN) import --library "$(LIBRARY)" $(SAMPLES)
 	@echo "Open http://$(HOST):$(PORT) in a browser"
