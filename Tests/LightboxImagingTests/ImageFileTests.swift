@@ -138,5 +138,18 @@ struct ImageFileTests {
         let noise = folder.randomFile("noise.jpg", count: 10_000)
         let noiseError = #expect(throws: ImagingError.self) { try ImageFile.properties(ofFileAt: noise) }
         #expect(noiseError?.path == noise)
+
+        // An empty file says so, whether the render reads it or is handed its bytes.
+        let empty = folder.randomFile("empty.heic", count: 0)
+        let emptyError = #expect(throws: ImagingError.self) {
+            try ImageFile.thumbnail(ofFileAt: empty, options: ThumbnailOptions(width: 64, height: 64))
+        }
+        #expect(emptyError?.path == empty)
+        #expect(emptyError?.message == "the file is empty", "\(emptyError?.message ?? "")")
+        let handedError = #expect(throws: ImagingError.self) {
+            try ImageFile.thumbnails(
+                ofFileAt: empty, contents: [], options: [ThumbnailOptions(width: 64, height: 64)])
+        }
+        #expect(handedError?.message == "the file is empty", "\(handedError?.message ?? "")")
     }
 }

@@ -147,6 +147,8 @@ enum Renderer {
     ) throws(ImagingError) -> Decoded {
         var opened: (format: FileFormat?, bytes: [UInt8]?)
         if let contents {
+            // Said plainly, not as libvips' "not a known file format".
+            if contents.isEmpty { throw ImagingError(.unreadable, "the file is empty", path: path) }
             opened = (FileFormat(sniffing: Array(contents.prefix(FileFormat.sniffLength))), contents)
         } else {
             opened = try sniff(path)
@@ -581,6 +583,8 @@ enum Renderer {
     private static func sniff(_ path: String) throws(ImagingError) -> (format: FileFormat?, bytes: [UInt8]?) {
         let (descriptor, size) = try openRegularFile(path)
         defer { close(descriptor) }
+        // Said plainly, not as libvips' "not a known file format".
+        guard size > 0 else { throw ImagingError(.unreadable, "the file is empty", path: path) }
         let head = try readFully(descriptor, offset: 0, length: min(size, FileFormat.sniffLength), path: path)
         let format = FileFormat(sniffing: head)
         guard format == .jpeg, size <= maximumJPEGFileSize else { return (format, nil) }
