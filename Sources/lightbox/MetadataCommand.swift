@@ -33,24 +33,17 @@ struct MetadataCommand: AsyncParsableCommand {
         if failed > 0 { throw ExitCode(1) }
     }
 
-    /// The files named, folders expanded (sorted, hidden files left out).
+    /// The files named, folders expanded (`MediaFolder.files`: sorted; hidden files, XMP
+    /// sidecars and iPhone adjustment files left out). A folder that cannot be listed stays in
+    /// the list, for its command to report.
     static func files(_ paths: [String]) -> [String] {
         var files: [String] = []
         for path in paths {
             var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
-                let enumerator = FileManager.default.enumerator(atPath: path)
-                var inside: [String] = []
-                while let relative = enumerator?.nextObject() as? String {
-                    let full = path + "/" + relative
-                    var childIsFolder: ObjCBool = false
-                    if !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }),
-                        FileManager.default.fileExists(atPath: full, isDirectory: &childIsFolder), !childIsFolder.boolValue
-                    {
-                        inside.append(full)
-                    }
-                }
-                files += inside.sorted()
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue,
+                let inside = MediaFolder.files(in: path)
+            {
+                files += inside
             } else {
                 files.append(path)
             }

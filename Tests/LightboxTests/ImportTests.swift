@@ -189,6 +189,36 @@ struct ImportTests {
         #expect(try await library.asset(withLocalIdentifier: assets[1].localIdentifier)?.rating == nil)
     }
 
+    @Test("A folder's sidecars and iPhone adjustment files are read or passed over, not failures")
+    func folderCompanions() async throws {
+        let folder = try TemporaryDirectory()
+        let source = try TemporaryDirectory()
+        try source.copy(Corpus.path("digikam/body-background.jpg"), as: "DCIM/IMG_0001.JPG")
+        try """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="3"/>
+            </rdf:RDF></x:xmpmeta>
+            """.write(toFile: source.path("DCIM/IMG_0001.xmp"), atomically: true, encoding: .utf8)
+        // What an iPhone writes beside a photo edited in its Photos app.
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>adjustmentFormatIdentifier</key>
+            <string>com.apple.photo</string></dict></plist>
+            """.write(toFile: source.path("DCIM/IMG_0001.AAE"), atomically: true, encoding: .utf8)
+
+        let library = try folder.makeLibrary()
+        let summary = await library.importItems(at: [source.url])
+        #expect(summary.progress.total == 1)
+        #expect(summary.progress.imported == 1)
+        #expect(summary.progress.failed == 0)
+        let asset = try #require(try await library.assets(limit: 10).first)
+        #expect(asset.rating == 3, "the sidecar was read with its photo")
+
+        // Named on its own, a sidecar is still a file that is not a photo.
+        let named = await library.importItems(at: [URL(fileURLWithPath: source.path("DCIM/IMG_0001.xmp"))])
+        #expect(named.progress.failed == 1)
+    }
+
     @Test("A sidecar's orientation turns the photo as shown; its file stays as it was")
     func sidecarOrientation() async throws {
         let folder = try TemporaryDirectory()

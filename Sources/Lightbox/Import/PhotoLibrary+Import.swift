@@ -18,7 +18,8 @@ extension PhotoLibrary {
     /// result naming it and the reason; the other files go on.
     ///
     /// - Parameters:
-    ///   - urls: files and folders. Hidden files and the library's own folder are skipped.
+    ///   - urls: files and folders. In folders, hidden files, the library's own folder, XMP sidecars
+    ///     (read with their photo) and iPhone `.AAE` adjustment files are skipped.
     ///   - options: copy or move, and how many files to decode at once.
     ///   - onResult: called once per file as it finishes, with the counts so far.
     public func importItems(
@@ -77,7 +78,8 @@ extension PhotoLibrary {
         var failure: LibraryError?
     }
 
-    /// Expands folders recursively (sorted, hidden entries skipped, the library itself skipped).
+    /// Expands folders recursively (`MediaFolder.files`: sorted; hidden entries, XMP sidecars,
+    /// which each photo's import reads, iPhone adjustment files and the library itself skipped).
     func enumerateFiles(_ urls: [URL]) -> [FoundFile] {
         let fileManager = FileManager.default
         let libraryPath = url.standardizedFileURL.path
@@ -94,27 +96,11 @@ extension PhotoLibrary {
                 continue
             }
             guard path != libraryPath else { continue }
-            let keys: [URLResourceKey] = [.isRegularFileKey, .isDirectoryKey]
-            guard
-                let enumerator = fileManager.enumerator(
-                    at: URL(fileURLWithPath: path, isDirectory: true), includingPropertiesForKeys: keys,
-                    options: [.skipsHiddenFiles])
-            else {
+            guard let inFolder = MediaFolder.files(in: path, excluding: libraryPath) else {
                 found.append(FoundFile(path: path, failure: LibraryError(.unreadableFile, "cannot list the folder", path: path)))
                 continue
             }
-            var inFolder: [String] = []
-            for case let item as URL in enumerator {
-                let itemPath = item.standardizedFileURL.path
-                if itemPath == libraryPath {
-                    enumerator.skipDescendants()
-                    continue
-                }
-                if (try? item.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
-                    inFolder.append(itemPath)
-                }
-            }
-            found += inFolder.sorted().map { FoundFile(path: $0) }
+            found += inFolder.map { FoundFile(path: $0) }
         }
         return found
     }

@@ -1,0 +1,56 @@
+import Foundation
+
+/// The files a folder of photos holds, as an import and the `lightbox` commands that take
+/// folders walk it.
+///
+/// ```swift
+/// let files = MediaFolder.files(in: "DCIM")   // sorted; no hidden files, no sidecars
+/// ```
+///
+/// Cameras, phones and photo editors write files beside the photos that are not photos: an
+/// XMP sidecar (`IMG_0001.xmp`, `IMG_0001.JPG.xmp`), which an import reads with its photo, and
+/// the adjustments an iPhone's Photos app saved for an edited photo (`IMG_0001.AAE`, a
+/// property list Lightbox does not apply). A walk passes them over instead of reporting each
+/// as a file it cannot read: a phone's DCIM folder or an edited Lightroom folder is not a
+/// folder of failures. A companion named on its own is not passed over.
+public enum MediaFolder {
+    /// The lowercased extensions of companion files.
+    static let companionExtensions: Set<String> = ["xmp", "aae"]
+
+    /// Whether the file at `path` is, by its name, a companion of photos rather than one.
+    public static func isCompanion(_ path: String) -> Bool {
+        companionExtensions.contains((path as NSString).pathExtension.lowercased())
+    }
+
+    /// The files under `folder`, recursively, sorted: regular files and links to them, as
+    /// `folder` + "/" + their path inside it. Hidden files and folders (a name starting with a
+    /// dot), companions, and `excluding` and what it holds (a library inside the folder it
+    /// imports) are left out. Nil when `folder` cannot be listed.
+    public static func files(in folder: String, excluding: String? = nil) -> [String]? {
+        let manager = FileManager.default
+        // Foundation's enumerator lists nothing, rather than failing, for a folder it cannot open.
+        var isFolder: ObjCBool = false
+        guard manager.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
+            manager.isReadableFile(atPath: folder), manager.isExecutableFile(atPath: folder),
+            let enumerator = manager.enumerator(atPath: folder)
+        else { return nil }
+        let excluded = excluding.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        var found: [String] = []
+        while let relative = enumerator.nextObject() as? String {
+            let path = prefix + relative
+            if (relative as NSString).lastPathComponent.hasPrefix(".")
+                || excluded == URL(fileURLWithPath: path).standardizedFileURL.path
+            {
+                // A folder's contents are not listed; a file is simply left out.
+                enumerator.skipDescendants()
+                continue
+            }
+            guard manager.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
+                !isCompanion(path)
+            else { continue }
+            found.append(path)
+        }
+        return found.sorted()
+    }
+}
