@@ -34,18 +34,23 @@ public enum MediaFolder {
             manager.isReadableFile(atPath: folder), manager.isExecutableFile(atPath: folder),
             let enumerator = manager.enumerator(atPath: folder)
         else { return nil }
-        let excluded = excluding.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        // Where `excluding` lies inside the folder, as the enumerator names it; nil when it
+        // lies elsewhere.
+        let root = URL(fileURLWithPath: folder).standardizedFileURL.path
+        let excluded = excluding.flatMap { path -> String? in
+            let standardized = URL(fileURLWithPath: path).standardizedFileURL.path
+            let inside = root.hasSuffix("/") ? root : root + "/"
+            return standardized.hasPrefix(inside) ? String(standardized.dropFirst(inside.count)) : nil
+        }
         let prefix = folder.hasSuffix("/") ? folder : folder + "/"
         var found: [String] = []
         while let relative = enumerator.nextObject() as? String {
-            let path = prefix + relative
-            if (relative as NSString).lastPathComponent.hasPrefix(".")
-                || excluded == URL(fileURLWithPath: path).standardizedFileURL.path
-            {
+            if relative == excluded || (relative as NSString).lastPathComponent.hasPrefix(".") {
                 // A folder's contents are not listed; a file is simply left out.
                 enumerator.skipDescendants()
                 continue
             }
+            let path = prefix + relative
             guard manager.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
                 !isCompanion(path)
             else { continue }

@@ -67,7 +67,7 @@ struct EditBench: AsyncParsableCommand {
         if let movie { return try editMovie(movie) }
         let lightbox = (CommandLine.arguments[0] as NSString).deletingLastPathComponent + "/lightbox"
         guard FileManager.default.isExecutableFile(atPath: lightbox) else {
-            throw ValidationError("build the lightbox command beside lightbox-bench: swift build -c release")
+            throw ValidationError("build the lightbox command beside lightbox-bench: make release")
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("edit-bench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

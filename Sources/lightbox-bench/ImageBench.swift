@@ -87,7 +87,7 @@ struct ImageBench: AsyncParsableCommand {
         let images = files.count * rounds
         let lightbox = (executable as NSString).deletingLastPathComponent + "/lightbox"
         guard FileManager.default.isExecutableFile(atPath: lightbox) else {
-            throw ValidationError("build the lightbox command beside lightbox-bench: swift build -c release")
+            throw ValidationError("build the lightbox command beside lightbox-bench: make release")
         }
         let vips = Self.which("vipsthumbnail")
         let hasPillow = FileManager.default.isExecutableFile(atPath: Self.python)

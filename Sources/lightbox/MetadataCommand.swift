@@ -39,10 +39,8 @@ struct MetadataCommand: AsyncParsableCommand {
     static func files(_ paths: [String]) -> [String] {
         var files: [String] = []
         for path in paths {
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue,
-                let inside = MediaFolder.files(in: path)
-            {
+            // Nil for a file, or a folder that cannot be listed.
+            if let inside = MediaFolder.files(in: path) {
                 files += inside
             } else {
                 files.append(path)

@@ -99,6 +99,19 @@ struct CommandLineTests {
         let twins = try Self.run(["thumbnail", rotated, twin, "--size", "64", "--out", out.url.path, "--json"])
         let outputs = try twins.jsonLines().compactMap { ($0["output"] as? String).map { ($0 as NSString).lastPathComponent } }
         #expect(Set(outputs) == ["wine.jpg", "wine-2.jpg"])
+
+        // In a folder, a photo's XMP sidecar and iPhone adjustments are passed over: they
+        // neither fail nor take the photo's name.
+        let dcim = try TemporaryDirectory()
+        try dcim.copy(Corpus.path("digikam/body-background.jpg"), as: "DCIM/IMG_0001.JPG")
+        for companion in ["DCIM/IMG_0001.xmp", "DCIM/IMG_0001.AAE"] {
+            try "<x/>".write(toFile: dcim.path(companion), atomically: true, encoding: .utf8)
+        }
+        let folderOut = try TemporaryDirectory()
+        let walked = try Self.run(["thumbnail", dcim.path("DCIM"), "--size", "64", "--out", folderOut.url.path, "--json"])
+        #expect(walked.status == 0, "\(walked.stderr)")
+        let named = try walked.jsonLines().compactMap { ($0["output"] as? String).map { ($0 as NSString).lastPathComponent } }
+        #expect(named == ["IMG_0001.jpg"])
     }
 
     // libvips and libheif are opened on first use, and the render of a camera JPEG, an iPhone
