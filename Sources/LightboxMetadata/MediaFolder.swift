@@ -25,8 +25,11 @@ public enum MediaFolder {
     /// The files under `folder`, recursively, sorted: regular files and links to them, as
     /// `folder` + "/" + their path inside it. Hidden files and folders (a name starting with a
     /// dot), companions, and `excluding` and what it holds (a library inside the folder it
-    /// imports) are left out. Nil when `folder` cannot be listed.
-    public static func files(in folder: String, excluding: String? = nil) -> [String]? {
+    /// imports) are left out, and so are the folders `skipping` answers true for (given their
+    /// path as listed). Nil when `folder` cannot be listed.
+    public static func files(
+        in folder: String, excluding: String? = nil, skipping: (String) -> Bool = { _ in false }
+    ) -> [String]? {
         let manager = FileManager.default
         // Foundation's enumerator lists nothing, rather than failing, for a folder it cannot open.
         var isFolder: ObjCBool = false
@@ -51,9 +54,12 @@ public enum MediaFolder {
                 continue
             }
             let path = prefix + relative
-            guard manager.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
-                !isCompanion(path)
-            else { continue }
+            guard manager.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
+            if isFolder.boolValue {
+                if skipping(path) { enumerator.skipDescendants() }
+                continue
+            }
+            guard !isCompanion(path) else { continue }
             found.append(path)
         }
         return found.sorted()

@@ -80,7 +80,7 @@ struct EditBench: AsyncParsableCommand {
         let box = EditFilter.straightenedSize(width: width, height: height, degrees: 3)
 
         var tools: [(String, [String])] = [
-            ("lightbox", [lightbox, "render", file, "--out", folder + "/lightbox"] + Self.filters.flatMap { ["--filter", $0] }),
+            ("lightbox", [lightbox, "render", file, "--out", folder + "/lightbox", "--overwrite"] + Self.filters.flatMap { ["--filter", $0] }),
         ]
         if FileManager.default.isExecutableFile(atPath: ImageBench.python) {
             tools.append(("pillow", [ImageBench.python, script, file, folder + "/pillow.jpg", "\(box.width)", "\(box.height)"]))

@@ -98,7 +98,7 @@ struct ImageBench: AsyncParsableCommand {
                 var tools: [(String, [String], [String: String])] = [
                     (
                         "lightbox",
-                        [lightbox, "thumbnail", "--size", "\(side)", "--jobs", "\(count)", "--out", output]
+                        [lightbox, "thumbnail", "--size", "\(side)", "--jobs", "\(count)", "--out", output, "--overwrite"]
                             + repeated, [:]
                     )
                 ]

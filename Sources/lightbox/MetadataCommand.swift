@@ -34,13 +34,14 @@ struct MetadataCommand: AsyncParsableCommand {
     }
 
     /// The files named, folders expanded (`MediaFolder.files`: sorted; hidden files, XMP
-    /// sidecars and iPhone adjustment files left out). A folder that cannot be listed stays in
-    /// the list, for its command to report.
-    static func files(_ paths: [String]) -> [String] {
+    /// sidecars and iPhone adjustment files left out, and `excluding`: the output folder of a
+    /// command that writes into a folder it reads). A folder that cannot be listed stays in the
+    /// list, for its command to report.
+    static func files(_ paths: [String], excluding: String? = nil) -> [String] {
         var files: [String] = []
         for path in paths {
             // Nil for a file, or a folder that cannot be listed.
-            if let inside = MediaFolder.files(in: path) {
+            if let inside = MediaFolder.files(in: path, excluding: excluding) {
                 files += inside
             } else {
                 files.append(path)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Lightbox
 import LightboxImaging
 
 struct RenderCommand: AsyncParsableCommand {
@@ -8,7 +9,9 @@ struct RenderCommand: AsyncParsableCommand {
         abstract: "Apply an edit recipe to image files, without a library.",
         discussion: """
             Each file is rendered at full size, upright, in sRGB, as a JPEG named after its base \
-            name in --out, with the original's metadata; the originals are only read. Filters \
+            name in --out (IMG_0001-1.jpg when the name is taken), with the original's metadata; \
+            the originals are only read. A render that would replace one of the files read stops \
+            the command before any work; --overwrite replaces other files only. Filters \
             apply in the order given: \(EditFilter.names.joined(separator: ", ")). A file that \
             fails gets its error and the others go on; the exit status is 1 when any failed.
             """)
@@ -21,6 +24,9 @@ struct RenderCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The folder to write into (made if missing).", valueName: "DIR"))
     var out: String
+
+    @Flag(help: "Replace files of the same names in --out (never a file being read).")
+    var overwrite = false
 
     @Option(help: "JPEG quality, 1...100.")
     var quality: Int = 92
@@ -36,23 +42,21 @@ struct RenderCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
-        do {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        } catch {
-            throw CommandError("cannot make \(out): \(error.localizedDescription)")
-        }
-        let paths = MetadataCommand.files(files)
-        let outputs = ThumbnailCommand.outputNames(paths, extension: "jpg").map { out + "/" + $0 }
+        let paths = MetadataCommand.files(files, excluding: out)
+        let (folder, outputs) = try OutputFiles.plan(paths, into: out, extension: "jpg", overwrite: overwrite)
         var failed = 0
         // One file at a time: libvips already runs each render on every core, and a full-size
         // render holds its decoded photo in memory.
         for (path, output) in zip(paths, outputs) {
             var line = ThumbnailLine(path: path, output: output)
             do {
-                let size = try ImageFile.renderEdit(ofFileAt: path, recipe: recipe, toJPEGAt: output, quality: quality)
+                var size = (width: 0, height: 0)
+                line.output = try folder.write(to: output) { temporary in
+                    size = try ImageFile.renderEdit(ofFileAt: path, recipe: recipe, toJPEGAt: temporary, quality: quality)
+                }
                 (line.pixelWidth, line.pixelHeight) = (size.width, size.height)
             } catch {
-                line = ThumbnailLine(path: path, error: error.message)
+                line = ThumbnailLine(path: path, error: (error as? ImagingError)?.message ?? "\(error)")
                 failed += 1
             }
             if json {
@@ -60,7 +64,7 @@ struct RenderCommand: AsyncParsableCommand {
             } else if let error = line.error {
                 Output.message("\(path): error: \(error)")
             } else {
-                Output.line("\(output)  \(line.pixelWidth ?? 0)x\(line.pixelHeight ?? 0)")
+                Output.line("\(line.output ?? output)  \(line.pixelWidth ?? 0)x\(line.pixelHeight ?? 0)")
             }
         }
         if failed > 0 { throw ExitCode(1) }

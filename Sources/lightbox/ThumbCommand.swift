@@ -5,7 +5,11 @@ import LightboxImaging
 
 struct ThumbCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "thumb", abstract: "Write a thumbnail of an asset to a file.")
+        commandName: "thumb", abstract: "Write a thumbnail of an asset to a file.",
+        discussion: """
+            An existing file is not replaced unless --overwrite says so, and never when it is one \
+            of the asset's own files; nothing is written inside a library.
+            """)
 
     @OptionGroup var libraryOptions: LibraryOptions
 
@@ -21,6 +25,9 @@ struct ThumbCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where to write the thumbnail; .webp writes WebP, anything else JPEG.", valueName: "FILE"))
     var out: String
 
+    @Flag(help: "Replace the file when it exists.")
+    var overwrite = false
+
     func run() async throws {
         let parts = size.lowercased().split(separator: "x")
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else {
@@ -31,13 +38,22 @@ struct ThumbCommand: AsyncParsableCommand {
         }
         let format: EncodedImageFormat = out.lowercased().hasSuffix(".webp") ? .webp : .jpeg
         let library = try libraryOptions.open()
-        let thumbnail = try await library.thumbnail(
-            for: id, options: ThumbnailOptions(width: width, height: height, contentMode: contentMode, format: format))
-        do {
-            try Data(thumbnail.image.bytes).write(to: URL(fileURLWithPath: out), options: .atomic)
-        } catch {
-            throw CommandError("cannot write \(out): \(error.localizedDescription)")
+        guard let asset = try await library.asset(withLocalIdentifier: id) else {
+            throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
         }
-        Output.message("\(out): \(thumbnail.image.pixelWidth)x\(thumbnail.image.pixelHeight) \(format.rawValue)")
+        var inputs: [String] = []
+        for resource in asset.resources { inputs.append(try await library.fileURL(for: resource).path) }
+        let file = URL(fileURLWithPath: out)
+        do {
+            let folder = try OutputFolder(
+                path: file.deletingLastPathComponent().path, inputs: inputs, overwrite: overwrite)
+            let planned = try folder.plan([file.lastPathComponent], whenTaken: .refuse)[0]
+            let thumbnail = try await library.thumbnail(
+                for: id, options: ThumbnailOptions(width: width, height: height, contentMode: contentMode, format: format))
+            let written = try folder.write(thumbnail.image.bytes, to: planned)
+            Output.message("\(written): \(thumbnail.image.pixelWidth)x\(thumbnail.image.pixelHeight) \(format.rawValue)")
+        } catch let error as LibraryError {
+            throw CommandError(error.description)
+        }
     }
 }

@@ -10,8 +10,11 @@ struct ThumbnailCommand: AsyncParsableCommand {
         abstract: "Make thumbnails of image files, without a library, on every core.",
         discussion: """
             Each thumbnail is named after its file's base name (IMG_0001.HEIC gives IMG_0001.jpg; \
-            a second IMG_0001 from another folder gives IMG_0001-2.jpg), upright, in sRGB, never enlarged. A file that fails gets its error and the others go on; \
-            the exit status is 1 when any failed.
+            a name taken, by a file in --out or by a second IMG_0001 from another folder, gives \
+            IMG_0001-1.jpg), upright, in sRGB, never enlarged. Nothing is written over: a thumbnail \
+            that would replace one of the files read stops the command before any work, and \
+            --overwrite replaces other files only. A file that fails gets its error and the others \
+            go on; the exit status is 1 when any failed.
             """)
 
     @Argument(help: "Image files (folders are read recursively).")
@@ -29,6 +32,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The folder to write into (made if missing).", valueName: "DIR"))
     var out: String
 
+    @Flag(help: "Replace files of the same names in --out (never a file being read).")
+    var overwrite = false
+
     @Option(help: "How many threads to use: files worked on at once, and the most threads the last files' tiles are shared among (default: one per processor).")
     var jobs: Int?
 
@@ -42,14 +48,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
         guard let encoding = EncodedImageFormat(rawValue: format) else {
             throw ValidationError("--format must be jpeg or webp, not \(format)")
         }
-        do {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        } catch {
-            throw CommandError("cannot make \(out): \(error.localizedDescription)")
-        }
         let options = ThumbnailOptions(width: size, height: size, contentMode: contentMode, format: encoding)
-        let paths = MetadataCommand.files(files)
-        let outputs = Self.outputNames(paths, extension: encoding.filenameExtension).map { out + "/" + $0 }
+        let paths = MetadataCommand.files(files, excluding: out)
+        let (folder, outputs) = try OutputFiles.plan(
+            paths, into: out, extension: encoding.filenameExtension, overwrite: overwrite)
         var failed = 0
         // One file per thread at a time. Once fewer files than threads are left, a HEIF grid's
         // tiles are shared with the threads no file holds.
@@ -61,7 +63,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
                 guard next < paths.count else { return }
                 let (path, output) = (paths[next], outputs[next])
                 next += 1
-                group.addTask { await Self.render(path, options: options, to: output) }
+                group.addTask { await Self.render(path, options: options, to: output, in: folder) }
             }
             for _ in 0..<threads { addNext() }
             for await line in group {
@@ -79,35 +81,20 @@ struct ThumbnailCommand: AsyncParsableCommand {
         if failed > 0 { throw ExitCode(1) }
     }
 
-    /// One output name per input, after its base name; a base name seen before (the same name
-    /// in another folder, or IMG_1.JPG beside IMG_1.HEIC) gets "-2", "-3"..., never overwriting.
-    static func outputNames(_ paths: [String], extension: String) -> [String] {
-        var taken = Set<String>()
-        return paths.map { path in
-            let base = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-            var name = base + "." + `extension`
-            var number = 2
-            while !taken.insert(name.lowercased()).inserted {
-                name = "\(base)-\(number).\(`extension`)"
-                number += 1
-            }
-            return name
-        }
-    }
-
-    static func render(_ path: String, options: ThumbnailOptions, to output: String) async -> ThumbnailLine {
+    static func render(
+        _ path: String, options: ThumbnailOptions, to output: String, in folder: OutputFolder
+    ) async -> ThumbnailLine {
         await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
                 do {
                     let image = try ImageFile.thumbnail(ofFileAt: path, options: options)
-                    // Renamed into place, never half-written, but not fsynced: Foundation's atomic
-                    // write fsynced each thumbnail, a wait for the disk per file that neither
-                    // vipsthumbnail nor Pillow makes. A thumbnail a crash loses is made again by
-                    // the next run.
-                    try FileIO.writeAtomically(image.bytes, to: output, syncing: false)
+                    // Put in place whole, but not fsynced: Foundation's atomic write fsynced each
+                    // thumbnail, a wait for the disk per file that neither vipsthumbnail nor
+                    // Pillow makes. A thumbnail a crash loses is made again by the next run.
+                    let written = try folder.write(image.bytes, to: output, syncing: false)
                     continuation.resume(
                         returning: ThumbnailLine(
-                            path: path, output: output, pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight))
+                            path: path, output: written, pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight))
                 } catch let error as ImagingError {
                     continuation.resume(returning: ThumbnailLine(path: path, error: error.message))
                 } catch let error as LibraryError {

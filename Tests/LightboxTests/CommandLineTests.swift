@@ -30,9 +30,12 @@ struct CommandLineTests {
         return Corpus.packageRoot.appendingPathComponent(".build/debug/lightbox").path
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], currentDirectory: String? = nil
+    ) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
@@ -94,11 +97,14 @@ struct CommandLineTests {
             #expect(far > near * 3, "\(path): upside down \(far), upright \(near)")
         }
 
-        // Two files with one base name never write over each other.
+        // Two files with one base name never write over each other, nor over the wine.jpg of
+        // the run before.
+        let first = try Data(contentsOf: out.url.appendingPathComponent("wine.jpg"))
         let twin = try source.copy(heic, as: "wine.heic")
         let twins = try Self.run(["thumbnail", rotated, twin, "--size", "64", "--out", out.url.path, "--json"])
         let outputs = try twins.jsonLines().compactMap { ($0["output"] as? String).map { ($0 as NSString).lastPathComponent } }
-        #expect(Set(outputs) == ["wine.jpg", "wine-2.jpg"])
+        #expect(Set(outputs) == ["wine-1.jpg", "wine-2.jpg"])
+        #expect(try Data(contentsOf: out.url.appendingPathComponent("wine.jpg")) == first)
 
         // In a folder, a photo's XMP sidecar and iPhone adjustments are passed over: they
         // neither fail nor take the photo's name.
@@ -123,7 +129,6 @@ struct CommandLineTests {
         let libraries = try TemporaryDirectory()
         try Data().write(to: libraries.url.appendingPathComponent("libvips.so.42"))
         try Data().write(to: libraries.url.appendingPathComponent("libheif.so.1"))
-        let out = try TemporaryDirectory()
         let source = try TemporaryDirectory()
         let rotated = try source.copy(Corpus.path("lomiri/backgrounds/Wine_by_Jakkub_Mede.jpg"), as: "wine.jpg")
         try ExifTool.write(["Orientation#": "6"], to: rotated)
@@ -140,7 +145,7 @@ struct CommandLineTests {
         let environment = ["LD_LIBRARY_PATH": libraries.url.path]
         for mode in ["fit", "fill"] {
             // The same thumbnails with libvips there, for their bytes.
-            let usual = try TemporaryDirectory()
+            let (usual, out) = (try TemporaryDirectory(), try TemporaryDirectory())
             let arguments = ["thumbnail"] + jpegs + [heic, movie, "--size", "200", "--mode", mode, "--json"]
             #expect(try Self.run(arguments + ["--out", usual.url.path]).status == 0)
             let run = try Self.run(arguments + [png, "--out", out.url.path], environment: environment)

@@ -261,7 +261,7 @@ struct PairingTests {
 
         // Exported again into the same folder: nothing is overwritten.
         let again = try await library.export(localIdentifiers: [id], to: current.url, version: .current)
-        #expect(again.map { ($0.path as NSString).lastPathComponent }.sorted() == ["IMG_0042 (1).JPG", "IMG_0042 (1).MOV"])
+        #expect(again.map { ($0.path as NSString).lastPathComponent }.sorted() == ["IMG_0042-1.JPG", "IMG_0042-1.MOV"])
 
         #expect(identifier == id, "an export of an asset always writes the same identifier")
 

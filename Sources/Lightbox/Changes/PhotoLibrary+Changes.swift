@@ -111,6 +111,14 @@ extension PhotoLibrary {
             guard movies.count <= 1 else {
                 throw LibraryError(.invalidRequest, "the new asset \(localIdentifier) has two .pairedVideo resources; nothing was changed")
             }
+            for resource in resources where resource.options.shouldMoveFile && !resource.isTemporary {
+                if let library = Self.enclosingLibrary(of: resource.path) {
+                    throw LibraryError(
+                        .invalidRequest,
+                        "the file is inside the library \(library), whose files are not moved out; nothing was changed",
+                        path: resource.path)
+                }
+            }
             let source = try ImportSource(path: photo.path)
             guard source.format.kind != .video else {
                 throw LibraryError(.invalidRequest, "a .photo resource must be a photo, not a movie; nothing was changed", path: photo.path)

@@ -70,15 +70,18 @@ public final class ExternalEditor: ContentEditingController {
             let display = folder + "/display.jpg"
             let image = try input.displaySizeImage.encoded(quality: 90)
             try FileIO.writeAtomically(image.bytes, to: display)
+            // The editor reads copies: a program that writes where it should read cannot reach
+            // the library's files.
+            let fullSizeImage = try Self.readOnlyCopy(of: input.fullSizeImageURL.path, in: folder, as: "input")
             var inputs: [String: Any] = [
-                "fullSizeImage": input.fullSizeImageURL.path, "orientation": input.fullSizeImageOrientation,
+                "fullSizeImage": fullSizeImage, "orientation": input.fullSizeImageOrientation,
                 "displaySizeImage": display, "uniformTypeIdentifier": input.uniformTypeIdentifier,
                 "mediaType": "image", "creationDate": ISO8601.string(from: input.creationDate, offsetSeconds: 0),
                 "adjustmentData": input.adjustmentData.map(Self.json) ?? NSNull(),
             ]
             var outputs = ["renderedContent": output.renderedContentURL.path]
             if let movie = input.livePhotoMovieURL {
-                inputs["livePhotoMovie"] = movie.path
+                inputs["livePhotoMovie"] = try Self.readOnlyCopy(of: movie.path, in: folder, as: "input-movie")
                 outputs["renderedLivePhotoMovie"] = output.renderedLivePhotoMovieURL.path
             }
             let request: [String: Any] = [
@@ -112,6 +115,15 @@ public final class ExternalEditor: ContentEditingController {
     }
 
     public var shouldShowCancelConfirmation: Bool { false }
+
+    /// A copy of `path` in `folder`, named `name` with the file's extension, that only its
+    /// owner can read.
+    private static func readOnlyCopy(of path: String, in folder: String, as name: String) throws -> String {
+        let ext = (path as NSString).pathExtension
+        let copy = folder + "/" + name + (ext.isEmpty ? "" : "." + ext)
+        _ = try FileIO.copyAndSync(from: path, to: copy, permissions: 0o400, syncing: false)
+        return copy
+    }
 
     // MARK: - Running the program
 

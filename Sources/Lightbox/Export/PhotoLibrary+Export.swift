@@ -21,9 +21,11 @@ public struct ExportedFile: Sendable, Hashable {
 }
 
 extension PhotoLibrary {
-    /// Writes assets' files into `folder`, named by their original file names (a name taken
-    /// already gets " (1)", " (2)"... : nothing is overwritten). Each file is written whole
-    /// or not at all (a temporary file renamed into place).
+    /// Writes assets' files into `folder`, named by their original file names. Nothing is
+    /// written over (``OutputFolder``): a name taken already gets "-1", "-2"... unless
+    /// `overwrite` says to replace it, an export that would replace one of the library's files
+    /// or land inside a library is refused before anything is written, and each file is
+    /// written whole or not at all.
     ///
     /// With ``ExportVersion/original``, the files the library holds, unchanged: the photo
     /// or movie, a Live Photo's movie, a RAW + JPEG pair's RAW. With
@@ -31,29 +33,32 @@ extension PhotoLibrary {
     /// (a JPEG named after the photo), and a Live Photo's still (JPEG) and movie are given the
     /// content identifier they lack, so that they pair again wherever they go.
     public func export(
-        localIdentifiers: [String], to folder: URL, version: ExportVersion
+        localIdentifiers: [String], to folder: URL, version: ExportVersion, overwrite: Bool = false
     ) async throws -> [ExportedFile] {
-        var assets: [Asset] = []
+        // What each asset exports, planned whole before any file is written.
+        var exports: [(asset: Asset, resources: [AssetResource])] = []
+        var inputs: [String] = []
         for identifier in localIdentifiers {
             guard let asset = try await asset(withLocalIdentifier: identifier) else {
                 throw LibraryError(.assetNotFound, "no asset has the identifier \(identifier)")
             }
-            assets.append(asset)
-        }
-        try FileIO.makeDirectory(folder.path)
-        var written: [ExportedFile] = []
-        for asset in assets {
             // The current version of an edited photo is its render, in the photo's place.
             let render = version == .current ? asset.resource(ofType: .fullSizePhoto) : nil
             // With it, a Live Photo's current movie: the edited one, when the edit made one.
             let types: [AssetResourceType] =
                 render == nil
-                ? [.photo, .video, .pairedVideo, .alternatePhoto] : [.fullSizePhoto] + [asset.currentMovieResource?.type].compactMap { $0 }
-            var files: [(AssetResource, [UInt8]?)] = []
-            for type in types {
-                guard let resource = asset.resource(ofType: type) else { continue }
-                files.append((resource, nil))
-            }
+                ? [.photo, .video, .pairedVideo, .alternatePhoto]
+                : [.fullSizePhoto] + [asset.currentMovieResource?.type].compactMap { $0 }
+            let resources = types.compactMap { asset.resource(ofType: $0) }
+            for resource in asset.resources { inputs.append(try await fileURL(for: resource).path) }
+            exports.append((asset, resources))
+        }
+        let output = try OutputFolder(path: folder.path, inputs: inputs, overwrite: overwrite)
+        let destinations = try output.plan(
+            exports.flatMap { asset, resources in resources.map { Self.exportName($0, asset: asset) } })
+        var written: [ExportedFile] = []
+        for (asset, resources) in exports {
+            var files = resources.map { ($0, nil as [UInt8]?) }
             if version == .current, asset.mediaSubtypes.contains(.photoLive),
                 let stillIndex = files.firstIndex(where: { $0.0.type == .photo || $0.0.type == .fullSizePhoto }),
                 let movieIndex = files.firstIndex(where: { $0.0.type == .pairedVideo || $0.0.type == .fullSizePairedVideo })
@@ -65,16 +70,14 @@ extension PhotoLibrary {
                 files[movieIndex].1 = newMovie
             }
             for (resource, bytes) in files {
-                let name = Self.exportName(resource, asset: asset)
-                let destination = Self.freePath(in: folder.path, name: name)
                 let content: [UInt8]
                 if let bytes {
                     content = bytes
                 } else {
                     content = try await readBytes(resource)
                 }
-                try FileIO.writeAtomically(content, to: destination)
-                written.append(ExportedFile(localIdentifier: asset.localIdentifier, resourceType: resource.type, path: destination))
+                let path = try output.write(content, to: destinations[written.count])
+                written.append(ExportedFile(localIdentifier: asset.localIdentifier, resourceType: resource.type, path: path))
             }
         }
         return written
@@ -135,18 +138,5 @@ extension PhotoLibrary {
         }
         let name = (resource.originalFilename as NSString).lastPathComponent
         return name.isEmpty ? asset.localIdentifier : name
-    }
-
-    /// `name` in `folder`, or "name (1).ext", "name (2).ext"... when taken.
-    static func freePath(in folder: String, name: String) -> String {
-        let base = (name as NSString).deletingPathExtension
-        let ext = (name as NSString).pathExtension
-        var candidate = folder + "/" + name
-        var counter = 1
-        while FileManager.default.fileExists(atPath: candidate) {
-            candidate = folder + "/" + base + " (\(counter))" + (ext.isEmpty ? "" : "." + ext)
-            counter += 1
-        }
-        return candidate
     }
 }

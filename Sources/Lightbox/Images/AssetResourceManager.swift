@@ -37,16 +37,17 @@ public final class AssetResourceManager: Sendable {
         }
     }
 
-    /// Writes the resource's bytes to a new file at `url`, through a temporary file renamed
-    /// into place. Fails when a file is already there, as PhotoKit does.
+    /// Writes the resource's bytes to a new file at `url`, written whole before it takes the
+    /// name. Fails when a file is already there, as PhotoKit does, and for a place inside a
+    /// library (``OutputFolder``).
     public func writeData(for resource: AssetResource, toFile url: URL) async throws {
         let source = try await library.fileURL(for: resource).path
-        let destination = url.path
         try await BlockingWork.run {
-            guard !FileManager.default.fileExists(atPath: destination) else {
-                throw LibraryError(.invalidRequest, "a file is already there", path: destination)
+            let folder = try OutputFolder(path: url.deletingLastPathComponent().path, inputs: [source])
+            let planned = try folder.plan([url.lastPathComponent], whenTaken: .refuse)[0]
+            try folder.write(to: planned, whenTaken: .refuse) { temporary in
+                _ = try FileIO.copyAndSync(from: source, to: temporary, permissions: 0o644)
             }
-            try FileIO.copyAtomically(from: source, to: destination)
         }
     }
 }

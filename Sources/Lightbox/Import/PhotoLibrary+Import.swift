@@ -79,7 +79,8 @@ extension PhotoLibrary {
     }
 
     /// Expands folders recursively (`MediaFolder.files`: sorted; hidden entries, XMP sidecars,
-    /// which each photo's import reads, iPhone adjustment files and the library itself skipped).
+    /// which each photo's import reads, iPhone adjustment files, this library and any other
+    /// skipped). A path inside a library is a failure.
     func enumerateFiles(_ urls: [URL]) -> [FoundFile] {
         let fileManager = FileManager.default
         let libraryPath = url.standardizedFileURL.path
@@ -91,12 +92,21 @@ extension PhotoLibrary {
                 found.append(FoundFile(path: path, failure: LibraryError(.unreadableFile, "no such file or folder", path: path)))
                 continue
             }
+            if let library = Self.enclosingLibrary(of: path) {
+                // A library's originals are its own: a move would take them from it.
+                found.append(
+                    FoundFile(
+                        path: path,
+                        failure: LibraryError(
+                            .invalidRequest, "this is inside the library \(library), whose files are not imported",
+                            path: path)))
+                continue
+            }
             guard isDirectory.boolValue else {
                 found.append(FoundFile(path: path))
                 continue
             }
-            guard path != libraryPath else { continue }
-            guard let inFolder = MediaFolder.files(in: path, excluding: libraryPath) else {
+            guard let inFolder = MediaFolder.files(in: path, excluding: libraryPath, skipping: Self.isLibrary) else {
                 found.append(FoundFile(path: path, failure: LibraryError(.unreadableFile, "cannot list the folder", path: path)))
                 continue
             }

@@ -15,6 +15,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case collectionNotFound
             case persistentChangeTokenExpired
             case cancelled
+            case outputRefused
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -43,6 +44,9 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
         public static let invalidPredicate = Code(.invalidPredicate)
         /// The request was cancelled before it finished.
         public static let cancelled = Code(.cancelled)
+        /// A file would have been written over an input, over a file the run did not create, or
+        /// into a library's own folder; nothing was written.
+        public static let outputRefused = Code(.outputRefused)
 
         public var description: String {
             switch wrapped {
@@ -57,6 +61,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case .invalidPredicate: "invalidPredicate"
             case .collectionNotFound: "collectionNotFound"
             case .cancelled: "cancelled"
+            case .outputRefused: "outputRefused"
             case .persistentChangeTokenExpired: "persistentChangeTokenExpired"
             }
         }

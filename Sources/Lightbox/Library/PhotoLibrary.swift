@@ -61,6 +61,24 @@ public final class PhotoLibrary: Sendable {
         originals.removeIncomingLeftovers()
     }
 
+    /// Whether `folder` is a Lightbox library: it holds a library database.
+    public static func isLibrary(_ folder: String) -> Bool {
+        var info = stat()
+        return lstat(folder + "/" + databaseFilename, &info) == 0
+    }
+
+    /// The Lightbox library that holds `path` (the path itself or a folder above it, links
+    /// resolved), or nil.
+    public static func enclosingLibrary(of path: String) -> String? {
+        var current = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
+        while true {
+            if isLibrary(current.path) { return current.path }
+            let parent = current.deletingLastPathComponent().standardizedFileURL
+            if current.path == "/" || parent.path == current.path { return nil }
+            current = parent
+        }
+    }
+
     // MARK: Reading
     //
     // Each read has a blocking form, for command-line tools and tests, and an async form that

@@ -100,9 +100,11 @@ package enum FileIO {
     }
 
     /// Copies `source` to a new file `temporary` (which must not exist), hashing the bytes as
-    /// they are written, and fsyncs it. Returns the SHA-256 of what was written.
+    /// they are written, and fsyncs it unless `syncing` is false. Returns the SHA-256 of what
+    /// was written.
     static func copyAndSync(
-        from source: String, to temporary: String, permissions: mode_t, bypassingCache: Bool = false
+        from source: String, to temporary: String, permissions: mode_t, bypassingCache: Bool = false,
+        syncing: Bool = true
     ) throws -> String {
         let file = try DurableFile(creating: temporary, permissions: permissions, bypassingCache: bypassingCache)
         var hasher = SHA256()
@@ -110,13 +112,8 @@ package enum FileIO {
             hasher.update(bufferPointer: chunk)
             try file.append(chunk)
         }
-        try file.finish()
+        try file.finish(syncing: syncing)
         return hex(hasher.finalize())
-    }
-
-    /// Copies a file durably to `path`, streaming it: a temporary file beside it, fsync, rename.
-    static func copyAtomically(from source: String, to path: String) throws {
-        try replaceAtomically(path) { temporary in _ = try copyAndSync(from: source, to: temporary, permissions: 0o644) }
     }
 
     /// Writes bytes durably to a new file `path` (which must not exist) and fsyncs it.
