@@ -23,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        // Already Hummingbird's; named so that `lightbox serve` can tell a port in use
+        // (NIOCore's IOError) from other failures.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         // SHA-256 of every original: BoringSSL's assembly uses the CPU's SHA extensions,
         // several times faster than a hash we would write in Swift.
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
@@ -111,6 +114,7 @@ let package = Package(
                 "LightboxServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

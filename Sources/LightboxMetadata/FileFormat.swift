@@ -135,6 +135,28 @@ public enum FileFormat: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// The RAW format a file that starts like a TIFF is by its name's extension (any case,
+    /// without the dot): NEF and NRW, ARW, SRF and SR2, PEF; nil for any other.
+    public static func tiffBasedRAW(filenameExtension: String) -> FileFormat? {
+        switch filenameExtension.lowercased() {
+        case "nef", "nrw": .nef
+        case "arw", "srf", "sr2": .arw
+        case "pef": .pef
+        default: nil
+        }
+    }
+
+    /// Lowercased extensions of photo and movie files, those Lightbox imports and others
+    /// (older RAW and video formats): a file with one of these is taken for a photo or movie
+    /// even when its bytes are not recognised, so that a damaged or unsupported one is
+    /// reported rather than passed over like a document.
+    public static let mediaFilenameExtensions: Set<String> = [
+        "jpg", "jpeg", "jpe", "jfif", "heic", "heif", "hif", "avif", "png", "webp", "tif", "tiff", "gif", "bmp", "jxl",
+        "dng", "cr2", "cr3", "crw", "nef", "nrw", "arw", "srf", "sr2", "orf", "rw2", "raw", "pef", "raf", "x3f", "srw",
+        "erf", "kdc", "mrw", "3fr", "iiq", "mov", "mp4", "m4v", "3gp", "3g2", "avi", "mts", "m2ts", "mkv", "wmv", "mpg",
+        "mpeg",
+    ]
+
     /// The usual file name extension, without the dot.
     public var preferredFilenameExtension: String {
         switch self {

@@ -132,13 +132,16 @@ public enum LightboxServer {
         return router
     }
 
-    /// The whole application, listening on `host:port`.
+    /// The whole application, listening on `host:port`; `onServerRunning` is called once it
+    /// listens (a port in use makes `runService()` throw before).
     public static func application(
-        library: PhotoLibrary, host: String = "127.0.0.1", port: Int = 8080
+        library: PhotoLibrary, host: String = "127.0.0.1", port: Int = 8080,
+        onServerRunning: @escaping @Sendable () async -> Void = {}
     ) -> some ApplicationProtocol {
         Application(
             router: router(library: library),
-            configuration: .init(address: .hostname(host, port: port), serverName: "Lightbox"))
+            configuration: .init(address: .hostname(host, port: port), serverName: "Lightbox"),
+            onServerRunning: { _ in await onServerRunning() })
     }
 
     /// One page of a fetch with a text predicate and sort: the `limit` assets after the one

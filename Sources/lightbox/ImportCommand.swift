@@ -11,9 +11,12 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Import photos from files and folders (recursively).",
         discussion: """
-            Formats are recognised from the bytes: JPEG, HEIC/HEIF, AVIF, PNG, WebP, TIFF, GIF. \
-            Bytes the library already holds are skipped as duplicates. A file that cannot be \
-            imported is reported with the reason, and the others go on. Exits 1 when any file failed.
+            Formats are recognised from the bytes: JPEG, HEIC/HEIF, AVIF, PNG, WebP, TIFF, GIF, \
+            camera RAW, QuickTime and MP4. Bytes the library already holds are skipped as \
+            duplicates. Files in folders that are neither photos nor movies (documents, notes, \
+            editors' projects) are skipped and counted. A file that cannot be imported, a damaged \
+            photo, is reported once with the reason, and the others go on. Exits 1 when any file \
+            failed.
             """)
 
     @OptionGroup var libraryOptions: LibraryOptions
@@ -24,11 +27,11 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Move the files into the library instead of copying (each is deleted once the library holds it safely).")
     var move = false
 
-    @Flag(help: "Print one JSON line per file (imported, paired, duplicate or failed), then one with the summary.")
+    @Flag(help: "Print one JSON line per file (imported, paired, duplicate, skipped or failed), then one with the summary.")
     var json = false
 
     func run() async throws {
-        let library = try libraryOptions.open()
+        let library = try libraryOptions.open(creating: true)
         let urls = paths.map { URL(fileURLWithPath: $0) }
         let progressBar = ProgressBar.onTerminal()
         let json = self.json
@@ -44,19 +47,16 @@ struct ImportCommand: AsyncParsableCommand {
         }
         progressBar?.finish()
         let p = summary.progress
-        let failures = summary.results.compactMap { result -> (String, LibraryError)? in
-            if case .failed(let error) = result.outcome { (result.path, error) } else { nil }
-        }
         if json {
+            let failures = summary.results.compactMap { result -> (String, LibraryError)? in
+                if case .failed(let error) = result.outcome { (result.path, error) } else { nil }
+            }
             Output.jsonLine(SummaryLine(p, failures: failures))
         } else {
+            // Each failure was printed as it came, with its file: the summary counts them.
             Output.message(
                 "\(p.imported) imported, \(p.paired) paired, \(p.duplicates) duplicate\(p.duplicates == 1 ? "" : "s"), "
-                    + "\(p.failed) failed")
-            if !failures.isEmpty {
-                Output.message("Failed:")
-                for (path, error) in failures { Output.message("  \(path): \(error.message)") }
-            }
+                    + "\(p.skipped) skipped (not photos or movies), \(p.failed) failed")
         }
         if p.failed > 0 { throw ExitCode(1) }
     }
@@ -70,6 +70,7 @@ struct SummaryLine: Encodable {
         var paired: Int
         var duplicates: Int
         var failed: Int
+        var skipped: Int
         var failures: [Failure]
     }
 
@@ -84,7 +85,7 @@ struct SummaryLine: Encodable {
     init(_ progress: ImportProgress, failures: [(String, LibraryError)]) {
         summary = Counts(
             files: progress.total, imported: progress.imported, paired: progress.paired, duplicates: progress.duplicates,
-            failed: progress.failed,
+            failed: progress.failed, skipped: progress.skipped,
             failures: failures.map { Failure(path: $0.0, code: "\($0.1.code)", message: $0.1.message) })
     }
 }
@@ -95,6 +96,8 @@ struct ImportLine: Encodable {
     var status: String
     var localIdentifier: String?
     var error: ErrorDetail?
+    /// Why a file was skipped.
+    var reason: String?
     var asset: Asset?
 
     struct ErrorDetail: Encodable {
@@ -119,6 +122,9 @@ struct ImportLine: Encodable {
         case .failed(let failure):
             status = "failed"
             error = ErrorDetail(code: "\(failure.code)", message: failure.message)
+        case .skipped(let reason):
+            status = "skipped"
+            self.reason = reason
         }
     }
 }

@@ -19,8 +19,13 @@ struct LibraryOptions: ParsableArguments {
         return "Photos.lightbox"
     }
 
-    /// Opens (creating when missing) the library, or exits with a message naming the folder.
-    func open() throws -> PhotoLibrary {
+    /// Opens the library, or exits with a message naming the folder. Only `creating` (the
+    /// import) makes a library where there is none: any other command given a wrong path
+    /// says so instead of leaving an empty library behind.
+    func open(creating: Bool = false) throws -> PhotoLibrary {
+        if !creating && !PhotoLibrary.isLibrary(libraryPath) {
+            throw CommandError("no library at \(libraryPath) (lightbox import creates one)")
+        }
         do {
             return try PhotoLibrary(url: URL(fileURLWithPath: libraryPath))
         } catch let error as LibraryError {

@@ -33,9 +33,9 @@ final class ProgressBar: @unchecked Sendable {
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let remaining = rate > 0 ? Double(progress.total - progress.completed) / rate : 0
         let line = String(
-            format: "\r%@ %d/%d  %.1f files/s  %.0f MB  ~%@ left  (%d new, %d paired, %d dup, %d failed)", bar,
+            format: "\r%@ %d/%d  %.1f files/s  %.0f MB  ~%@ left  (%d new, %d paired, %d dup, %d skipped, %d failed)", bar,
             progress.completed, progress.total, rate, Double(progress.bytes) / 1_000_000, Self.duration(remaining),
-            progress.imported, progress.paired, progress.duplicates, progress.failed)
+            progress.imported, progress.paired, progress.duplicates, progress.skipped, progress.failed)
         lastLine = line
         FileHandle.standardError.write(Data(line.utf8))
     }

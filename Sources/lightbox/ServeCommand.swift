@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import NIOCore
 import Lightbox
 import LightboxServer
 
@@ -17,10 +18,19 @@ struct ServeCommand: AsyncParsableCommand {
     var port = 8080
 
     func run() async throws {
+        guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535, not \(port)") }
         let library = try libraryOptions.open()
         let count = try await library.assetCount()
-        let app = LightboxServer.application(library: library, host: host, port: port)
-        Output.message("Serving \(count) assets from \(library.url.path) at http://\(host):\(port) (Ctrl-C stops)")
-        try await app.runService()
+        let (host, port) = (host, port)
+        let app = LightboxServer.application(library: library, host: host, port: port) {
+            Output.message("Serving \(count) asset\(count == 1 ? "" : "s") from \(library.url.path) at http://\(host):\(port) (Ctrl-C stops)")
+        }
+        do {
+            try await app.runService()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw CommandError("port \(port) on \(host) is in use by another program; choose another with --port")
+        } catch let error as IOError where error.errnoCode == EACCES {
+            throw CommandError("port \(port) on \(host) needs privileges this user lacks; choose one above 1023 with --port")
+        }
     }
 }

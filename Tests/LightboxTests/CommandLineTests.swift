@@ -367,6 +367,7 @@ struct CommandLineTests {
     func folders() throws {
         let folder = try TemporaryDirectory()
         let library = folder.path("Folders.lightbox")
+        _ = try PhotoLibrary(url: URL(fileURLWithPath: library))
         func identifier(_ run: Run) throws -> String {
             try #require(try run.jsonLines().first?["localIdentifier"] as? String)
         }

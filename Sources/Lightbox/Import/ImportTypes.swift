@@ -28,6 +28,9 @@ public enum ImportOutcome: Sendable {
     case duplicate(localIdentifier: String)
     /// The file was not imported; the error names the file and the reason.
     case failed(LibraryError)
+    /// A file found in a folder that is neither a photo nor a movie (a document, a note, an
+    /// editor's project), passed over; the reason says what its bytes are not.
+    case skipped(reason: String)
 }
 
 /// The result for one file of an import.
@@ -52,6 +55,8 @@ public struct ImportProgress: Sendable, Hashable {
     public var duplicates: Int
     /// Files that could not be imported.
     public var failed: Int
+    /// Files in folders that are neither photos nor movies.
+    public var skipped: Int
     /// Bytes of the files done.
     public var bytes: Int64
 
@@ -63,6 +68,7 @@ public struct ImportProgress: Sendable, Hashable {
         self.paired = 0
         self.duplicates = 0
         self.failed = 0
+        self.skipped = 0
         self.bytes = 0
     }
 }

@@ -46,6 +46,8 @@ extension PhotoLibrary {
                             try self.importFile(atPath: file.path, options: options)
                         }
                         return (index, ImportItemResult(path: file.path, outcome: outcome), size)
+                    } catch let error as LibraryError where file.inFolder && Self.isNotMedia(error) {
+                        return (index, ImportItemResult(path: file.path, outcome: .skipped(reason: error.message)), 0)
                     } catch {
                         let failure =
                             error as? LibraryError
@@ -64,6 +66,7 @@ extension PhotoLibrary {
                 case .paired: progress.paired += 1
                 case .duplicate: progress.duplicates += 1
                 case .failed: progress.failed += 1
+                case .skipped: progress.skipped += 1
                 }
                 onResult(result, progress)
                 addNext()
@@ -76,6 +79,16 @@ extension PhotoLibrary {
     struct FoundFile: Sendable {
         var path: String
         var failure: LibraryError?
+        /// Found in a folder rather than named: it is passed over when it is no photo or movie.
+        var inFolder = false
+    }
+
+    /// Whether a file's import failed because it is something else than a photo or movie: its
+    /// bytes are no format Lightbox knows and its name no photo's or movie's. An empty or
+    /// unknown `IMG_0001.JPG` is a damaged photo, and fails.
+    static func isNotMedia(_ error: LibraryError) -> Bool {
+        guard error.code == .unsupportedFormat, let path = error.path else { return false }
+        return !FileFormat.mediaFilenameExtensions.contains((path as NSString).pathExtension.lowercased())
     }
 
     /// Expands folders recursively (`MediaFolder.files`: sorted; hidden entries, XMP sidecars,
@@ -110,7 +123,7 @@ extension PhotoLibrary {
                 found.append(FoundFile(path: path, failure: LibraryError(.unreadableFile, "cannot list the folder", path: path)))
                 continue
             }
-            found += inFolder.map { FoundFile(path: $0) }
+            found += inFolder.map { FoundFile(path: $0, inFolder: true) }
         }
         return found
     }
