@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads a file's metadata from its headers, in Swift, without decoding any pixels.
 ///
 /// Safe on hostile bytes: every read is bounded by the file and by ``ByteSource/maximumRead``,
@@ -9,13 +11,17 @@
 /// print(metadata.format, metadata.pixelWidth ?? 0, metadata.exif?.model ?? "")
 /// ```
 public enum MetadataReader {
-    /// Reads the file at `path`: only the bytes its headers need.
+    /// Reads the file at `path`: only the bytes its headers need. Its name's extension tells a
+    /// TIFF-based RAW file from a TIFF, as exiftool's FileType does.
     public static func read(fileAtPath path: String) throws(MetadataError) -> MediaMetadata {
-        try read(ByteSource(fileAtPath: path))
+        try read(ByteSource(fileAtPath: path), filenameExtension: (path as NSString).pathExtension)
     }
 
-    /// Reads the metadata of the bytes `source` holds.
-    public static func read(_ source: ByteSource) throws(MetadataError) -> MediaMetadata {
+    /// Reads the metadata of the bytes `source` holds. Bytes that start like a TIFF are a DNG
+    /// when they carry a DNG version; else a NEF, ARW or PEF only when `filenameExtension`
+    /// (the file's, without the dot) says so, and a TIFF otherwise: cameras write plain TIFFs
+    /// too, with their make in them.
+    public static func read(_ source: ByteSource, filenameExtension: String? = nil) throws(MetadataError) -> MediaMetadata {
         let head = try source.bytes(at: 0, upTo: FileFormat.sniffLength)
         guard let format = FileFormat(sniffing: head) else {
             throw MetadataError(.unsupported, "not an image or movie format Lightbox reads (\(source.count) bytes)")
@@ -28,7 +34,8 @@ public enum MetadataReader {
         case .png: try PNGContainer.read(source, into: &metadata)
         case .webp: try WebPContainer.read(source, into: &metadata)
         case .gif: try GIFContainer.read(source, into: &metadata)
-        case .tiff, .dng, .cr2, .nef, .arw, .orf, .rw2, .pef: try TIFFContainer.read(source, into: &metadata)
+        case .tiff, .dng, .cr2, .nef, .arw, .orf, .rw2, .pef:
+            try TIFFContainer.read(source, into: &metadata, filenameExtension: filenameExtension)
         case .raf: try RAFContainer.read(source, into: &metadata)
         case .quickTime, .mp4: try QuickTimeContainer.read(source, into: &metadata)
         }

@@ -30,6 +30,25 @@ struct FileFormatTests {
         #expect(FileFormat(sniffing: bytes) == expected)
     }
 
+    /// Files that start like a TIFF: plain TIFFs from cameras (a Sony, two Nikon, a Canon), RAW
+    /// files, and a NEF and a TIFF under each other's extension.
+    static let tiffLike: [(file: String, name: String)] = [
+        ("exiv2/data/test.tiff", "test.tiff"), ("exiv2/data/Reagan.tiff", "Reagan.tiff"),
+        ("exiv2/data/ReaganLargeTiff.tiff", "ReaganLargeTiff.tiff"), ("exiftool/images/ExifTool.tif", "ExifTool.tif"),
+        ("exiftool/images/Nikon.nef", "Nikon.nef"), ("exiftool/images/DNG.dng", "DNG.dng"),
+        ("exiftool/images/Nikon.nef", "Nikon.tif"), ("exiv2/data/Reagan.tiff", "Reagan.NEF"),
+        ("exiv2/data/test.tiff", "test.arw"), ("exiftool/images/DNG.dng", "DNG.tif"),
+    ]
+
+    @Test("TIFF or RAW is decided as exiftool's FileType decides it", arguments: tiffLike)
+    func tiffOrRAW(file: String, name: String) throws {
+        let folder = try TemporaryDirectory()
+        let copy = try folder.copy(Corpus.path(file), as: name)
+        let fileType = try #require(try ExifTool.tags(["FileType"], of: copy)["FileType"])
+        let format = try MetadataReader.read(fileAtPath: copy).format
+        #expect(format.rawValue.uppercased() == fileType, "\(name)")
+    }
+
     @Test("The extension does not matter: a JPEG named .png is a JPEG")
     func ignoresExtension() throws {
         let folder = try TemporaryDirectory()

@@ -38,6 +38,24 @@ struct ImportTests {
         #expect(try await library.assetCount() == paths.count)
     }
 
+    @Test(
+        "A camera maker's plain TIFF imports as a TIFF, at exiftool's size",
+        arguments: ["exiv2/data/test.tiff", "exiv2/data/Reagan.tiff"])
+    func cameraTIFF(file: String) async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let path = try Corpus.path(file)
+        let summary = await library.importItems(at: [URL(fileURLWithPath: path)])
+        guard case .imported(let asset) = try #require(summary.results.first).outcome else {
+            Issue.record("\(file): \(String(describing: summary.results.first?.outcome))")
+            return
+        }
+        let tags = try ExifTool.tags(["FileType", "ImageWidth", "ImageHeight"], of: path)
+        #expect(tags["FileType"] == "TIFF")
+        #expect(asset.resource(ofType: .photo)?.uniformTypeIdentifier == "public.tiff")
+        #expect("\(asset.pixelWidth)" == tags["ImageWidth"] && "\(asset.pixelHeight)" == tags["ImageHeight"])
+    }
+
     @Test("Importing the same bytes again adds nothing, whatever the file is called")
     func secondImportAddsNothing() async throws {
         let folder = try TemporaryDirectory()
@@ -56,7 +74,7 @@ struct ImportTests {
         #expect(originals.count == 5)
     }
 
-    @Test("A truncated JPEG and random bytes are reported; the other files still import")
+    @Test("A truncated JPEG and random bytes are reported, a text file in the folder skipped; the others still import")
     func damagedFilesAreReported() async throws {
         let folder = try TemporaryDirectory()
         let source = try TemporaryDirectory()
@@ -72,24 +90,30 @@ struct ImportTests {
         let summary = await library.importItems(at: [source.url])
         #expect(summary.progress.total == 5)
         #expect(summary.progress.imported == 2)
-        #expect(summary.progress.failed == 3)
+        #expect(summary.progress.failed == 2)
+        #expect(summary.progress.skipped == 1, "notes.txt is no photo: passed over, not failed")
 
         var failures: [String: LibraryError] = [:]
         var imported: Set<String> = []
+        var skipped: [String] = []
         for result in summary.results {
             switch result.outcome {
             case .failed(let error): failures[result.path] = error
             case .imported: imported.insert(result.path)
+            case .skipped: skipped.append(result.path)
             case .duplicate, .paired: Issue.record("unexpected duplicate or pairing \(result.path)")
             }
         }
+        #expect(skipped == [notes])
         #expect(imported == [good, heic])
         #expect(failures[truncated]?.code == .corruptFile)
         #expect(failures[truncated]?.path == truncated)
         #expect(failures[truncated]?.description.contains(truncated) == true)
         #expect(failures[noise]?.code == .unsupportedFormat)
         #expect(failures[noise]?.path == noise)
-        #expect(failures[notes]?.code == .unsupportedFormat)
+        // Named on its own, it is asked for: a failure.
+        let named = await library.importItems(at: [URL(fileURLWithPath: notes)])
+        #expect(named.progress.failed == 1 && named.progress.skipped == 0)
         // Nothing of the failed files reached the library.
         #expect(try await library.assetCount() == 2)
         let incoming = try FileManager.default.contentsOfDirectory(atPath: library.url.path + "/originals/.incoming")

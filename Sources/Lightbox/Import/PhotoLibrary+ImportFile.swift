@@ -232,7 +232,8 @@ extension PhotoLibrary {
         let media: MediaMetadata
         do {
             if let contents = source.contents {
-                media = try MetadataReader.read(ByteSource(bytes: contents))
+                media = try MetadataReader.read(
+                    ByteSource(bytes: contents), filenameExtension: (source.path as NSString).pathExtension)
             } else {
                 media = try MetadataReader.read(fileAtPath: source.path)
             }

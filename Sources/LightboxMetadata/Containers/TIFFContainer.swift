@@ -1,41 +1,51 @@
 /// TIFF and the TIFF-based RAW formats: EXIF from IFD0, and the size of the largest image
 /// among IFD0's chain and its SubIFDs (a RAW file's IFD0 often holds only a preview).
 enum TIFFContainer {
-    static func read(_ source: ByteSource, into metadata: inout MediaMetadata) throws(MetadataError) {
+    static func read(
+        _ source: ByteSource, into metadata: inout MediaMetadata, filenameExtension: String? = nil
+    ) throws(MetadataError) {
         let reader = try TIFFReader(source: source)
         var exif = try ExifMetadata(reader: reader)
         if metadata.format == .rw2, let first = reader.firstIFDOffset, let ifd0 = reader.ifd(at: first) {
             readPanasonic(ifd0, reader, &exif, &metadata)
         }
         metadata.exif = exif
-        if metadata.format == .tiff {
-            let make = exif.make?.uppercased() ?? ""
-            if exif.isDNG {
-                metadata.format = .dng
-            } else if make.hasPrefix("NIKON") {
-                metadata.format = .nef
-            } else if make.hasPrefix("SONY") {
-                metadata.format = .arw
-            } else if make.hasPrefix("PENTAX") || make.hasPrefix("RICOH") {
-                metadata.format = .pef
-            }
-        }
         var largest: (width: Int, height: Int)?
         var walk = IFDWalk()
         var pending: [Int] = reader.firstIFDOffset.map { [$0] } ?? []
+        var jpegs: [EmbeddedJPEG] = []
+        var rawByCompression: FileFormat?
         while let offset = pending.popLast() {
             guard let ifd = walk.visit(reader, at: offset) else { continue }
             if let width = ifd[0x0100].flatMap(reader.integer), let height = ifd[0x0101].flatMap(reader.integer),
-                width * height > (largest.map { $0.width * $0.height } ?? 0)
+                area(width, height) > largest.map({ area($0.width, $0.height) }) ?? 0
             {
                 largest = (width, height)
             }
+            if rawByCompression == nil { rawByCompression = ifd[0x0103].flatMap(reader.integer).flatMap(rawFormat(compression:)) }
             if let next = ifd.next { pending.append(next) }
             if let subIFDs = ifd[0x014A] { pending += reader.integers(subIFDs, limit: 8) }
-            if metadata.format.kind == .raw { collectEmbeddedJPEGs(ifd, reader, &metadata) }
+            collectEmbeddedJPEGs(ifd, reader, &jpegs)
+        }
+        if metadata.format == .tiff {
+            // As exiftool's FileType: the DNG version tag; else the name's extension; else a
+            // RAW compression in any IFD, or Sony's layout of an ARW's IFD0; else a TIFF, whatever
+            // camera made it.
+            if exif.isDNG {
+                metadata.format = .dng
+            } else if let raw = filenameExtension.flatMap(FileFormat.tiffBasedRAW(filenameExtension:)) {
+                metadata.format = raw
+            } else if let raw = rawByCompression {
+                metadata.format = raw
+            } else if Self.hasSonyARWLayout(reader, make: exif.make) {
+                metadata.format = .arw
+            }
+        }
+        if metadata.format.kind == .raw {
+            for jpeg in jpegs where !metadata.embeddedJPEGs.contains(jpeg) { metadata.embeddedJPEGs.append(jpeg) }
         }
         if metadata.format.kind == .raw, let width = exif.pixelXDimension, let height = exif.pixelYDimension,
-            width * height > (largest.map { $0.width * $0.height } ?? 0)
+            area(width, height) > largest.map({ area($0.width, $0.height) }) ?? 0
         {
             largest = (width, height)
         }
@@ -45,15 +55,43 @@ enum TIFFContainer {
         }
     }
 
+    /// Pixels in a width by height read from a file: 0 for a negative side or a product past
+    /// `Int`, which a hostile file would otherwise turn into a trap.
+    private static func area(_ width: Int, _ height: Int) -> Int {
+        guard width > 0, height > 0 else { return 0 }
+        let (product, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? 0 : product
+    }
+
+    /// The RAW format a TIFF compression value names (exiftool's list, for the formats Lightbox
+    /// knows): Nikon's 34713, Sony's 32767, Pentax's 65535.
+    private static func rawFormat(compression: Int) -> FileFormat? {
+        switch compression {
+        case 34713: .nef
+        case 32767: .arw
+        case 65535: .pef
+        default: nil
+        }
+    }
+
+    /// Whether IFD0 is laid out as a Sony ARW's is (exiftool's test): a Sony make, a reduced
+    /// image (SubfileType 1) compressed as JPEG (6), and SubIFDs.
+    private static func hasSonyARWLayout(_ reader: TIFFReader, make: String?) -> Bool {
+        guard make?.uppercased().hasPrefix("SONY") == true, let first = reader.firstIFDOffset,
+            let ifd0 = reader.ifd(at: first)
+        else { return false }
+        return ifd0[0x00FE].flatMap(reader.integer) == 1 && ifd0[0x0103].flatMap(reader.integer) == 6 && ifd0[0x014A] != nil
+    }
+
     /// The JPEGs an IFD points to: `JPEGInterchangeFormat` and its length (a NEF's or DNG's
     /// `JpgFromRaw`, IFD1's thumbnail), or a single strip compressed as JPEG in RGB or YCbCr
     /// (a CR2's or DNG's preview in IFD0); never the CFA or linear raw data itself.
-    private static func collectEmbeddedJPEGs(_ ifd: TIFFReader.IFD, _ reader: TIFFReader, _ metadata: inout MediaMetadata) {
+    private static func collectEmbeddedJPEGs(_ ifd: TIFFReader.IFD, _ reader: TIFFReader, _ jpegs: inout [EmbeddedJPEG]) {
         func add(_ offset: Int?, _ length: Int?) {
             guard let offset, let length, offset > 0, length > 2, reader.base + offset + length <= reader.source.count
             else { return }
             let candidate = EmbeddedJPEG(offset: reader.base + offset, length: length)
-            if !metadata.embeddedJPEGs.contains(candidate) { metadata.embeddedJPEGs.append(candidate) }
+            if !jpegs.contains(candidate) { jpegs.append(candidate) }
         }
         add(ifd[0x0201].flatMap(reader.integer), ifd[0x0202].flatMap(reader.integer))
         let compression = ifd[0x0103].flatMap(reader.integer)
@@ -94,7 +132,9 @@ enum TIFFContainer {
 
 /// Fujifilm RAF: a header, then an embedded JPEG whose EXIF describes the shot.
 enum RAFContainer {
-    static func read(_ source: ByteSource, into metadata: inout MediaMetadata) throws(MetadataError) {
+    static func read(
+        _ source: ByteSource, into metadata: inout MediaMetadata, filenameExtension: String? = nil
+    ) throws(MetadataError) {
         let header = try source.bytes(at: 0, count: 92)
         guard let offset = header.u32(at: 84).map(Int.init), offset > 0 else {
             throw MetadataError(.malformed, "the RAF header has no preview offset")
@@ -113,7 +153,9 @@ enum RAFContainer {
 
 /// PNG: the chunks before the image data: IHDR (size), eXIf, iTXt XMP, acTL (animation).
 enum PNGContainer {
-    static func read(_ source: ByteSource, into metadata: inout MediaMetadata) throws(MetadataError) {
+    static func read(
+        _ source: ByteSource, into metadata: inout MediaMetadata, filenameExtension: String? = nil
+    ) throws(MetadataError) {
         var offset = 8
         for _ in 0..<10_000 {
             guard offset + 8 <= source.count else { break }
@@ -191,7 +233,9 @@ enum PNGContainer {
 
 /// WebP: RIFF chunks: VP8X (flags, canvas size), VP8 or VP8L (size), EXIF, XMP, ICCP.
 enum WebPContainer {
-    static func read(_ source: ByteSource, into metadata: inout MediaMetadata) throws(MetadataError) {
+    static func read(
+        _ source: ByteSource, into metadata: inout MediaMetadata, filenameExtension: String? = nil
+    ) throws(MetadataError) {
         var offset = 12
         for _ in 0..<10_000 {
             guard offset + 8 <= source.count else { break }
@@ -230,7 +274,9 @@ enum WebPContainer {
 
 /// GIF: the logical screen's size, and whether it loops (the NETSCAPE2.0 extension).
 enum GIFContainer {
-    static func read(_ source: ByteSource, into metadata: inout MediaMetadata) throws(MetadataError) {
+    static func read(
+        _ source: ByteSource, into metadata: inout MediaMetadata, filenameExtension: String? = nil
+    ) throws(MetadataError) {
         let head = try source.bytes(at: 0, upTo: 4_096)
         metadata.pixelWidth = head.u16(at: 6, bigEndian: false).map(Int.init)
         metadata.pixelHeight = head.u16(at: 8, bigEndian: false).map(Int.init)
