@@ -17,6 +17,13 @@ struct AlbumCommand: AsyncParsableCommand {
 
         func run() async throws {
             let library = try libraryOptions.open()
+            if let same = try library.fetchAssetCollections(with: .album).first(where: {
+                $0.localizedTitle?.caseInsensitiveCompare(title) == .orderedSame
+            }) {
+                throw CommandError(
+                    "an album titled \"\(same.localizedTitle ?? title)\" exists already (\(same.localIdentifier)); "
+                        + "give the new one another title")
+            }
             var id = ""
             try await Changes.perform(library) { changes in
                 id = changes.creationRequestForAssetCollection(withTitle: title).localIdentifier
@@ -30,11 +37,13 @@ struct AlbumCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: "Add assets at the end of an album.")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Argument(help: "The album's local identifier.") var album: String
-        @Argument(help: "Local identifiers of the assets.") var ids: [String]
+        @Argument(help: "The album: its title, its identifier or the start of it.") var album: String
+        @Argument(help: "The assets: identifiers, or their first characters.") var ids: [String]
 
         func run() async throws {
             let library = try libraryOptions.open()
+            let names = Names(library: library)
+            let (album, ids) = (try names.assetCollection(album), try names.assets(ids))
             try await Changes.perform(library) { changes in
                 changes.changeRequest(forAssetCollectionWithLocalIdentifier: album).addAssets(ids)
             }
@@ -45,11 +54,13 @@ struct AlbumCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove", abstract: "Remove assets from an album (they stay in the library).")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Argument(help: "The album's local identifier.") var album: String
-        @Argument(help: "Local identifiers of the assets.") var ids: [String]
+        @Argument(help: "The album: its title, its identifier or the start of it.") var album: String
+        @Argument(help: "The assets: identifiers, or their first characters.") var ids: [String]
 
         func run() async throws {
             let library = try libraryOptions.open()
+            let names = Names(library: library)
+            let (album, ids) = (try names.assetCollection(album), try names.assets(ids))
             try await Changes.perform(library) { changes in
                 changes.changeRequest(forAssetCollectionWithLocalIdentifier: album).removeAssets(ids)
             }
@@ -60,12 +71,13 @@ struct AlbumCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "move", abstract: "Move the asset at index FROM to index TO (0 is the first).")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Argument(help: "The album's local identifier.") var album: String
+        @Argument(help: "The album: its title, its identifier or the start of it.") var album: String
         @Argument(help: "The asset's index now.") var from: Int
         @Argument(help: "Its index afterwards.") var to: Int
 
         func run() async throws {
             let library = try libraryOptions.open()
+            let album = try Names(library: library).assetCollection(album)
             try await Changes.perform(library) { changes in
                 changes.changeRequest(forAssetCollectionWithLocalIdentifier: album).moveAssets(at: [from], to: to)
             }
@@ -76,11 +88,12 @@ struct AlbumCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rename", abstract: "Give an album a new title.")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Argument(help: "The album's local identifier.") var album: String
+        @Argument(help: "The album: its title, its identifier or the start of it.") var album: String
         @Argument(help: "The new title.") var title: String
 
         func run() async throws {
             let library = try libraryOptions.open()
+            let album = try Names(library: library).assetCollection(album)
             try await Changes.perform(library) { changes in
                 changes.changeRequest(forAssetCollectionWithLocalIdentifier: album).title = title
             }
@@ -91,10 +104,11 @@ struct AlbumCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "delete", abstract: "Delete an album; its assets stay in the library.")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Argument(help: "The album's local identifier.") var album: String
+        @Argument(help: "The album: its title, its identifier or the start of it.") var album: String
 
         func run() async throws {
             let library = try libraryOptions.open()
+            let album = try Names(library: library).assetCollection(album)
             try await Changes.perform(library) { changes in changes.deleteAssetCollections([album]) }
         }
     }
@@ -103,7 +117,7 @@ struct AlbumCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "ls", abstract: "List albums, or the assets of one with --in.")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Option(name: .customLong("in"), help: "List this album's assets, in its order.") var album: String?
+        @Option(name: .customLong("in"), help: "List this album's assets, in its order (a title or an identifier).") var album: String?
         @Flag(help: "List the smart albums the library keeps (Favorites, Videos, ...) instead.") var smart = false
         @Flag(help: "List the moments (assets grouped by time and place) instead.") var moments = false
         @Flag(help: "Print JSON lines.") var json = false
@@ -112,6 +126,7 @@ struct AlbumCommand: AsyncParsableCommand {
             let library = try libraryOptions.open()
             do {
                 if let album {
+                    let album = try Names(library: library).assetCollection(album)
                     for asset in try library.fetchAssets(inCollectionWithLocalIdentifier: album) {
                         if json { Output.jsonLine(asset) } else { Output.line(AssetText.summary(asset)) }
                     }

@@ -20,7 +20,7 @@ struct FavoriteCommand: AsyncParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
-    @Argument(help: "Local identifiers of the assets.")
+    @Argument(help: "The assets: identifiers, or their first characters.")
     var ids: [String]
 
     @Flag(help: "Remove the mark instead.")
@@ -28,6 +28,7 @@ struct FavoriteCommand: AsyncParsableCommand {
 
     func run() async throws {
         let library = try libraryOptions.open()
+        let ids = try Names(library: library).assets(ids)
         try await Changes.perform(library) { changes in
             for id in ids { changes.changeRequest(forAssetWithLocalIdentifier: id).isFavorite = !off }
         }
@@ -40,7 +41,7 @@ struct HideCommand: AsyncParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
-    @Argument(help: "Local identifiers of the assets.")
+    @Argument(help: "The assets: identifiers, or their first characters.")
     var ids: [String]
 
     @Flag(help: "Show them again instead.")
@@ -48,6 +49,7 @@ struct HideCommand: AsyncParsableCommand {
 
     func run() async throws {
         let library = try libraryOptions.open()
+        let ids = try Names(library: library).assets(ids)
         try await Changes.perform(library) { changes in
             for id in ids { changes.changeRequest(forAssetWithLocalIdentifier: id).isHidden = !off }
         }
@@ -60,11 +62,12 @@ struct DeleteCommand: AsyncParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
-    @Argument(help: "Local identifiers of the assets.")
+    @Argument(help: "The assets: identifiers, or their first characters.")
     var ids: [String]
 
     func run() async throws {
         let library = try libraryOptions.open()
+        let ids = try Names(library: library).assets(ids)
         try await Changes.perform(library) { changes in changes.deleteAssets(ids) }
     }
 }
@@ -128,7 +131,7 @@ struct EditCommand: AsyncParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
-    @Argument(help: "The asset's local identifier.")
+    @Argument(help: "The asset: its identifier, or its first characters.")
     var id: String
 
     @Option(name: .customLong("filter"), help: ArgumentHelp("A filter, NAME=VALUE (repeat, in order).", valueName: "NAME=VALUE"))
@@ -167,6 +170,7 @@ struct EditCommand: AsyncParsableCommand {
             controller = RecipeEditor(adding: recipe.filters)
         }
         let library = try libraryOptions.open()
+        let id = try Names(library: library).asset(id)
         guard let asset = try await library.asset(withLocalIdentifier: id) else {
             throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
         }
@@ -190,11 +194,12 @@ struct RevertCommand: AsyncParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
-    @Argument(help: "Local identifiers of the assets.")
+    @Argument(help: "The assets: identifiers, or their first characters.")
     var ids: [String]
 
     func run() async throws {
         let library = try libraryOptions.open()
+        let ids = try Names(library: library).assets(ids)
         try await Changes.perform(library) { changes in
             for id in ids { changes.changeRequest(forAssetWithLocalIdentifier: id).revertAssetContentToOriginal() }
         }

@@ -16,7 +16,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
-    @Argument(help: "Local identifiers of the assets.")
+    @Argument(help: "The assets: identifiers, or their first characters.")
     var ids: [String]
 
     @Option(help: ArgumentHelp("The folder to write into (made if missing).", valueName: "DIR"))
@@ -33,6 +33,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let library = try libraryOptions.open()
+        let ids = try Names(library: library).assets(ids)
         let files: [ExportedFile]
         do {
             files = try await library.export(

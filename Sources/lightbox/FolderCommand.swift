@@ -17,6 +17,13 @@ struct FolderCommand: AsyncParsableCommand {
 
         func run() async throws {
             let library = try libraryOptions.open()
+            if let same = try library.fetchCollectionLists(with: .folder).first(where: {
+                $0.localizedTitle?.caseInsensitiveCompare(title) == .orderedSame
+            }) {
+                throw CommandError(
+                    "a folder titled \"\(same.localizedTitle ?? title)\" exists already (\(same.localIdentifier)); "
+                        + "give the new one another title")
+            }
             var id = ""
             try await Changes.perform(library) { changes in
                 id = changes.creationRequestForCollectionList(withTitle: title).localIdentifier
@@ -29,11 +36,13 @@ struct FolderCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: "Add albums or folders at the end of a folder.")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Argument(help: "The folder's local identifier.") var folder: String
-        @Argument(help: "Local identifiers of albums or folders.") var ids: [String]
+        @Argument(help: "The folder: its title, its identifier or the start of it.") var folder: String
+        @Argument(help: "Albums or folders: titles, identifiers or their starts.") var ids: [String]
 
         func run() async throws {
             let library = try libraryOptions.open()
+            let names = Names(library: library)
+            let (folder, ids) = (try names.folder(folder), try ids.map(names.albumOrFolder))
             try await Changes.perform(library) { changes in
                 changes.changeRequest(forCollectionListWithLocalIdentifier: folder).addChildCollections(ids)
             }
@@ -44,11 +53,13 @@ struct FolderCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove", abstract: "Take albums or folders out of a folder, to the top level.")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Argument(help: "The folder's local identifier.") var folder: String
-        @Argument(help: "Local identifiers of albums or folders.") var ids: [String]
+        @Argument(help: "The folder: its title, its identifier or the start of it.") var folder: String
+        @Argument(help: "Albums or folders: titles, identifiers or their starts.") var ids: [String]
 
         func run() async throws {
             let library = try libraryOptions.open()
+            let names = Names(library: library)
+            let (folder, ids) = (try names.folder(folder), try ids.map(names.albumOrFolder))
             try await Changes.perform(library) { changes in
                 changes.changeRequest(forCollectionListWithLocalIdentifier: folder).removeChildCollections(ids)
             }
@@ -59,12 +70,13 @@ struct FolderCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "move", abstract: "Move the child at index FROM to index TO.")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Argument(help: "The folder's local identifier.") var folder: String
+        @Argument(help: "The folder: its title, its identifier or the start of it.") var folder: String
         @Argument(help: "The child's index now.") var from: Int
         @Argument(help: "Its index afterwards.") var to: Int
 
         func run() async throws {
             let library = try libraryOptions.open()
+            let folder = try Names(library: library).folder(folder)
             try await Changes.perform(library) { changes in
                 changes.changeRequest(forCollectionListWithLocalIdentifier: folder).moveChildCollections(at: [from], to: to)
             }
@@ -75,11 +87,12 @@ struct FolderCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rename", abstract: "Give a folder a new title.")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Argument(help: "The folder's local identifier.") var folder: String
+        @Argument(help: "The folder: its title, its identifier or the start of it.") var folder: String
         @Argument(help: "The new title.") var title: String
 
         func run() async throws {
             let library = try libraryOptions.open()
+            let folder = try Names(library: library).folder(folder)
             try await Changes.perform(library) { changes in
                 changes.changeRequest(forCollectionListWithLocalIdentifier: folder).title = title
             }
@@ -90,10 +103,11 @@ struct FolderCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "delete", abstract: "Delete a folder; what it held goes to the top level.")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Argument(help: "The folder's local identifier.") var folder: String
+        @Argument(help: "The folder: its title, its identifier or the start of it.") var folder: String
 
         func run() async throws {
             let library = try libraryOptions.open()
+            let folder = try Names(library: library).folder(folder)
             try await Changes.perform(library) { changes in changes.deleteCollectionLists([folder]) }
         }
     }
@@ -102,7 +116,7 @@ struct FolderCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "ls", abstract: "List the top level (albums and folders), or a folder's children with --in.")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Option(name: .customLong("in"), help: "List this folder's children, in its order.") var folder: String?
+        @Option(name: .customLong("in"), help: "List this folder's children, in its order (a title or an identifier).") var folder: String?
         @Flag(help: "Print JSON lines.") var json = false
 
         func run() async throws {
@@ -110,6 +124,7 @@ struct FolderCommand: AsyncParsableCommand {
             do {
                 let collections: FetchResult<PhotoCollection>
                 if let folder {
+                    let folder = try Names(library: library).folder(folder)
                     guard let list = try library.fetchCollectionLists(withLocalIdentifiers: [folder]).firstObject else {
                         throw CommandError("no folder has the identifier \(folder)")
                     }

@@ -22,7 +22,7 @@ struct ListCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The order: \"KEY asc|desc, ...\" (default: creationDate desc).", valueName: "S"))
     var sort: String?
 
-    @Option(name: .customLong("in"), help: ArgumentHelp("Only the assets of this album, smart album or moment.", valueName: "COLLECTION_ID"))
+    @Option(name: .customLong("in"), help: ArgumentHelp("Only the assets of this album, smart album or moment: a title or an identifier.", valueName: "COLLECTION"))
     var collection: String?
 
     @Flag(help: "Include hidden assets.")
@@ -56,8 +56,11 @@ struct ListCommand: AsyncParsableCommand {
         options.fetchLimit = limit ?? 0
         let result: FetchResult<Asset>
         do {
+            let names = Names(library: library)
             result =
-                try collection.map { try library.fetchAssets(inCollectionWithLocalIdentifier: $0, options: options) }
+                try collection.map {
+                    try library.fetchAssets(inCollectionWithLocalIdentifier: try names.assetCollection($0), options: options)
+                }
                 ?? library.fetchAssets(options: options)
         } catch let error as LibraryError {
             throw CommandError(error.message)

@@ -8,7 +8,7 @@ struct ShowCommand: AsyncParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
-    @Argument(help: "The asset's local identifier.")
+    @Argument(help: "The asset: its identifier, or its first characters.")
     var id: String
 
     @Flag(help: "Print the asset as one JSON line.")
@@ -16,6 +16,7 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let library = try libraryOptions.open()
+        let id = try Names(library: library).asset(id)
         guard let asset = try await library.asset(withLocalIdentifier: id) else {
             throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
         }

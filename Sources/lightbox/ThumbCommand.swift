@@ -13,7 +13,7 @@ struct ThumbCommand: AsyncParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
-    @Argument(help: "The asset's local identifier.")
+    @Argument(help: "The asset: its identifier, or its first characters.")
     var id: String
 
     @Option(help: ArgumentHelp("The target size in pixels, e.g. 512x512.", valueName: "WxH"))
@@ -38,6 +38,7 @@ struct ThumbCommand: AsyncParsableCommand {
         }
         let format: EncodedImageFormat = out.lowercased().hasSuffix(".webp") ? .webp : .jpeg
         let library = try libraryOptions.open()
+        let id = try Names(library: library).asset(id)
         guard let asset = try await library.asset(withLocalIdentifier: id) else {
             throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
         }

@@ -35,7 +35,10 @@ struct WatchCommand: AsyncParsableCommand {
                 try sort.map { try FetchSortDescriptor.parse($0) }
                 ?? (album == nil ? [FetchSortDescriptor(key: "creationDate", ascending: false)] : [])
             var result =
-                try album.map { try library.fetchAssets(inCollectionWithLocalIdentifier: $0, options: options) }
+                try album.map {
+                    try library.fetchAssets(
+                        inCollectionWithLocalIdentifier: try Names(library: library).assetCollection($0), options: options)
+                }
                 ?? library.fetchAssets(options: options)
             let changes = try library.changes()
             Output.message("watching \(result.count) assets from token \(try library.currentChangeToken()) (Ctrl-C stops)")

@@ -1,10 +1,11 @@
 import Foundation
+import GRDB
 import Lightbox
 import LightboxTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a new user meets in the first hour with `lightbox`: mistakes get a clear answer and
@@ -18,14 +19,17 @@ struct FirstHourTests {
         let empty = try TemporaryDirectory()
         let listed = try CLI.run(["ls"], currentDirectory: empty.url.path)
         #expect(listed.status == 1)
-        #expect(listed.stderr.contains("no library at Photos.lightbox (lightbox import creates one)"), "\(listed.stderr)")
+        #expect(
+            listed.stderr.contains("no library at Photos.lightbox (lightbox import creates one)"), "\(listed.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: empty.url.path).isEmpty)
 
         let missing = empty.path("nowhere/X.lightbox")
         for command in [["serve"], ["album", "create", "Iceland"], ["history"], ["show", "ID"]] {
             let run = try CLI.run(command + ["--library", missing])
             #expect(run.status == 1, "\(command)")
-            #expect(run.stderr.contains("no library at \(missing) (lightbox import creates one)"), "\(command): \(run.stderr)")
+            #expect(
+                run.stderr.contains("no library at \(missing) (lightbox import creates one)"),
+                "\(command): \(run.stderr)")
             #expect(!run.stderr.contains("Serving"))
         }
         #expect(!FileManager.default.fileExists(atPath: empty.path("nowhere")))
@@ -44,7 +48,9 @@ struct FirstHourTests {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         #expect(bound == 0 && listen(fd, 1) == 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -56,5 +62,58 @@ struct FirstHourTests {
         #expect(run.status == 1)
         #expect(run.stderr.contains("port \(port) on 127.0.0.1 is in use"), "\(run.stderr)")
         #expect(!run.stderr.contains("Serving"), "\(run.stderr)")
+    }
+
+    @Test("Albums, folders and smart albums are named by title, assets by the start of their identifier")
+    func names() throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.path("Names.lightbox")
+        let imported = try CLI.run([
+            "import", "--library", library, "--json", try Corpus.path("forensics/original-files/pic1/IMG_1054.JPG"),
+            try Corpus.path("exiv2/data/IMG_3578.heic"), try Corpus.path("digikam/body-background.jpg"),
+        ])
+        let ids = try imported.jsonLines().compactMap { $0["localIdentifier"] as? String }
+        #expect(ids.count == 3)
+        func run(_ arguments: [String]) throws -> CLI.Run {
+            try CLI.run(arguments + ["--library", library])
+        }
+        func listed(_ arguments: [String]) throws -> [String] {
+            try run(arguments + ["--json"]).jsonLines().compactMap { $0["localIdentifier"] as? String }
+        }
+
+        #expect(try run(["album", "create", "Iceland"]).status == 0)
+        let again = try run(["album", "create", "iceland"])
+        #expect(
+            again.status == 1 && again.stderr.contains("an album titled \"Iceland\" exists already"), "\(again.stderr)")
+        // An asset by its first eight characters, an album by its title in any case.
+        #expect(try run(["album", "add", "ICELAND", String(ids[0].prefix(8))]).status == 0)
+        #expect(try listed(["ls", "--in", "Iceland"]) == [ids[0]])
+        #expect(try run(["favorite", String(ids[1].prefix(6)).lowercased()]).status == 0)
+        #expect(try listed(["ls", "--in", "favorites"]) == [ids[1]])
+        #expect(try run(["folder", "create", "Trips"]).status == 0)
+        #expect(try run(["folder", "add", "trips", "Iceland"]).status == 0)
+        #expect(try listed(["folder", "ls", "--in", "Trips"]).count == 1)
+        #expect(try run(["show", String(ids[2].prefix(4))]).stdout.contains(ids[2]))
+
+        // Two assets whose identifiers start alike, and two albums of one title (made through
+        // the API, which allows it as PhotoKit does): ambiguous, and each error says so.
+        let queue = try DatabaseQueue(path: library + "/library.sqlite")
+        try queue.write { db in
+            try db.execute(
+                sql:
+                    "UPDATE asset SET localIdentifier = 'ABCDEF01' || substr(localIdentifier, 9) WHERE localIdentifier IN (?, ?)",
+                arguments: [ids[0], ids[1]])
+        }
+        let shared = try run(["show", "ABCDEF"])
+        #expect(
+            shared.status == 1 && shared.stderr.contains("\"ABCDEF\" names more than one asset"), "\(shared.stderr)")
+        let opened = try PhotoLibrary(url: URL(fileURLWithPath: library))
+        try opened.performChangesAndWait { changes in
+            _ = changes.creationRequestForAssetCollection(withTitle: "Iceland")
+        }
+        let twice = try run(["ls", "--in", "Iceland"])
+        #expect(twice.status == 1 && twice.stderr.contains("\"Iceland\" names more than one album"), "\(twice.stderr)")
+        let nothing = try run(["ls", "--in", "Greenland"])
+        #expect(nothing.status == 1 && nothing.stderr.contains("no album is called or identified by \"Greenland\""))
     }
 }
