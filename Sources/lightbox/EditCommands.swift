@@ -158,7 +158,8 @@ struct EditCommand: AsyncParsableCommand {
                 throw ValidationError("--editor-memory must be at least 16 MiB and --editor-time more than 0 s")
             }
             controller = ExternalEditor(
-                program: editor, filters: filters, memoryLimit: editorMemory << 20, timeLimit: editorTime)
+                program: try Self.program(editor), filters: filters, memoryLimit: editorMemory << 20,
+                timeLimit: editorTime)
         } else {
             let recipe: EditRecipe
             do {
@@ -185,6 +186,29 @@ struct EditCommand: AsyncParsableCommand {
         } else {
             Output.line("\(edited.localIdentifier)  edited, \(edited.pixelWidth)x\(edited.pixelHeight)")
         }
+    }
+}
+
+extension EditCommand {
+    /// The editor program's absolute path: a file from the current folder, as the shell finds
+    /// `./editor.py` or `tools/editor.py`; else a bare name looked up in `$PATH`.
+    static func program(_ given: String) throws -> String {
+        let manager = FileManager.default
+        var isFolder: ObjCBool = false
+        if manager.fileExists(atPath: given, isDirectory: &isFolder), !isFolder.boolValue {
+            let absolute = URL(fileURLWithPath: given).standardizedFileURL.path
+            guard manager.isExecutableFile(atPath: absolute) else {
+                throw CommandError("the editor \(given) is not executable (chmod +x \(given))")
+            }
+            return absolute
+        }
+        if !given.contains("/") {
+            let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            if let found = folders.map({ "\($0)/\(given)" }).first(where: manager.isExecutableFile(atPath:)) {
+                return found
+            }
+        }
+        throw CommandError("no editor program at \(given) (a path from the current folder, or a name in $PATH)")
     }
 }
 

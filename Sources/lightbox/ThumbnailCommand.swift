@@ -7,7 +7,7 @@ import LightboxImaging
 struct ThumbnailCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbnail",
-        abstract: "Make thumbnails of image files, without a library, on every core.",
+        abstract: "Make thumbnails of files on disk, without a library, on every core.",
         discussion: """
             Each thumbnail is named after its file's base name (IMG_0001.HEIC gives IMG_0001.jpg; \
             a name taken, by a file in --out or by a second IMG_0001 from another folder, gives \
@@ -20,8 +20,11 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Argument(help: "Image files (folders are read recursively).")
     var files: [String]
 
-    @Option(help: "The longest side (fit) or the side of the square (fill), in pixels.")
-    var size: Int
+    @Option(
+        help: ArgumentHelp(
+            "512: the long edge (fit) or the square's side (fill); 512x384: the box, in pixels (1...8192).",
+            valueName: "N|WxH"))
+    var size: SizeArgument
 
     @Option(help: "fit: the whole image inside the size; fill: a square filled, cropped around the centre.")
     var mode: String = ContentMode.aspectFit.rawValue
@@ -42,13 +45,12 @@ struct ThumbnailCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        guard (1...8192).contains(size) else { throw ValidationError("--size must be 1...8192 pixels, not \(size)") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more, not \(jobs)") }
         guard let contentMode = ContentMode(rawValue: mode) else { throw ValidationError("--mode must be fit or fill, not \(mode)") }
         guard let encoding = EncodedImageFormat(rawValue: format) else {
             throw ValidationError("--format must be jpeg or webp, not \(format)")
         }
-        let options = ThumbnailOptions(width: size, height: size, contentMode: contentMode, format: encoding)
+        let options = ThumbnailOptions(width: size.width, height: size.height, contentMode: contentMode, format: encoding)
         let paths = MetadataCommand.files(files, excluding: out)
         let (folder, outputs) = try OutputFiles.plan(
             paths, into: out, extension: encoding.filenameExtension, overwrite: overwrite)

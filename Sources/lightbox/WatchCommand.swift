@@ -23,7 +23,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(name: .customLong("in"), help: "Watch the assets of this album.")
     var album: String?
 
-    @Flag(help: "Print JSON lines (the only format).")
+    @Flag(help: "Print one JSON line per transaction (RICE: removed, inserted, changed indexes, moves).")
     var json = false
 
     func run() async throws {
@@ -44,12 +44,40 @@ struct WatchCommand: AsyncParsableCommand {
             Output.message("watching \(result.count) assets from token \(try library.currentChangeToken()) (Ctrl-C stops)")
             for await change in changes {
                 guard let details = change.details(for: result) else { continue }
-                Output.jsonLine(WatchLine(token: change.changeToken, details: details))
+                if json {
+                    Output.jsonLine(WatchLine(token: change.changeToken, details: details))
+                } else {
+                    Output.line(Self.text(token: change.changeToken, details: details))
+                }
                 result = details.fetchResultAfterChanges
             }
         } catch let error as LibraryError {
             throw CommandError(error.message)
         }
+    }
+}
+
+extension WatchCommand {
+    /// A transaction's changes to the fetch for a person: what was removed, inserted and
+    /// changed, by identifier, and how many moved. For example:
+    /// `token 42: inserted 6A1B2C3D, 7E8F9A0B; changed 1C2D3E4F; 12 assets`.
+    static func text(token: PersistentChangeToken, details: FetchResultChangeDetails<Asset>) -> String {
+        guard details.hasIncrementalChanges else {
+            return "token \(token): changed too much to list; \(details.fetchResultAfterChanges.count) assets"
+        }
+        func names(_ assets: [Asset]) -> String {
+            let shown = assets.prefix(10).map { String($0.localIdentifier.prefix(8)) }.joined(separator: ", ")
+            return assets.count > 10 ? shown + " and \(assets.count - 10) more" : shown
+        }
+        var parts: [String] = []
+        for (verb, assets) in [
+            ("removed", details.removedObjects), ("inserted", details.insertedObjects), ("changed", details.changedObjects),
+        ] where !assets.isEmpty {
+            parts.append("\(verb) \(names(assets))")
+        }
+        if details.hasMoves { parts.append("\(details.moves.count) moved") }
+        let count = details.fetchResultAfterChanges.count
+        return "token \(token): " + parts.joined(separator: "; ") + "; \(count) asset\(count == 1 ? "" : "s")"
     }
 }
 

@@ -243,13 +243,20 @@ struct CommandLineTests {
         #expect(missing.stderr.contains("no asset"))
 
         let out = folder.path("thumb.jpg")
-        let thumb = try Self.run(["thumb", "--library", library, id, "--size", "120x90", "--mode", "fill", "--out", out])
+        let thumb = try Self.run(["asset-thumbnail", "--library", library, id, "--size", "120x90", "--mode", "fill", "--out", out])
         #expect(thumb.status == 0, "\(thumb.stderr)")
         let properties = try ImageFile.properties(ofFileAt: out)
         #expect(properties.pixelWidth == 120 && properties.pixelHeight == 90)
-        let badSize = try Self.run(["thumb", "--library", library, id, "--size", "big", "--out", out])
+        let badSize = try Self.run(["asset-thumbnail", "--library", library, id, "--size", "big", "--out", out])
         #expect(badSize.status != 0)
         #expect(badSize.stderr.contains("--size"))
+        // One number is the long edge, as `thumbnail` takes it.
+        let edge = folder.path("edge.jpg")
+        #expect(try Self.run(["asset-thumbnail", "--library", library, id, "--size", "100", "--out", edge]).status == 0)
+        let fitted = try ImageFile.properties(ofFileAt: edge)
+        #expect(max(fitted.pixelWidth, fitted.pixelHeight) == 100)
+        let boxed = try Self.run(["thumbnail", try Corpus.path("digikam/body-background.jpg"), "--size", "80x40", "--out", folder.path("boxed"), "--json"])
+        #expect(try boxed.jsonLines().first?["pixelHeight"] as? Int == 40)
     }
 
     @Test("favorite, hide, album and delete change the library; history reports each transaction")
@@ -315,8 +322,8 @@ struct CommandLineTests {
         #expect(change.details(for: favorites)?.insertedObjects.map(\.localIdentifier) == [target.localIdentifier])
     }
 
-    @Test("watch prints one RICE line per transaction that changes its fetch")
-    func watch() async throws {
+    @Test("watch prints one RICE line per transaction that changes its fetch, in JSON or for a person", arguments: [true, false])
+    func watch(json: Bool) async throws {
         let folder = try TemporaryDirectory()
         let path = folder.path("Watched.lightbox")
         #expect(try Self.run(["import", "--library", path] + Corpus.photoPaths().prefix(3)).status == 0)
@@ -325,7 +332,7 @@ struct CommandLineTests {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["watch", "--library", path, "--json", "--predicate", "hidden == false"]
+        process.arguments = ["watch", "--library", path, "--predicate", "hidden == false"] + (json ? ["--json"] : [])
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -355,6 +362,11 @@ struct CommandLineTests {
             output += chunk
         }
         let line = try #require(String(decoding: output, as: UTF8.self).split(separator: "\n").first)
+        if !json {
+            let token = try library.currentChangeToken()
+            #expect(line == "token \(token): removed \(assets[1].localIdentifier.prefix(8)); 2 assets")
+            return
+        }
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["count"] as? Int == 2)
         #expect(object["removedIndexes"] as? [Int] == [1])

@@ -116,4 +116,23 @@ struct FirstHourTests {
         let nothing = try run(["ls", "--in", "Greenland"])
         #expect(nothing.status == 1 && nothing.stderr.contains("no album is called or identified by \"Greenland\""))
     }
+
+    @Test("history refuses a token past the library's; an editor is found from the current folder")
+    func historyAndEditor() throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.path("H.lightbox")
+        let imported = try CLI.run(["import", "--library", library, "--json", try Corpus.path("digikam/body-background.jpg")])
+        let id = try #require(try imported.jsonLines().first?["localIdentifier"] as? String)
+        let future = try CLI.run(["history", "--library", library, "--since", "999"])
+        #expect(future.status == 1 && future.stderr.contains("change token 999 is newer than the library's"), "\(future.stderr)")
+        #expect(try CLI.run(["history", "--library", library, "--since", "1"]).status == 0)
+
+        // The editor named as a file of the current folder, without "./".
+        let editors = Corpus.packageRoot.appendingPathComponent("examples/editors").path
+        let edited = try CLI.run(
+            ["edit", "--library", library, id, "--editor", "negative.py", "--filter", "strength=1"], currentDirectory: editors)
+        #expect(edited.status == 0, "\(edited.stderr)")
+        let missing = try CLI.run(["edit", "--library", library, id, "--editor", "nowhere/editor.py"])
+        #expect(missing.status == 1 && missing.stderr.contains("no editor program at nowhere/editor.py"), "\(missing.stderr)")
+    }
 }

@@ -128,8 +128,12 @@ extension PhotoLibrary {
     ///
     /// Throws ``LibraryError/Code-swift.struct/persistentChangeTokenExpired`` when the history
     /// after `token` has been pruned (see ``HistoryRetention``): the caller must then read
-    /// the library afresh.
-    public func fetchPersistentChanges(since token: PersistentChangeToken) throws -> [PersistentChange] {
+    /// the library afresh; and ``LibraryError/Code-swift.struct/invalidRequest`` for a token
+    /// newer than the library's (from another library, or one restored from a backup).
+    ///
+    /// - Parameter limit: at most this many transactions (the oldest); the last one's token
+    ///   asks for the next ones. Nil for all.
+    public func fetchPersistentChanges(since token: PersistentChangeToken, limit: Int? = nil) throws -> [PersistentChange] {
         try database.writer.read { db in
             let floor = try LibraryDatabase.historyFloor(db)
             guard token.rawValue >= floor else {
@@ -137,20 +141,32 @@ extension PhotoLibrary {
                     .persistentChangeTokenExpired,
                     "change token \(token) is older than the history the library keeps (from \(floor)); fetch again")
             }
+            let current = try LibraryDatabase.lastChangeTransaction(db)
+            guard token.rawValue <= current else {
+                throw LibraryError(
+                    .invalidRequest,
+                    "change token \(token) is newer than the library's, \(current): it comes from another library, "
+                        + "or from this one before a backup was restored; fetch again")
+            }
             var changes: [Int64: PersistentChange] = [:]
             var order: [Int64] = []
             let transactions = try Row.fetchCursor(
-                db, sql: "SELECT id, date, author FROM changeTransaction WHERE id > ? ORDER BY id", arguments: [token.rawValue])
+                db, sql: "SELECT id, date, author FROM changeTransaction WHERE id > ? ORDER BY id LIMIT ?",
+                arguments: [token.rawValue, limit.map { max(0, $0) } ?? -1])
             while let row = try transactions.next() {
                 let id: Int64 = row["id"]
                 changes[id] = PersistentChange(
                     changeToken: PersistentChangeToken(rawValue: id), date: row["date"], author: row["author"], details: [:])
                 order.append(id)
             }
+            guard let last = order.last else { return [] }
             let records = try Row.fetchCursor(
                 db,
-                sql: "SELECT transactionId, objectType, localIdentifier, kind FROM changeRecord WHERE transactionId > ?",
-                arguments: [token.rawValue])
+                sql: """
+                    SELECT transactionId, objectType, localIdentifier, kind FROM changeRecord
+                    WHERE transactionId > ? AND transactionId <= ?
+                    """,
+                arguments: [token.rawValue, last])
             while let row = try records.next() {
                 let id: Int64 = row["transactionId"]
                 guard let type = PersistentObjectType(rawValue: row["objectType"]),

@@ -3,9 +3,9 @@ import Foundation
 import Lightbox
 import LightboxImaging
 
-struct ThumbCommand: AsyncParsableCommand {
+struct AssetThumbnailCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "thumb", abstract: "Write a thumbnail of an asset to a file.",
+        commandName: "asset-thumbnail", abstract: "Write a thumbnail of a library's asset to a file.",
         discussion: """
             An existing file is not replaced unless --overwrite says so, and never when it is one \
             of the asset's own files; nothing is written inside a library.
@@ -16,8 +16,11 @@ struct ThumbCommand: AsyncParsableCommand {
     @Argument(help: "The asset: its identifier, or its first characters.")
     var id: String
 
-    @Option(help: ArgumentHelp("The target size in pixels, e.g. 512x512.", valueName: "WxH"))
-    var size: String
+    @Option(
+        help: ArgumentHelp(
+            "512: the long edge (fit) or the square's side (fill); 512x384: the box, in pixels (1...8192).",
+            valueName: "N|WxH"))
+    var size: SizeArgument
 
     @Option(help: "fit: the whole photo inside the size; fill: the size filled, cropped around the centre.")
     var mode: String = ContentMode.aspectFit.rawValue
@@ -29,10 +32,7 @@ struct ThumbCommand: AsyncParsableCommand {
     var overwrite = false
 
     func run() async throws {
-        let parts = size.lowercased().split(separator: "x")
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else {
-            throw ValidationError("--size must be WIDTHxHEIGHT in pixels, like 512x512, not \(size)")
-        }
+        let (width, height) = (size.width, size.height)
         guard let contentMode = ContentMode(rawValue: mode) else {
             throw ValidationError("--mode must be fit or fill, not \(mode)")
         }

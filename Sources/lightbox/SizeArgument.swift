@@ -1,0 +1,20 @@
+import ArgumentParser
+
+/// `--size` of the thumbnail commands: `512` (the long edge, or the side of a square filled)
+/// or `512x384` (a box), in pixels, 1 to 8192 each.
+struct SizeArgument: ExpressibleByArgument, Sendable {
+    var width: Int
+    var height: Int
+
+    static let sides = 1...8192
+
+    init?(argument: String) {
+        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let width = Int(parts[0]), let height = Int(parts.last!),
+            Self.sides.contains(width), Self.sides.contains(height)
+        else { return nil }
+        (self.width, self.height) = (width, height)
+    }
+
+    static var defaultCompletionKind: CompletionKind { .default }
+}
