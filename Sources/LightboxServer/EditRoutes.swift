@@ -33,9 +33,9 @@ enum EditRoutes {
         var canContinue: Bool
     }
 
-    static func add(to router: Router<BasicRequestContext>, library: PhotoLibrary) {
+    static func add(to routes: Routes, library: PhotoLibrary) {
         let previews = EditPreviews(library: library)
-        router.get("/api/assets/:id/edits") { _, context in
+        routes.get("/api/assets/:id/edits") { _, context in
             let asset = try await asset(try context.parameters.require("id"), in: library)
             var state = EditState(
                 hasAdjustments: asset.hasAdjustments, adjustmentFormatIdentifier: asset.adjustmentFormatIdentifier,
@@ -47,19 +47,24 @@ enum EditRoutes {
             }
             return try LightboxServer.jsonResponse(state)
         }
-        router.post("/api/assets/:id/edits") { request, context in
+        routes.post("/api/assets/:id/edits") { request, context in
             let body = try await request.decode(as: EditBody.self, context: context)
             let (filters, replaces) = try recipe(body)
+            guard !filters.isEmpty else {
+                throw HTTPError(
+                    .badRequest,
+                    message: "filters is empty: an edit needs at least one filter (DELETE /api/assets/{id}/edits reverts)")
+            }
             let asset = try await asset(try context.parameters.require("id"), in: library)
             let editor = replaces ? RecipeEditor(replacingWith: filters) : RecipeEditor(adding: filters)
             return try LightboxServer.jsonResponse(try await library.edit(asset, with: editor))
         }
-        router.delete("/api/assets/:id/edits") { _, context in
+        routes.delete("/api/assets/:id/edits") { _, context in
             let asset = try await asset(try context.parameters.require("id"), in: library)
             try await library.performChanges { $0.changeRequest(for: asset).revertAssetContentToOriginal() }
             return try LightboxServer.jsonResponse(try await Self.asset(asset.localIdentifier, in: library))
         }
-        router.post("/api/assets/:id/edits/preview") { request, context in
+        routes.post("/api/assets/:id/edits/preview") { request, context in
             let body = try await request.decode(as: EditBody.self, context: context)
             let (filters, replaces) = try recipe(body)
             let asset = try await asset(try context.parameters.require("id"), in: library)

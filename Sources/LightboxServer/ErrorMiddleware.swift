@@ -3,16 +3,28 @@ import Hummingbird
 import Lightbox
 import Logging
 
-/// Turns errors into JSON responses: `{"error": {"code": ..., "message": ...}}`. This is the
-/// only place library errors meet HTTP status codes.
+/// Turns errors into JSON responses of one form, `{"error": {"code": ..., "message": ...}}`,
+/// whoever threw them: a route, the router (no route: 404; a route without this method: 405
+/// with `Allow`), Hummingbird or the library. `code` is a stable word, never a number. This is
+/// the only place library errors meet HTTP status codes.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let methods: MethodTable
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
+        let allowed = methods.methods(for: request.uri.path)
+        if !allowed.isEmpty && !allowed.contains(request.method) {
+            var response = Self.response(
+                status: .methodNotAllowed, code: "methodNotAllowed",
+                message:
+                    "\(request.uri.path) takes \(allowed.map(\.rawValue).joined(separator: ", ")), not \(request.method.rawValue)"
+            )
+            response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+            return response
+        }
         do {
             return try await next(request, context)
-        } catch let error as HTTPError {
-            return Self.response(status: error.status, code: "\(error.status.code)", message: error.body ?? error.status.reasonPhrase)
         } catch let error as LibraryError {
             let status: HTTPResponse.Status =
                 switch error.code {
@@ -28,7 +40,27 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 context.logger.debug("\(request.uri): \(error)")
             }
             return Self.response(status: status, code: "\(error.code)", message: error.message)
+        } catch let error as HTTPError {
+            let message =
+                error.body
+                ?? (error.status == .notFound
+                    ? "no route \(request.method.rawValue) \(request.uri.path)" : error.status.reasonPhrase)
+            return Self.response(status: error.status, code: Self.code(error.status), message: message)
+        } catch let error as any HTTPResponseError {
+            return Self.response(status: error.status, code: Self.code(error.status), message: "\(error)")
+        } catch {
+            context.logger.error("\(request.uri): \(error)")
+            return Self.response(status: .internalServerError, code: "internal", message: "the server failed: \(error)")
         }
+    }
+
+    /// A status as a stable word for `code`: the reason phrase in lower camel case
+    /// ("Not Found" is "notFound").
+    static func code(_ status: HTTPResponse.Status) -> String {
+        let words = status.reasonPhrase.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+        guard let first = words.first else { return "status\(status.code)" }
+        return first.lowercased()
+            + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }.joined()
     }
 
     static func response(status: HTTPResponse.Status, code: String, message: String) -> Response {

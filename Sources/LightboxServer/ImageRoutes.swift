@@ -27,10 +27,10 @@ import LightboxImaging
 /// "mode", "resize", "version", "format"}` starts or stops preparing images (the caching image
 /// manager, at background priority); it answers `{"caching": N}`, the images being prepared.
 enum ImageRoutes {
-    static func add(to router: Router<BasicRequestContext>, library: PhotoLibrary, images: CachingImageManager) {
-        router.get("/api/assets/:id/image") { request, context in
+    static func add(to routes: Routes, library: PhotoLibrary, images: CachingImageManager) {
+        routes.get("/api/assets/:id/image") { request, context in
             let id = try context.parameters.require("id")
-            let query = request.uri.queryParameters
+            let query = request.uri.formQuery
             let (size, mode, options) = try parameters(query)
             let delivery = query.get("delivery").map { String($0) } ?? "high"
             guard ["high", "fast", "opportunistic"].contains(delivery) else {
@@ -86,7 +86,7 @@ enum ImageRoutes {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
         }
 
-        router.post("/api/cache") { request, context in
+        routes.post("/api/cache") { request, context in
             let body = try await request.decode(as: CacheRequest.self, context: context)
             switch body.action {
             case "stopAll":

@@ -15,7 +15,8 @@ import LightboxImaging
 /// - `GET /api/assets?limit=&after=&predicate=&sort=`: a page of assets, newest first
 ///   (keyset pagination), or those a predicate selects in the order a sort gives;
 /// - `GET /api/assets/{id}`: one asset;
-/// - `GET /api/changes?since=TOKEN`: persistent changes since a token (410 when expired);
+/// - `GET /api/changes?since=TOKEN&limit=`: persistent changes since a token, a page at a time
+///   (`next` is the following page's `since`); 410 when expired, 400 for a token from the future;
 /// - `GET /api/collections?predicate=&sort=`: albums; `GET /api/collections/{id}/assets`: an album's assets;
 /// - `GET /api/assets/{id}/thumbnail?w=&h=&mode=fit|fill&format=jpeg|webp`: a thumbnail, with
 ///   `ETag` and `Cache-Control`, answering `If-None-Match` with 304;
@@ -32,21 +33,24 @@ public enum LightboxServer {
     public static let defaultPageSize = 60
     /// The largest page `/api/assets` returns.
     public static let maximumPageSize = 500
+    /// The most transactions one page of `/api/changes` holds.
+    public static let maximumChangesPage = 1000
 
     /// The router with every route, for tests and for embedding in a larger application.
     public static func router(library: PhotoLibrary) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: ErrorMiddleware())
-        ImageRoutes.add(to: router, library: library, images: CachingImageManager(library: library))
-        EditRoutes.add(to: router, library: library)
-        MovieRoutes.add(to: router, library: library)
-        router.get("/") { _, _ in
+        let routes = Routes(router: router)
+        router.add(middleware: ErrorMiddleware(methods: routes.table))
+        ImageRoutes.add(to: routes, library: library, images: CachingImageManager(library: library))
+        EditRoutes.add(to: routes, library: library)
+        MovieRoutes.add(to: routes, library: library)
+        routes.get("/") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/html; charset=utf-8"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: WebPage.html)))
         }
-        router.get("/api/assets") { request, _ in
-            let query = request.uri.queryParameters
+        routes.get("/api/assets") { request, _ in
+            let query = request.uri.formQuery
             let limit = try query.get("limit", as: Int.self).map { $0 } ?? defaultPageSize
             guard (1...maximumPageSize).contains(limit) else {
                 throw HTTPError(.badRequest, message: "limit must be 1...\(maximumPageSize)")
@@ -65,17 +69,25 @@ public enum LightboxServer {
                 next: assets.count > limit ? assets[limit - 1].localIdentifier : nil)
             return try jsonResponse(page)
         }
-        router.get("/api/changes") { request, _ in
-            guard let since = request.uri.queryParameters.get("since").flatMap({ PersistentChangeToken(String($0)) }) else {
+        routes.get("/api/changes") { request, _ in
+            let query = request.uri.formQuery
+            guard let since = query.get("since").flatMap({ PersistentChangeToken(String($0)) }) else {
                 throw HTTPError(.badRequest, message: "since must be a change token (a number)")
             }
-            let (current, changes) = try await library.read { library in
-                (try library.currentChangeToken(), try library.fetchPersistentChanges(since: since))
+            let limit = try query.get("limit", as: Int.self) ?? maximumChangesPage
+            guard (1...maximumChangesPage).contains(limit) else {
+                throw HTTPError(.badRequest, message: "limit must be 1...\(maximumChangesPage)")
             }
-            return try jsonResponse(ChangesPage(currentToken: current, changes: changes))
+            let (current, changes) = try await library.read { library in
+                (try library.currentChangeToken(), try library.fetchPersistentChanges(since: since, limit: limit + 1))
+            }
+            let page = Array(changes.prefix(limit))
+            return try jsonResponse(
+                ChangesPage(
+                    currentToken: current, changes: page, next: changes.count > limit ? page.last?.changeToken : nil))
         }
-        router.get("/api/collections") { request, _ in
-            let query = request.uri.queryParameters
+        routes.get("/api/collections") { request, _ in
+            let query = request.uri.formQuery
             var options = FetchOptions()
             options.predicate = try query.get("predicate").map { try FetchPredicate(String($0)) }
             options.sortDescriptors = try query.get("sort").map { try FetchSortDescriptor.parse(String($0)) } ?? []
@@ -85,9 +97,9 @@ public enum LightboxServer {
             }
             return try jsonResponse(CollectionPage(collections: collections))
         }
-        router.get("/api/collections/:id/assets") { request, context in
+        routes.get("/api/collections/:id/assets") { request, context in
             let id = try context.parameters.require("id")
-            let query = request.uri.queryParameters
+            let query = request.uri.formQuery
             let limit = try query.get("limit", as: Int.self) ?? defaultPageSize
             guard (1...maximumPageSize).contains(limit) else {
                 throw HTTPError(.badRequest, message: "limit must be 1...\(maximumPageSize)")
@@ -100,16 +112,16 @@ public enum LightboxServer {
                     assets: Array(assets.prefix(limit)),
                     next: assets.count > limit ? assets[limit - 1].localIdentifier : nil))
         }
-        router.get("/api/assets/:id") { _, context in
+        routes.get("/api/assets/:id") { _, context in
             let id = try context.parameters.require("id")
             guard let asset = try await library.asset(withLocalIdentifier: id) else {
                 throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
             }
             return try jsonResponse(asset)
         }
-        router.get("/api/assets/:id/thumbnail") { request, context in
+        routes.get("/api/assets/:id/thumbnail") { request, context in
             let id = try context.parameters.require("id")
-            let options = try thumbnailOptions(request.uri.queryParameters)
+            let options = try thumbnailOptions(request.uri.formQuery)
             guard let asset = try await library.asset(withLocalIdentifier: id) else {
                 throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
             }
@@ -186,6 +198,8 @@ public enum LightboxServer {
 struct ChangesPage: Encodable {
     var currentToken: PersistentChangeToken
     var changes: [PersistentChange]
+    /// The `since` value for the next page; absent on the last page.
+    var next: PersistentChangeToken?
 }
 
 /// The answer of `/api/collections`.

@@ -240,6 +240,82 @@ struct ServerTests {
         }
     }
 
+    struct ErrorEnvelope: Decodable {
+        struct Detail: Decodable {
+            var code: String
+            var message: String
+        }
+        var error: Detail
+    }
+
+    /// The error of a response, which every error answers in one form.
+    static func error(_ response: TestResponse) throws -> ErrorEnvelope.Detail {
+        try JSONDecoder().decode(ErrorEnvelope.self, from: Data(response.body.readableBytesView)).error
+    }
+
+    @Test("Requests as clients send them: + is a space, a wrong method is 405, every error has one form, changes are paged")
+    func clientsRequests() async throws {
+        let (folder, library, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        let asset = try #require(await library.assets().first)
+        try await library.performChanges { $0.changeRequest(for: asset).isFavorite = true }
+        let current = try library.currentChangeToken()
+        try await app.test(.router) { client in
+            // What `curl --data-urlencode 'predicate=favorite == true'` sends.
+            try await client.execute(uri: "/api/assets?predicate=favorite+%3D%3D+true", method: .get) { response in
+                #expect(response.status == .ok)
+                let page = try JSONDecoder().decode(Page.self, from: Data(response.body.readableBytesView))
+                #expect(page.assets.map(\.localIdentifier) == [asset.localIdentifier])
+            }
+            try await client.execute(uri: "/api/assets", method: .delete) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "GET")
+                let error = try Self.error(response)
+                #expect(error.code == "methodNotAllowed")
+            }
+            try await client.execute(uri: "/api/assets/\(asset.localIdentifier)/edits", method: .put) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "DELETE, GET, POST")
+            }
+            // Errors from the router, a route's checks and the library share one form and a word.
+            for (uri, status, code) in [
+                ("/api/nothing", HTTPResponse.Status.notFound, "notFound"), ("/api/assets?limit=0", .badRequest, "badRequest"),
+                ("/api/changes?since=\(current.rawValue + 5)", .badRequest, "invalidRequest"),
+                ("/api/assets?predicate=colour+%3D%3D+1", .badRequest, "invalidPredicate"),
+            ] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == status, "\(uri)")
+                    let error = try Self.error(response)
+                    #expect(error.code == code && !error.message.isEmpty, "\(uri): \(error)")
+                }
+            }
+            // The changes a page at a time: 7 imports and a favourite, three at a time.
+            var since = "0"
+            var tokens: [Int] = []
+            for _ in 0..<5 {
+                try await client.execute(uri: "/api/changes?since=\(since)&limit=3", method: .get) { response in
+                    #expect(response.status == .ok)
+                    let page = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+                    tokens += (page["changes"] as? [[String: Any]] ?? []).compactMap { $0["token"] as? Int }
+                    since = (page["next"] as? Int).map(String.init) ?? ""
+                }
+                if since.isEmpty { break }
+            }
+            #expect(tokens == Array(1...Int(current.rawValue)))
+            // An empty filter list is no edit.
+            let json: HTTPFields = [.contentType: "application/json"]
+            try await client.execute(
+                uri: "/api/assets/\(asset.localIdentifier)/edits", method: .post, headers: json,
+                body: ByteBuffer(string: #"{"filters": []}"#)
+            ) { response in
+                #expect(response.status == .badRequest)
+                let error = try Self.error(response)
+                #expect(error.message.contains("filters is empty"))
+            }
+        }
+        #expect(try await library.asset(withLocalIdentifier: asset.localIdentifier)?.hasAdjustments == false)
+    }
+
     @Test("GET /api/assets/{id} is the asset in the model's words; unknown ids are 404")
     func oneAsset() async throws {
         let (folder, library, app) = try await Self.makeApp()
