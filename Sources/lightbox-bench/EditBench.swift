@@ -8,8 +8,8 @@ import Glibc
 #endif
 
 /// `lightbox-bench edit`: one photo, one six-filter recipe (exposure, saturation, contrast,
-/// vignette, straighten, crop) rendered at full size by Lightbox (`lightbox render`), by
-/// Pillow and by ImageMagick, each run in a process of its own (time, peak resident memory,
+/// vignette, straighten, crop) rendered at full size by Lightbox (`lightbox render`, and the
+/// whole `lightbox edit` of the photo imported into a library), by Pillow and by ImageMagick, each run in a process of its own (time, peak resident memory,
 /// peak anonymous memory); then Lightbox's display-size preview of the same recipe, in process.
 struct EditBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -79,8 +79,14 @@ struct EditBench: AsyncParsableCommand {
         let (width, height) = swaps ? (properties.storedHeight, properties.storedWidth) : (properties.storedWidth, properties.storedHeight)
         let box = EditFilter.straightenedSize(width: width, height: height, degrees: 3)
 
+        // The whole `lightbox edit` of an asset: the display image, the full-size render, and the
+        // render checked, stored and committed; reverted before each run.
+        let library = folder + "/Bench.lightbox"
+        _ = try ImageBench.measure([lightbox, "import", "--library", library, file])
+        let asset = try Self.onlyAsset(lightbox: lightbox, library: library)
         var tools: [(String, [String])] = [
             ("lightbox", [lightbox, "render", file, "--out", folder + "/lightbox", "--overwrite"] + Self.filters.flatMap { ["--filter", $0] }),
+            ("lightbox edit", [lightbox, "edit", "--library", library, asset] + Self.filters.flatMap { ["--filter", $0] }),
         ]
         if FileManager.default.isExecutableFile(atPath: ImageBench.python) {
             tools.append(("pillow", [ImageBench.python, script, file, folder + "/pillow.jpg", "\(box.width)", "\(box.height)"]))
@@ -102,7 +108,10 @@ struct EditBench: AsyncParsableCommand {
         }
         for (tool, arguments) in tools where !previewOnly {
             var runs: [ImageBench.Run] = []
-            for _ in 0..<rounds { runs.append(try ImageBench.measure(arguments)) }
+            for _ in 0..<rounds {
+                if tool == "lightbox edit" { _ = try ImageBench.measure([lightbox, "revert", "--library", library, asset]) }
+                runs.append(try ImageBench.measure(arguments))
+            }
             let seconds = runs.map(\.seconds).sorted()
             Report.print([
                 "benchmark": "edit", "tool": tool, "file": (file as NSString).lastPathComponent,
@@ -137,6 +146,23 @@ struct EditBench: AsyncParsableCommand {
                 "medianMs": Report.round(times[times.count / 2]), "bestMs": Report.round(times[0]),
             ])
         }
+    }
+
+    /// The identifier of the one asset of a library, from `lightbox ls --json`.
+    static func onlyAsset(lightbox: String, library: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: lightbox)
+        process.arguments = ["ls", "--library", library, "--json"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard let line = data.split(separator: UInt8(ascii: "\n")).first,
+            let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+            let identifier = object["localIdentifier"] as? String
+        else { throw ValidationError("cannot import the photo into \(library)") }
+        return identifier
     }
 
     /// The recipe on every frame of a movie, re-encoded (H.264, CRF 18), the sound copied.

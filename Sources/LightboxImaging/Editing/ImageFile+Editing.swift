@@ -25,6 +25,10 @@ extension ImageFile {
     ) throws(ImagingError) -> (width: Int, height: Int) {
         try Vips.ensureStarted()
         try recipe.validate()
+        // The buffers kept for the next thumbnail (the display image an edit decoded first, say)
+        // are of no use to a full-size render and would only add to its peak.
+        PixelBuffers.shared.releaseKept()
+        ReadBuffers.shared.releaseKept()
         if canStream(path, recipe: recipe, orientation: orientation) {
             do {
                 return try renderStreaming(path, recipe: recipe, to: outputPath, quality: quality, monitor: monitor)

@@ -36,6 +36,12 @@ struct KeptBlocks<Block> {
         }
         return dropped
     }
+
+    /// Every kept block, taken out, for the caller to free outside its lock.
+    mutating func takeAll() -> [Block] {
+        defer { (blocks, bytes) = ([], 0) }
+        return blocks.map(\.block)
+    }
 }
 
 extension KeptBlocks: Sendable where Block: Sendable {}

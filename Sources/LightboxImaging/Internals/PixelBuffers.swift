@@ -74,6 +74,12 @@ final class PixelBuffers: Sendable {
         for block in dropped { free(UnsafeMutableRawPointer(bitPattern: block)) }
     }
 
+    /// Frees every kept block: before work that has no use for them, whose peak they would
+    /// only add to (a full-size render streams through libvips).
+    func releaseKept() {
+        for block in kept.withLock({ $0.takeAll() }) { free(UnsafeMutableRawPointer(bitPattern: block)) }
+    }
+
     /// Sets what every render needs of the process's allocator, once (a render calls it first,
     /// whether or not it opens libvips).
     static func prepareProcess() { _ = processPrepared }

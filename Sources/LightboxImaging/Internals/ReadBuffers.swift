@@ -59,6 +59,13 @@ final class ReadBuffers: Sendable {
         }
     }
 
+    /// Lets every kept array go, as ``PixelBuffers/releaseKept()`` does its blocks.
+    func releaseKept() {
+        let dropped = kept.withLock { $0.takeAll() }
+        // Freed outside the lock.
+        _ = dropped
+    }
+
     /// Keeps `array` for a later file, or lets it go: one under a megabyte or over `largest`,
     /// or beyond the kept bytes and arrays (the oldest go first).
     func giveBack(_ array: [UInt8]) {
