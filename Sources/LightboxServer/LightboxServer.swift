@@ -25,6 +25,8 @@ import LightboxImaging
 ///   editing (see ``EditRoutes``).
 /// - `GET /api/assets/{id}/movie?version=current|original`: a Live Photo's or a video's movie,
 ///   with byte ranges (see ``MovieRoutes``).
+/// - `DELETE /api/assets/{id}` (`?permanently=true`), `POST /api/assets/{id}/restore`,
+///   `GET` and `DELETE /api/trash`: Recently Deleted (see ``TrashRoutes``).
 ///
 /// SQLite reads suspend on GRDB's reader queue and libvips renders on Lightbox's blocking
 /// pool: no handler ever blocks an event loop.
@@ -44,6 +46,7 @@ public enum LightboxServer {
         ImageRoutes.add(to: routes, library: library, images: CachingImageManager(library: library))
         EditRoutes.add(to: routes, library: library)
         MovieRoutes.add(to: routes, library: library)
+        TrashRoutes.add(to: routes, library: library)
         routes.get("/") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/html; charset=utf-8"

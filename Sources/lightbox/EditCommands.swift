@@ -56,22 +56,6 @@ struct HideCommand: AsyncParsableCommand {
     }
 }
 
-struct DeleteCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "delete", abstract: "Delete assets, with their files, from the library.")
-
-    @OptionGroup var libraryOptions: LibraryOptions
-
-    @Argument(help: "The assets: identifiers, or their first characters.")
-    var ids: [String]
-
-    func run() async throws {
-        let library = try libraryOptions.open()
-        let ids = try Names(library: library).assets(ids)
-        try await Changes.perform(library) { changes in changes.deleteAssets(ids) }
-    }
-}
-
 struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",

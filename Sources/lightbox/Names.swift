@@ -25,6 +25,25 @@ struct Names {
         return try Self.one(of: found, for: text, kind: "asset", listing: "lightbox ls")
     }
 
+    /// The asset `text` names, in the library or in Recently Deleted.
+    func asset(_ text: String, includingTrash: Bool) throws -> String {
+        guard includingTrash else { return try asset(text) }
+        do {
+            return try asset(text)
+        } catch {
+            return try trashedAsset(text)
+        }
+    }
+
+    /// The asset in Recently Deleted that `text` names: its identifier, or a unique prefix.
+    func trashedAsset(_ text: String) throws -> String {
+        let trashed = try library.trashedAssetIdentifiers()
+        if let exact = trashed.first(where: { $0.caseInsensitiveCompare(text) == .orderedSame }) { return exact }
+        let prefixed =
+            text.count >= Self.shortestPrefix ? trashed.filter { $0.uppercased().hasPrefix(text.uppercased()) } : []
+        return try Self.one(of: prefixed, for: text, kind: "asset in Recently Deleted", listing: "lightbox trash ls")
+    }
+
     /// The assets `texts` name, in order.
     func assets(_ texts: [String]) throws -> [String] {
         try texts.map(asset)

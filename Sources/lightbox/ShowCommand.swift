@@ -50,6 +50,9 @@ struct ShowCommand: AsyncParsableCommand {
         if let burst = asset.burstIdentifier {
             details.append(("burstIdentifier", burst + (asset.representsBurst ? " (represents the burst)" : "")))
         }
+        if let deleted = asset.trashedDate {
+            details.append(("trashedDate", ISO8601.localString(from: deleted) + " (in Recently Deleted: lightbox restore)"))
+        }
         for (key, value) in details { Output.line(key.padding(toLength: 17, withPad: " ", startingAt: 0) + value) }
         for resource in asset.resources {
             Output.line(

@@ -316,6 +316,48 @@ struct ServerTests {
         #expect(try await library.asset(withLocalIdentifier: asset.localIdentifier)?.hasAdjustments == false)
     }
 
+    @Test("DELETE moves an asset to Recently Deleted, restore brings it back, permanently and DELETE /api/trash purge")
+    func trash() async throws {
+        let (folder, library, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        let assets = try await library.assets()
+        let (first, second) = (assets[0].localIdentifier, assets[1].localIdentifier)
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/assets/\(first)", method: .delete) { response in
+                #expect(response.status == .ok)
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+                #expect(object["trashedDate"] is String)
+            }
+            try await client.execute(uri: "/api/assets?limit=100", method: .get) { response in
+                let page = try JSONDecoder().decode(Page.self, from: Data(response.body.readableBytesView))
+                #expect(page.assets.count == assets.count - 1 && !page.assets.contains { $0.localIdentifier == first })
+            }
+            try await client.execute(uri: "/api/trash", method: .get) { response in
+                let page = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+                #expect((page["assets"] as? [[String: Any]])?.compactMap { $0["localIdentifier"] as? String } == [first])
+                #expect(page["retentionDays"] as? Double == 30)
+            }
+            try await client.execute(uri: "/api/assets/\(first)/restore", method: .post) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/api/assets/\(first)/restore", method: .post) { response in
+                #expect(response.status == .badRequest, "not in Recently Deleted")
+            }
+            try await client.execute(uri: "/api/assets/\(first)?permanently=true", method: .delete) { response in
+                #expect(response.status == .noContent)
+            }
+            try await client.execute(uri: "/api/assets/\(first)", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+            try await client.execute(uri: "/api/assets/\(second)", method: .delete) { _ in }
+            try await client.execute(uri: "/api/trash", method: .delete) { response in
+                let body = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+                #expect(body["purged"] as? [String] == [second])
+            }
+        }
+        #expect(try await library.assetCount() == assets.count - 2)
+    }
+
     @Test("GET /api/assets/{id} is the asset in the model's words; unknown ids are 404")
     func oneAsset() async throws {
         let (folder, library, app) = try await Self.makeApp()

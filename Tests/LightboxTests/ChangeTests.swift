@@ -142,8 +142,8 @@ struct ChangeTests {
         #expect(rolledBack > 0, "some blocks were invalid and rolled back")
     }
 
-    @Test("Deleting an asset removes it from albums, and its original and thumbnails from disk")
-    func deleteAssets() async throws {
+    @Test("Purging an asset removes it from albums, and its original and thumbnails from disk")
+    func purgeAssets() async throws {
         let folder = try TemporaryDirectory()
         let (library, assets) = try await Self.makeLibrary(folder, count: 3)
         var albumID = ""
@@ -155,7 +155,7 @@ struct ChangeTests {
         let victim = assets[1]
         let original = try await library.fileURL(for: try #require(victim.resource(ofType: .photo))).path
         #expect(FileManager.default.fileExists(atPath: original))
-        try library.performChangesAndWait { changes in changes.deleteAssets([victim]) }
+        try library.performChangesAndWait { changes in changes.purgeAssets([victim.localIdentifier]) }
         #expect(try await library.asset(withLocalIdentifier: victim.localIdentifier) == nil)
         #expect(!FileManager.default.fileExists(atPath: original))
         let thumbnails = library.url.appendingPathComponent("derivatives").appendingPathComponent(String(victim.localIdentifier.prefix(2)))

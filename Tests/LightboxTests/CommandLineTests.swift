@@ -51,6 +51,29 @@ struct CommandLineTests {
             stderr: String(decoding: stderr, as: UTF8.self))
     }
 
+    /// Runs `lightbox` with `arguments`, stopped at a fault-injection point
+    /// (`LIGHTBOX_TEST_PAUSE_AT`) and killed there with SIGKILL; returns what it said on
+    /// standard error, which names the point when it was reached.
+    static func runKilled(_ arguments: [String], at point: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["LIGHTBOX_TEST_PAUSE_AT": point]) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var said = ""
+        while !said.contains("paused at \(point)") {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return said
+    }
+
     /// ISO 8601 with an explicit offset, e.g. 2021-02-13T11:03:31.864-06:00.
     static func isISO8601WithOffset(_ text: String) -> Bool {
         text.wholeMatch(of: #/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?[+-]\d{2}:\d{2}/#) != nil
@@ -300,7 +323,7 @@ struct CommandLineTests {
         let history = try Self.run(["history", "--library", library, "--since", "\(start)", "--json"]).jsonLines()
         #expect(history.count == 7, "favorite, hide, create, add, move, rename, delete")
         let last = try #require(history.last)
-        #expect((last["asset"] as? [String: Any])?["deletedLocalIdentifiers"] as? [String] == [ids[2]])
+        #expect((last["asset"] as? [String: Any])?["trashedLocalIdentifiers"] as? [String] == [ids[2]], "to Recently Deleted")
         #expect((last["assetCollection"] as? [String: Any])?["updatedLocalIdentifiers"] as? [String] == [album])
     }
 

@@ -330,22 +330,8 @@ struct EditingTests {
         let oldRender = try #require(old.resource(ofType: .fullSizePhoto))
 
         // `lightbox edit` in its own process, stopped at `point` and killed there.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
-        process.arguments = ["edit", "--library", library.url.path, asset.localIdentifier, "--filter", "mono=1"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["LIGHTBOX_TEST_PAUSE_AT": point]) { $1 }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        var said = ""
-        while !said.contains("paused at \(point)") {
-            let chunk = errors.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            said += String(decoding: chunk, as: UTF8.self)
-        }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let said = try CommandLineTests.runKilled(
+            ["edit", "--library", library.url.path, asset.localIdentifier, "--filter", "mono=1"], at: point)
         #expect(said.contains("paused at \(point)"), "the edit reached \(point): \(said)")
 
         // The library opens, and the asset is in one state or the other, whole.

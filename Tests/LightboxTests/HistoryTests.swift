@@ -36,7 +36,7 @@ struct HistoryTests {
         #expect(since.count == 2)
         #expect(since[0].changeDetails(for: .assetCollection).insertedLocalIdentifiers == [album])
         #expect(since[0].changeDetails(for: .asset).updatedLocalIdentifiers == [assets[1].localIdentifier])
-        #expect(since[1].changeDetails(for: .asset).deletedLocalIdentifiers == [assets[2].localIdentifier])
+        #expect(since[1].changeDetails(for: .asset).trashedLocalIdentifiers == [assets[2].localIdentifier], "to Recently Deleted")
         #expect(since[1].changeDetails(for: .collectionList) == PersistentObjectChangeDetails(objectType: .collectionList))
         #expect(try library.fetchPersistentChanges(since: try library.currentChangeToken()).isEmpty)
     }

@@ -19,6 +19,7 @@ struct LargeFetchTests {
         var representsBurst: Bool
         var mediaType: Int
         var sourceType: Int
+        var isTrashed = false
 
         var isBurstFrame: Bool { burstIdentifier != nil && !representsBurst }
     }
@@ -55,7 +56,8 @@ struct LargeFetchTests {
                 Row(
                     id: row["id"], localIdentifier: row["localIdentifier"], creationDate: row["creationDate"],
                     isFavorite: row["isFavorite"], isHidden: row["isHidden"], burstIdentifier: row["burstIdentifier"],
-                    representsBurst: row["representsBurst"], mediaType: row["mediaType"], sourceType: row["sourceType"])
+                    representsBurst: row["representsBurst"], mediaType: row["mediaType"], sourceType: row["sourceType"],
+                    isTrashed: (row["trashedDate"] as Date?) != nil)
             }
         }
     }
@@ -63,7 +65,7 @@ struct LargeFetchTests {
     /// What a fetch with these options selects, newest first (ties: larger row id first).
     static func reference(_ rows: [Row], _ options: FetchOptions) -> [Row] {
         rows.filter { row in
-            (options.includeHiddenAssets || !row.isHidden) && (options.includeAllBurstAssets || !row.isBurstFrame)
+            !row.isTrashed && (options.includeHiddenAssets || !row.isHidden) && (options.includeAllBurstAssets || !row.isBurstFrame)
                 && (options.includeAssetSourceTypes.isEmpty || row.sourceType & options.includeAssetSourceTypes.rawValue != 0)
         }.sorted { ($0.creationDate, $0.id) > ($1.creationDate, $1.id) }
     }
@@ -105,7 +107,8 @@ struct LargeFetchTests {
         var rows = try await Self.rows(library)
         try Self.expectCounts(library, rows, "as inserted")
 
-        // Hide and show, delete, and change what the tallies tell apart behind the API's back.
+        // Hide and show, delete (to Recently Deleted) and purge, and change what the tallies
+        // tell apart behind the API's back.
         let all = try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true))
         let byIdentifier = Dictionary(uniqueKeysWithValues: all.map { ($0.localIdentifier, $0) })
         try await library.performChanges { changes in
@@ -113,6 +116,7 @@ struct LargeFetchTests {
                 changes.changeRequest(for: byIdentifier[row.localIdentifier]!).isHidden = !row.isHidden
             }
             changes.deleteAssets(rows.filter { $0.id % 19 == 0 }.map(\.localIdentifier))
+            changes.purgeAssets(rows.filter { $0.id % 31 == 0 && $0.id % 19 != 0 }.map(\.localIdentifier))
         }
         try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).write { db in
             try db.execute(sql: "UPDATE asset SET representsBurst = 1 - representsBurst WHERE id % 23 = 0")
@@ -120,8 +124,14 @@ struct LargeFetchTests {
             try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", arguments: [Date()])
         }
         rows = try await Self.rows(library)
-        #expect(rows.count == 2_600 - 2_600 / 19)
+        let purged = (1...2_600).filter { $0 % 31 == 0 && $0 % 19 != 0 }.count
+        #expect(rows.count == 2_600 - purged)
+        #expect(rows.filter(\.isTrashed).count == 2_600 / 19)
         try Self.expectCounts(library, rows, "after writes")
+        let trash = try #require(
+            try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumRecentlyDeleted).firstObject)
+        #expect(try library.fetchAssets(in: trash).count == 2_600 / 19)
+        #expect(trash.estimatedAssetCount == 2_600 / 19)
     }
 
     @Test("A result larger than its first window reads the rest on demand, in order, wherever it is first read")

@@ -95,7 +95,10 @@ struct ObservingTests {
 
         try await library.performChanges { changes in changes.deleteAssets([target]) }
         let deletion = try #require(await iterator.next())
-        #expect(deletion.details(for: target)?.objectWasDeleted == true)
+        #expect(deletion.details(for: target)?.objectWasTrashed == true, "to Recently Deleted")
         #expect(deletion.details(for: resultDetails.fetchResultAfterChanges)?.removedIndexes == [0])
+        try await library.performChanges { changes in changes.purgeAssets([target.localIdentifier]) }
+        let purge = try #require(await iterator.next())
+        #expect(purge.details(for: target)?.objectWasDeleted == true)
     }
 }

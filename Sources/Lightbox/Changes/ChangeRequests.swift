@@ -21,6 +21,8 @@ public final class ChangeRequests {
         case createAsset(String)
         case editAsset(String, AssetEdit)
         case deleteAssets([String])
+        case restoreAssets([String])
+        case purgeAssets([String])
         case createCollection(String, title: String)
         case renameCollection(String, title: String)
         case addAssets(collection: String, assets: [String])
@@ -106,14 +108,30 @@ public final class ChangeRequests {
         AssetChangeRequest(localIdentifier: localIdentifier, requests: self)
     }
 
-    /// Deletes assets, their resources and files (PhotoKit's `deleteAssets(_:)`).
+    /// Deletes assets (PhotoKit's `deleteAssets(_:)`): they leave every fetch and album and go
+    /// to Recently Deleted, with their files, edits, albums and state, until
+    /// ``restoreAssets(_:)-(String)`` brings them back or they are purged (after the library's
+    /// trash retention, or by ``purgeAssets(_:)-(String)``). An asset deleted already is refused.
     public func deleteAssets(_ localIdentifiers: [String]) {
         operations.append(.deleteAssets(localIdentifiers))
     }
 
-    /// Deletes assets.
+    /// Deletes assets; see ``deleteAssets(_:)-(String)``.
     public func deleteAssets(_ assets: [Asset]) {
         deleteAssets(assets.map(\.localIdentifier))
+    }
+
+    /// Brings assets back from Recently Deleted: into every fetch again, into the albums they
+    /// were in (where they were, or at the end of an album now shorter), with their edits
+    /// and state. An asset not deleted is refused.
+    public func restoreAssets(_ localIdentifiers: [String]) {
+        operations.append(.restoreAssets(localIdentifiers))
+    }
+
+    /// Deletes assets for good, deleted ones or not: their rows go with the transaction, and
+    /// their files once it has committed (files another asset uses stay).
+    public func purgeAssets(_ localIdentifiers: [String]) {
+        operations.append(.purgeAssets(localIdentifiers))
     }
 
     /// A request to create an album with this title; its placeholder names the new album.

@@ -187,12 +187,30 @@ extension PhotoLibrary {
     }
 
     /// Removes originals no resource refers to any more, and the derivatives of deleted assets.
-    /// A crash before this leaves files no row points to, which a later import reuses.
     private func removeFiles(of result: ChangeApplier.Result) {
-        for path in result.unreferencedOriginals { originals.remove(path) }
+        if !result.unreferencedOriginals.isEmpty { removePendingOriginals() }
         for localIdentifier in result.deletedAssets {
             let folder = derivatives.path(localIdentifier: localIdentifier, key: "").folder
             try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+}
+
+extension PhotoLibrary {
+    /// Removes the originals that committed transactions let go (listed in `pendingRemoval`
+    /// by the transaction that let them go): each one still unreferenced is unlinked inside a
+    /// write transaction, so that no row can come to refer to it meanwhile, and the list is
+    /// emptied by the same commit. A crash before that leaves the list for the next open:
+    /// never an asset without its original, nor an original no row knows of.
+    func removePendingOriginals() {
+        try? database.writer.write { db in
+            for path in try String.fetchAll(db, sql: "SELECT storedPath FROM pendingRemoval") {
+                FaultInjection.pause(at: .removingOriginals)
+                let references =
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path]) ?? 0
+                if references == 0 { originals.remove(path) }
+            }
+            try db.execute(sql: "DELETE FROM pendingRemoval")
         }
     }
 }
@@ -276,7 +294,11 @@ struct ChangeApplier {
             case .editAsset(let id, let edit):
                 try editAsset(id, edit)
             case .deleteAssets(let ids):
-                for id in ids { releasedPaths.formUnion(try deleteAsset(id)) }
+                for id in ids { try trashAsset(id) }
+            case .restoreAssets(let ids):
+                for id in ids { try restoreAsset(id) }
+            case .purgeAssets(let ids):
+                for id in ids { releasedPaths.formUnion(try purgeAsset(id)) }
             case .createCollection(let id, let title):
                 try db.execute(
                     sql: "INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
@@ -289,15 +311,15 @@ struct ChangeApplier {
                 record(.assetCollection, id, .updated)
             case .addAssets(let id, let assets):
                 var album = try albumState(id)
-                album.members.add(try assets.map(assetRowID))
+                album.members.add(try assets.map(liveAssetRowID))
                 store(album, id)
             case .insertAssets(let id, let assets, let indexes):
                 var album = try albumState(id)
-                try album.members.insert(try assets.map(assetRowID), at: indexes)
+                try album.members.insert(try assets.map(liveAssetRowID), at: indexes)
                 store(album, id)
             case .removeAssets(let id, let assets):
                 var album = try albumState(id)
-                album.members.remove(Set(try assets.map(assetRowID)))
+                album.members.remove(Set(try assets.map(liveAssetRowID)))
                 store(album, id)
             case .removeAssetsAt(let id, let indexes):
                 var album = try albumState(id)
@@ -305,7 +327,7 @@ struct ChangeApplier {
                 store(album, id)
             case .replaceAssets(let id, let indexes, let assets):
                 var album = try albumState(id)
-                try album.members.replace(at: indexes, with: try assets.map(assetRowID))
+                try album.members.replace(at: indexes, with: try assets.map(liveAssetRowID))
                 store(album, id)
             case .moveAssets(let id, let indexes, let destination):
                 var album = try albumState(id)
@@ -396,7 +418,10 @@ struct ChangeApplier {
         }
         for path in releasedPaths.sorted() {
             let references = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path]) ?? 0
-            if references == 0 { result.unreferencedOriginals.append(path) }
+            guard references == 0 else { continue }
+            result.unreferencedOriginals.append(path)
+            // Listed in this transaction, removed after it: see PhotoLibrary.removePendingOriginals.
+            try db.execute(sql: "INSERT OR IGNORE INTO pendingRemoval (storedPath) VALUES (?)", arguments: [path])
         }
         let changes = logOrder.compactMap { key in log[key].map { ObjectChangeRecord(key.type, key.localIdentifier, $0) } }
         if !changes.isEmpty {
@@ -407,16 +432,29 @@ struct ChangeApplier {
 
     // MARK: Assets
 
-    private func assetRowID(_ localIdentifier: String) throws -> Int64 {
-        guard let row = try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE localIdentifier = ?", arguments: [localIdentifier])
+    /// The row of an asset, deleted or not, and whether it is in Recently Deleted.
+    private func assetRow(_ localIdentifier: String) throws -> (id: Int64, isTrashed: Bool) {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT id, trashedDate IS NOT NULL FROM asset WHERE localIdentifier = ?", arguments: [localIdentifier])
         else {
             throw LibraryError(.assetNotFound, "no asset has the identifier \(localIdentifier); nothing was changed")
         }
-        return row
+        return (row[0], row[1])
+    }
+
+    /// The row of an asset in the library: one in Recently Deleted is refused, as PhotoKit
+    /// refuses changes to a deleted asset.
+    private func liveAssetRowID(_ localIdentifier: String) throws -> Int64 {
+        let row = try assetRow(localIdentifier)
+        guard !row.isTrashed else {
+            throw invalid("asset \(localIdentifier) is in Recently Deleted: restore it before changing it")
+        }
+        return row.id
     }
 
     private mutating func editAsset(_ id: String, _ edit: ChangeRequests.AssetEdit) throws {
-        let row = try assetRowID(id)
+        let row = try liveAssetRowID(id)
         switch edit {
         case .content:
             // These set the modification date and record the change themselves.
@@ -536,18 +574,70 @@ struct ChangeApplier {
         record(.asset, id, .updated)
     }
 
-    /// Deletes one asset; returns the stored paths its resources used.
-    private mutating func deleteAsset(_ id: String) throws -> [String] {
-        let row = try assetRowID(id)
-        let paths = try String.fetchAll(db, sql: "SELECT storedPath FROM resource WHERE assetId = ?", arguments: [row])
-        let containing = try String.fetchAll(
+    /// The identifiers of the albums that held the asset before this block.
+    private func albumsContaining(_ row: Int64) throws -> [String] {
+        try String.fetchAll(
             db,
             sql: """
                 SELECT assetCollection.localIdentifier FROM collectionAsset
                 JOIN assetCollection ON assetCollection.id = collectionAsset.collectionId WHERE collectionAsset.assetId = ?
                 """,
             arguments: [row])
-        for album in containing { record(.assetCollection, album, .updated) }
+    }
+
+    /// Moves an asset to Recently Deleted: out of its albums, whose places it keeps for a
+    /// restore, and out of every fetch; its row, files and edits stay.
+    private mutating func trashAsset(_ id: String) throws {
+        guard !(try assetRow(id).isTrashed) else {
+            throw invalid("asset \(id) is in Recently Deleted already; purge it to delete it for good")
+        }
+        let row = try liveAssetRowID(id)
+        for album in try albumsContaining(row) { _ = try albumState(album) }
+        for key in albums.keys.sorted() {
+            guard let position = albums[key]!.assets.firstIndex(of: row) else { continue }
+            albums[key]!.members.remove([row])
+            albums[key]!.dirty = true
+            record(.assetCollection, key, .updated)
+            try db.execute(
+                sql: "INSERT INTO trashedMembership (collectionId, assetId, position) VALUES (?, ?, ?)",
+                arguments: [albums[key]!.rowID, row, position])
+        }
+        try db.execute(sql: "UPDATE asset SET trashedDate = ? WHERE id = ?", arguments: [now, row])
+        record(.asset, id, .trashed)
+    }
+
+    /// Brings an asset back from Recently Deleted, into the albums it was in: at its place, or
+    /// at the end of an album now shorter.
+    private mutating func restoreAsset(_ id: String) throws {
+        let row = try assetRow(id)
+        guard row.isTrashed else { throw invalid("asset \(id) is not in Recently Deleted") }
+        let memberships = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT assetCollection.localIdentifier, trashedMembership.position FROM trashedMembership
+                JOIN assetCollection ON assetCollection.id = trashedMembership.collectionId
+                WHERE trashedMembership.assetId = ? ORDER BY trashedMembership.position
+                """,
+            arguments: [row.id])
+        for membership in memberships {
+            let albumID: String = membership[0]
+            guard !deletedAlbums.contains(albumID) else { continue }
+            var album = try albumState(albumID)
+            guard !album.assets.contains(row.id) else { continue }
+            try album.members.insert([row.id], at: [min(membership[1], album.assets.count)])
+            store(album, albumID)
+        }
+        try db.execute(sql: "DELETE FROM trashedMembership WHERE assetId = ?", arguments: [row.id])
+        try db.execute(sql: "UPDATE asset SET trashedDate = NULL WHERE id = ?", arguments: [row.id])
+        record(.asset, id, .restored)
+    }
+
+    /// Deletes one asset for good, in Recently Deleted or not; returns the stored paths its
+    /// resources used.
+    private mutating func purgeAsset(_ id: String) throws -> [String] {
+        let row = try assetRow(id).id
+        let paths = try String.fetchAll(db, sql: "SELECT storedPath FROM resource WHERE assetId = ?", arguments: [row])
+        for album in try albumsContaining(row) { record(.assetCollection, album, .updated) }
         for key in albums.keys {
             if albums[key]!.assets.contains(row) {
                 albums[key]!.members.remove([row])
@@ -687,8 +777,9 @@ struct ChangeApplier {
             return
         }
         switch (previous, kind) {
-        case (.inserted, .updated): break
+        case (.inserted, .updated), (.inserted, .restored): break
         case (.inserted, .deleted): log[key] = nil
+        case (.trashed, .restored), (.restored, .trashed): log[key] = .updated
         default: log[key] = kind
         }
     }

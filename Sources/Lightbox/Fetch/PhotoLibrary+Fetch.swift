@@ -125,7 +125,12 @@ extension PhotoLibrary {
         {
             var options = options
             if rule.includesHidden { options.includeHiddenAssets = true }
-            return try fetchAssets(where: nil, options: options, extraCondition: rule.condition)
+            guard rule.isTrash else { return try fetchAssets(where: nil, options: options, extraCondition: rule.condition) }
+            // Every deleted asset, the last deleted first unless the options sort them.
+            options.includeHiddenAssets = true
+            options.includeAllBurstAssets = true
+            return try fetchAssets(
+                where: nil, options: options, inTrash: true, defaultOrder: "asset.trashedDate DESC")
         }
         let rowID: Int64 = row["id"]
         let membership = "(SELECT position FROM collectionAsset WHERE collectionAsset.collectionId = \(rowID) AND collectionAsset.assetId = asset.id)"
@@ -135,9 +140,10 @@ extension PhotoLibrary {
 
     /// The shared path of every asset fetch: the entry point's condition, the options'
     /// predicate, visibility, order and limit, compiled to one query run on a snapshot.
-    /// `extraCondition` and `defaultOrder` are SQL of Lightbox's own, never user text.
+    /// `extraCondition` and `defaultOrder` are SQL of Lightbox's own, never user text. Assets
+    /// in Recently Deleted are left out, or are the only ones with `inTrash`.
     func fetchAssets(
-        where condition: FetchPredicate?, options: FetchOptions, extraCondition: String? = nil,
+        where condition: FetchPredicate?, options: FetchOptions, extraCondition: String? = nil, inTrash: Bool = false,
         defaultOrder: String? = nil
     ) throws -> FetchResult<Asset> {
         let keys = FetchKeys.asset
@@ -151,19 +157,23 @@ extension PhotoLibrary {
         var arguments = predicateSQL.arguments
         // Fetches without a condition of their own count from the tallies (schema step v9),
         // which tell apart exactly what the visibility options do.
-        var tallyClauses = ["1"]
+        var tallyClauses = [inTrash ? "isTrashed = 1" : "isTrashed = 0"]
         var tallyArguments = StatementArguments()
-        switch (options.includeHiddenAssets, options.includeAllBurstAssets) {
-        case (false, false):
+        switch (inTrash, options.includeHiddenAssets, options.includeAllBurstAssets) {
+        case (true, _, _):
+            // Every deleted asset, hidden ones and burst frames included.
+            clauses.append(AssetVisibility.trashed)
+        case (false, false, false):
             clauses.append(AssetVisibility.defaultCondition)  // the partial index's own condition
             tallyClauses += ["isHidden = 0", "isBurstFrame = 0"]
-        case (false, true):
-            clauses.append("asset.isHidden = 0")
+        case (false, false, true):
+            clauses += ["asset.isHidden = 0", AssetVisibility.notTrashed]
             tallyClauses.append("isHidden = 0")
-        case (true, false):
+        case (false, true, false):
             clauses.append(AssetVisibility.burstRepresentatives)
             tallyClauses.append("isBurstFrame = 0")
-        case (true, true): break
+        case (false, true, true):
+            clauses.append(AssetVisibility.notTrashed)
         }
         if !options.includeAssetSourceTypes.isEmpty {
             clauses.append("(asset.sourceType & ?) != 0")

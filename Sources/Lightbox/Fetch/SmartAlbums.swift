@@ -11,6 +11,15 @@ enum SmartAlbums {
         var condition: String
         /// Whether hidden assets belong (only "Hidden" itself).
         var includesHidden = false
+        /// Whether the album holds deleted assets instead of those in the library (only
+        /// "Recently Deleted", which holds every deleted asset, hidden ones and burst frames).
+        var isTrash = false
+
+        /// Its visibility condition over `asset`.
+        var visibility: String {
+            isTrash ? AssetVisibility.trashed
+                : includesHidden ? AssetVisibility.burstRepresentatives : AssetVisibility.defaultCondition
+        }
     }
 
     private static func subtypeBit(_ bits: AssetMediaSubtypes) -> String {
@@ -47,6 +56,7 @@ enum SmartAlbums {
                 (\(FileFormat.rawTypeIdentifiersSQL)))
                 """),
         Rule(subtype: .smartAlbumAllHidden, title: "Hidden", condition: "asset.isHidden = 1", includesHidden: true),
+        Rule(subtype: .smartAlbumRecentlyDeleted, title: "Recently Deleted", condition: "1", isTrash: true),
     ]
 
     static func rule(for subtype: AssetCollectionSubtype) -> Rule? {
@@ -57,9 +67,7 @@ enum SmartAlbums {
     /// collection in the current row of `assetCollection`, whatever its kind.
     static func aggregate(_ expression: String) -> String {
         let cases = rules.map { rule in
-            let visibility =
-                rule.includesHidden ? AssetVisibility.burstRepresentatives : AssetVisibility.defaultCondition
-            return "WHEN \(rule.subtype.rawValue) THEN (SELECT \(expression) FROM asset WHERE \(visibility) AND \(rule.condition))"
+            "WHEN \(rule.subtype.rawValue) THEN (SELECT \(expression) FROM asset WHERE \(rule.visibility) AND \(rule.condition))"
         }
         return "(CASE WHEN assetCollection.type = \(AssetCollectionType.smartAlbum.rawValue) THEN (CASE assetCollection.subtype "
             + cases.joined(separator: " ") + " ELSE NULL END) ELSE " + membership(expression) + " END)"

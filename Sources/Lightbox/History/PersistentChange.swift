@@ -53,11 +53,17 @@ public struct PersistentObjectChangeDetails: Sendable, Hashable, Encodable {
     public var insertedLocalIdentifiers: Set<String> = []
     /// Objects whose properties or contents the transaction changed.
     public var updatedLocalIdentifiers: Set<String> = []
-    /// Objects the transaction deleted.
+    /// Objects the transaction deleted for good (an asset: purged).
     public var deletedLocalIdentifiers: Set<String> = []
+    /// Assets the transaction moved to Recently Deleted: out of every fetch, not yet gone.
+    /// Lightbox's; PhotoKit reports them as deleted.
+    public var trashedLocalIdentifiers: Set<String> = []
+    /// Assets the transaction brought back from Recently Deleted. Lightbox's.
+    public var restoredLocalIdentifiers: Set<String> = []
 
     private enum CodingKeys: String, CodingKey {
         case objectType, insertedLocalIdentifiers, updatedLocalIdentifiers, deletedLocalIdentifiers
+        case trashedLocalIdentifiers, restoredLocalIdentifiers
     }
 
     /// Encodes the identifiers as sorted arrays, so equal details print alike.
@@ -67,6 +73,12 @@ public struct PersistentObjectChangeDetails: Sendable, Hashable, Encodable {
         try container.encode(insertedLocalIdentifiers.sorted(), forKey: .insertedLocalIdentifiers)
         try container.encode(updatedLocalIdentifiers.sorted(), forKey: .updatedLocalIdentifiers)
         try container.encode(deletedLocalIdentifiers.sorted(), forKey: .deletedLocalIdentifiers)
+        if !trashedLocalIdentifiers.isEmpty {
+            try container.encode(trashedLocalIdentifiers.sorted(), forKey: .trashedLocalIdentifiers)
+        }
+        if !restoredLocalIdentifiers.isEmpty {
+            try container.encode(restoredLocalIdentifiers.sorted(), forKey: .restoredLocalIdentifiers)
+        }
     }
 
     /// Details of one kind of object, empty unless given.
@@ -178,6 +190,8 @@ extension PhotoLibrary {
                 case .inserted: details.insertedLocalIdentifiers.insert(localIdentifier)
                 case .updated: details.updatedLocalIdentifiers.insert(localIdentifier)
                 case .deleted: details.deletedLocalIdentifiers.insert(localIdentifier)
+                case .trashed: details.trashedLocalIdentifiers.insert(localIdentifier)
+                case .restored: details.restoredLocalIdentifiers.insert(localIdentifier)
                 }
                 changes[id]?.details[type] = details
             }

@@ -20,13 +20,13 @@ extension PhotoLibrary {
     func importFile(atPath path: String, options: ImportOptions) throws -> (ImportOutcome, Int64) {
         if let (localIdentifier, size) = try journaled(path) {
             try removeSourceIfMoving(path, options: options)
-            return (.duplicate(localIdentifier: localIdentifier), size)
+            return (.duplicate(localIdentifier: try restoringIfTrashed(localIdentifier)), size)
         }
         let source = try ImportSource(path: path)
         if let existing = try existingAsset(withOriginalHash: source.sha256) {
             try journal(source)
             try removeSourceIfMoving(path, options: options)
-            return (.duplicate(localIdentifier: existing), source.size)
+            return (.duplicate(localIdentifier: try restoringIfTrashed(existing)), source.size)
         }
         let prepared = try prepare(source)
         var placed: (localIdentifier: String, paired: Bool)
@@ -368,6 +368,16 @@ extension PhotoLibrary {
                 thumbnail.bytes, localIdentifier: localIdentifier,
                 key: DerivativeStore.key(contentHash: prepared.source.sha256, options: options))
         }
+    }
+
+    /// A duplicate of an asset in Recently Deleted brings it back: importing a photo again
+    /// is wanting it in the library. Returns the identifier.
+    func restoringIfTrashed(_ localIdentifier: String) throws -> String {
+        if try asset(withLocalIdentifier: localIdentifier)?.trashedDate != nil {
+            // Another import of the same bytes may have restored it first.
+            try? performChangesAndWait { $0.restoreAssets([localIdentifier]) }
+        }
+        return localIdentifier
     }
 
     /// The asset holding these bytes as an original (a photo, a movie, a RAW, a paired movie).

@@ -59,6 +59,12 @@ public final class PhotoLibrary: Sendable {
         originals = try OriginalStore(root: path + "/originals")
         derivatives = try DerivativeStore(root: path + "/derivatives")
         originals.removeIncomingLeftovers()
+        // What a process stopped before it finished: originals a commit let go, and assets
+        // past the trash retention.
+        if (try? database.writer.read({ try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM pendingRemoval)") })) == true {
+            removePendingOriginals()
+        }
+        _ = try? purgeExpiredTrash()
     }
 
     /// Whether `folder` is a Lightbox library: it holds a library database.
@@ -86,12 +92,18 @@ public final class PhotoLibrary: Sendable {
 
     /// The number of assets in the library.
     public func assetCount() throws -> Int {
-        try database.writer.read(AssetRecord.fetchCount)
+        try database.writer.read(Self.countAssets)
     }
 
     /// The number of assets in the library.
     public func assetCount() async throws -> Int {
-        try await database.writer.read(AssetRecord.fetchCount)
+        try await database.writer.read(Self.countAssets)
+    }
+
+    /// Assets in the library, hidden ones and burst frames included; not those in Recently
+    /// Deleted.
+    private static func countAssets(_ db: Database) throws -> Int {
+        try AssetRecord.filter(Column("trashedDate") == nil).fetchCount(db)
     }
 
     /// Assets newest first (by creation date), `limit` at a time, starting after the asset

@@ -8,7 +8,7 @@ extension Asset: Encodable {
         case creationDate, modificationDate, addedDate, duration, isFavorite, isHidden
         case playbackStyle, sourceType, resources, location
         case burstIdentifier, burstSelectionTypes, representsBurst, hasAdjustments, adjustmentFormatIdentifier
-        case rating
+        case rating, trashedDate
     }
 
     /// Encodes the model's fields, dates as ISO 8601 with their offset.
@@ -36,6 +36,7 @@ extension Asset: Encodable {
         try container.encode(hasAdjustments, forKey: .hasAdjustments)
         try container.encodeIfPresent(adjustmentFormatIdentifier, forKey: .adjustmentFormatIdentifier)
         try container.encode(resources, forKey: .resources)
+        try container.encodeIfPresent(trashedDate.map(ISO8601.localString), forKey: .trashedDate)
     }
 }
 

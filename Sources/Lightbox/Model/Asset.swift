@@ -53,6 +53,10 @@ public struct Asset: Sendable, Hashable, Identifiable {
     /// digiKam write them; nil when unrated. Read from the file's XMP or its sidecar on
     /// import, set with ``AssetChangeRequest/rating``. Lightbox's, not PhotoKit's.
     public var rating: Int?
+    /// When the asset was deleted: it is in Recently Deleted, out of every fetch but that
+    /// album's, until it is restored or purged. Nil for an asset in the library.
+    /// Lightbox's, as Apple's Photos app shows it; PhotoKit does not expose it.
+    public var trashedDate: Date?
 
     /// The local identifier, for `Identifiable`.
     public var id: String { localIdentifier }

@@ -32,6 +32,9 @@ public enum AssetCollectionSubtype: Int, Sendable, Hashable, CaseIterable {
     case smartAlbumLongExposures = 215
     case smartAlbumRAW = 217
     case smartAlbumScreenRecordings = 220
+    /// Assets deleted and not yet purged, each with its deletion date: the album of Apple's
+    /// Photos app (Apple's private value), not a public PhotoKit subtype.
+    case smartAlbumRecentlyDeleted = 1_000_000_201
     /// Any subtype, in fetches.
     case any = 9_223_372_036_854_775_807
 }

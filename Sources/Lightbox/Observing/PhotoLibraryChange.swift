@@ -8,8 +8,13 @@ public struct ObjectChangeDetails<ObjectType: FetchableObject>: Sendable {
     public let objectAfterChanges: ObjectType?
     /// True when the asset's pixels or movie changed (an edit or a revert), not only its properties.
     public let assetContentChanged: Bool
-    /// True when the object was deleted.
+    /// True when the object was deleted for good (an asset: purged).
     public let objectWasDeleted: Bool
+    /// True when the asset went to Recently Deleted: it left every fetch, and
+    /// ``objectAfterChanges`` has its ``Asset/trashedDate``. Lightbox's.
+    public var objectWasTrashed = false
+    /// True when the asset came back from Recently Deleted. Lightbox's.
+    public var objectWasRestored = false
 }
 
 /// The changes of one committed transaction, as an observer hears of them (PhotoKit's `PHChange`).
@@ -30,15 +35,20 @@ public struct PhotoLibraryChange: Sendable {
             return ObjectChangeDetails(
                 objectBeforeChanges: object, objectAfterChanges: nil, assetContentChanged: false, objectWasDeleted: true)
         }
-        guard touched.updatedLocalIdentifiers.contains(id) else { return nil }
+        let trashed = touched.trashedLocalIdentifiers.contains(id)
+        let restored = touched.restoredLocalIdentifiers.contains(id)
+        guard touched.updatedLocalIdentifiers.contains(id) || trashed || restored else { return nil }
         let after = try? ObjectType.fetch(localIdentifier: id, in: library)
         // An asset's content is the files it shows: an edit or a revert changes them.
         let contentChanged = (object as? Asset).map { before in
             (after as? Asset).map { Self.contentFiles(before) != Self.contentFiles($0) } ?? false
         } ?? false
-        return ObjectChangeDetails(
+        var details = ObjectChangeDetails(
             objectBeforeChanges: object, objectAfterChanges: after, assetContentChanged: contentChanged,
             objectWasDeleted: after == nil)
+        details.objectWasTrashed = trashed
+        details.objectWasRestored = restored
+        return details
     }
 
     /// How a fetch result changed, or nil when the transaction changed nothing in it. The
@@ -70,6 +80,8 @@ extension PhotoLibraryChange {
             union.insertedLocalIdentifiers.formUnion(details.insertedLocalIdentifiers)
             union.updatedLocalIdentifiers.formUnion(details.updatedLocalIdentifiers)
             union.deletedLocalIdentifiers.formUnion(details.deletedLocalIdentifiers)
+            union.trashedLocalIdentifiers.formUnion(details.trashedLocalIdentifiers)
+            union.restoredLocalIdentifiers.formUnion(details.restoredLocalIdentifiers)
         }
         return union
     }

@@ -35,6 +35,8 @@ struct AssetRecord: Codable, Hashable, FetchableRecord, MutablePersistableRecord
     var orientationOverride: Int?
     /// Stars, 1...5, or -1 for rejected (schema step v14); nil: unrated.
     var rating: Int?
+    /// When the asset went to Recently Deleted (schema step v15); nil: in the library.
+    var trashedDate: Date?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -107,6 +109,7 @@ struct AssetInfo {
             })
         model.orientationOverride = asset.orientationOverride
         model.rating = asset.rating
+        model.trashedDate = asset.trashedDate
         return model
     }
 }
@@ -117,7 +120,7 @@ extension AssetInfo {
         id, localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate, creationTimeZoneOffset,
         modificationDate, addedDate, duration, isFavorite, isHidden, playbackStyle, sourceType, latitude, longitude,
         altitude, locationTimestamp, burstIdentifier, burstSelectionTypes, representsBurst, hasAdjustments,
-        adjustmentFormatIdentifier, isSelfPortrait, orientationOverride, rating
+        adjustmentFormatIdentifier, isSelfPortrait, orientationOverride, rating, trashedDate
         """
 
     /// The assets that `condition` (SQL over `asset`, with its `ORDER BY` and `LIMIT` when it
@@ -142,7 +145,8 @@ extension AssetInfo {
                 altitude: row[17], locationTimestamp: StoredDate.decodeIfPresent(row, 18, "locationTimestamp"),
                 burstIdentifier: row[19], burstSelectionTypes: row[20], representsBurst: row[21],
                 hasAdjustments: row[22], adjustmentFormatIdentifier: row[23], isSelfPortrait: row[24],
-                orientationOverride: row[25], rating: row[26])
+                orientationOverride: row[25], rating: row[26],
+                trashedDate: StoredDate.decodeIfPresent(row, 27, "trashedDate"))
             positions[row[0]] = infos.count
             infos.append(AssetInfo(asset: record, resources: []))
         }

@@ -308,6 +308,98 @@ struct LibraryDatabase: Sendable {
                 t.add(column: "rating", .integer).check { $0 == nil || (-1...5).contains($0) && $0 != 0 }
             }
         }
+        migrator.registerMigration("v15: recently deleted") { db in
+            // A deleted asset stays, with its files, edits and state, until it is purged: it is
+            // out of every fetch but Recently Deleted's.
+            try db.alter(table: "asset") { t in t.add(column: "trashedDate", .datetime) }
+            try db.execute(
+                sql: """
+                    CREATE INDEX asset_on_trashedDate ON asset(trashedDate) WHERE trashedDate IS NOT NULL;
+                    DROP INDEX asset_visible_on_creationDate;
+                    CREATE INDEX asset_visible_on_creationDate ON asset(creationDate, id, mediaType)
+                    WHERE isHidden = 0 AND (burstIdentifier IS NULL OR representsBurst = 1) AND trashedDate IS NULL;
+                    """)
+            // The tallies tell deleted assets apart too (see step v9).
+            try db.execute(
+                sql: """
+                    DROP TRIGGER asset_tally_insert;
+                    DROP TRIGGER asset_tally_delete;
+                    DROP TRIGGER asset_tally_update;
+                    DROP TABLE assetTally;
+                    CREATE TABLE assetTally (
+                        isHidden BOOLEAN NOT NULL,
+                        isBurstFrame BOOLEAN NOT NULL,
+                        isTrashed BOOLEAN NOT NULL,
+                        mediaType INTEGER NOT NULL,
+                        sourceType INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (isHidden, isBurstFrame, isTrashed, mediaType, sourceType)
+                    ) WITHOUT ROWID;
+                    INSERT INTO assetTally
+                    SELECT isHidden, burstIdentifier IS NOT NULL AND representsBurst = 0, trashedDate IS NOT NULL,
+                    mediaType, sourceType, COUNT(*)
+                    FROM asset GROUP BY 1, 2, 3, 4, 5;
+                    CREATE TRIGGER asset_tally_insert AFTER INSERT ON asset BEGIN
+                        INSERT INTO assetTally VALUES (
+                            NEW.isHidden, NEW.burstIdentifier IS NOT NULL AND NEW.representsBurst = 0,
+                            NEW.trashedDate IS NOT NULL, NEW.mediaType, NEW.sourceType, 1)
+                        ON CONFLICT DO UPDATE SET count = count + 1;
+                    END;
+                    CREATE TRIGGER asset_tally_delete AFTER DELETE ON asset BEGIN
+                        UPDATE assetTally SET count = count - 1
+                        WHERE isHidden = OLD.isHidden
+                        AND isBurstFrame = (OLD.burstIdentifier IS NOT NULL AND OLD.representsBurst = 0)
+                        AND isTrashed = (OLD.trashedDate IS NOT NULL)
+                        AND mediaType = OLD.mediaType AND sourceType = OLD.sourceType;
+                    END;
+                    CREATE TRIGGER asset_tally_update
+                    AFTER UPDATE OF isHidden, burstIdentifier, representsBurst, trashedDate, mediaType, sourceType ON asset
+                    BEGIN
+                        UPDATE assetTally SET count = count - 1
+                        WHERE isHidden = OLD.isHidden
+                        AND isBurstFrame = (OLD.burstIdentifier IS NOT NULL AND OLD.representsBurst = 0)
+                        AND isTrashed = (OLD.trashedDate IS NOT NULL)
+                        AND mediaType = OLD.mediaType AND sourceType = OLD.sourceType;
+                        INSERT INTO assetTally VALUES (
+                            NEW.isHidden, NEW.burstIdentifier IS NOT NULL AND NEW.representsBurst = 0,
+                            NEW.trashedDate IS NOT NULL, NEW.mediaType, NEW.sourceType, 1)
+                        ON CONFLICT DO UPDATE SET count = count + 1;
+                    END;
+                    """)
+            // The albums a deleted asset was in, and where: a restore puts it back. Albums hold
+            // only assets in the library, so their indexes are what a fetch shows.
+            try db.create(table: "trashedMembership") { t in
+                t.belongsTo("collection", inTable: "assetCollection", onDelete: .cascade).notNull()
+                t.belongsTo("asset", onDelete: .cascade).notNull()
+                t.column("position", .integer).notNull()
+                t.primaryKey(["collectionId", "assetId"])
+            }
+            // The change log learns two kinds: trashed (4) and restored (5); deleted (3) is a
+            // purge. SQLite cannot alter a check, so the table is made again.
+            try db.execute(
+                sql: """
+                    CREATE TABLE changeRecord_v15 (
+                        transactionId INTEGER NOT NULL REFERENCES changeTransaction(id) ON DELETE CASCADE,
+                        objectType TEXT NOT NULL,
+                        localIdentifier TEXT NOT NULL,
+                        kind INTEGER NOT NULL CHECK (kind BETWEEN 1 AND 5)
+                    );
+                    INSERT INTO changeRecord_v15 SELECT transactionId, objectType, localIdentifier, kind FROM changeRecord;
+                    DROP TABLE changeRecord;
+                    ALTER TABLE changeRecord_v15 RENAME TO changeRecord;
+                    CREATE INDEX changeRecord_on_transactionId ON changeRecord(transactionId);
+                    """)
+            // Originals a purge let go, written in the purge's own transaction and removed from
+            // the disk after it commits: a crash in between leaves the list, which the next
+            // open finishes, never a file no row knows of.
+            try db.create(table: "pendingRemoval") { t in
+                t.primaryKey("storedPath", .text)
+            }
+            try db.execute(
+                sql: "INSERT INTO libraryState (key, value) VALUES ('trashRetentionSeconds', ?)",
+                arguments: [Int(PhotoLibrary.defaultTrashRetention)])
+            try Self.addSmartAlbum(.smartAlbumRecentlyDeleted, title: "Recently Deleted", db)
+        }
         return migrator
     }
 

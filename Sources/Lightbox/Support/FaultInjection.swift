@@ -8,11 +8,13 @@ enum FaultInjection {
     private static let target = ProcessInfo.processInfo.environment["LIGHTBOX_TEST_PAUSE_AT"]
 
     /// The points: a change block with its files stored, its rows written but not committed,
-    /// and committed with its old files not yet removed.
+    /// and committed with its old files not yet removed; and the removal of the originals a
+    /// transaction let go, before each file.
     enum Point: String {
         case changesPrepared = "changes-prepared"
         case changesApplied = "changes-applied"
         case changesCommitted = "changes-committed"
+        case removingOriginals = "removing-originals"
     }
 
     static func pause(at point: Point) {

@@ -1,0 +1,84 @@
+import Foundation
+import Hummingbird
+import Lightbox
+
+/// Deleting, restoring and purging over HTTP (see `PhotoLibrary+Trash`).
+///
+/// - `DELETE /api/assets/{id}`: moves the asset to Recently Deleted; answers it, with its
+///   `trashedDate`. `?permanently=true` deletes it for good, its original files with it: 204.
+/// - `POST /api/assets/{id}/restore`: brings it back from Recently Deleted, into its albums;
+///   answers it.
+/// - `GET /api/trash?limit=&after=`: `{"assets": [...], "next": ID, "retentionDays": 30}`, the
+///   last deleted first.
+/// - `DELETE /api/trash`: purges everything in Recently Deleted: `{"purged": [ids]}`.
+enum TrashRoutes {
+    struct TrashPage: Encodable {
+        var assets: [Asset]
+        var next: String?
+        var retentionDays: Double
+    }
+
+    struct Purged: Encodable {
+        var purged: [String]
+    }
+
+    static func add(to routes: Routes, library: PhotoLibrary) {
+        routes.delete("/api/assets/:id") { request, context in
+            let id = try context.parameters.require("id")
+            guard try await library.asset(withLocalIdentifier: id) != nil else {
+                throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
+            }
+            let permanently = request.uri.formQuery.get("permanently").map { $0 == "true" || $0 == "1" } ?? false
+            if permanently {
+                try await library.performChanges { $0.purgeAssets([id]) }
+                return Response(status: .noContent)
+            }
+            try await library.performChanges { $0.deleteAssets([id]) }
+            return try await answer(id, library)
+        }
+        routes.post("/api/assets/:id/restore") { _, context in
+            let id = try context.parameters.require("id")
+            try await library.performChanges { $0.restoreAssets([id]) }
+            return try await answer(id, library)
+        }
+        routes.get("/api/trash") { request, _ in
+            let query = request.uri.formQuery
+            let limit =
+                try query.get("limit").map { text -> Int in
+                    guard let limit = Int(text), (1...LightboxServer.maximumPageSize).contains(limit) else {
+                        throw HTTPError(.badRequest, message: "limit must be 1...\(LightboxServer.maximumPageSize)")
+                    }
+                    return limit
+                } ?? LightboxServer.defaultPageSize
+            let after = query.get("after").map { String($0) }
+            let (trash, retention) = try await library.read { library in
+                (
+                    try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumRecentlyDeleted)
+                        .firstObject,
+                    try library.trashRetention()
+                )
+            }
+            guard let trash else {
+                throw HTTPError(.internalServerError, message: "the library has no Recently Deleted album")
+            }
+            let assets = try await library.fetchAssets(
+                inCollectionWithLocalIdentifier: trash.localIdentifier, options: FetchOptions(), after: after,
+                limit: limit + 1)
+            return try LightboxServer.jsonResponse(
+                TrashPage(
+                    assets: Array(assets.prefix(limit)),
+                    next: assets.count > limit ? assets[limit - 1].localIdentifier : nil,
+                    retentionDays: retention / 86400))
+        }
+        routes.delete("/api/trash") { _, _ in
+            try LightboxServer.jsonResponse(Purged(purged: try await library.read { try $0.emptyTrash() }))
+        }
+    }
+
+    private static func answer(_ id: String, _ library: PhotoLibrary) async throws -> Response {
+        guard let asset = try await library.asset(withLocalIdentifier: id) else {
+            throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
+        }
+        return try LightboxServer.jsonResponse(asset)
+    }
+}
