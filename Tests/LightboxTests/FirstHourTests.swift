@@ -121,18 +121,55 @@ struct FirstHourTests {
     func historyAndEditor() throws {
         let folder = try TemporaryDirectory()
         let library = folder.path("H.lightbox")
-        let imported = try CLI.run(["import", "--library", library, "--json", try Corpus.path("digikam/body-background.jpg")])
+        let imported = try CLI.run([
+            "import", "--library", library, "--json", try Corpus.path("digikam/body-background.jpg"),
+        ])
         let id = try #require(try imported.jsonLines().first?["localIdentifier"] as? String)
         let future = try CLI.run(["history", "--library", library, "--since", "999"])
-        #expect(future.status == 1 && future.stderr.contains("change token 999 is newer than the library's"), "\(future.stderr)")
+        #expect(
+            future.status == 1 && future.stderr.contains("change token 999 is newer than the library's"),
+            "\(future.stderr)")
         #expect(try CLI.run(["history", "--library", library, "--since", "1"]).status == 0)
 
         // The editor named as a file of the current folder, without "./".
         let editors = Corpus.packageRoot.appendingPathComponent("examples/editors").path
         let edited = try CLI.run(
-            ["edit", "--library", library, id, "--editor", "negative.py", "--filter", "strength=1"], currentDirectory: editors)
+            ["edit", "--library", library, id, "--editor", "negative.py", "--filter", "strength=1"],
+            currentDirectory: editors)
         #expect(edited.status == 0, "\(edited.stderr)")
         let missing = try CLI.run(["edit", "--library", library, id, "--editor", "nowhere/editor.py"])
-        #expect(missing.status == 1 && missing.stderr.contains("no editor program at nowhere/editor.py"), "\(missing.stderr)")
+        #expect(
+            missing.status == 1 && missing.stderr.contains("no editor program at nowhere/editor.py"),
+            "\(missing.stderr)")
+    }
+
+    @Test(
+        "import skips what is no photo in a folder and prints a damaged photo once; export's flags leave --version alone"
+    )
+    func importAndExportWords() throws {
+        let folder = try TemporaryDirectory()
+        let source = try TemporaryDirectory()
+        try source.copy(Corpus.path("digikam/body-background.jpg"), as: "DCIM/IMG_0001.JPG")
+        let broken = try source.truncatedCopy(
+            of: Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"), fraction: 0.5, as: "DCIM/IMG_0002.JPG")
+        for name in ["notes.txt", "README.md", "scan.pdf", "drawing.xcf"] {
+            try "not a photo".write(toFile: source.path("DCIM/" + name), atomically: true, encoding: .utf8)
+        }
+        let library = folder.path("Words.lightbox")
+        let run = try CLI.run(["import", "--library", library, source.path("DCIM")])
+        #expect(run.status == 1, "the damaged photo failed")
+        #expect(run.stderr.components(separatedBy: broken).count == 2, "printed once: \(run.stderr)")
+        #expect(
+            run.stderr.contains("1 imported, 0 paired, 0 duplicates, 4 skipped (not photos or movies), 1 failed"),
+            "\(run.stderr)")
+        try FileManager.default.removeItem(atPath: broken)
+        #expect(
+            try CLI.run(["import", "--library", library, source.path("DCIM")]).status == 0,
+            "documents alone fail nothing")
+
+        let help = try CLI.run(["export", "--help"])
+        #expect(help.stdout.contains("--original") && help.stdout.contains("--current"), "\(help.stdout)")
+        #expect(!help.stdout.contains("--version <"), "\(help.stdout)")
+        #expect(try CLI.run(["--version"]).stdout.contains("0.1.0"))
     }
 }
