@@ -149,7 +149,8 @@ enum AlbumText {
         if json {
             Output.jsonLine(album)
         } else {
-            Output.line("\(album.localIdentifier)  \(album.estimatedAssetCount) assets  \(album.localizedTitle ?? "")")
+            let count = album.estimatedAssetCount
+            Output.line("\(album.localIdentifier)  \(count) asset\(count == 1 ? "" : "s")  \(album.localizedTitle ?? "")")
         }
     }
 }
