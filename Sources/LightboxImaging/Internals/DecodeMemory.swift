@@ -19,9 +19,19 @@ final class DecodeMemory: @unchecked Sendable {
     private var inUse = 0
     private var queue: [Int] = []
     private var nextTicket = 0
+    /// The last reservation of each file decoded lately (at most 256 files), by path: what a
+    /// test reads to know a decode fits, whatever other decodes the process runs meanwhile.
+    private var recent: [String: Int] = [:]
 
     init(limit: Int) {
         self.limit = limit
+    }
+
+    /// The bytes the last decode of `path` reserved, if it was among the last 256 files.
+    func lastReservation(forPath path: String) -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        return recent[path]
     }
 
     /// What is reserved now, and how many decodes wait.
@@ -56,8 +66,13 @@ final class DecodeMemory: @unchecked Sendable {
         _ bytes: Int, monitor: RenderMonitor?, path: String, _ body: () throws(ImagingError) -> T
     ) throws(ImagingError) -> T {
         let share = min(max(0, bytes), limit)
-        guard share > 0 else { return try body() }
         condition.lock()
+        if recent.count >= 256 { recent.removeAll(keepingCapacity: true) }
+        recent[path] = share
+        guard share > 0 else {
+            condition.unlock()
+            return try body()
+        }
         let ticket = nextTicket
         nextTicket += 1
         queue.append(ticket)
