@@ -204,9 +204,9 @@ public struct GPSInfo: Sendable, Hashable {
             if reference(0x0003) == "W" { longitude = -longitude }
             self.longitude = longitude
         }
-        if let entry = ifd[0x0006], let altitude = reader.number(entry), altitude.isFinite {
+        if let entry = ifd[0x0006], let altitude = reader.number(entry) {
             let below = ifd[0x0005].flatMap(reader.integer) == 1
-            self.altitude = below ? -altitude : altitude
+            self.altitude = GeographicRange.checked(below ? -altitude : altitude, GeographicRange.altitude)
         }
         dateStamp = ifd[0x001D].flatMap(reader.string)
         if let entry = ifd[0x0007] {

@@ -47,8 +47,9 @@ public struct XMPMetadata: Sendable, Hashable {
         let scan = XMPScanner(packet)
         properties = scan.properties
         func value(_ namespace: String, _ name: String) -> String? { properties[namespace + " " + name] }
-        rating = value(Self.xmpNamespace, "Rating").flatMap { Double($0) }.map { Int($0.rounded()) }
-            .flatMap { (-1...5).contains($0) ? $0 : nil }
+        // Any text may stand there ("nan", "1e300"): only -1 to 5 becomes a rating.
+        rating = GeographicRange.checked(value(Self.xmpNamespace, "Rating").flatMap { Double($0) }, -1.5...5.49)
+            .map { Int($0.rounded()) }
         projectionType = value(Self.gpano, "ProjectionType")
         usePanoramaViewer = value(Self.gpano, "UsePanoramaViewer").map { $0.lowercased() == "true" }
         isMotionPhoto = value(Self.gcamera, "MotionPhoto") == "1" || value(Self.gcamera, "MicroVideo") == "1"
@@ -58,11 +59,14 @@ public struct XMPMetadata: Sendable, Hashable {
         }
         if let length = scan.motionPhotoItemLength { motionPhotoVideoLength = length }
         dateTimeOriginal = value(Self.exifNamespace, "DateTimeOriginal") ?? value(Self.photoshop, "DateCreated")
-        latitude = value(Self.exifNamespace, "GPSLatitude").flatMap(Self.coordinate)
-        longitude = value(Self.exifNamespace, "GPSLongitude").flatMap(Self.coordinate)
+        latitude = GeographicRange.checked(
+            value(Self.exifNamespace, "GPSLatitude").flatMap(Self.coordinate), GeographicRange.latitude)
+        longitude = GeographicRange.checked(
+            value(Self.exifNamespace, "GPSLongitude").flatMap(Self.coordinate), GeographicRange.longitude)
         if latitude == nil || longitude == nil { (latitude, longitude) = (nil, nil) }
         if let text = value(Self.exifNamespace, "GPSAltitude"), let metres = Self.rational(text) {
-            altitude = value(Self.exifNamespace, "GPSAltitudeRef") == "1" ? -metres : metres
+            altitude = GeographicRange.checked(
+                value(Self.exifNamespace, "GPSAltitudeRef") == "1" ? -metres : metres, GeographicRange.altitude)
         }
         orientation = value(Self.tiff, "Orientation").flatMap { Int($0) }.flatMap { (1...8).contains($0) ? $0 : nil }
     }

@@ -60,6 +60,7 @@ enum MovieRoutes {
         guard let start = Int(first), start >= 0, start < size else { return nil }
         guard !last.isEmpty else { return start..<size }
         guard let end = Int(last), end >= start else { return nil }
-        return start..<min(size, end + 1)
+        // `end` is the client's: past the file (up to Int.max) it means the rest of it.
+        return start..<(end < size ? end + 1 : size)
     }
 }

@@ -74,6 +74,11 @@ struct ServerTests {
             try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=\(bytes.count)-"]) { response in
                 #expect(response.status == .rangeNotSatisfiable)
             }
+            // An end as far as Int goes is the rest of the file, not a trap on end + 1.
+            try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=0-9223372036854775807"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(Array(response.body.readableBytesView) == bytes)
+            }
             try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: tag ?? ""]) { response in
                 #expect(response.status == .notModified)
             }
@@ -287,6 +292,20 @@ struct ServerTests {
                     #expect(response.status == status, "\(uri)")
                     let error = try Self.error(response)
                     #expect(error.code == code && !error.message.isEmpty, "\(uri): \(error)")
+                }
+            }
+            // Predicates a request can make as deep and long as it likes: a 400 with the error form.
+            let deep = String(repeating: "(", count: 8_000) + "favorite == true" + String(repeating: ")", count: 8_000)
+            let nots = String(repeating: "NOT ", count: 3_000) + "favorite == true"
+            let long = Array(repeating: "pixelWidth > 1", count: 600).joined(separator: " OR ")
+            for predicate in [deep, nots, long] {
+                for route in ["/api/assets", "/api/collections"] {
+                    let query = predicate.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                    try await client.execute(uri: "\(route)?predicate=\(query)", method: .get) { response in
+                        #expect(response.status == .badRequest, "\(route), \(predicate.prefix(20))")
+                        let error = try Self.error(response)
+                        #expect(error.code == "invalidPredicate", "\(error.message)")
+                    }
                 }
             }
             // The changes a page at a time: 7 imports and a favourite, three at a time.

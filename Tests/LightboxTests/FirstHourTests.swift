@@ -172,4 +172,19 @@ struct FirstHourTests {
         #expect(!help.stdout.contains("--version <"), "\(help.stdout)")
         #expect(try CLI.run(["--version"]).stdout.contains("0.1.0"))
     }
+
+    @Test("ls refuses a predicate nested 10,000 deep, or 3,000 NOTs, with a message: no crash")
+    func deepPredicate() throws {
+        let folder = try TemporaryDirectory()
+        _ = try folder.makeLibrary()
+        let library = folder.path("Test.lightbox")
+        let deep = String(repeating: "(", count: 10_000) + "favorite == true" + String(repeating: ")", count: 10_000)
+        let nots = String(repeating: "NOT ", count: 3_000) + "favorite == true"
+        for predicate in [deep, nots] {
+            let run = try CLI.run(["ls", "--library", library, "--predicate", predicate])
+            #expect(run.status == 1, "\(run.stderr.prefix(200))")
+            let refused = ["more than 64 levels of parentheses and NOT", "more than the 16384 a predicate may have"]
+            #expect(refused.contains { run.stderr.contains($0) }, "\(run.stderr.prefix(300))")
+        }
+    }
 }

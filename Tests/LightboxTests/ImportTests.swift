@@ -161,6 +161,34 @@ struct ImportTests {
         #expect(try await library.assets().map(\.localIdentifier) == [assets[0].localIdentifier, assets[1].localIdentifier])
     }
 
+    @Test("A sidecar's numbers out of range are dropped: the photo imports, and every page that holds it reads")
+    func hostileSidecar() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let photo = try folder.copy(Corpus.path("digikam/body-background.jpg"), as: "IMG_0001.JPG")
+        let other = try folder.copy(Corpus.path("forensics/original-files/pic2/IMG_20200124_231153.jpg"), as: "IMG_0002.JPG")
+        for (name, attributes) in [
+            ("IMG_0001.xmp", #"xmp:Rating="nan" exif:GPSLatitude="1000" exif:GPSLongitude="10""#),
+            ("IMG_0002.xmp", #"xmp:Rating="inf" exif:GPSLatitude="10" exif:GPSLongitude="10" exif:GPSAltitude="1e999""#),
+        ] {
+            try """
+                <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+                <rdf:Description rdf:about="" xmlns:exif="http://ns.adobe.com/exif/1.0/" xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+                 \(attributes)/></rdf:RDF></x:xmpmeta>
+                """.write(toFile: folder.path(name), atomically: true, encoding: .utf8)
+        }
+        let summary = await library.importItems(at: [URL(fileURLWithPath: photo), URL(fileURLWithPath: other)])
+        #expect(summary.progress.imported == 2 && summary.progress.failed == 0)
+        for asset in try library.fetchAssets() {
+            #expect(asset.rating == nil)
+            #expect(asset.location.map { $0.latitude.isFinite && ($0.altitude ?? 0).isFinite } ?? true)
+            #expect(try JSONEncoder.lightbox.encode(asset).count > 0)
+        }
+        // The photo with a sane place keeps it, without the altitude.
+        let placed = try #require(try library.fetchAssets().first { $0.location?.latitude == 10 })
+        #expect(placed.location?.altitude == nil)
+    }
+
     @Test("Import records GPS, the offset GPS time implies, and what an XMP sidecar corrects")
     func metadataAndSidecars() async throws {
         let folder = try TemporaryDirectory()

@@ -14,7 +14,18 @@ extension FetchPredicate {
     /// (`image`, `video`, ...) and subtypes (`photoLive`, `photoScreenshot`, ...).
     ///
     /// Keys are checked when the predicate is used on a class (see ``FetchKeys``), not here.
+    ///
+    /// The text is untrusted (a query string, a command line): it is bounded to
+    /// ``PredicateParser/maximumLength`` characters, ``PredicateParser/maximumDepth`` levels of
+    /// parentheses and `NOT`, ``PredicateParser/maximumTerms`` comparisons and
+    /// ``PredicateParser/maximumListCount`` values a list; past any of them it is refused with
+    /// ``LibraryError/Code-swift.struct/invalidPredicate``, before recursion or SQL could suffer.
     public init(_ text: String) throws {
+        guard text.count <= PredicateParser.maximumLength else {
+            throw LibraryError(
+                .invalidPredicate,
+                "predicate: \(text.count) characters, more than the \(PredicateParser.maximumLength) a predicate may have")
+        }
         var parser = PredicateParser(text)
         self = try parser.parse()
     }
@@ -30,10 +41,21 @@ struct PredicateParser {
         case end
     }
 
+    /// The longest text parsed.
+    static let maximumLength = 16_384
+    /// The deepest nesting of parentheses and `NOT`s: the parser recurses once a level.
+    static let maximumDepth = 64
+    /// The most comparisons (and constants) one predicate holds: each is a SQL condition.
+    static let maximumTerms = 512
+    /// The most values of one `IN` list: each is a SQL parameter.
+    static let maximumListCount = 1_000
+
     private let characters: [Character]
     private var position = 0
     private var token: Token = .end
     private var tokenStart = 0
+    private var depth = 0
+    private var terms = 0
 
     /// Names a value may use instead of a number: the model's raw values.
     static let namedValues: [String: Int] = {
@@ -82,19 +104,33 @@ struct PredicateParser {
 
     private mutating func parseNot() throws -> FetchPredicate {
         if isKeyword("NOT") || token == .symbol("!") {
+            try enter()
+            defer { depth -= 1 }
             try advance()
             return .not(try parseNot())
         }
         return try parsePrimary()
     }
 
+    /// One level deeper, refused past ``maximumDepth``.
+    private mutating func enter() throws {
+        depth += 1
+        guard depth <= Self.maximumDepth else {
+            throw error("more than \(Self.maximumDepth) levels of parentheses and NOT")
+        }
+    }
+
     private mutating func parsePrimary() throws -> FetchPredicate {
         if token == .symbol("(") {
+            try enter()
+            defer { depth -= 1 }
             try advance()
             let inner = try parseOr()
             try expect(.symbol(")"), "expected )")
             return inner
         }
+        terms += 1
+        guard terms <= Self.maximumTerms else { throw error("more than \(Self.maximumTerms) comparisons") }
         if isKeyword("TRUEPREDICATE") {
             try advance()
             return .constant(true)
@@ -170,6 +206,9 @@ struct PredicateParser {
             while token == .symbol(",") {
                 try advance()
                 values.append(try parseValue())
+                guard values.count <= Self.maximumListCount else {
+                    throw error("a list of more than \(Self.maximumListCount) values")
+                }
             }
         }
         try expect(close, "expected , or the end of the list")

@@ -47,7 +47,8 @@ struct ISOBox {
             guard size >= headerSize else {
                 throw MetadataError(.malformed, "box \(type) at offset \(offset) has size \(size)")
             }
-            var end = offset + size
+            // A 64-bit size may be anything up to Int.max: past the container, it ends there.
+            var end = size > range.upperBound - offset ? Int.max : offset + size
             if end > range.upperBound {
                 guard tolerateTruncation else {
                     throw MetadataError(.truncated, "box \(type) at offset \(offset) runs past its container")

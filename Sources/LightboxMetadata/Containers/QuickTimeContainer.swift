@@ -204,7 +204,9 @@ enum ISO6709 {
             }
         }
         if !current.isEmpty, let value = Double(current) { numbers.append(value) }
-        guard numbers.count >= 2, (-90...90).contains(numbers[0]), (-180...180).contains(numbers[1]) else { return nil }
-        return (numbers[0], numbers[1], numbers.count > 2 ? numbers[2] : nil)
+        guard numbers.count >= 2, let latitude = GeographicRange.checked(numbers[0], GeographicRange.latitude),
+            let longitude = GeographicRange.checked(numbers[1], GeographicRange.longitude)
+        else { return nil }
+        return (latitude, longitude, numbers.count > 2 ? GeographicRange.checked(numbers[2], GeographicRange.altitude) : nil)
     }
 }

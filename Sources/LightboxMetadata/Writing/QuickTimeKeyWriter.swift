@@ -149,9 +149,12 @@ enum QuickTimeKeyWriter {
                 let count = Int(payload.u32(at: 4) ?? 0)
                 for index in 0..<count {
                     let at = 8 + index * (wide ? 8 : 4)
-                    guard let value = wide ? payload.u64(at: at).map(Int.init) : payload.u32(at: at).map(Int.init) else { break }
+                    // A 64-bit offset is the file's: it may be past Int, or near enough to pass it.
+                    guard let value = wide ? payload.u64(at: at).flatMap({ Int(exactly: $0) }) : payload.u32(at: at).map(Int.init)
+                    else { break }
                     guard value >= end else { continue }
-                    let moved = value + delta
+                    let (moved, overflow) = value.addingReportingOverflow(delta)
+                    guard !overflow else { throw MetadataError(.malformed, "a chunk offset of \(value) cannot move") }
                     if wide {
                         let bytes = (0..<8).map { UInt8((moved >> (56 - 8 * $0)) & 0xFF) }
                         payload.replaceSubrange(at..<at + 8, with: bytes)

@@ -1,0 +1,15 @@
+/// The ranges a position read from a file must lie in: EXIF, XMP and QuickTime values alike.
+/// A value outside them (a hostile sidecar's `1e999` metres, a latitude of 1000) is dropped,
+/// never stored: the library keeps only places on the globe.
+enum GeographicRange {
+    static let latitude = -90.0...90.0
+    static let longitude = -180.0...180.0
+    /// From the deepest trench to well above any aircraft or balloon a camera flies in.
+    static let altitude = -12_000.0...100_000.0
+
+    /// `value` when it is a number inside `range`, else nil (NaN and infinities included).
+    static func checked(_ value: Double?, _ range: ClosedRange<Double>) -> Double? {
+        guard let value, value.isFinite, range.contains(value) else { return nil }
+        return value
+    }
+}

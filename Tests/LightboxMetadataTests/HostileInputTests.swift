@@ -1,0 +1,69 @@
+import LightboxMetadata
+import LightboxTestSupport
+import Testing
+
+/// Numbers a hostile file chooses, which once trapped a whole process: each is refused or
+/// dropped, never used in arithmetic that can overflow, never stored out of range.
+@Suite("Hostile numbers in files")
+struct HostileInputTests {
+    static func sidecar(_ attributes: String) -> [UInt8] {
+        Array(
+            """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+              xmlns:exif="http://ns.adobe.com/exif/1.0/" \(attributes)/>
+            </rdf:RDF></x:xmpmeta>
+            """.utf8)
+    }
+
+    @Test(
+        "A rating that is no number from -1 to 5 is no rating",
+        arguments: ["nan", "inf", "-inf", "1e300", "-1e300", "9223372036854775808", "6", "-2", "3.4"])
+    func rating(text: String) {
+        let xmp = XMPMetadata(packet: Self.sidecar("xmp:Rating=\"\(text)\""))
+        #expect(xmp.rating == (text == "3.4" ? 3 : nil))
+    }
+
+    @Test("A position off the globe, or an altitude no camera reaches, is dropped")
+    func position() {
+        let far = XMPMetadata(
+            packet: Self.sidecar(#"exif:GPSLatitude="1000" exif:GPSLongitude="10" exif:GPSAltitude="1e999""#))
+        #expect(far.latitude == nil && far.longitude == nil && far.altitude == nil)
+        let nan = XMPMetadata(
+            packet: Self.sidecar(#"exif:GPSLatitude="nan" exif:GPSLongitude="10" exif:GPSAltitude="-1/0""#))
+        #expect(nan.latitude == nil && nan.altitude == nil)
+        let fine = XMPMetadata(
+            packet: Self.sidecar(#"exif:GPSLatitude="64,8.5N" exif:GPSLongitude="21,56W" exif:GPSAltitude="1234/10""#))
+        #expect(fine.latitude != nil && fine.longitude != nil && fine.altitude == 123.4)
+    }
+
+    /// `ftyp` of `brand`, then a box whose 64-bit size is Int.max: 104 bytes.
+    static func isoFile(brand: String) -> [UInt8] {
+        var bytes: [UInt8] = [0, 0, 0, 20] + Array("ftyp".utf8) + Array(brand.utf8) + [0, 0, 0, 0] + Array(brand.utf8)
+        bytes += [0, 0, 0, 1] + Array("meta".utf8) + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+        bytes += [UInt8](repeating: 0, count: 104 - bytes.count)
+        return bytes
+    }
+
+    @Test("A box whose 64-bit size is Int.max ends at its container", arguments: ["heic", "avif", "isom", "qt  "])
+    func hugeBox(brand: String) {
+        // An error or metadata, never a trap.
+        _ = try? MetadataReader.read(ByteSource(bytes: Self.isoFile(brand: brand)))
+        let moov: [UInt8] = [0, 0, 0, 1] + Array("moov".utf8) + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0]
+        _ = try? MetadataReader.read(
+            ByteSource(bytes: [0, 0, 0, 20] + Array("ftypqt  ".utf8) + [0, 0, 0, 0] + Array("qt  ".utf8) + moov))
+    }
+
+    @Test("A TIFF whose width times height passes Int's range gives no size, not a trap", arguments: ["tif", "nef"])
+    func hugeTIFF(filenameExtension: String) throws {
+        func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+        func entry(_ tag: UInt16, _ value: UInt32) -> [UInt8] {
+            [UInt8(tag & 0xFF), UInt8(tag >> 8), 4, 0] + le32(1) + le32(value)
+        }
+        let bytes: [UInt8] =
+            Array("II".utf8) + [42, 0] + le32(8) + [2, 0] + entry(0x0100, 0xC000_0000) + entry(0x0101, 0xC000_0000)
+            + le32(0)
+        let metadata = try MetadataReader.read(ByteSource(bytes: bytes), filenameExtension: filenameExtension)
+        #expect(metadata.pixelWidth == nil && metadata.pixelHeight == nil)
+    }
+}
