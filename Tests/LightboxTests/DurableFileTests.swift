@@ -1,5 +1,6 @@
 import CDirectIO
 import Foundation
+import GRDB
 @testable import Lightbox
 import LightboxTestSupport
 import Testing
@@ -19,6 +20,16 @@ struct DurableFileTests {
         var bytes = photo
         while bytes.count < lengths.max()! { bytes += photo }
         return bytes
+    }
+
+    @Test("Every commit is synced: the writer runs with synchronous = FULL, not GRDB's WAL default")
+    func commitsAreSynced() throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let level = try library.database.writer.writeWithoutTransaction { db in
+            try Int.fetchOne(db, sql: "PRAGMA synchronous")
+        }
+        #expect(level == 2, "FULL is 2; NORMAL, 1, syncs only at checkpoints")
     }
 
     @Test("Originals of every length land whole, read-only, from memory and copied from a file", arguments: [false, true])

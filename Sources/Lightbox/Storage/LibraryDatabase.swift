@@ -38,12 +38,12 @@ struct LibraryDatabase: Sendable {
         configuration.foreignKeysEnabled = true
         configuration.label = "Lightbox"
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            // FULL: a commit is on disk when it returns, so `import --move` may delete the source
-            // right after; WAL keeps readers unblocked while it writes.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         let pool = try DatabasePool(path: path, configuration: configuration)
+        // FULL: a commit is on disk when it returns, so `import --move` may delete the source
+        // and a purge the original right after; WAL keeps readers unblocked while it writes.
+        // Set on the one writer connection once GRDB has opened it: GRDB's WAL setup sets
+        // NORMAL after `prepareDatabase`, which made commits durable only at checkpoints.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         let migrator = Self.migrator
         try pool.read { db in
             let known = Set(migrator.migrations)
