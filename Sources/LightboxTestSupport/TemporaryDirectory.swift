@@ -60,3 +60,16 @@ public final class TemporaryDirectory: @unchecked Sendable {
         try PhotoLibrary(url: url.appendingPathComponent(name))
     }
 }
+
+extension PhotoLibrary {
+    /// The files in flight under `originals/.incoming/` of every open library (the open
+    /// libraries' own folders and locks left out): what an interrupted write left.
+    public var filesInFlight: [String] {
+        let root = url.appendingPathComponent("originals/.incoming").path
+        return (FileManager.default.subpaths(atPath: root) ?? []).filter { name in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isFolder) && !isFolder.boolValue
+                && !name.hasSuffix(".lock")
+        }
+    }
+}

@@ -230,7 +230,7 @@ struct ChangeTests {
             let stored = try await library.fileURL(for: try #require(asset.resource(ofType: .photo)))
             #expect(FileManager.default.fileExists(atPath: stored.path))
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: library.url.path + "/originals/.incoming").isEmpty)
+        #expect(library.filesInFlight.isEmpty)
     }
 
     @Test("A .photo and a .pairedVideo make a Live Photo; a movie as .photo or a third type is refused")

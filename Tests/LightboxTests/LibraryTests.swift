@@ -46,14 +46,35 @@ struct LibraryTests {
         #expect(error?.path == folder.path("Photos"))
     }
 
-    @Test("Leftovers of an interrupted import are cleared when the library opens")
+    @Test("Opening a library clears what closed ones left in flight, never what an open one is writing")
     func clearsIncoming() throws {
         let folder = try TemporaryDirectory()
-        let library = try folder.makeLibrary()
-        let leftover = library.url.path + "/originals/.incoming/half-written"
-        _ = FileManager.default.createFile(atPath: leftover, contents: Data([1, 2, 3]))
-        _ = try folder.makeLibrary()
-        #expect(!FileManager.default.fileExists(atPath: leftover))
+        let incoming = folder.path("Test.lightbox/originals/.incoming")
+        var open: PhotoLibrary? = try folder.makeLibrary()
+        // An earlier version's loose file, and the folder of a process that crashed: its lock
+        // file is there, but nobody holds it.
+        let loose = incoming + "/half-written"
+        _ = FileManager.default.createFile(atPath: loose, contents: Data([1, 2, 3]))
+        try FileManager.default.createDirectory(atPath: incoming + "/CRASHED", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: incoming + "/CRASHED/original", contents: Data([4]))
+        _ = FileManager.default.createFile(atPath: incoming + "/CRASHED.lock", contents: Data())
+        // The open library is writing a file of its own.
+        let ownFolder = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: incoming).first { $0.count == 36 && !$0.hasSuffix(".lock") })
+        let writing = incoming + "/" + ownFolder + "/in-flight"
+        _ = FileManager.default.createFile(atPath: writing, contents: Data([5]))
+
+        // Another process (here, another library object) opens it.
+        let second = try folder.makeLibrary()
+        #expect(!FileManager.default.fileExists(atPath: loose))
+        #expect(!FileManager.default.fileExists(atPath: incoming + "/CRASHED"))
+        #expect(!FileManager.default.fileExists(atPath: incoming + "/CRASHED.lock"))
+        #expect(FileManager.default.fileExists(atPath: writing), "the open library's file in flight is left alone")
+        // Closed, a library takes its folder with it.
+        #expect(open?.url == second.url)
+        open = nil
+        #expect(!FileManager.default.fileExists(atPath: incoming + "/" + ownFolder))
+        withExtendedLifetime(second) {}
     }
 
     @Test("An original stored by an import that crashed before its commit is reused, not duplicated")

@@ -8,18 +8,21 @@ import Darwin
 
 /// The library's `originals/` folder: every original file, content-addressed by SHA-256.
 ///
-/// A file enters through a temporary file in `originals/.incoming/` that is written, fsynced,
-/// checked against the expected hash and renamed into place, read-only. It is never modified
-/// afterwards. A crash leaves at most a temporary file, removed at the next open, or a stored
-/// file no asset points to yet, which a later import of the same bytes reuses.
+/// A file enters through a temporary file in this library's own folder of `originals/.incoming/`
+/// (``IncomingFolder``) that is written, fsynced, checked against the expected hash and renamed
+/// into place, read-only. It is never modified afterwards. A crash leaves at most a temporary
+/// file, removed by the next open, or a stored file no asset points to yet, which a later
+/// import of the same bytes reuses.
 struct OriginalStore: Sendable {
     let root: String
+    /// This open library's folder of files in flight.
+    let incomingFolder: IncomingFolder
 
-    var incoming: String { root + "/.incoming" }
+    var incoming: String { incomingFolder.path }
 
     init(root: String) throws {
         self.root = root
-        try FileIO.makeDirectory(incoming)
+        incomingFolder = try IncomingFolder(parent: root + "/.incoming")
     }
 
     /// Where the file with this hash lives, relative to `originals/`: `ab/abcdef....jpg`.
@@ -88,9 +91,8 @@ struct OriginalStore: Sendable {
         rmdir((absolute as NSString).deletingLastPathComponent)
     }
 
-    /// Removes what interrupted imports left in `.incoming/`.
+    /// Removes what interrupted imports of libraries no longer open left in `.incoming/`.
     func removeIncomingLeftovers() {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: incoming) else { return }
-        for name in names { unlink(incoming + "/" + name) }
+        IncomingFolder.removeLeftovers(in: root + "/.incoming")
     }
 }
