@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Lightbox
 import LightboxTestSupport
+import Synchronization
 import Testing
 
 @Suite("The library on disk")
@@ -46,6 +47,24 @@ struct LibraryTests {
         #expect(error?.path == folder.path("Photos"))
     }
 
+    @Test("Libraries opened at the same moment, new or to migrate, take turns: none fails")
+    func concurrentOpens() throws {
+        let folder = try TemporaryDirectory()
+        let failures = Mutex<[String]>([])
+        for round in 0..<8 {
+            let url = folder.url.appendingPathComponent("Race\(round).lightbox")
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                do {
+                    let library = try PhotoLibrary(url: url)
+                    _ = try library.assetCount()
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+    }
+
     @Test("Opening a library clears what closed ones left in flight, never what an open one is writing")
     func clearsIncoming() throws {
         let folder = try TemporaryDirectory()
@@ -60,7 +79,9 @@ struct LibraryTests {
         _ = FileManager.default.createFile(atPath: incoming + "/CRASHED.lock", contents: Data())
         // The open library is writing a file of its own.
         let ownFolder = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: incoming).first { $0.count == 36 && !$0.hasSuffix(".lock") })
+            try FileManager.default.contentsOfDirectory(atPath: incoming).first {
+                $0.count == 36 && !$0.hasSuffix(".lock")
+            })
         let writing = incoming + "/" + ownFolder + "/in-flight"
         _ = FileManager.default.createFile(atPath: writing, contents: Data([5]))
 

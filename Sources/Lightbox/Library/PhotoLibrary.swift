@@ -40,7 +40,10 @@ public final class PhotoLibrary: Sendable {
             guard isDirectory.boolValue else {
                 throw LibraryError(.notALibrary, "this is a file, not a library folder", path: path)
             }
-            let contents = (try? fileManager.contentsOfDirectory(atPath: path)) ?? []
+            // Another process making this library may have written only its lock so far.
+            let contents = ((try? fileManager.contentsOfDirectory(atPath: path)) ?? []).filter {
+                $0 != Self.databaseFilename + LibraryDatabase.migrationLockSuffix
+            }
             if !contents.isEmpty && !contents.contains(Self.databaseFilename) {
                 throw LibraryError(
                     .notALibrary, "this folder has other files and no \(Self.databaseFilename); not a Lightbox library",

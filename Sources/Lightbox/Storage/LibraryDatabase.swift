@@ -38,6 +38,11 @@ struct LibraryDatabase: Sendable {
         configuration.foreignKeysEnabled = true
         configuration.label = "Lightbox"
         configuration.busyMode = .timeout(10)
+        // Processes that open a new library, or one to upgrade, at the same moment would each
+        // run the migrations they find missing ("table asset already exists"): they take turns,
+        // and whoever comes second finds them applied.
+        let lock = try Self.lockMigrations(path)
+        defer { close(lock) }
         let pool = try DatabasePool(path: path, configuration: configuration)
         // FULL: a commit is on disk when it returns, so `import --move` may delete the source
         // and a purge the original right after; WAL keeps readers unblocked while it writes.
@@ -57,6 +62,24 @@ struct LibraryDatabase: Sendable {
         }
         try migrator.migrate(pool)
         writer = pool
+    }
+
+    /// The name of the lock file beside the database that openers take turns on.
+    static let migrationLockSuffix = "-migrations.lock"
+
+    /// Opens and locks (blocking) the lock file beside the database; closing it unlocks.
+    private static func lockMigrations(_ path: String) throws -> Int32 {
+        let lockPath = path + migrationLockSuffix
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileIO.posixError("creating a lock", lockPath) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                let error = FileIO.posixError("locking", lockPath)
+                close(fd)
+                throw error
+            }
+        }
+        return fd
     }
 
     /// The schema, one step per library format change. Steps are never edited once released:
