@@ -25,6 +25,7 @@
     X(vips_autorot) \
     X(vips_avg) \
     X(vips_cache_set_max) \
+    X(vips_operation_block_set) \
     X(vips_colourspace) \
     X(vips_conv) \
     X(vips_copy) \
@@ -137,6 +138,7 @@ static inline void cvips_ready(void) {
 #define vips_array_int_newv (cvips_ready(), cvips_functions.vips_array_int_newv)
 #define vips_autorot (cvips_ready(), cvips_functions.vips_autorot)
 #define vips_avg (cvips_ready(), cvips_functions.vips_avg)
+#define vips_operation_block_set (cvips_ready(), cvips_functions.vips_operation_block_set)
 #define vips_cache_set_max (cvips_ready(), cvips_functions.vips_cache_set_max)
 #define vips_colourspace (cvips_ready(), cvips_functions.vips_colourspace)
 #define vips_conv (cvips_ready(), cvips_functions.vips_conv)
@@ -626,6 +628,15 @@ static inline const char *cvips_guess_prefix(const char *argv0, const char *env_
     return vips_guess_prefix(argv0, env_name);
 }
 static inline void cvips_cache_set_max(int max) { vips_cache_set_max(max); }
+
+/// Blocks ImageMagick's loaders (and every subclass): libvips hands them a file no loader of its
+/// own takes, a damaged TIFF or RAW among them, to parse formats Lightbox does not import.
+/// (`vips_block_untrusted_set` would also block libvips' own `.v` loader, which tests use.)
+static inline void cvips_block_imagemagick(void) {
+    vips_operation_block_set("VipsForeignLoadMagick", TRUE);   // ImageMagick 6
+    vips_operation_block_set("VipsForeignLoadMagick7", TRUE);  // ImageMagick 7
+}
+
 /// libvips' error buffer taken and cleared in one step (freed with `g_free`): another thread's
 /// message can arrive between a read and a clear.
 static inline char *cvips_error_take(void) { return vips_error_buffer_copy(); }

@@ -54,6 +54,9 @@ enum Vips {
         }
         // A module that fails to load is skipped, as vips_init skips it.
         for name in names.sorted() { _ = cvips_load_module(folder + "/" + name) }
+        // ImageMagick's loaders, reached for a damaged TIFF or RAW that no loader of libvips' own
+        // took, are blocked as their module arrives.
+        cvips_block_imagemagick()
     }()
 
     /// libvips' modules folder, next to the libvips library this process loaded.
@@ -280,7 +283,14 @@ extension Vips {
                 path, failOnTruncation ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE,
                 randomAccess ? VIPS_ACCESS_RANDOM : VIPS_ACCESS_SEQUENTIAL)
         else {
-            throw ImagingError(.unreadable, "not an image libvips can read (\(takeError()))", path: path)
+            let reason = takeError()
+            if reason.contains("operation is blocked") {
+                throw ImagingError(
+                    .unreadable,
+                    "not an image Lightbox reads: only ImageMagick would try it, and Lightbox hands it no file",
+                    path: path)
+            }
+            throw ImagingError(.unreadable, "not an image libvips can read (\(reason))", path: path)
         }
         return VipsImageRef(image)
     }
