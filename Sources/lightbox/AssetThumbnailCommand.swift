@@ -16,26 +16,17 @@ struct AssetThumbnailCommand: AsyncParsableCommand {
     @Argument(help: "The asset: its identifier, or its first characters.")
     var id: String
 
+    @OptionGroup var sizeOptions: ThumbnailSizeOptions
+
     @Option(
-        help: ArgumentHelp(
-            "512: the long edge (fit) or the square's side (fill); 512x384: the box, in pixels (1...8192).",
-            valueName: "N|WxH"))
-    var size: SizeArgument
-
-    @Option(help: "fit: the whole photo inside the size; fill: the size filled, cropped around the centre.")
-    var mode: String = ContentMode.aspectFit.rawValue
-
-    @Option(help: ArgumentHelp("Where to write the thumbnail; .webp writes WebP, anything else JPEG.", valueName: "FILE"))
+        help: ArgumentHelp("Where to write the thumbnail; .webp writes WebP, anything else JPEG.", valueName: "FILE"))
     var out: String
 
     @Flag(help: "Replace the file when it exists.")
     var overwrite = false
 
     func run() async throws {
-        let (width, height) = (size.width, size.height)
-        guard let contentMode = ContentMode(rawValue: mode) else {
-            throw ValidationError("--mode must be fit or fill, not \(mode)")
-        }
+        let (width, height, contentMode) = (sizeOptions.size.width, sizeOptions.size.height, sizeOptions.contentMode)
         let format: EncodedImageFormat = out.lowercased().hasSuffix(".webp") ? .webp : .jpeg
         let library = try libraryOptions.open()
         let id = try Names(library: library).asset(id)
@@ -50,9 +41,11 @@ struct AssetThumbnailCommand: AsyncParsableCommand {
                 path: file.deletingLastPathComponent().path, inputs: inputs, overwrite: overwrite)
             let planned = try folder.plan([file.lastPathComponent], whenTaken: .refuse)[0]
             let thumbnail = try await library.thumbnail(
-                for: id, options: ThumbnailOptions(width: width, height: height, contentMode: contentMode, format: format))
+                for: id,
+                options: ThumbnailOptions(width: width, height: height, contentMode: contentMode, format: format))
             let written = try folder.write(thumbnail.image.bytes, to: planned)
-            Output.message("\(written): \(thumbnail.image.pixelWidth)x\(thumbnail.image.pixelHeight) \(format.rawValue)")
+            Output.message(
+                "\(written): \(thumbnail.image.pixelWidth)x\(thumbnail.image.pixelHeight) \(format.rawValue)")
         } catch let error as LibraryError {
             throw CommandError(error.description)
         }

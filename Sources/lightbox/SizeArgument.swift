@@ -1,4 +1,5 @@
 import ArgumentParser
+import LightboxImaging
 
 /// `--size` of the thumbnail commands: `512` (the long edge, or the side of a square filled)
 /// or `512x384` (a box), in pixels, 1 to 8192 each.
@@ -17,4 +18,25 @@ struct SizeArgument: ExpressibleByArgument, Sendable {
     }
 
     static var defaultCompletionKind: CompletionKind { .default }
+}
+
+/// `--size` and `--mode`, shared by `thumbnail` (files on disk) and `asset-thumbnail`.
+struct ThumbnailSizeOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "512: the long edge (fit) or the square's side (fill); 512x384: the box, in pixels (1...8192).",
+            valueName: "N|WxH"))
+    var size: SizeArgument
+
+    @Option(help: "fit: the whole image inside the size; fill: the size filled, cropped around the centre.")
+    var mode: String = ContentMode.aspectFit.rawValue
+
+    func validate() throws {
+        guard ContentMode(rawValue: mode) != nil else {
+            throw ValidationError("--mode must be fit or fill, not \(mode)")
+        }
+    }
+
+    /// The mode, checked by `validate`.
+    var contentMode: ContentMode { ContentMode(rawValue: mode) ?? .aspectFit }
 }

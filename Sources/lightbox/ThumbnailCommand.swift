@@ -20,14 +20,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Argument(help: "Image files (folders are read recursively).")
     var files: [String]
 
-    @Option(
-        help: ArgumentHelp(
-            "512: the long edge (fit) or the square's side (fill); 512x384: the box, in pixels (1...8192).",
-            valueName: "N|WxH"))
-    var size: SizeArgument
-
-    @Option(help: "fit: the whole image inside the size; fill: a square filled, cropped around the centre.")
-    var mode: String = ContentMode.aspectFit.rawValue
+    @OptionGroup var sizeOptions: ThumbnailSizeOptions
 
     @Option(help: "jpeg or webp.")
     var format: String = EncodedImageFormat.jpeg.rawValue
@@ -38,7 +31,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Flag(help: "Replace files of the same names in --out (never a file being read).")
     var overwrite = false
 
-    @Option(help: "How many threads to use: files worked on at once, and the most threads the last files' tiles are shared among (default: one per processor).")
+    @Option(
+        help:
+            "How many threads to use: files worked on at once, and the most threads the last files' tiles are shared among (default: one per processor)."
+    )
     var jobs: Int?
 
     @Flag(help: "Print one JSON line per file.")
@@ -46,11 +42,12 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more, not \(jobs)") }
-        guard let contentMode = ContentMode(rawValue: mode) else { throw ValidationError("--mode must be fit or fill, not \(mode)") }
         guard let encoding = EncodedImageFormat(rawValue: format) else {
             throw ValidationError("--format must be jpeg or webp, not \(format)")
         }
-        let options = ThumbnailOptions(width: size.width, height: size.height, contentMode: contentMode, format: encoding)
+        let options = ThumbnailOptions(
+            width: sizeOptions.size.width, height: sizeOptions.size.height, contentMode: sizeOptions.contentMode,
+            format: encoding)
         let paths = MetadataCommand.files(files, excluding: out)
         let (folder, outputs) = try OutputFiles.plan(
             paths, into: out, extension: encoding.filenameExtension, overwrite: overwrite)
@@ -100,9 +97,12 @@ struct ThumbnailCommand: AsyncParsableCommand {
                 } catch let error as ImagingError {
                     continuation.resume(returning: ThumbnailLine(path: path, error: error.message))
                 } catch let error as LibraryError {
-                    continuation.resume(returning: ThumbnailLine(path: path, error: "cannot write \(output): \(error.message)"))
+                    continuation.resume(
+                        returning: ThumbnailLine(path: path, error: "cannot write \(output): \(error.message)"))
                 } catch {
-                    continuation.resume(returning: ThumbnailLine(path: path, error: "cannot write \(output): \(error.localizedDescription)"))
+                    continuation.resume(
+                        returning: ThumbnailLine(
+                            path: path, error: "cannot write \(output): \(error.localizedDescription)"))
                 }
             }
         }
