@@ -12,6 +12,15 @@ public enum ImageFile {
         set { Processors.shared.limit = newValue }
     }
 
+    /// The most pixels a file's image may have for Lightbox to decode it (200 million by
+    /// default), checked from its header before any pixel is decoded: past it, a render fails
+    /// with ``ImagingError/Code-swift.struct/tooLarge``. What a HEIF render decodes (its
+    /// thumbnail or its primary image) is what is checked.
+    public static var maximumPixels: Int {
+        get { PixelBudget.shared.maximumPixels }
+        set { PixelBudget.shared.maximumPixels = newValue }
+    }
+
     /// Reads a file's header: size, orientation, EXIF. Decodes no pixels.
     ///
     /// The corresponding libvips operation is `vips_image_new_from_file`.

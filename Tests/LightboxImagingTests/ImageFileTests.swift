@@ -172,3 +172,52 @@ struct ImageFileTests {
         #expect(handedError?.message == "the file is empty", "\(handedError?.message ?? "")")
     }
 }
+
+/// Files that declare more pixels than any camera makes, from a few bytes.
+@Suite("The pixel budget")
+struct PixelBudgetTests {
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
+        }
+        return ~crc
+    }
+
+    static func be32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> (24 - 8 * $0)) & 0xFF) } }
+
+    /// A PNG's signature, an IHDR of 65535x65535 8-bit RGB, an IDAT of one deflated byte and
+    /// IEND: 66 bytes.
+    static var hugePNG: [UInt8] {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            return be32(UInt32(data.count)) + body + be32(crc32(body))
+        }
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", be32(65535) + be32(65535) + [8, 2, 0, 0, 0])
+            + chunk("IDAT", [120, 156, 99, 0, 0, 0, 1, 0, 1]) + chunk("IEND", [])
+    }
+
+    /// A GIF89a whose screen and one image are 65535x65535, with a one-entry colour table
+    /// and an empty image: 35 bytes.
+    static let hugeGIF: [UInt8] =
+        Array("GIF89a".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0, 0]
+        + [0x2C, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 2, 2, 0x4C, 0x01, 0, 0x3B]
+
+    @Test("A PNG or GIF declaring 65535x65535 is refused as too large before any pixel is decoded", arguments: ["png", "gif"])
+    func huge(format: String) throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("huge." + format)
+        try Data(format == "png" ? Self.hugePNG : Self.hugeGIF).write(to: URL(fileURLWithPath: path))
+        for side in [256, ThumbnailOptions.maximumSide] {
+            do {
+                _ = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: side, height: side))
+                Issue.record("a \(format) of 65535x65535 was decoded")
+            } catch {
+                #expect(error.code == .tooLarge, "\(error.message)")
+                #expect(error.message.contains("65535x65535") && error.message.contains("200 megapixels"), "\(error.message)")
+            }
+        }
+        #expect(ImageFile.maximumPixels == 200_000_000)
+    }
+}

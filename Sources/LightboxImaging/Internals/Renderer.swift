@@ -201,6 +201,7 @@ enum Renderer {
         _ bytes: [UInt8], header: JPEGDecoder.Header, fileOrientation: Int, path: String, options: [ThumbnailOptions],
         monitor: RenderMonitor?
     ) throws(ImagingError) -> Decoded {
+        try PixelBudget.shared.check(width: header.width, height: header.height, path: path)
         let properties = ImageProperties(
             storedWidth: header.width, storedHeight: header.height, orientation: fileOrientation, loader: "jpegload")
         let orientation = validOrientation(options.first?.orientation) ?? fileOrientation
@@ -226,6 +227,7 @@ enum Renderer {
         path: String, options: [ThumbnailOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> Decoded {
         let header = try Vips.open(path, failOnTruncation: false)
+        try PixelBudget.shared.check(width: header.width, height: header.height, path: path)
         let properties = ImageProperties(
             storedWidth: header.width, storedHeight: header.height, orientation: header.orientation,
             loader: header.loader)
@@ -477,6 +479,7 @@ enum Renderer {
         case .primary(let factor):
             shrink = max(1, factor)
         }
+        try PixelBudget.shared.check(width: decodedSize.width, height: decodedSize.height, path: path)
         let output = ((decodedSize.width + shrink - 1) / shrink) * ((decodedSize.height + shrink - 1) / shrink) * 3
         // Tile by tile (FFmpeg), a decode holds one picture's YCbCr and the decoder's state
         // beside its output: 1.1 MB for a 320x240 thumbnail, 1.7 MB for a 512x512 tile, which
