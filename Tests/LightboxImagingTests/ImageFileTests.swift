@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LightboxImaging
+import LightboxMetadata
 import LightboxTestSupport
 import Synchronization
 import Testing
@@ -10,7 +11,9 @@ struct ImageFileTests {
     @Test("A file only an untrusted libvips loader reads (ImageMagick's, for a BMP) is refused, not parsed")
     func untrustedLoadersBlocked() throws {
         let bmp = try Corpus.path("pillow/images/hopper.bmp")
-        #expect(throws: ImagingError.self) { try ImageFile.thumbnail(ofFileAt: bmp, options: ThumbnailOptions(width: 64, height: 64)) }
+        #expect(throws: ImagingError.self) {
+            try ImageFile.thumbnail(ofFileAt: bmp, options: ThumbnailOptions(width: 64, height: 64))
+        }
         do {
             _ = try ImageFile.thumbnail(ofFileAt: bmp, options: ThumbnailOptions(width: 64, height: 64))
         } catch {
@@ -18,7 +21,8 @@ struct ImageFileTests {
         }
         // The loaders of the formats Lightbox imports stay open.
         let png = try ImageFile.thumbnail(
-            ofFileAt: try Corpus.path("gnome-docs/figures/screenshot-tool.png"), options: ThumbnailOptions(width: 64, height: 64))
+            ofFileAt: try Corpus.path("gnome-docs/figures/screenshot-tool.png"),
+            options: ThumbnailOptions(width: 64, height: 64))
         #expect(max(png.pixelWidth, png.pixelHeight) == 64)
     }
 
@@ -41,7 +45,9 @@ struct ImageFileTests {
         let sourceRatio = Double(properties.pixelWidth) / Double(properties.pixelHeight)
         let thumbnailRatio = Double(thumbnail.pixelWidth) / Double(thumbnail.pixelHeight)
         // One pixel of rounding on the short side.
-        #expect(abs(sourceRatio - thumbnailRatio) <= sourceRatio / Double(min(thumbnail.pixelWidth, thumbnail.pixelHeight)) + 0.01)
+        #expect(
+            abs(sourceRatio - thumbnailRatio) <= sourceRatio / Double(min(thumbnail.pixelWidth, thumbnail.pixelHeight))
+                + 0.01)
         #expect(thumbnail.bytes.starts(with: [0xFF, 0xD8, 0xFF]))
     }
 
@@ -62,7 +68,9 @@ struct ImageFileTests {
         #expect(thumbnail.pixelWidth == properties.pixelWidth && thumbnail.pixelHeight == properties.pixelHeight)
     }
 
-    @Test("Damaged TIFFs and PNGs that libvips decodes, rendered at once, fail each with its own reason and no other file's")
+    @Test(
+        "Damaged TIFFs and PNGs that libvips decodes, rendered at once, fail each with its own reason and no other file's"
+    )
     func damagedLibvipsFiles() throws {
         let folder = try TemporaryDirectory()
         var cut: [String] = []
@@ -90,7 +98,9 @@ struct ImageFileTests {
                         "round \(round), \(path): \(error.message)")
                 }
                 for other in paths where other != path {
-                    #expect(!error.message.contains(other), "round \(round), \(path)'s error names \(other): \(error.message)")
+                    #expect(
+                        !error.message.contains(other),
+                        "round \(round), \(path)'s error names \(other): \(error.message)")
                 }
             }
         }
@@ -102,7 +112,9 @@ struct ImageFileTests {
         var cut: [String] = []
         for (index, fraction) in [0.05, 0.3, 0.6, 0.9, 0.99].enumerated() {
             for file in ["exiv2/data/IMG_3578.heic", "exiv2/data/2021-02-13-1929.heic"] {
-                cut.append(try folder.truncatedCopy(of: Corpus.path(file), fraction: fraction, as: "cut-\(index)-\(cut.count).heic"))
+                cut.append(
+                    try folder.truncatedCopy(
+                        of: Corpus.path(file), fraction: fraction, as: "cut-\(index)-\(cut.count).heic"))
             }
         }
         for path in cut {
@@ -194,7 +206,8 @@ struct PixelBudgetTests {
             let body = Array(type.utf8) + data
             return be32(UInt32(data.count)) + body + be32(crc32(body))
         }
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", be32(65535) + be32(65535) + [8, 2, 0, 0, 0])
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + chunk("IHDR", be32(65535) + be32(65535) + [8, 2, 0, 0, 0])
             + chunk("IDAT", [120, 156, 99, 0, 0, 0, 1, 0, 1]) + chunk("IEND", [])
     }
 
@@ -204,7 +217,9 @@ struct PixelBudgetTests {
         Array("GIF89a".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0, 0]
         + [0x2C, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 2, 2, 0x4C, 0x01, 0, 0x3B]
 
-    @Test("A PNG or GIF declaring 65535x65535 is refused as too large before any pixel is decoded", arguments: ["png", "gif"])
+    @Test(
+        "A PNG or GIF declaring 65535x65535 is refused as too large before any pixel is decoded",
+        arguments: ["png", "gif"])
     func huge(format: String) throws {
         let folder = try TemporaryDirectory()
         let path = folder.path("huge." + format)
@@ -215,9 +230,49 @@ struct PixelBudgetTests {
                 Issue.record("a \(format) of 65535x65535 was decoded")
             } catch {
                 #expect(error.code == .tooLarge, "\(error.message)")
-                #expect(error.message.contains("65535x65535") && error.message.contains("200 megapixels"), "\(error.message)")
+                #expect(
+                    error.message.contains("65535x65535") && error.message.contains("200 megapixels"),
+                    "\(error.message)")
             }
         }
         #expect(ImageFile.maximumPixels == 200_000_000)
+    }
+}
+
+@Suite("HEIF derivation loops")
+struct HEIFLoopTests {
+    /// IMG_3578.heic with its grid's first tile replaced by the grid itself.
+    static func selfDerivingGrid() throws -> [UInt8] {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Corpus.path("exiv2/data/IMG_3578.heic"))))
+        let iref = try #require(Self.find("iref", in: bytes, from: 0))
+        let dimg = try #require(Self.find("dimg", in: bytes, from: iref))
+        // dimg's payload (iref version 0: 16-bit ids): from, count, then the tiles.
+        bytes[dimg + 8] = bytes[dimg + 4]
+        bytes[dimg + 9] = bytes[dimg + 5]
+        return bytes
+    }
+
+    static func find(_ fourCC: String, in bytes: [UInt8], from start: Int) -> Int? {
+        let needle = Array(fourCC.utf8)
+        return (start..<(bytes.count - 4)).first { Array(bytes[$0..<$0 + 4]) == needle }
+    }
+
+    @Test("A grid that lists itself as a tile is refused before libheif follows it")
+    func selfDerivingGridRefused() throws {
+        let bytes = try Self.selfDerivingGrid()
+        #expect(HEIFDerivations.haveLoop(ByteSource(bytes: bytes)))
+        let original = try Corpus.path("exiv2/data/IMG_3578.heic")
+        #expect(!HEIFDerivations.haveLoop(try ByteSource(fileAtPath: original)))
+        let folder = try TemporaryDirectory()
+        let path = folder.path("loop.heic")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        for side in [256, ThumbnailOptions.maximumSide] {
+            do {
+                _ = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: side, height: side))
+                Issue.record("a self-deriving grid was decoded at \(side)")
+            } catch {
+                #expect(error.code == .corrupt && error.message.contains("derive from themselves"), "\(error.message)")
+            }
+        }
     }
 }

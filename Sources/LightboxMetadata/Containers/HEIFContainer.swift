@@ -262,3 +262,43 @@ enum CR3Container {
         metadata.pixelHeight = exif.pixelYDimension ?? exif.imageHeight
     }
 }
+
+/// The derivations of a HEIF's images (`dimg` references: a grid from its tiles, an overlay
+/// from its layers), looked at before a decoder follows them.
+public enum HEIFDerivations {
+    /// Whether an image derives, through any chain of `dimg` references, from itself: a grid
+    /// listing itself as a tile sent libheif 1.15 into endless recursion, thread upon thread.
+    /// False for a file whose references cannot be read (the decoder then reports it).
+    public static func haveLoop(_ source: ByteSource) -> Bool {
+        guard let top = try? ISOBox.children(of: source, in: 0..<source.count), let meta = top.first("meta"),
+            let boxes = try? meta.children(of: source, skip: 4), let iref = boxes.first("iref"),
+            let references = try? HEIFContainer.references(iref, source)
+        else { return false }
+        var edges: [Int: [Int]] = [:]
+        for reference in references where reference.kind == "dimg" { edges[reference.from, default: []] += reference.to }
+        // Depth-first, without recursion: 1 on the current path, 2 done.
+        var state: [Int: Int] = [:]
+        for start in edges.keys where state[start] == nil {
+            var stack: [(item: Int, next: Int)] = [(start, 0)]
+            state[start] = 1
+            while let (item, next) = stack.last {
+                let children = edges[item] ?? []
+                guard next < children.count else {
+                    state[item] = 2
+                    stack.removeLast()
+                    continue
+                }
+                stack[stack.count - 1].next += 1
+                let child = children[next]
+                switch state[child] {
+                case 1: return true
+                case 2: continue
+                default:
+                    state[child] = 1
+                    stack.append((child, 0))
+                }
+            }
+        }
+        return false
+    }
+}
