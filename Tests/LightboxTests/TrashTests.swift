@@ -136,8 +136,9 @@ struct TrashTests {
         #expect(throws: LibraryError.self) { try reopened.setTrashRetention(-1) }
     }
 
-    /// Every resource's file is there and whole, and every file in originals/ is a resource's.
-    static func expectConsistent(_ library: PhotoLibrary, _ comment: String) async throws {
+    /// Every resource's file is there and whole; returns the stored paths.
+    @discardableResult
+    static func expectRowsHaveFiles(_ library: PhotoLibrary, _ comment: String) async throws -> [String] {
         let queue = try DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path)
         let stored = try await queue.read { db in
             try Row.fetchAll(db, sql: "SELECT storedPath, sha256 FROM resource").map {
@@ -151,8 +152,16 @@ struct TrashTests {
                 bytes.map { SHA256.hash(data: $0).map { String(format: "%02x", $0) }.joined() } == sha256,
                 "\(comment): \(path)")
         }
+        return stored.map(\.0)
+    }
+
+    /// Every resource's file is there and whole, and every file in originals/ is a resource's.
+    static func expectConsistent(_ library: PhotoLibrary, _ comment: String) async throws {
+        let stored = try await expectRowsHaveFiles(library, comment)
+        let root = library.url.appendingPathComponent("originals").path
         let files = (FileManager.default.subpaths(atPath: root) ?? []).filter { !$0.hasPrefix(".") && $0.contains(".") }
-        #expect(Set(files) == Set(stored.map(\.0)), "\(comment): files no row knows of, or rows without files")
+        #expect(Set(files) == Set(stored), "\(comment): files no row knows of, or rows without files")
+        let queue = try DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path)
         #expect(try await queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM pendingRemoval") } == 0)
     }
 
@@ -166,7 +175,8 @@ struct TrashTests {
         try await library.performChanges { $0.deleteAssets([assets[0].localIdentifier, assets[1].localIdentifier]) }
 
         // `lightbox trash empty --yes` in its own process, stopped at `point` and killed there.
-        let said = try CommandLineTests.runKilled(["trash", "empty", "--yes", "--library", library.url.path], at: point)
+        let said = try CommandLineTests.runKilled(
+            ["trash", "empty", "--yes", "--library", library.url.path], at: point)
         #expect(said.contains("paused at \(point)"), "the purge reached \(point): \(said)")
 
         // Reopened, the library finishes what was committed, and rows and files agree.
@@ -215,5 +225,59 @@ struct TrashTests {
             try run(["history", "--json"]).jsonLines().last.flatMap {
                 ($0["asset"] as? [String: Any])?["deletedLocalIdentifiers"] as? [String]
             } == [ids[1]])
+    }
+}
+
+/// `import --move`, `delete` and `revert` killed at each point of their commit: the library
+/// opens, every row's file is there, and nothing a user had is lost.
+@Suite("Processes killed while they write")
+struct KilledWriterTests {
+    @Test(
+        "import --move killed before or after its commit loses no photo",
+        arguments: ["import-stored", "import-committed"])
+    func killedMove(point: String) async throws {
+        let folder = try TemporaryDirectory()
+        let source = try folder.copy(Corpus.path("digikam/body-background.jpg"), as: "card/IMG_0001.JPG")
+        let library = folder.path("Moved.lightbox")
+        let said = try CommandLineTests.runKilled(["import", "--move", "--library", library, source], at: point)
+        #expect(said.contains("paused at \(point)"), "\(said)")
+        let reopened = try PhotoLibrary(url: URL(fileURLWithPath: library))
+        let assets = try reopened.fetchAssets()
+        // The photo is the source, still in place, or an asset whose original is whole.
+        #expect(
+            FileManager.default.fileExists(atPath: source), "the source is removed only after the commit is done with")
+        #expect(assets.count == (point == "import-committed" ? 1 : 0))
+        try await TrashTests.expectRowsHaveFiles(reopened, point)
+        // The move, done again, ends with the photo in the library and the source gone.
+        let again = await reopened.importItems(
+            at: [URL(fileURLWithPath: source)], options: ImportOptions(shouldMoveFile: true))
+        #expect(again.progress.failed == 0)
+        #expect(!FileManager.default.fileExists(atPath: source))
+        #expect(try reopened.fetchAssets().count == 1)
+    }
+
+    @Test(
+        "delete and revert killed at each point of their commit leave the asset whole, before or after",
+        arguments: [
+            ("delete", "changes-applied"), ("delete", "changes-committed"), ("revert", "changes-applied"),
+            ("revert", "changes-committed"),
+        ])
+    func killedChange(command: String, point: String) async throws {
+        let folder = try TemporaryDirectory()
+        let (library, assets) = try await ChangeTests.makeLibrary(folder, count: 2)
+        let asset = try await library.edit(assets[0], with: RecipeEditor(adding: [.mono(1)]))
+        let said = try CommandLineTests.runKilled(
+            [command, "--library", library.url.path, asset.localIdentifier], at: point)
+        #expect(said.contains("paused at \(point)"), "\(said)")
+        let reopened = try PhotoLibrary(url: library.url)
+        let after = try #require(try await reopened.asset(withLocalIdentifier: asset.localIdentifier))
+        let committed = point == "changes-committed"
+        if command == "delete" {
+            #expect((after.trashedDate != nil) == committed)
+            #expect(after.hasAdjustments, "a deleted asset keeps its edit")
+        } else {
+            #expect(after.hasAdjustments == !committed)
+        }
+        try await TrashTests.expectConsistent(reopened, "\(command) at \(point)")
     }
 }

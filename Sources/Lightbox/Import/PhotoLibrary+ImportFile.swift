@@ -29,6 +29,7 @@ extension PhotoLibrary {
             return (.duplicate(localIdentifier: try restoringIfTrashed(existing)), source.size)
         }
         let prepared = try prepare(source)
+        FaultInjection.pause(at: .importStored)
         var placed: (localIdentifier: String, paired: Bool)
         do {
             let database = self.database
@@ -57,6 +58,7 @@ extension PhotoLibrary {
         } catch {
             throw LibraryError(.storageFailed, "cannot record the asset: \(error)", path: path, underlying: error)
         }
+        FaultInjection.pause(at: .importCommitted)
         finish(prepared, localIdentifier: placed.localIdentifier)
         try removeSourceIfMoving(path, options: options)
         guard let asset = try asset(withLocalIdentifier: placed.localIdentifier) else {

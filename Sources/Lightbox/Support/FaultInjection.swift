@@ -8,9 +8,12 @@ enum FaultInjection {
     private static let target = ProcessInfo.processInfo.environment["LIGHTBOX_TEST_PAUSE_AT"]
 
     /// The points: a change block with its files stored, its rows written but not committed,
-    /// and committed with its old files not yet removed; and the removal of the originals a
-    /// transaction let go, before each file.
+    /// and committed with its old files not yet removed; the removal of the originals a
+    /// transaction let go, before each file; an imported file's original stored, and its row
+    /// committed with a moved source not yet removed.
     enum Point: String {
+        case importStored = "import-stored"
+        case importCommitted = "import-committed"
         case changesPrepared = "changes-prepared"
         case changesApplied = "changes-applied"
         case changesCommitted = "changes-committed"
