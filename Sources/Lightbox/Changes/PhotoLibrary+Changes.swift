@@ -54,7 +54,8 @@ extension PhotoLibrary {
         FaultInjection.pause(at: .changesPrepared)
         let result: ChangeApplier.Result
         do {
-            result = try database.writer.write { [database] db in
+            result = try database.writer.write { [database, originals] db in
+                for asset in prepared.assets.values { try asset.checkStored(in: originals) }
                 var applier = ChangeApplier(db: db, database: database, prepared: prepared)
                 let result = try applier.apply(operations)
                 FaultInjection.pause(at: .changesApplied)
@@ -588,10 +589,10 @@ struct ChangeApplier {
     /// Moves an asset to Recently Deleted: out of its albums, whose places it keeps for a
     /// restore, and out of every fetch; its row, files and edits stay.
     private mutating func trashAsset(_ id: String) throws {
-        guard !(try assetRow(id).isTrashed) else {
+        let (row, isTrashed) = try assetRow(id)
+        guard !isTrashed else {
             throw invalid("asset \(id) is in Recently Deleted already; purge it to delete it for good")
         }
-        let row = try liveAssetRowID(id)
         for album in try albumsContaining(row) { _ = try albumState(album) }
         for key in albums.keys.sorted() {
             guard let position = albums[key]!.assets.firstIndex(of: row) else { continue }

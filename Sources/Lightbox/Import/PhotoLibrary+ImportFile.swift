@@ -33,7 +33,9 @@ extension PhotoLibrary {
         var placed: (localIdentifier: String, paired: Bool)
         do {
             let database = self.database
+            let originals = self.originals
             placed = try database.writer.write { db -> (String, Bool) in
+                try prepared.checkStored(in: originals)
                 try Self.journal(prepared.source, db)
                 if let partner = try prepared.pair(db) {
                     try database.recordChangeTransaction(
@@ -159,6 +161,20 @@ extension PhotoLibrary {
         var rating: Int? { metadata.rating.flatMap { $0 != 0 && (-1...5).contains($0) ? $0 : nil } }
         /// The resource type the file becomes in a new asset.
         var resourceType: AssetResourceType { kind == .video ? .video : .photo }
+
+        /// Throws unless the files this asset stored are still in `originals/`: called inside the
+        /// write transaction that records them. A stored file may be one an earlier import left
+        /// or an asset used, reused here, and a purge's removal (in a write transaction too) may
+        /// take it between the store and this transaction: the import then fails cleanly
+        /// rather than commit a row without its file.
+        func checkStored(in originals: OriginalStore) throws {
+            for path in [storedPath] + [pairedMovie?.storedPath].compactMap({ $0 })
+            where !FileIO.fileExists(originals.absolutePath(path)) {
+                throw LibraryError(
+                    .storageFailed, "the stored original was removed by a purge meanwhile; import the file again",
+                    path: source.path)
+            }
+        }
 
         /// Inserts a new asset with its resource (inside the caller's transaction).
         func insert(_ db: Database, localIdentifier: String) throws {
