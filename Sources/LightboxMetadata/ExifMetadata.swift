@@ -206,7 +206,7 @@ public struct GPSInfo: Sendable, Hashable {
         }
         if let entry = ifd[0x0006], let altitude = reader.number(entry) {
             let below = ifd[0x0005].flatMap(reader.integer) == 1
-            self.altitude = GeographicRange.checked(below ? -altitude : altitude, GeographicRange.altitude)
+            self.altitude = Double?(below ? -altitude : altitude).within(GeographicRange.altitude)
         }
         dateStamp = ifd[0x001D].flatMap(reader.string)
         if let entry = ifd[0x0007] {

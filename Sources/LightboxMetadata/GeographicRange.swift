@@ -6,10 +6,13 @@ enum GeographicRange {
     static let longitude = -180.0...180.0
     /// From the deepest trench to well above any aircraft or balloon a camera flies in.
     static let altitude = -12_000.0...100_000.0
+}
 
-    /// `value` when it is a number inside `range`, else nil (NaN and infinities included).
-    static func checked(_ value: Double?, _ range: ClosedRange<Double>) -> Double? {
-        guard let value, value.isFinite, range.contains(value) else { return nil }
+extension Optional where Wrapped == Double {
+    /// The value when it is a number inside `range`, else nil (NaN and infinities included):
+    /// how a number read from a file is kept or dropped before it is stored or converted.
+    func within(_ range: ClosedRange<Double>) -> Double? {
+        guard let value = self, value.isFinite, range.contains(value) else { return nil }
         return value
     }
 }

@@ -48,25 +48,24 @@ public struct XMPMetadata: Sendable, Hashable {
         properties = scan.properties
         func value(_ namespace: String, _ name: String) -> String? { properties[namespace + " " + name] }
         // Any text may stand there ("nan", "1e300"): only -1 to 5 becomes a rating.
-        rating = GeographicRange.checked(value(Self.xmpNamespace, "Rating").flatMap { Double($0) }, -1.5...5.49)
-            .map { Int($0.rounded()) }
+        rating = value(Self.xmpNamespace, "Rating").flatMap { Double($0) }.within(-1.5...5.49).map { Int($0.rounded()) }
         projectionType = value(Self.gpano, "ProjectionType")
         usePanoramaViewer = value(Self.gpano, "UsePanoramaViewer").map { $0.lowercased() == "true" }
         isMotionPhoto = value(Self.gcamera, "MotionPhoto") == "1" || value(Self.gcamera, "MicroVideo") == "1"
-        motionPhotoPresentationTimestampUs = value(Self.gcamera, "MotionPhotoPresentationTimestampUs").flatMap { Int($0) }
+        motionPhotoPresentationTimestampUs = value(Self.gcamera, "MotionPhotoPresentationTimestampUs").flatMap {
+            Int($0)
+        }
         if let offset = value(Self.gcamera, "MicroVideoOffset").flatMap({ Int($0) }), offset > 0 {
             motionPhotoVideoLength = offset
         }
         if let length = scan.motionPhotoItemLength { motionPhotoVideoLength = length }
         dateTimeOriginal = value(Self.exifNamespace, "DateTimeOriginal") ?? value(Self.photoshop, "DateCreated")
-        latitude = GeographicRange.checked(
-            value(Self.exifNamespace, "GPSLatitude").flatMap(Self.coordinate), GeographicRange.latitude)
-        longitude = GeographicRange.checked(
-            value(Self.exifNamespace, "GPSLongitude").flatMap(Self.coordinate), GeographicRange.longitude)
+        latitude = value(Self.exifNamespace, "GPSLatitude").flatMap(Self.coordinate).within(GeographicRange.latitude)
+        longitude = value(Self.exifNamespace, "GPSLongitude").flatMap(Self.coordinate).within(GeographicRange.longitude)
         if latitude == nil || longitude == nil { (latitude, longitude) = (nil, nil) }
         if let text = value(Self.exifNamespace, "GPSAltitude"), let metres = Self.rational(text) {
-            altitude = GeographicRange.checked(
-                value(Self.exifNamespace, "GPSAltitudeRef") == "1" ? -metres : metres, GeographicRange.altitude)
+            altitude = Double?(value(Self.exifNamespace, "GPSAltitudeRef") == "1" ? -metres : metres)
+                .within(GeographicRange.altitude)
         }
         orientation = value(Self.tiff, "Orientation").flatMap { Int($0) }.flatMap { (1...8).contains($0) ? $0 : nil }
     }
@@ -76,7 +75,9 @@ public struct XMPMetadata: Sendable, Hashable {
         guard let last = text.last, "NSEW".contains(last.uppercased()) else { return Double(text) }
         let parts = text.dropLast().split(separator: ",").compactMap { Double($0) }
         guard !parts.isEmpty, parts.count <= 3 else { return nil }
-        let degrees = parts.enumerated().reduce(0.0) { $0 + $1.element / (($1.offset == 0) ? 1 : ($1.offset == 1 ? 60 : 3600)) }
+        let degrees = parts.enumerated().reduce(0.0) {
+            $0 + $1.element / (($1.offset == 0) ? 1 : ($1.offset == 1 ? 60 : 3600))
+        }
         return "SW".contains(last.uppercased()) ? -degrees : degrees
     }
 
@@ -156,7 +157,8 @@ struct XMPScanner {
             let prefix = Self.string(bytes[index..<equals]).trimmingWhitespace()
             var valueStart = equals + 1
             while valueStart < bytes.count, bytes[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
-            guard valueStart < bytes.count, bytes[valueStart] == UInt8(ascii: "\"") || bytes[valueStart] == UInt8(ascii: "'"),
+            guard valueStart < bytes.count,
+                bytes[valueStart] == UInt8(ascii: "\"") || bytes[valueStart] == UInt8(ascii: "'"),
                 let valueEnd = Self.find(bytes[valueStart], in: bytes, from: valueStart + 1)
             else { continue }
             namespaces[String(prefix)] = Self.string(bytes[(valueStart + 1)..<valueEnd])
@@ -208,7 +210,9 @@ struct XMPScanner {
             guard index < tag.endIndex, tag[index] == equals else { break }
             index += 1
             skipSpace()
-            guard index < tag.endIndex, tag[index] == UInt8(ascii: "\"") || tag[index] == UInt8(ascii: "'") else { break }
+            guard index < tag.endIndex, tag[index] == UInt8(ascii: "\"") || tag[index] == UInt8(ascii: "'") else {
+                break
+            }
             let quote = tag[index]
             index += 1
             let start = index

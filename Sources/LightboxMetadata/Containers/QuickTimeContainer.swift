@@ -204,9 +204,9 @@ enum ISO6709 {
             }
         }
         if !current.isEmpty, let value = Double(current) { numbers.append(value) }
-        guard numbers.count >= 2, let latitude = GeographicRange.checked(numbers[0], GeographicRange.latitude),
-            let longitude = GeographicRange.checked(numbers[1], GeographicRange.longitude)
+        guard numbers.count >= 2, let latitude = Double?(numbers[0]).within(GeographicRange.latitude),
+            let longitude = Double?(numbers[1]).within(GeographicRange.longitude)
         else { return nil }
-        return (latitude, longitude, numbers.count > 2 ? GeographicRange.checked(numbers[2], GeographicRange.altitude) : nil)
+        return (latitude, longitude, numbers.count > 2 ? Double?(numbers[2]).within(GeographicRange.altitude) : nil)
     }
 }
