@@ -11,8 +11,8 @@ struct Names {
     static let shortestPrefix = 4
 
     /// The asset `text` names: its identifier, or a unique prefix of it. Hidden assets and
-    /// every burst frame count.
-    func asset(_ text: String) throws -> String {
+    /// every burst frame count; with `includingTrash`, assets in Recently Deleted too.
+    func asset(_ text: String, includingTrash: Bool = false) throws -> String {
         if try library.asset(withLocalIdentifier: text) != nil { return text }
         let prefix = text.uppercased()
         guard prefix.count >= Self.shortestPrefix, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
@@ -21,18 +21,9 @@ struct Names {
         let options = FetchOptions(
             predicate: try FetchPredicate("localIdentifier BEGINSWITH \"\(prefix)\""), includeHiddenAssets: true,
             includeAllBurstAssets: true, fetchLimit: 6)
-        let found = try library.fetchAssets(options: options).map(\.localIdentifier)
+        var found = try library.fetchAssets(options: options).map(\.localIdentifier)
+        if includingTrash { found += try library.trashedAssetIdentifiers().filter { $0.hasPrefix(prefix) } }
         return try Self.one(of: found, for: text, kind: "asset", listing: "lightbox ls")
-    }
-
-    /// The asset `text` names, in the library or in Recently Deleted.
-    func asset(_ text: String, includingTrash: Bool) throws -> String {
-        guard includingTrash else { return try asset(text) }
-        do {
-            return try asset(text)
-        } catch {
-            return try trashedAsset(text)
-        }
     }
 
     /// The asset in Recently Deleted that `text` names: its identifier, or a unique prefix.
@@ -46,7 +37,7 @@ struct Names {
 
     /// The assets `texts` name, in order.
     func assets(_ texts: [String]) throws -> [String] {
-        try texts.map(asset)
+        try texts.map { try asset($0) }
     }
 
     /// The album, smart album or moment `text` names: its identifier, its title (albums and
