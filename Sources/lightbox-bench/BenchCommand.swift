@@ -69,7 +69,7 @@ struct ImportBench: AsyncParsableCommand {
         let p = summary.progress
         Report.print([
             "benchmark": "import",
-            "files": p.total, "imported": p.imported, "duplicates": p.duplicates, "failed": p.failed,
+            "files": p.total, "imported": p.imported, "duplicates": p.duplicates, "failed": p.failed, "skipped": p.skipped,
             "megabytes": Report.round(Double(p.bytes) / 1_000_000),
             "seconds": Report.round(seconds),
             "filesPerSecond": Report.round(Double(p.completed) / seconds),
