@@ -19,9 +19,11 @@ final class DecodeMemory: @unchecked Sendable {
     private var inUse = 0
     private var queue: [Int] = []
     private var nextTicket = 0
-    /// The last reservation of each file decoded lately (at most 256 files), by path: what a
-    /// test reads to know a decode fits, whatever other decodes the process runs meanwhile.
+    /// The last reservation of each file decoded lately, by path, in two generations of up to
+    /// 256 files (the older dropped when the newer is full, so the last 256 are always kept):
+    /// what a test reads to know a decode fits, whatever other decodes the process runs.
     private var recent: [String: Int] = [:]
+    private var older: [String: Int] = [:]
 
     init(limit: Int) {
         self.limit = limit
@@ -31,7 +33,7 @@ final class DecodeMemory: @unchecked Sendable {
     func lastReservation(forPath path: String) -> Int? {
         condition.lock()
         defer { condition.unlock() }
-        return recent[path]
+        return recent[path] ?? older[path]
     }
 
     /// What is reserved now, and how many decodes wait.
@@ -67,7 +69,7 @@ final class DecodeMemory: @unchecked Sendable {
     ) throws(ImagingError) -> T {
         let share = min(max(0, bytes), limit)
         condition.lock()
-        if recent.count >= 256 { recent.removeAll(keepingCapacity: true) }
+        if recent.count >= 256 { (older, recent) = (recent, [:]) }
         recent[path] = share
         guard share > 0 else {
             condition.unlock()
