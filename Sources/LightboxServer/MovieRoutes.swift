@@ -52,7 +52,9 @@ enum MovieRoutes {
         guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
         let parts = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, size > 0 else { return nil }
-        let (first, last) = (parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
+        let (first, last) = (
+            parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces)
+        )
         if first.isEmpty {
             guard let suffix = Int(last), suffix > 0 else { return nil }
             return max(0, size - suffix)..<size

@@ -3,9 +3,9 @@ import GRDB
 import LightboxMetadata
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension PhotoLibrary {
@@ -81,13 +81,17 @@ extension PhotoLibrary {
 
     /// After a failed transaction: the files edits stored that no resource refers to.
     private func removeUnusedFiles(of prepared: PreparedChanges) {
-        let paths = prepared.edits.values.flatMap { [$0.render.storedPath, $0.adjustment.storedPath] + [$0.movie?.storedPath].compactMap { $0 } }
+        let paths = prepared.edits.values.flatMap {
+            [$0.render.storedPath, $0.adjustment.storedPath] + [$0.movie?.storedPath].compactMap { $0 }
+        }
         guard !paths.isEmpty else { return }
-        let unused = (try? database.writer.read { db in
-            try paths.filter { path in
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path]) == 0
-            }
-        }) ?? []
+        let unused =
+            (try? database.writer.read { db in
+                try paths.filter { path in
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path])
+                        == 0
+                }
+            }) ?? []
         for path in unused { originals.remove(path) }
     }
 
@@ -102,15 +106,19 @@ extension PhotoLibrary {
             guard photos.count == 1, let photo = photos.first else {
                 throw LibraryError(
                     .invalidRequest,
-                    "the new asset \(localIdentifier) needs exactly one .photo resource, it has \(photos.count); nothing was changed")
+                    "the new asset \(localIdentifier) needs exactly one .photo resource, it has \(photos.count); nothing was changed"
+                )
             }
             if let other = resources.first(where: { $0.type != .photo && $0.type != .pairedVideo }) {
                 throw LibraryError(
                     .invalidRequest,
-                    "a new asset takes a .photo and, for a Live Photo, a .pairedVideo; not a .\(other.type); nothing was changed")
+                    "a new asset takes a .photo and, for a Live Photo, a .pairedVideo; not a .\(other.type); nothing was changed"
+                )
             }
             guard movies.count <= 1 else {
-                throw LibraryError(.invalidRequest, "the new asset \(localIdentifier) has two .pairedVideo resources; nothing was changed")
+                throw LibraryError(
+                    .invalidRequest,
+                    "the new asset \(localIdentifier) has two .pairedVideo resources; nothing was changed")
             }
             for resource in resources where resource.options.shouldMoveFile && !resource.isTemporary {
                 if let library = Self.enclosingLibrary(of: resource.path) {
@@ -122,7 +130,9 @@ extension PhotoLibrary {
             }
             let source = try ImportSource(path: photo.path)
             guard source.format.kind != .video else {
-                throw LibraryError(.invalidRequest, "a .photo resource must be a photo, not a movie; nothing was changed", path: photo.path)
+                throw LibraryError(
+                    .invalidRequest, "a .photo resource must be a photo, not a movie; nothing was changed",
+                    path: photo.path)
             }
             if let existing = try existingAsset(withOriginalHash: source.sha256) {
                 throw LibraryError(
@@ -143,7 +153,8 @@ extension PhotoLibrary {
         let (source, movie) = try readMovie(at: resource.path, role: "a .pairedVideo resource", reportedPath: path)
         if let existing = try existingAsset(withOriginalHash: source.sha256) {
             throw LibraryError(
-                .invalidRequest, "the library already holds this movie as part of asset \(existing); nothing was changed",
+                .invalidRequest,
+                "the library already holds this movie as part of asset \(existing); nothing was changed",
                 path: path)
         }
         let storedPath = try source.store(in: originals)
@@ -164,7 +175,8 @@ extension PhotoLibrary {
         do {
             return (source, try MetadataReader.read(fileAtPath: source.path))
         } catch {
-            throw LibraryError(.corruptFile, "the movie cannot be read: \(error.message); nothing was changed", path: reportedPath)
+            throw LibraryError(
+                .corruptFile, "the movie cannot be read: \(error.message); nothing was changed", path: reportedPath)
         }
     }
 
@@ -208,7 +220,8 @@ extension PhotoLibrary {
             for path in try String.fetchAll(db, sql: "SELECT storedPath FROM pendingRemoval") {
                 FaultInjection.pause(at: .removingOriginals)
                 let references =
-                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path]) ?? 0
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path])
+                    ?? 0
                 if references == 0 { originals.remove(path) }
             }
             try db.execute(sql: "DELETE FROM pendingRemoval")
@@ -302,13 +315,19 @@ struct ChangeApplier {
                 for id in ids { releasedPaths.formUnion(try purgeAsset(id)) }
             case .createCollection(let id, let title):
                 try db.execute(
-                    sql: "INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [id, AssetCollectionType.album.rawValue, AssetCollectionSubtype.albumRegular.rawValue, title, now])
-                albums[id] = AlbumState(rowID: db.lastInsertedRowID, members: OrderedMembers(elements: [], owner: "album \(id)"))
+                    sql:
+                        "INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        id, AssetCollectionType.album.rawValue, AssetCollectionSubtype.albumRegular.rawValue, title,
+                        now,
+                    ])
+                albums[id] = AlbumState(
+                    rowID: db.lastInsertedRowID, members: OrderedMembers(elements: [], owner: "album \(id)"))
                 record(.assetCollection, id, .inserted)
             case .renameCollection(let id, let title):
                 let album = try albumState(id)
-                try db.execute(sql: "UPDATE assetCollection SET title = ? WHERE id = ?", arguments: [title, album.rowID])
+                try db.execute(
+                    sql: "UPDATE assetCollection SET title = ? WHERE id = ?", arguments: [title, album.rowID])
                 record(.assetCollection, id, .updated)
             case .addAssets(let id, let assets):
                 var album = try albumState(id)
@@ -336,9 +355,14 @@ struct ChangeApplier {
                 store(album, id)
             case .createList(let id, let title):
                 try db.execute(
-                    sql: "INSERT INTO collectionList (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [id, CollectionListType.folder.rawValue, CollectionListSubtype.regularFolder.rawValue, title, now])
-                lists[id] = ListState(rowID: db.lastInsertedRowID, members: OrderedMembers(elements: [], owner: "folder \(id)"))
+                    sql:
+                        "INSERT INTO collectionList (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        id, CollectionListType.folder.rawValue, CollectionListSubtype.regularFolder.rawValue, title,
+                        now,
+                    ])
+                lists[id] = ListState(
+                    rowID: db.lastInsertedRowID, members: OrderedMembers(elements: [], owner: "folder \(id)"))
                 record(.collectionList, id, .inserted)
             case .renameList(let id, let title):
                 let list = try listState(id)
@@ -409,7 +433,8 @@ struct ChangeApplier {
         }
         for list in lists.values where list.dirty {
             let insert = try db.cachedStatement(
-                sql: "INSERT INTO collectionListChild (listId, collectionId, childListId, position) VALUES (?, ?, ?, ?)")
+                sql: "INSERT INTO collectionListChild (listId, collectionId, childListId, position) VALUES (?, ?, ?, ?)"
+            )
             for (position, child) in list.children.enumerated() {
                 switch child {
                 case .collection(let row): try insert.execute(arguments: [list.rowID, row, nil, position])
@@ -418,13 +443,16 @@ struct ChangeApplier {
             }
         }
         for path in releasedPaths.sorted() {
-            let references = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path]) ?? 0
+            let references =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path]) ?? 0
             guard references == 0 else { continue }
             result.unreferencedOriginals.append(path)
             // Listed in this transaction, removed after it: see PhotoLibrary.removePendingOriginals.
             try db.execute(sql: "INSERT OR IGNORE INTO pendingRemoval (storedPath) VALUES (?)", arguments: [path])
         }
-        let changes = logOrder.compactMap { key in log[key].map { ObjectChangeRecord(key.type, key.localIdentifier, $0) } }
+        let changes = logOrder.compactMap { key in
+            log[key].map { ObjectChangeRecord(key.type, key.localIdentifier, $0) }
+        }
         if !changes.isEmpty {
             try database.recordChangeTransaction(db, author: "performChanges", changes: changes)
         }
@@ -437,7 +465,8 @@ struct ChangeApplier {
     private func assetRow(_ localIdentifier: String) throws -> (id: Int64, isTrashed: Bool) {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT id, trashedDate IS NOT NULL FROM asset WHERE localIdentifier = ?", arguments: [localIdentifier])
+                db, sql: "SELECT id, trashedDate IS NOT NULL FROM asset WHERE localIdentifier = ?",
+                arguments: [localIdentifier])
         else {
             throw LibraryError(.assetNotFound, "no asset has the identifier \(localIdentifier); nothing was changed")
         }
@@ -480,7 +509,8 @@ struct ChangeApplier {
         case .location(let location):
             if let location {
                 guard (-90...90).contains(location.latitude), (-180...180).contains(location.longitude) else {
-                    throw invalid("location \(location.latitude), \(location.longitude) of asset \(id) is off the globe")
+                    throw invalid(
+                        "location \(location.latitude), \(location.longitude) of asset \(id) is off the globe")
                 }
             }
             try db.execute(
@@ -496,7 +526,8 @@ struct ChangeApplier {
     /// The asset's resource of one type: its stored path and hash.
     private func resource(_ row: Int64, _ type: AssetResourceType) throws -> (storedPath: String, sha256: String)? {
         try Row.fetchOne(
-            db, sql: "SELECT storedPath, sha256 FROM resource WHERE assetId = ? AND type = ?", arguments: [row, type.rawValue]
+            db, sql: "SELECT storedPath, sha256 FROM resource WHERE assetId = ? AND type = ?",
+            arguments: [row, type.rawValue]
         ).map { ($0["storedPath"], $0["sha256"]) }
     }
 
@@ -529,7 +560,8 @@ struct ChangeApplier {
     private mutating func applyContentEdit(_ id: String, _ row: Int64, _ edit: PreparedEdit) throws {
         let current = try resource(row, .fullSizePhoto)
         guard current?.sha256 == edit.expectedRenderSHA256 else {
-            throw invalid("asset \(id) was edited or reverted after its editing input was made; edit it again from a new input")
+            throw invalid(
+                "asset \(id) was edited or reverted after its editing input was made; edit it again from a new input")
         }
         try removeResources(row, [.adjustmentData])
         try makeRoom(row, for: edit.base, render: .fullSizePhoto, adjustmentBase: .adjustmentBasePhoto)
@@ -560,12 +592,15 @@ struct ChangeApplier {
     /// An asset's resource of one type becomes another (a render becomes an adjustment base).
     private func retype(_ row: Int64, _ type: AssetResourceType, to newType: AssetResourceType) throws {
         try db.execute(
-            sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?", arguments: [newType.rawValue, row, type.rawValue])
+            sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
+            arguments: [newType.rawValue, row, type.rawValue])
     }
 
     private mutating func revert(_ id: String, _ row: Int64, _ size: PreparedRevert) throws {
         if let current = try resource(row, .fullSizePhoto) { result.replacedRenders[id] = current.sha256 }
-        try removeResources(row, [.fullSizePhoto, .adjustmentData, .adjustmentBasePhoto, .fullSizePairedVideo, .adjustmentBasePairedVideo])
+        try removeResources(
+            row,
+            [.fullSizePhoto, .adjustmentData, .adjustmentBasePhoto, .fullSizePairedVideo, .adjustmentBasePairedVideo])
         try db.execute(
             sql: """
                 UPDATE asset SET hasAdjustments = 0, adjustmentFormatIdentifier = NULL, pixelWidth = ?, pixelHeight = ?,
@@ -660,7 +695,8 @@ struct ChangeApplier {
         -> Int64
     {
         guard !deleted.contains(id),
-            let row = try Row.fetchOne(db, sql: "SELECT id, type FROM \(table) WHERE localIdentifier = ?", arguments: [id])
+            let row = try Row.fetchOne(
+                db, sql: "SELECT id, type FROM \(table) WHERE localIdentifier = ?", arguments: [id])
         else {
             throw LibraryError(.collectionNotFound, "no \(noun) has the identifier \(id); nothing was changed")
         }
@@ -687,7 +723,8 @@ struct ChangeApplier {
     private mutating func listState(_ id: String) throws -> ListState {
         if let list = lists[id] { return list }
         let rowID = try editableRowID(
-            table: "collectionList", id, userType: CollectionListType.folder.rawValue, noun: "folder", deleted: deletedLists)
+            table: "collectionList", id, userType: CollectionListType.folder.rawValue, noun: "folder",
+            deleted: deletedLists)
         let children = try Row.fetchAll(
             db, sql: "SELECT collectionId, childListId FROM collectionListChild WHERE listId = ? ORDER BY position",
             arguments: [rowID]
@@ -712,7 +749,8 @@ struct ChangeApplier {
         if let album = albums[id] { return .collection(album.rowID) }
         if let list = lists[id] { return .list(list.rowID) }
         if !deletedAlbums.contains(id),
-            let row = try Row.fetchOne(db, sql: "SELECT id, type FROM assetCollection WHERE localIdentifier = ?", arguments: [id])
+            let row = try Row.fetchOne(
+                db, sql: "SELECT id, type FROM assetCollection WHERE localIdentifier = ?", arguments: [id])
         {
             guard row["type"] as Int == AssetCollectionType.album.rawValue else {
                 throw invalid("\(id) is kept by the library; folders hold user albums and folders")
@@ -739,9 +777,11 @@ struct ChangeApplier {
         let stored: Int64?
         switch child {
         case .collection(let row):
-            stored = try Int64.fetchOne(db, sql: "SELECT listId FROM collectionListChild WHERE collectionId = ?", arguments: [row])
+            stored = try Int64.fetchOne(
+                db, sql: "SELECT listId FROM collectionListChild WHERE collectionId = ?", arguments: [row])
         case .list(let row):
-            stored = try Int64.fetchOne(db, sql: "SELECT listId FROM collectionListChild WHERE childListId = ?", arguments: [row])
+            stored = try Int64.fetchOne(
+                db, sql: "SELECT listId FROM collectionListChild WHERE childListId = ?", arguments: [row])
         }
         guard let stored else { return nil }
         // A folder loaded in this block no longer holding the child has let it go.

@@ -4,9 +4,9 @@ import LightboxImaging
 import LightboxMetadata
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension PhotoLibrary {
@@ -114,7 +114,9 @@ extension PhotoLibrary {
         /// else copied and checked against its hash. Returns the stored path.
         func store(in originals: OriginalStore) throws -> String {
             let filenameExtension = format.preferredFilenameExtension
-            if let contents { return try originals.store(bytes: contents, sha256: sha256, filenameExtension: filenameExtension) }
+            if let contents {
+                return try originals.store(bytes: contents, sha256: sha256, filenameExtension: filenameExtension)
+            }
             return try originals.store(copying: path, sha256: sha256, filenameExtension: filenameExtension)
         }
     }
@@ -221,7 +223,8 @@ extension PhotoLibrary {
             var resource = ResourceRecord(
                 id: nil, assetId: assetID, type: AssetResourceType.pairedVideo.rawValue,
                 originalFilename: movie.originalFilename, uniformTypeIdentifier: movie.uniformTypeIdentifier,
-                fileSize: movie.size, pixelWidth: movie.pixelWidth, pixelHeight: movie.pixelHeight, sha256: movie.sha256,
+                fileSize: movie.size, pixelWidth: movie.pixelWidth, pixelHeight: movie.pixelHeight,
+                sha256: movie.sha256,
                 storedPath: movie.storedPath)
             try resource.insert(db)
         }
@@ -255,19 +258,22 @@ extension PhotoLibrary {
             } else {
                 media = try MetadataReader.read(fileAtPath: source.path)
             }
-        } catch where source.format.kind == .image {
+        } catch  where source.format.kind == .image {
             // libvips decodes the photo below: unreadable metadata only loses the metadata.
             media = MediaMetadata(format: source.format)
         } catch {
-            throw LibraryError(.corruptFile, "\(source.format.rawValue.uppercased()) \(error.message)", path: source.path)
+            throw LibraryError(
+                .corruptFile, "\(source.format.rawValue.uppercased()) \(error.message)", path: source.path)
         }
         // NEF, ARW, PEF and DNG start like any TIFF: their tags tell them apart.
         source.format = media.format
         let sidecar = Self.sidecar(of: source.path)
         let metadata = AssetMetadata(media, sidecar: sidecar, fileModificationDate: source.modificationDate)
         var orientationOverride: Int?
-        var storedWidth = media.pixelWidth ?? 0, storedHeight = media.pixelHeight ?? 0
-        var pixelWidth = metadata.pixelWidth ?? 0, pixelHeight = metadata.pixelHeight ?? 0
+        var storedWidth = media.pixelWidth ?? 0
+        var storedHeight = media.pixelHeight ?? 0
+        var pixelWidth = metadata.pixelWidth ?? 0
+        var pixelHeight = metadata.pixelHeight ?? 0
         var thumbnails: [(ThumbnailOptions, EncodedImage)] = []
         switch source.format.kind {
         case .image:
@@ -296,7 +302,8 @@ extension PhotoLibrary {
             } catch {
                 let code: LibraryError.Code = error.code == .unreadable ? .unreadableFile : .corruptFile
                 throw LibraryError(
-                    code, "\(source.format.rawValue.uppercased()) \(error.message)", path: source.path, underlying: error)
+                    code, "\(source.format.rawValue.uppercased()) \(error.message)", path: source.path,
+                    underlying: error)
             }
         case .video:
             guard let movie = media.quickTime, movie.videoWidth != nil else {
@@ -332,7 +339,8 @@ extension PhotoLibrary {
             source: source, metadata: metadata, storedPath: storedPath,
             originalFilename: (source.path as NSString).lastPathComponent, storedWidth: storedWidth,
             storedHeight: storedHeight, pixelWidth: pixelWidth, pixelHeight: pixelHeight, thumbnails: thumbnails,
-            captureKey: Self.captureKey(source, media), orientationOverride: orientationOverride, pairedMovie: pairedMovie)
+            captureKey: Self.captureKey(source, media), orientationOverride: orientationOverride,
+            pairedMovie: pairedMovie)
     }
 
     /// RAW + JPEG pairing key: the same folder and base name, taken at the same instant by the
@@ -358,8 +366,11 @@ extension PhotoLibrary {
             return nil  // the XMP promised a movie the bytes do not hold: keep the still alone
         }
         let sha256 = FileIO.sha256(of: bytes)
-        let storedPath = try originals.store(bytes: bytes, sha256: sha256, filenameExtension: movie.format.preferredFilenameExtension)
-        let name = ((source.path as NSString).lastPathComponent as NSString).deletingPathExtension + "." + movie.format.preferredFilenameExtension
+        let storedPath = try originals.store(
+            bytes: bytes, sha256: sha256, filenameExtension: movie.format.preferredFilenameExtension)
+        let name =
+            ((source.path as NSString).lastPathComponent as NSString).deletingPathExtension + "."
+            + movie.format.preferredFilenameExtension
         return PreparedMovie(
             storedPath: storedPath, sha256: sha256, size: Int64(length), originalFilename: name,
             uniformTypeIdentifier: movie.format.uniformTypeIdentifier, pixelWidth: movie.pixelWidth ?? 0,
@@ -371,7 +382,8 @@ extension PhotoLibrary {
     static func sidecar(of path: String) -> XMPMetadata? {
         let base = (path as NSString).deletingPathExtension
         for candidate in [path + ".xmp", path + ".XMP", base + ".xmp", base + ".XMP"] {
-            guard let data = FileManager.default.contents(atPath: candidate), data.count <= ByteSource.maximumRead else {
+            guard let data = FileManager.default.contents(atPath: candidate), data.count <= ByteSource.maximumRead
+            else {
                 continue
             }
             return XMPMetadata(packet: [UInt8](data))
@@ -421,5 +433,6 @@ extension PhotoLibrary {
 extension AssetResourceType {
     /// The types whose bytes are a file as it came in, as SQL: photo, video, RAW alternate,
     /// paired movie.
-    static let originals = [photo, video, alternatePhoto, pairedVideo].map { String($0.rawValue) }.joined(separator: ", ")
+    static let originals = [photo, video, alternatePhoto, pairedVideo].map { String($0.rawValue) }.joined(
+        separator: ", ")
 }

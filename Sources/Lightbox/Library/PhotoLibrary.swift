@@ -57,14 +57,17 @@ public final class PhotoLibrary: Sendable {
         } catch let error as LibraryError {
             throw error
         } catch {
-            throw LibraryError(.storageFailed, "cannot open the library database: \(error)", path: databasePath, underlying: error)
+            throw LibraryError(
+                .storageFailed, "cannot open the library database: \(error)", path: databasePath, underlying: error)
         }
         originals = try OriginalStore(root: path + "/originals")
         derivatives = try DerivativeStore(root: path + "/derivatives")
         originals.removeIncomingLeftovers()
         // What a process stopped before it finished: originals a commit let go, and assets
         // past the trash retention.
-        if (try? database.writer.read({ try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM pendingRemoval)") })) == true {
+        if (try? database.writer.read({ try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM pendingRemoval)") }))
+            == true
+        {
             removePendingOriginals()
         }
         _ = try? purgeExpiredTrash()
@@ -176,7 +179,8 @@ public final class PhotoLibrary: Sendable {
                 """,
             arguments: [resource.assetLocalIdentifier, resource.type.rawValue])
         guard let stored else {
-            throw LibraryError(.assetNotFound, "no \(resource.type) resource for asset \(resource.assetLocalIdentifier)")
+            throw LibraryError(
+                .assetNotFound, "no \(resource.type) resource for asset \(resource.assetLocalIdentifier)")
         }
         return URL(fileURLWithPath: originals.absolutePath(stored))
     }
