@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "LightboxServer", targets: ["LightboxServer"]),
         .executable(name: "lightbox", targets: ["lightbox"]),
         .executable(name: "lightbox-bench", targets: ["lightbox-bench"]),
+        .executable(name: "lightbox-fuzz", targets: ["lightbox-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -128,6 +129,13 @@ let package = Package(
                 // Synthetic rows for the fetch benchmark go straight into the schema.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // The fuzz targets of every parser of untrusted bytes (scripts/fuzz builds them with
+        // libFuzzer); an ordinary build replays inputs through them.
+        .executableTarget(
+            name: "lightbox-fuzz",
+            dependencies: ["Lightbox", "LightboxImaging", "LightboxMetadata", "LightboxServer", "CJPEG"],
             swiftSettings: strictSettings
         ),
         .target(

@@ -31,7 +31,7 @@ enum MovieRoutes {
             var status = HTTPResponse.Status.ok
             var range = 0...(size - 1)
             if let asked = request.headers[.range] {
-                guard let wanted = byteRange(asked, size: size) else {
+                guard let wanted = ByteRange.parse(asked, size: size) else {
                     headers[.contentRange] = "bytes */\(size)"
                     return Response(status: .rangeNotSatisfiable, headers: headers)
                 }
@@ -44,25 +44,5 @@ enum MovieRoutes {
             let body = try await files.loadFile(path: path, range: range, context: context)
             return Response(status: status, headers: headers, body: body)
         }
-    }
-
-    /// One range of `bytes=A-B`, `bytes=A-` or `bytes=-N` within a file of `size` bytes; nil
-    /// when it is malformed, names several ranges, or lies past the end.
-    static func byteRange(_ header: String, size: Int) -> Range<Int>? {
-        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
-        let parts = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, size > 0 else { return nil }
-        let (first, last) = (
-            parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces)
-        )
-        if first.isEmpty {
-            guard let suffix = Int(last), suffix > 0 else { return nil }
-            return max(0, size - suffix)..<size
-        }
-        guard let start = Int(first), start >= 0, start < size else { return nil }
-        guard !last.isEmpty else { return start..<size }
-        guard let end = Int(last), end >= start else { return nil }
-        // `end` is the client's: past the file (up to Int.max) it means the rest of it.
-        return start..<(end < size ? end + 1 : size)
     }
 }

@@ -1,0 +1,108 @@
+import CJPEG
+import Foundation
+import Lightbox
+import LightboxImaging
+import LightboxMetadata
+import LightboxServer
+
+/// The parsers that read untrusted bytes, each a libFuzzer target (docs/SECURITY.md, Fuzzing).
+///
+/// A target reads one input and must neither crash, trap, leak, nor break the invariant it
+/// checks; errors are the expected answer to most inputs and are dropped.
+enum FuzzTarget: String, CaseIterable {
+    /// Every metadata reader (JPEG, HEIF, PNG, WebP, GIF, TIFF and its RAWs, CR3, RAF,
+    /// QuickTime and MP4) and the XMP packet reader.
+    case metadata
+    /// The predicate text form, parsed and then run as a fetch on a library.
+    case predicate
+    /// The HTTP `Range` header against files of several sizes.
+    case range
+    /// The JPEG decoder of `CJPEG`: libjpeg-turbo's path and Lightbox's own 1/8 decoder
+    /// (cjpeg_fast.c), under the decode budget.
+    case jpeg
+    /// A whole render of any file: libvips' loaders, libheif and the HEIF tile decoder,
+    /// FFmpeg's poster frames, under the pixel budget.
+    case image
+
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .metadata: Self.metadata(bytes)
+        case .predicate: Self.predicate(bytes)
+        case .range: Self.range(bytes)
+        case .jpeg: Self.jpeg(bytes)
+        case .image: Self.image(bytes)
+        }
+    }
+
+    private static func metadata(_ bytes: [UInt8]) {
+        _ = try? MetadataReader.read(ByteSource(bytes: bytes))
+        // A TIFF-based RAW is told apart by its name; the readers of the three differ.
+        if bytes.starts(with: [0x49, 0x49]) || bytes.starts(with: [0x4D, 0x4D]) {
+            for name in ["nef", "arw", "pef"] {
+                _ = try? MetadataReader.read(ByteSource(bytes: bytes), filenameExtension: name)
+            }
+        }
+        _ = XMPMetadata(packet: bytes)
+    }
+
+    /// One library for the whole run, empty: the fetch compiles and runs the SQL all the same.
+    private static let library: PhotoLibrary = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lightbox-fuzz-\(getpid()).lightbox")
+        try? FileManager.default.removeItem(at: folder)
+        do { return try PhotoLibrary(url: folder) } catch { fatalError("fuzz: cannot make a library: \(error)") }
+    }()
+
+    private static func predicate(_ bytes: [UInt8]) {
+        guard let text = String(validating: bytes, as: UTF8.self), let predicate = try? FetchPredicate(text) else {
+            return
+        }
+        var options = FetchOptions()
+        options.predicate = predicate
+        _ = try? library.fetchAssets(options: options).count
+        _ = try? library.fetchAssetCollections(with: .album, options: options).count
+    }
+
+    private static func range(_ bytes: [UInt8]) {
+        let header = String(decoding: bytes, as: UTF8.self)
+        for size in [0, 1, 1_000, Int.max] {
+            guard let range = ByteRange.parse(header, size: size) else { continue }
+            // Whatever the client asked, the answer is a nonempty part of the file.
+            precondition(!range.isEmpty && range.lowerBound >= 0 && range.upperBound <= size, "\(header): \(range)")
+        }
+    }
+
+    private static func jpeg(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { data in
+            var message = [CChar](repeating: 0, count: 256)
+            var header = cjpeg_header()
+            guard cjpeg_read_header(data.baseAddress, data.count, &header, &message, message.count) == CJPEG_OK else {
+                return
+            }
+            // 1/8 by Lightbox's own decoder, then by libjpeg-turbo, then 1/4 by libjpeg-turbo,
+            // each within 4 MP and 64 MB, as a thumbnail of a hostile file would be.
+            for (scale, flags) in [(1, Int32(0)), (1, Int32(CJPEG_LIBJPEG_ONLY)), (2, Int32(0))] {
+                var image = cjpeg_image()
+                let status = cjpeg_decode(
+                    data.baseAddress, data.count, Int32(scale), 4_000_000, 64 << 20, 100, flags, nil, nil, nil, &image,
+                    &message, message.count)
+                if status == CJPEG_OK { cjpeg_free(&image) }
+            }
+        }
+    }
+
+    /// The file the image target writes each input to: renders read files, as an import does.
+    private static let imagePath = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "lightbox-fuzz-\(getpid()).image"
+    ).path
+
+    private static func image(_ bytes: [UInt8]) {
+        // Bombs past 16 MP are refused from their headers, as past 200 MP in use.
+        ImageFile.maximumPixels = 16_000_000
+        guard FileManager.default.createFile(atPath: imagePath, contents: Data(bytes)) else {
+            fatalError("fuzz: cannot write \(imagePath)")
+        }
+        let options = ThumbnailOptions(width: 64, height: 64)
+        _ = try? ImageFile.thumbnails(ofFileAt: imagePath, contents: bytes, options: [options])
+        _ = try? ImageFile.embeddedThumbnail(ofFileAt: imagePath, options: options)
+    }
+}
