@@ -16,6 +16,7 @@ struct LightboxCommand: AsyncParsableCommand {
             ImportCommand.self, ListCommand.self, ShowCommand.self, AssetThumbnailCommand.self, FavoriteCommand.self,
             HideCommand.self, EditCommand.self, RevertCommand.self, DeleteCommand.self, RestoreCommand.self, TrashCommand.self, AlbumCommand.self, FolderCommand.self, HistoryCommand.self, WatchCommand.self,
             ServeCommand.self, MetadataCommand.self, ExportCommand.self, ThumbnailCommand.self, RenderCommand.self,
+            CheckCommand.self,
         ]
     )
 }

@@ -40,6 +40,26 @@ final class ProgressBar: @unchecked Sendable {
         FileHandle.standardError.write(Data(line.utf8))
     }
 
+    /// Draws the bar of a piece of work measured in bytes (`lightbox check` reading originals).
+    func update(bytes done: Int64, of total: Int64, doing: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        let now = Date()
+        guard now.timeIntervalSince(lastDraw) >= 0.1 || done == total else { return }
+        lastDraw = now
+        let elapsed = max(now.timeIntervalSince(start), 0.001)
+        let rate = Double(done) / elapsed
+        let fraction = total > 0 ? min(Double(done) / Double(total), 1) : 1
+        let filled = Int(fraction * 30)
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
+        let remaining = rate > 0 ? Double(total - done) / rate : 0
+        let line = String(
+            format: "\r%@ %@ %.0f/%.0f MB  %.0f MB/s  ~%@ left", bar, doing, Double(done) / 1_000_000,
+            Double(total) / 1_000_000, rate / 1_000_000, Self.duration(remaining))
+        lastLine = line
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
     /// Erases the bar so that a message can be printed on a clean line.
     func clear() {
         lock.lock()

@@ -66,6 +66,7 @@ extension PhotoLibrary {
             throw error
         }
         FaultInjection.pause(at: .changesCommitted)
+        originals.release(prepared.storedPaths)
         afterCommit(result, creations: creations, prepared: prepared)
     }
 
@@ -79,20 +80,11 @@ extension PhotoLibrary {
         return PreparedChanges(assets: assets, edits: edits, reverts: reverts)
     }
 
-    /// After a failed transaction: the files edits stored that no resource refers to.
+    /// After a failed transaction: the files the block stored, which no row may refer to.
     private func removeUnusedFiles(of prepared: PreparedChanges) {
-        let paths = prepared.edits.values.flatMap {
-            [$0.render.storedPath, $0.adjustment.storedPath] + [$0.movie?.storedPath].compactMap { $0 }
-        }
+        let paths = prepared.storedPaths
         guard !paths.isEmpty else { return }
-        let unused =
-            (try? database.writer.read { db in
-                try paths.filter { path in
-                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path])
-                        == 0
-                }
-            }) ?? []
-        for path in unused { originals.remove(path) }
+        removeUnreferenced(paths.map { ($0, originals.markerPath($0)) })
     }
 
     /// Before the transaction, each new asset's photo is read, decoded and stored in
@@ -227,6 +219,29 @@ extension PhotoLibrary {
             try db.execute(sql: "DELETE FROM pendingRemoval")
         }
     }
+
+    /// Removes stored files whose transaction never committed: each one that no row refers
+    /// to and that is still the file its marker links is unlinked inside a write transaction,
+    /// so that no import can come to refer to it meanwhile (an import that reused it then
+    /// fails cleanly: ``PreparedAsset/checkStored(in:)``). The markers go with them.
+    func removeUnreferenced(_ marked: [(storedPath: String, marker: String)]) {
+        try? database.writer.write { db in
+            for (path, marker) in marked {
+                if try !Self.isReferenced(path, db), originals.isMarked(path, by: marker) { originals.remove(path) }
+                unlink(marker)
+            }
+        }
+    }
+
+    /// Whether a resource or the pending removals refer to a stored path.
+    static func isReferenced(_ storedPath: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM resource WHERE storedPath = ?1)
+                    OR EXISTS (SELECT 1 FROM pendingRemoval WHERE storedPath = ?1)
+                """, arguments: [storedPath]) ?? true
+    }
 }
 
 /// What a change block prepared before its transaction.
@@ -234,6 +249,14 @@ struct PreparedChanges: Sendable {
     var assets: [String: PhotoLibrary.PreparedAsset] = [:]
     var edits: [String: PreparedEdit] = [:]
     var reverts: [String: PreparedRevert] = [:]
+
+    /// The files stored in `originals/` for the block: new assets' and edits'.
+    var storedPaths: [String] {
+        assets.values.flatMap(\.storedPaths)
+            + edits.values.flatMap {
+                [$0.render.storedPath, $0.adjustment.storedPath] + [$0.movie?.storedPath].compactMap { $0 }
+            }
+    }
 }
 
 /// Applies the operations of one change block inside a write transaction.

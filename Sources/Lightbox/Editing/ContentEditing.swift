@@ -146,8 +146,7 @@ public struct ContentEditingOutput: Sendable {
     /// An output for `input`, with a fresh file URL in a temporary folder for the render.
     public init(contentEditingInput input: ContentEditingInput) {
         self.input = input
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lightbox-edit-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = ProcessFolder.makeTemporaryFolder("edit")
         renderedContentURL = folder.appendingPathComponent("render.jpg")
         renderedLivePhotoMovieURL = folder.appendingPathComponent("render.mov")
         adjustmentData = nil

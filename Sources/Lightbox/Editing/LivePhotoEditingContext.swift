@@ -75,8 +75,7 @@ public final class LivePhotoEditingContext: Sendable {
             let frame = LivePhotoFrame(image: display, time: time, type: .photo, renderScale: display.scale)
             return try process(frame).encoded()
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lightbox-live-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = ProcessFolder.makeTemporaryFolder("live")
         let movie = folder.appendingPathComponent("preview.mov")
         do {
             try await renderMovie(

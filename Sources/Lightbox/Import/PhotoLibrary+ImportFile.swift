@@ -51,6 +51,7 @@ extension PhotoLibrary {
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             // Another import of the same bytes committed first.
             if let existing = try existingAsset(withOriginalHash: source.sha256) {
+                originals.release(prepared.storedPaths)
                 try removeSourceIfMoving(path, options: options)
                 return (.duplicate(localIdentifier: existing), source.size)
             }
@@ -61,6 +62,7 @@ extension PhotoLibrary {
             throw LibraryError(.storageFailed, "cannot record the asset: \(error)", path: path, underlying: error)
         }
         FaultInjection.pause(at: .importCommitted)
+        originals.release(prepared.storedPaths)
         finish(prepared, localIdentifier: placed.localIdentifier)
         try removeSourceIfMoving(path, options: options)
         guard let asset = try asset(withLocalIdentifier: placed.localIdentifier) else {
@@ -164,13 +166,16 @@ extension PhotoLibrary {
         /// The resource type the file becomes in a new asset.
         var resourceType: AssetResourceType { kind == .video ? .video : .photo }
 
+        /// The files this asset stored in `originals/`: its photo or movie, and a paired movie.
+        var storedPaths: [String] { [storedPath] + [pairedMovie?.storedPath].compactMap { $0 } }
+
         /// Throws unless the files this asset stored are still in `originals/`: called inside the
         /// write transaction that records them. A stored file may be one an earlier import left
         /// or an asset used, reused here, and a purge's removal (in a write transaction too) may
         /// take it between the store and this transaction: the import then fails cleanly
         /// rather than commit a row without its file.
         func checkStored(in originals: OriginalStore) throws {
-            for path in [storedPath] + [pairedMovie?.storedPath].compactMap({ $0 })
+            for path in storedPaths
             where !FileIO.fileExists(originals.absolutePath(path)) {
                 throw LibraryError(
                     .storageFailed, "the stored original was removed by a purge meanwhile; import the file again",

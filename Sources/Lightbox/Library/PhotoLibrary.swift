@@ -62,7 +62,8 @@ public final class PhotoLibrary: Sendable {
         }
         originals = try OriginalStore(root: path + "/originals")
         derivatives = try DerivativeStore(root: path + "/derivatives")
-        originals.removeIncomingLeftovers()
+        originals.removeIncomingLeftovers { marked in removeUnreferenced(marked) }
+        ProcessFolder.removeScratchLeftovers()
         // What a process stopped before it finished: originals a commit let go, and assets
         // past the trash retention.
         if (try? database.writer.read({ try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM pendingRemoval)") }))

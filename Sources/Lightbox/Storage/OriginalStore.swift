@@ -9,20 +9,26 @@ import Foundation
 /// The library's `originals/` folder: every original file, content-addressed by SHA-256.
 ///
 /// A file enters through a temporary file in this library's own folder of `originals/.incoming/`
-/// (``IncomingFolder``) that is written, fsynced, checked against the expected hash and renamed
-/// into place, read-only. It is never modified afterwards. A crash leaves at most a temporary
-/// file, removed by the next open, or a stored file no asset points to yet, which a later
-/// import of the same bytes reuses.
+/// (a ``ProcessFolder``) that is written, fsynced, checked against the expected hash and renamed
+/// into place, read-only. It is never modified afterwards.
+///
+/// Until the transaction that refers to it commits, a stored file is also linked in that
+/// folder under its own name (a *marker*, the same inode): the library's journal of what is in
+/// flight. ``release(_:)`` drops the markers after the commit. A process that dies (or ends)
+/// before leaves its markers, and the next library to open removes each marked file no row
+/// refers to, in a write transaction: a crash between a store and its commit leaves a temporary
+/// file or a marked file, never a file nothing will ever find.
 struct OriginalStore: Sendable {
     let root: String
     /// This open library's folder of files in flight.
-    let incomingFolder: IncomingFolder
+    let incomingFolder: ProcessFolder
 
     var incoming: String { incomingFolder.path }
 
     init(root: String) throws {
         self.root = root
-        incomingFolder = try IncomingFolder(parent: root + "/.incoming")
+        // Markers left when the library closes stay for the next open to settle.
+        incomingFolder = try ProcessFolder(parent: root + "/.incoming") { Self.hasMarkers($0) }
     }
 
     /// Where the file with this hash lives, relative to `originals/`: `ab/abcdef....jpg`.
@@ -67,6 +73,9 @@ struct OriginalStore: Sendable {
         let temporary = incoming + "/" + UUID().uuidString
         do {
             try write(temporary)
+            // The marker first: a file renamed into place is always one a sweep can find.
+            let marker = markerPath(relative)
+            if link(temporary, marker) != 0 && errno != EEXIST { throw FileIO.posixError("marking", marker) }
             var renamed = rename(temporary, destination) == 0
             // Another process may have removed the emptied folder meanwhile: make it again.
             if !renamed && errno == ENOENT {
@@ -91,8 +100,45 @@ struct OriginalStore: Sendable {
         rmdir((absolute as NSString).deletingLastPathComponent)
     }
 
-    /// Removes what interrupted imports of libraries no longer open left in `.incoming/`.
-    func removeIncomingLeftovers() {
-        IncomingFolder.removeLeftovers(in: root + "/.incoming")
+    /// Where this process marks a stored file whose transaction has not committed yet.
+    func markerPath(_ relativePath: String) -> String {
+        incoming + "/" + (relativePath as NSString).lastPathComponent
+    }
+
+    /// Drops the markers of stored files that a committed transaction now refers to.
+    func release(_ relativePaths: [String]) {
+        for path in relativePaths { unlink(markerPath(path)) }
+    }
+
+    /// The stored file a marker names (`ab/abcdef....jpg`), or nil for a temporary file.
+    static func storedPath(ofMarker name: String) -> String? {
+        let hash = name.prefix { $0 != "." }
+        guard hash.count == 64, hash.allSatisfy(\.isHexDigit), name.count > 65 else { return nil }
+        return "\(hash.prefix(2))/\(name)"
+    }
+
+    private static func hasMarkers(_ folder: String) -> Bool {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains {
+            storedPath(ofMarker: $0) != nil
+        }
+    }
+
+    /// Whether the file stored at `relativePath` is the one `marker` links (the same inode):
+    /// not a file stored again since by another process.
+    func isMarked(_ relativePath: String, by marker: String) -> Bool {
+        var stored = stat()
+        var marked = stat()
+        return lstat(absolutePath(relativePath), &stored) == 0 && lstat(marker, &marked) == 0
+            && stored.st_ino == marked.st_ino && stored.st_dev == marked.st_dev
+    }
+
+    /// Removes what processes no longer running left in `.incoming/`; `removeUnreferenced` is
+    /// given each stored file one of them marked (its path, and the marker's).
+    func removeIncomingLeftovers(removeUnreferenced: ([(storedPath: String, marker: String)]) -> Void) {
+        ProcessFolder.removeLeftovers(in: root + "/.incoming") { folder in
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            let marked = names.compactMap { name in Self.storedPath(ofMarker: name).map { ($0, folder + "/" + name) } }
+            if !marked.isEmpty { removeUnreferenced(marked) }
+        }
     }
 }

@@ -49,8 +49,7 @@ struct LimitedProcess {
     static func run(
         _ arguments: [String], input: [UInt8], limits: Limits, cancellation: Cancellation? = nil
     ) throws -> Outcome {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lightbox-run-\(UUID().uuidString)").path
-        try FileIO.makeDirectory(folder)
+        let folder = ProcessFolder.makeTemporaryFolder("run").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (inPath, outPath, errPath) = (folder + "/stdin", folder + "/stdout", folder + "/stderr")
         // A scratch file: no need for writeAtomically's fsync.

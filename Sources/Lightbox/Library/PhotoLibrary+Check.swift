@@ -1,0 +1,213 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What ``PhotoLibrary/check(repairing:verifyingHashes:progress:)`` found: the library's
+/// health, as `lightbox check` reports it.
+public struct LibraryCheck: Sendable {
+    /// One thing wrong.
+    public enum Problem: Sendable, Hashable, CustomStringConvertible {
+        /// SQLite's integrity or foreign-key check failed with this line.
+        case database(String)
+        /// A resource's file is not in `originals/`.
+        case missingOriginal(asset: String, resource: AssetResourceType, storedPath: String)
+        /// A resource's file is there but its bytes no longer have the SHA-256 it was stored with.
+        case damagedOriginal(asset: String, resource: AssetResourceType, storedPath: String)
+        /// A resource's file may be written to: originals are stored read-only.
+        case writableOriginal(asset: String, resource: AssetResourceType, storedPath: String)
+        /// A file or folder (relative to the library folder) that no row refers to.
+        case unreferenced(String)
+
+        /// Whether `check --repair` mends it: unreferenced files go, writable originals are
+        /// made read-only. A missing or damaged original can only come back from its source.
+        public var isRepairable: Bool {
+            switch self {
+            case .writableOriginal, .unreferenced: true
+            case .database, .missingOriginal, .damagedOriginal: false
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .database(let line): "database: \(line)"
+            case .missingOriginal(let asset, let resource, let path):
+                "missing original: asset \(asset) (\(resource)) has no file originals/\(path); import its source again"
+            case .damagedOriginal(let asset, let resource, let path):
+                "damaged original: asset \(asset) (\(resource)): originals/\(path) no longer has the SHA-256 it was "
+                    + "stored with; import its source again"
+            case .writableOriginal(let asset, let resource, let path):
+                "writable original: asset \(asset) (\(resource)): originals/\(path) may be written to"
+            case .unreferenced(let path): "unreferenced: \(path) belongs to no asset"
+            }
+        }
+    }
+
+    /// What is wrong now (after repairs, when asked for).
+    public var problems: [Problem] = []
+    /// What `repairing` mended.
+    public var repaired: [Problem] = []
+    /// The resource files checked, and their bytes.
+    public var originals = 0
+    public var bytes: Int64 = 0
+    /// Whether every file was read and its SHA-256 compared.
+    public var verifiedHashes = false
+}
+
+extension PhotoLibrary {
+    /// Checks the library: SQLite's integrity and foreign keys, every resource's file present,
+    /// read-only and (with `verifyingHashes`) of its SHA-256, and nothing in `originals/` or
+    /// `derivatives/` that no row refers to. `repairing` removes the unreferenced files (each
+    /// inside a write transaction, so that no import can come to refer to it meanwhile; files
+    /// a running import marked as in flight are left alone) and makes writable originals
+    /// read-only. `progress` is told the bytes read so far and in all. Blocking: it reads
+    /// every original.
+    public func check(
+        repairing: Bool = false, verifyingHashes: Bool = true, progress: (@Sendable (Int64, Int64) -> Void)? = nil
+    ) throws -> LibraryCheck {
+        var report = LibraryCheck()
+        report.verifiedHashes = verifyingHashes
+        let (databaseLines, resources, referenced, assets) = try database.writer.read { db in
+            let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
+            let foreignKeys = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map { row in
+                "row \(row[1] as Int64? ?? 0) of \(row[0] as String? ?? "?") refers to a missing \(row[2] as String? ?? "?")"
+            }
+            let resources = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT asset.localIdentifier, resource.type, resource.storedPath, resource.sha256, resource.fileSize
+                    FROM resource JOIN asset ON asset.id = resource.assetId ORDER BY resource.storedPath
+                    """
+            ).map { row in
+                (
+                    asset: row[0] as String, type: AssetResourceType(rawValue: row[1]) ?? .photo, path: row[2] as String,
+                    sha256: row[3] as String, size: row[4] as Int64
+                )
+            }
+            let pending = try String.fetchAll(db, sql: "SELECT storedPath FROM pendingRemoval")
+            let assets = try String.fetchAll(db, sql: "SELECT localIdentifier FROM asset")
+            return (integrity + foreignKeys, resources, Set(resources.map(\.path) + pending), Set(assets))
+        }
+        report.problems += databaseLines.map { .database($0) }
+
+        // Each stored file once: resources may share one (the same bytes).
+        let total = resources.reduce(into: [String: Int64]()) { $0[$1.path] = $1.size }.values.reduce(0, +)
+        var verdicts: [String: LibraryCheck.Problem?] = [:]
+        for resource in resources {
+            let verdict: LibraryCheck.Problem?
+            if let known = verdicts[resource.path] {
+                verdict = known.map { $0.about(resource.asset, resource.type) }
+            } else {
+                verdict = try checkOriginal(
+                    resource.path, sha256: resource.sha256, verifying: verifyingHashes, repairing: repairing,
+                    as: (resource.asset, resource.type), report: &report)
+                verdicts[resource.path] = .some(verdict)
+                report.originals += 1
+                report.bytes += resource.size
+                progress?(report.bytes, total)
+            }
+            if let verdict { report.problems.append(verdict) }
+        }
+
+        for path in try unreferencedOriginals(referenced) {
+            let problem = LibraryCheck.Problem.unreferenced("originals/" + path)
+            if repairing, try removeIfUnreferenced(path) {
+                report.repaired.append(problem)
+            } else {
+                report.problems.append(problem)
+            }
+        }
+        for folder in unreferencedDerivatives(assets) {
+            let problem = LibraryCheck.Problem.unreferenced("derivatives/" + folder)
+            if repairing, (try? FileManager.default.removeItem(atPath: derivatives.root + "/" + folder)) != nil {
+                report.repaired.append(problem)
+            } else {
+                report.problems.append(problem)
+            }
+        }
+        return report
+    }
+
+    /// One stored file's problem, if any; a writable one is made read-only when repairing.
+    private func checkOriginal(
+        _ path: String, sha256: String, verifying: Bool, repairing: Bool, as owner: (String, AssetResourceType),
+        report: inout LibraryCheck
+    ) throws -> LibraryCheck.Problem? {
+        let absolute = originals.absolutePath(path)
+        var info = stat()
+        guard lstat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            return .missingOriginal(asset: owner.0, resource: owner.1, storedPath: path)
+        }
+        if verifying, (try? FileIO.sha256(ofFileAt: absolute).hex) != sha256 {
+            return .damagedOriginal(asset: owner.0, resource: owner.1, storedPath: path)
+        }
+        guard info.st_mode & 0o222 != 0 else { return nil }
+        let problem = LibraryCheck.Problem.writableOriginal(asset: owner.0, resource: owner.1, storedPath: path)
+        if repairing, chmod(absolute, 0o444) == 0 {
+            report.repaired.append(problem)
+            return nil
+        }
+        return problem
+    }
+
+    /// Files in `originals/` (but `.incoming/`) that no row refers to and no live process marked
+    /// as in flight, relative to `originals/`.
+    private func unreferencedOriginals(_ referenced: Set<String>) throws -> [String] {
+        let fileManager = FileManager.default
+        let incoming = originals.root + "/.incoming"
+        let inFlight = Set(
+            ((try? fileManager.contentsOfDirectory(atPath: incoming)) ?? []).flatMap { folder in
+                ((try? fileManager.contentsOfDirectory(atPath: incoming + "/" + folder)) ?? []).compactMap(
+                    OriginalStore.storedPath(ofMarker:))
+            })
+        var found: [String] = []
+        for folder in ((try? fileManager.contentsOfDirectory(atPath: originals.root)) ?? []).sorted()
+        where !folder.hasPrefix(".") {
+            let names = (try? fileManager.contentsOfDirectory(atPath: originals.root + "/" + folder)) ?? []
+            for name in names.sorted() {
+                let path = folder + "/" + name
+                if !referenced.contains(path) && !inFlight.contains(path) { found.append(path) }
+            }
+        }
+        return found
+    }
+
+    /// Removes a stored file inside a write transaction, unless a row refers to it by then.
+    private func removeIfUnreferenced(_ path: String) throws -> Bool {
+        try database.writer.write { db in
+            guard try !Self.isReferenced(path, db) else { return false }
+            originals.remove(path)
+            return true
+        }
+    }
+
+    /// Folders of `derivatives/` for assets the library no longer has, relative to it.
+    private func unreferencedDerivatives(_ assets: Set<String>) -> [String] {
+        let fileManager = FileManager.default
+        var found: [String] = []
+        for prefix in ((try? fileManager.contentsOfDirectory(atPath: derivatives.root)) ?? []).sorted()
+        where !prefix.hasPrefix(".") {
+            for name in ((try? fileManager.contentsOfDirectory(atPath: derivatives.root + "/" + prefix)) ?? []).sorted()
+            where !assets.contains(name) {
+                found.append(prefix + "/" + name)
+            }
+        }
+        return found
+    }
+}
+
+extension LibraryCheck.Problem {
+    /// The same problem of a stored file, said of another resource that shares it.
+    fileprivate func about(_ asset: String, _ resource: AssetResourceType) -> Self {
+        switch self {
+        case .missingOriginal(_, _, let path): .missingOriginal(asset: asset, resource: resource, storedPath: path)
+        case .damagedOriginal(_, _, let path): .damagedOriginal(asset: asset, resource: resource, storedPath: path)
+        case .writableOriginal(_, _, let path): .writableOriginal(asset: asset, resource: resource, storedPath: path)
+        case .database, .unreferenced: self
+        }
+    }
+}
