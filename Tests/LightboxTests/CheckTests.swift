@@ -59,7 +59,8 @@ struct CheckTests {
         #expect(stat(writable, &info) == 0 && info.st_mode & 0o222 == 0, "the writable original is read-only again")
         // What cannot be mended is still reported, and the exit status says so.
         #expect(repaired.status == 1)
-        #expect(repaired.stdout.contains(assets[0].localIdentifier) && repaired.stdout.contains(assets[1].localIdentifier))
+        #expect(
+            repaired.stdout.contains(assets[0].localIdentifier) && repaired.stdout.contains(assets[1].localIdentifier))
         let after = try CommandLineTests.run(["check", "--library", path])
         #expect(!after.stdout.contains("unreferenced") && !after.stdout.contains("writable"), "\(after.stdout)")
     }

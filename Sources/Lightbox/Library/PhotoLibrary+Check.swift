@@ -84,7 +84,8 @@ extension PhotoLibrary {
                     """
             ).map { row in
                 (
-                    asset: row[0] as String, type: AssetResourceType(rawValue: row[1]) ?? .photo, path: row[2] as String,
+                    asset: row[0] as String, type: AssetResourceType(rawValue: row[1]) ?? .photo,
+                    path: row[2] as String,
                     sha256: row[3] as String, size: row[4] as Int64
                 )
             }
