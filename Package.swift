@@ -105,6 +105,8 @@ let package = Package(
                 "Lightbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                // Channel handlers of its own: the per-address connection limit.
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

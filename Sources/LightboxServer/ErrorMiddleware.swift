@@ -32,14 +32,17 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 case .persistentChangeTokenExpired: .gone
                 case .invalidRequest, .invalidPredicate: .badRequest
                 case .corruptFile, .unreadableFile, .unsupportedFormat: .unprocessableContent
+                case .busy: .serviceUnavailable
                 default: .internalServerError
                 }
-            if status.code >= 500 {
+            if status.code >= 500 && error.code != .busy {
                 context.logger.error("\(request.uri): \(error)")
             } else {
                 context.logger.debug("\(request.uri): \(error)")
             }
-            return Self.response(status: status, code: "\(error.code)", message: error.message)
+            var response = Self.response(status: status, code: "\(error.code)", message: error.message)
+            if error.code == .busy { response.headers[.retryAfter] = "1" }
+            return response
         } catch let error as HTTPError {
             let message =
                 error.body

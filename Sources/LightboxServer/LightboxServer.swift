@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import NIOCore
 import Lightbox
 import LightboxImaging
 
@@ -39,11 +41,12 @@ public enum LightboxServer {
     public static let maximumChangesPage = 1000
 
     /// The router with every route, for tests and for embedding in a larger application.
-    public static func router(library: PhotoLibrary) -> Router<BasicRequestContext> {
+    public static func router(library: PhotoLibrary, limits: ServerLimits = ServerLimits()) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         let routes = Routes(router: router)
         router.add(middleware: ErrorMiddleware(methods: routes.table))
-        ImageRoutes.add(to: routes, library: library, images: CachingImageManager(library: library))
+        let images = CachingImageManager(library: library, waitingRenders: limits.waitingRenders)
+        ImageRoutes.add(to: routes, library: library, images: images)
         EditRoutes.add(to: routes, library: library)
         MovieRoutes.add(to: routes, library: library)
         TrashRoutes.add(to: routes, library: library)
@@ -147,15 +150,22 @@ public enum LightboxServer {
         return router
     }
 
-    /// The whole application, listening on `host:port`; `onServerRunning` is called once it
-    /// listens (a port in use makes `runService()` throw before).
+    /// The whole application, listening on `host:port` within `limits`; `onServerRunning` is
+    /// called once it listens (a port in use makes `runService()` throw before).
     public static func application(
-        library: PhotoLibrary, host: String = "127.0.0.1", port: Int = 8080,
+        library: PhotoLibrary, host: String = "127.0.0.1", port: Int = 8080, limits: ServerLimits = ServerLimits(),
         onServerRunning: @escaping @Sendable () async -> Void = {}
     ) -> some ApplicationProtocol {
-        Application(
-            router: router(library: library),
-            configuration: .init(address: .hostname(host, port: port), serverName: "Lightbox"),
+        let perAddress = AddressConnections(limit: limits.connectionsPerAddress)
+        let idle = limits.idleTimeout.components
+        let idleTimeout = TimeAmount.seconds(idle.seconds) + .nanoseconds(idle.attoseconds / 1_000_000_000)
+        return Application(
+            router: router(library: library, limits: limits),
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [perAddress.handler()], idleTimeout: idleTimeout)),
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "Lightbox",
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.effectiveConnections)),
             onServerRunning: { _ in await onServerRunning() })
     }
 

@@ -17,12 +17,29 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on.")
     var port = 8080
 
+    @Option(help: "The most connections open at once (bounded by the descriptors the process may open).")
+    var maxConnections = ServerLimits().connections
+
+    @Option(help: "The most connections open at once from one address.")
+    var maxConnectionsPerAddress = ServerLimits().connectionsPerAddress
+
+    @Option(help: "Seconds a connection may send nothing (a slow header, body or keep-alive) before it is closed.")
+    var idleTimeout = 30
+
     func run() async throws {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535, not \(port)") }
+        for (name, value) in [("--max-connections", maxConnections), ("--max-connections-per-address", maxConnectionsPerAddress),
+            ("--idle-timeout", idleTimeout)] where !(1...1_000_000).contains(value) {
+            throw ValidationError("\(name) must be 1...1000000, not \(value)")
+        }
+        var limits = ServerLimits()
+        limits.connections = maxConnections
+        limits.connectionsPerAddress = maxConnectionsPerAddress
+        limits.idleTimeout = .seconds(idleTimeout)
         let library = try libraryOptions.open()
         let count = try await library.assetCount()
         let (host, port) = (host, port)
-        let app = LightboxServer.application(library: library, host: host, port: port) {
+        let app = LightboxServer.application(library: library, host: host, port: port, limits: limits) {
             Output.message("Serving \(count) asset\(count == 1 ? "" : "s") from \(library.url.path) at http://\(host):\(port) (Ctrl-C stops)")
         }
         do {

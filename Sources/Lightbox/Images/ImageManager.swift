@@ -37,14 +37,16 @@ public class ImageManager: @unchecked Sendable {
     public static let largestStoredSide = 2048
 
     /// A manager for `library`, holding at most `memoryCacheLimit` bytes of encoded images
-    /// and rendering at most `concurrentRenders` at a time (one per processor by default).
+    /// and rendering at most `concurrentRenders` at a time (one per processor by default),
+    /// with at most `waitingRenders` requests waiting for a slot: past that, a request fails
+    /// with ``LibraryError/Code-swift.struct/busy``.
     public init(
         library: PhotoLibrary, memoryCacheLimit: Int = 128 << 20,
-        concurrentRenders: Int = ProcessInfo.processInfo.activeProcessorCount
+        concurrentRenders: Int = ProcessInfo.processInfo.activeProcessorCount, waitingRenders: Int = 256
     ) {
         self.library = library
         memoryCache = MemoryImageCache(limit: memoryCacheLimit)
-        renderQueue = RenderQueue(width: concurrentRenders)
+        renderQueue = RenderQueue(width: concurrentRenders, capacity: waitingRenders)
     }
 
     // MARK: - Requests
@@ -288,6 +290,8 @@ public class ImageManager: @unchecked Sendable {
                 if stored { try? derivatives.store(image.bytes, localIdentifier: localIdentifier, key: key) }
                 return image
             }
+        } catch let full as RenderQueue.Full {
+            throw LibraryError(.busy, "\(full.waiting) images are waiting to be rendered; ask again in a moment")
         } catch let error as ImagingError {
             if error.code == .cancelled { throw CancellationError() }
             let code: LibraryError.Code = error.code == .unreadable ? .unreadableFile : .corruptFile

@@ -8,7 +8,17 @@ import Synchronization
 /// within a priority, the newest request starts first, because in a scrolling grid the
 /// newest requests are for what is on screen now. A job whose request was cancelled while it
 /// waited never starts.
+///
+/// The waiting list is bounded: past `capacity` jobs of one priority waiting, a person's
+/// request is refused with ``Full`` (a server answers 503, to be asked again) and a caching
+/// job is dropped, so that a flood of requests for full-size renders holds neither memory
+/// nor a queue that would take hours to drain.
 final class RenderQueue: Sendable {
+    /// The waiting list of the job's priority is at its capacity.
+    struct Full: Error {
+        let waiting: Int
+    }
+
     enum Priority: Int, Comparable, Sendable {
         case background = 0
         case userInitiated = 1
@@ -31,12 +41,15 @@ final class RenderQueue: Sendable {
     }
 
     let width: Int
+    /// The most jobs of one priority that wait for a slot.
+    let capacity: Int
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "lightbox.render", qos: .userInitiated, attributes: .concurrent)
     private let backgroundQueue = DispatchQueue(label: "lightbox.render.background", qos: .utility, attributes: .concurrent)
 
-    init(width: Int) {
+    init(width: Int, capacity: Int = 256) {
         self.width = max(1, width)
+        self.capacity = max(1, capacity)
     }
 
     /// Runs `work` when a slot is free. Throws `CancellationError` when `isCancelled` says so
@@ -56,28 +69,36 @@ final class RenderQueue: Sendable {
                 },
                 abandon: { continuation.resume(throwing: CancellationError()) },
                 isCancelled: isCancelled)
-            submit(job)
+            if let full = submit(job) { continuation.resume(throwing: priority == .background ? CancellationError() : full) }
         }
     }
 
-    private func submit(_ job: Job) {
+    /// Starts or queues `job`; returns ``Full`` (and does neither) when its priority's
+    /// waiting list is at capacity.
+    private func submit(_ job: Job) -> Full? {
         if job.isCancelled() {
             job.abandon()
-            return
+            return nil
         }
         var numbered = job
-        let start: Bool = state.withLock { state in
-            state.sequence += 1
-            numbered.sequence = state.sequence
+        let (start, full): (Bool, Full?) = state.withLock { state in
             if state.running < width {
                 state.running += 1
-                return true
+                return (true, nil)
             }
+            let waiting = state.waiting.count { $0.priority == job.priority }
+            guard waiting < capacity else { return (false, Full(waiting: waiting)) }
+            state.sequence += 1
+            numbered.sequence = state.sequence
             state.waiting.append(numbered)
-            return false
+            return (false, nil)
         }
         if start { job.start() }
+        return full
     }
+
+    /// How many jobs wait for a slot.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
 
     /// Abandons the waiting jobs whose requests were cancelled, at once rather than when a
     /// slot frees: their callers stop waiting.

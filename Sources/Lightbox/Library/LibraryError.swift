@@ -16,6 +16,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case persistentChangeTokenExpired
             case cancelled
             case outputRefused
+            case busy
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -47,6 +48,8 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
         /// A file would have been written over an input, over a file the run did not create, or
         /// into a library's own folder; nothing was written.
         public static let outputRefused = Code(.outputRefused)
+        /// Too much work is waiting (renders past the image manager's bound); ask again later.
+        public static let busy = Code(.busy)
 
         public var description: String {
             switch wrapped {
@@ -62,6 +65,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case .collectionNotFound: "collectionNotFound"
             case .cancelled: "cancelled"
             case .outputRefused: "outputRefused"
+            case .busy: "busy"
             case .persistentChangeTokenExpired: "persistentChangeTokenExpired"
             }
         }

@@ -1,0 +1,194 @@
+import Foundation
+import LightboxTestSupport
+import Testing
+
+@testable import Lightbox
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `lightbox serve` under a flood: connections past the limits are closed, silent ones time
+/// out, and the server still answers; renders past the waiting bound are refused, not queued.
+@Suite("Server and render limits")
+struct ServeLimitsTests {
+    @Test("Connections past the per-address limit are closed, a slow header times out, and the server still answers")
+    func connectionLimits() async throws {
+        let folder = try TemporaryDirectory()
+        let (library, _) = try await ChangeTests.makeLibrary(folder, count: 1)
+        let port = try Self.freePort()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+        server.arguments = [
+            "serve", "--library", library.url.path, "--port", "\(port)", "--max-connections-per-address", "3",
+            "--idle-timeout", "2",
+        ]
+        let errors = Pipe()
+        server.standardError = errors
+        server.standardOutput = FileHandle.nullDevice
+        try server.run()
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        var said = ""
+        while !said.contains("Serving") {
+            let chunk = errors.fileHandleForReading.availableData
+            try #require(!chunk.isEmpty, "the server stopped: \(said)")
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+
+        // Three connections are held, each answered once (so the server has counted it); a
+        // fourth from the same address is closed at once, unanswered.
+        let held = try (0..<3).map { _ in try Self.connect(port) }
+        for socket in held {
+            Self.send(socket, "GET /api/none HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(Self.readResponse(socket).hasPrefix("HTTP/1.1 404"))
+        }
+        let refused = try Self.connect(port)
+        Self.send(refused, "GET /api/none HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(Self.readUntilClosed(refused) == "", "the fourth connection is closed without an answer")
+        close(refused)
+        // Silent, the held ones are closed by the server after the idle timeout.
+        for socket in held {
+            #expect(Self.readUntilClosed(socket) == "", "an idle connection is closed")
+            close(socket)
+        }
+
+        // A connection answered once, then sending a header in part and nothing more: closed
+        // after the idle timeout, unanswered.
+        let slow = try Self.connectAnswered(port)
+        Self.send(slow, "GET /api/assets HTTP/1.1\r\nHost: localhost\r\n")
+        #expect(Self.readUntilClosed(slow) == "", "a header that never ends is dropped")
+        close(slow)
+
+        // And a whole request is answered.
+        let client = try Self.connectAnswered(port)
+        Self.send(client, "GET /api/assets?limit=1 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(Self.readResponse(client).hasPrefix("HTTP/1.1 200"))
+        close(client)
+    }
+
+    /// A connection the server accepted and answered once: connections the server has not
+    /// yet seen closed still count against the address for a moment, so it tries again.
+    static func connectAnswered(_ port: Int) throws -> Int32 {
+        for _ in 0..<100 {
+            let socket = try connect(port)
+            send(socket, "GET /api/none HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            if readResponse(socket).hasPrefix("HTTP/1.1 404") { return socket }
+            close(socket)
+            usleep(100_000)
+        }
+        throw CancellationError()
+    }
+
+    /// One response: its head, and as many body bytes as its Content-Length says.
+    static func readResponse(_ fd: Int32) -> String {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let text = String(decoding: received, as: UTF8.self)
+            if let end = text.range(of: "\r\n\r\n") {
+                let length =
+                    text[..<end.lowerBound].split(separator: "\r\n").first {
+                        $0.lowercased().hasPrefix("content-length:")
+                    }.flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if text.utf8.count - text[..<end.upperBound].utf8.count >= length { return text }
+            }
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { return String(decoding: received, as: UTF8.self) }
+            received += buffer[0..<count]
+        }
+    }
+
+    @Test("Renders past the waiting bound are refused at once (busy), caching ones dropped; the rest run")
+    func renderQueueBound() async throws {
+        let queue = RenderQueue(width: 1, capacity: 2)
+        let gate = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let first = Task {
+            try await queue.run(priority: .userInitiated, isCancelled: { false }) {
+                started.signal()
+                gate.wait()
+                return 0
+            }
+        }
+        started.wait()
+        // Two wait for the one slot; the third finds the list full.
+        let waiting = (1...2).map { n in
+            Task { try await queue.run(priority: .userInitiated, isCancelled: { false }) { n } }
+        }
+        while queue.waitingCount < 2 { await Task.yield() }
+        await #expect(throws: RenderQueue.Full.self) {
+            try await queue.run(priority: .userInitiated, isCancelled: { false }) { 3 }
+        }
+        // Caching work has a list of its own, and what overflows it is dropped, not refused.
+        let cached = (4...5).map { n in
+            Task { try await queue.run(priority: .background, isCancelled: { false }) { n } }
+        }
+        while queue.waitingCount < 4 { await Task.yield() }
+        await #expect(throws: CancellationError.self) {
+            try await queue.run(priority: .background, isCancelled: { false }) { 6 }
+        }
+        gate.signal()
+        #expect(try await first.value == 0)
+        #expect(try await waiting[0].value + waiting[1].value == 3)
+        #expect(try await cached[0].value + cached[1].value == 9)
+    }
+
+    /// A port no one listens on now.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A connected socket to 127.0.0.1:`port`, reads given up after 30 s.
+    static func connect(_ port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        try #require(connected, "cannot connect to port \(port)")
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    static func send(_ fd: Int32, _ text: String) {
+        _ = text.utf8CString.withUnsafeBufferPointer {
+            Glibc.send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL))
+        }
+    }
+
+    /// What the peer sends until it closes the connection (or 30 s pass: then "timed out").
+    static func readUntilClosed(_ fd: Int32) -> String {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count > 0 {
+                received += buffer[0..<count]
+                continue
+            }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return "timed out" }
+            return String(decoding: received, as: UTF8.self)
+        }
+    }
+}
