@@ -17,6 +17,14 @@ public enum MetadataReader {
         try read(ByteSource(fileAtPath: path), filenameExtension: (path as NSString).pathExtension)
     }
 
+    /// Throws when the file's structure states sizes its bytes cannot hold, which a decoder
+    /// believing them would allocate: a PNG chunk longer than the file. Checked before a file
+    /// is handed to a decoder that is not Lightbox's own; reads only the structure.
+    public static func checkStructure(_ source: ByteSource) throws(MetadataError) {
+        let head = try source.bytes(at: 0, upTo: FileFormat.sniffLength)
+        if FileFormat(sniffing: head) == .png { try PNGContainer.checkChunks(source) }
+    }
+
     /// Reads the metadata of the bytes `source` holds. Bytes that start like a TIFF are a DNG
     /// when they carry a DNG version; else a NEF, ARW or PEF only when `filenameExtension`
     /// (the file's, without the dot) says so, and a TIFF otherwise: cameras write plain TIFFs

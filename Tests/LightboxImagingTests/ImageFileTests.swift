@@ -158,13 +158,13 @@ struct ImageFileTests {
         #expect(error?.code == .corrupt)
         #expect(error?.path == truncated)
 
-        // libvips rejects a PNG cut inside its header with a warning only: the error says so
-        // rather than giving empty brackets.
+        // A PNG cut inside a chunk is refused before libvips (which gave a warning only, and
+        // no reason): the error names the chunk the file cannot hold.
         let header = try folder.truncatedCopy(of: Corpus.path("pillow/images/7x13.png"), fraction: 0.5, as: "cut.png")
         let silent = #expect(throws: ImagingError.self) {
             try ImageFile.thumbnail(ofFileAt: header, options: ThumbnailOptions(width: 64, height: 64))
         }
-        #expect(silent?.message.contains("(libvips gave no reason)") == true, "\(silent?.message ?? "")")
+        #expect(silent?.message.contains("PNG chunk") == true, "\(silent?.message ?? "")")
 
         let noise = folder.randomFile("noise.jpg", count: 10_000)
         let noiseError = #expect(throws: ImagingError.self) { try ImageFile.properties(ofFileAt: noise) }
@@ -236,6 +236,32 @@ struct PixelBudgetTests {
             }
         }
         #expect(ImageFile.maximumPixels == 200_000_000)
+    }
+
+    @Test(
+        "A PNG chunk that says it holds more than the file is refused before a decoder allocates it",
+        arguments: ["tEXt", "zTXt", "iCCP"])
+    func chunkLongerThanFile(type: String) throws {
+        // A real screenshot, cut after its IHDR, then a chunk declaring 2 GB and 20 bytes of it.
+        let photo = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Corpus.path("pillow/images/hopper.png"))))
+        let lie = Self.be32(0x7FFF_FFF0) + Array(type.utf8) + Array(repeating: 0x61, count: 20)
+        let folder = try TemporaryDirectory()
+        let path = folder.path("liar.png")
+        try Data(Array(photo.prefix(33)) + lie).write(to: URL(fileURLWithPath: path))
+        for side in [256, ThumbnailOptions.maximumSide] {
+            do {
+                _ = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: side, height: side))
+                Issue.record("the PNG was decoded")
+            } catch {
+                #expect(error.code == .corrupt, "\(error.message)")
+                #expect(error.message.contains("PNG chunk \(type) at byte 33 says it holds 2147483632 bytes"), "\(error.message)")
+            }
+        }
+        #expect(throws: ImagingError.self) { try ImageFile.properties(ofFileAt: path) }
+        // libvips' loader, believing it, used to reach 2.1 GB; this whole process stays far below.
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #expect(usage.ru_maxrss < 1_500_000, "peak resident set \(usage.ru_maxrss) KB")
     }
 }
 

@@ -2,6 +2,7 @@ import CColour
 import CJPEG
 import CResample
 import CVips
+import LightboxMetadata
 import Glibc
 import Synchronization
 
@@ -278,6 +279,12 @@ extension Vips {
         -> VipsImageRef
     {
         try ensureStarted()
+        // What libvips' loaders would believe and allocate, refused first.
+        do throws(MetadataError) {
+            try MetadataReader.checkStructure(ByteSource(fileAtPath: path))
+        } catch {
+            throw ImagingError(.corrupt, error.message, path: path)
+        }
         guard
             let image = cvips_image_new_from_file(
                 path, failOnTruncation ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE,
