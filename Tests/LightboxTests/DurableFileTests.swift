@@ -57,7 +57,13 @@ struct DurableFileTests {
             try Data(other).write(to: URL(fileURLWithPath: source))
             let copied = try store.store(copying: source, sha256: FileIO.sha256(of: other), filenameExtension: "jpg")
             #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: store.absolutePath(copied)))) == other, "\(length) + 2 bytes")
+            // Until their commit, both are marked in flight (the same inode); released, unmarked.
+            for path in [fromMemory, copied] {
+                #expect(store.isMarked(path, by: store.markerPath(path)), "\(path) is marked")
+            }
+            store.release([fromMemory, copied])
         }
+        // No temporary file is left, nor a marker once released.
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.incoming).isEmpty)
     }
 
