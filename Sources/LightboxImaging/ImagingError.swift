@@ -10,6 +10,7 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
             case cancelled
             case tooLarge
             case invalidRecipe
+            case timedOut
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -29,6 +30,8 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         /// An edit recipe names an unknown filter, a value out of range, or a version this
         /// Lightbox does not read.
         public static let invalidRecipe = Code(.invalidRecipe)
+        /// The render took longer than its monitor's time limit and was stopped.
+        public static let timedOut = Code(.timedOut)
 
         public var description: String {
             switch wrapped {
@@ -39,6 +42,7 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
             case .cancelled: "cancelled"
             case .tooLarge: "too large"
             case .invalidRecipe: "invalid recipe"
+            case .timedOut: "timed out"
             }
         }
     }

@@ -239,6 +239,22 @@ struct PixelBudgetTests {
     }
 
     @Test(
+        "A render past its time limit stops and says so; a render within it is untouched",
+        arguments: ["lomiri/backgrounds/Dragonfly_by_Bolly.jpg", "pillow/images/hopper.png", "exiv2/data/IMG_3578.heic"])
+    func timeLimit(file: String) throws {
+        let path = try Corpus.path(file)
+        let full = ThumbnailOptions(width: ThumbnailOptions.maximumSide, height: ThumbnailOptions.maximumSide)
+        let stopped = RenderMonitor(isCancelled: { false }, timeLimit: .zero)
+        let error = #expect(throws: ImagingError.self) {
+            try ImageFile.thumbnail(ofFileAt: path, options: full, monitor: stopped)
+        }
+        #expect(error?.code == .timedOut, "\(error?.message ?? "")")
+        #expect(error?.path == path)
+        let image = try ImageFile.thumbnail(ofFileAt: path, options: full, monitor: RenderMonitor(isCancelled: { false }))
+        #expect(image.pixelWidth > 0)
+    }
+
+    @Test(
         "A PNG chunk that says it holds more than the file is refused before a decoder allocates it",
         arguments: ["tEXt", "zTXt", "iCCP"])
     func chunkLongerThanFile(type: String) throws {

@@ -28,10 +28,15 @@ enum Renderer {
         monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         PixelBuffers.prepareProcess()
-        return try Processors.shared.holding { () throws(ImagingError) in
-            let decoded = try decodeFile(
-                path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: monitor)
-            return try render(decoded, path: path, options: options, monitor: monitor)
+        let (bounded, deadline) = RenderMonitor.bounded(monitor)
+        do {
+            return try Processors.shared.holding { () throws(ImagingError) in
+                let decoded = try decodeFile(
+                    path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: bounded)
+                return try render(decoded, path: path, options: options, monitor: bounded)
+            }
+        } catch {
+            throw RenderMonitor.explain(error, given: monitor, deadline: deadline, path: path)
         }
     }
 
@@ -41,9 +46,14 @@ enum Renderer {
         encoded bytes: [UInt8], options: [ThumbnailOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         PixelBuffers.prepareProcess()
-        return try Processors.shared.holding { () throws(ImagingError) in
-            try render(
-                encoded: bytes, label: "an encoded image of \(bytes.count) bytes", options: options, monitor: monitor)
+        let label = "an encoded image of \(bytes.count) bytes"
+        let (bounded, deadline) = RenderMonitor.bounded(monitor)
+        do {
+            return try Processors.shared.holding { () throws(ImagingError) in
+                try render(encoded: bytes, label: label, options: options, monitor: bounded)
+            }
+        } catch {
+            throw RenderMonitor.explain(error, given: monitor, deadline: deadline, path: label)
         }
     }
 
