@@ -34,7 +34,7 @@ SAMPLES := \
 	.corpus/exiv2/data/exiv2-nikon-d70.jpg \
 	.corpus/lomiri/backgrounds
 
-.PHONY: all deps corpus build release test bench run clean
+.PHONY: all deps corpus build release test fuzz bench run clean
 
 all: build
 
@@ -78,6 +78,17 @@ test: deps corpus
 	fi; \
 	rm -f "$$log"
 	swift test --skip-build
+	scripts/fuzz --seconds $(FUZZ_CHECK_SECONDS) --jobs 2
+
+# make test fuzzes each target this long (after replaying its committed inputs); make fuzz,
+# FUZZ_SECONDS each (one CPU-hour: docs/SECURITY.md), FUZZ_JOBS at a time.
+FUZZ_CHECK_SECONDS ?= 10
+FUZZ_SECONDS ?= 3600
+FUZZ_JOBS ?= 1
+
+## fuzz: fuzz every parser of untrusted bytes with libFuzzer (scripts/fuzz), an hour each
+fuzz: deps corpus
+	scripts/fuzz --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS)
 
 # The image benchmark's JPEGs: 12 MP phones, a 24 MP camera, a progressive worst case.
 BENCH_JPEGS := \
