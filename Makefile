@@ -67,6 +67,7 @@ build: deps
 SWIFT_RELEASE := swift build -c release --static-swift-stdlib
 release: deps
 	$(SWIFT_RELEASE) --product lightbox
+	$(SWIFT_RELEASE) --product lightbox-confine
 	$(SWIFT_RELEASE) --product lightbox-bench
 
 ## test: build and run every test, on real photos

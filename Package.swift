@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "lightbox", targets: ["lightbox"]),
         .executable(name: "lightbox-bench", targets: ["lightbox-bench"]),
         .executable(name: "lightbox-fuzz", targets: ["lightbox-fuzz"]),
+        .executable(name: "lightbox-confine", targets: ["lightbox-confine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -133,6 +134,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // External editors run under it: Landlock, a child subreaper counting the memory of all
+        // their processes, and nothing left running after them. C, to fork a single-threaded
+        // process and set Landlock up before exec, which Foundation's Process cannot.
+        .executableTarget(name: "lightbox-confine"),
         // The fuzz targets of every parser of untrusted bytes (scripts/fuzz builds them with
         // libFuzzer); an ordinary build replays inputs through them.
         .executableTarget(

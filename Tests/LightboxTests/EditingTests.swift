@@ -317,6 +317,85 @@ struct EditingTests {
         #expect(try await Self.originalsCount(library) == before)
     }
 
+    @Test("An external editor is confined: it writes nowhere but its folder, all its processes share the limits, none outlives it")
+    func externalEditorConfined() async throws {
+        let (library, asset, _, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let original = try await library.fileURL(for: try #require(asset.resource(ofType: .photo))).path
+        let database = library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path
+        let (originalHash, databaseSize) = (try Self.sha256(original), try Self.size(database))
+        let escaped = folder.path("escaped")
+
+        // A vandal: it writes over the original and the catalog, and leaves a file outside.
+        let vandal = try Self.script(
+            "#!/bin/sh\ncat > /dev/null\nchmod 644 \"$1\"; echo x >> \"$1\"; echo x >> \"$2\"; touch \"$3\"\necho '{}'\n",
+            named: "vandal.sh", in: folder)
+        await #expect(throws: LibraryError.self) {
+            try await library.edit(asset, with: ExternalEditor(program: vandal, arguments: [original, database, escaped]))
+        }
+        #expect(try Self.sha256(original) == originalHash, "the original is untouched")
+        #expect(try Self.size(database) == databaseSize, "the catalog is untouched")
+        #expect(!FileManager.default.fileExists(atPath: escaped), "nothing is written outside the editor's folder")
+
+        // Four children of 200 MB each, under a limit of 512 MiB for them all.
+        let forker = try Self.script(
+            "#!/usr/bin/env python3\nimport os, sys, time\nsys.stdin.read()\nfor _ in range(4):\n"
+                + "    if os.fork() == 0:\n        b = bytearray(200 << 20)\n"
+                + "        for i in range(0, len(b), 4096): b[i] = 1\n        time.sleep(30)\n        os._exit(0)\n"
+                + "time.sleep(30)\nprint('{}')\n",
+            named: "forker.py", in: folder)
+        do {
+            _ = try await library.edit(asset, with: ExternalEditor(program: forker, memoryLimit: 512 << 20, timeLimit: 20))
+            Issue.record("the forking editor's edit landed")
+        } catch let error as LibraryError {
+            #expect(error.message.contains("memory limit of 512 MiB"), "\(error.message)")
+        }
+
+        // A child in a session of its own, past the time limit: killed with the rest.
+        let marker = "297.\(getpid() % 1000)"
+        let escaper = try Self.script(
+            "#!/bin/sh\ncat > /dev/null\nsetsid sleep \(marker) &\nsleep 30\n", named: "escaper.sh", in: folder)
+        do {
+            _ = try await library.edit(asset, with: ExternalEditor(program: escaper, timeLimit: 1))
+            Issue.record("the escaper's edit landed")
+        } catch let error as LibraryError {
+            #expect(error.message.contains("time limit of 1 s"), "\(error.message)")
+        }
+        #expect(Self.processes(withArgument: marker).isEmpty, "no process of the editor outlives it")
+
+        // Gigabytes on standard output stop at the file limit; a render that is a named pipe is
+        // refused, not read forever.
+        let flood = try Self.script(
+            "#!/bin/sh\ncat > /dev/null\nhead -c 2000000000 /dev/zero\n", named: "flood.sh", in: folder)
+        await #expect(throws: LibraryError.self) { try await library.edit(asset, with: ExternalEditor(program: flood)) }
+        let piper = try Self.script(
+            "#!/usr/bin/env python3\nimport json, os, sys\nrequest = json.load(sys.stdin)\n"
+                + "os.mkfifo(request['output']['renderedContent'])\n"
+                + "print(json.dumps({'adjustmentData': {'formatIdentifier': 'pipe', 'formatVersion': '1', 'data': ''}}))\n",
+            named: "piper.py", in: folder)
+        do {
+            _ = try await library.edit(asset, with: ExternalEditor(program: piper))
+            Issue.record("a named pipe landed as a render")
+        } catch let error as LibraryError {
+            #expect(error.message.contains("named pipe"), "\(error.message)")
+        }
+        let unchanged = try #require(try await library.asset(withLocalIdentifier: asset.localIdentifier))
+        #expect(!unchanged.hasAdjustments)
+    }
+
+    static func size(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? -1
+    }
+
+    /// The processes whose command line has `argument`.
+    static func processes(withArgument argument: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { name in
+            guard name.first?.isNumber == true, let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline")
+            else { return false }
+            return data.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == argument }
+        }
+    }
+
     // MARK: - Crashes
 
     @Test(

@@ -50,7 +50,12 @@ public final class ExternalEditor: ContentEditingController {
         let request: [String: Any] = [
             "protocol": Self.protocolVersion, "action": "canHandle", "adjustmentData": Self.json(adjustmentData),
         ]
-        let answer = (try? parse(run(Self.encode(request), seconds: min(10, timeLimit))))?["canHandle"] as? Bool ?? false
+        // The question gets a folder of its own to write in (temporary files), removed after.
+        let folder = ProcessFolder.makeTemporaryFolder("ask")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let answer =
+            (try? parse(run(Self.encode(request), seconds: min(10, timeLimit), writable: folder.path)))?["canHandle"]
+            as? Bool ?? false
         state.withLock { $0.canHandle[adjustmentData] = answer }
         return answer
     }
@@ -88,7 +93,7 @@ public final class ExternalEditor: ContentEditingController {
                 "protocol": Self.protocolVersion, "action": "edit", "filters": filters, "input": inputs, "output": outputs,
             ]
             let bytes = Self.encode(request)
-            let answered = try await BlockingWork.run { [self] in try run(bytes, seconds: timeLimit) }
+            let answered = try await BlockingWork.run { [self] in try run(bytes, seconds: timeLimit, writable: folder) }
             let answer = try parse(answered)
             guard let data = answer["adjustmentData"] as? [String: Any], let adjustment = Self.adjustmentData(data) else {
                 throw LibraryError(
@@ -97,7 +102,11 @@ public final class ExternalEditor: ContentEditingController {
             guard FileIO.fileExists(output.renderedContentURL.path) else {
                 throw LibraryError(.invalidRequest, "the editor \(program) wrote no render to \(output.renderedContentURL.path)")
             }
+            // What the editor made is read with the care of any untrusted file: a pipe would
+            // hang the read.
+            try FileIO.requireRegularFile(output.renderedContentURL.path)
             if let movie = input.livePhotoMovieURL, FileIO.fileExists(output.renderedLivePhotoMovieURL.path) {
+                try FileIO.requireRegularFile(output.renderedLivePhotoMovieURL.path)
                 let (still, edited) = (input.fullSizeImageURL.path, output.renderedLivePhotoMovieURL.path)
                 try await BlockingWork.run { try LivePhotoEditingContext.pair(movieAt: edited, still: still, sourceMovie: movie.path) }
             }
@@ -133,9 +142,10 @@ public final class ExternalEditor: ContentEditingController {
 
     /// One request, one answer: what the program wrote on its standard output, or a clear
     /// error when it failed or was stopped.
-    private func run(_ bytes: [UInt8], seconds: Double) throws -> [UInt8] {
+    private func run(_ bytes: [UInt8], seconds: Double, writable: String) throws -> [UInt8] {
         let limits = LimitedProcess.Limits(memoryBytes: memoryLimit, seconds: seconds)
-        let outcome = try LimitedProcess.run([program] + arguments, input: bytes, limits: limits, cancellation: cancellation)
+        let outcome = try LimitedProcess.run(
+            [program] + arguments, input: bytes, limits: limits, writable: writable, cancellation: cancellation)
         let megabytes = memoryLimit >> 20
         let said = outcome.standardErrorTail.isEmpty ? "" : ": \(outcome.standardErrorTail.split(separator: "\n").suffix(3).joined(separator: " / "))"
         switch outcome.ending {

@@ -87,6 +87,7 @@ extension PhotoLibrary {
         static let wholeReadLimit = 64 << 20
 
         init(path: String) throws {
+            try FileIO.requireRegularFile(path)
             let attributes = try? FileManager.default.attributesOfItem(atPath: path)
             let fileSize = (attributes?[.size] as? NSNumber)?.intValue ?? Int.max
             let head = try FileIO.prefix(ofFileAt: path, count: FileFormat.sniffLength)

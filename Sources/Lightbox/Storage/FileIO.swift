@@ -177,4 +177,22 @@ package enum FileIO {
         var info = stat()
         return stat(path, &info) == 0
     }
+
+    /// Throws unless `path` is a regular file (through links): opening a named pipe to read
+    /// it waits for a writer forever, and a device has no end. Files an import or an editor
+    /// names are checked before they are opened.
+    static func requireRegularFile(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw posixError("reading", path) }
+        let kind: String
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: kind = "a folder"
+        case S_IFIFO: kind = "a named pipe"
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        case S_IFSOCK: kind = "a socket"
+        default: kind = "not a file"
+        }
+        throw LibraryError(.unreadableFile, "not a regular file but \(kind)", path: path)
+    }
 }

@@ -1,20 +1,25 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
-/// Runs a program under a memory limit and a time limit, with its standard input from bytes
-/// and its output kept: how Lightbox runs external editors.
+/// Runs a program confined, with its standard input from bytes and its output kept: how
+/// Lightbox runs external editors.
 ///
-/// The program starts through `/bin/sh`, which sets `ulimit -d` (the data segment: heap and
-/// private mappings, so allocations past the limit fail) and execs it, in a process group of
-/// its own. Lightbox watches it every 10 ms: past the time limit, or with a resident size above
-/// the memory limit, the whole group is killed.
+/// The program starts under `lightbox-confine` (a small C program built beside `lightbox`):
+/// it may write only in one folder (Landlock), its processes together may hold the memory
+/// limit (the supervisor is their child subreaper and sums them all, `setsid` or not), no file
+/// it writes may pass ``Limits/fileBytes`` (its standard output included), and past the time
+/// limit, or when it exits, every process it started is killed. Without Landlock (Linux 5.13
+/// and later) it does not run at all.
 struct LimitedProcess {
     struct Limits: Sendable, Hashable {
         var memoryBytes: Int
         var seconds: Double
+        /// The largest file the program may write: a full-size render of a 200-megapixel photo
+        /// is well under it.
+        var fileBytes = 512 << 20
     }
 
     /// How a run ended.
@@ -45,21 +50,28 @@ struct LimitedProcess {
         func cancel() { lock.withLock { flag = true } }
     }
 
-    /// Runs `arguments` (the program first) with `input` on its standard input. Blocks.
+    /// Runs `arguments` (the program first) with `input` on its standard input, able to write
+    /// only beneath `writable`. Blocks.
     static func run(
-        _ arguments: [String], input: [UInt8], limits: Limits, cancellation: Cancellation? = nil
+        _ arguments: [String], input: [UInt8], limits: Limits, writable: String, cancellation: Cancellation? = nil
     ) throws -> Outcome {
+        let confine = try confinePath()
         let folder = ProcessFolder.makeTemporaryFolder("run").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let (inPath, outPath, errPath) = (folder + "/stdin", folder + "/stdout", folder + "/stderr")
+        let (inPath, outPath, errPath, resultPath) = (
+            folder + "/stdin", folder + "/stdout", folder + "/stderr", folder + "/outcome"
+        )
         // A scratch file: no need for writeAtomically's fsync.
         guard FileManager.default.createFile(atPath: inPath, contents: Data(input)) else {
             throw LibraryError(.storageFailed, "cannot write the editor's request", path: inPath)
         }
-
-        let kilobytes = max(1, limits.memoryBytes / 1024)
-        let script = "ulimit -d \(kilobytes) 2>/dev/null; exec \"$0\" \"$@\""
-        let argv = (["/bin/sh", "-c", script] + arguments).map { strdup($0) } + [nil]
+        let seconds = Int(limits.seconds.rounded(.up))
+        let argv =
+            ([
+                confine, "\(max(1, limits.memoryBytes))", "\(max(1, seconds))", "\(max(1, limits.fileBytes))", writable,
+                "--",
+            ]
+            + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -67,61 +79,81 @@ struct LimitedProcess {
         posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 3, resultPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         posix_spawnattr_setpgroup(&attributes, 0)
+        var environment = ProcessInfo.processInfo.environment
+        // Temporary files go where the program may write.
+        environment["TMPDIR"] = writable
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environ)
+        let spawned = posix_spawn(&pid, confine, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
-            throw LibraryError(.invalidRequest, "cannot start \(arguments[0]): \(String(cString: strerror(spawned)))")
+            throw LibraryError(.invalidRequest, "cannot start \(confine): \(String(cString: strerror(spawned)))")
         }
 
+        // The supervisor keeps the limits; this loop only passes a cancellation on, and stops
+        // a supervisor that outlives the time limit by far (it never should).
         let start = Date()
         var status: Int32 = 0
-        var killedFor: Outcome.Ending?
-        var peak = 0
+        var told = false
         while true {
             let done = waitpid(pid, &status, WNOHANG)
-            if done == pid { break }
-            if done < 0 && errno != EINTR { break }
-            let resident = residentBytes(pid)
-            peak = max(peak, resident)
-            if killedFor == nil {
-                if Date().timeIntervalSince(start) > limits.seconds {
-                    killedFor = .timedOut
-                } else if resident > limits.memoryBytes {
-                    killedFor = .outOfMemory
-                } else if cancellation?.isCancelled == true {
-                    killedFor = .cancelled
-                }
-                if killedFor != nil { kill(-pid, SIGKILL) }
+            if done == pid || (done < 0 && errno != EINTR) { break }
+            if cancellation?.isCancelled == true && !told {
+                kill(pid, SIGTERM)
+                told = true
             }
+            if Date().timeIntervalSince(start) > limits.seconds + 30 { kill(-pid, SIGKILL) }
             usleep(10_000)
         }
-        // Whatever the program left running in its group goes with it.
-        kill(-pid, SIGKILL)
         let output = (try? FileIO.contents(ofFileAt: outPath, limit: 16 << 20)) ?? nil
         let errors = (try? FileIO.contents(ofFileAt: errPath, limit: 16 << 20)) ?? nil
-        let tail = String(decoding: (errors ?? []).suffix(2000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let ending: Outcome.Ending
-        if let killedFor {
-            ending = killedFor
-        } else if status & 0x7F == 0 {
-            ending = .exited((status >> 8) & 0xFF)
-        } else {
-            ending = .signalled(status & 0x7F)
+        let tail = String(decoding: (errors ?? []).suffix(2000), as: UTF8.self).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let result = String(
+            decoding: ((try? FileIO.contents(ofFileAt: resultPath, limit: 4096)) ?? nil) ?? [], as: UTF8.self)
+        let words = result.split(whereSeparator: \.isWhitespace)
+        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0, let first = words.first else {
+            throw LibraryError(
+                .invalidRequest, "cannot run \(arguments[0]) confined\(tail.isEmpty ? "" : ": " + tail)")
         }
+        let value = words.count > 1 ? Int32(words[1]) : nil
+        let ending: Outcome.Ending =
+            switch first {
+            case "exited": .exited(value ?? 0)
+            case "signalled": .signalled(value ?? 0)
+            case "timedOut": .timedOut
+            case "outOfMemory": .outOfMemory
+            default: .cancelled
+            }
+        let peak = words.firstIndex(of: "peak").flatMap { $0 + 1 < words.count ? Int(words[$0 + 1]) : nil } ?? 0
         return Outcome(ending: ending, standardOutput: output ?? [], standardErrorTail: tail, peakResidentBytes: peak)
     }
 
-    /// A running process's resident memory, from `/proc`; 0 when unknown.
-    private static func residentBytes(_ pid: pid_t) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-        else { return 0 }
-        return kilobytes * 1024
+    /// `lightbox-confine`: `$LIGHTBOX_CONFINE`, else beside the running program (or, for tests,
+    /// in the folder above it), else on the `PATH`.
+    static func confinePath() throws -> String {
+        let name = "lightbox-confine"
+        if let given = ProcessInfo.processInfo.environment["LIGHTBOX_CONFINE"], !given.isEmpty { return given }
+        let executable = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0])
+        var candidates = [
+            executable.deletingLastPathComponent(), executable.deletingLastPathComponent().deletingLastPathComponent(),
+        ]
+        .map { $0.appendingPathComponent(name).path }
+        candidates += (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/\(name)" }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw LibraryError(
+                .invalidRequest,
+                "cannot run an external editor: \(name), which confines it, is not beside \(executable.path) nor on the "
+                    + "PATH (set LIGHTBOX_CONFINE)")
+        }
+        return found
     }
 }
