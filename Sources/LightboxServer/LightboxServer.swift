@@ -157,12 +157,13 @@ public enum LightboxServer {
         onServerRunning: @escaping @Sendable () async -> Void = {}
     ) -> some ApplicationProtocol {
         let perAddress = AddressConnections(limit: limits.connectionsPerAddress)
-        let idle = limits.idleTimeout.components
-        let idleTimeout = TimeAmount.seconds(idle.seconds) + .nanoseconds(idle.attoseconds / 1_000_000_000)
+        let headerTimeout = limits.headerTimeout.timeAmount
         return Application(
             router: router(library: library, limits: limits),
             server: .http1(
-                configuration: .init(additionalChannelHandlers: [perAddress.handler()], idleTimeout: idleTimeout)),
+                configuration: .init(
+                    additionalChannelHandlers: [perAddress.handler(), HeaderTimeoutHandler(timeout: headerTimeout)],
+                    idleTimeout: limits.idleTimeout.timeAmount)),
             configuration: .init(
                 address: .hostname(host, port: port), serverName: "Lightbox",
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.effectiveConnections)),

@@ -22,6 +22,9 @@ public struct ServerLimits: Sendable {
     /// A connection that sends nothing for this long (before its request's head is complete,
     /// between two parts of its body, or between requests) is closed.
     public var idleTimeout: Duration = .seconds(30)
+    /// A new connection whose first request's head is not complete by then is closed, however
+    /// it trickles: slots held by clients that never ask are freed sooner than idle ones.
+    public var headerTimeout: Duration = .seconds(10)
     /// The most image requests that wait for a render slot; past it, 503 with `Retry-After`.
     public var waitingRenders = 256
 
@@ -88,5 +91,42 @@ final class AddressConnections: Sendable {
             }
             context.channel.closeFuture.whenComplete { [connections] _ in connections.close(address) }
         }
+    }
+}
+
+/// Closes a connection whose first request has not given its head within `timeout`: the
+/// HTTP decoder before it passes nothing on until a head is whole, so a header sent a byte at
+/// a time, or never, reaches the deadline.
+final class HeaderTimeoutHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = Any
+    private let timeout: TimeAmount
+    private var deadline: Scheduled<Void>?
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelRead(data)
+    }
+}
+
+extension Duration {
+    /// The same span for NIO.
+    var timeAmount: TimeAmount {
+        let (seconds, attoseconds) = components
+        return .seconds(seconds) + .nanoseconds(attoseconds / 1_000_000_000)
     }
 }

@@ -26,16 +26,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a connection may send nothing (a slow header, body or keep-alive) before it is closed.")
     var idleTimeout = 30
 
+    @Option(help: "Seconds a new connection has to send its first request's whole header.")
+    var headerTimeout = 10
+
     func run() async throws {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535, not \(port)") }
         for (name, value) in [("--max-connections", maxConnections), ("--max-connections-per-address", maxConnectionsPerAddress),
-            ("--idle-timeout", idleTimeout)] where !(1...1_000_000).contains(value) {
+            ("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout)] where !(1...1_000_000).contains(value) {
             throw ValidationError("\(name) must be 1...1000000, not \(value)")
         }
         var limits = ServerLimits()
         limits.connections = maxConnections
         limits.connectionsPerAddress = maxConnectionsPerAddress
         limits.idleTimeout = .seconds(idleTimeout)
+        limits.headerTimeout = .seconds(headerTimeout)
         let library = try libraryOptions.open()
         let count = try await library.assetCount()
         let (host, port) = (host, port)

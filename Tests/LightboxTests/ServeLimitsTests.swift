@@ -16,26 +16,11 @@ struct ServeLimitsTests {
     func connectionLimits() async throws {
         let folder = try TemporaryDirectory()
         let (library, _) = try await ChangeTests.makeLibrary(folder, count: 1)
-        let port = try Self.freePort()
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
-        server.arguments = [
-            "serve", "--library", library.url.path, "--port", "\(port)", "--max-connections-per-address", "3",
-            "--idle-timeout", "2",
-        ]
-        let errors = Pipe()
-        server.standardError = errors
-        server.standardOutput = FileHandle.nullDevice
-        try server.run()
+        let (server, port) = try Self.serve(
+            library.url.path, ["--max-connections-per-address", "3", "--idle-timeout", "2", "--header-timeout", "60"])
         defer {
             server.terminate()
             server.waitUntilExit()
-        }
-        var said = ""
-        while !said.contains("Serving") {
-            let chunk = errors.fileHandleForReading.availableData
-            try #require(!chunk.isEmpty, "the server stopped: \(said)")
-            said += String(decoding: chunk, as: UTF8.self)
         }
 
         // Three connections are held, each answered once (so the server has counted it); a
@@ -67,6 +52,50 @@ struct ServeLimitsTests {
         Self.send(client, "GET /api/assets?limit=1 HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(Self.readResponse(client).hasPrefix("HTTP/1.1 200"))
         close(client)
+    }
+
+    @Test("A new connection trickling its header is closed at the header timeout, long before the idle one")
+    func headerTimeout() async throws {
+        let folder = try TemporaryDirectory()
+        let (library, _) = try await ChangeTests.makeLibrary(folder, count: 1)
+        let (server, port) = try Self.serve(library.url.path, ["--idle-timeout", "60", "--header-timeout", "1"])
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        let trickle = try Self.connect(port, giveUpAfter: 10)
+        for character in "GET /api/assets HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + String(repeating: "a", count: 40) {
+            Self.send(trickle, String(character))
+            var ready = pollfd(fd: trickle, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, 100) > 0 { break }  // closed by the server
+        }
+        // Within 10 s (the idle timeout, 60 s, would say "timed out"), and unanswered.
+        #expect(Self.readUntilClosed(trickle) == "", "a header trickled byte by byte is dropped")
+        close(trickle)
+        let client = try Self.connectAnswered(port)
+        close(client)
+    }
+
+    /// `lightbox serve` on a free port with `options`, once it listens.
+    static func serve(_ library: String, _ options: [String]) throws -> (Process, Int) {
+        let port = try freePort()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+        server.arguments = ["serve", "--library", library, "--port", "\(port)"] + options
+        let errors = Pipe()
+        server.standardError = errors
+        server.standardOutput = FileHandle.nullDevice
+        try server.run()
+        var said = ""
+        while !said.contains("Serving") {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty {
+                server.waitUntilExit()
+                throw LibraryError(.invalidRequest, "the server stopped: \(said)")
+            }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        return (server, port)
     }
 
     /// A connection the server accepted and answered once: connections the server has not
@@ -153,8 +182,8 @@ struct ServeLimitsTests {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// A connected socket to 127.0.0.1:`port`, reads given up after 30 s.
-    static func connect(_ port: Int) throws -> Int32 {
+    /// A connected socket to 127.0.0.1:`port`, reads given up after `giveUpAfter` seconds.
+    static func connect(_ port: Int, giveUpAfter seconds: Int = 30) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -166,7 +195,7 @@ struct ServeLimitsTests {
             }
         }
         try #require(connected, "cannot connect to port \(port)")
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return fd
     }
@@ -177,7 +206,8 @@ struct ServeLimitsTests {
         }
     }
 
-    /// What the peer sends until it closes the connection (or 30 s pass: then "timed out").
+    /// What the peer sends until it closes the connection (or the socket's read timeout
+    /// passes: then "timed out").
     static func readUntilClosed(_ fd: Int32) -> String {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
