@@ -160,7 +160,9 @@ let package = Package(
             // CJPEG and CResample directly: tests compare the 1/8 decoder's coefficients with
             // libjpeg's, and the resampler with a reference on any band count. CVips and
             // LightboxMetadata: the HEIF thumbnail sizes Lightbox reads against libheif's.
-            dependencies: ["LightboxImaging", "CJPEG", "CResample", "CVips", "LightboxMetadata", "LightboxTestSupport"],
+            dependencies: [
+                "LightboxImaging", "CJPEG", "CResample", "CVips", "LightboxMetadata", "LightboxTestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

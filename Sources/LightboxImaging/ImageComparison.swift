@@ -7,9 +7,9 @@ public enum ImageComparison {
     /// `contentMode` `.aspectFill` filled and cropped around the centre). Independent of the
     /// shrink-on-load path ``ImageFile/thumbnail(ofFileAt:options:)`` takes.
     public static func referenceThumbnail(
-        ofFileAt path: String, width: Int, height: Int, contentMode: ContentMode = .aspectFit, rotatedHalfTurn: Bool = false
-    ) throws(ImagingError) -> EncodedImage
-    {
+        ofFileAt path: String, width: Int, height: Int, contentMode: ContentMode = .aspectFit,
+        rotatedHalfTurn: Bool = false
+    ) throws(ImagingError) -> EncodedImage {
         // Random access: the oracle may rotate and crop in any order.
         let opened = try Vips.open(path, failOnTruncation: true, randomAccess: true)
         var image = try Vips.autorotate(opened)
@@ -22,9 +22,11 @@ public enum ImageComparison {
         }
         // Colour converted as Lightbox converts: only what is not plain sRGB already.
         var out: UnsafeMutablePointer<VipsImage>?
-        guard cvips_thumbnail_image(
+        guard
+            cvips_thumbnail_image(
                 image.pointer, &out, Int32(width), Int32(height), contentMode == .aspectFill ? 1 : 0,
-                opened.needsSRGBConversion ? 1 : 0) == 0, let out else {
+                opened.needsSRGBConversion ? 1 : 0) == 0, let out
+        else {
             throw ImagingError(.corrupt, "cannot resize (\(Vips.takeError()))", path: path)
         }
         let resized = VipsImageRef(out)
@@ -111,7 +113,9 @@ public enum ImageComparison {
     }
 
     /// An image file's 8-bit pixels, interleaved, with its size and bands.
-    public static func pixels(ofFileAt path: String) throws(ImagingError) -> (pixels: [UInt8], width: Int, height: Int, bands: Int) {
+    public static func pixels(ofFileAt path: String) throws(ImagingError) -> (
+        pixels: [UInt8], width: Int, height: Int, bands: Int
+    ) {
         try Vips.ensureStarted()
         let image = try open(path)
         return (try Vips.pixels(image), image.width, image.height, image.bands)

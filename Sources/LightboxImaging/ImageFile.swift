@@ -25,7 +25,8 @@ public enum ImageFile {
     ///
     /// The corresponding libvips operation is `vips_image_new_from_file`.
     public static func properties(ofFileAt path: String) throws(ImagingError) -> ImageProperties {
-        properties(of: try Vips.isolatingFailure { () throws(ImagingError) in try Vips.open(path, failOnTruncation: false) })
+        properties(
+            of: try Vips.isolatingFailure { () throws(ImagingError) in try Vips.open(path, failOnTruncation: false) })
     }
 
     private static func properties(of header: VipsImageRef) -> ImageProperties {

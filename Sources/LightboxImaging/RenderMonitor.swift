@@ -41,7 +41,9 @@ public struct RenderMonitor: Sendable {
     static func explain(
         _ error: ImagingError, given: RenderMonitor?, deadline: ContinuousClock.Instant, path: String
     ) -> ImagingError {
-        guard error.code == .cancelled, given?.isCancelled() != true, ContinuousClock.now >= deadline else { return error }
+        guard error.code == .cancelled, given?.isCancelled() != true, ContinuousClock.now >= deadline else {
+            return error
+        }
         let limit = given?.timeLimit ?? defaultTimeLimit
         return ImagingError(.timedOut, "the render took longer than its limit of \(limit) and was stopped", path: path)
     }

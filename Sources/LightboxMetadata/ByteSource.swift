@@ -103,7 +103,8 @@ public final class ByteSource: @unchecked Sendable {
 extension Array where Element == UInt8 {
     func u16(at offset: Int, bigEndian: Bool = true) -> UInt16? {
         guard offset >= 0, offset + 2 <= count else { return nil }
-        let a = UInt16(self[offset]), b = UInt16(self[offset + 1])
+        let a = UInt16(self[offset])
+        let b = UInt16(self[offset + 1])
         return bigEndian ? a << 8 | b : b << 8 | a
     }
 

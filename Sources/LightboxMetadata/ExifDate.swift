@@ -44,4 +44,3 @@ public struct ExifDate: Sendable, Hashable {
         return sign == "-" ? -seconds : seconds
     }
 }
-

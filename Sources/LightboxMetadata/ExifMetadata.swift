@@ -138,12 +138,33 @@ public struct ExifMetadata: Sendable, Hashable {
 
     /// Takes every field `other` has and this lacks (a RAW file's EXIF from its preview).
     mutating func fill(from other: ExifMetadata) {
-        func take<T>(_ field: WritableKeyPath<ExifMetadata, T?>) { if self[keyPath: field] == nil { self[keyPath: field] = other[keyPath: field] } }
-        take(\.orientation); take(\.make); take(\.model); take(\.software); take(\.dateTime)
-        take(\.dateTimeOriginal); take(\.createDate); take(\.subSecTimeOriginal); take(\.offsetTimeOriginal)
-        take(\.offsetTime); take(\.lensMake); take(\.lensModel); take(\.exposureTime); take(\.fNumber); take(\.iso)
-        take(\.focalLength); take(\.focalLengthIn35mmFormat); take(\.pixelXDimension); take(\.pixelYDimension)
-        take(\.userComment); take(\.customRendered); take(\.sceneCaptureType); take(\.gps); take(\.apple)
+        func take<T>(_ field: WritableKeyPath<ExifMetadata, T?>) {
+            if self[keyPath: field] == nil { self[keyPath: field] = other[keyPath: field] }
+        }
+        take(\.orientation)
+        take(\.make)
+        take(\.model)
+        take(\.software)
+        take(\.dateTime)
+        take(\.dateTimeOriginal)
+        take(\.createDate)
+        take(\.subSecTimeOriginal)
+        take(\.offsetTimeOriginal)
+        take(\.offsetTime)
+        take(\.lensMake)
+        take(\.lensModel)
+        take(\.exposureTime)
+        take(\.fNumber)
+        take(\.iso)
+        take(\.focalLength)
+        take(\.focalLengthIn35mmFormat)
+        take(\.pixelXDimension)
+        take(\.pixelYDimension)
+        take(\.userComment)
+        take(\.customRendered)
+        take(\.sceneCaptureType)
+        take(\.gps)
+        take(\.apple)
     }
 
     /// UserComment: an 8-byte character code ("ASCII\0\0\0", "UNICODE\0", zeros) and the text.
@@ -155,8 +176,10 @@ public struct ExifMetadata: Sendable, Hashable {
             var units: [UInt16] = []
             var index = 0
             while index + 1 < body.count {
-                units.append(reader.bigEndian ? UInt16(body[index]) << 8 | UInt16(body[index + 1])
-                    : UInt16(body[index + 1]) << 8 | UInt16(body[index]))
+                units.append(
+                    reader.bigEndian
+                        ? UInt16(body[index]) << 8 | UInt16(body[index + 1])
+                        : UInt16(body[index + 1]) << 8 | UInt16(body[index]))
                 index += 2
             }
             text = String(decoding: units.prefix { $0 != 0 }, as: UTF16.self)

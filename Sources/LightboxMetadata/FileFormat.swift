@@ -105,7 +105,10 @@ public enum FileFormat: String, Sendable, Hashable, CaseIterable, Codable {
         }
         if brands.contains(where: { $0 == "mif1" || $0 == "msf1" }) { return .heif }
         if brands[0] == "qt  " { return .quickTime }
-        let movieBrands: Set = ["isom", "iso2", "iso4", "iso5", "iso6", "mp41", "mp42", "avc1", "M4V ", "M4VH", "3gp4", "3gp5", "3gp6", "3g2a", "MSNV", "XAVC", "dash"]
+        let movieBrands: Set = [
+            "isom", "iso2", "iso4", "iso5", "iso6", "mp41", "mp42", "avc1", "M4V ", "M4VH", "3gp4", "3gp5", "3gp6",
+            "3g2a", "MSNV", "XAVC", "dash",
+        ]
         if brands.contains(where: movieBrands.contains) { return .mp4 }
         return nil
     }

@@ -60,7 +60,9 @@ enum Inflate {
         }
 
         mutating func decode(_ code: Huffman) throws(MetadataError) -> Int {
-            var value = 0, first = 0, index = 0
+            var value = 0
+            var first = 0
+            var index = 0
             for length in 1..<16 {
                 value |= try bits(1)
                 let count = code.counts[length]
@@ -74,14 +76,26 @@ enum Inflate {
         }
 
         mutating func append(_ byte: UInt8) throws(MetadataError) {
-            guard output.count < limit else { throw MetadataError(.malformed, "the zlib stream inflates past \(limit) bytes") }
+            guard output.count < limit else {
+                throw MetadataError(.malformed, "the zlib stream inflates past \(limit) bytes")
+            }
             output.append(byte)
         }
 
-        static let lengthBase = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
-        static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-        static let distanceBase = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
-        static let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
+        static let lengthBase = [
+            3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195,
+            227, 258,
+        ]
+        static let lengthExtra = [
+            0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
+        ]
+        static let distanceBase = [
+            1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097,
+            6145, 8193, 12289, 16385, 24577,
+        ]
+        static let distanceExtra = [
+            0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13,
+        ]
 
         mutating func codes(_ lengthCode: Huffman, _ distanceCode: Huffman) throws(MetadataError) {
             while true {
@@ -92,12 +106,18 @@ enum Inflate {
                     return
                 } else {
                     let index = symbol - 257
-                    guard index < 29 else { throw MetadataError(.malformed, "an invalid length code in the zlib stream") }
+                    guard index < 29 else {
+                        throw MetadataError(.malformed, "an invalid length code in the zlib stream")
+                    }
                     let length = Self.lengthBase[index] + (try bits(Self.lengthExtra[index]))
                     let distanceSymbol = try decode(distanceCode)
-                    guard distanceSymbol < 30 else { throw MetadataError(.malformed, "an invalid distance code in the zlib stream") }
+                    guard distanceSymbol < 30 else {
+                        throw MetadataError(.malformed, "an invalid distance code in the zlib stream")
+                    }
                     let distance = Self.distanceBase[distanceSymbol] + (try bits(Self.distanceExtra[distanceSymbol]))
-                    guard distance <= output.count else { throw MetadataError(.malformed, "a zlib distance reaches before the start") }
+                    guard distance <= output.count else {
+                        throw MetadataError(.malformed, "a zlib distance reaches before the start")
+                    }
                     for _ in 0..<length { try append(output[output.count - distance]) }
                 }
             }
@@ -111,12 +131,18 @@ enum Inflate {
                 case 0:
                     bitBuffer = 0
                     bitCount = 0
-                    guard position + 4 <= input.count else { throw MetadataError(.truncated, "the zlib stream ends early") }
+                    guard position + 4 <= input.count else {
+                        throw MetadataError(.truncated, "the zlib stream ends early")
+                    }
                     let length = Int(input[position]) | Int(input[position + 1]) << 8
                     let complement = Int(input[position + 2]) | Int(input[position + 3]) << 8
-                    guard length == (~complement & 0xFFFF) else { throw MetadataError(.malformed, "a stored block's length is corrupt") }
+                    guard length == (~complement & 0xFFFF) else {
+                        throw MetadataError(.malformed, "a stored block's length is corrupt")
+                    }
                     position += 4
-                    guard position + length <= input.count else { throw MetadataError(.truncated, "the zlib stream ends early") }
+                    guard position + length <= input.count else {
+                        throw MetadataError(.truncated, "the zlib stream ends early")
+                    }
                     for byte in input[position..<position + length] { try append(byte) }
                     position += length
                 case 1:
@@ -128,7 +154,9 @@ enum Inflate {
                     let literalCount = try bits(5) + 257
                     let distanceCount = try bits(5) + 1
                     let codeCount = try bits(4) + 4
-                    guard literalCount <= 286, distanceCount <= 30 else { throw MetadataError(.malformed, "too many codes in a zlib block") }
+                    guard literalCount <= 286, distanceCount <= 30 else {
+                        throw MetadataError(.malformed, "too many codes in a zlib block")
+                    }
                     let order = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
                     var codeLengths = Array(repeating: 0, count: 19)
                     for index in 0..<codeCount { codeLengths[order[index]] = try bits(3) }
@@ -142,7 +170,9 @@ enum Inflate {
                             var repeated = 0
                             var times: Int
                             if symbol == 16 {
-                                guard let previous = lengths.last else { throw MetadataError(.malformed, "a repeat with nothing to repeat") }
+                                guard let previous = lengths.last else {
+                                    throw MetadataError(.malformed, "a repeat with nothing to repeat")
+                                }
                                 repeated = previous
                                 times = 3 + (try bits(2))
                             } else if symbol == 17 {
@@ -157,7 +187,8 @@ enum Inflate {
                         }
                     }
                     try codes(
-                        try Huffman(lengths: Array(lengths[..<literalCount])), try Huffman(lengths: Array(lengths[literalCount...])))
+                        try Huffman(lengths: Array(lengths[..<literalCount])),
+                        try Huffman(lengths: Array(lengths[literalCount...])))
                 default:
                     throw MetadataError(.malformed, "an invalid zlib block type")
                 }

@@ -29,7 +29,9 @@ public enum MetadataReader {
     /// when they carry a DNG version; else a NEF, ARW or PEF only when `filenameExtension`
     /// (the file's, without the dot) says so, and a TIFF otherwise: cameras write plain TIFFs
     /// too, with their make in them.
-    public static func read(_ source: ByteSource, filenameExtension: String? = nil) throws(MetadataError) -> MediaMetadata {
+    public static func read(_ source: ByteSource, filenameExtension: String? = nil) throws(MetadataError)
+        -> MediaMetadata
+    {
         let head = try source.bytes(at: 0, upTo: FileFormat.sniffLength)
         guard let format = FileFormat(sniffing: head) else {
             throw MetadataError(.unsupported, "not an image or movie format Lightbox reads (\(source.count) bytes)")

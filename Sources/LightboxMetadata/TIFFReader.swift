@@ -73,7 +73,8 @@ struct TIFFReader {
         entries.reserveCapacity(count)
         for index in 0..<count {
             let at = index * 12
-            guard let tag = block.u16(at: at, bigEndian: bigEndian), let type = block.u16(at: at + 2, bigEndian: bigEndian),
+            guard let tag = block.u16(at: at, bigEndian: bigEndian),
+                let type = block.u16(at: at + 2, bigEndian: bigEndian),
                 let n = block.u32(at: at + 4, bigEndian: bigEndian)
             else { break }
             let size = (Self.byteSize(ofType: type) ?? 1) * Int(n)
@@ -150,7 +151,9 @@ struct TIFFReader {
             }
         case 11:
             guard n > 0, let bytes = try? source.bytes(at: base + entry.valueOffset, count: n * 4) else { return [] }
-            return (0..<n).compactMap { bytes.u32(at: $0 * 4, bigEndian: bigEndian).map { Double(Float(bitPattern: $0)) } }
+            return (0..<n).compactMap {
+                bytes.u32(at: $0 * 4, bigEndian: bigEndian).map { Double(Float(bitPattern: $0)) }
+            }
         case 12:
             guard n > 0, let bytes = try? source.bytes(at: base + entry.valueOffset, count: n * 8) else { return [] }
             return (0..<n).compactMap { bytes.u64(at: $0 * 8, bigEndian: bigEndian).map { Double(bitPattern: $0) } }

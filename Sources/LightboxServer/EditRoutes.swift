@@ -53,7 +53,8 @@ enum EditRoutes {
             guard !filters.isEmpty else {
                 throw HTTPError(
                     .badRequest,
-                    message: "filters is empty: an edit needs at least one filter (DELETE /api/assets/{id}/edits reverts)")
+                    message:
+                        "filters is empty: an edit needs at least one filter (DELETE /api/assets/{id}/edits reverts)")
             }
             let asset = try await asset(try context.parameters.require("id"), in: library)
             let editor = replaces ? RecipeEditor(replacingWith: filters) : RecipeEditor(adding: filters)

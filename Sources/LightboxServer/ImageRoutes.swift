@@ -52,7 +52,8 @@ enum ImageRoutes {
             let source: ImageResultSource?
             let degraded: Bool
             if delivery == "opportunistic",
-                let hit = try await images.cachedImage(for: asset, targetSize: size, contentMode: mode, options: options)
+                let hit = try await images.cachedImage(
+                    for: asset, targetSize: size, contentMode: mode, options: options)
             {
                 (image, source, degraded) = (hit.image, hit.source, false)
             } else {
@@ -61,10 +62,14 @@ enum ImageRoutes {
                 var requestOptions = options
                 requestOptions.deliveryMode = delivery == "high" ? .highQualityFormat : .fastFormat
                 var answer: ImageResult?
-                for await result in images.requestImage(for: asset, targetSize: size, contentMode: mode, options: requestOptions) {
+                for await result in images.requestImage(
+                    for: asset, targetSize: size, contentMode: mode, options: requestOptions)
+                {
                     answer = result
                 }
-                guard let answer else { throw HTTPError(.internalServerError, message: "the image request gave no result") }
+                guard let answer else {
+                    throw HTTPError(.internalServerError, message: "the image request gave no result")
+                }
                 if let error = answer.info.error { throw error }
                 guard let found = answer.image else {
                     throw HTTPError(.serviceUnavailable, message: "the image request was cancelled")
@@ -99,7 +104,8 @@ enum ImageRoutes {
                 query["resize"] = body.resize
                 query["version"] = body.version
                 query["format"] = body.format
-                let (size, mode, options) = try parameters(Parameters(query.map { (Substring($0.key), Substring($0.value)) }))
+                let (size, mode, options) = try parameters(
+                    Parameters(query.map { (Substring($0.key), Substring($0.value)) }))
                 let identifiers = body.assets ?? []
                 // A fetch reads SQLite: off the event loop.
                 let assets = try await Task.detached {
@@ -124,7 +130,8 @@ enum ImageRoutes {
             guard let text = query.get(key).map({ String($0) }) else { return value }
             if text == "max" { return ThumbnailOptions.maximumSide }
             guard let number = Int(text), (1...PhotoLibrary.maximumThumbnailSide).contains(number) else {
-                throw HTTPError(.badRequest, message: "\(key) must be 1...\(PhotoLibrary.maximumThumbnailSide) or max, not \(text)")
+                throw HTTPError(
+                    .badRequest, message: "\(key) must be 1...\(PhotoLibrary.maximumThumbnailSide) or max, not \(text)")
             }
             return number
         }
@@ -132,7 +139,9 @@ enum ImageRoutes {
         let height = try side("h", default: width)!
         func choice<T: RawRepresentable<String>>(_ key: String, _ fallback: T, _ allowed: String) throws -> T {
             guard let text = query.get(key).map({ String($0) }) else { return fallback }
-            guard let value = T(rawValue: text) else { throw HTTPError(.badRequest, message: "\(key) must be \(allowed), not \(text)") }
+            guard let value = T(rawValue: text) else {
+                throw HTTPError(.badRequest, message: "\(key) must be \(allowed), not \(text)")
+            }
             return value
         }
         let mode: ContentMode = try choice("mode", .aspectFit, "fit or fill")

@@ -1,9 +1,9 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import NIOCore
 import Lightbox
 import LightboxImaging
+import NIOCore
 
 /// Builds Lightbox's HTTP application over a library: the web page and the JSON API.
 ///
@@ -41,7 +41,9 @@ public enum LightboxServer {
     public static let maximumChangesPage = 1000
 
     /// The router with every route, for tests and for embedding in a larger application.
-    public static func router(library: PhotoLibrary, limits: ServerLimits = ServerLimits()) -> Router<BasicRequestContext> {
+    public static func router(library: PhotoLibrary, limits: ServerLimits = ServerLimits()) -> Router<
+        BasicRequestContext
+    > {
         let router = Router(context: BasicRequestContext.self)
         let routes = Routes(router: router)
         router.add(middleware: ErrorMiddleware(methods: routes.table))
@@ -136,7 +138,8 @@ public enum LightboxServer {
             if let tag = library.thumbnailEntityTag(for: asset, options: options) {
                 headers[.eTag] = tag
                 if let ifNoneMatch = request.headers[.ifNoneMatch],
-                    ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag })
+                    ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag }
+                    )
                 {
                     return Response(status: .notModified, headers: headers)
                 }

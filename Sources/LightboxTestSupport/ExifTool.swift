@@ -38,8 +38,14 @@ public enum ExifTool {
     }
 
     /// Writes tags into a file in place (`-overwrite_original`), e.g. `["Orientation#": "8"]`.
-    public static func write(_ assignments: [String: String], to path: String, ignoringMinorErrors: Bool = false) throws {
-        guard try run((ignoringMinorErrors ? ["-m"] : []) + ["-q", "-overwrite_original"] + assignments.map { "-\($0.key)=\($0.value)" } + [path]).succeeded else {
+    public static func write(_ assignments: [String: String], to path: String, ignoringMinorErrors: Bool = false) throws
+    {
+        guard
+            try run(
+                (ignoringMinorErrors ? ["-m"] : []) + ["-q", "-overwrite_original"]
+                    + assignments.map { "-\($0.key)=\($0.value)" } + [path]
+            ).succeeded
+        else {
             throw Failed()
         }
     }
@@ -52,7 +58,9 @@ public enum ExifTool {
 
     /// Copies tags from one file into another in place (`-TagsFromFile`).
     public static func copyTags(_ names: [String], from source: String, to destination: String) throws {
-        guard try run(["-q", "-overwrite_original", "-TagsFromFile", source] + names.map { "-" + $0 } + [destination]).succeeded
+        guard
+            try run(["-q", "-overwrite_original", "-TagsFromFile", source] + names.map { "-" + $0 } + [destination])
+                .succeeded
         else { throw Failed() }
     }
 

@@ -34,7 +34,8 @@ public enum FFmpeg {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
         process.arguments = [
-            "-v", "error", "-count_frames", "-show_entries", "stream=codec_type,width,height,nb_read_frames", "-of", "csv=p=0", movie,
+            "-v", "error", "-count_frames", "-show_entries", "stream=codec_type,width,height,nb_read_frames", "-of",
+            "csv=p=0", movie,
         ]
         let pipe = Pipe()
         process.standardOutput = pipe

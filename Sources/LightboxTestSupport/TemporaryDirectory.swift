@@ -68,7 +68,8 @@ extension PhotoLibrary {
         let root = url.appendingPathComponent("originals/.incoming").path
         return (FileManager.default.subpaths(atPath: root) ?? []).filter { name in
             var isFolder: ObjCBool = false
-            return FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isFolder) && !isFolder.boolValue
+            return FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isFolder)
+                && !isFolder.boolValue
                 && !name.hasSuffix(".lock")
         }
     }

@@ -31,7 +31,9 @@ public enum VipsTool {
 
     /// Writes a matrix file (`vips recomb`'s and `vips conv`'s form) and returns its path.
     public static func matrix(_ rows: [[Double]], at path: String) throws -> String {
-        let text = "\(rows[0].count) \(rows.count)\n" + rows.map { $0.map { "\($0)" }.joined(separator: " ") }.joined(separator: "\n") + "\n"
+        let text =
+            "\(rows[0].count) \(rows.count)\n"
+            + rows.map { $0.map { "\($0)" }.joined(separator: " ") }.joined(separator: "\n") + "\n"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

@@ -5,7 +5,7 @@ import Lightbox
 import LightboxImaging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `lightbox-bench`: measures Lightbox's speed and memory on this machine and prints one JSON
@@ -69,7 +69,8 @@ struct ImportBench: AsyncParsableCommand {
         let p = summary.progress
         Report.print([
             "benchmark": "import",
-            "files": p.total, "imported": p.imported, "duplicates": p.duplicates, "failed": p.failed, "skipped": p.skipped,
+            "files": p.total, "imported": p.imported, "duplicates": p.duplicates, "failed": p.failed,
+            "skipped": p.skipped,
             "megabytes": Report.round(Double(p.bytes) / 1_000_000),
             "seconds": Report.round(seconds),
             "filesPerSecond": Report.round(Double(p.completed) / seconds),

@@ -4,7 +4,7 @@ import LightboxImaging
 import LightboxMetadata
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `lightbox-bench edit`: one photo, one six-filter recipe (exposure, saturation, contrast,
@@ -14,7 +14,8 @@ import Glibc
 struct EditBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "A six-filter edit at full size by Lightbox, Pillow and ImageMagick; Lightbox's display-size preview.")
+        abstract: "A six-filter edit at full size by Lightbox, Pillow and ImageMagick; Lightbox's display-size preview."
+    )
 
     @Argument(help: "The photo (a 20 to 24 MP camera JPEG).")
     var file: String
@@ -34,7 +35,9 @@ struct EditBench: AsyncParsableCommand {
     @Option(help: "Instead, a movie edited frame by frame with the recipe (a Live Photo's motion): frames per second.")
     var movie: String?
 
-    static let filters = ["exposure=0.4", "saturation=0.3", "contrast=0.2", "vignette=0.5", "straighten=3", "crop=0.1,0.1,0.8,0.8"]
+    static let filters = [
+        "exposure=0.4", "saturation=0.3", "contrast=0.2", "vignette=0.5", "straighten=3", "crop=0.1,0.1,0.8,0.8",
+    ]
 
     /// The same recipe with Pillow: a lookup table for exposure (linear light times 2^0.4),
     /// ImageEnhance for saturation and contrast, a radial mask for the vignette, a bicubic
@@ -76,7 +79,9 @@ struct EditBench: AsyncParsableCommand {
         try Self.pillowScript.write(toFile: script, atomically: true, encoding: .utf8)
         let properties = try ImageFile.properties(ofFileAt: file)
         let swaps = (5...8).contains(properties.orientation)
-        let (width, height) = swaps ? (properties.storedHeight, properties.storedWidth) : (properties.storedWidth, properties.storedHeight)
+        let (width, height) =
+            swaps
+            ? (properties.storedHeight, properties.storedWidth) : (properties.storedWidth, properties.storedHeight)
         let box = EditFilter.straightenedSize(width: width, height: height, degrees: 3)
 
         // The whole `lightbox edit` of an asset: the display image, the full-size render, and the
@@ -85,31 +90,46 @@ struct EditBench: AsyncParsableCommand {
         _ = try ImageBench.measure([lightbox, "import", "--library", library, file])
         let asset = try Self.onlyAsset(lightbox: lightbox, library: library)
         var tools: [(String, [String])] = [
-            ("lightbox", [lightbox, "render", file, "--out", folder + "/lightbox", "--overwrite"] + Self.filters.flatMap { ["--filter", $0] }),
-            ("lightbox edit", [lightbox, "edit", "--library", library, asset] + Self.filters.flatMap { ["--filter", $0] }),
+            (
+                "lightbox",
+                [lightbox, "render", file, "--out", folder + "/lightbox", "--overwrite"]
+                    + Self.filters.flatMap { ["--filter", $0] }
+            ),
+            (
+                "lightbox edit",
+                [lightbox, "edit", "--library", library, asset] + Self.filters.flatMap { ["--filter", $0] }
+            ),
         ]
         if FileManager.default.isExecutableFile(atPath: ImageBench.python) {
-            tools.append(("pillow", [ImageBench.python, script, file, folder + "/pillow.jpg", "\(box.width)", "\(box.height)"]))
+            tools.append(
+                ("pillow", [ImageBench.python, script, file, folder + "/pillow.jpg", "\(box.width)", "\(box.height)"]))
         }
         // Debian's ImageMagick 6: exposure in linear RGB, saturation, contrast, a vignette (a
         // radial gradient multiplied in), a rotation about the centre cut to the same
         // rectangle, the same crop.
         let convert = "/usr/bin/convert"
         if FileManager.default.isExecutableFile(atPath: convert) {
-            tools.append((
-                "imagemagick",
-                [
-                    convert, file, "-colorspace", "RGB", "-evaluate", "multiply", "\(pow(2, 0.4))", "-colorspace", "sRGB",
-                    "-modulate", "100,130,100", "-brightness-contrast", "0x20",
-                    "(", "-size", "\(width)x\(height)", "radial-gradient:white-gray50", ")", "-compose", "multiply",
-                    "-composite", "-distort", "SRT", "3", "-gravity", "center", "-crop", "\(box.width)x\(box.height)+0+0",
-                    "+repage", "-gravity", "center", "-crop", "80%x80%+0+0", "+repage", "-quality", "92", folder + "/magick.jpg",
-                ]))
+            tools.append(
+                (
+                    "imagemagick",
+                    [
+                        convert, file, "-colorspace", "RGB", "-evaluate", "multiply", "\(pow(2, 0.4))", "-colorspace",
+                        "sRGB",
+                        "-modulate", "100,130,100", "-brightness-contrast", "0x20",
+                        "(", "-size", "\(width)x\(height)", "radial-gradient:white-gray50", ")", "-compose", "multiply",
+                        "-composite", "-distort", "SRT", "3", "-gravity", "center", "-crop",
+                        "\(box.width)x\(box.height)+0+0",
+                        "+repage", "-gravity", "center", "-crop", "80%x80%+0+0", "+repage", "-quality", "92",
+                        folder + "/magick.jpg",
+                    ]
+                ))
         }
         for (tool, arguments) in tools where !previewOnly {
             var runs: [ImageBench.Run] = []
             for _ in 0..<rounds {
-                if tool == "lightbox edit" { _ = try ImageBench.measure([lightbox, "revert", "--library", library, asset]) }
+                if tool == "lightbox edit" {
+                    _ = try ImageBench.measure([lightbox, "revert", "--library", library, asset])
+                }
                 runs.append(try ImageBench.measure(arguments))
             }
             let seconds = runs.map(\.seconds).sorted()
@@ -176,7 +196,9 @@ struct EditBench: AsyncParsableCommand {
         for _ in 0..<rounds {
             let start = ContinuousClock.now
             let cpu = Report.processorSeconds()
-            let result = try ImageFile.editMovie(at: path, to: output, photoSide: side) { frame in try frame.image.applying(recipe) }
+            let result = try ImageFile.editMovie(at: path, to: output, photoSide: side) { frame in
+                try frame.image.applying(recipe)
+            }
             let elapsed = ContinuousClock.now - start
             let seconds = Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)
             let after = Report.processorSeconds()
@@ -184,7 +206,8 @@ struct EditBench: AsyncParsableCommand {
                 "benchmark": "edit-movie", "file": (path as NSString).lastPathComponent, "frames": result.frames,
                 "pixels": "\(result.width)x\(result.height)", "seconds": Report.round(seconds),
                 "framesPerSecond": Report.round(Double(result.frames) / seconds),
-                "userSeconds": Report.round(after.user - cpu.user), "systemSeconds": Report.round(after.system - cpu.system),
+                "userSeconds": Report.round(after.user - cpu.user),
+                "systemSeconds": Report.round(after.system - cpu.system),
                 "peakResidentMB": Report.peakResidentMegabytes(),
             ])
         }

@@ -98,7 +98,10 @@ struct ImageBench: AsyncParsableCommand {
                 var tools: [(String, [String], [String: String])] = [
                     (
                         "lightbox",
-                        [lightbox, "thumbnail", "--size", "\(side)", "--jobs", "\(count)", "--out", output, "--overwrite"]
+                        [
+                            lightbox, "thumbnail", "--size", "\(side)", "--jobs", "\(count)", "--out", output,
+                            "--overwrite",
+                        ]
                             + repeated, [:]
                     )
                 ]

@@ -18,7 +18,9 @@ struct MetadataBench: AsyncParsableCommand {
     func run() async throws {
         let files = Self.mediaFiles(paths)
         guard !files.isEmpty else { throw ValidationError("no image or movie files under \(paths)") }
-        let bytes = files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
+        let bytes = files.reduce(0) {
+            $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0)
+        }
         // Every tool reads the same files from the page cache: read them all once first.
         for file in files { _ = FileManager.default.contents(atPath: file) }
 
@@ -60,7 +62,8 @@ struct MetadataBench: AsyncParsableCommand {
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
             let candidates =
                 isFolder.boolValue
-                ? (FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? []).map { path + "/" + $0 } : [path]
+                ? (FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? []).map { path + "/" + $0 }
+                : [path]
             for file in candidates.sorted() {
                 guard let handle = FileHandle(forReadingAtPath: file) else { continue }
                 let head = (try? handle.read(upToCount: FileFormat.sniffLength)) ?? Data()

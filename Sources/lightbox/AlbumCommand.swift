@@ -117,7 +117,8 @@ struct AlbumCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "ls", abstract: "List albums, or the assets of one with --in.")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Option(name: .customLong("in"), help: "List this album's assets, in its order (a title or an identifier).") var album: String?
+        @Option(name: .customLong("in"), help: "List this album's assets, in its order (a title or an identifier).")
+        var album: String?
         @Flag(help: "List the smart albums the library keeps (Favorites, Videos, ...) instead.") var smart = false
         @Flag(help: "List the moments (assets grouped by time and place) instead.") var moments = false
         @Flag(help: "Print JSON lines.") var json = false
@@ -150,7 +151,8 @@ enum AlbumText {
             Output.jsonLine(album)
         } else {
             let count = album.estimatedAssetCount
-            Output.line("\(album.localIdentifier)  \(count) asset\(count == 1 ? "" : "s")  \(album.localizedTitle ?? "")")
+            Output.line(
+                "\(album.localIdentifier)  \(count) asset\(count == 1 ? "" : "s")  \(album.localizedTitle ?? "")")
         }
     }
 }

@@ -87,7 +87,8 @@ struct HistoryCommand: AsyncParsableCommand {
                 let summary = PersistentObjectType.allCases.compactMap { type -> String? in
                     let details = change.changeDetails(for: type)
                     let counts = [
-                        ("inserted", details.insertedLocalIdentifiers.count), ("updated", details.updatedLocalIdentifiers.count),
+                        ("inserted", details.insertedLocalIdentifiers.count),
+                        ("updated", details.updatedLocalIdentifiers.count),
                         ("deleted", details.deletedLocalIdentifiers.count),
                     ].filter { $0.1 > 0 }.map { "\($0.1) \($0.0)" }
                     return counts.isEmpty ? nil : "\(type.rawValue): " + counts.joined(separator: ", ")
@@ -118,12 +119,15 @@ struct EditCommand: AsyncParsableCommand {
     @Argument(help: "The asset: its identifier, or its first characters.")
     var id: String
 
-    @Option(name: .customLong("filter"), help: ArgumentHelp("A filter, NAME=VALUE (repeat, in order).", valueName: "NAME=VALUE"))
+    @Option(
+        name: .customLong("filter"),
+        help: ArgumentHelp("A filter, NAME=VALUE (repeat, in order).", valueName: "NAME=VALUE"))
     var filters: [String] = []
 
-    @Option(help: ArgumentHelp(
-        "An external editor program speaking Lightbox's editor protocol (docs/EDITORS.md); the filters are its settings.",
-        valueName: "PROGRAM"))
+    @Option(
+        help: ArgumentHelp(
+            "An external editor program speaking Lightbox's editor protocol (docs/EDITORS.md); the filters are its settings.",
+            valueName: "PROGRAM"))
     var editor: String?
 
     @Option(help: ArgumentHelp("The external editor's memory limit, in MiB.", valueName: "MIB"))

@@ -43,7 +43,9 @@ struct ExportCommand: AsyncParsableCommand {
         }
         for file in files {
             if json {
-                Output.jsonLine(ExportLine(localIdentifier: file.localIdentifier, resourceType: "\(file.resourceType)", path: file.path))
+                Output.jsonLine(
+                    ExportLine(
+                        localIdentifier: file.localIdentifier, resourceType: "\(file.resourceType)", path: file.path))
             } else {
                 Output.line(file.path)
             }

@@ -28,7 +28,8 @@ struct FolderCommand: AsyncParsableCommand {
             try await Changes.perform(library) { changes in
                 id = changes.creationRequestForCollectionList(withTitle: title).localIdentifier
             }
-            FolderText.print(.collectionList(try library.fetchCollectionLists(withLocalIdentifiers: [id])[0]), json: json)
+            FolderText.print(
+                .collectionList(try library.fetchCollectionLists(withLocalIdentifiers: [id])[0]), json: json)
         }
     }
 
@@ -78,7 +79,8 @@ struct FolderCommand: AsyncParsableCommand {
             let library = try libraryOptions.open()
             let folder = try Names(library: library).folder(folder)
             try await Changes.perform(library) { changes in
-                changes.changeRequest(forCollectionListWithLocalIdentifier: folder).moveChildCollections(at: [from], to: to)
+                changes.changeRequest(forCollectionListWithLocalIdentifier: folder).moveChildCollections(
+                    at: [from], to: to)
             }
         }
     }
@@ -116,7 +118,8 @@ struct FolderCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "ls", abstract: "List the top level (albums and folders), or a folder's children with --in.")
         @OptionGroup var libraryOptions: LibraryOptions
-        @Option(name: .customLong("in"), help: "List this folder's children, in its order (a title or an identifier).") var folder: String?
+        @Option(name: .customLong("in"), help: "List this folder's children, in its order (a title or an identifier).")
+        var folder: String?
         @Flag(help: "Print JSON lines.") var json = false
 
         func run() async throws {

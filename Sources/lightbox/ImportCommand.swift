@@ -3,7 +3,7 @@ import Foundation
 import Lightbox
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct ImportCommand: AsyncParsableCommand {
@@ -24,10 +24,13 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Files and folders to import.", valueName: "PATH"))
     var paths: [String]
 
-    @Flag(help: "Move the files into the library instead of copying (each is deleted once the library holds it safely).")
+    @Flag(
+        help: "Move the files into the library instead of copying (each is deleted once the library holds it safely).")
     var move = false
 
-    @Flag(help: "Print one JSON line per file (imported, paired, duplicate, skipped or failed), then one with the summary.")
+    @Flag(
+        help:
+            "Print one JSON line per file (imported, paired, duplicate, skipped or failed), then one with the summary.")
     var json = false
 
     func run() async throws {
@@ -84,7 +87,8 @@ struct SummaryLine: Encodable {
 
     init(_ progress: ImportProgress, failures: [(String, LibraryError)]) {
         summary = Counts(
-            files: progress.total, imported: progress.imported, paired: progress.paired, duplicates: progress.duplicates,
+            files: progress.total, imported: progress.imported, paired: progress.paired,
+            duplicates: progress.duplicates,
             failed: progress.failed, skipped: progress.skipped,
             failures: failures.map { Failure(path: $0.0, code: "\($0.1.code)", message: $0.1.message) })
     }

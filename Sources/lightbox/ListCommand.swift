@@ -22,7 +22,10 @@ struct ListCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The order: \"KEY asc|desc, ...\" (default: creationDate desc).", valueName: "S"))
     var sort: String?
 
-    @Option(name: .customLong("in"), help: ArgumentHelp("Only the assets of this album, smart album or moment: a title or an identifier.", valueName: "COLLECTION"))
+    @Option(
+        name: .customLong("in"),
+        help: ArgumentHelp(
+            "Only the assets of this album, smart album or moment: a title or an identifier.", valueName: "COLLECTION"))
     var collection: String?
 
     @Flag(help: "Include hidden assets.")
@@ -59,7 +62,8 @@ struct ListCommand: AsyncParsableCommand {
             let names = Names(library: library)
             result =
                 try collection.map {
-                    try library.fetchAssets(inCollectionWithLocalIdentifier: try names.assetCollection($0), options: options)
+                    try library.fetchAssets(
+                        inCollectionWithLocalIdentifier: try names.assetCollection($0), options: options)
                 }
                 ?? library.fetchAssets(options: options)
         } catch let error as LibraryError {

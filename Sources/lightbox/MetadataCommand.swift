@@ -109,14 +109,17 @@ struct MetadataLine: Encodable {
             exif = Exif(
                 make: fields.make, model: fields.model, lensModel: fields.lensModel, orientation: fields.orientation,
                 dateTimeOriginal: fields.dateTimeOriginal.flatMap { ExifDate($0) }.map(Self.localISO8601),
-                offsetTimeOriginal: fields.offsetTimeOriginal, exposureTime: fields.exposureTime, fNumber: fields.fNumber,
+                offsetTimeOriginal: fields.offsetTimeOriginal, exposureTime: fields.exposureTime,
+                fNumber: fields.fNumber,
                 iso: fields.iso, focalLength: fields.focalLength)
         }
     }
 
     /// "2019-07-14T18:03:12": the wall-clock time, without an offset.
     static func localISO8601(_ date: ExifDate) -> String {
-        String(format: "%04d-%02d-%02dT%02d:%02d:%02d", date.year, date.month, date.day, date.hour, date.minute, date.second)
+        String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d", date.year, date.month, date.day, date.hour, date.minute,
+            date.second)
     }
 
     /// The text form: the path, then one "key value" per field present.
@@ -131,7 +134,9 @@ struct MetadataLine: Encodable {
         if let pixelWidth, let pixelHeight { add("pixelSize", "\(pixelWidth)x\(pixelHeight)") }
         add("creationDate", creationDate)
         if let location {
-            add("location", "\(location.latitude), \(location.longitude)" + (location.altitude.map { ", \($0) m" } ?? ""))
+            add(
+                "location",
+                "\(location.latitude), \(location.longitude)" + (location.altitude.map { ", \($0) m" } ?? ""))
         }
         if let mediaSubtypes, !mediaSubtypes.isEmpty { add("mediaSubtypes", mediaSubtypes.joined(separator: ", ")) }
         add("contentIdentifier", contentIdentifier)

@@ -2,7 +2,7 @@ import Foundation
 import Lightbox
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A one-line progress bar on standard error, redrawn at most ten times a second, with files
@@ -33,7 +33,8 @@ final class ProgressBar: @unchecked Sendable {
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let remaining = rate > 0 ? Double(progress.total - progress.completed) / rate : 0
         let line = String(
-            format: "\r%@ %d/%d  %.1f files/s  %.0f MB  ~%@ left  (%d new, %d paired, %d dup, %d skipped, %d failed)", bar,
+            format: "\r%@ %d/%d  %.1f files/s  %.0f MB  ~%@ left  (%d new, %d paired, %d dup, %d skipped, %d failed)",
+            bar,
             progress.completed, progress.total, rate, Double(progress.bytes) / 1_000_000, Self.duration(remaining),
             progress.imported, progress.paired, progress.duplicates, progress.skipped, progress.failed)
         lastLine = line

@@ -19,7 +19,9 @@ struct RenderCommand: AsyncParsableCommand {
     @Argument(help: "Image files (folders are read recursively).")
     var files: [String]
 
-    @Option(name: .customLong("filter"), help: ArgumentHelp("A filter, NAME=VALUE (repeat, in order).", valueName: "NAME=VALUE"))
+    @Option(
+        name: .customLong("filter"),
+        help: ArgumentHelp("A filter, NAME=VALUE (repeat, in order).", valueName: "NAME=VALUE"))
     var filters: [String] = []
 
     @Option(help: ArgumentHelp("The folder to write into (made if missing).", valueName: "DIR"))
@@ -52,7 +54,8 @@ struct RenderCommand: AsyncParsableCommand {
             do {
                 var size = (width: 0, height: 0)
                 line.output = try folder.write(to: output) { temporary in
-                    size = try ImageFile.renderEdit(ofFileAt: path, recipe: recipe, toJPEGAt: temporary, quality: quality)
+                    size = try ImageFile.renderEdit(
+                        ofFileAt: path, recipe: recipe, toJPEGAt: temporary, quality: quality)
                 }
                 (line.pixelWidth, line.pixelHeight) = (size.width, size.height)
             } catch {

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
-import NIOCore
 import Lightbox
 import LightboxServer
+import NIOCore
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,8 +31,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535, not \(port)") }
-        for (name, value) in [("--max-connections", maxConnections), ("--max-connections-per-address", maxConnectionsPerAddress),
-            ("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout)] where !(1...1_000_000).contains(value) {
+        for (name, value) in [
+            ("--max-connections", maxConnections), ("--max-connections-per-address", maxConnectionsPerAddress),
+            ("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout),
+        ] where !(1...1_000_000).contains(value) {
             throw ValidationError("\(name) must be 1...1000000, not \(value)")
         }
         var limits = ServerLimits()
@@ -44,14 +46,17 @@ struct ServeCommand: AsyncParsableCommand {
         let count = try await library.assetCount()
         let (host, port) = (host, port)
         let app = LightboxServer.application(library: library, host: host, port: port, limits: limits) {
-            Output.message("Serving \(count) asset\(count == 1 ? "" : "s") from \(library.url.path) at http://\(host):\(port) (Ctrl-C stops)")
+            Output.message(
+                "Serving \(count) asset\(count == 1 ? "" : "s") from \(library.url.path) at http://\(host):\(port) (Ctrl-C stops)"
+            )
         }
         do {
             try await app.runService()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw CommandError("port \(port) on \(host) is in use by another program; choose another with --port")
         } catch let error as IOError where error.errnoCode == EACCES {
-            throw CommandError("port \(port) on \(host) needs privileges this user lacks; choose one above 1023 with --port")
+            throw CommandError(
+                "port \(port) on \(host) needs privileges this user lacks; choose one above 1023 with --port")
         }
     }
 }

@@ -37,7 +37,9 @@ struct ShowCommand: AsyncParsableCommand {
             playbackStyle    \(asset.playbackStyle) (\(asset.playbackStyle.rawValue))
             """)
         var details: [(String, String)] = []
-        if !asset.mediaSubtypes.isEmpty { details.append(("mediaSubtypes", asset.mediaSubtypes.names.joined(separator: ", "))) }
+        if !asset.mediaSubtypes.isEmpty {
+            details.append(("mediaSubtypes", asset.mediaSubtypes.names.joined(separator: ", ")))
+        }
         if asset.duration > 0 { details.append(("duration", String(format: "%.2f s", asset.duration))) }
         if let location = asset.location {
             let altitude = location.altitude.map { String(format: ", %.1f m", $0) } ?? ""
@@ -46,21 +48,24 @@ struct ShowCommand: AsyncParsableCommand {
         if asset.hasAdjustments {
             details.append(("adjustments", "edited, \(asset.adjustmentFormatIdentifier ?? "unknown format")"))
         }
-        if let rating = asset.rating { details.append(("rating", rating < 0 ? "rejected" : String(repeating: "*", count: rating))) }
+        if let rating = asset.rating {
+            details.append(("rating", rating < 0 ? "rejected" : String(repeating: "*", count: rating)))
+        }
         if let burst = asset.burstIdentifier {
             details.append(("burstIdentifier", burst + (asset.representsBurst ? " (represents the burst)" : "")))
         }
         if let deleted = asset.trashedDate {
-            details.append(("trashedDate", ISO8601.localString(from: deleted) + " (in Recently Deleted: lightbox restore)"))
+            details.append(
+                ("trashedDate", ISO8601.localString(from: deleted) + " (in Recently Deleted: lightbox restore)"))
         }
         for (key, value) in details { Output.line(key.padding(toLength: 17, withPad: " ", startingAt: 0) + value) }
         for resource in asset.resources {
             Output.line(
                 """
-            resource         \(resource.type) (\(resource.type.rawValue)): \(resource.originalFilename), \
-            \(resource.uniformTypeIdentifier), \(resource.fileSize) bytes, \(resource.pixelWidth)x\(resource.pixelHeight), \
-            sha256 \(resource.sha256)
-            """)
+                resource         \(resource.type) (\(resource.type.rawValue)): \(resource.originalFilename), \
+                \(resource.uniformTypeIdentifier), \(resource.fileSize) bytes, \(resource.pixelWidth)x\(resource.pixelHeight), \
+                sha256 \(resource.sha256)
+                """)
         }
     }
 }

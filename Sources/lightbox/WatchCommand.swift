@@ -37,11 +37,13 @@ struct WatchCommand: AsyncParsableCommand {
             var result =
                 try album.map {
                     try library.fetchAssets(
-                        inCollectionWithLocalIdentifier: try Names(library: library).assetCollection($0), options: options)
+                        inCollectionWithLocalIdentifier: try Names(library: library).assetCollection($0),
+                        options: options)
                 }
                 ?? library.fetchAssets(options: options)
             let changes = try library.changes()
-            Output.message("watching \(result.count) assets from token \(try library.currentChangeToken()) (Ctrl-C stops)")
+            Output.message(
+                "watching \(result.count) assets from token \(try library.currentChangeToken()) (Ctrl-C stops)")
             for await change in changes {
                 guard let details = change.details(for: result) else { continue }
                 if json {
@@ -71,7 +73,8 @@ extension WatchCommand {
         }
         var parts: [String] = []
         for (verb, assets) in [
-            ("removed", details.removedObjects), ("inserted", details.insertedObjects), ("changed", details.changedObjects),
+            ("removed", details.removedObjects), ("inserted", details.insertedObjects),
+            ("changed", details.changedObjects),
         ] where !assets.isEmpty {
             parts.append("\(verb) \(names(assets))")
         }

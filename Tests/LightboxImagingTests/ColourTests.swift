@@ -13,7 +13,8 @@ struct ColourTests {
     private func difference(_ a: VipsImageRef, _ b: VipsImageRef) throws -> (mean: Double, max: Int) {
         #expect((a.width, a.height, a.bands) == (b.width, b.height, b.bands))
         let (x, y) = (try Vips.pixels(a), try Vips.pixels(b))
-        var total = 0, largest = 0
+        var total = 0
+        var largest = 0
         for (p, q) in zip(x, y) {
             let d = abs(Int(p) - Int(q))
             total += d
@@ -22,10 +23,12 @@ struct ColourTests {
         return (Double(total) / Double(x.count), largest)
     }
 
-    @Test("A Display P3 photo converts through the kept transform, as libvips converts it", arguments: [
-        // An iPhone 7's Display P3 photo at 1/8 and 1/2.
-        (RenderFiles.displayP3, 8), (RenderFiles.displayP3, 2),
-    ])
+    @Test(
+        "A Display P3 photo converts through the kept transform, as libvips converts it",
+        arguments: [
+            // An iPhone 7's Display P3 photo at 1/8 and 1/2.
+            (RenderFiles.displayP3, 8), (RenderFiles.displayP3, 2),
+        ])
     func matchesLibvips(file: String, shrink: Int) throws {
         let (image, profile) = try RenderFiles.decoded(file, shrink: shrink)
         let icc = try #require(profile, "the photo embeds a profile")
@@ -70,13 +73,15 @@ struct ColourTests {
         }
     }
 
-    @Test("A matrix/TRC profile converts in fixed point to Little CMS's bytes, every 8-bit colour; a lookup-table profile goes to Little CMS", arguments: [
-        // Display P3 (an iPhone 7's JPEG), Adobe RGB (1998) and Nikon's, GIMP's sRGB, and a
-        // printer's lookup-table profile.
-        ("digikam/body-background.jpg", false), ("exiv2/data/small.icc", false),
-        ("exiftool/images/ICC_Profile.icc", false), ("forensics/original-files/pic2/d-debian.jpg", false),
-        ("exiv2/data/large.icc", true),
-    ])
+    @Test(
+        "A matrix/TRC profile converts in fixed point to Little CMS's bytes, every 8-bit colour; a lookup-table profile goes to Little CMS",
+        arguments: [
+            // Display P3 (an iPhone 7's JPEG), Adobe RGB (1998) and Nikon's, GIMP's sRGB, and a
+            // printer's lookup-table profile.
+            ("digikam/body-background.jpg", false), ("exiv2/data/small.icc", false),
+            ("exiftool/images/ICC_Profile.icc", false), ("forensics/original-files/pic2/d-debian.jpg", false),
+            ("exiv2/data/large.icc", true),
+        ])
     func everyColourAsLittleCMS(file: String, lookupTable: Bool) throws {
         let path = try Corpus.path(file)
         let profile = try #require(
@@ -135,7 +140,9 @@ struct ColourTests {
         let transforms = ColourTransforms(keeping: 4)
         var seen: [UnsafeMutableRawPointer] = []
         for _ in 0..<3 {
-            _ = try transforms.withTransformToSRGB(from: profile) { transform throws(ImagingError) in seen.append(transform) }
+            _ = try transforms.withTransformToSRGB(from: profile) { transform throws(ImagingError) in
+                seen.append(transform)
+            }
         }
         #expect(seen.count == 3 && Set(seen).count == 1, "one transform, used three times")
         #expect(transforms.count == 1)
@@ -144,7 +151,9 @@ struct ColourTests {
     @Test("A profile Little CMS does not read goes to libvips, remembered; a full cache makes transforms for one use")
     func fallbacks() throws {
         let transforms = ColourTransforms(keeping: 1)
-        #expect(try transforms.withTransformToSRGB(from: [UInt8](repeating: 7, count: 200)) { _ throws(ImagingError) in true } == nil)
+        #expect(
+            try transforms.withTransformToSRGB(from: [UInt8](repeating: 7, count: 200)) { _ throws(ImagingError) in true
+            } == nil)
         #expect(transforms.count == 1, "the refusal is remembered")
         // Adobe RGB (1998), exiv2's sample profile.
         let adobe = [UInt8](try #require(FileManager.default.contents(atPath: try Corpus.path("exiv2/data/small.icc"))))

@@ -30,16 +30,21 @@ struct EditFilterTests {
 
     /// Checks Lightbox against the oracle, and that the filter did change the photo (by more
     /// than three times the tolerance), so that a filter doing nothing fails.
-    func expectMatches(_ filter: EditFilter, oracle: String, tolerance: Double, sourceLocation: SourceLocation = #_sourceLocation)
+    func expectMatches(
+        _ filter: EditFilter, oracle: String, tolerance: Double, sourceLocation: SourceLocation = #_sourceLocation
+    )
         throws
     {
         let ours = try lightbox([filter], filter.name)
         let difference = try ImageComparison.meanAbsoluteDifference(ofFileAt: ours, oracle)
-        #expect(difference < tolerance, "\(filter.argument): \(difference) from libvips", sourceLocation: sourceLocation)
+        #expect(
+            difference < tolerance, "\(filter.argument): \(difference) from libvips", sourceLocation: sourceLocation)
         // A filter that changes the size has visibly done something.
         guard !filter.isGeometric || filter.name == "flip" else { return }
         let change = try ImageComparison.meanAbsoluteDifference(ofFileAt: source, oracle)
-        #expect(change > 3 * tolerance, "\(filter.argument) changes the photo by only \(change)", sourceLocation: sourceLocation)
+        #expect(
+            change > 3 * tolerance, "\(filter.argument) changes the photo by only \(change)",
+            sourceLocation: sourceLocation)
     }
 
     func path(_ name: String) -> String { folder.path(name) }
@@ -84,7 +89,9 @@ struct EditFilterTests {
             (EditFilter.temperature(0.6), RecipePipeline.whiteBalanceGains(temperature: 0.6, tint: 0)),
             (.tint(-0.7), RecipePipeline.whiteBalanceGains(temperature: 0, tint: -0.7)),
         ] {
-            try VipsTool.run(["linear", path("lin.v"), path("gains.v"), gains.map { "\($0)" }.joined(separator: " "), "0 0 0"])
+            try VipsTool.run([
+                "linear", path("lin.v"), path("gains.v"), gains.map { "\($0)" }.joined(separator: " "), "0 0 0",
+            ])
             try VipsTool.run("colourspace", path("gains.v"), path("\(filter.name).v"), "srgb")
             try expectMatches(filter, oracle: path("\(filter.name).v"), tolerance: 0.6)
         }
@@ -145,8 +152,12 @@ struct EditFilterTests {
             }
         }
         let count = Double(input.width * input.height * 3)
-        #expect(difference / count < tolerance, "\(filter.argument): \(difference / count) from the brute force", sourceLocation: sourceLocation)
-        #expect(change / count > 3 * tolerance, "\(filter.argument) changes the photo by only \(change / count)", sourceLocation: sourceLocation)
+        #expect(
+            difference / count < tolerance, "\(filter.argument): \(difference / count) from the brute force",
+            sourceLocation: sourceLocation)
+        #expect(
+            change / count > 3 * tolerance, "\(filter.argument) changes the photo by only \(change / count)",
+            sourceLocation: sourceLocation)
     }
 
     static func luma(_ rgb: [Double]) -> Double {
@@ -167,7 +178,8 @@ struct EditFilterTests {
         for filter in [EditFilter.highlights(-0.9), .shadows(0.9)] {
             try expectMatchesBruteForce(filter, tolerance: 0.8) { rgb, _, _, _, _ in
                 let luma = (Self.luma(rgb).rounded() / 255)
-                let curved = filter.name == "highlights"
+                let curved =
+                    filter.name == "highlights"
                     ? RecipePipeline.highlightsCurve(luma, -0.9) : RecipePipeline.shadowsCurve(luma, 0.9)
                 let gain = luma > 0 ? curved / luma : 1
                 return rgb.map { $0 * gain }
@@ -235,9 +247,11 @@ struct EditFilterTests {
                 let flat = (0..<3).map { UInt8((Double(input.pixels[offset + $0]) / 51).rounded() * 51) }
                 let pixel = Array(output.pixels[offset..<offset + 3])
                 // Brute-force Sobel on the source's luma.
-                let gx = luma(x + 1, y - 1) + 2 * luma(x + 1, y) + luma(x + 1, y + 1)
+                let gx =
+                    luma(x + 1, y - 1) + 2 * luma(x + 1, y) + luma(x + 1, y + 1)
                     - luma(x - 1, y - 1) - 2 * luma(x - 1, y) - luma(x - 1, y + 1)
-                let gy = luma(x - 1, y + 1) + 2 * luma(x, y + 1) + luma(x + 1, y + 1)
+                let gy =
+                    luma(x - 1, y + 1) + 2 * luma(x, y + 1) + luma(x + 1, y + 1)
                     - luma(x - 1, y - 1) - 2 * luma(x, y - 1) - luma(x + 1, y - 1)
                 if pixel == flat {
                     gradientElsewhere += abs(gx) + abs(gy)
@@ -263,25 +277,37 @@ struct EditFilterTests {
     func cropRotateFlip() throws {
         let rect = NormalizedRect(x: 0.1, y: 0.2, width: 0.5, height: 0.6)
         let region = RecipePipeline.cropRegion(rect, width: editable.pixelWidth, height: editable.pixelHeight)
-        #expect(region.left == Int(0.1 * Double(editable.pixelWidth)) && region.width == Int((0.5 * Double(editable.pixelWidth)).rounded()))
+        #expect(
+            region.left == Int(0.1 * Double(editable.pixelWidth))
+                && region.width == Int((0.5 * Double(editable.pixelWidth)).rounded()))
         try VipsTool.run(
-            "extract_area", source, path("crop.v"), "\(region.left)", "\(region.top)", "\(region.width)", "\(region.height)")
-        #expect(try ImageComparison.meanAbsoluteDifference(ofFileAt: try lightbox([.crop(rect)], "crop"), path("crop.v")) == 0)
+            "extract_area", source, path("crop.v"), "\(region.left)", "\(region.top)", "\(region.width)",
+            "\(region.height)")
+        #expect(
+            try ImageComparison.meanAbsoluteDifference(ofFileAt: try lightbox([.crop(rect)], "crop"), path("crop.v"))
+                == 0)
         try VipsTool.run("rot", source, path("rot.v"), "d90")
-        #expect(try ImageComparison.meanAbsoluteDifference(ofFileAt: try lightbox([.rotate(quarterTurns: 1)], "rot"), path("rot.v")) == 0)
+        #expect(
+            try ImageComparison.meanAbsoluteDifference(
+                ofFileAt: try lightbox([.rotate(quarterTurns: 1)], "rot"), path("rot.v")) == 0)
         try VipsTool.run("rot", source, path("rot270.v"), "d270")
         let minus90 = try EditFilter(parsing: "rotate=-90")
-        #expect(try ImageComparison.meanAbsoluteDifference(ofFileAt: try lightbox([minus90], "rot270"), path("rot270.v")) == 0)
+        #expect(
+            try ImageComparison.meanAbsoluteDifference(ofFileAt: try lightbox([minus90], "rot270"), path("rot270.v"))
+                == 0)
         try VipsTool.run("flip", source, path("flip.v"), "horizontal")
         try expectMatches(.flip(vertical: false), oracle: path("flip.v"), tolerance: 0.01)
         try VipsTool.run("flip", source, path("flipv.v"), "vertical")
         try expectMatches(.flip(vertical: true), oracle: path("flipv.v"), tolerance: 0.01)
     }
 
-    @Test("Straighten: vips affine (bicubic) about the centre, cut to the largest rectangle of the same shape, no empty corners")
+    @Test(
+        "Straighten: vips affine (bicubic) about the centre, cut to the largest rectangle of the same shape, no empty corners"
+    )
     func straighten() throws {
         for degrees in [3.0, -7.5] {
-            let box = RecipePipeline.straightenCrop(width: editable.pixelWidth, height: editable.pixelHeight, degrees: degrees)
+            let box = RecipePipeline.straightenCrop(
+                width: editable.pixelWidth, height: editable.pixelHeight, degrees: degrees)
             try straightenOracle(source, path("straight.v"), degrees: degrees, box: box, interpolate: "bicubic")
             try expectMatches(.straighten(degrees), oracle: path("straight.v"), tolerance: 0.3)
             // Same proportions, and every corner is photo, not the black outside.
@@ -290,7 +316,8 @@ struct EditFilterTests {
             let out = try ImageComparison.pixels(ofFileAt: try lightbox([.straighten(degrees)], "corners"))
             for (x, y) in [(0, 0), (out.width - 1, 0), (0, out.height - 1), (out.width - 1, out.height - 1)] {
                 let o = (y * out.width + x) * 3
-                #expect(out.pixels[o..<o + 3].reduce(0) { $0 + Int($1) } > 30, "corner \(x),\(y) is empty at \(degrees)°")
+                #expect(
+                    out.pixels[o..<o + 3].reduce(0) { $0 + Int($1) } > 30, "corner \(x),\(y) is empty at \(degrees)°")
             }
             // A bigger crop would take some of the outside in: the box is the largest.
             let angle = abs(degrees) * .pi / 180
@@ -305,10 +332,12 @@ struct EditFilterTests {
     @Test("Straighten in a preview: Lightbox's bilinear rotation against vips affine (bilinear), the same rectangle")
     func draftStraighten() throws {
         for degrees in [3.0, -7.5, 44.0] {
-            let box = RecipePipeline.straightenCrop(width: editable.pixelWidth, height: editable.pixelHeight, degrees: degrees)
+            let box = RecipePipeline.straightenCrop(
+                width: editable.pixelWidth, height: editable.pixelHeight, degrees: degrees)
             try straightenOracle(source, path("draft.v"), degrees: degrees, box: box, interpolate: "bilinear")
             let ours = path("lightbox-draft.v")
-            try Vips.writeLossless(try editable.renderedImage(EditRecipe(filters: [.straighten(degrees)]), draft: true), to: ours)
+            try Vips.writeLossless(
+                try editable.renderedImage(EditRecipe(filters: [.straighten(degrees)]), draft: true), to: ours)
             let difference = try ImageComparison.meanAbsoluteDifference(ofFileAt: ours, path("draft.v"))
             #expect(difference < 0.1, "straighten=\(degrees) in a preview: \(difference) from libvips")
             // Turned the other way, or about a point half a pixel off, it would be far off.
@@ -362,19 +391,25 @@ struct EditFilterTests {
         try VipsTool.run("copy", path("r4.v"), path("r4s.v"), "--interpretation", "srgb")
         let box = RecipePipeline.straightenCrop(width: r3.width, height: r3.height, degrees: 3)
         try straightenOracle(path("r4s.v"), path("r6.v"), degrees: 3, box: box, interpolate: "bicubic")
-        let crop = RecipePipeline.cropRegion(NormalizedRect(x: 0.1, y: 0.1, width: 0.8, height: 0.8), width: box.width, height: box.height)
+        let crop = RecipePipeline.cropRegion(
+            NormalizedRect(x: 0.1, y: 0.1, width: 0.8, height: 0.8), width: box.width, height: box.height)
         try VipsTool.run(
-            "extract_area", path("r6.v"), path("r7.v"), "\(crop.left)", "\(crop.top)", "\(crop.width)", "\(crop.height)")
+            "extract_area", path("r6.v"), path("r7.v"), "\(crop.left)", "\(crop.top)", "\(crop.width)", "\(crop.height)"
+        )
         let difference = try ImageComparison.meanAbsoluteDifference(ofFileAt: ours, path("r7.v"))
         // Six stages, each rounded to 8 bits on both sides, and a bicubic rotation of those.
         #expect(difference < 1.0, "the recipe is \(difference) from the chain of libvips operations")
     }
 
-    @Test("A full-size render streamed from the file equals one from the photo in memory; metadata kept, upright, no thumbnail")
+    @Test(
+        "A full-size render streamed from the file equals one from the photo in memory; metadata kept, upright, no thumbnail"
+    )
     func streamedRender() throws {
         // A 24 MP camera JPEG, upright.
         let photo = try Corpus.path("exiv2/data/exiv2-bug922a.jpg")
-        let recipe = try EditRecipe(parsing: ["exposure=0.3", "vignette=0.4", "straighten=3", "crop=0.1,0.1,0.8,0.8", "sharpen=1"])
+        let recipe = try EditRecipe(parsing: [
+            "exposure=0.3", "vignette=0.4", "straighten=3", "crop=0.1,0.1,0.8,0.8", "sharpen=1",
+        ])
         #expect(ImageFile.canStream(photo, recipe: recipe, orientation: nil))
         #expect(!ImageFile.canStream(photo, recipe: EditRecipe(filters: [.rotate(quarterTurns: 1)]), orientation: nil))
         #expect(!ImageFile.canStream(photo, recipe: EditRecipe(filters: [.straighten(10)]), orientation: nil))
@@ -382,7 +417,8 @@ struct EditFilterTests {
         let streamed = path("streamed.jpg")
         let inMemory = path("in-memory.jpg")
         let size = try ImageFile.renderStreaming(photo, recipe: recipe, to: streamed, quality: 95, monitor: nil)
-        let other = try ImageFile.renderInMemory(photo, recipe: recipe, to: inMemory, quality: 95, orientation: nil, monitor: nil)
+        let other = try ImageFile.renderInMemory(
+            photo, recipe: recipe, to: inMemory, quality: 95, orientation: nil, monitor: nil)
         #expect(size == other)
         #expect(try ImageComparison.meanAbsoluteDifference(ofFileAt: streamed, inMemory) < 0.5)
         // Past what the stream can follow, libvips refuses, and renderEdit makes it in memory.
@@ -390,28 +426,41 @@ struct EditFilterTests {
         #expect(throws: ImagingError.self) {
             try ImageFile.renderStreaming(photo, recipe: steep, to: path("steep-stream.jpg"), quality: 80, monitor: nil)
         }
-        let steepSize = try ImageFile.renderEdit(ofFileAt: photo, recipe: steep, toJPEGAt: path("steep.jpg"), quality: 80)
+        let steepSize = try ImageFile.renderEdit(
+            ofFileAt: photo, recipe: steep, toJPEGAt: path("steep.jpg"), quality: 80)
         #expect(steepSize == RecipePipeline.straightenCrop(width: 6000, height: 4000, degrees: 15))
         // The original's metadata, upright, without the EXIF thumbnail of the unedited photo.
-        let tags = try ExifTool.tags(["Make", "Model", "DateTimeOriginal", "Orientation", "ThumbnailLength", "ImageWidth"], of: streamed)
+        let tags = try ExifTool.tags(
+            ["Make", "Model", "DateTimeOriginal", "Orientation", "ThumbnailLength", "ImageWidth"], of: streamed)
         let original = try ExifTool.tags(["Make", "Model", "DateTimeOriginal", "ThumbnailLength"], of: photo)
         #expect(tags["Make"] == original["Make"] && tags["Model"] == original["Model"])
         #expect(tags["DateTimeOriginal"] == original["DateTimeOriginal"] && tags["DateTimeOriginal"] != nil)
-        #expect(tags["Orientation"] == nil || tags["Orientation"] == "1" || tags["Orientation"] == "Horizontal (normal)")
-        #expect(original["ThumbnailLength"] != nil && tags["ThumbnailLength"] == nil, "the unedited EXIF thumbnail is gone")
+        #expect(
+            tags["Orientation"] == nil || tags["Orientation"] == "1" || tags["Orientation"] == "Horizontal (normal)")
+        #expect(
+            original["ThumbnailLength"] != nil && tags["ThumbnailLength"] == nil, "the unedited EXIF thumbnail is gone")
         #expect(tags["ImageWidth"] == "\(size.width)")
     }
 
     @Test("Recipes: NAME=VALUE, JSON both ways, ranges, versions")
     func recipes() throws {
-        let recipe = try EditRecipe(parsing: ["exposure=0.5", "straighten=-3", "crop=0.1,0.1,0.8,0.8", "rotate=270", "flip=vertical"])
-        #expect(recipe.filters == [
-            .exposure(0.5), .straighten(-3), .crop(NormalizedRect(x: 0.1, y: 0.1, width: 0.8, height: 0.8)),
-            .rotate(quarterTurns: 3), .flip(vertical: true),
+        let recipe = try EditRecipe(parsing: [
+            "exposure=0.5", "straighten=-3", "crop=0.1,0.1,0.8,0.8", "rotate=270", "flip=vertical",
         ])
+        #expect(
+            recipe.filters == [
+                .exposure(0.5), .straighten(-3), .crop(NormalizedRect(x: 0.1, y: 0.1, width: 0.8, height: 0.8)),
+                .rotate(quarterTurns: 3), .flip(vertical: true),
+            ])
         #expect(try EditRecipe(decoding: recipe.encoded()) == recipe)
-        #expect(recipe.filters.map(\.argument) == ["exposure=0.5", "straighten=-3.0", "crop=0.1,0.1,0.8,0.8", "rotate=270", "flip=vertical"])
-        for bad in ["exposure=9", "blur=-1", "rotate=45", "crop=0.5,0.5,0.8,0.8", "warp=1", "exposure", "flip=diagonal", "mono=nan"] {
+        #expect(
+            recipe.filters.map(\.argument) == [
+                "exposure=0.5", "straighten=-3.0", "crop=0.1,0.1,0.8,0.8", "rotate=270", "flip=vertical",
+            ])
+        for bad in [
+            "exposure=9", "blur=-1", "rotate=45", "crop=0.5,0.5,0.8,0.8", "warp=1", "exposure", "flip=diagonal",
+            "mono=nan",
+        ] {
             #expect(throws: ImagingError.self, "\(bad) is refused") { try EditRecipe(parsing: [bad]) }
         }
         do {
@@ -420,7 +469,8 @@ struct EditFilterTests {
             #expect(error.message.contains("saturation") && error.message.contains("-1.0...1.0"), "\(error.message)")
         }
         // A newer minor version loads, skipping what it added; another major version does not.
-        let newer = #"{"version":"1.4","filters":[{"name":"exposure","value":1},{"name":"glow","value":0.3,"radius":4}],"author":"x"}"#
+        let newer =
+            #"{"version":"1.4","filters":[{"name":"exposure","value":1},{"name":"glow","value":0.3,"radius":4}],"author":"x"}"#
         let loaded = try EditRecipe(decoding: Array(newer.utf8))
         #expect(loaded.filters == [.exposure(1)] && loaded.skippedFilters == ["glow"])
         let sameVersionUnknown = #"{"version":"1.0","filters":[{"name":"glow","value":0.3}]}"#
@@ -429,6 +479,8 @@ struct EditFilterTests {
         #expect(EditRecipe.canHandle(formatIdentifier: EditRecipe.formatIdentifier, formatVersion: "1.7"))
         #expect(!EditRecipe.canHandle(formatIdentifier: EditRecipe.formatIdentifier, formatVersion: "2.0"))
         #expect(!EditRecipe.canHandle(formatIdentifier: "com.example.other", formatVersion: "1.0"))
-        #expect(throws: ImagingError.self) { try EditRecipe(decoding: Array(repeating: 0x20, count: EditRecipe.maximumEncodedSize + 1)) }
+        #expect(throws: ImagingError.self) {
+            try EditRecipe(decoding: Array(repeating: 0x20, count: EditRecipe.maximumEncodedSize + 1))
+        }
     }
 }

@@ -240,7 +240,9 @@ struct PixelBudgetTests {
 
     @Test(
         "A render past its time limit stops and says so; a render within it is untouched",
-        arguments: ["lomiri/backgrounds/Dragonfly_by_Bolly.jpg", "pillow/images/hopper.png", "exiv2/data/IMG_3578.heic"])
+        arguments: [
+            "lomiri/backgrounds/Dragonfly_by_Bolly.jpg", "pillow/images/hopper.png", "exiv2/data/IMG_3578.heic",
+        ])
     func timeLimit(file: String) throws {
         let path = try Corpus.path(file)
         let full = ThumbnailOptions(width: ThumbnailOptions.maximumSide, height: ThumbnailOptions.maximumSide)
@@ -250,7 +252,8 @@ struct PixelBudgetTests {
         }
         #expect(error?.code == .timedOut, "\(error?.message ?? "")")
         #expect(error?.path == path)
-        let image = try ImageFile.thumbnail(ofFileAt: path, options: full, monitor: RenderMonitor(isCancelled: { false }))
+        let image = try ImageFile.thumbnail(
+            ofFileAt: path, options: full, monitor: RenderMonitor(isCancelled: { false }))
         #expect(image.pixelWidth > 0)
     }
 
@@ -270,7 +273,9 @@ struct PixelBudgetTests {
                 Issue.record("the PNG was decoded")
             } catch {
                 #expect(error.code == .corrupt, "\(error.message)")
-                #expect(error.message.contains("PNG chunk \(type) at byte 33 says it holds 2147483632 bytes"), "\(error.message)")
+                #expect(
+                    error.message.contains("PNG chunk \(type) at byte 33 says it holds 2147483632 bytes"),
+                    "\(error.message)")
             }
         }
         #expect(throws: ImagingError.self) { try ImageFile.properties(ofFileAt: path) }

@@ -11,14 +11,19 @@ import Testing
 @Suite("The 1/8 scale JPEG decoder")
 struct JPEGDecoderTests {
     /// The pixels of a 1/8 decode, and whether Lightbox's own decoder made them.
-    private func decode(_ path: String, libjpegOnly: Bool = false) throws -> (pixels: [UInt8], width: Int, height: Int, bands: Int, own: Bool) {
+    private func decode(_ path: String, libjpegOnly: Bool = false) throws -> (
+        pixels: [UInt8], width: Int, height: Int, bands: Int, own: Bool
+    ) {
         let bytes = try readFile(path)
-        let (image, _, own) = try JPEGDecoder.decode(bytes, shrink: 8, path: path, monitor: nil, libjpegOnly: libjpegOnly)
+        let (image, _, own) = try JPEGDecoder.decode(
+            bytes, shrink: 8, path: path, monitor: nil, libjpegOnly: libjpegOnly)
         return (try Vips.pixels(image), image.width, image.height, image.bands, own)
     }
 
     private func readFile(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw ImagingError(.unreadable, "cannot read", path: path) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ImagingError(.unreadable, "cannot read", path: path)
+        }
         return [UInt8](data)
     }
 
@@ -28,8 +33,10 @@ struct JPEGDecoderTests {
         _ b: (pixels: [UInt8], width: Int, height: Int, bands: Int)
     ) -> (mean: Double, max: Int) {
         precondition(a.bands == b.bands)
-        let width = min(a.width, b.width), height = min(a.height, b.height)
-        var total = 0, largest = 0
+        let width = min(a.width, b.width)
+        let height = min(a.height, b.height)
+        var total = 0
+        var largest = 0
         for y in 0..<height {
             for x in 0..<width * a.bands {
                 let d = abs(Int(a.pixels[(y * a.width * a.bands) + x]) - Int(b.pixels[(y * b.width * b.bands) + x]))
@@ -42,20 +49,25 @@ struct JPEGDecoderTests {
 
     /// libvips' 8 by 8 box shrink of the whole image decoded at full size: what a 1/8 scale
     /// image should be.
-    private func boxShrink(_ path: String, in folder: TemporaryDirectory) throws -> (pixels: [UInt8], width: Int, height: Int, bands: Int) {
+    private func boxShrink(_ path: String, in folder: TemporaryDirectory) throws -> (
+        pixels: [UInt8], width: Int, height: Int, bands: Int
+    ) {
         let output = folder.path("shrunk-\((path as NSString).lastPathComponent).v")
         try VipsTool.run("shrink", path, output, "8", "8")
         let image = try ImageComparison.pixels(ofFileAt: output)
         return (image.pixels, image.width, image.height, image.bands)
     }
 
-    @Test("It makes libjpeg-turbo's pixels: 4:2:0 phone photos, 4:4:4 and 4:2:0 with restart markers, grey, progressive", arguments: [
-        RenderFiles.phone, RenderFiles.displayP3, "forensics/original-files/pic1/IMG_20200827_231612.jpg",
-        "exiv2/data/Reagan.jpg", "sigal/pictures/iptcTest/1.jpg", "piexif/images/02.jpg",
-        // Progressive 4:2:0 (DC and AC refinement passes) and 4:4:4.
-        "lomiri/backgrounds/picosdeeuropa_by_Aitzol_Berasategi.jpg", "lomiri/backgrounds/seeding_by_Clements_Engelhardt.jpg",
-        "lomiri/backgrounds/greentock_by_Peter_Nerlich.jpg",
-    ])
+    @Test(
+        "It makes libjpeg-turbo's pixels: 4:2:0 phone photos, 4:4:4 and 4:2:0 with restart markers, grey, progressive",
+        arguments: [
+            RenderFiles.phone, RenderFiles.displayP3, "forensics/original-files/pic1/IMG_20200827_231612.jpg",
+            "exiv2/data/Reagan.jpg", "sigal/pictures/iptcTest/1.jpg", "piexif/images/02.jpg",
+            // Progressive 4:2:0 (DC and AC refinement passes) and 4:4:4.
+            "lomiri/backgrounds/picosdeeuropa_by_Aitzol_Berasategi.jpg",
+            "lomiri/backgrounds/seeding_by_Clements_Engelhardt.jpg",
+            "lomiri/backgrounds/greentock_by_Peter_Nerlich.jpg",
+        ])
     func agreesWithLibjpeg(file: String) throws {
         let path = try Corpus.path(file)
         let ours = try decode(path)
@@ -67,7 +79,8 @@ struct JPEGDecoderTests {
         // halves differ by rounding (float here, fixed point there) and by frequencies 5 and 7,
         // which this decoder leaves out.
         let (mean, largest) = difference(
-            (ours.pixels, ours.width, ours.height, ours.bands), (theirs.pixels, theirs.width, theirs.height, theirs.bands))
+            (ours.pixels, ours.width, ours.height, ours.bands),
+            (theirs.pixels, theirs.width, theirs.height, theirs.bands))
         #expect(mean < 0.1, "mean difference \(mean)")
         #expect(largest <= 8, "largest difference \(largest)")
 
@@ -76,7 +89,8 @@ struct JPEGDecoderTests {
         let box = try boxShrink(path, in: folder)
         let oursToBox = difference((ours.pixels, ours.width, ours.height, ours.bands), box).mean
         let theirsToBox = difference((theirs.pixels, theirs.width, theirs.height, theirs.bands), box).mean
-        #expect(oursToBox < theirsToBox + 0.05, "to the box shrink: Lightbox \(oursToBox), libjpeg-turbo \(theirsToBox)")
+        #expect(
+            oursToBox < theirsToBox + 0.05, "to the box shrink: Lightbox \(oursToBox), libjpeg-turbo \(theirsToBox)")
         #expect(oursToBox < 1.5, "mean difference to the box shrink of the full decode: \(oursToBox)")
     }
 
@@ -87,12 +101,18 @@ struct JPEGDecoderTests {
             let bytes = try readFile(path)
             var header = cjpeg_header()
             var message = [CChar](repeating: 0, count: 256)
-            let status = bytes.withUnsafeBufferPointer { cjpeg_read_header($0.baseAddress, $0.count, &header, &message, message.count) }
-            guard status == CJPEG_OK, header.progressive != 0, header.supported != 0, header.components != 4 else { continue }
+            let status = bytes.withUnsafeBufferPointer {
+                cjpeg_read_header($0.baseAddress, $0.count, &header, &message, message.count)
+            }
+            guard status == CJPEG_OK, header.progressive != 0, header.supported != 0, header.components != 4 else {
+                continue
+            }
             // Files libjpeg itself stops on (cut short, damaged) are the other tests' business.
             guard (try? decode(path, libjpegOnly: true)) != nil, (try? decode(path))?.own == true else { continue }
             var compared = 0
-            let differ = bytes.withUnsafeBufferPointer { cjpeg_check_progressive_coefficients($0.baseAddress, $0.count, &compared) }
+            let differ = bytes.withUnsafeBufferPointer {
+                cjpeg_check_progressive_coefficients($0.baseAddress, $0.count, &compared)
+            }
             #expect(differ == 0, "\(path): \(differ) of \(compared) coefficients differ")
             #expect(compared > 0)
             checked.append(path)
@@ -101,10 +121,12 @@ struct JPEGDecoderTests {
         #expect(checked.count >= 12, "\(checked)")
     }
 
-    @Test("A 4:2:2 photo's chroma is the mean of each half block, closer to the full decode than libjpeg-turbo's copies", arguments: [
-        "exiv2/data/exiv2-bug922a.jpg", "exiv2/data/FurnaceCreekInn2.jpg", "exiv2/data/FurnaceCreekInn3.jpg",
-        "lomiri/backgrounds/Dragonfly_by_Bolly.jpg", "lomiri/backgrounds/life_by_Aitzol_Berasategi.jpg",
-    ])
+    @Test(
+        "A 4:2:2 photo's chroma is the mean of each half block, closer to the full decode than libjpeg-turbo's copies",
+        arguments: [
+            "exiv2/data/exiv2-bug922a.jpg", "exiv2/data/FurnaceCreekInn2.jpg", "exiv2/data/FurnaceCreekInn3.jpg",
+            "lomiri/backgrounds/Dragonfly_by_Bolly.jpg", "lomiri/backgrounds/life_by_Aitzol_Berasategi.jpg",
+        ])
     func subsampledAcross(file: String) throws {
         let path = try Corpus.path(file)
         let ours = try decode(path)
@@ -141,7 +163,8 @@ struct JPEGDecoderTests {
         let path = try Corpus.path(RenderFiles.phone)
         let bytes = try readFile(path)
         let fractions = Mutex<[Double]>([])
-        let monitor = RenderMonitor(isCancelled: { false }, progress: { fraction in fractions.withLock { $0.append(fraction) } })
+        let monitor = RenderMonitor(
+            isCancelled: { false }, progress: { fraction in fractions.withLock { $0.append(fraction) } })
         let (_, _, own) = try JPEGDecoder.decode(bytes, shrink: 8, path: path, monitor: monitor)
         #expect(own)
         let seen = fractions.withLock { $0 }

@@ -22,10 +22,12 @@ struct JPEGEncoderTests {
         return Array(UnsafeBufferPointer(start: output, count: length))
     }
 
-    @Test("The same pixels as libvips' jpegsave: RGB at 4:2:0 and, from quality 90, 4:4:4; grey; a crop", arguments: [
-        (RenderFiles.phone, 4, 82, false), (RenderFiles.phone, 4, 95, false), (RenderFiles.displayP3, 8, 90, true),
-        ("piexif/images/02.jpg", 1, 82, false),
-    ])
+    @Test(
+        "The same pixels as libvips' jpegsave: RGB at 4:2:0 and, from quality 90, 4:4:4; grey; a crop",
+        arguments: [
+            (RenderFiles.phone, 4, 82, false), (RenderFiles.phone, 4, 95, false), (RenderFiles.displayP3, 8, 90, true),
+            ("piexif/images/02.jpg", 1, 82, false),
+        ])
     func sameAsLibvips(file: String, shrink: Int, quality: Int, crop: Bool) throws {
         var image = try RenderFiles.decoded(file, shrink: shrink).image
         if crop {

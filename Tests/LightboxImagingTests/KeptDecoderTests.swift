@@ -49,7 +49,9 @@ struct KeptDecoderTests {
         return (status, luma)
     }
 
-    @Test("A decoder closed clean is handed out again for its configuration and limit and decodes the same pixels; one that met parameter sets of a picture's own, or a picture cut short, is not kept")
+    @Test(
+        "A decoder closed clean is handed out again for its configuration and limit and decodes the same pixels; one that met parameter sets of a picture's own, or a picture cut short, is not kept"
+    )
     func kept() throws {
         let (config, tile, exact) = try iPhoneTile()
         // A limit no render uses: the decoder kept here is this test's alone.

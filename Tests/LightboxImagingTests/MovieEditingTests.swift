@@ -7,7 +7,9 @@ import Testing
 /// A movie edited frame by frame through FFmpeg's libraries, against ffmpeg's own frames.
 @Suite("Movies edited frame by frame")
 struct MovieEditingTests {
-    @Test("Frames come upright as ffmpeg shows them, and unchanged frames re-encode close to the source", arguments: [0, 90])
+    @Test(
+        "Frames come upright as ffmpeg shows them, and unchanged frames re-encode close to the source",
+        arguments: [0, 90])
     func uprightFrames(rotation: Int) throws {
         let folder = try TemporaryDirectory()
         var movie = try Corpus.path("forensics/original-files/movie1/VID_20191220_170832.mp4")
@@ -32,7 +34,8 @@ struct MovieEditingTests {
         for index in [0, 30] {
             try FFmpeg.frame(index, of: movie, to: folder.path("source.png"))
             try FFmpeg.frame(index, of: output, to: folder.path("edited.png"))
-            let difference = try ImageComparison.meanAbsoluteDifference(ofFileAt: folder.path("source.png"), folder.path("edited.png"))
+            let difference = try ImageComparison.meanAbsoluteDifference(
+                ofFileAt: folder.path("source.png"), folder.path("edited.png"))
             #expect(difference < 2, "frame \(index) re-encoded is \(difference) from the source")
         }
     }

@@ -9,14 +9,17 @@ import Testing
 /// `vips_autorot`, which it stands in for.
 @Suite("Turning decoded images upright")
 struct OrientationTests {
-    @Test("Every orientation moves the pixels as vips_autorot does, RGB and grey", arguments: [
-        (RenderFiles.phone, 8), ("piexif/images/02.jpg", 2),
-    ])
+    @Test(
+        "Every orientation moves the pixels as vips_autorot does, RGB and grey",
+        arguments: [
+            (RenderFiles.phone, 8), ("piexif/images/02.jpg", 2),
+        ])
     func sameAsLibvips(file: String, shrink: Int) throws {
         for orientation in 1...8 {
             let image = try RenderFiles.decoded(file, shrink: shrink).image
             let ours = try Vips.upright(image, orientation: orientation, path: file)
-            let libvips = try Vips.uprightWithLibvips(try RenderFiles.decoded(file, shrink: shrink).image, orientation: orientation, path: file)
+            let libvips = try Vips.uprightWithLibvips(
+                try RenderFiles.decoded(file, shrink: shrink).image, orientation: orientation, path: file)
             #expect((ours.width, ours.height, ours.bands) == (libvips.width, libvips.height, libvips.bands))
             #expect(try Vips.pixels(ours) == (try Vips.pixels(libvips)), "\(file), orientation \(orientation)")
             // Moved by corient, not handed to libvips.

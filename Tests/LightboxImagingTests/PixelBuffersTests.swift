@@ -50,7 +50,8 @@ struct PixelBuffersTests {
     // EditableImage is read from several threads, so the first ask must make one image only.
     @Test("Plain pixels become one libvips image, whichever threads ask first, with the same pixels")
     func plainPixelsWrapOnce() throws {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"))))
+        let bytes = [UInt8](
+            try Data(contentsOf: URL(fileURLWithPath: try Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"))))
         for _ in 0..<50 {
             let image = try JPEGDecoder.decode(bytes, shrink: 8, path: "Dragonfly_by_Bolly.jpg", monitor: nil).image
             #expect(image.isPlain)

@@ -33,7 +33,9 @@ struct ReadBuffersTests {
         #expect(larger.count == 5 << 20 && base(larger) != address)
     }
 
-    @Test("A read that comes short holds what it read; an array still held when given back is never changed by the next read")
+    @Test(
+        "A read that comes short holds what it read; an array still held when given back is never changed by the next read"
+    )
     func valueSemantics() {
         let buffers = ReadBuffers(keptBytes: 32 << 20, keptArrays: 4, largest: 16 << 20)
         let short = buffers.read(count: 2 << 20) { _ in 1000 }

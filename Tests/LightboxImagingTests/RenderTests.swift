@@ -19,7 +19,9 @@ enum RenderFiles {
     /// A corpus JPEG decoded by Lightbox at 1/`shrink` scale, with its embedded ICC profile.
     static func decoded(_ file: String, shrink: Int) throws -> (image: VipsImageRef, profile: [UInt8]?) {
         let path = try Corpus.path(file)
-        guard let data = FileManager.default.contents(atPath: path) else { throw ImagingError(.unreadable, "cannot read", path: path) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ImagingError(.unreadable, "cannot read", path: path)
+        }
         let (image, profile, _) = try JPEGDecoder.decode([UInt8](data), shrink: shrink, path: path, monitor: nil)
         return (image, profile)
     }
@@ -33,16 +35,20 @@ let lossless = ThumbnailOptions(
 struct RenderTests {
     @Test("Fit and fill geometry: the box, the aspect ratio, no enlarging, crops")
     func geometry() {
-        let fit = RenderGeometry(uprightWidth: 4000, uprightHeight: 3000, options: ThumbnailOptions(width: 256, height: 256))
+        let fit = RenderGeometry(
+            uprightWidth: 4000, uprightHeight: 3000, options: ThumbnailOptions(width: 256, height: 256))
         #expect((fit.outputWidth, fit.outputHeight) == (256, 192))
         #expect(fit.loadShrink(among: [1, 2, 4, 8]) == 8)
         let fill = RenderGeometry(
-            uprightWidth: 4000, uprightHeight: 3000, options: ThumbnailOptions(width: 360, height: 360, contentMode: .aspectFill))
+            uprightWidth: 4000, uprightHeight: 3000,
+            options: ThumbnailOptions(width: 360, height: 360, contentMode: .aspectFill))
         #expect((fill.scaledWidth, fill.scaledHeight, fill.outputWidth, fill.outputHeight) == (480, 360, 360, 360))
         #expect(fill.loadShrink(among: [1, 2, 4, 8]) == 8)
-        let large = RenderGeometry(uprightWidth: 4000, uprightHeight: 3000, options: ThumbnailOptions(width: 1024, height: 1024))
+        let large = RenderGeometry(
+            uprightWidth: 4000, uprightHeight: 3000, options: ThumbnailOptions(width: 1024, height: 1024))
         #expect(large.loadShrink(among: [1, 2, 4, 8]) == 2)
-        let small = RenderGeometry(uprightWidth: 300, uprightHeight: 200, options: ThumbnailOptions(width: 1000, height: 1000))
+        let small = RenderGeometry(
+            uprightWidth: 300, uprightHeight: 200, options: ThumbnailOptions(width: 1000, height: 1000))
         #expect((small.outputWidth, small.outputHeight) == (300, 200))
         let maximum = RenderGeometry(
             uprightWidth: 4000, uprightHeight: 3000,
@@ -51,7 +57,8 @@ struct RenderTests {
         // The crop is what fits the box: a quarter of the picture at 500 px needs 1/4 scale.
         let crop = RenderGeometry(
             uprightWidth: 4000, uprightHeight: 3000,
-            options: ThumbnailOptions(width: 500, height: 500, normalizedCropRect: NormalizedRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5)))
+            options: ThumbnailOptions(
+                width: 500, height: 500, normalizedCropRect: NormalizedRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5)))
         #expect((crop.cropX, crop.cropY, crop.cropWidth, crop.cropHeight) == (2000, 1500, 2000, 1500))
         #expect((crop.outputWidth, crop.outputHeight) == (500, 375))
         #expect(crop.loadShrink(among: [1, 2, 4, 8]) == 4)
@@ -60,7 +67,9 @@ struct RenderTests {
         #expect(NormalizedRect(parsing: "0,0,0,1") == nil)
     }
 
-    @Test("Fit fits and fill fills, on a JPEG, a HEIC, a PNG and a CMYK JPEG", arguments: [RenderFiles.phone, RenderFiles.heic, "pillow/images/hopper.png", RenderFiles.cmyk])
+    @Test(
+        "Fit fits and fill fills, on a JPEG, a HEIC, a PNG and a CMYK JPEG",
+        arguments: [RenderFiles.phone, RenderFiles.heic, "pillow/images/hopper.png", RenderFiles.cmyk])
     func fitAndFill(file: String) throws {
         let path = try Corpus.path(file)
         let properties = try ImageFile.properties(ofFileAt: path)
@@ -68,9 +77,12 @@ struct RenderTests {
         for (width, height) in [(64, 64), (300, 120), (90, 200)] {
             let fit = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: width, height: height))
             #expect(fit.pixelWidth <= width && fit.pixelHeight <= height)
-            let scale = min(1, Double(width) / Double(properties.pixelWidth), Double(height) / Double(properties.pixelHeight))
-            #expect(fit.pixelWidth == Int((Double(properties.pixelWidth) * scale).rounded())
-                || fit.pixelHeight == Int((Double(properties.pixelHeight) * scale).rounded()), "\(file) fit \(width)x\(height)")
+            let scale = min(
+                1, Double(width) / Double(properties.pixelWidth), Double(height) / Double(properties.pixelHeight))
+            #expect(
+                fit.pixelWidth == Int((Double(properties.pixelWidth) * scale).rounded())
+                    || fit.pixelHeight == Int((Double(properties.pixelHeight) * scale).rounded()),
+                "\(file) fit \(width)x\(height)")
             let fitAspect = Double(fit.pixelWidth) / Double(fit.pixelHeight)
             #expect(abs(fitAspect - aspect) <= aspect / Double(min(fit.pixelWidth, fit.pixelHeight)) + 0.01)
             let fill = try ImageFile.thumbnail(
@@ -85,7 +97,8 @@ struct RenderTests {
         let path = try Corpus.path(RenderFiles.phone)
         func render(_ mode: ResizeMode, _ content: ContentMode = .aspectFit) throws -> EncodedImage {
             try ImageFile.thumbnail(
-                ofFileAt: path, options: ThumbnailOptions(width: 300, height: 300, contentMode: content, resizeMode: mode))
+                ofFileAt: path,
+                options: ThumbnailOptions(width: 300, height: 300, contentMode: content, resizeMode: mode))
         }
         let exact = try render(.exact)
         #expect((exact.pixelWidth, exact.pixelHeight) == (300, 225))
@@ -106,9 +119,11 @@ struct RenderTests {
         }
     }
 
-    @Test("A crop matches libvips' crop of the same region, on a JPEG and a Display P3 HEIC", arguments: [
-        (RenderFiles.phone, false), (RenderFiles.heic, true),
-    ])
+    @Test(
+        "A crop matches libvips' crop of the same region, on a JPEG and a Display P3 HEIC",
+        arguments: [
+            (RenderFiles.phone, false), (RenderFiles.heic, true),
+        ])
     func crop(file: String, hasProfile: Bool) throws {
         let path = try Corpus.path(file)
         let rect = NormalizedRect(x: 0.1, y: 0.2, width: 0.5, height: 0.4)
@@ -128,7 +143,8 @@ struct RenderTests {
             ofFileAt: path, options: ThumbnailOptions(width: 400, height: 400, quality: 100, normalizedCropRect: rect))
         #expect(scaled.pixelWidth == 400)
         let scaledReference = try ImageComparison.referenceCrop(
-            ofFileAt: path, rect: rect, width: scaled.pixelWidth, height: scaled.pixelHeight, convertingToSRGB: hasProfile)
+            ofFileAt: path, rect: rect, width: scaled.pixelWidth, height: scaled.pixelHeight,
+            convertingToSRGB: hasProfile)
         let near = try ImageComparison.meanAbsoluteDifference(scaled, scaledReference)
         #expect(near < 4, "mean difference \(near)")
         // Another region of the same photo differs: the comparison can fail.
@@ -153,22 +169,30 @@ struct RenderTests {
         #expect(toUnconverted > 3 * toConverted, "P3 taken as sRGB is as close: \(toUnconverted)")
     }
 
-    @Test("A Display P3 HEIC comes out upright in sRGB, as libvips' loader and icc_transform make it: from its embedded thumbnail and decoded whole", arguments: [
-        // Landscape, and portrait by its irot (a 240x320 thumbnail).
-        RenderFiles.heic, "exiv2/data/2021-02-13-1929.heic",
-    ])
+    @Test(
+        "A Display P3 HEIC comes out upright in sRGB, as libvips' loader and icc_transform make it: from its embedded thumbnail and decoded whole",
+        arguments: [
+            // Landscape, and portrait by its irot (a 240x320 thumbnail).
+            RenderFiles.heic, "exiv2/data/2021-02-13-1929.heic",
+        ])
     func displayP3HEIC(file: String) throws {
         let path = try Corpus.path(file)
         let small = ThumbnailOptions(width: 256, height: 256, quality: 100)
         let renders: [(name: String, image: EncodedImage, fromThumbnail: Bool)] = [
             ("256 px", try ImageFile.thumbnail(ofFileAt: path, options: small), true),
             ("the quick image", try #require(try ImageFile.embeddedThumbnail(ofFileAt: path, options: small)), true),
-            ("1024 px", try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 1024, height: 1024, quality: 100)), false),
+            (
+                "1024 px",
+                try ImageFile.thumbnail(
+                    ofFileAt: path, options: ThumbnailOptions(width: 1024, height: 1024, quality: 100)), false
+            ),
         ]
         for render in renders {
             let (width, height) = (render.image.pixelWidth, render.image.pixelHeight)
-            let converted = try reference(path, fromThumbnail: render.fromThumbnail, width: width, height: height, convertingToSRGB: true)
-            let unconverted = try reference(path, fromThumbnail: render.fromThumbnail, width: width, height: height, convertingToSRGB: false)
+            let converted = try reference(
+                path, fromThumbnail: render.fromThumbnail, width: width, height: height, convertingToSRGB: true)
+            let unconverted = try reference(
+                path, fromThumbnail: render.fromThumbnail, width: width, height: height, convertingToSRGB: false)
             let toConverted = try ImageComparison.meanAbsoluteDifference(render.image, converted)
             let toUnconverted = try ImageComparison.meanAbsoluteDifference(render.image, unconverted)
             #expect(toConverted < 1, "\(render.name): mean difference to icc_transform: \(toConverted)")
@@ -176,7 +200,9 @@ struct RenderTests {
         }
     }
 
-    @Test("Every HEIF and AVIF of the corpus renders as libvips renders it: the same size, turned the same way, the same pixels")
+    @Test(
+        "Every HEIF and AVIF of the corpus renders as libvips renders it: the same size, turned the same way, the same pixels"
+    )
     func everyHEIF() throws {
         let files = try Corpus.files(extensions: ["heic", "heif", "avif"])
         #expect(files.count >= 20)
@@ -184,7 +210,8 @@ struct RenderTests {
         for path in files {
             let ours: EncodedImage
             do {
-                ours = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 512, height: 512, quality: 100))
+                ours = try ImageFile.thumbnail(
+                    ofFileAt: path, options: ThumbnailOptions(width: 512, height: 512, quality: 100))
             } catch {
                 #expect(ImageComparison.libvipsThumbnailError(ofFileAt: path, size: 512) != nil, "\(path): \(error)")
                 continue
@@ -192,20 +219,24 @@ struct RenderTests {
             rendered += 1
             let hasProfile = try Vips.open(path, failOnTruncation: false).iccProfile != nil
             let reference = try ImageComparison.referenceCrop(
-                ofFileAt: path, rect: .full, width: ours.pixelWidth, height: ours.pixelHeight, convertingToSRGB: hasProfile)
+                ofFileAt: path, rect: .full, width: ours.pixelWidth, height: ours.pixelHeight,
+                convertingToSRGB: hasProfile)
             let difference = try ImageComparison.meanAbsoluteDifference(ours, reference)
             #expect(difference < 2, "\(path): mean difference \(difference)")
             let (width, height) = try ImageComparison.autorotatedSize(ofFileAt: path)
-            #expect((ours.pixelWidth >= ours.pixelHeight) == (width >= height), "\(path): turned otherwise than libvips")
+            #expect(
+                (ours.pixelWidth >= ours.pixelHeight) == (width >= height), "\(path): turned otherwise than libvips")
         }
         #expect(rendered >= 20)
     }
 
-    @Test("A HEIF made RGB by CHEIF: libheif's own pixels whole, and each shrunk pixel the mean of its block within a level, bar clipped pixels", arguments: [
-        // A Display P3 grid, one turned portrait by its irot, and an AVIF turned and mirrored
-        // whose 427 columns leave a part block at 1/2, 1/4 and 1/8.
-        RenderFiles.heic, "exiv2/data/2021-02-13-1929.heic", "pillow/images/avif/rot1mir1.avif",
-    ])
+    @Test(
+        "A HEIF made RGB by CHEIF: libheif's own pixels whole, and each shrunk pixel the mean of its block within a level, bar clipped pixels",
+        arguments: [
+            // A Display P3 grid, one turned portrait by its irot, and an AVIF turned and mirrored
+            // whose 427 columns leave a part block at 1/2, 1/4 and 1/8.
+            RenderFiles.heic, "exiv2/data/2021-02-13-1929.heic", "pillow/images/avif/rot1mir1.avif",
+        ])
     func heifShrinksOnDecode(file: String) throws {
         let path = try Corpus.path(file)
         let bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
@@ -214,7 +245,9 @@ struct RenderTests {
         #expect(reference.bands == 3)
         for shrink in [1, 2, 4, 8] {
             let decoded = try #require(
-                try Renderer.decodeHEIF(bytes, path: path, orientation: nil, monitor: nil) { _, _, _ in .primary(shrink: shrink) })
+                try Renderer.decodeHEIF(bytes, path: path, orientation: nil, monitor: nil) { _, _, _ in
+                    .primary(shrink: shrink)
+                })
             let image = decoded.image
             #expect(image.isPlain, "libvips holds no HEIF pixels")
             let (width, height) = ((reference.width + shrink - 1) / shrink, (reference.height + shrink - 1) / shrink)
@@ -224,7 +257,10 @@ struct RenderTests {
             // Whole, a value is libheif's exactly. Shrunk, the tile-by-tile decode averages Y, Cb
             // and Cr and converts the means, where the reference converts and then averages:
             // one level apart at most unless the conversion clipped a pixel of the block.
-            var mismatches = 0, largest = 0, total = 0, beyondOne = 0
+            var mismatches = 0
+            var largest = 0
+            var total = 0
+            var beyondOne = 0
             for y in 0..<height {
                 for x in 0..<width {
                     let (x0, y0) = (x * shrink, y * shrink)
@@ -233,7 +269,9 @@ struct RenderTests {
                     for band in 0..<3 {
                         var sum = 0
                         for row in y0..<y1 {
-                            for column in x0..<x1 { sum += Int(reference.pixels[(row * reference.width + column) * 3 + band]) }
+                            for column in x0..<x1 {
+                                sum += Int(reference.pixels[(row * reference.width + column) * 3 + band])
+                            }
                         }
                         let difference = abs(Int(pixels[y * stride + x * 3 + band]) - (sum + count / 2) / count)
                         if difference > 0 { mismatches += 1 }
@@ -244,7 +282,8 @@ struct RenderTests {
                 }
             }
             let values = width * height * 3
-            let summary = "1/\(shrink): \(mismatches) of \(values) values differ, \(beyondOne) by more than 1 (up to \(largest))"
+            let summary =
+                "1/\(shrink): \(mismatches) of \(values) values differ, \(beyondOne) by more than 1 (up to \(largest))"
             if shrink == 1 {
                 #expect(mismatches == 0, "\(summary)")
             } else {
@@ -275,7 +314,9 @@ struct RenderTests {
         bytes.withUnsafeBytes { raw in
             var failure = CHEIF_UNSUPPORTED
             var message = [CChar](repeating: 0, count: 256)
-            guard let file = cheif_open(raw.baseAddress, raw.count, &failure, &message, message.count) else { return nil }
+            guard let file = cheif_open(raw.baseAddress, raw.count, &failure, &message, message.count) else {
+                return nil
+            }
             defer { cheif_close(file) }
             return HEIFCodedImage.read(bytes, image: thumbnail ? .thumbnail : .primary).map {
                 Renderer.offer($0, thumbnail: thumbnail, to: file)
@@ -306,7 +347,8 @@ struct RenderTests {
         try #require((image.width, image.height, image.bands) == (reference.width, reference.height, 3), "\(label)")
         var stride = 0
         let pixels = try #require(image.memoryPixels(&stride))
-        var mismatches = 0, largest = 0
+        var mismatches = 0
+        var largest = 0
         for y in 0..<image.height {
             for x in 0..<image.width * 3 {
                 let difference = abs(Int(pixels[y * stride + x]) - Int(reference.pixels[y * image.width * 3 + x]))
@@ -317,7 +359,9 @@ struct RenderTests {
         return (mismatches, largest)
     }
 
-    @Test("HEVC HEIFs and their thumbnails decoded tile by tile by FFmpeg give libheif's pixels; the others go to libheif")
+    @Test(
+        "HEVC HEIFs and their thumbnails decoded tile by tile by FFmpeg give libheif's pixels; the others go to libheif"
+    )
     func tiledHEIFsGiveLibheifPixels() throws {
         var tiled: Set<String> = []
         var thumbnails = 0
@@ -327,7 +371,9 @@ struct RenderTests {
             if isTiled(bytes, thumbnail: true) == true {
                 // An iPhone's 320x240 thumbnail is one picture: within a level, as below.
                 let (mismatches, largest) = try compareWithLibheif(bytes, path: path, thumbnail: true, label: file)
-                #expect(largest <= 1, "\(file)'s thumbnail: \(mismatches) values differ from libheif's, by up to \(largest)")
+                #expect(
+                    largest <= 1, "\(file)'s thumbnail: \(mismatches) values differ from libheif's, by up to \(largest)"
+                )
                 thumbnails += 1
             }
             guard isTiled(bytes) == true else { continue }
@@ -370,7 +416,8 @@ struct RenderTests {
                 free(decoded.icc)
             }
             try #require(status == 1 && decoded.tiled == 1, "\(JPEGDecoder.text(message))")
-            let pixels = [UInt8](UnsafeBufferPointer(start: decoded.pixels, count: decoded.stride * Int(decoded.height)))
+            let pixels = [UInt8](
+                UnsafeBufferPointer(start: decoded.pixels, count: decoded.stride * Int(decoded.height)))
             let profile =
                 withLibheif
                 ? decoded.icc.map { [UInt8](UnsafeBufferPointer(start: $0, count: decoded.icc_length)) }
@@ -379,7 +426,9 @@ struct RenderTests {
         }
     }
 
-    @Test("A phone's HEIC decodes tile by tile without libheif: both images read in Swift, libheif's pixels, size and ICC profile; the others need libheif")
+    @Test(
+        "A phone's HEIC decodes tile by tile without libheif: both images read in Swift, libheif's pixels, size and ICC profile; the others need libheif"
+    )
     func tiledHEIFsWithoutLibheif() throws {
         var alone: Set<String> = []
         for file in Self.heifs {
@@ -399,21 +448,26 @@ struct RenderTests {
                 #expect(without.profile == withLibheif.profile, "\(label): the ICC profile")
                 // libheif's size as displayed, which the render's geometry takes.
                 let displayed = try #require((thumbnail ? layouts.thumbnail : layouts.primary)?.displayedSize)
-                #expect((displayed.width, displayed.height) == (Int(withLibheif.width), Int(withLibheif.height)), "\(label)")
+                #expect(
+                    (displayed.width, displayed.height) == (Int(withLibheif.width), Int(withLibheif.height)), "\(label)"
+                )
             }
         }
         // Stonehenge.heic has no thumbnail; every iPhone photo carries Display P3.
         #expect(alone == Self.tiledHEIFs)
     }
 
-    @Test("A HEIC's thumbnail rendered from the file (its boxes and the thumbnail's bytes alone) is the one rendered from the whole file in memory")
+    @Test(
+        "A HEIC's thumbnail rendered from the file (its boxes and the thumbnail's bytes alone) is the one rendered from the whole file in memory"
+    )
     func heicThumbnailFromFewBytes() throws {
         for file in ["exiv2/data/IMG_3578.heic", "exiv2/data/2021-02-13-1929.heic"] {
             let path = try Corpus.path(file)
             let bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
             // 256 px: the 320x240 thumbnail; fill, and turned by an orientation asked for.
             for options in [
-                ThumbnailOptions(width: 256, height: 256), ThumbnailOptions(width: 200, height: 200, contentMode: .aspectFill),
+                ThumbnailOptions(width: 256, height: 256),
+                ThumbnailOptions(width: 200, height: 200, contentMode: .aspectFill),
                 ThumbnailOptions(width: 256, height: 256, orientation: 6),
             ] {
                 let fromFile = try Renderer.render(path: path, options: [options], monitor: nil)
@@ -432,7 +486,9 @@ struct RenderTests {
         let directory = try TemporaryDirectory()
         let large = directory.url.appendingPathComponent("large.heic")
         let padding = 80 << 20
-        let header: [UInt8] = [UInt8(padding >> 24), UInt8((padding >> 16) & 0xFF), UInt8((padding >> 8) & 0xFF), UInt8(padding & 0xFF)]
+        let header: [UInt8] = [
+            UInt8(padding >> 24), UInt8((padding >> 16) & 0xFF), UInt8((padding >> 8) & 0xFF), UInt8(padding & 0xFF),
+        ]
         try Data(bytes + header + Array("free".utf8)).write(to: large)
         let handle = try FileHandle(forWritingTo: large)
         try handle.truncate(atOffset: UInt64(bytes.count + padding))
@@ -448,7 +504,8 @@ struct RenderTests {
     @Test("A HEIF's irot turns the tile-by-tile decode as libheif turns it, at each quarter turn", arguments: 0..<4)
     func tiledHEIFTurns(quarterTurns: Int) throws {
         // Stonehenge.heic is one HEVC picture with an irot; the angle is the byte after "irot".
-        var bytes = [UInt8](try #require(FileManager.default.contents(atPath: try Corpus.path("exiv2/data/Stonehenge.heic"))))
+        var bytes = [UInt8](
+            try #require(FileManager.default.contents(atPath: try Corpus.path("exiv2/data/Stonehenge.heic"))))
         let irot = Array("irot".utf8)
         let at = try #require((0..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == irot })
         bytes[at + 4] = UInt8(quarterTurns)
@@ -460,7 +517,9 @@ struct RenderTests {
         #expect(largest <= 1, "\(mismatches) values differ from libheif's, by up to \(largest)")
     }
 
-    @Test("Helper threads sharing a grid's tiles give the pixels of one thread, whole or shrunk, and give back every processor and byte they borrowed", arguments: [1, 2, 8])
+    @Test(
+        "Helper threads sharing a grid's tiles give the pixels of one thread, whole or shrunk, and give back every processor and byte they borrowed",
+        arguments: [1, 2, 8])
     func tileHelpers(shrink: Int) throws {
         let path = try Corpus.path(RenderFiles.heic)
         let bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
@@ -482,7 +541,9 @@ struct RenderTests {
                 try #require(Renderer.offer(layout, thumbnail: false, to: file))
                 let threads = Mutex<Set<UInt>>([])
                 let box = RenderMonitorBox(
-                    RenderMonitor(isCancelled: { false }, progress: { _ in threads.withLock { _ = $0.insert(UInt(pthread_self())) } }))
+                    RenderMonitor(
+                        isCancelled: { false },
+                        progress: { _ in threads.withLock { _ = $0.insert(UInt(pthread_self())) } }))
                 var decoded = cheif_decoded()
                 let status = box.withContext { context in
                     func run(_ helpers: UnsafePointer<cheif_helpers>?) -> Int32 {
@@ -500,7 +561,8 @@ struct RenderTests {
                 }
                 let pixels =
                     status == 1
-                    ? [UInt8](UnsafeBufferPointer(start: decoded.pixels, count: decoded.stride * Int(decoded.height))) : []
+                    ? [UInt8](UnsafeBufferPointer(start: decoded.pixels, count: decoded.stride * Int(decoded.height)))
+                    : []
                 return (status, decoded.tiled == 1, pixels, threads.withLock { $0.count })
             }
         }
@@ -535,7 +597,9 @@ struct RenderTests {
 
     /// libvips' pixels of a HEIF: its embedded thumbnail (libheif's) or the whole image, through
     /// `vips_icc_transform` or as stored, resized to `width`x`height`.
-    private func reference(_ path: String, fromThumbnail: Bool, width: Int, height: Int, convertingToSRGB: Bool) throws -> EncodedImage {
+    private func reference(_ path: String, fromThumbnail: Bool, width: Int, height: Int, convertingToSRGB: Bool) throws
+        -> EncodedImage
+    {
         guard fromThumbnail else {
             return try ImageComparison.referenceCrop(
                 ofFileAt: path, rect: .full, width: width, height: height, convertingToSRGB: convertingToSRGB)
@@ -552,9 +616,11 @@ struct RenderTests {
         return EncodedImage(bytes: bytes, format: .jpeg, pixelWidth: width, pixelHeight: height)
     }
 
-    @Test("The JPEG decoder gives libvips' pixels", arguments: [
-        RenderFiles.phone, RenderFiles.displayP3, "exiv2/data/exiv2-canon-eos-300d.jpg",
-    ])
+    @Test(
+        "The JPEG decoder gives libvips' pixels",
+        arguments: [
+            RenderFiles.phone, RenderFiles.displayP3, "exiv2/data/exiv2-canon-eos-300d.jpg",
+        ])
     func decoderAgreesWithLibvips(file: String) throws {
         let path = try Corpus.path(file)
         let ours = try ImageFile.thumbnail(ofFileAt: path, options: lossless)
@@ -565,12 +631,16 @@ struct RenderTests {
         #expect(difference < 1, "mean difference \(difference)")
     }
 
-    @Test("Progress rises to 1, and a cancelled render stops and throws, on a JPEG and a HEIC", arguments: [RenderFiles.phone, RenderFiles.heic])
+    @Test(
+        "Progress rises to 1, and a cancelled render stops and throws, on a JPEG and a HEIC",
+        arguments: [RenderFiles.phone, RenderFiles.heic])
     func cancellation(file: String) throws {
         let path = try Corpus.path(file)
         let fractions = Mutex<[Double]>([])
-        let monitor = RenderMonitor(isCancelled: { false }, progress: { fraction in fractions.withLock { $0.append(fraction) } })
-        _ = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000), monitor: monitor)
+        let monitor = RenderMonitor(
+            isCancelled: { false }, progress: { fraction in fractions.withLock { $0.append(fraction) } })
+        _ = try ImageFile.thumbnail(
+            ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000), monitor: monitor)
         let seen = fractions.withLock { $0 }
         #expect(seen.count > 2)
         #expect(seen.last == 1)
@@ -582,7 +652,8 @@ struct RenderTests {
             let cancelling = RenderMonitor(
                 isCancelled: { reports.withLock { $0 } >= limit }, progress: { _ in reports.withLock { $0 += 1 } })
             let error = #expect(throws: ImagingError.self) {
-                try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000), monitor: cancelling)
+                try ImageFile.thumbnail(
+                    ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000), monitor: cancelling)
             }
             return (error, reports.withLock { $0 })
         }
@@ -618,7 +689,7 @@ struct RenderTests {
         let explained = [
             "pillow/images/icc-after-SOF.jpg":
                 "its ICC profile is 7 bytes, not a profile: libjpeg-turbo's reader rejects it and Lightbox shows the "
-                + "pixels as sRGB, where libvips fails the whole image on the profile",
+                + "pixels as sRGB, where libvips fails the whole image on the profile"
         ]
         var disagreements: [String] = []
         for path in cases where !explained.keys.contains(where: { path.hasSuffix("/" + $0) }) {
@@ -637,16 +708,22 @@ struct RenderTests {
         }
         for name in explained.keys {
             #expect(throws: Never.self) {
-                try ImageFile.thumbnail(ofFileAt: try Corpus.path(name), options: ThumbnailOptions(width: 256, height: 256))
+                try ImageFile.thumbnail(
+                    ofFileAt: try Corpus.path(name), options: ThumbnailOptions(width: 256, height: 256))
             }
         }
-        #expect(disagreements.isEmpty, "\(disagreements.count) of \(cases.count):\n\(disagreements.joined(separator: "\n"))")
+        #expect(
+            disagreements.isEmpty, "\(disagreements.count) of \(cases.count):\n\(disagreements.joined(separator: "\n"))"
+        )
     }
 
-    @Test("A movie's poster frame is its first frame as ffmpeg shows it, turned as its track says", arguments: [
-        ("forensics/original-files/movie1/VID_20191220_170832.mp4", 0), ("forensics/original-files/movie2/movie-hello.mp4", 90),
-        ("forensics/original-files/movie2/movie-hello.mp4", 270),
-    ])
+    @Test(
+        "A movie's poster frame is its first frame as ffmpeg shows it, turned as its track says",
+        arguments: [
+            ("forensics/original-files/movie1/VID_20191220_170832.mp4", 0),
+            ("forensics/original-files/movie2/movie-hello.mp4", 90),
+            ("forensics/original-files/movie2/movie-hello.mp4", 270),
+        ])
     func posterFrame(file: String, rotation: Int) throws {
         let folder = try TemporaryDirectory()
         var movie = try Corpus.path(file)
@@ -659,7 +736,8 @@ struct RenderTests {
         let oracle = folder.path("frame.png")
         try FFmpeg.firstFrame(of: movie, to: oracle)
         let ours = try ImageFile.thumbnail(ofFileAt: movie, options: lossless)
-        let reference = try ImageComparison.referenceThumbnail(ofFileAt: oracle, width: ours.pixelWidth, height: ours.pixelHeight)
+        let reference = try ImageComparison.referenceThumbnail(
+            ofFileAt: oracle, width: ours.pixelWidth, height: ours.pixelHeight)
         let upsideDown = try ImageComparison.referenceThumbnail(
             ofFileAt: oracle, width: ours.pixelWidth, height: ours.pixelHeight, rotatedHalfTurn: true)
         let near = try ImageComparison.meanAbsoluteDifference(ours, reference)

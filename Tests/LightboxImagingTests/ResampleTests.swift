@@ -55,7 +55,9 @@ struct ResampleTests {
         for y in 0..<input.height {
             for x in 0..<width {
                 for b in 0..<bands {
-                    let sum = across[x].reduce(0.0) { $0 + $1.weight * Double(input.pixels[(y * input.width + $1.index) * bands + b]) }
+                    let sum = across[x].reduce(0.0) {
+                        $0 + $1.weight * Double(input.pixels[(y * input.width + $1.index) * bands + b])
+                    }
                     rows[(y * width + x) * bands + b] = byte(sum)
                 }
             }
@@ -64,7 +66,8 @@ struct ResampleTests {
         var output = [UInt8](repeating: 0, count: width * height * bands)
         for y in 0..<height {
             for x in 0..<width * bands {
-                output[y * width * bands + x] = byte(down[y].reduce(0.0) { $0 + $1.weight * Double(rows[$1.index * width * bands + x]) })
+                output[y * width * bands + x] = byte(
+                    down[y].reduce(0.0) { $0 + $1.weight * Double(rows[$1.index * width * bands + x]) })
             }
         }
         return (output, width, height, bands)
@@ -72,7 +75,8 @@ struct ResampleTests {
 
     private func difference(_ a: Pixels, _ b: Pixels) -> (mean: Double, max: Int) {
         precondition((a.width, a.height, a.bands) == (b.width, b.height, b.bands))
-        var total = 0, largest = 0
+        var total = 0
+        var largest = 0
         for (x, y) in zip(a.pixels, b.pixels) {
             let d = abs(Int(x) - Int(y))
             total += d
@@ -81,16 +85,18 @@ struct ResampleTests {
         return (Double(total) / Double(a.pixels.count), largest)
     }
 
-    @Test("It computes the filter's definition: RGB (SIMD rows) and grey (plain C), odd factors, one axis, tiny images", arguments: [
-        // A phone photo at 1/8 (500x375) by factors of 2.9, 1.95, 1 by 1.5; grey (400x210); a
-        // small photo (200x130).
-        ("forensics/original-files/pic1/IMG_20200827_231612.jpg", 8, 173, 130),
-        ("forensics/original-files/pic1/IMG_20200827_231612.jpg", 8, 256, 192),
-        ("forensics/original-files/pic1/IMG_20200827_231612.jpg", 8, 500, 250),
-        ("piexif/images/02.jpg", 1, 97, 51),
-        ("exiv2/data/Reagan.jpg", 1, 3, 2),
-        ("exiv2/data/Reagan.jpg", 1, 1, 1),
-    ])
+    @Test(
+        "It computes the filter's definition: RGB (SIMD rows) and grey (plain C), odd factors, one axis, tiny images",
+        arguments: [
+            // A phone photo at 1/8 (500x375) by factors of 2.9, 1.95, 1 by 1.5; grey (400x210); a
+            // small photo (200x130).
+            ("forensics/original-files/pic1/IMG_20200827_231612.jpg", 8, 173, 130),
+            ("forensics/original-files/pic1/IMG_20200827_231612.jpg", 8, 256, 192),
+            ("forensics/original-files/pic1/IMG_20200827_231612.jpg", 8, 500, 250),
+            ("piexif/images/02.jpg", 1, 97, 51),
+            ("exiv2/data/Reagan.jpg", 1, 3, 2),
+            ("exiv2/data/Reagan.jpg", 1, 1, 1),
+        ])
     func matchesReference(file: String, shrink: Int, width: Int, height: Int) throws {
         let input = try decoded(file, shrink: shrink).pixels
         let ours = try #require(resample(input, width: width, height: height))
@@ -105,15 +111,17 @@ struct ResampleTests {
         #expect(same, "\(file) to \(width)x\(height): other values with kept filters")
     }
 
-    @Test("Every instruction level gives the same values: plain C, SSSE3 and SSE2, AVX2", arguments: [
-        // Odd and even widths (AVX2 rows make two pixels at a time), the 1024 px thumbnail's
-        // factor, grey (SIMD columns only), a window wider than the input.
-        ("forensics/original-files/pic1/IMG_20200827_231612.jpg", 8, 173, 130),
-        ("forensics/original-files/pic1/IMG_20200827_231612.jpg", 8, 256, 192),
-        (RenderFiles.phone, 2, 1024, 768),
-        ("piexif/images/02.jpg", 1, 97, 51),
-        ("exiv2/data/Reagan.jpg", 1, 3, 2),
-    ])
+    @Test(
+        "Every instruction level gives the same values: plain C, SSSE3 and SSE2, AVX2",
+        arguments: [
+            // Odd and even widths (AVX2 rows make two pixels at a time), the 1024 px thumbnail's
+            // factor, grey (SIMD columns only), a window wider than the input.
+            ("forensics/original-files/pic1/IMG_20200827_231612.jpg", 8, 173, 130),
+            ("forensics/original-files/pic1/IMG_20200827_231612.jpg", 8, 256, 192),
+            (RenderFiles.phone, 2, 1024, 768),
+            ("piexif/images/02.jpg", 1, 97, 51),
+            ("exiv2/data/Reagan.jpg", 1, 3, 2),
+        ])
     func levelsAgree(file: String, shrink: Int, width: Int, height: Int) throws {
         let input = try decoded(file, shrink: shrink).pixels
         let levels = Array(Int32(CRESAMPLE_SCALAR)...cresample_level())
@@ -142,15 +150,18 @@ struct ResampleTests {
         #expect(resample(input, width: 10, height: 0) == nil)
     }
 
-    @Test("Close to libvips' Lanczos-3 on photos at the sizes grids ask for", arguments: [
-        // 12 MP at 1/2 to 1024 px (the 1024 px thumbnail), at 1/4 to 360 px (the import's grid
-        // thumbnail from its preview), a 24 MP photo at 1/4 to 360 px.
-        (RenderFiles.phone, 2, 1024), (RenderFiles.displayP3, 4, 360), ("exiv2/data/exiv2-bug922a.jpg", 4, 360),
-    ])
+    @Test(
+        "Close to libvips' Lanczos-3 on photos at the sizes grids ask for",
+        arguments: [
+            // 12 MP at 1/2 to 1024 px (the 1024 px thumbnail), at 1/4 to 360 px (the import's grid
+            // thumbnail from its preview), a 24 MP photo at 1/4 to 360 px.
+            (RenderFiles.phone, 2, 1024), (RenderFiles.displayP3, 4, 360), ("exiv2/data/exiv2-bug922a.jpg", 4, 360),
+        ])
     func closeToLibvips(file: String, shrink: Int, side: Int) throws {
         let (image, input) = try decoded(file, shrink: shrink)
         let scale = Double(side) / Double(max(input.width, input.height))
-        let width = Int((Double(input.width) * scale).rounded()), height = Int((Double(input.height) * scale).rounded())
+        let width = Int((Double(input.width) * scale).rounded())
+        let height = Int((Double(input.height) * scale).rounded())
         let ours = try Vips.resize(image, width: width, height: height)
         // The render's resize is `CResample`'s, value for value: it did not fall back to libvips.
         let direct = try #require(resample(input, width: width, height: height))

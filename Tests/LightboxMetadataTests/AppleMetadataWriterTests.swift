@@ -1,7 +1,8 @@
 import Foundation
-@testable import LightboxMetadata
 import LightboxTestSupport
 import Testing
+
+@testable import LightboxMetadata
 
 /// The writers that make Live Photo pairs and bursts, checked with exiftool (the oracle) and
 /// with Lightbox's own reader.
@@ -30,7 +31,8 @@ struct AppleMetadataWriterTests {
     func jpeg(file: String) throws {
         let original = try Corpus.path(file)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: original)))
-        let written = try AppleMetadataWriter.jpeg(bytes, contentIdentifier: Self.contentIdentifier, burstUUID: Self.burst)
+        let written = try AppleMetadataWriter.jpeg(
+            bytes, contentIdentifier: Self.contentIdentifier, burstUUID: Self.burst)
         let folder = try TemporaryDirectory()
         let path = folder.path("written.jpg")
         try Data(written).write(to: URL(fileURLWithPath: path))
@@ -69,7 +71,9 @@ struct AppleMetadataWriterTests {
         let path = folder.path("written.mov")
         try Data(written).write(to: URL(fileURLWithPath: path))
 
-        let tags = ["ContentIdentifier", "Duration", "ImageWidth", "ImageHeight", "CreateDate", "GPSCoordinates", "Warning"]
+        let tags = [
+            "ContentIdentifier", "Duration", "ImageWidth", "ImageHeight", "CreateDate", "GPSCoordinates", "Warning",
+        ]
         let before = try ExifTool.tags(tags, of: original)
         let after = try ExifTool.tags(tags, of: path)
         #expect(after["ContentIdentifier"] == Self.contentIdentifier)
@@ -77,7 +81,8 @@ struct AppleMetadataWriterTests {
         #expect(try MetadataReader.read(fileAtPath: path).quickTime?.contentIdentifier == Self.contentIdentifier)
 
         // Every chunk offset still points at the same sample bytes.
-        let old = try Self.chunks(bytes), new = try Self.chunks(written)
+        let old = try Self.chunks(bytes)
+        let new = try Self.chunks(written)
         #expect(old.count == new.count)
         if file.hasSuffix(".mp4") { #expect(old.count >= 2, "a real movie has chunks") }  // exiftool's sample is stripped
         for (a, b) in zip(old, new) {
@@ -98,7 +103,8 @@ struct AppleMetadataWriterTests {
                     let count = Int(payload.u32(at: 4)!)
                     for index in 0..<count {
                         offsets.append(
-                            box.type == "co64" ? Int(payload.u64(at: 8 + index * 8)!) : Int(payload.u32(at: 8 + index * 4)!))
+                            box.type == "co64"
+                                ? Int(payload.u64(at: 8 + index * 8)!) : Int(payload.u32(at: 8 + index * 4)!))
                     }
                 default: break
                 }

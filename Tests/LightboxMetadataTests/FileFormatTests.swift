@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import LightboxMetadata
 import LightboxTestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite("Recognising formats from bytes")
 struct FileFormatTests {
@@ -91,12 +92,15 @@ struct HostileContainerTests {
             + Array(type.utf8) + payload
     }
 
-    @Test("A HEIF item location list of zero-width fields ends with an error, not billions of turns", .timeLimit(.minutes(1)))
+    @Test(
+        "A HEIF item location list of zero-width fields ends with an error, not billions of turns",
+        .timeLimit(.minutes(1)))
     func zeroWidthExtents() {
         // iloc version 2, every field size 0, 2^32-1 items of 65,535 extents each.
         var iloc: [UInt8] = [2, 0, 0, 0, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF]
         for _ in 0..<100_000 { iloc += [0, 0, 0, 1, 0, 0, 0, 0, 0xFF, 0xFF] }
-        let bytes = Self.box("ftyp", Array("heic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8))
+        let bytes =
+            Self.box("ftyp", Array("heic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8))
             + Self.box("meta", [0, 0, 0, 0] + Self.box("iloc", iloc))
         #expect(throws: MetadataError.self) { try MetadataReader.read(ByteSource(bytes: bytes)) }
     }

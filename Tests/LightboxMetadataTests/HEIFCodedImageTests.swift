@@ -38,12 +38,15 @@ struct HEIFCodedImageTests {
         #expect("\(layout.width)" == (try exiftool("ImageWidth", file)))
         #expect("\(layout.height)" == (try exiftool("ImageHeight", file)))
         #expect((layout.pictureWidth, layout.pictureHeight, layout.quarterTurns) == (512, 512, 0))
-        #expect(Array(bytes[(layout.configuration.lowerBound - 4)..<layout.configuration.lowerBound]) == Array("hvcC".utf8))
+        #expect(
+            Array(bytes[(layout.configuration.lowerBound - 4)..<layout.configuration.lowerBound]) == Array("hvcC".utf8))
         // An iPhone's colour is its ICC profile; its tiles say nothing of a matrix in the boxes.
         #expect(layout.colourMatrix == nil)
         expectInside(layout, bytes, file)
         let pictures = layout.pictures.joined().sorted { $0.lowerBound < $1.lowerBound }
-        #expect(zip(pictures, pictures.dropFirst()).allSatisfy { $0.upperBound <= $1.lowerBound }, "pictures do not overlap")
+        #expect(
+            zip(pictures, pictures.dropFirst()).allSatisfy { $0.upperBound <= $1.lowerBound }, "pictures do not overlap"
+        )
 
         let thumbnail = try #require(HEIFCodedImage.read(bytes, image: .thumbnail))
         let metadata = try MetadataReader.read(fileAtPath: try Corpus.path(file))
@@ -60,7 +63,9 @@ struct HEIFCodedImageTests {
         #expect(both.primary == layout && both.thumbnail == thumbnail)
     }
 
-    @Test("From the file, the boxes alone are read; the thumbnail's bytes gathered are its picture, configuration and profile, 1% of the file")
+    @Test(
+        "From the file, the boxes alone are read; the thumbnail's bytes gathered are its picture, configuration and profile, 1% of the file"
+    )
     func gatheredThumbnail() throws {
         for file in ["exiv2/data/IMG_3578.heic", "exiv2/data/2021-02-13-1929.heic"] {
             let path = try Corpus.path(file)
@@ -83,7 +88,8 @@ struct HEIFCodedImageTests {
         }
     }
 
-    @Test("One picture with its nclx colour, turned by its irot as written; a crop or a sequence is not the simple form")
+    @Test(
+        "One picture with its nclx colour, turned by its irot as written; a crop or a sequence is not the simple form")
     func singlePictures() throws {
         let stonehenge = try bytes("exiv2/data/Stonehenge.heic")
         let layout = try #require(HEIFCodedImage.read(stonehenge, image: .primary))
@@ -91,18 +97,23 @@ struct HEIFCodedImageTests {
         // Its colour is nclx alone: no profile, as exiftool finds none.
         #expect(layout.profile == nil)
         #expect(try ExifTool.binary("ICC_Profile", of: try Corpus.path("exiv2/data/Stonehenge.heic")).isEmpty)
-        #expect(HEIFCodedImage.readPrimaryAndThumbnail(stonehenge).map { $0.primary == layout && $0.thumbnail == nil } == true)
-        #expect(layout.colourMatrix.map(String.init) == (try exiftool("MatrixCoefficients", "exiv2/data/Stonehenge.heic")))
+        #expect(
+            HEIFCodedImage.readPrimaryAndThumbnail(stonehenge).map { $0.primary == layout && $0.thumbnail == nil }
+                == true)
+        #expect(
+            layout.colourMatrix.map(String.init) == (try exiftool("MatrixCoefficients", "exiv2/data/Stonehenge.heic")))
         #expect(layout.fullRange == true)
         #expect(HEIFCodedImage.read(stonehenge, image: .thumbnail) == nil, "it has no thumbnail")
         // Its irot's angle byte, rewritten: the reader gives each quarter turn back.
-        let irot = try #require((0..<(stonehenge.count - 4)).first { Array(stonehenge[$0..<($0 + 4)]) == Array("irot".utf8) })
+        let irot = try #require(
+            (0..<(stonehenge.count - 4)).first { Array(stonehenge[$0..<($0 + 4)]) == Array("irot".utf8) })
         for turns in 0..<4 {
             var turned = stonehenge
             turned[irot + 4] = UInt8(turns)
             #expect(HEIFCodedImage.read(turned, image: .primary)?.quarterTurns == turns)
         }
-        #expect(HEIFCodedImage.read(try bytes("sigal/pictures/dir1/test1/outdoor.heic"), image: .primary) == nil, "clap")
+        #expect(
+            HEIFCodedImage.read(try bytes("sigal/pictures/dir1/test1/outdoor.heic"), image: .primary) == nil, "clap")
         #expect(HEIFCodedImage.read(try bytes("pillow/images/avif/hopper.avif"), image: .primary) == nil, "AV1")
     }
 
@@ -119,7 +130,9 @@ struct HEIFCodedImageTests {
             for round in 0..<2_000 {
                 var damaged = original
                 // Bytes changed where the boxes are, a quarter of the rounds cut short too.
-                for _ in 0..<(1 + next() % 4) { damaged[next() % min(8_192, damaged.count)] = UInt8(truncatingIfNeeded: next()) }
+                for _ in 0..<(1 + next() % 4) {
+                    damaged[next() % min(8_192, damaged.count)] = UInt8(truncatingIfNeeded: next())
+                }
                 if round % 4 == 0 { damaged = Array(damaged.prefix(1 + next() % damaged.count)) }
                 for image in [HEIFCodedImage.Image.primary, .thumbnail] {
                     guard let layout = HEIFCodedImage.read(damaged, image: image) else { continue }

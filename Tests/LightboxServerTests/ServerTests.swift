@@ -75,7 +75,8 @@ struct ServerTests {
                 #expect(response.status == .rangeNotSatisfiable)
             }
             // An end as far as Int goes is the rest of the file, not a trap on end + 1.
-            try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=0-9223372036854775807"]) { response in
+            try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=0-9223372036854775807"]) {
+                response in
                 #expect(response.status == .partialContent)
                 #expect(Array(response.body.readableBytesView) == bytes)
             }
@@ -213,7 +214,8 @@ struct ServerTests {
             try await client.execute(uri: "/api/changes?since=soon", method: .get) { response in
                 #expect(response.status == .badRequest)
             }
-            try await client.execute(uri: "/api/collections?predicate=title%20%3D%3D%20'Web'", method: .get) { response in
+            try await client.execute(uri: "/api/collections?predicate=title%20%3D%3D%20'Web'", method: .get) {
+                response in
                 #expect(response.status == .ok)
                 let page = try JSONDecoder().decode(Collections.self, from: Data(response.body.readableBytesView))
                 #expect(page.collections.map(\.localIdentifier) == [album])
@@ -234,7 +236,8 @@ struct ServerTests {
     func expiredToken() async throws {
         let folder = try TemporaryDirectory()
         let library = try PhotoLibrary(
-            url: folder.url.appendingPathComponent("Short.lightbox"), historyRetention: HistoryRetention(maximumTransactions: 1))
+            url: folder.url.appendingPathComponent("Short.lightbox"),
+            historyRetention: HistoryRetention(maximumTransactions: 1))
         _ = await library.importItems(at: try Corpus.photoPaths().prefix(3).map { URL(fileURLWithPath: $0) })
         let app = Application(router: LightboxServer.router(library: library))
         try await app.test(.router) { client in
@@ -258,7 +261,9 @@ struct ServerTests {
         try JSONDecoder().decode(ErrorEnvelope.self, from: Data(response.body.readableBytesView)).error
     }
 
-    @Test("Requests as clients send them: + is a space, a wrong method is 405, every error has one form, changes are paged")
+    @Test(
+        "Requests as clients send them: + is a space, a wrong method is 405, every error has one form, changes are paged"
+    )
     func clientsRequests() async throws {
         let (folder, library, app) = try await Self.makeApp()
         defer { withExtendedLifetime(folder) {} }
@@ -284,7 +289,8 @@ struct ServerTests {
             }
             // Errors from the router, a route's checks and the library share one form and a word.
             for (uri, status, code) in [
-                ("/api/nothing", HTTPResponse.Status.notFound, "notFound"), ("/api/assets?limit=0", .badRequest, "badRequest"),
+                ("/api/nothing", HTTPResponse.Status.notFound, "notFound"),
+                ("/api/assets?limit=0", .badRequest, "badRequest"),
                 ("/api/changes?since=\(current.rawValue + 5)", .badRequest, "invalidRequest"),
                 ("/api/assets?predicate=colour+%3D%3D+1", .badRequest, "invalidPredicate"),
             ] {
@@ -314,7 +320,8 @@ struct ServerTests {
             for _ in 0..<5 {
                 try await client.execute(uri: "/api/changes?since=\(since)&limit=3", method: .get) { response in
                     #expect(response.status == .ok)
-                    let page = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+                    let page = try #require(
+                        try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
                     tokens += (page["changes"] as? [[String: Any]] ?? []).compactMap { $0["token"] as? Int }
                     since = (page["next"] as? Int).map(String.init) ?? ""
                 }
@@ -344,7 +351,8 @@ struct ServerTests {
         try await app.test(.router) { client in
             try await client.execute(uri: "/api/assets/\(first)", method: .delete) { response in
                 #expect(response.status == .ok)
-                let object = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+                let object = try #require(
+                    try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
                 #expect(object["trashedDate"] is String)
             }
             try await client.execute(uri: "/api/assets?limit=100", method: .get) { response in
@@ -352,8 +360,10 @@ struct ServerTests {
                 #expect(page.assets.count == assets.count - 1 && !page.assets.contains { $0.localIdentifier == first })
             }
             try await client.execute(uri: "/api/trash", method: .get) { response in
-                let page = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
-                #expect((page["assets"] as? [[String: Any]])?.compactMap { $0["localIdentifier"] as? String } == [first])
+                let page = try #require(
+                    try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+                #expect(
+                    (page["assets"] as? [[String: Any]])?.compactMap { $0["localIdentifier"] as? String } == [first])
                 #expect(page["retentionDays"] as? Double == 30)
             }
             try await client.execute(uri: "/api/assets/\(first)/restore", method: .post) { response in
@@ -370,7 +380,8 @@ struct ServerTests {
             }
             try await client.execute(uri: "/api/assets/\(second)", method: .delete) { _ in }
             try await client.execute(uri: "/api/trash", method: .delete) { response in
-                let body = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+                let body = try #require(
+                    try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
                 #expect(body["purged"] as? [String] == [second])
             }
         }
@@ -390,9 +401,12 @@ struct ServerTests {
                 #expect(item.mediaType == 1)
                 #expect(item.pixelWidth == asset.pixelWidth && item.pixelHeight == asset.pixelHeight)
                 #expect(item.resources.first?.type == 1)
-                #expect(item.creationDate == ISO8601.string(from: asset.creationDate, offsetSeconds: asset.creationTimeZoneOffset))
+                #expect(
+                    item.creationDate
+                        == ISO8601.string(from: asset.creationDate, offsetSeconds: asset.creationTimeZoneOffset))
             }
-            try await client.execute(uri: "/api/assets/00000000-0000-0000-0000-000000000000", method: .get) { response in
+            try await client.execute(uri: "/api/assets/00000000-0000-0000-0000-000000000000", method: .get) {
+                response in
                 #expect(response.status == .notFound)
                 #expect(String(buffer: response.body).contains("no asset"))
             }
@@ -417,20 +431,24 @@ struct ServerTests {
             #expect(try await library.asset(withLocalIdentifier: asset.localIdentifier)?.hasAdjustments == false)
             try await client.execute(uri: base, method: .post, headers: json, body: recipe) { response in
                 #expect(response.status == .ok)
-                let edited = try #require(try JSONSerialization.jsonObject(with: Data(Array(buffer: response.body))) as? [String: Any])
+                let edited = try #require(
+                    try JSONSerialization.jsonObject(with: Data(Array(buffer: response.body))) as? [String: Any])
                 #expect(edited["hasAdjustments"] as? Bool == true)
                 #expect(edited["adjustmentFormatIdentifier"] as? String == EditRecipe.formatIdentifier)
             }
             try await client.execute(uri: base, method: .get) { response in
-                let state = try #require(try JSONSerialization.jsonObject(with: Data(Array(buffer: response.body))) as? [String: Any])
+                let state = try #require(
+                    try JSONSerialization.jsonObject(with: Data(Array(buffer: response.body))) as? [String: Any])
                 #expect(state["filters"] as? [String] == ["exposure=0.5", "straighten=3.0", "mono=1.0"])
                 #expect(state["canContinue"] as? Bool == true)
             }
             for (body, status) in [
-                (#"{"filters": ["exposure=9"]}"#, HTTPResponse.Status.badRequest), (#"{"filters": ["warp=1"]}"#, .badRequest),
+                (#"{"filters": ["exposure=9"]}"#, HTTPResponse.Status.badRequest),
+                (#"{"filters": ["warp=1"]}"#, .badRequest),
                 (#"{"filters": [], "mode": "sideways"}"#, .badRequest),
             ] {
-                try await client.execute(uri: base, method: .post, headers: json, body: ByteBuffer(string: body)) { response in
+                try await client.execute(uri: base, method: .post, headers: json, body: ByteBuffer(string: body)) {
+                    response in
                     #expect(response.status == status, "\(body)")
                 }
             }
@@ -445,14 +463,16 @@ struct ServerTests {
         #expect(!reverted.hasAdjustments && reverted.resources.map(\.type) == asset.resources.map(\.type))
     }
 
-    @Test("GET /api/assets/{id}/image: fast from the thumbnails, then high with an ETag; opportunistic; POST /api/cache")
+    @Test(
+        "GET /api/assets/{id}/image: fast from the thumbnails, then high with an ETag; opportunistic; POST /api/cache")
     func image() async throws {
         let (folder, library, app) = try await Self.makeApp()
         defer { withExtendedLifetime(folder) {} }
         let assets = try await library.assets()
         let asset = try #require(assets.first { $0.mediaType == .image })
         let base = "/api/assets/\(asset.localIdentifier)/image?w=800&h=800"
-        let degraded = HTTPFields.headerName("X-Lightbox-Degraded"), source = HTTPFields.headerName("X-Lightbox-Source")
+        let degraded = HTTPFields.headerName("X-Lightbox-Degraded")
+        let source = HTTPFields.headerName("X-Lightbox-Source")
         try await app.test(.router) { client in
             try await client.execute(uri: base + "&delivery=fast", method: .get) { response in
                 #expect(response.status == .ok)
@@ -467,7 +487,8 @@ struct ServerTests {
                 #expect(max(size.width, size.height) == 800)
                 return try #require(response.headers[.eTag])
             }
-            try await client.execute(uri: base + "&resize=exact", method: .get, headers: [.ifNoneMatch: etag]) { response in
+            try await client.execute(uri: base + "&resize=exact", method: .get, headers: [.ifNoneMatch: etag]) {
+                response in
                 #expect(response.status == .notModified)
             }
             try await client.execute(uri: base + "&resize=exact", method: .get) { response in
@@ -480,8 +501,13 @@ struct ServerTests {
             }
             // Caching ahead: every asset at 300 px fill, then each request is a memory hit.
             let ids = assets.filter { $0.mediaType == .image }.map(\.localIdentifier)
-            let body = try JSONSerialization.data(withJSONObject: ["action": "start", "assets": ids, "w": 300, "h": 300, "mode": "fill"])
-            try await client.execute(uri: "/api/cache", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(bytes: body)) {
+            let body = try JSONSerialization.data(withJSONObject: [
+                "action": "start", "assets": ids, "w": 300, "h": 300, "mode": "fill",
+            ])
+            try await client.execute(
+                uri: "/api/cache", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(bytes: body)
+            ) {
                 response in
                 #expect(response.status == .ok)
             }
@@ -491,7 +517,9 @@ struct ServerTests {
                 hits = 0
                 misses = []
                 for id in ids {
-                    try await client.execute(uri: "/api/assets/\(id)/image?w=300&h=300&mode=fill&delivery=opportunistic", method: .get) {
+                    try await client.execute(
+                        uri: "/api/assets/\(id)/image?w=300&h=300&mode=fill&delivery=opportunistic", method: .get
+                    ) {
                         response in
                         if response.headers[source] == "memoryCache" {
                             hits += 1
@@ -505,10 +533,13 @@ struct ServerTests {
             }
             #expect(hits == ids.count, "every cached image is a memory hit; the last misses: \(misses)")
             for (uri, status) in [
-                (base + "&delivery=later", HTTPResponse.Status.badRequest), (base + "&crop=0.5,0.5,0.9,0.1", .badRequest),
+                (base + "&delivery=later", HTTPResponse.Status.badRequest),
+                (base + "&crop=0.5,0.5,0.9,0.1", .badRequest),
                 ("/api/assets/\(asset.localIdentifier)/image?w=0", .badRequest), ("/api/assets/nope/image", .notFound),
             ] {
-                try await client.execute(uri: uri, method: .get) { response in #expect(response.status == status, "\(uri)") }
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == status, "\(uri)")
+                }
             }
             try await client.execute(
                 uri: "/api/cache", method: .post, headers: [.contentType: "application/json"],
@@ -530,7 +561,8 @@ struct ServerTests {
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "image/jpeg")
                 #expect(response.headers[.cacheControl] != nil)
-                let image = EncodedImage(bytes: Array(buffer: response.body), format: .jpeg, pixelWidth: 0, pixelHeight: 0)
+                let image = EncodedImage(
+                    bytes: Array(buffer: response.body), format: .jpeg, pixelWidth: 0, pixelHeight: 0)
                 let original = try await library.fileURL(for: try #require(asset.resource(ofType: .photo))).path
                 let reference = try ImageComparison.referenceThumbnail(
                     ofFileAt: original, width: 200, height: 120, contentMode: .aspectFill)

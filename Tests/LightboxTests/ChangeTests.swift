@@ -35,8 +35,9 @@ struct ChangeTests {
         let moved = try #require(try await library.asset(withLocalIdentifier: assets[2].localIdentifier))
         #expect(moved.creationDate == date)
         #expect(moved.location?.latitude == 64.1466 && moved.location?.altitude == 12)
-        #expect(try library.fetchAssets(options: FetchOptions(predicate: .favorite == true)).map(\.localIdentifier)
-            == [assets[0].localIdentifier])
+        #expect(
+            try library.fetchAssets(options: FetchOptions(predicate: .favorite == true)).map(\.localIdentifier)
+                == [assets[0].localIdentifier])
     }
 
     @Test("A new album and its assets land in one block through the placeholder")
@@ -57,10 +58,16 @@ struct ChangeTests {
         #expect(album.estimatedAssetCount == 2)
         #expect(album.startDate == min(assets[3].creationDate, assets[1].creationDate))
         #expect(album.endDate == max(assets[3].creationDate, assets[1].creationDate))
-        #expect(try library.fetchAssets(in: album).map(\.localIdentifier) == [assets[3].localIdentifier, assets[1].localIdentifier])
+        #expect(
+            try library.fetchAssets(in: album).map(\.localIdentifier) == [
+                assets[3].localIdentifier, assets[1].localIdentifier,
+            ])
         #expect(try library.fetchKeyAssets(in: album).map(\.localIdentifier) == [assets[3].localIdentifier])
         #expect(try library.fetchAssetCollectionsContaining(assets[1]).map(\.localIdentifier) == [id])
-        #expect(try library.fetchAssetCollections(with: .album, options: FetchOptions(predicate: try FetchPredicate("title BEGINSWITH[c] 'ice'"))).count == 1)
+        #expect(
+            try library.fetchAssetCollections(
+                with: .album, options: FetchOptions(predicate: try FetchPredicate("title BEGINSWITH[c] 'ice'"))
+            ).count == 1)
     }
 
     @Test("Random album edits match a reference list; an invalid request rolls the whole block back")
@@ -158,17 +165,24 @@ struct ChangeTests {
         try library.performChangesAndWait { changes in changes.purgeAssets([victim.localIdentifier]) }
         #expect(try await library.asset(withLocalIdentifier: victim.localIdentifier) == nil)
         #expect(!FileManager.default.fileExists(atPath: original))
-        let thumbnails = library.url.appendingPathComponent("derivatives").appendingPathComponent(String(victim.localIdentifier.prefix(2)))
-            .appendingPathComponent(victim.localIdentifier).path
+        let thumbnails = library.url.appendingPathComponent("derivatives").appendingPathComponent(
+            String(victim.localIdentifier.prefix(2))
+        )
+        .appendingPathComponent(victim.localIdentifier).path
         #expect(!FileManager.default.fileExists(atPath: thumbnails))
-        #expect(try library.fetchAssets(inCollectionWithLocalIdentifier: albumID).map(\.localIdentifier)
-            == [assets[0].localIdentifier, assets[2].localIdentifier])
+        #expect(
+            try library.fetchAssets(inCollectionWithLocalIdentifier: albumID).map(\.localIdentifier)
+                == [assets[0].localIdentifier, assets[2].localIdentifier])
 
         // The log says what each transaction did.
         let log = try DatabaseQueue(path: library.url.appendingPathComponent("library.sqlite").path).read { db in
-            try Row.fetchAll(db, sql: "SELECT objectType, localIdentifier, kind FROM changeRecord ORDER BY rowid DESC LIMIT 2")
+            try Row.fetchAll(
+                db, sql: "SELECT objectType, localIdentifier, kind FROM changeRecord ORDER BY rowid DESC LIMIT 2")
         }
-        #expect(log.map { [$0["objectType"] as String, $0["localIdentifier"], "\($0["kind"] as Int)"] }.contains(["asset", victim.localIdentifier, "3"]))
+        #expect(
+            log.map { [$0["objectType"] as String, $0["localIdentifier"], "\($0["kind"] as Int)"] }.contains([
+                "asset", victim.localIdentifier, "3",
+            ]))
         #expect(log.map { $0["objectType"] as String }.contains("assetCollection"))
     }
 
@@ -205,16 +219,21 @@ struct ChangeTests {
         let source = try TemporaryDirectory()
         let moved = try source.copy(Corpus.path("digikam/body-background.jpg"))
         let copied = try Corpus.path("exiv2/data/IMG_3578.heic")
-        let data = try Data(contentsOf: URL(fileURLWithPath: try Corpus.path("lomiri/backgrounds/Wine_by_Jakkub_Mede.jpg")))
+        let data = try Data(
+            contentsOf: URL(fileURLWithPath: try Corpus.path("lomiri/backgrounds/Wine_by_Jakkub_Mede.jpg")))
         var album: ObjectPlaceholder?
         var created: [ObjectPlaceholder] = []
         try await library.performChanges { changes in
             let first = changes.creationRequestForAsset()
-            first.addResource(with: .photo, fileURL: URL(fileURLWithPath: moved), options: AssetResourceCreationOptions(shouldMoveFile: true))
+            first.addResource(
+                with: .photo, fileURL: URL(fileURLWithPath: moved),
+                options: AssetResourceCreationOptions(shouldMoveFile: true))
             first.isFavorite = true
             let second = changes.creationRequestForAssetFromImage(atFileURL: URL(fileURLWithPath: copied))
             let third = changes.creationRequestForAssetFromImage(data: data, originalFilename: "wine.jpg")
-            created = [first.placeholderForCreatedAsset, second.placeholderForCreatedAsset, third.placeholderForCreatedAsset]
+            created = [
+                first.placeholderForCreatedAsset, second.placeholderForCreatedAsset, third.placeholderForCreatedAsset,
+            ]
             let request = changes.creationRequestForAssetCollection(withTitle: "New")
             request.addAssets(created.map(\.localIdentifier))
             album = request.placeholderForCreatedAssetCollection
@@ -241,7 +260,8 @@ struct ChangeTests {
         let movie = URL(fileURLWithPath: try Corpus.path("forensics/original-files/movie1/VID_20191220_170832.mp4"))
         await #expect(throws: LibraryError.self) {
             try await library.performChanges { changes in
-                changes.creationRequestForAsset().addResource(with: .photo, fileURL: movie, options: AssetResourceCreationOptions())
+                changes.creationRequestForAsset().addResource(
+                    with: .photo, fileURL: movie, options: AssetResourceCreationOptions())
             }
         }
         await #expect(throws: LibraryError.self) {
@@ -256,7 +276,9 @@ struct ChangeTests {
         try await library.performChanges { changes in
             let request = changes.creationRequestForAsset()
             request.addResource(with: .photo, fileURL: still, options: AssetResourceCreationOptions())
-            request.addResource(with: .pairedVideo, fileURL: movie, options: AssetResourceCreationOptions(originalFilename: "IMG_7.MOV"))
+            request.addResource(
+                with: .pairedVideo, fileURL: movie, options: AssetResourceCreationOptions(originalFilename: "IMG_7.MOV")
+            )
             placeholder = request.placeholderForCreatedAsset
         }
         let identifier = try #require(placeholder).localIdentifier
@@ -277,7 +299,8 @@ struct ChangeTests {
             try await library.performChanges { changes in
                 _ = changes.creationRequestForAssetCollection(withTitle: "Never")
                 changes.creationRequestForAsset().addResource(
-                    with: .photo, fileURL: URL(fileURLWithPath: good), options: AssetResourceCreationOptions(shouldMoveFile: true))
+                    with: .photo, fileURL: URL(fileURLWithPath: good),
+                    options: AssetResourceCreationOptions(shouldMoveFile: true))
                 _ = changes.creationRequestForAssetFromImage(atFileURL: URL(fileURLWithPath: broken))
             }
         }

@@ -91,7 +91,9 @@ struct CommandLineTests {
         let broken = try source.truncatedCopy(
             of: Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"), fraction: 0.5, as: "broken.jpg")
         let movie = try Corpus.path("forensics/original-files/movie1/VID_20191220_170832.mp4")
-        let run = try Self.run(["thumbnail", rotated, heic, movie, broken, "--size", "256", "--out", out.url.path, "--json"])
+        let run = try Self.run([
+            "thumbnail", rotated, heic, movie, broken, "--size", "256", "--out", out.url.path, "--json",
+        ])
         #expect(run.status == 1, "one file failed")
         let lines = try run.jsonLines()
         #expect(lines.count == 4)
@@ -106,7 +108,8 @@ struct CommandLineTests {
             let output = try #require(line["output"] as? String)
             let base = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
             #expect((output as NSString).lastPathComponent == base + ".jpg")
-            let width = try #require(line["pixelWidth"] as? Int), height = try #require(line["pixelHeight"] as? Int)
+            let width = try #require(line["pixelWidth"] as? Int)
+            let height = try #require(line["pixelHeight"] as? Int)
             #expect(max(width, height) == 256)
             let upright = try ImageComparison.autorotatedSize(ofFileAt: path)
             #expect((width < height) == (upright.width < upright.height), "\(path) keeps its displayed shape")
@@ -115,7 +118,9 @@ struct CommandLineTests {
             let near = try ImageComparison.meanAbsoluteDifference(
                 image, try ImageComparison.referenceThumbnail(ofFileAt: path, width: width, height: height))
             let far = try ImageComparison.meanAbsoluteDifference(
-                image, try ImageComparison.referenceThumbnail(ofFileAt: path, width: width, height: height, rotatedHalfTurn: true))
+                image,
+                try ImageComparison.referenceThumbnail(
+                    ofFileAt: path, width: width, height: height, rotatedHalfTurn: true))
             #expect(near < 8, "\(path): mean difference \(near) to libvips' upright thumbnail")
             #expect(far > near * 3, "\(path): upside down \(far), upright \(near)")
         }
@@ -125,7 +130,9 @@ struct CommandLineTests {
         let first = try Data(contentsOf: out.url.appendingPathComponent("wine.jpg"))
         let twin = try source.copy(heic, as: "wine.heic")
         let twins = try Self.run(["thumbnail", rotated, twin, "--size", "64", "--out", out.url.path, "--json"])
-        let outputs = try twins.jsonLines().compactMap { ($0["output"] as? String).map { ($0 as NSString).lastPathComponent } }
+        let outputs = try twins.jsonLines().compactMap {
+            ($0["output"] as? String).map { ($0 as NSString).lastPathComponent }
+        }
         #expect(Set(outputs) == ["wine-1.jpg", "wine-2.jpg"])
         #expect(try Data(contentsOf: out.url.appendingPathComponent("wine.jpg")) == first)
 
@@ -137,9 +144,13 @@ struct CommandLineTests {
             try "<x/>".write(toFile: dcim.path(companion), atomically: true, encoding: .utf8)
         }
         let folderOut = try TemporaryDirectory()
-        let walked = try Self.run(["thumbnail", dcim.path("DCIM"), "--size", "64", "--out", folderOut.url.path, "--json"])
+        let walked = try Self.run([
+            "thumbnail", dcim.path("DCIM"), "--size", "64", "--out", folderOut.url.path, "--json",
+        ])
         #expect(walked.status == 0, "\(walked.stderr)")
-        let named = try walked.jsonLines().compactMap { ($0["output"] as? String).map { ($0 as NSString).lastPathComponent } }
+        let named = try walked.jsonLines().compactMap {
+            ($0["output"] as? String).map { ($0 as NSString).lastPathComponent }
+        }
         #expect(named == ["IMG_0001.jpg"])
     }
 
@@ -147,7 +158,9 @@ struct CommandLineTests {
     // HEIC (read in Swift, decoded by FFmpeg) or a movie's poster frame needs neither: with a
     // broken libvips.so.42 and libheif.so.1 first on the library path, they still make
     // thumbnails and a PNG, which needs libvips, fails with the reason.
-    @Test("thumbnail of camera JPEGs, an iPhone HEIC and a movie never opens libvips or libheif; a PNG names libvips' absence as its error")
+    @Test(
+        "thumbnail of camera JPEGs, an iPhone HEIC and a movie never opens libvips or libheif; a PNG names libvips' absence as its error"
+    )
     func thumbnailWithoutLibvips() throws {
         let libraries = try TemporaryDirectory()
         try Data().write(to: libraries.url.appendingPathComponent("libvips.so.42"))
@@ -180,18 +193,21 @@ struct CommandLineTests {
                 let line = try #require(byPath[path])
                 #expect(line["error"] == nil, "\(path): \(line)")
                 let output = try #require(line["output"] as? String)
-                let width = try #require(line["pixelWidth"] as? Int), height = try #require(line["pixelHeight"] as? Int)
+                let width = try #require(line["pixelWidth"] as? Int)
+                let height = try #require(line["pixelHeight"] as? Int)
                 let contentMode: ContentMode = mode == "fill" ? .aspectFill : .aspectFit
                 if mode == "fill" { #expect((width, height) == (200, 200)) } else { #expect(max(width, height) == 200) }
                 let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
                 let name = (output as NSString).lastPathComponent
-                #expect(bytes == [UInt8](try Data(contentsOf: usual.url.appendingPathComponent(name))), "\(path) (\(mode))")
+                #expect(
+                    bytes == [UInt8](try Data(contentsOf: usual.url.appendingPathComponent(name))), "\(path) (\(mode))")
                 // libvips reads no movie.
                 if path == movie { continue }
                 let image = EncodedImage(bytes: bytes, format: .jpeg, pixelWidth: width, pixelHeight: height)
                 let difference = try ImageComparison.meanAbsoluteDifference(
                     image,
-                    try ImageComparison.referenceThumbnail(ofFileAt: path, width: width, height: height, contentMode: contentMode))
+                    try ImageComparison.referenceThumbnail(
+                        ofFileAt: path, width: width, height: height, contentMode: contentMode))
                 #expect(difference < 8, "\(path) (\(mode)): mean difference \(difference) to libvips' thumbnail")
             }
         }
@@ -266,7 +282,9 @@ struct CommandLineTests {
         #expect(missing.stderr.contains("no asset"))
 
         let out = folder.path("thumb.jpg")
-        let thumb = try Self.run(["asset-thumbnail", "--library", library, id, "--size", "120x90", "--mode", "fill", "--out", out])
+        let thumb = try Self.run([
+            "asset-thumbnail", "--library", library, id, "--size", "120x90", "--mode", "fill", "--out", out,
+        ])
         #expect(thumb.status == 0, "\(thumb.stderr)")
         let properties = try ImageFile.properties(ofFileAt: out)
         #expect(properties.pixelWidth == 120 && properties.pixelHeight == 90)
@@ -275,10 +293,14 @@ struct CommandLineTests {
         #expect(badSize.stderr.contains("--size"))
         // One number is the long edge, as `thumbnail` takes it.
         let edge = folder.path("edge.jpg")
-        #expect(try Self.run(["asset-thumbnail", "--library", library, id, "--size", "100", "--out", edge]).status == 0)
+        #expect(
+            try Self.run(["asset-thumbnail", "--library", library, id, "--size", "100", "--out", edge]).status == 0)
         let fitted = try ImageFile.properties(ofFileAt: edge)
         #expect(max(fitted.pixelWidth, fitted.pixelHeight) == 100)
-        let boxed = try Self.run(["thumbnail", try Corpus.path("digikam/body-background.jpg"), "--size", "80x40", "--out", folder.path("boxed"), "--json"])
+        let boxed = try Self.run([
+            "thumbnail", try Corpus.path("digikam/body-background.jpg"), "--size", "80x40", "--out",
+            folder.path("boxed"), "--json",
+        ])
         #expect(try boxed.jsonLines().first?["pixelHeight"] as? Int == 40)
     }
 
@@ -288,14 +310,17 @@ struct CommandLineTests {
         let library = folder.path("Edit.lightbox")
         let photos = try Corpus.photoPaths().prefix(3)
         #expect(try Self.run(["import", "--library", library] + photos).status == 0)
-        let ids = try Self.run(["ls", "--library", library, "--json"]).jsonLines().compactMap { $0["localIdentifier"] as? String }
+        let ids = try Self.run(["ls", "--library", library, "--json"]).jsonLines().compactMap {
+            $0["localIdentifier"] as? String
+        }
         try #require(ids.count == 3)
         let start = try #require(
             try Self.run(["history", "--library", library, "--json"]).jsonLines().last?["token"] as? Int)
 
         #expect(try Self.run(["favorite", "--library", library, ids[0]]).status == 0)
         #expect(try Self.run(["hide", "--library", library, ids[1]]).status == 0)
-        let favorites = try Self.run(["ls", "--library", library, "--json", "--predicate", "favorite == true"]).jsonLines()
+        let favorites = try Self.run(["ls", "--library", library, "--json", "--predicate", "favorite == true"])
+            .jsonLines()
         #expect(favorites.compactMap { $0["localIdentifier"] as? String } == [ids[0]])
         #expect(try Self.run(["ls", "--library", library, "--json"]).jsonLines().count == 2)
         #expect(try Self.run(["ls", "--library", library, "--json", "--include-hidden"]).jsonLines().count == 3)
@@ -323,7 +348,9 @@ struct CommandLineTests {
         let history = try Self.run(["history", "--library", library, "--since", "\(start)", "--json"]).jsonLines()
         #expect(history.count == 7, "favorite, hide, create, add, move, rename, delete")
         let last = try #require(history.last)
-        #expect((last["asset"] as? [String: Any])?["trashedLocalIdentifiers"] as? [String] == [ids[2]], "to Recently Deleted")
+        #expect(
+            (last["asset"] as? [String: Any])?["trashedLocalIdentifiers"] as? [String] == [ids[2]],
+            "to Recently Deleted")
         #expect((last["assetCollection"] as? [String: Any])?["updatedLocalIdentifiers"] as? [String] == [album])
     }
 
@@ -345,13 +372,17 @@ struct CommandLineTests {
         #expect(change.details(for: favorites)?.insertedObjects.map(\.localIdentifier) == [target.localIdentifier])
     }
 
-    @Test("watch prints one RICE line per transaction that changes its fetch, in JSON or for a person", arguments: [true, false])
+    @Test(
+        "watch prints one RICE line per transaction that changes its fetch, in JSON or for a person",
+        arguments: [true, false])
     func watch(json: Bool) async throws {
         let folder = try TemporaryDirectory()
         let path = folder.path("Watched.lightbox")
         #expect(try Self.run(["import", "--library", path] + Corpus.photoPaths().prefix(3)).status == 0)
         let library = try PhotoLibrary(url: URL(fileURLWithPath: path))
-        let assets = Array(try library.fetchAssets(options: FetchOptions(sortDescriptors: try FetchSortDescriptor.parse("creationDate desc"))))
+        let assets = Array(
+            try library.fetchAssets(
+                options: FetchOptions(sortDescriptors: try FetchSortDescriptor.parse("creationDate desc"))))
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)

@@ -1,12 +1,13 @@
 import CDirectIO
 import Foundation
 import GRDB
-@testable import Lightbox
 import LightboxTestSupport
 import Testing
 
+@testable import Lightbox
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Durable files")
@@ -16,7 +17,9 @@ struct DurableFileTests {
 
     /// Cuts of a real camera JPEG, repeated to reach the longest length.
     static func photoBytes() throws -> [UInt8] {
-        let photo = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Corpus.path("forensics/original-files/pic2/IMG_20191224_234846.jpg"))))
+        let photo = try [UInt8](
+            Data(contentsOf: URL(fileURLWithPath: Corpus.path("forensics/original-files/pic2/IMG_20191224_234846.jpg")))
+        )
         var bytes = photo
         while bytes.count < lengths.max()! { bytes += photo }
         return bytes
@@ -32,12 +35,14 @@ struct DurableFileTests {
         #expect(level == 2, "FULL is 2; NORMAL, 1, syncs only at checkpoints")
     }
 
-    @Test("Originals of every length land whole, read-only, from memory and copied from a file", arguments: [false, true])
+    @Test(
+        "Originals of every length land whole, read-only, from memory and copied from a file", arguments: [false, true])
     func storesEveryLength(inSharedMemory: Bool) throws {
         // /dev/shm is tmpfs, a second kind of file system: before Linux 6.6 it refused direct
         // I/O, and the writer must then fall back to ordinary writes.
         if inSharedMemory && !FileManager.default.fileExists(atPath: "/dev/shm") { return }
-        let folder = inSharedMemory ? "/dev/shm/lightbox-test-\(UUID().uuidString)" : try TemporaryDirectory().path("originals")
+        let folder =
+            inSharedMemory ? "/dev/shm/lightbox-test-\(UUID().uuidString)" : try TemporaryDirectory().path("originals")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try OriginalStore(root: folder)
         let bytes = try Self.photoBytes()
@@ -56,7 +61,9 @@ struct DurableFileTests {
             let source = scratch.path("\(length).jpg")
             try Data(other).write(to: URL(fileURLWithPath: source))
             let copied = try store.store(copying: source, sha256: FileIO.sha256(of: other), filenameExtension: "jpg")
-            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: store.absolutePath(copied)))) == other, "\(length) + 2 bytes")
+            #expect(
+                try [UInt8](Data(contentsOf: URL(fileURLWithPath: store.absolutePath(copied)))) == other,
+                "\(length) + 2 bytes")
             // Until their commit, both are marked in flight (the same inode); released, unmarked.
             for path in [fromMemory, copied] {
                 #expect(store.isMarked(path, by: store.markerPath(path)), "\(path) is marked")
@@ -77,7 +84,8 @@ struct DurableFileTests {
         guard fd >= 0, cdirectio_set(fd, 1) == 0 else { return }
         let bytes = Array(try Self.photoBytes().prefix(3 * (1 << 20) + 17))
         let store = try OriginalStore(root: folder.path("originals"))
-        let original = store.absolutePath(try store.store(bytes: bytes, sha256: FileIO.sha256(of: bytes), filenameExtension: "jpg"))
+        let original = store.absolutePath(
+            try store.store(bytes: bytes, sha256: FileIO.sha256(of: bytes), filenameExtension: "jpg"))
         let cached = folder.path("cached.jpg")
         try FileIO.writeAtomically(bytes, to: cached)
         // Pages of the file in memory, read with mincore before anything reads the files.

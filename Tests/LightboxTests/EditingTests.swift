@@ -24,7 +24,8 @@ final class ForeignEditor: ContentEditingController, @unchecked Sendable {
         try ImageFile.renderEdit(
             ofFileAt: input.fullSizeImageURL.path, recipe: EditRecipe(filters: [.mono(1)]),
             toJPEGAt: output.renderedContentURL.path, orientation: input.fullSizeImageOrientation)
-        output.adjustmentData = AdjustmentData(formatIdentifier: Self.format, formatVersion: "3.1", data: Data("mono".utf8))
+        output.adjustmentData = AdjustmentData(
+            formatIdentifier: Self.format, formatVersion: "3.1", data: Data("mono".utf8))
         return output
     }
 
@@ -63,7 +64,9 @@ struct EditingTests {
         let (library, asset, source, folder) = try await Self.library()
         defer { withExtendedLifetime(folder) {} }
         let originalHash = try Self.sha256(source)
-        let editor = RecipeEditor(adding: [.exposure(0.5), .straighten(3), .crop(NormalizedRect(x: 0.1, y: 0.1, width: 0.8, height: 0.5))])
+        let editor = RecipeEditor(adding: [
+            .exposure(0.5), .straighten(3), .crop(NormalizedRect(x: 0.1, y: 0.1, width: 0.8, height: 0.5)),
+        ])
         let edited = try await library.edit(asset, with: editor)
 
         #expect(edited.hasAdjustments && edited.adjustmentFormatIdentifier == EditRecipe.formatIdentifier)
@@ -87,9 +90,11 @@ struct EditingTests {
         var options = ImageRequestOptions()
         options.deliveryMode = .highQualityFormat
         options.resizeMode = .exact
-        let current = try #require(await manager.requestImage(for: edited, targetSize: size, options: options).results().last?.image)
+        let current = try #require(
+            await manager.requestImage(for: edited, targetSize: size, options: options).results().last?.image)
         options.version = .unadjusted
-        let unadjusted = try #require(await manager.requestImage(for: edited, targetSize: size, options: options).results().last?.image)
+        let unadjusted = try #require(
+            await manager.requestImage(for: edited, targetSize: size, options: options).results().last?.image)
         #expect(Double(current.pixelWidth) / Double(current.pixelHeight) > 2)
         let aspect: Double = Double(unadjusted.pixelWidth) / Double(unadjusted.pixelHeight)
         #expect(abs(aspect - 4.0 / 3) < 0.01)
@@ -102,12 +107,14 @@ struct EditingTests {
 
         // Export: current is the render, named after the photo; original the photo's bytes.
         let exportedCurrent = try await library.export(
-            localIdentifiers: [edited.localIdentifier], to: folder.url.appendingPathComponent("current"), version: .current)
+            localIdentifiers: [edited.localIdentifier], to: folder.url.appendingPathComponent("current"),
+            version: .current)
         #expect(exportedCurrent.map(\.resourceType) == [.fullSizePhoto])
         #expect(try Self.sha256(exportedCurrent[0].path) == edited.resource(ofType: .fullSizePhoto)?.sha256)
         #expect((exportedCurrent[0].path as NSString).lastPathComponent == "IMG_20191224_234846.jpg")
         let exportedOriginal = try await library.export(
-            localIdentifiers: [edited.localIdentifier], to: folder.url.appendingPathComponent("original"), version: .original)
+            localIdentifiers: [edited.localIdentifier], to: folder.url.appendingPathComponent("original"),
+            version: .original)
         #expect(try exportedOriginal.map { try Self.sha256($0.path) } == [originalHash])
 
         // Revert: the original's look and size, the edit's files gone, the original's bytes as imported.
@@ -124,7 +131,8 @@ struct EditingTests {
             localIdentifiers: [asset.localIdentifier], to: folder.url.appendingPathComponent("out"), version: .current)
         #expect(try Self.sha256(exported[0].path) == originalHash, "the current version is the original again")
         options.version = .current
-        let after = try #require(await manager.requestImage(for: reverted, targetSize: size, options: options).results().last?.image)
+        let after = try #require(
+            await manager.requestImage(for: reverted, targetSize: size, options: options).results().last?.image)
         #expect(after.bytes == unadjusted.bytes)
     }
 
@@ -132,7 +140,8 @@ struct EditingTests {
     func chainedEditors() async throws {
         let (library, asset, _, folder) = try await Self.library()
         defer { withExtendedLifetime(folder) {} }
-        let first = try await library.edit(asset, with: RecipeEditor(adding: [.vignette(0.8), .rotate(quarterTurns: 1)]))
+        let first = try await library.edit(
+            asset, with: RecipeEditor(adding: [.vignette(0.8), .rotate(quarterTurns: 1)]))
         let firstRender = try #require(first.resource(ofType: .fullSizePhoto))
 
         // A foreign editor cannot read Lightbox's recipe: it gets the render and chains on it.
@@ -171,16 +180,25 @@ struct EditingTests {
         let input = try await library.requestContentEditingInput(for: asset)
         var output = ContentEditingOutput(contentEditingInput: input)
         defer { output.discard() }
-        try ImageFile.renderEdit(ofFileAt: input.fullSizeImageURL.path, recipe: EditRecipe(filters: [.sepia(1)]), toJPEGAt: output.renderedContentURL.path)
+        try ImageFile.renderEdit(
+            ofFileAt: input.fullSizeImageURL.path, recipe: EditRecipe(filters: [.sepia(1)]),
+            toJPEGAt: output.renderedContentURL.path)
         output.adjustmentData = AdjustmentData(
-            formatIdentifier: EditRecipe.formatIdentifier, formatVersion: "2.0", data: Data(#"{"version":"2.0","filters":[]}"#.utf8))
+            formatIdentifier: EditRecipe.formatIdentifier, formatVersion: "2.0",
+            data: Data(#"{"version":"2.0","filters":[]}"#.utf8))
         try await library.performChanges { $0.changeRequest(for: asset).contentEditingOutput = output }
         let future = try #require(try await library.asset(withLocalIdentifier: asset.localIdentifier))
 
         let editor = RecipeEditor(adding: [.exposure(-0.5)])
-        #expect(!editor.canHandle(try #require(try await library.requestContentEditingInput(for: future, options: .init(canHandleAdjustmentData: { _ in true })).adjustmentData)))
+        #expect(
+            !editor.canHandle(
+                try #require(
+                    try await library.requestContentEditingInput(
+                        for: future, options: .init(canHandleAdjustmentData: { _ in true })
+                    ).adjustmentData)))
         let edited = try await library.edit(future, with: editor)
-        #expect(edited.resource(ofType: .adjustmentBasePhoto)?.sha256 == future.resource(ofType: .fullSizePhoto)?.sha256)
+        #expect(
+            edited.resource(ofType: .adjustmentBasePhoto)?.sha256 == future.resource(ofType: .fullSizePhoto)?.sha256)
         #expect(editor.recipe.filters == [.exposure(-0.5)], "nothing is inherited from a recipe it cannot read")
     }
 
@@ -191,7 +209,9 @@ struct EditingTests {
         let input = try await library.requestContentEditingInput(for: asset)
         var output = ContentEditingOutput(contentEditingInput: input)
         defer { output.discard() }
-        try ImageFile.renderEdit(ofFileAt: input.fullSizeImageURL.path, recipe: EditRecipe(filters: [.blur(4)]), toJPEGAt: output.renderedContentURL.path)
+        try ImageFile.renderEdit(
+            ofFileAt: input.fullSizeImageURL.path, recipe: EditRecipe(filters: [.blur(4)]),
+            toJPEGAt: output.renderedContentURL.path)
         let before = try await Self.originalsCount(library)
 
         await #expect(throws: LibraryError.self, "an edit without adjustment data") {
@@ -200,7 +220,8 @@ struct EditingTests {
         var png = ContentEditingOutput(contentEditingInput: input)
         defer { png.discard() }
         png.adjustmentData = AdjustmentData(recipe: EditRecipe(filters: [.blur(4)]))
-        try FileManager.default.copyItem(atPath: try Corpus.path("pillow/images/hopper.png"), toPath: png.renderedContentURL.path)
+        try FileManager.default.copyItem(
+            atPath: try Corpus.path("pillow/images/hopper.png"), toPath: png.renderedContentURL.path)
         await #expect(throws: LibraryError.self, "a PNG render") {
             try await library.performChanges { $0.changeRequest(for: asset).contentEditingOutput = png }
         }
@@ -216,7 +237,10 @@ struct EditingTests {
         }
         let current = try #require(try await library.asset(withLocalIdentifier: asset.localIdentifier))
         #expect(current.adjustmentFormatIdentifier == EditRecipe.formatIdentifier)
-        #expect(try #require(try await library.requestContentEditingInput(for: current).adjustmentData?.recipe).filters == [.mono(1)])
+        #expect(
+            try #require(try await library.requestContentEditingInput(for: current).adjustmentData?.recipe).filters == [
+                .mono(1)
+            ])
     }
 
     @Test("A movie is refused")
@@ -275,8 +299,10 @@ struct EditingTests {
         let editor = ExternalEditor(program: program, filters: ["strength=0.5"])
         let again = try await library.edit(edited, with: editor)
         #expect(again.resource(ofType: .adjustmentBasePhoto) == nil, "no chaining: it continued its recipe")
-        let input = try await library.requestContentEditingInput(for: again, options: .init(canHandleAdjustmentData: editor.canHandle))
-        let recipe = try JSONSerialization.jsonObject(with: try #require(input.adjustmentData).data) as? [String: Double]
+        let input = try await library.requestContentEditingInput(
+            for: again, options: .init(canHandleAdjustmentData: editor.canHandle))
+        let recipe =
+            try JSONSerialization.jsonObject(with: try #require(input.adjustmentData).data) as? [String: Double]
         #expect(recipe?["strength"] == 0.5)
     }
 
@@ -317,7 +343,9 @@ struct EditingTests {
         #expect(try await Self.originalsCount(library) == before)
     }
 
-    @Test("An external editor is confined: it writes nowhere but its folder, all its processes share the limits, none outlives it")
+    @Test(
+        "An external editor is confined: it writes nowhere but its folder, all its processes share the limits, none outlives it"
+    )
     func externalEditorConfined() async throws {
         let (library, asset, _, folder) = try await Self.library()
         defer { withExtendedLifetime(folder) {} }
@@ -331,7 +359,8 @@ struct EditingTests {
             "#!/bin/sh\ncat > /dev/null\nchmod 644 \"$1\"; echo x >> \"$1\"; echo x >> \"$2\"; touch \"$3\"\necho '{}'\n",
             named: "vandal.sh", in: folder)
         await #expect(throws: LibraryError.self) {
-            try await library.edit(asset, with: ExternalEditor(program: vandal, arguments: [original, database, escaped]))
+            try await library.edit(
+                asset, with: ExternalEditor(program: vandal, arguments: [original, database, escaped]))
         }
         #expect(try Self.sha256(original) == originalHash, "the original is untouched")
         #expect(try Self.size(database) == databaseSize, "the catalog is untouched")
@@ -345,7 +374,8 @@ struct EditingTests {
                 + "time.sleep(30)\nprint('{}')\n",
             named: "forker.py", in: folder)
         do {
-            _ = try await library.edit(asset, with: ExternalEditor(program: forker, memoryLimit: 512 << 20, timeLimit: 20))
+            _ = try await library.edit(
+                asset, with: ExternalEditor(program: forker, memoryLimit: 512 << 20, timeLimit: 20))
             Issue.record("the forking editor's edit landed")
         } catch let error as LibraryError {
             #expect(error.message.contains("memory limit of 512 MiB"), "\(error.message)")
@@ -432,7 +462,9 @@ struct EditingTests {
         }
         let render = try #require(after.resource(ofType: .fullSizePhoto))
         #expect((after.pixelWidth, after.pixelHeight) == (render.pixelWidth, render.pixelHeight))
-        #expect(try Self.sha256(try await reopened.fileURL(for: try #require(after.resource(ofType: .photo))).path) == originalHash)
+        #expect(
+            try Self.sha256(try await reopened.fileURL(for: try #require(after.resource(ofType: .photo))).path)
+                == originalHash)
         // And it edits again.
         let again = try await reopened.edit(after, with: RecipeEditor(adding: [.vignette(0.3)]))
         #expect(again.hasAdjustments)

@@ -41,10 +41,12 @@ struct FetchTests {
     func matchesReference() async throws {
         let folder = try TemporaryDirectory()
         let library = try await Self.makeLibrary(in: folder)
-        let everything = try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true))
+        let everything = try library.fetchAssets(
+            options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true))
         let all = Array(everything)
         #expect(all.count == Corpus.photos.count)
-        let byRowID = try await DatabaseQueue(path: library.url.appendingPathComponent("library.sqlite").path).read { db in
+        let byRowID = try await DatabaseQueue(path: library.url.appendingPathComponent("library.sqlite").path).read {
+            db in
             try String.fetchAll(db, sql: "SELECT localIdentifier FROM asset ORDER BY id")
         }
         let rowOrder = Dictionary(uniqueKeysWithValues: byRowID.enumerated().map { ($1, $0) })
@@ -67,15 +69,27 @@ struct FetchTests {
         let end = try #require(ISO8601.date(from: "2024-01-01T00:00:00Z"))
         let cases: [(String, FetchPredicate)] = [
             ("favorite == true", .favorite == true),
-            ("localIdentifier == 'X' OR SELF IN {'Y'}", .localIdentifier == "X" || FetchKeyPath.SELF.isIn([.string("Y")])),
-            ("favorite == YES AND creationDate >= 2023-01-01T00:00:00Z",
-             .favorite == true && .creationDate >= .date(start)),
-            ("creationDate BETWEEN {2023-01-01T00:00:00Z, 2024-01-01T00:00:00+00:00}",
-             FetchKeyPath.creationDate.between(.date(start), .date(end))),
-            ("mediaSubtypes & photoLive != 0", FetchKeyPath.mediaSubtypes.hasAnyBit(AssetMediaSubtypes.photoLive.rawValue)),
+            (
+                "localIdentifier == 'X' OR SELF IN {'Y'}",
+                .localIdentifier == "X" || FetchKeyPath.SELF.isIn([.string("Y")])
+            ),
+            (
+                "favorite == YES AND creationDate >= 2023-01-01T00:00:00Z",
+                .favorite == true && .creationDate >= .date(start)
+            ),
+            (
+                "creationDate BETWEEN {2023-01-01T00:00:00Z, 2024-01-01T00:00:00+00:00}",
+                FetchKeyPath.creationDate.between(.date(start), .date(end))
+            ),
+            (
+                "mediaSubtypes & photoLive != 0",
+                FetchKeyPath.mediaSubtypes.hasAnyBit(AssetMediaSubtypes.photoLive.rawValue)
+            ),
             ("mediaType IN {image, video}", FetchKeyPath.mediaType.isIn([.int(1), .int(2)])),
-            ("NOT (hidden == true) || pixelWidth > 4000",
-             !(.hidden == true) || .pixelWidth > .int(4000)),
+            (
+                "NOT (hidden == true) || pixelWidth > 4000",
+                !(.hidden == true) || .pixelWidth > .int(4000)
+            ),
             ("burstIdentifier == nil", .burstIdentifier == .null),
             ("localIdentifier BEGINSWITH[c] 'ab'", FetchKeyPath.localIdentifier.beginsWith("ab")),
             ("duration < -1.5", .duration < .double(-1.5)),
@@ -109,8 +123,9 @@ struct FetchTests {
         #expect(throws: LibraryError.self) { try FetchPredicate("(favorite == true") }
         #expect(throws: LibraryError.self) { try FetchPredicate("title CONTAINS unquoted") }
         #expect(throws: LibraryError.self) { try FetchSortDescriptor.parse("creationDate sideways") }
-        #expect(try FetchSortDescriptor.parse("creationDate desc, pixelWidth")
-            == [FetchSortDescriptor(key: "creationDate", ascending: false), FetchSortDescriptor(key: "pixelWidth")])
+        #expect(
+            try FetchSortDescriptor.parse("creationDate desc, pixelWidth")
+                == [FetchSortDescriptor(key: "creationDate", ascending: false), FetchSortDescriptor(key: "pixelWidth")])
     }
 
     @Test("A fetch result is lazy, indexable, and never changes under its reader")
@@ -240,7 +255,8 @@ enum Reference {
                 && (options.includeHiddenAssets || !asset.isHidden)
                 && (options.includeAllBurstAssets || asset.burstIdentifier == nil || asset.representsBurst)
         }
-        let sorts = options.sortDescriptors.isEmpty ? [FetchSortDescriptor(key: "creationDate")] : options.sortDescriptors
+        let sorts =
+            options.sortDescriptors.isEmpty ? [FetchSortDescriptor(key: "creationDate")] : options.sortDescriptors
         selected.sort { a, b in
             for sort in sorts {
                 let x = value(of: sort.key, in: a)
@@ -255,15 +271,18 @@ enum Reference {
                 if order != 0 { return sort.ascending ? order < 0 : order > 0 }
             }
             let lastAscending = sorts.last?.ascending ?? true
-            let ra = rowOrder[a.localIdentifier]!, rb = rowOrder[b.localIdentifier]!
+            let ra = rowOrder[a.localIdentifier]!
+            let rb = rowOrder[b.localIdentifier]!
             return lastAscending ? ra < rb : ra > rb
         }
         if options.fetchLimit > 0 { selected = Array(selected.prefix(options.fetchLimit)) }
         return selected
     }
 
-    static let keys = ["creationDate", "mediaType", "mediaSubtypes", "duration", "pixelWidth", "pixelHeight",
-                       "favorite", "isHidden", "burstIdentifier", "localIdentifier"]
+    static let keys = [
+        "creationDate", "mediaType", "mediaSubtypes", "duration", "pixelWidth", "pixelHeight",
+        "favorite", "isHidden", "burstIdentifier", "localIdentifier",
+    ]
 
     static func randomSorts(_ random: inout SeededRandom) -> [FetchSortDescriptor] {
         (0..<Int(random.next() % 3)).map { _ in
@@ -292,7 +311,8 @@ enum Reference {
                 ? .text(key: key, .beginsWith, String(id.prefix(1)).lowercased(), caseInsensitive: true)
                 : .isIn(key: key, [sample, value(of: key, in: assets[Int(random.next()) % assets.count])])
         case "burstIdentifier":
-            return random.next() % 2 == 0 ? .comparison(key: key, .equal, .null) : .comparison(key: key, .notEqual, .string("BURST-A"))
+            return random.next() % 2 == 0
+                ? .comparison(key: key, .equal, .null) : .comparison(key: key, .notEqual, .string("BURST-A"))
         default:
             let op = ComparisonOperator.allCases[Int(random.next()) % ComparisonOperator.allCases.count]
             if case .bool = sample { return .comparison(key: key, random.next() % 2 == 0 ? .equal : .notEqual, sample) }

@@ -9,7 +9,10 @@ struct FolderTests {
     func folders() async throws {
         let folder = try TemporaryDirectory()
         let library = try folder.makeLibrary()
-        var trips = "", iceland = "", norway = "", winter = ""
+        var trips = ""
+        var iceland = ""
+        var norway = ""
+        var winter = ""
         try await library.performChanges { changes in
             let tripsRequest = changes.creationRequestForCollectionList(withTitle: "Trips")
             trips = tripsRequest.localIdentifier
@@ -39,8 +42,11 @@ struct FolderTests {
         let winterList = try #require(try library.fetchCollectionLists(withLocalIdentifiers: [winter]).firstObject)
         #expect(try library.fetchCollections(in: winterList).map(\.localIdentifier) == [norway])
         #expect(try library.fetchCollections(in: tripsList).map(\.localIdentifier) == [iceland, winter])
-        #expect(try library.fetchCollectionListsContaining(.assetCollection(
-            try #require(try library.fetchAssetCollections(withLocalIdentifiers: [norway]).firstObject))).map(\.localIdentifier) == [winter])
+        #expect(
+            try library.fetchCollectionListsContaining(
+                .assetCollection(
+                    try #require(try library.fetchAssetCollections(withLocalIdentifiers: [norway]).firstObject))
+            ).map(\.localIdentifier) == [winter])
 
         // No cycles: Trips holds Winter, so Winter cannot hold Trips, nor Trips itself.
         for (holder, child) in [(winter, trips), (trips, trips)] {
@@ -57,10 +63,13 @@ struct FolderTests {
             #expect(cycle?.code == .invalidRequest)
         }
         // Smart albums stay out of folders.
-        let favorites = try #require(try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumFavorites).firstObject)
+        let favorites = try #require(
+            try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumFavorites).firstObject)
         await #expect(throws: LibraryError.self) {
             try await library.performChanges { changes in
-                changes.changeRequest(forCollectionListWithLocalIdentifier: trips).addChildCollections([favorites.localIdentifier])
+                changes.changeRequest(forCollectionListWithLocalIdentifier: trips).addChildCollections([
+                    favorites.localIdentifier
+                ])
             }
         }
 

@@ -36,8 +36,11 @@ struct HistoryTests {
         #expect(since.count == 2)
         #expect(since[0].changeDetails(for: .assetCollection).insertedLocalIdentifiers == [album])
         #expect(since[0].changeDetails(for: .asset).updatedLocalIdentifiers == [assets[1].localIdentifier])
-        #expect(since[1].changeDetails(for: .asset).trashedLocalIdentifiers == [assets[2].localIdentifier], "to Recently Deleted")
-        #expect(since[1].changeDetails(for: .collectionList) == PersistentObjectChangeDetails(objectType: .collectionList))
+        #expect(
+            since[1].changeDetails(for: .asset).trashedLocalIdentifiers == [assets[2].localIdentifier],
+            "to Recently Deleted")
+        #expect(
+            since[1].changeDetails(for: .collectionList) == PersistentObjectChangeDetails(objectType: .collectionList))
         #expect(try library.fetchPersistentChanges(since: try library.currentChangeToken()).isEmpty)
     }
 
@@ -50,7 +53,8 @@ struct HistoryTests {
         _ = await library.importItems(at: try Corpus.photoPaths().prefix(1).map { URL(fileURLWithPath: $0) })
         let asset = try #require(try library.fetchAssets().firstObject)
         for round in 0..<4 {
-            try await library.performChanges { changes in changes.changeRequest(for: asset).isFavorite = round % 2 == 0 }
+            try await library.performChanges { changes in changes.changeRequest(for: asset).isFavorite = round % 2 == 0
+            }
         }
         let error = #expect(throws: LibraryError.self) { try library.fetchPersistentChanges(since: first) }
         #expect(error?.code == .persistentChangeTokenExpired)

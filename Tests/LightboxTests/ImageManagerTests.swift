@@ -15,12 +15,13 @@ struct ImageManagerTests {
         let source = try TemporaryDirectory()
         let phone = try source.copy(Corpus.path("forensics/original-files/pic2/IMG_20191224_234846.jpg"))
         let heic = try source.copy(Corpus.path("exiv2/data/IMG_3578.heic"))
-        let turned = try source.copy(Corpus.path("forensics/original-files/pic2/IMG_20200124_231153.jpg"), as: "turned.jpg")
+        let turned = try source.copy(
+            Corpus.path("forensics/original-files/pic2/IMG_20200124_231153.jpg"), as: "turned.jpg")
         try """
-            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-            <rdf:Description rdf:about="" xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"/>
-            </rdf:RDF></x:xmpmeta>
-            """.write(toFile: turned + ".xmp", atomically: true, encoding: .utf8)
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+        <rdf:Description rdf:about="" xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"/>
+        </rdf:RDF></x:xmpmeta>
+        """.write(toFile: turned + ".xmp", atomically: true, encoding: .utf8)
         var assets: [Asset] = []
         for path in [phone, heic, turned] {
             let summary = await library.importItems(at: [URL(fileURLWithPath: path)])
@@ -32,7 +33,8 @@ struct ImageManagerTests {
         return (library, assets, folder)
     }
 
-    @Test("Opportunistic: degraded from the stored thumbnails, then final; again: one result from memory, then from disk")
+    @Test(
+        "Opportunistic: degraded from the stored thumbnails, then final; again: one result from memory, then from disk")
     func opportunistic() async throws {
         let (library, assets, folder) = try await Self.library()
         defer { withExtendedLifetime(folder) {} }
@@ -47,7 +49,9 @@ struct ImageManagerTests {
             for result in results {
                 let image = try #require(result.image)
                 // Fast resizing: at least the target on the long side, at most twice it.
-                #expect((600..<1200).contains(max(image.pixelWidth, image.pixelHeight)), "\(image.pixelWidth)x\(image.pixelHeight)")
+                #expect(
+                    (600..<1200).contains(max(image.pixelWidth, image.pixelHeight)),
+                    "\(image.pixelWidth)x\(image.pixelHeight)")
             }
             let again = await manager.requestImage(for: asset, targetSize: size).results()
             #expect(again.count == 1 && again[0].info.source == .memoryCache && !again[0].info.isDegraded)
@@ -77,7 +81,8 @@ struct ImageManagerTests {
             ).results()
             try #require(results.count == 2)
             #expect(results[0].info.isDegraded && results[0].info.source == .embeddedThumbnail)
-            let quick = try #require(results[0].image), final = try #require(results[1].image)
+            let quick = try #require(results[0].image)
+            let final = try #require(results[1].image)
             #expect(max(quick.pixelWidth, quick.pixelHeight) < 400, "a thumbnail smaller than the target, not enlarged")
             // The same picture: the final image shrunk to the quick one's size is close to it.
             let shrunk = try ImageFile.thumbnail(
@@ -91,7 +96,8 @@ struct ImageManagerTests {
         // Against the other photo, the comparison fails.
         let other = try ImageFile.thumbnail(
             ofEncoded: finals[1].bytes,
-            options: ThumbnailOptions(width: quicks[0].pixelWidth, height: quicks[0].pixelHeight, contentMode: .aspectFill))
+            options: ThumbnailOptions(
+                width: quicks[0].pixelWidth, height: quicks[0].pixelHeight, contentMode: .aspectFill))
         #expect(try ImageComparison.meanAbsoluteDifference(quicks[0], other) > 20)
     }
 
@@ -118,10 +124,13 @@ struct ImageManagerTests {
         defer { withExtendedLifetime(folder) {} }
         let manager = ImageManager(library: library)
         let high = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)
-        func final(_ size: PixelSize, _ mode: ContentMode = .aspectFit, _ options: ImageRequestOptions = high) async throws
+        func final(_ size: PixelSize, _ mode: ContentMode = .aspectFit, _ options: ImageRequestOptions = high)
+            async throws
             -> EncodedImage
         {
-            let results = await manager.requestImage(for: assets[0], targetSize: size, contentMode: mode, options: options).results()
+            let results = await manager.requestImage(
+                for: assets[0], targetSize: size, contentMode: mode, options: options
+            ).results()
             return try #require(results.last?.image)
         }
         let fit = try await final(PixelSize(width: 500, height: 500))
@@ -135,7 +144,9 @@ struct ImageManagerTests {
         let full = try await final(.maximum)
         #expect((full.pixelWidth, full.pixelHeight) == (assets[0].pixelWidth, assets[0].pixelHeight))
         // The sidecar's quarter turn: current and unadjusted are turned, the original is not.
-        for (version, portrait) in [(ImageRequestOptions.Version.current, true), (.unadjusted, true), (.original, false)] {
+        for (version, portrait) in [
+            (ImageRequestOptions.Version.current, true), (.unadjusted, true), (.original, false),
+        ] {
             var options = high
             options.version = version
             let results = await manager.requestImage(
@@ -179,7 +190,8 @@ struct ImageManagerTests {
         #expect(waitingReports.withLock { $0 } == 0, "the waiting render never started")
         // The full decode of a 12 MP JPEG reports many times; it stopped after the first.
         let uncancelled = Mutex(0)
-        _ = await ImageManager(library: library).requestImage(for: assets[0], targetSize: .maximum, options: options) { _ in
+        _ = await ImageManager(library: library).requestImage(for: assets[0], targetSize: .maximum, options: options) {
+            _ in
             uncancelled.withLock { $0 += 1 }
         }.results()
         #expect(reports.withLock { $0 } < uncancelled.withLock { $0 })
@@ -192,7 +204,9 @@ struct ImageManagerTests {
         let manager = ImageManager(library: library)
         let heic = try await manager.requestImageDataAndOrientation(for: assets[1])
         #expect(heic.uniformTypeIdentifier == "public.heic")
-        #expect(SHA256.hash(data: heic.bytes).map { String(format: "%02x", $0) }.joined() == assets[1].resource(ofType: .photo)?.sha256)
+        #expect(
+            SHA256.hash(data: heic.bytes).map { String(format: "%02x", $0) }.joined()
+                == assets[1].resource(ofType: .photo)?.sha256)
         let current = try await manager.requestImageDataAndOrientation(for: assets[2])
         let original = try await manager.requestImageDataAndOrientation(
             for: assets[2], options: ImageRequestOptions(version: .original))
@@ -256,7 +270,10 @@ struct ImageManagerTests {
             }
         }
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { started.wait(); continuation.resume() }
+            DispatchQueue.global().async {
+                started.wait()
+                continuation.resume()
+            }
         }
         let other = PixelSize(width: 1500, height: 1500)
         single.startCachingImages(for: assets, targetSize: other)

@@ -127,13 +127,16 @@ struct ImportTests {
         let broken = try source.truncatedCopy(of: photo, fraction: 0.3, as: "broken.jpg")
         let library = try folder.makeLibrary()
         let summary = await library.importItems(
-            at: [URL(fileURLWithPath: photo), URL(fileURLWithPath: broken)], options: ImportOptions(shouldMoveFile: true))
+            at: [URL(fileURLWithPath: photo), URL(fileURLWithPath: broken)],
+            options: ImportOptions(shouldMoveFile: true))
         #expect(summary.progress.imported == 1)
         #expect(!FileManager.default.fileExists(atPath: photo))
         #expect(FileManager.default.fileExists(atPath: broken), "a file that failed is left where it was")
         let asset = try #require(await library.assets().first)
         let stored = try await library.fileURL(for: try #require(asset.resource(ofType: .photo)))
-        #expect(FileManager.default.contentsEqual(atPath: stored.path, andPath: try Corpus.path("digikam/body-background.jpg")))
+        #expect(
+            FileManager.default.contentsEqual(
+                atPath: stored.path, andPath: try Corpus.path("digikam/body-background.jpg")))
     }
 
     @Test("The creation date is EXIF DateTimeOriginal in the file's offset, else the file's time")
@@ -151,13 +154,17 @@ struct ImportTests {
         try #require(assets.count == 2)
         // exiftool's composite of DateTimeOriginal, SubSecTimeOriginal and OffsetTimeOriginal.
         let oracle = try #require(try ExifTool.tags(["SubSecDateTimeOriginal"], of: iphone)["SubSecDateTimeOriginal"])
-        let expected = oracle.replacingOccurrences(of: ":", with: "-", options: [], range: oracle.startIndex..<oracle.index(oracle.startIndex, offsetBy: 10))
-            .replacingOccurrences(of: " ", with: "T")
-        #expect(ISO8601.string(from: assets[0].creationDate, offsetSeconds: assets[0].creationTimeZoneOffset) == expected)
+        let expected = oracle.replacingOccurrences(
+            of: ":", with: "-", options: [], range: oracle.startIndex..<oracle.index(oracle.startIndex, offsetBy: 10)
+        )
+        .replacingOccurrences(of: " ", with: "T")
+        #expect(
+            ISO8601.string(from: assets[0].creationDate, offsetSeconds: assets[0].creationTimeZoneOffset) == expected)
         #expect(expected == "2021-02-13T11:03:31.864-06:00")
         #expect(assets[1].creationDate == fileDate)
         // Newest first: the 2021 photo before the file dated 2017.
-        #expect(try await library.assets().map(\.localIdentifier) == [assets[0].localIdentifier, assets[1].localIdentifier])
+        #expect(
+            try await library.assets().map(\.localIdentifier) == [assets[0].localIdentifier, assets[1].localIdentifier])
     }
 
     @Test("A sidecar's numbers out of range are dropped: the photo imports, and every page that holds it reads")
@@ -165,16 +172,20 @@ struct ImportTests {
         let folder = try TemporaryDirectory()
         let library = try folder.makeLibrary()
         let photo = try folder.copy(Corpus.path("digikam/body-background.jpg"), as: "IMG_0001.JPG")
-        let other = try folder.copy(Corpus.path("forensics/original-files/pic2/IMG_20200124_231153.jpg"), as: "IMG_0002.JPG")
+        let other = try folder.copy(
+            Corpus.path("forensics/original-files/pic2/IMG_20200124_231153.jpg"), as: "IMG_0002.JPG")
         for (name, attributes) in [
             ("IMG_0001.xmp", #"xmp:Rating="nan" exif:GPSLatitude="1000" exif:GPSLongitude="10""#),
-            ("IMG_0002.xmp", #"xmp:Rating="inf" exif:GPSLatitude="10" exif:GPSLongitude="10" exif:GPSAltitude="1e999""#),
+            (
+                "IMG_0002.xmp",
+                #"xmp:Rating="inf" exif:GPSLatitude="10" exif:GPSLongitude="10" exif:GPSAltitude="1e999""#
+            ),
         ] {
             try """
-                <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-                <rdf:Description rdf:about="" xmlns:exif="http://ns.adobe.com/exif/1.0/" xmlns:xmp="http://ns.adobe.com/xap/1.0/"
-                 \(attributes)/></rdf:RDF></x:xmpmeta>
-                """.write(toFile: folder.path(name), atomically: true, encoding: .utf8)
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:exif="http://ns.adobe.com/exif/1.0/" xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+             \(attributes)/></rdf:RDF></x:xmpmeta>
+            """.write(toFile: folder.path(name), atomically: true, encoding: .utf8)
         }
         let summary = await library.importItems(at: [URL(fileURLWithPath: photo), URL(fileURLWithPath: other)])
         #expect(summary.progress.imported == 2 && summary.progress.failed == 0)
@@ -216,11 +227,13 @@ struct ImportTests {
         #expect(abs(location.longitude - Double(oracle["GPSLongitude"]!)!) < 1e-6)
         #expect(abs((location.altitude ?? 0) - Double(oracle["GPSAltitude"]!)!) < 1e-3)
         #expect(oracle["DateTimeOriginal"] == "2020:08:27 23:16:12")
-        #expect(ISO8601.string(from: assets[0].creationDate, offsetSeconds: assets[0].creationTimeZoneOffset)
-            == "2020-08-27T23:16:12.007-03:00")
+        #expect(
+            ISO8601.string(from: assets[0].creationDate, offsetSeconds: assets[0].creationTimeZoneOffset)
+                == "2020-08-27T23:16:12.007-03:00")
 
-        #expect(ISO8601.string(from: assets[1].creationDate, offsetSeconds: assets[1].creationTimeZoneOffset)
-            == "2019-07-14T18:03:12+02:00")
+        #expect(
+            ISO8601.string(from: assets[1].creationDate, offsetSeconds: assets[1].creationTimeZoneOffset)
+                == "2019-07-14T18:03:12+02:00")
         let corrected = try #require(assets[1].location)
         #expect(abs(corrected.latitude - (48 + 51.3948 / 60)) < 1e-9)
         #expect(abs(corrected.longitude - (2 + 17.7 / 60)) < 1e-9)
@@ -246,16 +259,16 @@ struct ImportTests {
         let source = try TemporaryDirectory()
         try source.copy(Corpus.path("digikam/body-background.jpg"), as: "DCIM/IMG_0001.JPG")
         try """
-            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-            <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="3"/>
-            </rdf:RDF></x:xmpmeta>
-            """.write(toFile: source.path("DCIM/IMG_0001.xmp"), atomically: true, encoding: .utf8)
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+        <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="3"/>
+        </rdf:RDF></x:xmpmeta>
+        """.write(toFile: source.path("DCIM/IMG_0001.xmp"), atomically: true, encoding: .utf8)
         // What an iPhone writes beside a photo edited in its Photos app.
         try """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict><key>adjustmentFormatIdentifier</key>
-            <string>com.apple.photo</string></dict></plist>
-            """.write(toFile: source.path("DCIM/IMG_0001.AAE"), atomically: true, encoding: .utf8)
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict><key>adjustmentFormatIdentifier</key>
+        <string>com.apple.photo</string></dict></plist>
+        """.write(toFile: source.path("DCIM/IMG_0001.AAE"), atomically: true, encoding: .utf8)
 
         let library = try folder.makeLibrary()
         let summary = await library.importItems(at: [source.url])
@@ -295,21 +308,27 @@ struct ImportTests {
         #expect(asset.pixelWidth == upright.width && asset.pixelHeight == upright.height)
         let resource = try #require(asset.resource(ofType: .photo))
         #expect(asset.pixelWidth == resource.pixelHeight && asset.pixelHeight == resource.pixelWidth, "a quarter turn")
-        for options in [ThumbnailOptions.grid, .preview, ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFill)] {
+        for options in [
+            ThumbnailOptions.grid, .preview, ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFill),
+        ] {
             let thumbnail = try await library.thumbnail(for: asset.localIdentifier, options: options)
-            let width = thumbnail.image.pixelWidth, height = thumbnail.image.pixelHeight
+            let width = thumbnail.image.pixelWidth
+            let height = thumbnail.image.pixelHeight
             let near = try ImageComparison.meanAbsoluteDifference(
                 thumbnail.image,
-                try ImageComparison.referenceThumbnail(ofFileAt: oracle, width: width, height: height, contentMode: options.contentMode))
+                try ImageComparison.referenceThumbnail(
+                    ofFileAt: oracle, width: width, height: height, contentMode: options.contentMode))
             let far = try ImageComparison.meanAbsoluteDifference(
                 thumbnail.image,
                 try ImageComparison.referenceThumbnail(
-                    ofFileAt: oracle, width: width, height: height, contentMode: options.contentMode, rotatedHalfTurn: true))
+                    ofFileAt: oracle, width: width, height: height, contentMode: options.contentMode,
+                    rotatedHalfTurn: true))
             #expect(near < 6, "\(options.width)x\(options.height): mean difference \(near) to the oracle")
             #expect(far > near * 2, "\(options.width)x\(options.height): upside down \(far), oracle \(near)")
         }
         let stored = try await library.fileURL(for: try #require(asset.resource(ofType: .photo)))
-        #expect(try Data(contentsOf: stored) == Data(contentsOf: URL(fileURLWithPath: photo)), "the original is untouched")
+        #expect(
+            try Data(contentsOf: stored) == Data(contentsOf: URL(fileURLWithPath: photo)), "the original is untouched")
     }
 
     @Test("A RAW file alone shows the JPEG preview it embeds, turned by the RAW's orientation")
@@ -339,10 +358,12 @@ struct ImportTests {
         for (asset, oracle) in [(assets[0], turned), (assets[1], phone)] {
             let thumbnail = try await library.thumbnail(for: asset.localIdentifier, options: .grid)
             #expect(thumbnail.wasCached, "rendered during the import")
-            let width = thumbnail.image.pixelWidth, height = thumbnail.image.pixelHeight
+            let width = thumbnail.image.pixelWidth
+            let height = thumbnail.image.pixelHeight
             let near = try ImageComparison.meanAbsoluteDifference(
                 thumbnail.image,
-                try ImageComparison.referenceThumbnail(ofFileAt: oracle, width: width, height: height, contentMode: .aspectFill))
+                try ImageComparison.referenceThumbnail(
+                    ofFileAt: oracle, width: width, height: height, contentMode: .aspectFill))
             let far = try ImageComparison.meanAbsoluteDifference(
                 thumbnail.image,
                 try ImageComparison.referenceThumbnail(

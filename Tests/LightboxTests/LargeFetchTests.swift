@@ -29,7 +29,8 @@ struct LargeFetchTests {
     static func makeLibrary(_ folder: TemporaryDirectory) async throws -> PhotoLibrary {
         let library = try folder.makeLibrary()
         let start = Date(timeIntervalSince1970: 1_600_000_000)
-        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).write { db in
+        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).write {
+            db in
             for index in 0..<2_600 {
                 let date = start.addingTimeInterval(Double(index * 7_919 % 2_000) * 60)
                 let burst: String? = (100..<200).contains(index) ? "BURST-\(index / 5)" : nil
@@ -51,7 +52,8 @@ struct LargeFetchTests {
 
     /// Every row, straight from the table.
     static func rows(_ library: PhotoLibrary) async throws -> [Row] {
-        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).read { db in
+        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).read {
+            db in
             try GRDB.Row.fetchAll(db, sql: "SELECT * FROM asset").map { row in
                 Row(
                     id: row["id"], localIdentifier: row["localIdentifier"], creationDate: row["creationDate"],
@@ -65,8 +67,10 @@ struct LargeFetchTests {
     /// What a fetch with these options selects, newest first (ties: larger row id first).
     static func reference(_ rows: [Row], _ options: FetchOptions) -> [Row] {
         rows.filter { row in
-            !row.isTrashed && (options.includeHiddenAssets || !row.isHidden) && (options.includeAllBurstAssets || !row.isBurstFrame)
-                && (options.includeAssetSourceTypes.isEmpty || row.sourceType & options.includeAssetSourceTypes.rawValue != 0)
+            !row.isTrashed && (options.includeHiddenAssets || !row.isHidden)
+                && (options.includeAllBurstAssets || !row.isBurstFrame)
+                && (options.includeAssetSourceTypes.isEmpty
+                    || row.sourceType & options.includeAssetSourceTypes.rawValue != 0)
         }.sorted { ($0.creationDate, $0.id) > ($1.creationDate, $1.id) }
     }
 
@@ -91,7 +95,8 @@ struct LargeFetchTests {
         for options in optionVariants {
             let expected = reference(rows, options)
             let result = try library.fetchAssets(options: options)
-            let label = "\(comment): hidden \(options.includeHiddenAssets), bursts \(options.includeAllBurstAssets), sources \(options.includeAssetSourceTypes.rawValue)"
+            let label =
+                "\(comment): hidden \(options.includeHiddenAssets), bursts \(options.includeAllBurstAssets), sources \(options.includeAssetSourceTypes.rawValue)"
             #expect(result.count == expected.count, "\(label)")
             guard result.count == expected.count else { continue }  // walking a wrong count would trap
             #expect(result.countOfAssets(with: .video) == expected.filter { $0.mediaType == 2 }.count, "\(label)")
@@ -118,7 +123,8 @@ struct LargeFetchTests {
             changes.deleteAssets(rows.filter { $0.id % 19 == 0 }.map(\.localIdentifier))
             changes.purgeAssets(rows.filter { $0.id % 31 == 0 && $0.id % 19 != 0 }.map(\.localIdentifier))
         }
-        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).write { db in
+        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).write {
+            db in
             try db.execute(sql: "UPDATE asset SET representsBurst = 1 - representsBurst WHERE id % 23 = 0")
             try db.execute(sql: "UPDATE asset SET mediaType = 3 - mediaType, sourceType = 4 WHERE id % 29 = 0")
             try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", arguments: [Date()])
@@ -147,10 +153,12 @@ struct LargeFetchTests {
         #expect(try library.fetchAssets(options: options).object(at: 2_000).localIdentifier == expected[2_000])
         #expect(try library.fetchAssets(options: options).lastObject?.localIdentifier == expected.last)
         #expect(try library.fetchAssets(options: options).firstObject?.localIdentifier == expected.first)
-        let far = try #require(try library.fetchAssets(withLocalIdentifiers: [expected[expected.count - 3]]).firstObject)
+        let far = try #require(
+            try library.fetchAssets(withLocalIdentifiers: [expected[expected.count - 3]]).firstObject)
         #expect(try library.fetchAssets(options: options).index(of: far) == expected.count - 3)
         let hidden = try #require(rows.first { $0.isHidden })
-        let hiddenAsset = try #require(try library.fetchAssets(withLocalIdentifiers: [hidden.localIdentifier]).firstObject)
+        let hiddenAsset = try #require(
+            try library.fetchAssets(withLocalIdentifiers: [hidden.localIdentifier]).firstObject)
         #expect(try library.fetchAssets(options: options).contains(hiddenAsset) == false)
         let walked = try library.fetchAssets(options: options)
         #expect(walked.map(\.localIdentifier) == expected)
@@ -192,7 +200,8 @@ struct LargeFetchTests {
         try await library.performChanges { changes in
             for id in favorites { changes.changeRequest(for: byIdentifier[id]!).isFavorite = true }
             for (n, id) in redated.enumerated() {
-                changes.changeRequest(for: byIdentifier[id]!).creationDate = Date(timeIntervalSince1970: 1_500_000_000 + Double(n))
+                changes.changeRequest(for: byIdentifier[id]!).creationDate = Date(
+                    timeIntervalSince1970: 1_500_000_000 + Double(n))
             }
             for id in toggled { changes.changeRequest(for: byIdentifier[id]!).isHidden = !byIdentifier[id]!.isHidden }
         }
@@ -200,12 +209,15 @@ struct LargeFetchTests {
         let afterIDs = after.map(\.localIdentifier)
         let changedIDs = Set(favorites + redated + toggled)
         let details = FetchResultChangeDetails(
-            from: before, to: after, changedObjects: try Array(library.fetchAssets(withLocalIdentifiers: Array(changedIDs))))
+            from: before, to: after,
+            changedObjects: try Array(library.fetchAssets(withLocalIdentifiers: Array(changedIDs))))
         #expect(ObservingTests.applyRICE(details, to: beforeIDs) == afterIDs)
         #expect(Set(details.removedObjects.map(\.localIdentifier)) == Set(beforeIDs).subtracting(afterIDs))
         #expect(Set(details.insertedObjects.map(\.localIdentifier)) == Set(afterIDs).subtracting(beforeIDs))
         let beforeSet = Set(beforeIDs)
-        #expect(details.changedIndexes == afterIDs.indices.filter { changedIDs.contains(afterIDs[$0]) && beforeSet.contains(afterIDs[$0]) })
+        #expect(
+            details.changedIndexes
+                == afterIDs.indices.filter { changedIDs.contains(afterIDs[$0]) && beforeSet.contains(afterIDs[$0]) })
         #expect(!details.moves.isEmpty && !details.changedIndexes.isEmpty)
         #expect(!details.removedIndexes.isEmpty || !details.insertedIndexes.isEmpty)
     }

@@ -25,18 +25,24 @@ struct LivePhotoEditingTests {
     /// one operation at a time, as the recipe describes.
     static func referenceFrame(_ index: Int, of movie: String, in folder: TemporaryDirectory) throws -> String {
         try FFmpeg.frame(index, of: movie, to: folder.path("source-\(index).png"))
-        let luma = try VipsTool.matrix([[0.2126, 0.7152, 0.0722], [0.2126, 0.7152, 0.0722], [0.2126, 0.7152, 0.0722]], at: folder.path("luma.mat"))
+        let luma = try VipsTool.matrix(
+            [[0.2126, 0.7152, 0.0722], [0.2126, 0.7152, 0.0722], [0.2126, 0.7152, 0.0722]], at: folder.path("luma.mat"))
         try VipsTool.run("recomb", folder.path("source-\(index).png"), folder.path("grey.v"), luma)
         try VipsTool.run("linear", "--uchar", "--", folder.path("grey.v"), folder.path("grey8.v"), "1", "0.5")
         // crop=0.1,0.1,0.8,0.8 of 1920x1080: from (192, 108), 1536x864.
-        try VipsTool.run("extract_area", folder.path("grey8.v"), folder.path("reference-\(index).v"), "192", "108", "1536", "864")
+        try VipsTool.run(
+            "extract_area", folder.path("grey8.v"), folder.path("reference-\(index).v"), "192", "108", "1536", "864")
         return folder.path("reference-\(index).v")
     }
 
-    @Test("A recipe edits the still and every movie frame; the pair keeps its identifier, sound and frames; revert restores both")
+    @Test(
+        "A recipe edits the still and every movie frame; the pair keeps its identifier, sound and frames; revert restores both"
+    )
     func recipeEditsMovie() async throws {
         let (library, live, movie, folder) = try await Self.livePhoto()
-        let edited = try await library.edit(live, with: RecipeEditor(adding: [.mono(1), .crop(NormalizedRect(x: 0.1, y: 0.1, width: 0.8, height: 0.8))]))
+        let edited = try await library.edit(
+            live,
+            with: RecipeEditor(adding: [.mono(1), .crop(NormalizedRect(x: 0.1, y: 0.1, width: 0.8, height: 0.8))]))
         #expect(edited.mediaSubtypes.contains(.photoLive))
         #expect(edited.resource(ofType: .pairedVideo)?.sha256 == live.resource(ofType: .pairedVideo)?.sha256)
         let editedMovie = try #require(edited.resource(ofType: .fullSizePairedVideo))
@@ -52,16 +58,22 @@ struct LivePhotoEditingTests {
         for index in [0, 20, 40] {
             let reference = try Self.referenceFrame(index, of: movie, in: folder)
             try FFmpeg.frame(index, of: moviePath, to: folder.path("edited-\(index).png"))
-            let difference = try ImageComparison.meanAbsoluteDifference(ofFileAt: folder.path("edited-\(index).png"), reference)
+            let difference = try ImageComparison.meanAbsoluteDifference(
+                ofFileAt: folder.path("edited-\(index).png"), reference)
             #expect(difference < 2.5, "frame \(index) is \(difference) from libvips' grey crop")
             // The unedited frame, cropped alike, is much further: the edit is really there.
-            try VipsTool.run("extract_area", folder.path("source-\(index).png"), folder.path("colour.v"), "192", "108", "1536", "864")
-            #expect(try ImageComparison.meanAbsoluteDifference(ofFileAt: folder.path("colour.v"), folder.path("edited-\(index).png")) > 3 * difference)
+            try VipsTool.run(
+                "extract_area", folder.path("source-\(index).png"), folder.path("colour.v"), "192", "108", "1536", "864"
+            )
+            #expect(
+                try ImageComparison.meanAbsoluteDifference(
+                    ofFileAt: folder.path("colour.v"), folder.path("edited-\(index).png")) > 3 * difference)
         }
 
         // The current export is the edited pair, carrying one content identifier.
         let out = try TemporaryDirectory()
-        let written = try await library.export(localIdentifiers: [edited.localIdentifier], to: out.url, version: .current)
+        let written = try await library.export(
+            localIdentifiers: [edited.localIdentifier], to: out.url, version: .current)
         #expect(written.map(\.resourceType) == [.fullSizePhoto, .fullSizePairedVideo])
         let stillTags = try ExifTool.tags(["MediaGroupUUID"], of: written[0].path)
         let movieTags = try ExifTool.tags(["ContentIdentifier", "ImageWidth"], of: written[1].path)
@@ -82,7 +94,9 @@ struct LivePhotoEditingTests {
         #expect(!FileManager.default.fileExists(atPath: secondPath))
     }
 
-    @Test("The context hands the processor the still and each frame in order; silence, a preview, and volumes it cannot apply")
+    @Test(
+        "The context hands the processor the still and each frame in order; silence, a preview, and volumes it cannot apply"
+    )
     func contextLifecycle() async throws {
         let (library, live, movie, folder) = try await Self.livePhoto()
         defer { withExtendedLifetime(folder) {} }
@@ -108,7 +122,9 @@ struct LivePhotoEditingTests {
         #expect(frames.allSatisfy { abs($0.2 - 1920.0 / 4032) < 1e-9 })
         let probe = try FFmpeg.probe(output.renderedLivePhotoMovieURL.path)
         #expect(probe.frames == 41 && !probe.hasAudio, "audioVolume 0 leaves the sound out")
-        #expect(try ExifTool.tags(["ContentIdentifier"], of: output.renderedLivePhotoMovieURL.path)["ContentIdentifier"] == Self.identifier)
+        #expect(
+            try ExifTool.tags(["ContentIdentifier"], of: output.renderedLivePhotoMovieURL.path)["ContentIdentifier"]
+                == Self.identifier)
 
         // A small preview to play while editing.
         let preview = try await context.prepareLivePhotoForPlayback(maximumSide: 320)
@@ -153,14 +169,21 @@ struct LivePhotoEditingTests {
         let input = try await library.requestContentEditingInput(for: asset)
         var output = ContentEditingOutput(contentEditingInput: input)
         defer { output.discard() }
-        try FileManager.default.copyItem(atPath: try Corpus.path(PairingTests.movie), toPath: output.renderedLivePhotoMovieURL.path)
-        _ = try ImageFile.renderEdit(ofFileAt: input.fullSizeImageURL.path, recipe: EditRecipe(filters: [.mono(1)]), toJPEGAt: output.renderedContentURL.path)
+        try FileManager.default.copyItem(
+            atPath: try Corpus.path(PairingTests.movie), toPath: output.renderedLivePhotoMovieURL.path)
+        _ = try ImageFile.renderEdit(
+            ofFileAt: input.fullSizeImageURL.path, recipe: EditRecipe(filters: [.mono(1)]),
+            toJPEGAt: output.renderedContentURL.path)
         output.adjustmentData = AdjustmentData(recipe: EditRecipe(filters: [.mono(1)]))
-        let before = try FileManager.default.subpathsOfDirectory(atPath: library.url.appendingPathComponent("originals").path).sorted()
+        let before = try FileManager.default.subpathsOfDirectory(
+            atPath: library.url.appendingPathComponent("originals").path
+        ).sorted()
         await #expect(throws: LibraryError.self) {
             try await library.performChanges { $0.changeRequest(for: asset).contentEditingOutput = output }
         }
-        let after = try FileManager.default.subpathsOfDirectory(atPath: library.url.appendingPathComponent("originals").path).sorted()
+        let after = try FileManager.default.subpathsOfDirectory(
+            atPath: library.url.appendingPathComponent("originals").path
+        ).sorted()
         #expect(before == after)
     }
 }

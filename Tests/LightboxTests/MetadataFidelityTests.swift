@@ -44,7 +44,9 @@ struct MetadataFidelityTests {
         }
     }
 
-    @Test("Camera, lens, exposure, dates, GPS, dimensions and Apple identifiers agree on at least 99% of what exiftool reports")
+    @Test(
+        "Camera, lens, exposure, dates, GPS, dimensions and Apple identifiers agree on at least 99% of what exiftool reports"
+    )
     func agreesWithExiftool() throws {
         let files = try Corpus.files()
         #expect(files.count > 900)
@@ -68,10 +70,13 @@ struct MetadataFidelityTests {
             func close(_ key: String, _ ours: Any?, _ tolerance: Double) {
                 guard let value = theirs[key] as? Double else { return }
                 let mine = (ours as? Double) ?? (ours as? Int).map(Double.init)
-                comparison.check(path, key, value, mine, mine.map { abs($0 - value) <= tolerance * max(1, abs(value)) } ?? false)
+                comparison.check(
+                    path, key, value, mine, mine.map { abs($0 - value) <= tolerance * max(1, abs(value)) } ?? false)
             }
-            comparison.check(path, "make", text("EXIF:Make"), exif["make"], exif["make"] as? String == text("EXIF:Make"))
-            comparison.check(path, "model", text("EXIF:Model"), exif["model"], exif["model"] as? String == text("EXIF:Model"))
+            comparison.check(
+                path, "make", text("EXIF:Make"), exif["make"], exif["make"] as? String == text("EXIF:Make"))
+            comparison.check(
+                path, "model", text("EXIF:Model"), exif["model"], exif["model"] as? String == text("EXIF:Model"))
             comparison.check(
                 path, "orientation", theirs["EXIF:Orientation"], exif["orientation"],
                 (exif["orientation"] as? Int) == (theirs["EXIF:Orientation"] as? Int))
@@ -82,7 +87,8 @@ struct MetadataFidelityTests {
                 path, "dateTimeOriginal", text("EXIF:DateTimeOriginal"), exif["dateTimeOriginal"],
                 original != nil && text("EXIF:DateTimeOriginal")?.hasPrefix(original!) == true)
             comparison.check(
-                path, "lensModel", text("EXIF:LensModel"), exif["lensModel"], exif["lensModel"] as? String == text("EXIF:LensModel"))
+                path, "lensModel", text("EXIF:LensModel"), exif["lensModel"],
+                exif["lensModel"] as? String == text("EXIF:LensModel"))
             comparison.check(
                 path, "offsetTimeOriginal", text("EXIF:OffsetTimeOriginal"), exif["offsetTimeOriginal"],
                 exif["offsetTimeOriginal"] as? String == text("EXIF:OffsetTimeOriginal"))
@@ -92,28 +98,38 @@ struct MetadataFidelityTests {
             if let iso = theirs["EXIF:ISO"] as? Int {
                 comparison.check(path, "iso", iso, exif["iso"], exif["iso"] as? Int == iso)
             }
-            let identifier = text("MakerNotes:ContentIdentifier") ?? text("MakerNotes:MediaGroupUUID") ?? text("Keys:ContentIdentifier")
+            let identifier =
+                text("MakerNotes:ContentIdentifier") ?? text("MakerNotes:MediaGroupUUID")
+                ?? text("Keys:ContentIdentifier")
             comparison.check(
-                path, "contentIdentifier", identifier, line["contentIdentifier"], line["contentIdentifier"] as? String == identifier)
+                path, "contentIdentifier", identifier, line["contentIdentifier"],
+                line["contentIdentifier"] as? String == identifier)
             comparison.check(
                 path, "burstIdentifier", text("MakerNotes:BurstUUID"), line["burstIdentifier"],
                 line["burstIdentifier"] as? String == text("MakerNotes:BurstUUID"))
             let location = line["location"] as? [String: Any]
-            if let latitude = theirs["Composite:GPSLatitude"] as? Double, let longitude = theirs["Composite:GPSLongitude"] as? Double {
+            if let latitude = theirs["Composite:GPSLatitude"] as? Double,
+                let longitude = theirs["Composite:GPSLongitude"] as? Double
+            {
                 let ourLatitude = location?["latitude"] as? Double
                 let ourLongitude = location?["longitude"] as? Double
-                comparison.check(path, "latitude", latitude, ourLatitude, ourLatitude.map { abs($0 - latitude) < 1e-6 } ?? false)
-                comparison.check(path, "longitude", longitude, ourLongitude, ourLongitude.map { abs($0 - longitude) < 1e-6 } ?? false)
+                comparison.check(
+                    path, "latitude", latitude, ourLatitude, ourLatitude.map { abs($0 - latitude) < 1e-6 } ?? false)
+                comparison.check(
+                    path, "longitude", longitude, ourLongitude, ourLongitude.map { abs($0 - longitude) < 1e-6 } ?? false
+                )
                 if let altitude = theirs["Composite:GPSAltitude"] as? Double {
                     let ourAltitude = location?["altitude"] as? Double
-                    comparison.check(path, "altitude", altitude, ourAltitude, ourAltitude.map { abs($0 - altitude) < 1e-3 } ?? false)
+                    comparison.check(
+                        path, "altitude", altitude, ourAltitude, ourAltitude.map { abs($0 - altitude) < 1e-3 } ?? false)
                 }
             }
             // Lightbox gives the displayed size (orientation applied), exiftool the stored one.
             let width = (theirs["File:ImageWidth"] ?? theirs["QuickTime:ImageWidth"]) as? Int
             let height = (theirs["File:ImageHeight"] ?? theirs["QuickTime:ImageHeight"]) as? Int
             if let width, let height {
-                let ourWidth = line["pixelWidth"] as? Int, ourHeight = line["pixelHeight"] as? Int
+                let ourWidth = line["pixelWidth"] as? Int
+                let ourHeight = line["pixelHeight"] as? Int
                 comparison.check(
                     path, "dimensions", "\(width)x\(height)", "\(ourWidth ?? 0)x\(ourHeight ?? 0)",
                     (ourWidth == width && ourHeight == height) || (ourWidth == height && ourHeight == width))
@@ -122,10 +138,14 @@ struct MetadataFidelityTests {
 
         let total = comparison.agreed + comparison.disagreements.count
         let rate = Double(comparison.agreed) / Double(max(total, 1))
-        print("metadata vs exiftool: \(comparison.agreed) of \(total) fields agree (\(String(format: "%.2f", rate * 100))%)")
+        print(
+            "metadata vs exiftool: \(comparison.agreed) of \(total) fields agree (\(String(format: "%.2f", rate * 100))%)"
+        )
         for disagreement in comparison.disagreements {
             let reason = Self.knownDisagreements[disagreement.key] ?? "UNEXPLAINED"
-            print("  \(disagreement.key): exiftool \(disagreement.exiftool), Lightbox \(disagreement.lightbox): \(reason)")
+            print(
+                "  \(disagreement.key): exiftool \(disagreement.exiftool), Lightbox \(disagreement.lightbox): \(reason)"
+            )
         }
         #expect(total > 1_000)
         #expect(rate >= 0.99)
@@ -150,8 +170,11 @@ struct MetadataFidelityTests {
         #expect(failures > 0, "exiv2's data holds files that are not media")
         // Every media file of the corpus truncated at several lengths.
         for path in try Corpus.files() {
-            guard let bytes = FileManager.default.contents(atPath: path).map(Array.init), bytes.count > 16 else { continue }
-            for length in Set([8, 16, 100, 1_000, bytes.count / 3, bytes.count / 2, bytes.count - 1]) where length < bytes.count {
+            guard let bytes = FileManager.default.contents(atPath: path).map(Array.init), bytes.count > 16 else {
+                continue
+            }
+            for length in Set([8, 16, 100, 1_000, bytes.count / 3, bytes.count / 2, bytes.count - 1])
+            where length < bytes.count {
                 _ = try? MetadataReader.read(ByteSource(bytes: Array(bytes.prefix(length))))
             }
         }

@@ -30,7 +30,10 @@ struct MigrationTests {
                         INSERT INTO resource (assetId, type, originalFilename, uniformTypeIdentifier, fileSize, sha256, storedPath)
                         VALUES (?, 1, ?, 'public.jpeg', 10, ?, ?)
                         """,
-                    arguments: [db.lastInsertedRowID, "IMG_\(index).JPG", String(repeating: "\(index)", count: 64), "x/\(index).jpg"])
+                    arguments: [
+                        db.lastInsertedRowID, "IMG_\(index).JPG", String(repeating: "\(index)", count: 64),
+                        "x/\(index).jpg",
+                    ])
             }
         }
         try queue.close()

@@ -14,7 +14,8 @@ struct MomentTests {
         #expect(grouping.momentTimeGap == 3 * 3600 && grouping.momentDistance == 10_000)
         #expect(grouping.clusterTimeGap == 3 * 24 * 3600 && grouping.clusterDistance == 100_000)
         // Reykjavík, then about 9 km and about 11 km east along the same latitude.
-        let lat = 64.1466, lon = -21.9426
+        let lat = 64.1466
+        let lon = -21.9426
         let kmPerDegree = 111.32 * cos(lat * .pi / 180)
         let points = [
             Point(date: Self.t0, latitude: lat, longitude: lon),
@@ -31,10 +32,19 @@ struct MomentTests {
         let day: TimeInterval = 24 * 3600
         let momentEnds: [(first: Point, last: Point)] = [
             (Point(date: Self.t0, latitude: 0, longitude: 0), Point(date: Self.t0)),
-            (Point(date: Self.t0.addingTimeInterval(2.9 * day), latitude: 0, longitude: 0.8), Point(date: Self.t0.addingTimeInterval(2.9 * day))),  // ~89 km
+            (
+                Point(date: Self.t0.addingTimeInterval(2.9 * day), latitude: 0, longitude: 0.8),
+                Point(date: Self.t0.addingTimeInterval(2.9 * day))
+            ),  // ~89 km
             (Point(date: Self.t0.addingTimeInterval(6.1 * day)), Point(date: Self.t0.addingTimeInterval(6.1 * day))),  // 3.2 days later
-            (Point(date: Self.t0.addingTimeInterval(6.2 * day), latitude: 0, longitude: 2), Point(date: Self.t0.addingTimeInterval(6.2 * day))),
-            (Point(date: Self.t0.addingTimeInterval(6.3 * day), latitude: 0, longitude: 3), Point(date: Self.t0.addingTimeInterval(6.3 * day))),  // ~111 km
+            (
+                Point(date: Self.t0.addingTimeInterval(6.2 * day), latitude: 0, longitude: 2),
+                Point(date: Self.t0.addingTimeInterval(6.2 * day))
+            ),
+            (
+                Point(date: Self.t0.addingTimeInterval(6.3 * day), latitude: 0, longitude: 3),
+                Point(date: Self.t0.addingTimeInterval(6.3 * day))
+            ),  // ~111 km
         ]
         #expect(grouping.clusters(momentEnds) == [0..<2, 2..<4, 4..<5])
     }
@@ -56,7 +66,8 @@ struct MomentTests {
                 #expect(b.creationDate.timeIntervalSince(a.creationDate) <= 3 * 3600)
             }
             covered += assets.map(\.localIdentifier)
-            #expect(try library.fetchAssets(inCollectionWithLocalIdentifier: moment.localIdentifier).count == assets.count)
+            #expect(
+                try library.fetchAssets(inCollectionWithLocalIdentifier: moment.localIdentifier).count == assets.count)
         }
         #expect(covered == all.map(\.localIdentifier), "every visible asset in exactly one moment, in order")
         for (a, b) in zip(moments, moments.dropFirst()) {
@@ -71,6 +82,7 @@ struct MomentTests {
         #expect(inClusters == moments.map(\.localIdentifier))
         #expect(clusters.count <= moments.count && years.count <= moments.count)
         // Identifiers are stable from fetch to fetch.
-        #expect(try library.fetchAssetCollections(with: .moment).map(\.localIdentifier) == moments.map(\.localIdentifier))
+        #expect(
+            try library.fetchAssetCollections(with: .moment).map(\.localIdentifier) == moments.map(\.localIdentifier))
     }
 }

@@ -29,7 +29,9 @@ struct ObservingTests {
         var seen = (moves: 0, inserts: 0, removals: 0, changes: 0)
         for round in 0..<40 {
             let everything = Array(try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true)))
-            let predicates: [FetchPredicate?] = [nil, .favorite == true, .pixelWidth > .int(2000), !(.favorite == true)]
+            let predicates: [FetchPredicate?] = [
+                nil, .favorite == true, .pixelWidth > .int(2000), !(.favorite == true),
+            ]
             let options = FetchOptions(
                 predicate: predicates[Int(random.next()) % predicates.count],
                 sortDescriptors: [FetchSortDescriptor(key: "creationDate", ascending: random.next() % 2 == 0)])
@@ -59,7 +61,9 @@ struct ObservingTests {
             // Brute force: what left, what joined, what changed in place.
             #expect(Set(details.removedObjects.map(\.localIdentifier)) == Set(beforeIDs).subtracting(afterIDs))
             #expect(Set(details.insertedObjects.map(\.localIdentifier)) == Set(afterIDs).subtracting(beforeIDs))
-            let expectedChanged = afterIDs.indices.filter { updated.contains(afterIDs[$0]) && beforeIDs.contains(afterIDs[$0]) }
+            let expectedChanged = afterIDs.indices.filter {
+                updated.contains(afterIDs[$0]) && beforeIDs.contains(afterIDs[$0])
+            }
             #expect(details.changedIndexes == expectedChanged)
             #expect(details.changedObjects.allSatisfy { updated.contains($0.localIdentifier) })
             seen.moves += details.moves.count

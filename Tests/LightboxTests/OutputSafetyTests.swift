@@ -111,7 +111,8 @@ struct OutputSafetyTests {
 
         for overwrite in [[], ["--overwrite"]] {
             for out in [original, outside + "/linked.jpg", outside + "/photo.jpg", originals + "/thumb.jpg"] {
-                let run = try CLI.run(["asset-thumbnail", "--library", library, id, "--size", "64x64", "--out", out] + overwrite)
+                let run = try CLI.run(
+                    ["asset-thumbnail", "--library", library, id, "--size", "64x64", "--out", out] + overwrite)
                 #expect(run.status != 0, "thumb --out \(out) \(overwrite)")
                 #expect(try Self.hashes(files) == before)
             }

@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Lightbox
 import LightboxImaging
 import LightboxTestSupport
 import Testing
 
 @testable import LightboxMetadata
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Movies, Live Photos, bursts, RAW + JPEG and Motion Photos, built from real files as the
 /// corpus README explains: identifiers written with Lightbox's own writers and checked with
@@ -18,13 +19,17 @@ struct PairingTests {
     static let iPhoneStill = "digikam/body-background.jpg"
 
     /// A Live Photo's two halves, named as an iPhone names them, in `folder`.
-    static func livePair(in folder: TemporaryDirectory, identifier: String, name: String = "IMG_0001") throws -> (String, String) {
+    static func livePair(in folder: TemporaryDirectory, identifier: String, name: String = "IMG_0001") throws -> (
+        String, String
+    ) {
         let still = folder.path(name + ".JPG")
         let movie = folder.path(name + ".MOV")
         let stillBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(iPhoneStill))))
         let movieBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(Self.movie))))
-        try Data(try AppleMetadataWriter.jpeg(stillBytes, contentIdentifier: identifier)).write(to: URL(fileURLWithPath: still))
-        try Data(try AppleMetadataWriter.movie(movieBytes, contentIdentifier: identifier)).write(to: URL(fileURLWithPath: movie))
+        try Data(try AppleMetadataWriter.jpeg(stillBytes, contentIdentifier: identifier)).write(
+            to: URL(fileURLWithPath: still))
+        try Data(try AppleMetadataWriter.movie(movieBytes, contentIdentifier: identifier)).write(
+            to: URL(fileURLWithPath: movie))
         return (still, movie)
     }
 
@@ -46,7 +51,8 @@ struct PairingTests {
         let path = try Corpus.path(Self.movie)
         let summary = await library.importItems(at: [URL(fileURLWithPath: path)])
         let asset = try #require(Self.assets(summary).first)
-        let oracle = try ExifTool.tags(["Duration", "ImageWidth", "ImageHeight", "CreateDate", "GPSCoordinates"], of: path)
+        let oracle = try ExifTool.tags(
+            ["Duration", "ImageWidth", "ImageHeight", "CreateDate", "GPSCoordinates"], of: path)
         #expect(asset.mediaType == .video && asset.playbackStyle == .video)
         #expect(abs(asset.duration - Double(oracle["Duration"]!)!) < 0.01)
         #expect("\(asset.pixelWidth)" == oracle["ImageWidth"] && "\(asset.pixelHeight)" == oracle["ImageHeight"])
@@ -75,7 +81,8 @@ struct PairingTests {
         let folder = try TemporaryDirectory()
         let library = try folder.makeLibrary()
         let halves = try TemporaryDirectory()
-        let (still, movie) = try Self.livePair(in: halves, identifier: "8A1B2C3D-0000-4000-8000-\(order.count)00000000001")
+        let (still, movie) = try Self.livePair(
+            in: halves, identifier: "8A1B2C3D-0000-4000-8000-\(order.count)00000000001")
         var movedMovie = movie
         let other = try TemporaryDirectory()
         if order == "other folders" {
@@ -91,7 +98,9 @@ struct PairingTests {
             #expect(try library.fetchAssets(with: .video).count == 1, "a lone movie is a video until its still comes")
             summaries.append(await library.importItems(at: Self.urls([still])))
         default:
-            summaries.append(await library.importItems(at: Self.urls([still, movedMovie]), options: ImportOptions(maximumConcurrentFiles: 2)))
+            summaries.append(
+                await library.importItems(
+                    at: Self.urls([still, movedMovie]), options: ImportOptions(maximumConcurrentFiles: 2)))
         }
         #expect(summaries.reduce(0) { $0 + $1.progress.failed } == 0)
         #expect(summaries.reduce(0) { $0 + $1.progress.imported } == 1)
@@ -108,13 +117,17 @@ struct PairingTests {
         #expect(live.resource(ofType: .video) == nil)
         #expect(abs(live.duration - 1.6) < 0.01)
         #expect(live.pixelWidth == 4032 && live.pixelHeight == 3024, "the still's size")
-        let smart = try #require(try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumLivePhotos).firstObject)
+        let smart = try #require(
+            try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumLivePhotos).firstObject)
         #expect(try library.fetchAssets(in: smart).count == 1)
     }
 
-    @Test("Android's capture rate makes a movie a time-lapse or slow motion", arguments: [
-        (Float(4), AssetMediaSubtypes.videoTimelapse), (Float(240), .videoHighFrameRate), (Float(30), AssetMediaSubtypes()),
-    ])
+    @Test(
+        "Android's capture rate makes a movie a time-lapse or slow motion",
+        arguments: [
+            (Float(4), AssetMediaSubtypes.videoTimelapse), (Float(240), .videoHighFrameRate),
+            (Float(30), AssetMediaSubtypes()),
+        ])
     func captureRate(fps: Float, subtype: AssetMediaSubtypes) async throws {
         let folder = try TemporaryDirectory()
         let library = try folder.makeLibrary()
@@ -124,11 +137,14 @@ struct PairingTests {
         try Data(try QuickTimeKeyWriter.setting(["com.android.capture.fps": .float32(fps)], in: bytes))
             .write(to: URL(fileURLWithPath: movie))
         // exiftool 12.57 has no name for the key: with -u it calls it AndroidCaptureFps.
-        #expect(try ExifTool.tags(["u", "AndroidCaptureFps"], of: movie)["AndroidCaptureFps"].flatMap(Double.init) == Double(fps))
+        #expect(
+            try ExifTool.tags(["u", "AndroidCaptureFps"], of: movie)["AndroidCaptureFps"].flatMap(Double.init)
+                == Double(fps))
         let asset = try #require(Self.assets(await library.importItems(at: [URL(fileURLWithPath: movie)])).first)
         #expect(asset.mediaSubtypes.intersection([.videoTimelapse, .videoHighFrameRate]) == subtype)
         if subtype == .videoTimelapse {
-            let album = try #require(library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumTimelapses).firstObject)
+            let album = try #require(
+                library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumTimelapses).firstObject)
             #expect(try library.fetchAssets(in: album).count == 1)
         }
     }
@@ -137,7 +153,8 @@ struct PairingTests {
     func notByName() async throws {
         let folder = try TemporaryDirectory()
         let library = try folder.makeLibrary()
-        let first = try TemporaryDirectory(), second = try TemporaryDirectory()
+        let first = try TemporaryDirectory()
+        let second = try TemporaryDirectory()
         let (still, _) = try Self.livePair(in: first, identifier: "11111111-1111-4111-8111-111111111111")
         let (_, otherMovie) = try Self.livePair(in: second, identifier: "22222222-2222-4222-8222-222222222222")
         let summary = await library.importItems(at: Self.urls([still, otherMovie]))
@@ -152,7 +169,8 @@ struct PairingTests {
         let library = try folder.makeLibrary()
         let burst = "C0FFEE00-1234-4321-8765-BADC0FFEE000"
         let frames = [
-            "forensics/original-files/pic2/IMG_20200124_231153.jpg", "forensics/original-files/pic2/IMG_20191224_234846.jpg",
+            "forensics/original-files/pic2/IMG_20200124_231153.jpg",
+            "forensics/original-files/pic2/IMG_20191224_234846.jpg",
             "forensics/original-files/pic2/IMG_20200608_111614.jpg",
         ]
         let source = try TemporaryDirectory()
@@ -160,7 +178,8 @@ struct PairingTests {
         for (index, frame) in frames.enumerated() {
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(frame))))
             let path = source.path("frame\(index).jpg")
-            try Data(try AppleMetadataWriter.jpeg(bytes, contentIdentifier: nil, burstUUID: burst)).write(to: URL(fileURLWithPath: path))
+            try Data(try AppleMetadataWriter.jpeg(bytes, contentIdentifier: nil, burstUUID: burst)).write(
+                to: URL(fileURLWithPath: path))
             paths.append(path)
         }
         let summary = await library.importItems(at: Self.urls(paths))
@@ -199,8 +218,10 @@ struct PairingTests {
             #expect(pair.resource(ofType: .alternatePhoto)?.uniformTypeIdentifier == "com.nikon.raw-image")
             let single = try #require(all.first { $0.localIdentifier != pair.localIdentifier })
             #expect(single.resource(ofType: .photo)?.uniformTypeIdentifier == "com.adobe.raw-image")
-            let rawAlbum = try #require(try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumRAW).firstObject)
-            #expect(try library.fetchAssets(in: rawAlbum).count == 2, "as in Photos: the lone DNG and the RAW + JPEG pair")
+            let rawAlbum = try #require(
+                try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumRAW).firstObject)
+            #expect(
+                try library.fetchAssets(in: rawAlbum).count == 2, "as in Photos: the lone DNG and the RAW + JPEG pair")
         }
     }
 
@@ -209,10 +230,14 @@ struct PairingTests {
         let folder = try TemporaryDirectory()
         let library = try folder.makeLibrary()
         let shots = try TemporaryDirectory()
-        let still = try shots.copy(Corpus.path("forensics/original-files/pic1/IMG_20200827_231612.jpg"), as: "PXL_0001.MP.jpg")
+        let still = try shots.copy(
+            Corpus.path("forensics/original-files/pic1/IMG_20200827_231612.jpg"), as: "PXL_0001.MP.jpg")
         let movie = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(Self.movie))))
-        try ExifTool.write(["XMP-GCamera:MicroVideo": "1", "XMP-GCamera:MicroVideoVersion": "1",
-                            "XMP-GCamera:MicroVideoOffset": "\(movie.count)"], to: still)
+        try ExifTool.write(
+            [
+                "XMP-GCamera:MicroVideo": "1", "XMP-GCamera:MicroVideoVersion": "1",
+                "XMP-GCamera:MicroVideoOffset": "\(movie.count)",
+            ], to: still)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: still))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(movie))
@@ -238,8 +263,11 @@ struct PairingTests {
         var placeholder: ObjectPlaceholder?
         try await library.performChanges { changes in
             let request = changes.creationRequestForAsset()
-            request.addResource(with: .photo, fileURL: still, options: AssetResourceCreationOptions(originalFilename: "IMG_0042.JPG"))
-            request.addResource(with: .pairedVideo, fileURL: movie, options: AssetResourceCreationOptions(originalFilename: "IMG_0042.MOV"))
+            request.addResource(
+                with: .photo, fileURL: still, options: AssetResourceCreationOptions(originalFilename: "IMG_0042.JPG"))
+            request.addResource(
+                with: .pairedVideo, fileURL: movie,
+                options: AssetResourceCreationOptions(originalFilename: "IMG_0042.MOV"))
             placeholder = request.placeholderForCreatedAsset
         }
         let id = try #require(placeholder).localIdentifier
@@ -252,8 +280,10 @@ struct PairingTests {
 
         let current = try TemporaryDirectory()
         _ = try await library.export(localIdentifiers: [id], to: current.url, version: .current)
-        let stillTags = try ExifTool.tags(["MediaGroupUUID", "Make", "Model", "DateTimeOriginal", "Warning"], of: current.path("IMG_0042.JPG"))
-        let movieTags = try ExifTool.tags(["ContentIdentifier", "Duration", "Warning"], of: current.path("IMG_0042.MOV"))
+        let stillTags = try ExifTool.tags(
+            ["MediaGroupUUID", "Make", "Model", "DateTimeOriginal", "Warning"], of: current.path("IMG_0042.JPG"))
+        let movieTags = try ExifTool.tags(
+            ["ContentIdentifier", "Duration", "Warning"], of: current.path("IMG_0042.MOV"))
         let identifier = try #require(stillTags["MediaGroupUUID"])
         #expect(UUID(uuidString: identifier) != nil)
         #expect(movieTags["ContentIdentifier"] == identifier, "iOS pairs the two by this identifier")
@@ -288,13 +318,16 @@ struct PairingTests {
         // with the same size and time are not read again (as rsync trusts size and time).
         var status = stat()
         try #require(stat(done, &status) == 0)
-        let other = try Data(contentsOf: URL(fileURLWithPath: Corpus.path("forensics/original-files/pic2/IMG_20200608_111614.jpg")))
+        let other = try Data(
+            contentsOf: URL(fileURLWithPath: Corpus.path("forensics/original-files/pic2/IMG_20200608_111614.jpg")))
         let size = Int(status.st_size)
         try Data(other.prefix(size) + Data(count: max(0, size - other.count))).write(to: URL(fileURLWithPath: done))
         var times = [status.st_atim, status.st_mtim]  // to the nanosecond
         try #require(utimensat(AT_FDCWD, done, &times, 0) == 0)
         let resumed = await library.importItems(at: [source.url])
-        #expect(resumed.progress.imported == 1 && resumed.progress.duplicates == 2 && resumed.progress.failed == 0, "\(resumed.progress)")
+        #expect(
+            resumed.progress.imported == 1 && resumed.progress.duplicates == 2 && resumed.progress.failed == 0,
+            "\(resumed.progress)")
         #expect(try library.fetchAssets().count == 3)
     }
 }

@@ -15,7 +15,8 @@ struct SmartAlbumTests {
         let smart = try library.fetchAssetCollections(with: .smartAlbum)
         let bySubtype = Dictionary(uniqueKeysWithValues: smart.map { ($0.assetCollectionSubtype, $0) })
         for subtype: AssetCollectionSubtype in [
-            .smartAlbumUserLibrary, .smartAlbumFavorites, .smartAlbumRecentlyAdded, .smartAlbumVideos, .smartAlbumBursts,
+            .smartAlbumUserLibrary, .smartAlbumFavorites, .smartAlbumRecentlyAdded, .smartAlbumVideos,
+            .smartAlbumBursts,
             .smartAlbumPanoramas, .smartAlbumLivePhotos, .smartAlbumScreenshots, .smartAlbumAllHidden,
         ] {
             #expect(bySubtype[subtype] != nil, "\(subtype)")
@@ -32,14 +33,17 @@ struct SmartAlbumTests {
             changes.changeRequest(for: assets[1]).isFavorite = true
             changes.changeRequest(for: assets[2]).isHidden = true
         }
-        #expect(Set(try library.fetchAssets(in: favorites).map(\.localIdentifier))
-            == [assets[0].localIdentifier, assets[1].localIdentifier])
+        #expect(
+            Set(try library.fetchAssets(in: favorites).map(\.localIdentifier))
+                == [assets[0].localIdentifier, assets[1].localIdentifier])
         #expect(try library.fetchAssets(in: hidden).map(\.localIdentifier) == [assets[2].localIdentifier])
         #expect(try library.fetchAssets(in: library_).count == 5)
 
         // Counts and dates agree with the fetches.
         let refreshed = Dictionary(
-            uniqueKeysWithValues: try library.fetchAssetCollections(with: .smartAlbum).map { ($0.assetCollectionSubtype, $0) })
+            uniqueKeysWithValues: try library.fetchAssetCollections(with: .smartAlbum).map {
+                ($0.assetCollectionSubtype, $0)
+            })
         #expect(refreshed[.smartAlbumFavorites]?.estimatedAssetCount == 2)
         #expect(refreshed[.smartAlbumAllHidden]?.estimatedAssetCount == 1)
         #expect(refreshed[.smartAlbumUserLibrary]?.estimatedAssetCount == 5)
@@ -67,13 +71,16 @@ struct SmartAlbumTests {
         try await DatabaseQueue(path: library.url.appendingPathComponent("library.sqlite").path).write { db in
             try db.execute(sql: "UPDATE asset SET mediaSubtypes = 4 WHERE localIdentifier = ?", arguments: [ids[0]])
             try db.execute(
-                sql: "UPDATE asset SET mediaSubtypes = 8, playbackStyle = 3 WHERE localIdentifier = ?", arguments: [ids[1]])
+                sql: "UPDATE asset SET mediaSubtypes = 8, playbackStyle = 3 WHERE localIdentifier = ?",
+                arguments: [ids[1]])
             try db.execute(
-                sql: "UPDATE asset SET mediaSubtypes = 8, playbackStyle = 1 WHERE localIdentifier = ?", arguments: [ids[2]])
+                sql: "UPDATE asset SET mediaSubtypes = 8, playbackStyle = 1 WHERE localIdentifier = ?",
+                arguments: [ids[2]])
             try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", arguments: [Date()])
         }
         func album(_ subtype: AssetCollectionSubtype) throws -> [String] {
-            let collection = try #require(try library.fetchAssetCollections(with: .smartAlbum, subtype: subtype).firstObject)
+            let collection = try #require(
+                try library.fetchAssetCollections(with: .smartAlbum, subtype: subtype).firstObject)
             return try library.fetchAssets(in: collection).map(\.localIdentifier)
         }
         #expect(try album(.smartAlbumScreenshots) == [ids[0]])

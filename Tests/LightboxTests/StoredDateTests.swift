@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
-@testable import Lightbox
 import LightboxTestSupport
 import Testing
+
+@testable import Lightbox
 
 @Suite("Stored dates")
 struct StoredDateTests {
@@ -16,9 +17,14 @@ struct StoredDateTests {
             let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
             let stored = try #require(String.fromDatabaseValue(date.databaseValue))
             let expected = try #require(Date.fromDatabaseValue(date.databaseValue))
-            #expect(StoredDate.parse(stored) == expected, "\(stored) \(StoredDate.parse(stored)?.timeIntervalSinceReferenceDate ?? 0) \(expected.timeIntervalSinceReferenceDate)")
+            #expect(
+                StoredDate.parse(stored) == expected,
+                "\(stored) \(StoredDate.parse(stored)?.timeIntervalSinceReferenceDate ?? 0) \(expected.timeIntervalSinceReferenceDate)"
+            )
         }
-        for text in ["2024-02-29 23:59:59", "2024-02-29 23:59:59.5", "1969-12-31 23:59:59.999", "2000-01-01 00:00:00.000"] {
+        for text in [
+            "2024-02-29 23:59:59", "2024-02-29 23:59:59.5", "1969-12-31 23:59:59.999", "2000-01-01 00:00:00.000",
+        ] {
             #expect(StoredDate.parse(text) == Date.fromDatabaseValue(text.databaseValue), "\(text)")
         }
         for text in ["2024-13-01 00:00:00", "2024-02-29T23:59:59", "2024-02-29 23:59", "2024-02-29 23:59:59.5x", ""] {

@@ -11,7 +11,10 @@ struct ThumbnailTests {
     static func rotatedPhotos(in folder: TemporaryDirectory) throws -> [String] {
         let eight = try folder.copy(Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"), as: "eight.jpg")
         try ExifTool.write(["Orientation#": "8"], to: eight)
-        return [try Corpus.path("exiv2/data/exiv2-nikon-d70.jpg"), try Corpus.path("exiv2/data/2021-02-13-1929.heic"), eight]
+        return [
+            try Corpus.path("exiv2/data/exiv2-nikon-d70.jpg"), try Corpus.path("exiv2/data/2021-02-13-1929.heic"),
+            eight,
+        ]
     }
 
     @Test("A photo with EXIF orientation 6 or 8 comes out upright, pixel for pixel like libvips' autorotated thumbnail")
@@ -35,35 +38,44 @@ struct ThumbnailTests {
                 ofFileAt: path, width: thumbnail.image.pixelWidth, height: thumbnail.image.pixelHeight,
                 rotatedHalfTurn: true)
             // Portrait, as displayed.
-            #expect((thumbnail.image.pixelWidth < thumbnail.image.pixelHeight) == (asset.pixelWidth < asset.pixelHeight))
+            #expect(
+                (thumbnail.image.pixelWidth < thumbnail.image.pixelHeight) == (asset.pixelWidth < asset.pixelHeight))
             #expect(asset.pixelWidth < asset.pixelHeight, "\(path) is displayed in portrait")
             let near = try ImageComparison.meanAbsoluteDifference(thumbnail.image, upright)
             let far = try ImageComparison.meanAbsoluteDifference(thumbnail.image, upsideDown)
             #expect(near < 6, "\(path): mean difference to the upright reference is \(near)")
-            #expect(far > near * 3, "\(path): the upside-down reference is as close (\(far)) as the upright one (\(near))")
+            #expect(
+                far > near * 3, "\(path): the upside-down reference is as close (\(far)) as the upright one (\(near))")
         }
     }
 
     /// A library in `folder` holding one imported iPhone photo.
     static func importedPhoto(in folder: TemporaryDirectory) async throws -> (PhotoLibrary, Asset) {
         let library = try folder.makeLibrary()
-        let summary = await library.importItems(at: [URL(fileURLWithPath: try Corpus.path("digikam/body-background.jpg"))])
+        let summary = await library.importItems(at: [
+            URL(fileURLWithPath: try Corpus.path("digikam/body-background.jpg"))
+        ])
         guard case .imported(let asset) = try #require(summary.results.first).outcome else {
             throw LibraryError(.corruptFile, "did not import")
         }
         return (library, asset)
     }
 
-    @Test("A cached thumbnail cut short or emptied (a crash before the disk had it) is a miss, made again", arguments: ["jpeg", "webp"])
+    @Test(
+        "A cached thumbnail cut short or emptied (a crash before the disk had it) is a miss, made again",
+        arguments: ["jpeg", "webp"])
     func cutShortIsAMiss(format: String) async throws {
         let folder = try TemporaryDirectory()
         let (library, asset) = try await Self.importedPhoto(in: folder)
-        let options = ThumbnailOptions(width: 300, height: 200, format: try #require(EncodedImageFormat(rawValue: format)))
+        let options = ThumbnailOptions(
+            width: 300, height: 200, format: try #require(EncodedImageFormat(rawValue: format)))
         let first = try await library.thumbnail(for: asset.localIdentifier, options: options)
         let key = String(first.entityTag.dropFirst().dropLast())
         let derivatives = library.url.appendingPathComponent("derivatives").path
         let file = try #require(
-            FileManager.default.subpaths(atPath: derivatives)?.first { $0.hasSuffix("/" + key) }.map { derivatives + "/" + $0 })
+            FileManager.default.subpaths(atPath: derivatives)?.first { $0.hasSuffix("/" + key) }.map {
+                derivatives + "/" + $0
+            })
         for damaged in [Array(first.image.bytes.dropLast(100)), []] {
             try Data(damaged).write(to: URL(fileURLWithPath: file))
             let again = try await library.thumbnail(for: asset.localIdentifier, options: options)
@@ -103,7 +115,8 @@ struct ThumbnailTests {
         for (image, options) in [(grid.image, ThumbnailOptions.grid), (preview.image, .preview)] {
             // The oracle's fit stretches to the box: give it the size the preview has.
             let reference = try ImageComparison.referenceThumbnail(
-                ofFileAt: original, width: image.pixelWidth, height: image.pixelHeight, contentMode: options.contentMode)
+                ofFileAt: original, width: image.pixelWidth, height: image.pixelHeight, contentMode: options.contentMode
+            )
             let difference = try ImageComparison.meanAbsoluteDifference(image, reference)
             #expect(difference < 4, "\(options.width) \(options.contentMode): mean difference \(difference)")
         }

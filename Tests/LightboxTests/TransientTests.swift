@@ -36,7 +36,8 @@ struct TransientTests {
         #expect(try library.fetchAssetCollections(with: .album).count == 1, "nothing transient was stored")
 
         // Transient results diff like fetched ones.
-        let fewer = try library.fetchAssets(in: AssetCollection.transientAssetCollection(with: [assets[3], assets[2]], title: nil))
+        let fewer = try library.fetchAssets(
+            in: AssetCollection.transientAssetCollection(with: [assets[3], assets[2]], title: nil))
         let details = FetchResultChangeDetails(from: result, to: fewer, changedObjects: [])
         #expect(details.removedIndexes == [1])
     }

@@ -234,7 +234,10 @@ struct TrashTests {
 struct KilledWriterTests {
     @Test(
         "import and import --move killed before or after its commit lose no photo and leave no stray file",
-        arguments: [("--move", "import-stored"), ("--move", "import-committed"), ("", "import-stored"), ("", "import-committed")])
+        arguments: [
+            ("--move", "import-stored"), ("--move", "import-committed"), ("", "import-stored"),
+            ("", "import-committed"),
+        ])
     func killedMove(move: String, point: String) async throws {
         let folder = try TemporaryDirectory()
         let source = try folder.copy(Corpus.path("digikam/body-background.jpg"), as: "card/IMG_0001.JPG")

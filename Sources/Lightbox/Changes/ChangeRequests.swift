@@ -85,7 +85,8 @@ public final class ChangeRequests {
     /// A request to create an asset from encoded image data (JPEG, HEIC, PNG, ...).
     public func creationRequestForAssetFromImage(data: Data, originalFilename: String? = nil) -> AssetCreationRequest {
         let request = creationRequestForAsset()
-        request.addResource(with: .photo, data: data, options: AssetResourceCreationOptions(originalFilename: originalFilename))
+        request.addResource(
+            with: .photo, data: data, options: AssetResourceCreationOptions(originalFilename: originalFilename))
         return request
     }
 
@@ -147,7 +148,9 @@ public final class ChangeRequests {
     }
 
     /// A request to change the album with this identifier (a placeholder's, too).
-    public func changeRequest(forAssetCollectionWithLocalIdentifier localIdentifier: String) -> AssetCollectionChangeRequest {
+    public func changeRequest(forAssetCollectionWithLocalIdentifier localIdentifier: String)
+        -> AssetCollectionChangeRequest
+    {
         AssetCollectionChangeRequest(localIdentifier: localIdentifier, requests: self, isCreation: false)
     }
 
@@ -170,7 +173,9 @@ public final class ChangeRequests {
     }
 
     /// A request to change the folder with this identifier (a placeholder's, too).
-    public func changeRequest(forCollectionListWithLocalIdentifier localIdentifier: String) -> CollectionListChangeRequest {
+    public func changeRequest(forCollectionListWithLocalIdentifier localIdentifier: String)
+        -> CollectionListChangeRequest
+    {
         CollectionListChangeRequest(localIdentifier: localIdentifier, requests: self, isCreation: false)
     }
 
@@ -288,7 +293,8 @@ public final class AssetCollectionChangeRequest {
 
     /// Replaces the assets at the given indexes with others, one for one.
     public func replaceAssets(at indexes: [Int], withAssets localIdentifiers: [String]) {
-        requests.operations.append(.replaceAssets(collection: localIdentifier, indexes: indexes, with: localIdentifiers))
+        requests.operations.append(
+            .replaceAssets(collection: localIdentifier, indexes: indexes, with: localIdentifiers))
     }
 
     /// Moves the assets at `indexes` so that the first of them lands at `destination`
@@ -335,7 +341,8 @@ public final class AssetCreationRequest: AssetChangeRequest {
         var options = options
         if options.originalFilename == nil {
             let format = FileFormat(sniffing: data.prefix(FileFormat.sniffLength))
-            options.originalFilename = "IMG_" + localIdentifier.prefix(8) + "." + (format?.preferredFilenameExtension ?? "bin")
+            options.originalFilename =
+                "IMG_" + localIdentifier.prefix(8) + "." + (format?.preferredFilenameExtension ?? "bin")
         }
         requests.creations[localIdentifier, default: []].append(
             ChangeRequests.NewResource(type: type, path: written ? path : "", options: options, isTemporary: true))

@@ -22,7 +22,8 @@ struct DerivativeStore: Sendable {
         }
         return "\(contentHash.prefix(16))-\(size)-\(options.contentMode.rawValue)"
             + (options.resizeMode == .exact ? "" : "-\(options.resizeMode.rawValue)") + (crop ?? "")
-            + (options.allowsUpscaling ? "-up" : "") + "-q\(options.quality)" + (options.orientation.map { "-o\($0)" } ?? "")
+            + (options.allowsUpscaling ? "-up" : "") + "-q\(options.quality)"
+            + (options.orientation.map { "-o\($0)" } ?? "")
             + "-v\(renderVersion).\(options.format.filenameExtension)"
     }
 
@@ -40,7 +41,8 @@ struct DerivativeStore: Sendable {
 
     /// A cached file's bytes; nil when absent, or not whole (cut short by a crash: see ``store``).
     func cached(localIdentifier: String, key: String) -> [UInt8]? {
-        guard let data = FileManager.default.contents(atPath: path(localIdentifier: localIdentifier, key: key).file) else {
+        guard let data = FileManager.default.contents(atPath: path(localIdentifier: localIdentifier, key: key).file)
+        else {
             return nil
         }
         let bytes = [UInt8](data)

@@ -23,7 +23,8 @@ public struct AdjustmentData: Sendable, Hashable {
     /// Lightbox's recipe as adjustment data.
     public init(recipe: EditRecipe) {
         self.init(
-            formatIdentifier: EditRecipe.formatIdentifier, formatVersion: EditRecipe.formatVersion, data: Data(recipe.encoded()))
+            formatIdentifier: EditRecipe.formatIdentifier, formatVersion: EditRecipe.formatVersion,
+            data: Data(recipe.encoded()))
     }
 
     /// The recipe it holds when it is Lightbox's own, in a version this Lightbox reads.
@@ -42,7 +43,8 @@ public struct AdjustmentData: Sendable, Hashable {
         }
         guard data.count <= Self.maximumDataSize else {
             throw LibraryError.refusedChange(
-                "the adjustment data of asset \(assetIdentifier) is \(data.count) bytes; at most \(Self.maximumDataSize) are stored")
+                "the adjustment data of asset \(assetIdentifier) is \(data.count) bytes; at most \(Self.maximumDataSize) are stored"
+            )
         }
     }
 

@@ -42,7 +42,8 @@ public final class EditPreviews: Sendable {
     /// with `side`, a copy of it no larger than that.
     public func displayImage(of asset: Asset, maximumSide side: Int? = nil) async throws -> EditableImage {
         // The asset's files name the image: an edit or a revert gives a new key.
-        let files = asset.resources.map { "\($0.type.rawValue):\($0.sha256.prefix(16))" }.sorted().joined(separator: ",")
+        let files = asset.resources.map { "\($0.type.rawValue):\($0.sha256.prefix(16))" }.sorted().joined(
+            separator: ",")
         let key = asset.localIdentifier + "|" + files
         let sized = side.map { key + "|" + String($0) }
         if let found = images.withLock({ cached in cached.first { $0.key == (sized ?? key) }?.image }) { return found }
@@ -69,7 +70,9 @@ public final class EditPreviews: Sendable {
     private func remember(_ key: String, _ image: EditableImage, asset: Asset) {
         let state = key.split(separator: "|").prefix(2).joined(separator: "|")
         images.withLock { cached in
-            cached.removeAll { $0.key == key || !$0.key.hasPrefix(state) && $0.key.hasPrefix(asset.localIdentifier + "|") }
+            cached.removeAll {
+                $0.key == key || !$0.key.hasPrefix(state) && $0.key.hasPrefix(asset.localIdentifier + "|")
+            }
             cached.insert((key, image), at: 0)
             if cached.count > capacity * 2 { cached.removeLast(cached.count - capacity * 2) }
         }

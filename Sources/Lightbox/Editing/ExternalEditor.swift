@@ -90,17 +90,21 @@ public final class ExternalEditor: ContentEditingController {
                 outputs["renderedLivePhotoMovie"] = output.renderedLivePhotoMovieURL.path
             }
             let request: [String: Any] = [
-                "protocol": Self.protocolVersion, "action": "edit", "filters": filters, "input": inputs, "output": outputs,
+                "protocol": Self.protocolVersion, "action": "edit", "filters": filters, "input": inputs,
+                "output": outputs,
             ]
             let bytes = Self.encode(request)
             let answered = try await BlockingWork.run { [self] in try run(bytes, seconds: timeLimit, writable: folder) }
             let answer = try parse(answered)
-            guard let data = answer["adjustmentData"] as? [String: Any], let adjustment = Self.adjustmentData(data) else {
+            guard let data = answer["adjustmentData"] as? [String: Any], let adjustment = Self.adjustmentData(data)
+            else {
                 throw LibraryError(
-                    .invalidRequest, "the editor \(program) answered without adjustmentData {formatIdentifier, formatVersion, data}")
+                    .invalidRequest,
+                    "the editor \(program) answered without adjustmentData {formatIdentifier, formatVersion, data}")
             }
             guard FileIO.fileExists(output.renderedContentURL.path) else {
-                throw LibraryError(.invalidRequest, "the editor \(program) wrote no render to \(output.renderedContentURL.path)")
+                throw LibraryError(
+                    .invalidRequest, "the editor \(program) wrote no render to \(output.renderedContentURL.path)")
             }
             // What the editor made is read with the care of any untrusted file: a pipe would
             // hang the read.
@@ -108,7 +112,9 @@ public final class ExternalEditor: ContentEditingController {
             if let movie = input.livePhotoMovieURL, FileIO.fileExists(output.renderedLivePhotoMovieURL.path) {
                 try FileIO.requireRegularFile(output.renderedLivePhotoMovieURL.path)
                 let (still, edited) = (input.fullSizeImageURL.path, output.renderedLivePhotoMovieURL.path)
-                try await BlockingWork.run { try LivePhotoEditingContext.pair(movieAt: edited, still: still, sourceMovie: movie.path) }
+                try await BlockingWork.run {
+                    try LivePhotoEditingContext.pair(movieAt: edited, still: still, sourceMovie: movie.path)
+                }
             }
             output.adjustmentData = adjustment
             return output
@@ -147,12 +153,18 @@ public final class ExternalEditor: ContentEditingController {
         let outcome = try LimitedProcess.run(
             [program] + arguments, input: bytes, limits: limits, writable: writable, cancellation: cancellation)
         let megabytes = memoryLimit >> 20
-        let said = outcome.standardErrorTail.isEmpty ? "" : ": \(outcome.standardErrorTail.split(separator: "\n").suffix(3).joined(separator: " / "))"
+        let said =
+            outcome.standardErrorTail.isEmpty
+            ? "" : ": \(outcome.standardErrorTail.split(separator: "\n").suffix(3).joined(separator: " / "))"
         switch outcome.ending {
         case .timedOut:
-            throw LibraryError(.invalidRequest, "the editor \(program) was stopped: it ran past its time limit of \(Self.format(seconds)) s")
+            throw LibraryError(
+                .invalidRequest,
+                "the editor \(program) was stopped: it ran past its time limit of \(Self.format(seconds)) s")
         case .outOfMemory:
-            throw LibraryError(.invalidRequest, "the editor \(program) was stopped: it used more than its memory limit of \(megabytes) MiB")
+            throw LibraryError(
+                .invalidRequest,
+                "the editor \(program) was stopped: it used more than its memory limit of \(megabytes) MiB")
         case .cancelled:
             throw LibraryError(.cancelled, "the edit was cancelled; the editor \(program) was stopped")
         case .signalled(let signal):
@@ -160,7 +172,8 @@ public final class ExternalEditor: ContentEditingController {
                 .invalidRequest,
                 "the editor \(program) died (signal \(signal)) under its memory limit of \(megabytes) MiB\(said)")
         case .exited(let status) where status != 0:
-            let memory = Self.mentionsMemory(outcome.standardErrorTail)
+            let memory =
+                Self.mentionsMemory(outcome.standardErrorTail)
                 ? " It ran out of memory: its limit is \(megabytes) MiB." : ""
             throw LibraryError(.invalidRequest, "the editor \(program) failed (exit status \(status))\(said).\(memory)")
         case .exited:
@@ -191,7 +204,10 @@ public final class ExternalEditor: ContentEditingController {
     }
 
     static func json(_ data: AdjustmentData) -> [String: Any] {
-        ["formatIdentifier": data.formatIdentifier, "formatVersion": data.formatVersion, "data": data.data.base64EncodedString()]
+        [
+            "formatIdentifier": data.formatIdentifier, "formatVersion": data.formatVersion,
+            "data": data.data.base64EncodedString(),
+        ]
     }
 
     static func adjustmentData(_ object: [String: Any]) -> AdjustmentData? {

@@ -38,7 +38,8 @@ public final class LivePhotoEditingContext: Sendable {
     /// A context for `input`, which must be a Live Photo's (it has a movie).
     public init(livePhotoEditingInput input: ContentEditingInput) throws {
         guard let movie = input.livePhotoMovieURL else {
-            throw LibraryError(.invalidRequest, "asset \(input.assetLocalIdentifier) is not a Live Photo: it has no movie to edit")
+            throw LibraryError(
+                .invalidRequest, "asset \(input.assetLocalIdentifier) is not a Live Photo: it has no movie to edit")
         }
         self.input = input
         let metadata = try? MetadataReader.read(fileAtPath: movie.path)
@@ -79,7 +80,8 @@ public final class LivePhotoEditingContext: Sendable {
         let movie = folder.appendingPathComponent("preview.mov")
         do {
             try await renderMovie(
-                to: movie, options: MovieEditOptions(keepsAudio: keepsAudio, quality: 23, maximumSide: maximumSide), process: process)
+                to: movie, options: MovieEditOptions(keepsAudio: keepsAudio, quality: 23, maximumSide: maximumSide),
+                process: process)
         } catch {
             try? FileManager.default.removeItem(at: folder)
             throw error
@@ -98,14 +100,18 @@ public final class LivePhotoEditingContext: Sendable {
         let destination = output.renderedContentURL.path
         try await BlockingWork.run {
             do {
-                let photo = try EditableImage(fileAt: source, maximumSide: ThumbnailOptions.maximumSide, orientation: orientation)
+                let photo = try EditableImage(
+                    fileAt: source, maximumSide: ThumbnailOptions.maximumSide, orientation: orientation)
                 let edited = try process(LivePhotoFrame(image: photo, time: time, type: .photo, renderScale: 1))
                 try edited.writeJPEG(to: destination, metadataFrom: source)
             } catch let error as ImagingError {
-                throw LibraryError(.corruptFile, "cannot render the Live Photo's still: \(error.message)", path: source, underlying: error)
+                throw LibraryError(
+                    .corruptFile, "cannot render the Live Photo's still: \(error.message)", path: source,
+                    underlying: error)
             }
         }
-        try await renderMovie(to: output.renderedLivePhotoMovieURL, options: MovieEditOptions(keepsAudio: keepsAudio), process: process)
+        try await renderMovie(
+            to: output.renderedLivePhotoMovieURL, options: MovieEditOptions(keepsAudio: keepsAudio), process: process)
     }
 
     /// The movie with every frame through `process`, at `url`, carrying the Live Photo's
@@ -119,12 +125,15 @@ public final class LivePhotoEditingContext: Sendable {
         let photoSide = fullSizePhotoSide()
         try await BlockingWork.run {
             do {
-                _ = try ImageFile.editMovie(at: movie.path, to: url.path, photoSide: photoSide, options: options, process: process)
+                _ = try ImageFile.editMovie(
+                    at: movie.path, to: url.path, photoSide: photoSide, options: options, process: process)
                 try Self.pair(movieAt: url.path, still: still, sourceMovie: movie.path)
             } catch let error as ImagingError {
                 try? FileManager.default.removeItem(at: url)
                 if error.code == .cancelled { throw LibraryError(.cancelled, "the edit was cancelled") }
-                throw LibraryError(.corruptFile, "cannot edit the Live Photo's movie: \(error.message)", path: movie.path, underlying: error)
+                throw LibraryError(
+                    .corruptFile, "cannot edit the Live Photo's movie: \(error.message)", path: movie.path,
+                    underlying: error)
             } catch {
                 try? FileManager.default.removeItem(at: url)
                 throw error
@@ -141,9 +150,11 @@ public final class LivePhotoEditingContext: Sendable {
         guard let identifier else { return }
         let bytes: [UInt8]
         do {
-            bytes = try AppleMetadataWriter.movie([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), contentIdentifier: identifier)
+            bytes = try AppleMetadataWriter.movie(
+                [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), contentIdentifier: identifier)
         } catch {
-            throw LibraryError(.corruptFile, "the edited Live Photo movie cannot carry the pair's identifier: \(error)", path: path)
+            throw LibraryError(
+                .corruptFile, "the edited Live Photo movie cannot carry the pair's identifier: \(error)", path: path)
         }
         try FileIO.writeAtomically(bytes, to: path)
     }
@@ -153,7 +164,8 @@ public final class LivePhotoEditingContext: Sendable {
         let (processor, volume) = settings.withLock { ($0.frameProcessor, $0.audioVolume) }
         guard volume == 0 || volume == 1 else {
             throw LibraryError(
-                .invalidRequest, "audioVolume \(volume) is not supported: Lightbox keeps the sound as recorded (1) or removes it (0)")
+                .invalidRequest,
+                "audioVolume \(volume) is not supported: Lightbox keeps the sound as recorded (1) or removes it (0)")
         }
         return (processor ?? { $0.image }, volume == 1)
     }

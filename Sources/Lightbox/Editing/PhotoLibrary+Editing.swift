@@ -48,7 +48,8 @@ extension PhotoLibrary {
         }
         guard current.mediaType == .image, let photo = current.resource(ofType: .photo) else {
             throw LibraryError(
-                .invalidRequest, "asset \(current.localIdentifier) is a movie; Lightbox edits photos and Live Photos' stills")
+                .invalidRequest,
+                "asset \(current.localIdentifier) is a movie; Lightbox edits photos and Live Photos' stills")
         }
         let render = current.resource(ofType: .fullSizePhoto)
         var adjustmentData = try await self.adjustmentData(for: current)
@@ -78,7 +79,9 @@ extension PhotoLibrary {
             case .render: [.fullSizePairedVideo, .pairedVideo]
             }
         var movie: URL?
-        if let paired = movieTypes.lazy.compactMap({ current.resource(ofType: $0) }).first { movie = try await fileURL(for: paired) }
+        if let paired = movieTypes.lazy.compactMap({ current.resource(ofType: $0) }).first {
+            movie = try await fileURL(for: paired)
+        }
         let side = max(16, options.displaySizeImageMaximumSide)
         let override = orientation
         let (display, fileOrientation): (EditableImage, Int) = try await BlockingWork.run {
@@ -93,7 +96,8 @@ extension PhotoLibrary {
         return ContentEditingInput(
             mediaType: current.mediaType, mediaSubtypes: current.mediaSubtypes, creationDate: current.creationDate,
             location: current.location, playbackStyle: current.playbackStyle,
-            uniformTypeIdentifier: image.uniformTypeIdentifier, adjustmentData: adjustmentData, displaySizeImage: display,
+            uniformTypeIdentifier: image.uniformTypeIdentifier, adjustmentData: adjustmentData,
+            displaySizeImage: display,
             fullSizeImageURL: url, fullSizeImageOrientation: fileOrientation, livePhotoMovieURL: movie,
             assetLocalIdentifier: current.localIdentifier, base: base, renderSHA256: render?.sha256)
     }
@@ -103,7 +107,9 @@ extension PhotoLibrary {
         guard asset.hasAdjustments, let stored = asset.resource(ofType: .adjustmentData) else { return nil }
         let path = try await fileURL(for: stored).path
         return try await BlockingWork.run {
-            try AdjustmentData(stored: try FileIO.contents(ofFileAt: path, limit: 4 * AdjustmentData.maximumDataSize) ?? [], path: path)
+            try AdjustmentData(
+                stored: try FileIO.contents(ofFileAt: path, limit: 4 * AdjustmentData.maximumDataSize) ?? [], path: path
+            )
         }
     }
 
@@ -163,7 +169,8 @@ extension PhotoLibrary {
     private func prepareEdit(_ output: ContentEditingOutput, assetIdentifier id: String) throws -> PreparedEdit {
         guard output.input.assetLocalIdentifier == id else {
             throw LibraryError.refusedChange(
-                "the editing output belongs to asset \(output.input.assetLocalIdentifier), not \(id); nothing was changed")
+                "the editing output belongs to asset \(output.input.assetLocalIdentifier), not \(id); nothing was changed"
+            )
         }
         guard let adjustment = output.adjustmentData else {
             throw LibraryError.refusedChange("the edit of asset \(id) has no adjustment data; nothing was changed")
@@ -171,7 +178,8 @@ extension PhotoLibrary {
         try adjustment.validate(assetIdentifier: id)
         let path = output.renderedContentURL.path
         guard FileIO.fileExists(path) else {
-            throw LibraryError.refusedChange("the edit of asset \(id) has no rendered image at its renderedContentURL; nothing was changed")
+            throw LibraryError.refusedChange(
+                "the edit of asset \(id) has no rendered image at its renderedContentURL; nothing was changed")
         }
         // Read once, as an import reads a photo: sniffed, hashed, parsed, decoded and stored
         // from the same bytes.
@@ -179,10 +187,13 @@ extension PhotoLibrary {
         guard source.format == .jpeg else {
             throw LibraryError(.unsupportedFormat, "a rendered edit must be a JPEG; nothing was changed", path: path)
         }
-        let metadata = try? source.contents.map { try MetadataReader.read(ByteSource(bytes: $0)) } ?? MetadataReader.read(fileAtPath: path)
+        let metadata =
+            try? source.contents.map { try MetadataReader.read(ByteSource(bytes: $0)) }
+            ?? MetadataReader.read(fileAtPath: path)
         if let orientation = metadata?.exif?.orientation, orientation != 1 {
             throw LibraryError(
-                .invalidRequest, "a rendered edit must be upright (EXIF orientation 1), this one says \(orientation); nothing was changed",
+                .invalidRequest,
+                "a rendered edit must be upright (EXIF orientation 1), this one says \(orientation); nothing was changed",
                 path: path)
         }
         // Decoding the render proves it whole, and gives its thumbnails.
@@ -191,18 +202,22 @@ extension PhotoLibrary {
             rendered = try ImageFile.thumbnails(
                 ofFileAt: path, contents: source.contents, fileOrientation: 1, options: [.preview, .grid])
         } catch {
-            throw LibraryError(.corruptFile, "the rendered edit cannot be decoded: \(error.message); nothing was changed", path: path)
+            throw LibraryError(
+                .corruptFile, "the rendered edit cannot be decoded: \(error.message); nothing was changed", path: path)
         }
         let movie = try prepareEditedMovie(output, assetIdentifier: id)
         let storedRender = try source.store(in: originals)
         let adjustmentBytes = adjustment.encoded()
         let adjustmentHash = FileIO.sha256(of: adjustmentBytes)
-        let storedAdjustment = try originals.store(bytes: adjustmentBytes, sha256: adjustmentHash, filenameExtension: "json")
-        let base = (try? asset(withLocalIdentifier: id))??.resource(ofType: .photo)?.originalFilename ?? "IMG_\(id.prefix(8))"
+        let storedAdjustment = try originals.store(
+            bytes: adjustmentBytes, sha256: adjustmentHash, filenameExtension: "json")
+        let base =
+            (try? asset(withLocalIdentifier: id))??.resource(ofType: .photo)?.originalFilename ?? "IMG_\(id.prefix(8))"
         let stem = (base as NSString).deletingPathExtension
         return PreparedEdit(
             render: .init(
-                storedPath: storedRender, sha256: source.sha256, size: source.size, pixelWidth: rendered.properties.storedWidth,
+                storedPath: storedRender, sha256: source.sha256, size: source.size,
+                pixelWidth: rendered.properties.storedWidth,
                 pixelHeight: rendered.properties.storedHeight, originalFilename: "FullSizeRender.jpg",
                 uniformTypeIdentifier: "public.jpeg"),
             movie: movie,
@@ -215,17 +230,21 @@ extension PhotoLibrary {
     }
 
     /// A Live Photo's edited movie, checked and stored; nil when the output has none.
-    private func prepareEditedMovie(_ output: ContentEditingOutput, assetIdentifier id: String) throws -> PreparedEdit.StoredFile? {
+    private func prepareEditedMovie(_ output: ContentEditingOutput, assetIdentifier id: String) throws -> PreparedEdit
+        .StoredFile?
+    {
         let path = output.renderedLivePhotoMovieURL.path
         guard FileIO.fileExists(path) else { return nil }
         guard output.input.livePhotoMovieURL != nil else {
-            throw LibraryError.refusedChange("asset \(id) is not a Live Photo, and its edit has a movie; nothing was changed")
+            throw LibraryError.refusedChange(
+                "asset \(id) is not a Live Photo, and its edit has a movie; nothing was changed")
         }
         let (source, metadata) = try readMovie(at: path, role: "the edited Live Photo movie", reportedPath: path)
         let stored = try source.store(in: originals)
         return .init(
             storedPath: stored, sha256: source.sha256, size: source.size, pixelWidth: metadata.pixelWidth ?? 0,
-            pixelHeight: metadata.pixelHeight ?? 0, originalFilename: "FullSizeRender." + source.format.preferredFilenameExtension,
+            pixelHeight: metadata.pixelHeight ?? 0,
+            originalFilename: "FullSizeRender." + source.format.preferredFilenameExtension,
             uniformTypeIdentifier: source.format.uniformTypeIdentifier)
     }
 
@@ -257,7 +276,8 @@ extension PhotoLibrary {
         for (id, edit) in edits {
             for (options, thumbnail) in edit.thumbnails {
                 try? derivatives.store(
-                    thumbnail.bytes, localIdentifier: id, key: DerivativeStore.key(contentHash: edit.render.sha256, options: options))
+                    thumbnail.bytes, localIdentifier: id,
+                    key: DerivativeStore.key(contentHash: edit.render.sha256, options: options))
             }
         }
         for (id, sha256) in replacedRenders { derivatives.removeImages(localIdentifier: id, contentHash: sha256) }

@@ -96,7 +96,8 @@ public final class RecipeEditor: ContentEditingController {
         if input.livePhotoMovieURL != nil {
             let context = try LivePhotoEditingContext(livePhotoEditingInput: input)
             do {
-                try await context.renderMovie(to: output.renderedLivePhotoMovieURL, options: MovieEditOptions()) { frame in
+                try await context.renderMovie(to: output.renderedLivePhotoMovieURL, options: MovieEditOptions()) {
+                    frame in
                     if cancelled() { throw ImagingError(.cancelled, "the edit was cancelled") }
                     return try frame.image.applying(recipe)
                 }

@@ -61,7 +61,9 @@ extension PhotoLibrary {
             var files = resources.map { ($0, nil as [UInt8]?) }
             if version == .current, asset.mediaSubtypes.contains(.photoLive),
                 let stillIndex = files.firstIndex(where: { $0.0.type == .photo || $0.0.type == .fullSizePhoto }),
-                let movieIndex = files.firstIndex(where: { $0.0.type == .pairedVideo || $0.0.type == .fullSizePairedVideo })
+                let movieIndex = files.firstIndex(where: {
+                    $0.0.type == .pairedVideo || $0.0.type == .fullSizePairedVideo
+                })
             {
                 let still = try await readBytes(files[stillIndex].0)
                 let movie = try await readBytes(files[movieIndex].0)
@@ -77,7 +79,8 @@ extension PhotoLibrary {
                     content = try await readBytes(resource)
                 }
                 let path = try output.write(content, to: destinations[written.count])
-                written.append(ExportedFile(localIdentifier: asset.localIdentifier, resourceType: resource.type, path: path))
+                written.append(
+                    ExportedFile(localIdentifier: asset.localIdentifier, resourceType: resource.type, path: path))
             }
         }
         return written
@@ -88,7 +91,8 @@ extension PhotoLibrary {
         do {
             return [UInt8](try Data(contentsOf: url))
         } catch {
-            throw LibraryError(.storageFailed, "cannot read the stored original: \(error.localizedDescription)", path: url.path)
+            throw LibraryError(
+                .storageFailed, "cannot read the stored original: \(error.localizedDescription)", path: url.path)
         }
     }
 
@@ -102,7 +106,8 @@ extension PhotoLibrary {
         let stillIdentifier = stillMetadata?.exif?.apple?.contentIdentifier
         let movieIdentifier = movieMetadata?.quickTime?.contentIdentifier
         let identifier =
-            stillIdentifier ?? movieIdentifier ?? UUID(uuidString: asset.localIdentifier)?.uuidString ?? UUID().uuidString
+            stillIdentifier ?? movieIdentifier ?? UUID(uuidString: asset.localIdentifier)?.uuidString
+            ?? UUID().uuidString
         var newStill = still
         if stillIdentifier != identifier, stillMetadata?.format == .jpeg {
             do {
@@ -113,7 +118,8 @@ extension PhotoLibrary {
                 }
                 newStill = try AppleMetadataWriter.jpeg(jpeg, contentIdentifier: identifier)
             } catch {
-                throw LibraryError(.corruptFile, "cannot write the Live Photo identifier into the still: \(error.message)")
+                throw LibraryError(
+                    .corruptFile, "cannot write the Live Photo identifier into the still: \(error.message)")
             }
         }
         var newMovie = movie
@@ -121,7 +127,8 @@ extension PhotoLibrary {
             do {
                 newMovie = try AppleMetadataWriter.movie(movie, contentIdentifier: identifier)
             } catch {
-                throw LibraryError(.corruptFile, "cannot write the Live Photo identifier into the movie: \(error.message)")
+                throw LibraryError(
+                    .corruptFile, "cannot write the Live Photo identifier into the movie: \(error.message)")
             }
         }
         return (newStill, newMovie)
@@ -130,7 +137,9 @@ extension PhotoLibrary {
     /// The resource's original file name; a paired movie takes the still's base name when
     /// its own is of another shot (a Motion Photo's cut-out movie is named after it already).
     static func exportName(_ resource: AssetResource, asset: Asset) -> String {
-        if resource.type == .fullSizePhoto || resource.type == .fullSizePairedVideo, let photo = asset.resource(ofType: .photo) {
+        if resource.type == .fullSizePhoto || resource.type == .fullSizePairedVideo,
+            let photo = asset.resource(ofType: .photo)
+        {
             // A rendered edit takes the photo's name, as a JPEG (and a Live Photo's movie, as a movie).
             let stem = ((photo.originalFilename as NSString).lastPathComponent as NSString).deletingPathExtension
             let own = ((resource.originalFilename as NSString).pathExtension as String)

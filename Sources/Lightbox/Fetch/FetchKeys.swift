@@ -35,7 +35,8 @@ public struct FetchKeys: Sendable {
         guard let key = keys[name] else {
             throw LibraryError(
                 .invalidPredicate,
-                "\(className) has no key \"\(name)\" usable in predicates and sorts; use one of: \(names.joined(separator: ", "))")
+                "\(className) has no key \"\(name)\" usable in predicates and sorts; use one of: \(names.joined(separator: ", "))"
+            )
         }
         return key
     }

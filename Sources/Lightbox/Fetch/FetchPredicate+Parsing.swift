@@ -24,7 +24,8 @@ extension FetchPredicate {
         guard text.count <= PredicateParser.maximumLength else {
             throw LibraryError(
                 .invalidPredicate,
-                "predicate: \(text.count) characters, more than the \(PredicateParser.maximumLength) a predicate may have")
+                "predicate: \(text.count) characters, more than the \(PredicateParser.maximumLength) a predicate may have"
+            )
         }
         var parser = PredicateParser(text)
         self = try parser.parse()
@@ -244,7 +245,9 @@ struct PredicateParser {
             }
         case .symbol("-"):
             try advance()
-            guard case .number(let text) = token, let number = Double(text) else { throw error("expected a number after -") }
+            guard case .number(let text) = token, let number = Double(text) else {
+                throw error("expected a number after -")
+            }
             value = Int(text).map { .int(-$0) } ?? .double(-number)
         default:
             throw error("expected a value")
@@ -296,7 +299,8 @@ struct PredicateParser {
         let c = characters[position]
         if c.isLetter || c == "_" {
             var end = position
-            while end < characters.count, characters[end].isLetter || characters[end].isNumber || characters[end] == "_" {
+            while end < characters.count, characters[end].isLetter || characters[end].isNumber || characters[end] == "_"
+            {
                 end += 1
             }
             token = .word(String(characters[position..<end]))

@@ -74,7 +74,9 @@ extension FetchPredicate {
             return "((\(key.column) & ?) \(isSet ? "!=" : "=") 0)"
         case .text(let name, let op, let value, let caseInsensitive):
             let key = try keys.key(name)
-            guard key.kind == .string else { throw Self.invalid("\(name) is not text; \(op.rawValue) applies to text keys") }
+            guard key.kind == .string else {
+                throw Self.invalid("\(name) is not text; \(op.rawValue) applies to text keys")
+            }
             // GRDB's swiftLowercaseString folds all of Unicode, where SQLite's LIKE folds ASCII only.
             let column = caseInsensitive ? "swiftLowercaseString(\(key.column))" : key.column
             let needle = caseInsensitive ? "swiftLowercaseString(?)" : "?"
@@ -93,7 +95,9 @@ extension FetchPredicate {
     }
 
     /// The database value of a literal for a key of the given kind.
-    private static func bind(_ value: FetchValue, to key: FetchKeys.Key, name: String) throws -> (any DatabaseValueConvertible)? {
+    private static func bind(_ value: FetchValue, to key: FetchKeys.Key, name: String) throws -> (
+        any DatabaseValueConvertible
+    )? {
         switch (key.kind, value) {
         case (.int, .int(let v)): return v
         case (.int, .double(let v)) where v.rounded() == v: return Int(v)
@@ -106,7 +110,8 @@ extension FetchPredicate {
         case (.date, .date(let v)): return v
         case (.date, .string(let v)):
             guard let date = ISO8601.date(from: v) else {
-                throw invalid("\(name) needs a date in ISO 8601 (2023-01-01 or 2023-01-01T10:00:00+02:00), not \"\(v)\"")
+                throw invalid(
+                    "\(name) needs a date in ISO 8601 (2023-01-01 or 2023-01-01T10:00:00+02:00), not \"\(v)\"")
             }
             return date
         default:

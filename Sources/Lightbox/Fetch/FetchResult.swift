@@ -188,7 +188,8 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
         if memory != nil {
             rowID = Self.memoryRowID(object.localIdentifier)
         } else {
-            guard let snapshot, let found = try? snapshot.read({ db in try rowIDLookup(db, [object.localIdentifier]).first })
+            guard let snapshot,
+                let found = try? snapshot.read({ db in try rowIDLookup(db, [object.localIdentifier]).first })
             else {
                 return nil
             }
@@ -322,7 +323,8 @@ struct RowIDQuery: Sendable {
             return try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM (\(select.sql) LIMIT ?)", arguments: arguments) ?? 0
         } else {
-            counted = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(select.sql))", arguments: select.arguments) ?? 0
+            counted =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(select.sql))", arguments: select.arguments) ?? 0
         }
         return limit > 0 ? Swift.min(limit, counted) : counted
     }

@@ -27,7 +27,8 @@ public struct FetchSortDescriptor: Sendable, Hashable {
             case "asc", "ascending": return FetchSortDescriptor(key: String(key), ascending: true)
             case "desc", "descending": return FetchSortDescriptor(key: String(key), ascending: false)
             default:
-                throw LibraryError(.invalidPredicate, "sort \"\(part)\": the direction is asc or desc, not \(direction)")
+                throw LibraryError(
+                    .invalidPredicate, "sort \"\(part)\": the direction is asc or desc, not \(direction)")
             }
         }
     }

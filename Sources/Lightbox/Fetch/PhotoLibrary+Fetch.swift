@@ -20,7 +20,9 @@ extension PhotoLibrary {
     /// (from the start when nil), for servers and tools that page through a fetch.
     /// Runs off the caller's executor.
     public func fetchAssets(options: FetchOptions, after: String?, limit: Int) async throws -> [Asset] {
-        try await read { library in try library.page(of: library.fetchAssets(options: options), after: after, limit: limit) }
+        try await read { library in
+            try library.page(of: library.fetchAssets(options: options), after: after, limit: limit)
+        }
     }
 
     /// A page of a collection's assets; see ``fetchAssets(options:after:limit:)``.
@@ -29,7 +31,8 @@ extension PhotoLibrary {
     ) async throws -> [Asset] {
         try await read { library in
             try library.page(
-                of: library.fetchAssets(inCollectionWithLocalIdentifier: localIdentifier, options: options), after: after,
+                of: library.fetchAssets(inCollectionWithLocalIdentifier: localIdentifier, options: options),
+                after: after,
                 limit: limit)
         }
     }
@@ -70,7 +73,8 @@ extension PhotoLibrary {
     {
         var options = options
         options.includeAllBurstAssets = true
-        return try fetchAssets(where: .comparison(key: "burstIdentifier", .equal, .string(burstIdentifier)), options: options)
+        return try fetchAssets(
+            where: .comparison(key: "burstIdentifier", .equal, .string(burstIdentifier)), options: options)
     }
 
     /// The assets of a collection: an album's in the album's order unless the options sort them.
@@ -105,7 +109,9 @@ extension PhotoLibrary {
     }
 
     /// The assets of the collection with this identifier.
-    public func fetchAssets(inCollectionWithLocalIdentifier localIdentifier: String, options: FetchOptions = FetchOptions())
+    public func fetchAssets(
+        inCollectionWithLocalIdentifier localIdentifier: String, options: FetchOptions = FetchOptions()
+    )
         throws -> FetchResult<Asset>
     {
         if localIdentifier.hasPrefix("moment-") {
@@ -114,10 +120,13 @@ extension PhotoLibrary {
             }
             return try fetchAssets(in: moment, options: options)
         }
-        guard let row = try database.writer.read({ db in
-            try Row.fetchOne(
-                db, sql: "SELECT id, type, subtype FROM assetCollection WHERE localIdentifier = ?", arguments: [localIdentifier])
-        }) else {
+        guard
+            let row = try database.writer.read({ db in
+                try Row.fetchOne(
+                    db, sql: "SELECT id, type, subtype FROM assetCollection WHERE localIdentifier = ?",
+                    arguments: [localIdentifier])
+            })
+        else {
             throw LibraryError(.collectionNotFound, "no collection has the identifier \(localIdentifier)")
         }
         if row["type"] == AssetCollectionType.smartAlbum.rawValue,
@@ -125,7 +134,9 @@ extension PhotoLibrary {
         {
             var options = options
             if rule.includesHidden { options.includeHiddenAssets = true }
-            guard rule.isTrash else { return try fetchAssets(where: nil, options: options, extraCondition: rule.condition) }
+            guard rule.isTrash else {
+                return try fetchAssets(where: nil, options: options, extraCondition: rule.condition)
+            }
             // Every deleted asset, the last deleted first unless the options sort them.
             options.includeHiddenAssets = true
             options.includeAllBurstAssets = true
@@ -133,9 +144,11 @@ extension PhotoLibrary {
                 where: nil, options: options, inTrash: true, defaultOrder: "asset.trashedDate DESC")
         }
         let rowID: Int64 = row["id"]
-        let membership = "(SELECT position FROM collectionAsset WHERE collectionAsset.collectionId = \(rowID) AND collectionAsset.assetId = asset.id)"
+        let membership =
+            "(SELECT position FROM collectionAsset WHERE collectionAsset.collectionId = \(rowID) AND collectionAsset.assetId = asset.id)"
         return try fetchAssets(
-            where: nil, options: options, extraCondition: "\(membership) IS NOT NULL", defaultOrder: "\(membership) ASC")
+            where: nil, options: options, extraCondition: "\(membership) IS NOT NULL", defaultOrder: "\(membership) ASC"
+        )
     }
 
     /// The shared path of every asset fetch: the entry point's condition, the options'
@@ -207,7 +220,8 @@ extension PhotoLibrary {
         return try FetchResult(
             query: query, snapshot: try snapshots.snapshot(of: database.writer),
             loader: { db, ids in try AssetInfo.load(db, ids: ids) },
-            rowIDLookup: { db, localIdentifiers in try db.rowIDs("id", in: "asset", localIdentifiers: localIdentifiers) },
+            rowIDLookup: { db, localIdentifiers in try db.rowIDs("id", in: "asset", localIdentifiers: localIdentifiers)
+            },
             refetch: { [self] in
                 try self.fetchAssets(
                     where: condition, options: options, extraCondition: extraCondition, defaultOrder: defaultOrder)

@@ -15,7 +15,9 @@ extension PhotoLibrary {
     }
 
     /// The collections with these identifiers.
-    public func fetchAssetCollections(withLocalIdentifiers identifiers: [String], options: FetchOptions = FetchOptions())
+    public func fetchAssetCollections(
+        withLocalIdentifiers identifiers: [String], options: FetchOptions = FetchOptions()
+    )
         throws -> FetchResult<AssetCollection>
     {
         let marks = Array(repeating: "?", count: identifiers.count).joined(separator: ",")
@@ -40,7 +42,8 @@ extension PhotoLibrary {
         -> FetchResult<AssetCollection>
     {
         try fetchStored(
-            table: "assetCollection", keys: .assetCollection, condition: condition, arguments: arguments, options: options,
+            table: "assetCollection", keys: .assetCollection, condition: condition, arguments: arguments,
+            options: options,
             loader: Self.loadAssetCollections)
     }
 
@@ -56,14 +59,16 @@ extension PhotoLibrary {
         queryArguments += predicate.arguments
         let query = RowIDQuery(
             select: SQLFragment(
-                sql: "SELECT \(table).id FROM \(table) WHERE (\(condition)) AND \(predicate.sql)", arguments: queryArguments),
+                sql: "SELECT \(table).id FROM \(table) WHERE (\(condition)) AND \(predicate.sql)",
+                arguments: queryArguments),
             orderBy: try FetchSortDescriptor.orderBy(options.sortDescriptors, keys: keys), limit: options.fetchLimit)
         return try FetchResult(
             query: query, snapshot: try snapshots.snapshot(of: database.writer), loader: loader,
             rowIDLookup: { db, localIdentifiers in try db.rowIDs("id", in: table, localIdentifiers: localIdentifiers) },
             refetch: { [self] in
                 try self.fetchStored(
-                    table: table, keys: keys, condition: condition, arguments: arguments, options: options, loader: loader)
+                    table: table, keys: keys, condition: condition, arguments: arguments, options: options,
+                    loader: loader)
             },
             wantsIncrementalChangeDetails: options.wantsIncrementalChangeDetails)
     }

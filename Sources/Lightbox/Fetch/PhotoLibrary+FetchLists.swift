@@ -25,7 +25,8 @@ extension PhotoLibrary {
     }
 
     /// The folders holding a collection (at most one).
-    public func fetchCollectionListsContaining(_ collection: PhotoCollection, options: FetchOptions = FetchOptions()) throws
+    public func fetchCollectionListsContaining(_ collection: PhotoCollection, options: FetchOptions = FetchOptions())
+        throws
         -> FetchResult<CollectionList>
     {
         try fetchLists(
@@ -44,9 +45,13 @@ extension PhotoLibrary {
         -> FetchResult<PhotoCollection>
     {
         if let children = list.transientCollections { return FetchResult(objects: children) }
-        guard let rowID = try database.writer.read({ db in
-            try Int64.fetchOne(db, sql: "SELECT id FROM collectionList WHERE localIdentifier = ?", arguments: [list.localIdentifier])
-        }) else {
+        guard
+            let rowID = try database.writer.read({ db in
+                try Int64.fetchOne(
+                    db, sql: "SELECT id FROM collectionList WHERE localIdentifier = ?",
+                    arguments: [list.localIdentifier])
+            })
+        else {
             throw LibraryError(.collectionNotFound, "no folder has the identifier \(list.localIdentifier)")
         }
         let position = """
@@ -54,15 +59,20 @@ extension PhotoLibrary {
             (collectionId = collection.rid OR childListId = -collection.rid))
             """
         return try fetchMixed(
-            albums: "1", lists: "1", extra: "\(position) IS NOT NULL", defaultOrder: "\(position) ASC", options: options)
+            albums: "1", lists: "1", extra: "\(position) IS NOT NULL", defaultOrder: "\(position) ASC", options: options
+        )
     }
 
     /// The albums and folders in no folder (PhotoKit's `fetchTopLevelUserCollections(with:)`),
     /// oldest first unless the options sort them.
-    public func fetchTopLevelUserCollections(options: FetchOptions = FetchOptions()) throws -> FetchResult<PhotoCollection> {
+    public func fetchTopLevelUserCollections(options: FetchOptions = FetchOptions()) throws -> FetchResult<
+        PhotoCollection
+    > {
         try fetchMixed(
-            albums: "assetCollection.id NOT IN (SELECT collectionId FROM collectionListChild WHERE collectionId IS NOT NULL)",
-            lists: "collectionList.id NOT IN (SELECT childListId FROM collectionListChild WHERE childListId IS NOT NULL)",
+            albums:
+                "assetCollection.id NOT IN (SELECT collectionId FROM collectionListChild WHERE collectionId IS NOT NULL)",
+            lists:
+                "collectionList.id NOT IN (SELECT childListId FROM collectionListChild WHERE childListId IS NOT NULL)",
             extra: nil, defaultOrder: nil, options: options)
     }
 
@@ -96,7 +106,8 @@ extension PhotoLibrary {
             """
         return try FetchResult(
             query: RowIDQuery(
-                select: SQLFragment(sql: sql, arguments: predicate.arguments), orderBy: order, limit: options.fetchLimit),
+                select: SQLFragment(sql: sql, arguments: predicate.arguments), orderBy: order, limit: options.fetchLimit
+            ),
             snapshot: try snapshots.snapshot(of: database.writer),
             loader: { db, ids in
                 var byID: [Int64: PhotoCollection] = [:]
@@ -111,7 +122,8 @@ extension PhotoLibrary {
                     + db.rowIDs("-id", in: "collectionList", localIdentifiers: localIdentifiers)
             },
             refetch: { [self] in
-                try self.fetchMixed(albums: albums, lists: lists, extra: extra, defaultOrder: defaultOrder, options: options)
+                try self.fetchMixed(
+                    albums: albums, lists: lists, extra: extra, defaultOrder: defaultOrder, options: options)
             },
             wantsIncrementalChangeDetails: options.wantsIncrementalChangeDetails)
     }
@@ -120,7 +132,8 @@ extension PhotoLibrary {
         -> FetchResult<CollectionList>
     {
         try fetchStored(
-            table: "collectionList", keys: .collectionList, condition: condition, arguments: arguments, options: options,
+            table: "collectionList", keys: .collectionList, condition: condition, arguments: arguments,
+            options: options,
             loader: Self.loadCollectionLists)
     }
 

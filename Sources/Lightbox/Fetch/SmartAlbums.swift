@@ -17,7 +17,8 @@ enum SmartAlbums {
 
         /// Its visibility condition over `asset`.
         var visibility: String {
-            isTrash ? AssetVisibility.trashed
+            isTrash
+                ? AssetVisibility.trashed
                 : includesHidden ? AssetVisibility.burstRepresentatives : AssetVisibility.defaultCondition
         }
     }
@@ -35,7 +36,9 @@ enum SmartAlbums {
         Rule(
             subtype: .smartAlbumRecentlyAdded, title: "Recently Added",
             condition: "asset.addedDate >= datetime('now', '-30 days')"),
-        Rule(subtype: .smartAlbumVideos, title: "Videos", condition: "asset.mediaType = \(AssetMediaType.video.rawValue)"),
+        Rule(
+            subtype: .smartAlbumVideos, title: "Videos", condition: "asset.mediaType = \(AssetMediaType.video.rawValue)"
+        ),
         Rule(subtype: .smartAlbumBursts, title: "Bursts", condition: "asset.burstIdentifier IS NOT NULL"),
         Rule(subtype: .smartAlbumPanoramas, title: "Panoramas", condition: subtypeBit(.photoPanorama)),
         Rule(subtype: .smartAlbumLivePhotos, title: "Live Photos", condition: subtypeBit(.photoLive)),
@@ -48,7 +51,9 @@ enum SmartAlbums {
         Rule(subtype: .smartAlbumAnimated, title: "Animated", condition: subtypeBit(.photoAnimation)),
         Rule(subtype: .smartAlbumSlomoVideos, title: "Slo-mo", condition: subtypeBit(.videoHighFrameRate)),
         Rule(subtype: .smartAlbumTimelapses, title: "Time-lapse", condition: subtypeBit(.videoTimelapse)),
-        Rule(subtype: .smartAlbumScreenRecordings, title: "Screen Recordings", condition: subtypeBit(.videoScreenRecording)),
+        Rule(
+            subtype: .smartAlbumScreenRecordings, title: "Screen Recordings",
+            condition: subtypeBit(.videoScreenRecording)),
         Rule(
             subtype: .smartAlbumRAW, title: "RAW",
             condition: """
@@ -69,7 +74,8 @@ enum SmartAlbums {
         let cases = rules.map { rule in
             "WHEN \(rule.subtype.rawValue) THEN (SELECT \(expression) FROM asset WHERE \(rule.visibility) AND \(rule.condition))"
         }
-        return "(CASE WHEN assetCollection.type = \(AssetCollectionType.smartAlbum.rawValue) THEN (CASE assetCollection.subtype "
+        return
+            "(CASE WHEN assetCollection.type = \(AssetCollectionType.smartAlbum.rawValue) THEN (CASE assetCollection.subtype "
             + cases.joined(separator: " ") + " ELSE NULL END) ELSE " + membership(expression) + " END)"
     }
 

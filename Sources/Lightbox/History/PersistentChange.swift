@@ -145,7 +145,9 @@ extension PhotoLibrary {
     ///
     /// - Parameter limit: at most this many transactions (the oldest); the last one's token
     ///   asks for the next ones. Nil for all.
-    public func fetchPersistentChanges(since token: PersistentChangeToken, limit: Int? = nil) throws -> [PersistentChange] {
+    public func fetchPersistentChanges(since token: PersistentChangeToken, limit: Int? = nil) throws
+        -> [PersistentChange]
+    {
         try database.writer.read { db in
             let floor = try LibraryDatabase.historyFloor(db)
             guard token.rawValue >= floor else {
@@ -168,7 +170,8 @@ extension PhotoLibrary {
             while let row = try transactions.next() {
                 let id: Int64 = row["id"]
                 changes[id] = PersistentChange(
-                    changeToken: PersistentChangeToken(rawValue: id), date: row["date"], author: row["author"], details: [:])
+                    changeToken: PersistentChangeToken(rawValue: id), date: row["date"], author: row["author"],
+                    details: [:])
                 order.append(id)
             }
             guard let last = order.last else { return [] }

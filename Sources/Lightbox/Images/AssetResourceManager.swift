@@ -12,7 +12,9 @@ public final class AssetResourceManager: Sendable {
     /// The resource's bytes in chunks of `chunkSize` (the last one shorter), read as the
     /// consumer asks for them: a 4 GB movie never sits in memory. Ending the loop early stops
     /// the reading.
-    public func requestData(for resource: AssetResource, chunkSize: Int = 1 << 20) -> AsyncThrowingStream<[UInt8], any Error> {
+    public func requestData(for resource: AssetResource, chunkSize: Int = 1 << 20) -> AsyncThrowingStream<
+        [UInt8], any Error
+    > {
         let library = self.library
         let size = max(1, chunkSize)
         return AsyncThrowingStream { continuation in

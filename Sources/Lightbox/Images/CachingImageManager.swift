@@ -100,7 +100,8 @@ public final class CachingImageManager: ImageManager, @unchecked Sendable {
     }
 
     /// A job's key: the asset in its current state (an edit gives another key), and the request.
-    static func jobKey(_ asset: Asset, _ size: PixelSize, _ mode: ContentMode, _ options: ImageRequestOptions) -> String {
+    static func jobKey(_ asset: Asset, _ size: PixelSize, _ mode: ContentMode, _ options: ImageRequestOptions) -> String
+    {
         let state = asset.currentImageResource?.sha256.prefix(16) ?? ""
         return "\(asset.localIdentifier) \(state) \(size.width)x\(size.height) \(mode.rawValue) \(options.hashValue)"
     }

@@ -96,7 +96,8 @@ public class ImageManager: @unchecked Sendable {
             }
             let own = (try? MetadataReader.read(fileAtPath: path))?.exif?.orientation ?? 1
             return ImageData(
-                bytes: [UInt8](data), uniformTypeIdentifier: source.uniformTypeIdentifier, orientation: orientation ?? own)
+                bytes: [UInt8](data), uniformTypeIdentifier: source.uniformTypeIdentifier,
+                orientation: orientation ?? own)
         }
     }
 
@@ -121,7 +122,8 @@ public class ImageManager: @unchecked Sendable {
         try Self.validate(targetSize, options)
         let source = try self.source(of: asset, version: options.version)
         let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
-        return try await cached(DerivativeStore.key(contentHash: source.contentHash, options: render), asset.localIdentifier, render)
+        return try await cached(
+            DerivativeStore.key(contentHash: source.contentHash, options: render), asset.localIdentifier, render)
     }
 
     // MARK: - Serving one request
@@ -141,7 +143,8 @@ public class ImageManager: @unchecked Sendable {
         // a photo's photo and a movie's first frame.
         let photo = version == .current ? asset.currentImageResource : asset.imageResource
         guard let photo else {
-            throw LibraryError(.invalidRequest, "no image of asset \(asset.localIdentifier): it has neither photo nor movie")
+            throw LibraryError(
+                .invalidRequest, "no image of asset \(asset.localIdentifier): it has neither photo nor movie")
         }
         let orientation: Int? =
             switch version {
@@ -169,7 +172,8 @@ public class ImageManager: @unchecked Sendable {
         guard targetSize.isMaximum || (sides.contains(targetSize.width) && sides.contains(targetSize.height)) else {
             throw LibraryError(
                 .invalidRequest,
-                "target size \(targetSize.width)x\(targetSize.height) must be 1...\(sides.upperBound) pixels a side, or the maximum")
+                "target size \(targetSize.width)x\(targetSize.height) must be 1...\(sides.upperBound) pixels a side, or the maximum"
+            )
         }
         guard (1...100).contains(options.quality) else {
             throw LibraryError(.invalidRequest, "quality \(options.quality) must be 1...100")
@@ -207,7 +211,8 @@ public class ImageManager: @unchecked Sendable {
             if options.deliveryMode == .fastFormat { finalRender.resizeMode = .fast }
             let final = try await renderFinal(
                 asset.localIdentifier, source, finalRender,
-                key: DerivativeStore.key(contentHash: source.contentHash, options: finalRender), priority: .userInitiated,
+                key: DerivativeStore.key(contentHash: source.contentHash, options: finalRender),
+                priority: .userInitiated,
                 control: control, progress: progress)
             control.deliver(final, degraded: false, source: .rendered)
         } catch {
@@ -244,7 +249,8 @@ public class ImageManager: @unchecked Sendable {
     func quickImage(
         _ asset: Asset, _ source: Source, _ render: ThumbnailOptions, _ control: ImageRequest.Control
     ) async throws -> (image: EncodedImage, source: ImageResultSource)? {
-        let fitsGrid = render.contentMode == .aspectFill && render.normalizedCropRect == nil
+        let fitsGrid =
+            render.contentMode == .aspectFill && render.normalizedCropRect == nil
             && max(render.width, render.height) <= ThumbnailOptions.grid.width
         let candidates: [ThumbnailOptions] = fitsGrid ? [.grid, .preview] : [.preview]
         let derivatives = library.derivatives
@@ -356,12 +362,14 @@ public struct ImageRequest: AsyncSequence, Sendable {
             continuation.yield(
                 ImageResult(
                     image: image,
-                    info: ImageResultInfo(requestID: id, isDegraded: degraded, isCancelled: false, error: nil, source: source)))
+                    info: ImageResultInfo(
+                        requestID: id, isDegraded: degraded, isCancelled: false, error: nil, source: source)))
         }
 
         func fail(_ error: any Error) {
             guard !isCancelled else { return }
-            let libraryError = error as? LibraryError
+            let libraryError =
+                error as? LibraryError
                 ?? LibraryError(.invalidRequest, "the image request failed: \(error)", underlying: error)
             continuation.yield(
                 ImageResult(

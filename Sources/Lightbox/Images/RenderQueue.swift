@@ -45,7 +45,8 @@ final class RenderQueue: Sendable {
     let capacity: Int
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "lightbox.render", qos: .userInitiated, attributes: .concurrent)
-    private let backgroundQueue = DispatchQueue(label: "lightbox.render.background", qos: .utility, attributes: .concurrent)
+    private let backgroundQueue = DispatchQueue(
+        label: "lightbox.render.background", qos: .utility, attributes: .concurrent)
 
     init(width: Int, capacity: Int = 256) {
         self.width = max(1, width)
@@ -69,7 +70,9 @@ final class RenderQueue: Sendable {
                 },
                 abandon: { continuation.resume(throwing: CancellationError()) },
                 isCancelled: isCancelled)
-            if let full = submit(job) { continuation.resume(throwing: priority == .background ? CancellationError() : full) }
+            if let full = submit(job) {
+                continuation.resume(throwing: priority == .background ? CancellationError() : full)
+            }
         }
     }
 
@@ -124,10 +127,12 @@ final class RenderQueue: Sendable {
             var abandoned: [Job] = []
             let next: Job? = state.withLock { state in
                 abandoned = Self.removeCancelled(&state)
-                guard let index = state.waiting.indices.max(by: { a, b in
-                    let (x, y) = (state.waiting[a], state.waiting[b])
-                    return x.priority != y.priority ? x.priority < y.priority : x.sequence < y.sequence
-                }) else {
+                guard
+                    let index = state.waiting.indices.max(by: { a, b in
+                        let (x, y) = (state.waiting[a], state.waiting[b])
+                        return x.priority != y.priority ? x.priority < y.priority : x.sequence < y.sequence
+                    })
+                else {
                     state.running -= 1
                     return nil
                 }

@@ -80,14 +80,17 @@ public struct AssetMetadata: Sendable, Hashable {
                 (creationTimeZoneOffset, dateSource) = (Int(quarterHours) * 900, .exifWithGPSOffset)
             } else {
                 let zone = TimeZone.current
-                let offset = zone.secondsFromGMT(for: wallClock.addingTimeInterval(-Double(zone.secondsFromGMT(for: wallClock))))
+                let offset = zone.secondsFromGMT(
+                    for: wallClock.addingTimeInterval(-Double(zone.secondsFromGMT(for: wallClock))))
                 (creationTimeZoneOffset, dateSource) = (offset, .exifLocalTime)
             }
             creationDate = wallClock.addingTimeInterval(taken.fraction - Double(creationTimeZoneOffset))
         } else if let text = movie?.appleCreationDate, let (date, offset) = Self.xmpDate(text) {
             (creationDate, creationTimeZoneOffset, dateSource) = (date, offset, .quickTime)
         } else if let date = movie?.creationDate {
-            (creationDate, creationTimeZoneOffset, dateSource) = (date, TimeZone.current.secondsFromGMT(for: date), .quickTimeUTC)
+            (creationDate, creationTimeZoneOffset, dateSource) = (
+                date, TimeZone.current.secondsFromGMT(for: date), .quickTimeUTC
+            )
         } else if let text = xmp?.dateTimeOriginal, let (date, offset) = Self.xmpDate(text) {
             (creationDate, creationTimeZoneOffset, dateSource) = (date, offset, .xmp)
         } else {
@@ -109,7 +112,9 @@ public struct AssetMetadata: Sendable, Hashable {
         var subtypes: AssetMediaSubtypes = []
         let apple = exif?.apple
         if xmp?.projectionType != nil || exif?.customRendered == 6 { subtypes.insert(.photoPanorama) }
-        if apple?.hdrImageType == 3 || exif?.customRendered == 2 || exif?.customRendered == 3 || exif?.customRendered == 7 {
+        if apple?.hdrImageType == 3 || exif?.customRendered == 2 || exif?.customRendered == 3
+            || exif?.customRendered == 7
+        {
             subtypes.insert(.photoHDR)
         }
         let comment = exif?.userComment ?? xmp?.properties[XMPMetadata.exifNamespace + " UserComment"]
@@ -165,16 +170,22 @@ public struct AssetMetadata: Sendable, Hashable {
         if body.hasSuffix("Z") {
             offsetText = "Z"
             body = body.dropLast()
-        } else if body.count > 19, let sign = body.lastIndex(where: { $0 == "+" || $0 == "-" }), sign > body.index(body.startIndex, offsetBy: 10) {
+        } else if body.count > 19, let sign = body.lastIndex(where: { $0 == "+" || $0 == "-" }),
+            sign > body.index(body.startIndex, offsetBy: 10)
+        {
             offsetText = String(body[sign...])
             body = body[..<sign]
         }
         let parts = body.split(separator: ".", maxSplits: 1)
-        guard let head = parts.first, let taken = ExifDate(String(head), subSeconds: parts.count > 1 ? String(parts[1]) : nil, offset: offsetText),
+        guard let head = parts.first,
+            let taken = ExifDate(
+                String(head), subSeconds: parts.count > 1 ? String(parts[1]) : nil, offset: offsetText),
             let wallClock = utcDate(taken)
         else { return nil }
-        let offset = taken.utcOffsetSeconds
-            ?? TimeZone.current.secondsFromGMT(for: wallClock.addingTimeInterval(-Double(TimeZone.current.secondsFromGMT(for: wallClock))))
+        let offset =
+            taken.utcOffsetSeconds
+            ?? TimeZone.current.secondsFromGMT(
+                for: wallClock.addingTimeInterval(-Double(TimeZone.current.secondsFromGMT(for: wallClock))))
         return (wallClock.addingTimeInterval(taken.fraction - Double(offset)), offset)
     }
 }

@@ -4,9 +4,9 @@ import LightboxImaging
 import LightboxMetadata
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension PhotoLibrary {
@@ -102,7 +102,8 @@ extension PhotoLibrary {
             let path = url.standardizedFileURL.path
             var isDirectory: ObjCBool = false
             guard fileManager.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                found.append(FoundFile(path: path, failure: LibraryError(.unreadableFile, "no such file or folder", path: path)))
+                found.append(
+                    FoundFile(path: path, failure: LibraryError(.unreadableFile, "no such file or folder", path: path)))
                 continue
             }
             if let library = Self.enclosingLibrary(of: path) {
@@ -120,7 +121,8 @@ extension PhotoLibrary {
                 continue
             }
             guard let inFolder = MediaFolder.files(in: path, excluding: libraryPath, skipping: Self.isLibrary) else {
-                found.append(FoundFile(path: path, failure: LibraryError(.unreadableFile, "cannot list the folder", path: path)))
+                found.append(
+                    FoundFile(path: path, failure: LibraryError(.unreadableFile, "cannot list the folder", path: path)))
                 continue
             }
             found += inFolder.map { FoundFile(path: $0, inFolder: true) }

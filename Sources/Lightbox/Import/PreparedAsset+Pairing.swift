@@ -22,18 +22,24 @@ extension PhotoLibrary.PreparedAsset {
     ///   `.alternatePhoto`.
     func pair(_ db: Database) throws -> String? {
         if let identifier = metadata.contentIdentifier {
-            if kind == .image, let partner = try find(db, """
-                SELECT id, localIdentifier FROM asset WHERE contentIdentifier = ? AND mediaType = \(AssetMediaType.video.rawValue)
-                AND NOT EXISTS (SELECT 1 FROM resource WHERE assetId = asset.id AND type = \(AssetResourceType.photo.rawValue))
-                """, identifier)
+            if kind == .image,
+                let partner = try find(
+                    db,
+                    """
+                    SELECT id, localIdentifier FROM asset WHERE contentIdentifier = ? AND mediaType = \(AssetMediaType.video.rawValue)
+                    AND NOT EXISTS (SELECT 1 FROM resource WHERE assetId = asset.id AND type = \(AssetResourceType.photo.rawValue))
+                    """, identifier)
             {
                 try becomeStill(of: partner.id, db)
                 return partner.localIdentifier
             }
-            if kind == .video, let partner = try find(db, """
-                SELECT id, localIdentifier FROM asset WHERE contentIdentifier = ? AND mediaType = \(AssetMediaType.image.rawValue)
-                AND NOT EXISTS (SELECT 1 FROM resource WHERE assetId = asset.id AND type = \(AssetResourceType.pairedVideo.rawValue))
-                """, identifier)
+            if kind == .video,
+                let partner = try find(
+                    db,
+                    """
+                    SELECT id, localIdentifier FROM asset WHERE contentIdentifier = ? AND mediaType = \(AssetMediaType.image.rawValue)
+                    AND NOT EXISTS (SELECT 1 FROM resource WHERE assetId = asset.id AND type = \(AssetResourceType.pairedVideo.rawValue))
+                    """, identifier)
             {
                 try insertResource(db, assetID: partner.id, type: .pairedVideo)
                 try db.execute(
@@ -42,7 +48,8 @@ extension PhotoLibrary.PreparedAsset {
                         modificationDate = ? WHERE id = ?
                         """,
                     arguments: [
-                        AssetMediaSubtypes.photoLive.rawValue, AssetPlaybackStyle.livePhoto.rawValue, metadata.duration, Date(),
+                        AssetMediaSubtypes.photoLive.rawValue, AssetPlaybackStyle.livePhoto.rawValue, metadata.duration,
+                        Date(),
                         partner.id,
                     ])
                 return partner.localIdentifier

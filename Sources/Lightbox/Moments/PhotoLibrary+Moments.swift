@@ -42,7 +42,8 @@ extension PhotoLibrary {
             ).map { row in
                 Row(
                     id: row["localIdentifier"],
-                    point: MomentGrouping.Point(date: row["creationDate"], latitude: row["latitude"], longitude: row["longitude"]),
+                    point: MomentGrouping.Point(
+                        date: row["creationDate"], latitude: row["latitude"], longitude: row["longitude"]),
                     offset: row["creationTimeZoneOffset"])
             }
         }
@@ -52,7 +53,8 @@ extension PhotoLibrary {
         for range in momentRanges {
             var moment = AssetCollection(
                 localIdentifier: "moment-" + rows[range.lowerBound].id, assetCollectionType: .moment,
-                assetCollectionSubtype: .any, localizedTitle: Self.dayTitle(rows[range.lowerBound].point.date, rows[range.lowerBound].offset),
+                assetCollectionSubtype: .any,
+                localizedTitle: Self.dayTitle(rows[range.lowerBound].point.date, rows[range.lowerBound].offset),
                 estimatedAssetCount: range.count, startDate: points[range.lowerBound].date,
                 endDate: points[range.upperBound - 1].date)
             moment.memberIdentifiers = rows[range].map(\.id)

@@ -33,16 +33,18 @@ public struct PhotoLibraryChange: Sendable {
         let id = object.localIdentifier
         if touched.deletedLocalIdentifiers.contains(id) {
             return ObjectChangeDetails(
-                objectBeforeChanges: object, objectAfterChanges: nil, assetContentChanged: false, objectWasDeleted: true)
+                objectBeforeChanges: object, objectAfterChanges: nil, assetContentChanged: false, objectWasDeleted: true
+            )
         }
         let trashed = touched.trashedLocalIdentifiers.contains(id)
         let restored = touched.restoredLocalIdentifiers.contains(id)
         guard touched.updatedLocalIdentifiers.contains(id) || trashed || restored else { return nil }
         let after = try? ObjectType.fetch(localIdentifier: id, in: library)
         // An asset's content is the files it shows: an edit or a revert changes them.
-        let contentChanged = (object as? Asset).map { before in
-            (after as? Asset).map { Self.contentFiles(before) != Self.contentFiles($0) } ?? false
-        } ?? false
+        let contentChanged =
+            (object as? Asset).map { before in
+                (after as? Asset).map { Self.contentFiles(before) != Self.contentFiles($0) } ?? false
+            } ?? false
         var details = ObjectChangeDetails(
             objectBeforeChanges: object, objectAfterChanges: after, assetContentChanged: contentChanged,
             objectWasDeleted: after == nil)
@@ -127,7 +129,11 @@ public protocol PhotoLibraryChangeObserver: AnyObject, Sendable {
 extension PhotoLibraryChange {
     /// The hashes of the files that make what an asset shows, by type.
     static func contentFiles(_ asset: Asset) -> [AssetResourceType: String] {
-        let types: Set<AssetResourceType> = [.photo, .video, .pairedVideo, .fullSizePhoto, .fullSizeVideo, .fullSizePairedVideo]
-        return Dictionary(asset.resources.filter { types.contains($0.type) }.map { ($0.type, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+        let types: Set<AssetResourceType> = [
+            .photo, .video, .pairedVideo, .fullSizePhoto, .fullSizeVideo, .fullSizePairedVideo,
+        ]
+        return Dictionary(
+            asset.resources.filter { types.contains($0.type) }.map { ($0.type, $0.sha256) },
+            uniquingKeysWith: { a, _ in a })
     }
 }

@@ -130,7 +130,8 @@ extension AssetInfo {
     /// runs two queries and reads columns by position, with dates parsed by ``StoredDate``;
     /// GRDB's Codable decoding, its column lookups by name and its calendar-based dates took
     /// about 30 microseconds an asset.
-    static func load(_ db: Database, where condition: String, arguments: StatementArguments = []) throws -> [AssetInfo] {
+    static func load(_ db: Database, where condition: String, arguments: StatementArguments = []) throws -> [AssetInfo]
+    {
         var infos: [AssetInfo] = []
         var positions: [Int64: Int] = [:]
         let assets = try Row.fetchCursor(

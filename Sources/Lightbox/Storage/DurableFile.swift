@@ -1,9 +1,9 @@
 import CDirectIO
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A new file written once and synced to the disk: how originals, renders and exports are

@@ -2,9 +2,9 @@ import Crypto
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Small POSIX file helpers with errors that name the file: reading in chunks, hashing,
@@ -15,7 +15,8 @@ package enum FileIO {
     /// An error from a POSIX call, with the file and the system's reason.
     static func posixError(_ what: String, _ path: String) -> LibraryError {
         let reason = String(cString: strerror(errno))
-        let code: LibraryError.Code = (errno == ENOENT || errno == EACCES || errno == EISDIR) ? .unreadableFile : .storageFailed
+        let code: LibraryError.Code =
+            (errno == ENOENT || errno == EACCES || errno == EISDIR) ? .unreadableFile : .storageFailed
         return LibraryError(code, "\(what) failed: \(reason)", path: path)
     }
 
@@ -117,7 +118,9 @@ package enum FileIO {
     }
 
     /// Writes bytes durably to a new file `path` (which must not exist) and fsyncs it.
-    static func writeAndSync(_ bytes: [UInt8], to path: String, permissions: mode_t, bypassingCache: Bool = false) throws {
+    static func writeAndSync(_ bytes: [UInt8], to path: String, permissions: mode_t, bypassingCache: Bool = false)
+        throws
+    {
         try write(bytes, toNew: path, permissions: permissions, bypassingCache: bypassingCache, syncing: true)
     }
 
@@ -169,7 +172,8 @@ package enum FileIO {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw LibraryError(.storageFailed, "cannot create folder: \(error.localizedDescription)", path: path, underlying: error)
+            throw LibraryError(
+                .storageFailed, "cannot create folder: \(error.localizedDescription)", path: path, underlying: error)
         }
     }
 

@@ -165,7 +165,8 @@ struct LibraryDatabase: Sendable {
                 t.column("position", .integer).notNull()
                 t.primaryKey(["collectionId", "assetId"])
             }
-            try db.create(index: "collectionAsset_on_position", on: "collectionAsset", columns: ["collectionId", "position"])
+            try db.create(
+                index: "collectionAsset_on_position", on: "collectionAsset", columns: ["collectionId", "position"])
             // What each transaction inserted, updated or deleted: persistent history.
             try db.create(table: "changeRecord") { t in
                 t.belongsTo("transaction", inTable: "changeTransaction", onDelete: .cascade).notNull()
@@ -176,7 +177,8 @@ struct LibraryDatabase: Sendable {
             // Every asset imported before the log existed counts as inserted by one transaction.
             let assets = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset") ?? 0
             if assets > 0 {
-                try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'migration')", arguments: [Date()])
+                try db.execute(
+                    sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'migration')", arguments: [Date()])
                 try db.execute(
                     sql: """
                         INSERT INTO changeRecord (transactionId, objectType, localIdentifier, kind)
@@ -200,9 +202,11 @@ struct LibraryDatabase: Sendable {
             // its rule (SmartAlbums) at every fetch.
             for rule in SmartAlbums.rules {
                 try db.execute(
-                    sql: "INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
+                    sql:
+                        "INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
                     arguments: [
-                        UUID().uuidString, AssetCollectionType.smartAlbum.rawValue, rule.subtype.rawValue, rule.title, Date(),
+                        UUID().uuidString, AssetCollectionType.smartAlbum.rawValue, rule.subtype.rawValue, rule.title,
+                        Date(),
                     ])
             }
         }
@@ -216,7 +220,8 @@ struct LibraryDatabase: Sendable {
                     CREATE INDEX asset_visible_on_creationDate ON asset(creationDate, id, mediaType)
                     WHERE isHidden = 0 AND (burstIdentifier IS NULL OR representsBurst = 1)
                     """)
-            try db.create(index: "asset_on_isFavorite_creationDate", on: "asset", columns: ["isFavorite", "creationDate"])
+            try db.create(
+                index: "asset_on_isFavorite_creationDate", on: "asset", columns: ["isFavorite", "creationDate"])
         }
         migrator.registerMigration("v8: folders") { db in
             try db.create(table: "collectionList") { t in
@@ -238,8 +243,12 @@ struct LibraryDatabase: Sendable {
             }
             try db.execute(sql: "DROP INDEX collectionListChild_on_collectionId")
             try db.execute(sql: "DROP INDEX collectionListChild_on_childListId")
-            try db.create(index: "collectionListChild_unique_collection", on: "collectionListChild", columns: ["collectionId"], unique: true)
-            try db.create(index: "collectionListChild_unique_childList", on: "collectionListChild", columns: ["childListId"], unique: true)
+            try db.create(
+                index: "collectionListChild_unique_collection", on: "collectionListChild", columns: ["collectionId"],
+                unique: true)
+            try db.create(
+                index: "collectionListChild_unique_childList", on: "collectionListChild", columns: ["childListId"],
+                unique: true)
         }
         migrator.registerMigration("v9: asset tallies") { db in
             // How many assets there are of each kind the visibility options tell apart, kept
@@ -447,7 +456,9 @@ struct LibraryDatabase: Sendable {
         let statement = try db.cachedStatement(
             sql: "INSERT INTO changeRecord (transactionId, objectType, localIdentifier, kind) VALUES (?, ?, ?, ?)")
         for change in changes {
-            try statement.execute(arguments: [transaction, change.objectType.rawValue, change.localIdentifier, change.kind.rawValue])
+            try statement.execute(arguments: [
+                transaction, change.objectType.rawValue, change.localIdentifier, change.kind.rawValue,
+            ])
         }
         try pruneHistory(db, newest: transaction)
     }
@@ -457,7 +468,9 @@ struct LibraryDatabase: Sendable {
         let retention = historyRetention
         var floor = newest - Int64(retention.maximumTransactions)
         let cutoff = Date().addingTimeInterval(-retention.maximumAge)
-        if let aged = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM changeTransaction WHERE date < ?", arguments: [cutoff]) {
+        if let aged = try Int64.fetchOne(
+            db, sql: "SELECT MAX(id) FROM changeTransaction WHERE date < ?", arguments: [cutoff])
+        {
             floor = max(floor, aged)
         }
         floor = min(floor, newest - 1)

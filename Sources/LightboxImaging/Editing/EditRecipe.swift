@@ -54,7 +54,8 @@ public struct EditRecipe: Sendable, Hashable {
     /// Checks the number of filters and every value's range.
     public func validate() throws(ImagingError) {
         guard filters.count <= Self.maximumFilterCount else {
-            throw ImagingError(.invalidRecipe, "a recipe holds at most \(Self.maximumFilterCount) filters, this one \(filters.count)")
+            throw ImagingError(
+                .invalidRecipe, "a recipe holds at most \(Self.maximumFilterCount) filters, this one \(filters.count)")
         }
         for filter in filters { try filter.validate() }
     }
@@ -68,7 +69,8 @@ public struct EditRecipe: Sendable, Hashable {
     /// A recipe from its JSON bytes, as written by this or another version.
     public init(decoding bytes: [UInt8]) throws(ImagingError) {
         guard bytes.count <= Self.maximumEncodedSize else {
-            throw ImagingError(.invalidRecipe, "the recipe is \(bytes.count) bytes; at most \(Self.maximumEncodedSize) are read")
+            throw ImagingError(
+                .invalidRecipe, "the recipe is \(bytes.count) bytes; at most \(Self.maximumEncodedSize) are read")
         }
         let object: Any
         do {
@@ -83,11 +85,14 @@ public struct EditRecipe: Sendable, Hashable {
         }
         guard let major = Self.majorVersion(version), major == Self.majorVersion(Self.formatVersion) else {
             throw ImagingError(
-                .invalidRecipe, "recipe version \(version) is not one this Lightbox reads (it reads \(Self.formatVersion) and later 1.x)")
+                .invalidRecipe,
+                "recipe version \(version) is not one this Lightbox reads (it reads \(Self.formatVersion) and later 1.x)"
+            )
         }
         let isNewer = Self.isNewer(version)
         guard list.count <= Self.maximumFilterCount else {
-            throw ImagingError(.invalidRecipe, "a recipe holds at most \(Self.maximumFilterCount) filters, this one \(list.count)")
+            throw ImagingError(
+                .invalidRecipe, "a recipe holds at most \(Self.maximumFilterCount) filters, this one \(list.count)")
         }
         var filters: [EditFilter] = []
         var skipped: [String] = []
@@ -213,17 +218,21 @@ public enum EditFilter: Sendable, Hashable {
     /// `flip=horizontal`.
     public init(parsing argument: String) throws(ImagingError) {
         guard let equals = argument.firstIndex(of: "=") else {
-            throw ImagingError(.invalidRecipe, "\"\(argument)\" is not NAME=VALUE (filters: \(Self.names.joined(separator: ", ")))")
+            throw ImagingError(
+                .invalidRecipe, "\"\(argument)\" is not NAME=VALUE (filters: \(Self.names.joined(separator: ", ")))")
         }
         let name = argument[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
         let value = argument[argument.index(after: equals)...].trimmingCharacters(in: .whitespaces)
         guard Self.names.contains(name) else {
-            throw ImagingError(.invalidRecipe, "\"\(name)\" is not a filter (filters: \(Self.names.joined(separator: ", ")))")
+            throw ImagingError(
+                .invalidRecipe, "\"\(name)\" is not a filter (filters: \(Self.names.joined(separator: ", ")))")
         }
         switch name {
         case "crop":
             guard let rect = NormalizedRect(parsing: value) else {
-                throw ImagingError(.invalidRecipe, "crop=\(value): give X,Y,W,H in unit coordinates inside the image, e.g. crop=0.1,0.1,0.8,0.8")
+                throw ImagingError(
+                    .invalidRecipe,
+                    "crop=\(value): give X,Y,W,H in unit coordinates inside the image, e.g. crop=0.1,0.1,0.8,0.8")
             }
             self = .crop(rect)
         case "flip":
@@ -269,7 +278,8 @@ public enum EditFilter: Sendable, Hashable {
         case "straighten": return .straighten(value)
         case "rotate":
             guard value == value.rounded(), Int(value) % 90 == 0 else {
-                throw ImagingError(.invalidRecipe, "rotate=\(value): turn by a multiple of 90 degrees (90, 180, 270, -90)")
+                throw ImagingError(
+                    .invalidRecipe, "rotate=\(value): turn by a multiple of 90 degrees (90, 180, 270, -90)")
             }
             return .rotate(quarterTurns: ((Int(value) / 90) % 4 + 4) % 4)
         default:
@@ -337,7 +347,8 @@ public enum EditFilter: Sendable, Hashable {
         switch self {
         case .crop(let rect):
             guard rect.isValid else {
-                throw ImagingError(.invalidRecipe, "crop=\(rect.text) must lie inside the image (unit coordinates) and not be empty")
+                throw ImagingError(
+                    .invalidRecipe, "crop=\(rect.text) must lie inside the image (unit coordinates) and not be empty")
             }
         case .rotate, .flip:
             return

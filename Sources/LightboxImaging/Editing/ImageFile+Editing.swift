@@ -44,7 +44,8 @@ extension ImageFile {
 
     /// The render from the photo decoded whole into memory.
     static func renderInMemory(
-        _ path: String, recipe: EditRecipe, to outputPath: String, quality: Int, orientation: Int?, monitor: RenderMonitor?
+        _ path: String, recipe: EditRecipe, to outputPath: String, quality: Int, orientation: Int?,
+        monitor: RenderMonitor?
     ) throws(ImagingError) -> (width: Int, height: Int) {
         var options = ThumbnailOptions(
             width: ThumbnailOptions.maximumSide, height: ThumbnailOptions.maximumSide, orientation: orientation)
@@ -85,7 +86,8 @@ extension ImageFile {
     /// taken from `header` when the photo is open already, else from the file's header;
     /// returns its size.
     static func write(
-        _ recipe: EditRecipe, on image: VipsImageRef, of path: String, header: VipsImageRef? = nil, to outputPath: String,
+        _ recipe: EditRecipe, on image: VipsImageRef, of path: String, header: VipsImageRef? = nil,
+        to outputPath: String,
         quality: Int, monitor: RenderMonitor?
     ) throws(ImagingError) -> (width: Int, height: Int) {
         let edited: VipsImageRef
@@ -123,11 +125,13 @@ extension ImageFile {
         if cvips_image_get_typeof(image.pointer, "icc-profile-data") != 0 {
             var out: UnsafeMutablePointer<VipsImage>?
             guard cvips_icc_transform_embedded(image.pointer, &out) == 0, let out else {
-                throw ImagingError(.corrupt, "cannot convert the image's colours to sRGB (\(Vips.takeError()))", path: path)
+                throw ImagingError(
+                    .corrupt, "cannot convert the image's colours to sRGB (\(Vips.takeError()))", path: path)
             }
             image = VipsImageRef(out)
         }
-        return try write(recipe, on: image, of: path, header: opened, to: outputPath, quality: quality, monitor: monitor)
+        return try write(
+            recipe, on: image, of: path, header: opened, to: outputPath, quality: quality, monitor: monitor)
     }
 }
 
@@ -173,7 +177,8 @@ public final class EditableImage: @unchecked Sendable {
         let factor = Double(maximumSide) / Double(side)
         let width = max(1, Int((Double(pixelWidth) * factor).rounded()))
         let height = max(1, Int((Double(pixelHeight) * factor).rounded()))
-        let resized = try Vips.copyToMemory(try Vips.resize(image, width: width, height: height), path: "a display image")
+        let resized = try Vips.copyToMemory(
+            try Vips.resize(image, width: width, height: height), path: "a display image")
         return EditableImage(image: resized, scale: scale * Double(max(width, height)) / Double(side))
     }
 
@@ -201,7 +206,8 @@ public final class EditableImage: @unchecked Sendable {
     public func writeJPEG(to path: String, metadataFrom original: String, quality: Int = 92) throws(ImagingError) -> (
         width: Int, height: Int
     ) {
-        try ImageFile.write(edited: try RecipePipeline.prepare(image), of: original, to: path, quality: quality, monitor: nil)
+        try ImageFile.write(
+            edited: try RecipePipeline.prepare(image), of: original, to: path, quality: quality, monitor: nil)
     }
 
     /// This image with `recipe` applied, lazily: nothing is computed until the result is
@@ -225,7 +231,9 @@ enum EditMetadata {
     static func carry(from header: VipsImageRef?, to image: VipsImageRef) {
         // A streamed render carries what the loader parsed: EXIF fields (exif-ifd0-Make, ...)
         // and the EXIF thumbnail (jpeg-thumbnail-data), which jpegsave would write back.
-        for name in ["icc-profile-data", "xmp-data", "iptc-data", "jpeg-thumbnail-data"] { cvips_remove(image.pointer, name) }
+        for name in ["icc-profile-data", "xmp-data", "iptc-data", "jpeg-thumbnail-data"] {
+            cvips_remove(image.pointer, name)
+        }
         cvips_remove_prefixed(image.pointer, "exif-")
         cvips_image_set_int(image.pointer, "orientation", 1)
         guard let header else {
@@ -272,7 +280,9 @@ extension Vips {
     static func save(
         _ image: VipsImageRef, jpegAt outputPath: String, quality: Int, monitor: RenderMonitor?, path: String
     ) throws(ImagingError) {
-        let (status, killed) = watching(image, monitor) { cvips_jpegsave_file(image.pointer, outputPath, Int32(quality)) }
+        let (status, killed) = watching(image, monitor) {
+            cvips_jpegsave_file(image.pointer, outputPath, Int32(quality))
+        }
         guard status == 0 else {
             let reason = takeError()
             unlink(outputPath)

@@ -61,12 +61,15 @@ extension ImageFile {
     ) throws -> (width: Int, height: Int, frames: Int) {
         try Vips.ensureStarted()
         return try withoutActuallyEscaping(process) { process in
-            let editing = FrameEditing(process: process, photoSide: Double(max(1, photoSide)), maximumSide: options.maximumSide)
+            let editing = FrameEditing(
+                process: process, photoSide: Double(max(1, photoSide)), maximumSide: options.maximumSide)
             var settings = cvideo_edit_options(
-                keep_audio: options.keepsAudio ? 1 : 0, quality: Int32(options.quality), max_pixels: options.maximumPixels)
+                keep_audio: options.keepsAudio ? 1 : 0, quality: Int32(options.quality),
+                max_pixels: options.maximumPixels)
             var message = [CChar](repeating: 0, count: 512)
             let context = Unmanaged.passUnretained(editing).toOpaque()
-            let status = cvideo_edit_movie(inputPath, outputPath, &settings, editFrame, context, &message, message.count)
+            let status = cvideo_edit_movie(
+                inputPath, outputPath, &settings, editFrame, context, &message, message.count)
             guard status == CVIDEO_OK else {
                 unlink(outputPath)
                 if let error = editing.error { throw error }
@@ -106,7 +109,8 @@ private final class FrameEditing {
     func edit(_ pixels: UnsafePointer<UInt8>, _ width: Int, _ height: Int, _ rotation: Int, _ seconds: Double)
         throws -> (UnsafeMutableRawPointer, Int, Int)
     {
-        guard let borrowed = cvips_image_borrow_memory(pixels, width * height * 3, Int32(width), Int32(height), 3) else {
+        guard let borrowed = cvips_image_borrow_memory(pixels, width * height * 3, Int32(width), Int32(height), 3)
+        else {
             throw ImagingError(.corrupt, "cannot wrap a movie frame (\(Vips.takeError()))")
         }
         var image = VipsImageRef(borrowed)
@@ -125,7 +129,8 @@ private final class FrameEditing {
                 height: max(2, Int((Double(image.height) * factor).rounded())))
         }
         let scale = Double(max(image.width, image.height)) / photoSide
-        let frame = LivePhotoFrame(image: EditableImage(image: image, scale: scale), time: seconds, type: .video, renderScale: scale)
+        let frame = LivePhotoFrame(
+            image: EditableImage(image: image, scale: scale), time: seconds, type: .video, renderScale: scale)
         let edited = try RecipePipeline.prepare(try process(frame).image)
         var length = 0
         // vips_image_write_to_memory allocates with g_malloc, which is malloc since GLib 2.46:

@@ -108,7 +108,8 @@ enum JPEGDecoder {
         guard let pixels else { throw ImagingError(.corrupt, "cannot decode the image (no pixels)", path: path) }
         // Plain pixels: a render that only turns, resizes and encodes them never opens libvips.
         let decoded = VipsImageRef(
-            pixels: UnsafeMutableRawPointer(pixels), width: Int(image.width), height: Int(image.height), bands: Int(image.bands))
+            pixels: UnsafeMutableRawPointer(pixels), width: Int(image.width), height: Int(image.height),
+            bands: Int(image.bands))
         return (decoded, icc, image.own_decoder != 0)
     }
 }

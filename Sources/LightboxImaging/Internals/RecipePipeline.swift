@@ -160,7 +160,9 @@ enum RecipePipeline {
         private mutating func addMatrix(_ matrix: [Double]) {
             addStage(CEDIT_MATRIX) { stage in
                 withUnsafeMutableBytes(of: &stage.matrix) { raw in
-                    for (index, value) in matrix.enumerated() { raw.storeBytes(of: Float(value), toByteOffset: index * 4, as: Float.self) }
+                    for (index, value) in matrix.enumerated() {
+                        raw.storeBytes(of: Float(value), toByteOffset: index * 4, as: Float.self)
+                    }
                 }
             }
         }
@@ -175,14 +177,17 @@ enum RecipePipeline {
             }
             gains[0] = Float(curve(1e-6) / 1e-6)
             addStage(CEDIT_LUMA_GAIN) { stage in
-                gains.withUnsafeBytes { source in withUnsafeMutableBytes(of: &stage.gains) { $0.copyMemory(from: source) } }
+                gains.withUnsafeBytes { source in
+                    withUnsafeMutableBytes(of: &stage.gains) { $0.copyMemory(from: source) }
+                }
             }
         }
     }
 
     // MARK: - Filters
 
-    private static func apply(_ filter: EditFilter, _ image: VipsImageRef, scale: Double, draft: Bool) throws(ImagingError)
+    private static func apply(_ filter: EditFilter, _ image: VipsImageRef, scale: Double, draft: Bool)
+        throws(ImagingError)
         -> VipsImageRef
     {
         switch filter {
@@ -201,7 +206,8 @@ enum RecipePipeline {
             return try call("blur") { cvips_gaussblur(image.pointer, &$0, sigma) }
         case .crop(let rect):
             let region = cropRegion(rect, width: image.width, height: image.height)
-            return try Vips.extract(image, left: region.left, top: region.top, width: region.width, height: region.height)
+            return try Vips.extract(
+                image, left: region.left, top: region.top, width: region.width, height: region.height)
         case .rotate(let quarterTurns):
             let angles = [VIPS_ANGLE_D0, VIPS_ANGLE_D90, VIPS_ANGLE_D180, VIPS_ANGLE_D270]
             guard quarterTurns % 4 != 0 else { return image }
@@ -214,7 +220,9 @@ enum RecipePipeline {
                     cedit_straighten(image.pointer, &$0, degrees, Int32(box.width), Int32(box.height))
                 }
             }
-            return try call("straighten") { cvips_straighten(image.pointer, &$0, degrees, Int32(box.width), Int32(box.height)) }
+            return try call("straighten") {
+                cvips_straighten(image.pointer, &$0, degrees, Int32(box.width), Int32(box.height))
+            }
         case .flip(let vertical):
             return try call("flip") { cvips_flip(image.pointer, &$0, vertical ? 1 : 0) }
         case .exposure, .brightness, .contrast, .temperature, .tint, .saturation, .mono, .sepia, .noir, .vibrance,
@@ -224,7 +232,9 @@ enum RecipePipeline {
     }
 
     /// The pixel rectangle a normalised crop keeps: at least one pixel, inside the image.
-    static func cropRegion(_ rect: NormalizedRect, width: Int, height: Int) -> (left: Int, top: Int, width: Int, height: Int) {
+    static func cropRegion(_ rect: NormalizedRect, width: Int, height: Int) -> (
+        left: Int, top: Int, width: Int, height: Int
+    ) {
         let left = min(width - 1, max(0, Int((rect.x * Double(width)).rounded(.down))))
         let top = min(height - 1, max(0, Int((rect.y * Double(height)).rounded(.down))))
         let cropWidth = min(width - left, max(1, Int((rect.width * Double(width)).rounded())))
@@ -281,7 +291,9 @@ enum RecipePipeline {
 
     /// Comic: colours flattened to six levels a channel, with dark outlines where the (lightly
     /// blurred) luma has a strong Sobel gradient.
-    private static func comic(_ image: VipsImageRef, _ amount: Double, scale: Double) throws(ImagingError) -> VipsImageRef {
+    private static func comic(_ image: VipsImageRef, _ amount: Double, scale: Double) throws(ImagingError)
+        -> VipsImageRef
+    {
         let outlines = try comicOutlines(image, scale: scale)
         let lineFactor = try linear(outlines, [-amount / 255], [1])
         var table = [Float](repeating: 0, count: 256 * 3)
@@ -361,7 +373,8 @@ enum RecipePipeline {
     // MARK: - libvips calls
 
     /// `a * image + b` per band, float out.
-    private static func linear(_ image: VipsImageRef, _ a: [Double], _ b: [Double]) throws(ImagingError) -> VipsImageRef {
+    private static func linear(_ image: VipsImageRef, _ a: [Double], _ b: [Double]) throws(ImagingError) -> VipsImageRef
+    {
         try call("linear") { cvips_linear(image.pointer, &$0, a, b, Int32(a.count)) }
     }
 

@@ -31,7 +31,8 @@ struct RenderGeometry: Hashable {
         let boxWidth = Double(max(1, options.width))
         let boxHeight = Double(max(1, options.height))
         let fill = options.contentMode == .aspectFill
-        var scale = fill
+        var scale =
+            fill
             ? max(boxWidth / cropWidth, boxHeight / cropHeight) : min(boxWidth / cropWidth, boxHeight / cropHeight)
         if !options.allowsUpscaling { scale = min(scale, 1) }
         self.scale = scale

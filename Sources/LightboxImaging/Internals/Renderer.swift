@@ -32,7 +32,8 @@ enum Renderer {
         do {
             return try Processors.shared.holding { () throws(ImagingError) in
                 let decoded = try decodeFile(
-                    path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: bounded)
+                    path: path, contents: contents, fileOrientation: fileOrientation, options: options, monitor: bounded
+                )
                 return try render(decoded, path: path, options: options, monitor: bounded)
             }
         } catch {

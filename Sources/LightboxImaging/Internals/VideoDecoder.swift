@@ -22,18 +22,22 @@ enum VideoDecoder {
         case CVIDEO_UNAVAILABLE: throw ImagingError(.libraryUnavailable, reason, path: path)
         default: throw ImagingError(.corrupt, reason, path: path)
         }
-        let orientation = switch frame.rotation {
-        case 90: 6
-        case 180: 3
-        case 270: 8
-        default: 1
+        let orientation =
+            switch frame.rotation {
+            case 90: 6
+            case 180: 3
+            case 270: 8
+            default: 1
+            }
+        guard let pixels = frame.pixels else {
+            throw ImagingError(.corrupt, "the movie's frame has no pixels", path: path)
         }
-        guard let pixels = frame.pixels else { throw ImagingError(.corrupt, "the movie's frame has no pixels", path: path) }
         frame.pixels = nil
         // Plain pixels, as a JPEG's decode gives them: a poster frame's render never opens
         // libvips. The block is malloc'ed, which `PixelBuffers` takes back.
         return (
-            VipsImageRef(pixels: UnsafeMutableRawPointer(pixels), width: Int(frame.width), height: Int(frame.height), bands: 3),
+            VipsImageRef(
+                pixels: UnsafeMutableRawPointer(pixels), width: Int(frame.width), height: Int(frame.height), bands: 3),
             orientation
         )
     }

@@ -2,8 +2,8 @@ import CColour
 import CJPEG
 import CResample
 import CVips
-import LightboxMetadata
 import Glibc
+import LightboxMetadata
 import Synchronization
 
 /// The raw libvips calls. Everything that touches a `VipsImage` pointer lives in this folder;
@@ -50,7 +50,9 @@ enum Vips {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name.hasSuffix(".so") { names.append(name) }
         }
         // A module that fails to load is skipped, as vips_init skips it.
@@ -204,7 +206,8 @@ final class VipsImageRef {
     /// Whether the pixels are 8-bit and not coded (LABQ, RAD): what Lightbox's own C takes.
     var isUncoded8Bit: Bool {
         plain != nil
-            || (cvips_image_get_format(pointer) == VIPS_FORMAT_UCHAR && cvips_image_get_coding(pointer) == VIPS_CODING_NONE)
+            || (cvips_image_get_format(pointer) == VIPS_FORMAT_UCHAR
+                && cvips_image_get_coding(pointer) == VIPS_CODING_NONE)
     }
 
     var interpretation: VipsInterpretation {
@@ -384,7 +387,8 @@ extension Vips {
     /// libvips uses, three to four times faster; anything else (alpha, 16-bit, enlarging) by
     /// `vips_thumbnail_image`.
     static func resize(_ image: VipsImageRef, width: Int, height: Int) throws(ImagingError) -> VipsImageRef {
-        let width = max(1, width), height = max(1, height)
+        let width = max(1, width)
+        let height = max(1, height)
         if let resampled = try resample(image, width: width, height: height) { return resampled }
         return try resizeWithLibvips(image, width: width, height: height)
     }
@@ -393,7 +397,8 @@ extension Vips {
     /// tests hold ``resize(_:width:height:)`` to.
     static func resizeWithLibvips(_ image: VipsImageRef, width: Int, height: Int) throws(ImagingError) -> VipsImageRef {
         var out: UnsafeMutablePointer<VipsImage>?
-        guard cvips_thumbnail_image(image.pointer, &out, Int32(max(1, width)), Int32(max(1, height)), 0, 0) == 0, let out
+        guard cvips_thumbnail_image(image.pointer, &out, Int32(max(1, width)), Int32(max(1, height)), 0, 0) == 0,
+            let out
         else {
             throw ImagingError(.corrupt, "cannot resize the image (\(takeError()))")
         }
@@ -409,7 +414,8 @@ extension Vips {
         return try derive(from: image, width: width, height: height, bands: bands, doing: "resize the image") {
             pixels, stride, output in
             cresample_lanczos3(
-                pixels, Int32(image.width), Int32(image.height), stride, Int32(bands), output, Int32(width), Int32(height),
+                pixels, Int32(image.width), Int32(image.height), stride, Int32(bands), output, Int32(width),
+                Int32(height),
                 width * bands) == 0
         }
     }
@@ -450,20 +456,24 @@ extension Vips {
         -> VipsImageRef
     {
         if image.isPlain {
-            guard left >= 0, top >= 0, width > 0, height > 0, left + width <= image.width, top + height <= image.height else {
-                throw ImagingError(.corrupt, "cannot crop the image (\(width)x\(height) at \(left),\(top) is outside it)")
+            guard left >= 0, top >= 0, width > 0, height > 0, left + width <= image.width, top + height <= image.height
+            else {
+                throw ImagingError(
+                    .corrupt, "cannot crop the image (\(width)x\(height) at \(left),\(top) is outside it)")
             }
             let bands = image.bands
             return try derive(from: image, width: width, height: height, bands: bands, doing: "crop the image") {
                 pixels, stride, output in
                 for row in 0..<height {
-                    (output + row * width * bands).update(from: pixels + (top + row) * stride + left * bands, count: width * bands)
+                    (output + row * width * bands).update(
+                        from: pixels + (top + row) * stride + left * bands, count: width * bands)
                 }
                 return true
             }
         }
         var out: UnsafeMutablePointer<VipsImage>?
-        guard cvips_extract_area(image.pointer, &out, Int32(left), Int32(top), Int32(width), Int32(height)) == 0, let out
+        guard cvips_extract_area(image.pointer, &out, Int32(left), Int32(top), Int32(width), Int32(height)) == 0,
+            let out
         else {
             throw ImagingError(.corrupt, "cannot crop the image (\(takeError()))")
         }
@@ -475,11 +485,15 @@ extension Vips {
     /// 8-bit RGB from an RGB profile goes through a transform made once per profile
     /// (``ColourTransforms``), or stays as it is when the profile is sRGB to the last bit;
     /// anything else goes through `vips_icc_transform`.
-    static func convertToSRGB(_ image: VipsImageRef, profile: [UInt8], path: String) throws(ImagingError) -> VipsImageRef {
+    static func convertToSRGB(_ image: VipsImageRef, profile: [UInt8], path: String) throws(ImagingError)
+        -> VipsImageRef
+    {
         if image.bands == 3, image.isUncoded8Bit,
-            let converted = try ColourTransforms.shared.withTransformToSRGB(from: profile, { transform throws(ImagingError) in
-                ccolour_is_identity(transform) == 1 ? image : try apply(transform, to: image, path: path)
-            })
+            let converted = try ColourTransforms.shared.withTransformToSRGB(
+                from: profile,
+                { transform throws(ImagingError) in
+                    ccolour_is_identity(transform) == 1 ? image : try apply(transform, to: image, path: path)
+                })
         {
             return converted
         }
@@ -520,7 +534,9 @@ extension Vips {
         else { return try uprightWithLibvips(image, orientation: orientation, path: path) }
         let swaps = orientation >= 5
         let (width, height) = swaps ? (image.height, image.width) : (image.width, image.height)
-        return try derive(from: image, width: width, height: height, bands: bands, doing: "turn the image upright", path: path) {
+        return try derive(
+            from: image, width: width, height: height, bands: bands, doing: "turn the image upright", path: path
+        ) {
             pixels, stride, output in
             corient(
                 pixels, Int32(image.width), Int32(image.height), stride, Int32(bands), Int32(orientation), output,
@@ -548,7 +564,9 @@ extension Vips {
     /// (`cjpeg_encode`, the same settings as `cvips_jpegsave_buffer`): libvips' `jpegsave`
     /// hands the rows of an image already in memory to its worker threads and waits for each
     /// batch, 5.0 ms against 3.0 to 3.4 ms for a 1024x768 thumbnail (docs/BENCHMARKS.md).
-    static func encode(_ image: VipsImageRef, as format: EncodedImageFormat, quality: Int) throws(ImagingError) -> [UInt8] {
+    static func encode(_ image: VipsImageRef, as format: EncodedImageFormat, quality: Int) throws(ImagingError)
+        -> [UInt8]
+    {
         if format == .jpeg, let bytes = try encodeJPEGDirectly(image, quality: quality) { return bytes }
         return try encodeWithLibvips(image, as: format, quality: quality)
     }
@@ -580,7 +598,8 @@ extension Vips {
     }
 
     /// Encoded by libvips' savers alone (the tests' reference for ``encode``).
-    static func encodeWithLibvips(_ image: VipsImageRef, as format: EncodedImageFormat, quality: Int) throws(ImagingError)
+    static func encodeWithLibvips(_ image: VipsImageRef, as format: EncodedImageFormat, quality: Int)
+        throws(ImagingError)
         -> [UInt8]
     {
         var buffer: UnsafeMutableRawPointer?

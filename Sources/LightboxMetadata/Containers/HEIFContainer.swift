@@ -19,7 +19,8 @@ enum HEIFContainer {
             if let ipma = children.first("ipma") { associations = try itemAssociations(ipma, source) }
         }
         if let primary {
-            for association in associations[primary] ?? [] where association.index >= 1 && association.index <= properties.count {
+            for association in associations[primary] ?? []
+            where association.index >= 1 && association.index <= properties.count {
                 let property = properties[association.index - 1]
                 switch property.type {
                 case "ispe":
@@ -111,7 +112,8 @@ enum HEIFContainer {
     ) throws(MetadataError) -> (width: Int, height: Int)? {
         var size: (width: Int, height: Int)?
         var turns = 0
-        for association in associations[item] ?? [] where association.index >= 1 && association.index <= properties.count {
+        for association in associations[item] ?? []
+        where association.index >= 1 && association.index <= properties.count {
             let property = properties[association.index - 1]
             if property.type == "ispe" {
                 let payload = try property.payload(of: source)
@@ -164,7 +166,9 @@ enum HEIFContainer {
         _ = try cursor.read(3)
         let sizes = try cursor.read(1)
         let more = try cursor.read(1)
-        let offsetSize = sizes >> 4, lengthSize = sizes & 15, baseOffsetSize = more >> 4
+        let offsetSize = sizes >> 4
+        let lengthSize = sizes & 15
+        let baseOffsetSize = more >> 4
         let indexSize = (version == 1 || version == 2) ? more & 15 : 0
         let itemCount = try cursor.read(version < 2 ? 2 : 4)
         var locations: [Int: [Extent]] = [:]
@@ -221,7 +225,8 @@ enum HEIFContainer {
             for _ in 0..<n {
                 let wide = flags & 1 != 0
                 let value = try cursor.read(wide ? 2 : 1)
-                found.append(Association(index: value & (wide ? 0x7FFF : 0x7F), essential: value >> (wide ? 15 : 7) == 1))
+                found.append(
+                    Association(index: value & (wide ? 0x7FFF : 0x7F), essential: value >> (wide ? 15 : 7) == 1))
             }
             associations[id] = found
         }
@@ -239,13 +244,15 @@ enum CR3Container {
     static func read(_ source: ByteSource, into metadata: inout MediaMetadata) throws(MetadataError) {
         let top = try ISOBox.children(of: source, in: 0..<source.count)
         guard let moov = top.first("moov") else { throw MetadataError(.malformed, "the CR3 file has no moov box") }
-        guard let canon = try moov.children(of: source).first(where: { $0.type == "uuid" && $0.userType == canonUUID }) else {
+        guard let canon = try moov.children(of: source).first(where: { $0.type == "uuid" && $0.userType == canonUUID })
+        else {
             throw MetadataError(.malformed, "the CR3 file has no Canon metadata box")
         }
         var exif = ExifMetadata()
         var found = false
         for box in try canon.children(of: source) {
-            guard ["CMT1", "CMT2", "CMT4"].contains(box.type), let reader = try? TIFFReader(source: source, base: box.payloadOffset),
+            guard ["CMT1", "CMT2", "CMT4"].contains(box.type),
+                let reader = try? TIFFReader(source: source, base: box.payloadOffset),
                 let first = reader.firstIFDOffset
             else { continue }
             var walk = IFDWalk()
@@ -275,7 +282,9 @@ public enum HEIFDerivations {
             let references = try? HEIFContainer.references(iref, source)
         else { return false }
         var edges: [Int: [Int]] = [:]
-        for reference in references where reference.kind == "dimg" { edges[reference.from, default: []] += reference.to }
+        for reference in references where reference.kind == "dimg" {
+            edges[reference.from, default: []] += reference.to
+        }
         // Depth-first, without recursion: 1 on the current path, 2 done.
         var state: [Int: Int] = [:]
         for start in edges.keys where state[start] == nil {

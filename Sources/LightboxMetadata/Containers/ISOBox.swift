@@ -63,7 +63,8 @@ struct ISOBox {
             guard offset + headerSize <= end else {
                 throw MetadataError(.truncated, "box \(type) at offset \(offset) is shorter than its header")
             }
-            boxes.append(ISOBox(type: type, offset: offset, payloadOffset: offset + headerSize, end: end, userType: userType))
+            boxes.append(
+                ISOBox(type: type, offset: offset, payloadOffset: offset + headerSize, end: end, userType: userType))
             offset = end
         }
         return boxes
@@ -78,7 +79,8 @@ struct ISOBox {
     /// The payload, at most `limit` bytes of it.
     func payload(of source: ByteSource, limit: Int = 1 << 20) throws(MetadataError) -> [UInt8] {
         guard payloadSize <= limit else {
-            throw MetadataError(.malformed, "box \(type) at offset \(offset) holds \(payloadSize) bytes, more than \(limit)")
+            throw MetadataError(
+                .malformed, "box \(type) at offset \(offset) holds \(payloadSize) bytes, more than \(limit)")
         }
         return try source.bytes(at: payloadOffset, count: payloadSize)
     }

@@ -10,7 +10,8 @@ enum JPEGContainer {
     static let maximumSegments = 4_096
 
     /// Reads the JPEG that starts at `start` (0, or where a RAF file embeds its preview).
-    static func read(_ source: ByteSource, at start: Int = 0, into metadata: inout MediaMetadata) throws(MetadataError) {
+    static func read(_ source: ByteSource, at start: Int = 0, into metadata: inout MediaMetadata) throws(MetadataError)
+    {
         var offset = start + 2
         var extended: [String: (length: Int, parts: [Int: [UInt8]])] = [:]
         var standardXMP: [UInt8]?
@@ -26,7 +27,11 @@ enum JPEGContainer {
                 // Junk between segments (a length that was off): look for the next marker, as
                 // decoders do, within 64 KB.
                 let window = try source.bytes(at: offset, upTo: 1 << 16)
-                guard let next = window.indices.first(where: { window[$0] == 0xFF && $0 + 1 < window.count && window[$0 + 1] != 0 && window[$0 + 1] != 0xFF }) else {
+                guard
+                    let next = window.indices.first(where: {
+                        window[$0] == 0xFF && $0 + 1 < window.count && window[$0 + 1] != 0 && window[$0 + 1] != 0xFF
+                    })
+                else {
                     throw MetadataError(.malformed, "no JPEG marker at offset \(offset) nor in the 64 KB after it")
                 }
                 offset += next
@@ -40,14 +45,18 @@ enum JPEGContainer {
             }
             let lengthBytes = try source.bytes(at: offset + 2, count: 2)
             let length = Int(lengthBytes.u16(at: 0)!)
-            guard length >= 2 else { throw MetadataError(.malformed, "a JPEG segment at offset \(offset) has length \(length)") }
+            guard length >= 2 else {
+                throw MetadataError(.malformed, "a JPEG segment at offset \(offset) has length \(length)")
+            }
             let payloadOffset = offset + 4
             let payloadLength = length - 2
             switch code {
             case 0xE1:
                 let head = try source.bytes(at: payloadOffset, upTo: extendedXMPSignature.count)
                 if head.starts(with: exifSignature) {
-                    if metadata.exif == nil, let reader = try? TIFFReader(source: source, base: payloadOffset + exifSignature.count) {
+                    if metadata.exif == nil,
+                        let reader = try? TIFFReader(source: source, base: payloadOffset + exifSignature.count)
+                    {
                         metadata.exif = try? ExifMetadata(reader: reader)
                         // IFD1's thumbnail: a quick image while the photo decodes.
                         if let first = reader.firstIFDOffset, let next = reader.ifd(at: first)?.next,
@@ -59,12 +68,14 @@ enum JPEGContainer {
                         }
                     }
                 } else if head.starts(with: xmpSignature) {
-                    standardXMP = try source.bytes(at: payloadOffset + xmpSignature.count, count: payloadLength - xmpSignature.count)
+                    standardXMP = try source.bytes(
+                        at: payloadOffset + xmpSignature.count, count: payloadLength - xmpSignature.count)
                 } else if head.starts(with: extendedXMPSignature) {
                     // GUID (32), full length (4), this part's offset (4), then the part.
                     let body = try source.bytes(at: payloadOffset, count: payloadLength)
                     let start = extendedXMPSignature.count
-                    if body.count > start + 40, let full = body.u32(at: start + 32), let partOffset = body.u32(at: start + 36),
+                    if body.count > start + 40, let full = body.u32(at: start + 32),
+                        let partOffset = body.u32(at: start + 36),
                         full <= ByteSource.maximumRead
                     {
                         let guid = String(decoding: body[start..<start + 32], as: UTF8.self)
@@ -110,7 +121,9 @@ enum JPEGContainer {
 
     /// The number of images an MPF index lists (tag 0xB001 of its IFD).
     private static func mpfImageCount(_ source: ByteSource, _ base: Int) -> Int? {
-        guard let reader = try? TIFFReader(source: source, base: base), let first = reader.firstIFDOffset else { return nil }
+        guard let reader = try? TIFFReader(source: source, base: base), let first = reader.firstIFDOffset else {
+            return nil
+        }
         var walk = IFDWalk()
         guard let ifd = walk.visit(reader, at: first) else { return nil }
         return ifd[0xB001].flatMap(reader.integer)
@@ -130,7 +143,9 @@ enum ICCProfile {
             let tag = Array(profile[offset..<offset + size])
             switch tag.fourCC(at: 0) {
             case "desc":  // ICC v2: ASCII count then text
-                guard let length = tag.u32(at: 8).map(Int.init), length > 0, 12 + length <= tag.count else { return nil }
+                guard let length = tag.u32(at: 8).map(Int.init), length > 0, 12 + length <= tag.count else {
+                    return nil
+                }
                 return String(decoding: tag[12..<12 + length].prefix { $0 != 0 }, as: UTF8.self)
             case "mluc":  // ICC v4: records of UTF-16BE strings; the first one
                 guard let records = tag.u32(at: 8), records > 0, let length = tag.u32(at: 20).map(Int.init),

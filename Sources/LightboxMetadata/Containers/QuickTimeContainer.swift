@@ -59,7 +59,9 @@ enum QuickTimeContainer {
         metadata.quickTime = movie
     }
 
-    private static func readMovieHeader(_ box: ISOBox, _ source: ByteSource, _ movie: inout QuickTimeMetadata) throws(MetadataError) {
+    private static func readMovieHeader(_ box: ISOBox, _ source: ByteSource, _ movie: inout QuickTimeMetadata)
+        throws(MetadataError)
+    {
         let payload = try box.payload(of: source)
         var cursor = PayloadCursor(payload)
         let version = try cursor.read(1)
@@ -72,7 +74,9 @@ enum QuickTimeContainer {
         if timescale > 0 { movie.duration = Double(duration) / Double(timescale) }
     }
 
-    private static func readTrack(_ box: ISOBox, _ source: ByteSource, _ movie: inout QuickTimeMetadata) throws(MetadataError) {
+    private static func readTrack(_ box: ISOBox, _ source: ByteSource, _ movie: inout QuickTimeMetadata)
+        throws(MetadataError)
+    {
         let children = try box.children(of: source)
         guard let mdia = children.first("mdia") else { return }
         let media = try mdia.children(of: source)
@@ -149,7 +153,9 @@ enum QuickTimeContainer {
     }
 
     /// `meta` with an `mdta` handler: `keys` names the entries of `ilst`, 1-based.
-    private static func readMeta(_ box: ISOBox, _ source: ByteSource, _ movie: inout QuickTimeMetadata) throws(MetadataError) {
+    private static func readMeta(_ box: ISOBox, _ source: ByteSource, _ movie: inout QuickTimeMetadata)
+        throws(MetadataError)
+    {
         // QuickTime's meta is a plain box, MPEG-4's a full box: look for the hdlr child.
         let head = try source.bytes(at: box.payloadOffset, upTo: 8)
         let children = try box.children(of: source, skip: head.fourCC(at: 4) == "hdlr" ? 0 : 4)

@@ -22,7 +22,9 @@ enum TIFFContainer {
             {
                 largest = (width, height)
             }
-            if rawByCompression == nil { rawByCompression = ifd[0x0103].flatMap(reader.integer).flatMap(rawFormat(compression:)) }
+            if rawByCompression == nil {
+                rawByCompression = ifd[0x0103].flatMap(reader.integer).flatMap(rawFormat(compression:))
+            }
             if let next = ifd.next { pending.append(next) }
             if let subIFDs = ifd[0x014A] { pending += reader.integers(subIFDs, limit: 8) }
             collectEmbeddedJPEGs(ifd, reader, &jpegs)
@@ -80,13 +82,15 @@ enum TIFFContainer {
         guard make?.uppercased().hasPrefix("SONY") == true, let first = reader.firstIFDOffset,
             let ifd0 = reader.ifd(at: first)
         else { return false }
-        return ifd0[0x00FE].flatMap(reader.integer) == 1 && ifd0[0x0103].flatMap(reader.integer) == 6 && ifd0[0x014A] != nil
+        return ifd0[0x00FE].flatMap(reader.integer) == 1 && ifd0[0x0103].flatMap(reader.integer) == 6
+            && ifd0[0x014A] != nil
     }
 
     /// The JPEGs an IFD points to: `JPEGInterchangeFormat` and its length (a NEF's or DNG's
     /// `JpgFromRaw`, IFD1's thumbnail), or a single strip compressed as JPEG in RGB or YCbCr
     /// (a CR2's or DNG's preview in IFD0); never the CFA or linear raw data itself.
-    private static func collectEmbeddedJPEGs(_ ifd: TIFFReader.IFD, _ reader: TIFFReader, _ jpegs: inout [EmbeddedJPEG]) {
+    private static func collectEmbeddedJPEGs(_ ifd: TIFFReader.IFD, _ reader: TIFFReader, _ jpegs: inout [EmbeddedJPEG])
+    {
         func add(_ offset: Int?, _ length: Int?) {
             guard let offset, let length, offset > 0, length > 2, reader.base + offset + length <= reader.source.count
             else { return }
@@ -110,7 +114,8 @@ enum TIFFContainer {
     ) {
         if let preview = ifd0[0x002E], preview.count > 4 {
             if reader.base + preview.valueOffset + preview.count <= reader.source.count {
-                metadata.embeddedJPEGs.append(EmbeddedJPEG(offset: reader.base + preview.valueOffset, length: preview.count))
+                metadata.embeddedJPEGs.append(
+                    EmbeddedJPEG(offset: reader.base + preview.valueOffset, length: preview.count))
             }
             var embedded = MediaMetadata(format: .jpeg)
             if (try? JPEGContainer.read(reader.source, at: reader.base + preview.valueOffset, into: &embedded)) != nil,
@@ -169,7 +174,9 @@ enum PNGContainer {
                 metadata.pixelWidth = Int(body.u32(at: 0)!)
                 metadata.pixelHeight = Int(body.u32(at: 4)!)
             case "eXIf":
-                if let reader = try? TIFFReader(source: source, base: data) { metadata.exif = try? ExifMetadata(reader: reader) }
+                if let reader = try? TIFFReader(source: source, base: data) {
+                    metadata.exif = try? ExifMetadata(reader: reader)
+                }
             case "iTXt":
                 let body = try source.bytes(at: data, count: Swift.min(length, ByteSource.maximumRead))
                 if body.starts(with: Array("XML:com.adobe.xmp\0".utf8)) {
@@ -189,7 +196,8 @@ enum PNGContainer {
                 let keyword = Array("Raw profile type exif\0".utf8)
                 let head = try source.bytes(at: data, upTo: keyword.count)
                 if head == keyword, metadata.exif == nil, length > keyword.count {
-                    let body = try source.bytes(at: data + keyword.count, count: Swift.min(length, 16 << 20) - keyword.count)
+                    let body = try source.bytes(
+                        at: data + keyword.count, count: Swift.min(length, 16 << 20) - keyword.count)
                     let text = type == "zTXt" ? try? Inflate.zlib(Array(body.dropFirst())) : body
                     if let text, let block = rawProfile(text) { metadata.exif = try? ExifMetadata(exifBlock: block) }
                 }
@@ -283,9 +291,12 @@ enum WebPContainer {
             case "EXIF":
                 let head = try source.bytes(at: data, upTo: 6)
                 let base = head.starts(with: JPEGContainer.exifSignature) ? data + 6 : data
-                if let reader = try? TIFFReader(source: source, base: base) { metadata.exif = try? ExifMetadata(reader: reader) }
+                if let reader = try? TIFFReader(source: source, base: base) {
+                    metadata.exif = try? ExifMetadata(reader: reader)
+                }
             case "XMP ":
-                metadata.xmp = XMPMetadata(packet: try source.bytes(at: data, count: Swift.min(length, ByteSource.maximumRead)))
+                metadata.xmp = XMPMetadata(
+                    packet: try source.bytes(at: data, count: Swift.min(length, ByteSource.maximumRead)))
             default: break
             }
             offset = data + length + (length & 1)
@@ -302,7 +313,8 @@ enum GIFContainer {
         metadata.pixelWidth = head.u16(at: 6, bigEndian: false).map(Int.init)
         metadata.pixelHeight = head.u16(at: 8, bigEndian: false).map(Int.init)
         let marker = Array("NETSCAPE2.0".utf8)
-        metadata.isAnimated = head.count > marker.count
+        metadata.isAnimated =
+            head.count > marker.count
             && (0...(head.count - marker.count)).contains { head[$0..<$0 + marker.count].elementsEqual(marker) }
     }
 }

@@ -11,7 +11,9 @@ public enum AppleMetadataWriter {
     public static func jpeg(
         _ bytes: [UInt8], contentIdentifier: String?, burstUUID: String? = nil
     ) throws(MetadataError) -> [UInt8] {
-        guard bytes.starts(with: [0xFF, 0xD8]) else { throw MetadataError(.malformed, "not a JPEG: no start-of-image marker") }
+        guard bytes.starts(with: [0xFF, 0xD8]) else {
+            throw MetadataError(.malformed, "not a JPEG: no start-of-image marker")
+        }
         let source = ByteSource(bytes: bytes)
         // Find the EXIF APP1 segment, and where a new one would go (after SOI and APP0).
         var offset = 2
@@ -22,9 +24,13 @@ public enum AppleMetadataWriter {
             if code == 0xDA || code == 0xD9 { break }
             let length = Int(bytes.u16(at: offset + 2)!)
             let end = offset + 2 + length
-            guard length >= 2, end <= bytes.count else { throw MetadataError(.truncated, "a JPEG segment at offset \(offset) runs past the end") }
+            guard length >= 2, end <= bytes.count else {
+                throw MetadataError(.truncated, "a JPEG segment at offset \(offset) runs past the end")
+            }
             if code == 0xE0 && exifSegment == nil { insertAt = end }
-            if code == 0xE1, Array(bytes[(offset + 4)..<Swift.min(end, offset + 10)]) == JPEGContainer.exifSignature, exifSegment == nil {
+            if code == 0xE1, Array(bytes[(offset + 4)..<Swift.min(end, offset + 10)]) == JPEGContainer.exifSignature,
+                exifSegment == nil
+            {
                 exifSegment = offset..<end
             }
             offset = end
@@ -80,7 +86,8 @@ public enum AppleMetadataWriter {
 
         let stream = try writer.stream(ifd0: ifd0, ifd1: ifd1)
         let payload = JPEGContainer.exifSignature + stream
-        let segment: [UInt8] = [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+        let segment: [UInt8] =
+            [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
         if let old = exifSegment {
             return Array(bytes[..<old.lowerBound]) + segment + Array(bytes[old.upperBound...])
         }
@@ -90,7 +97,8 @@ public enum AppleMetadataWriter {
     /// The entries of an Apple maker note, to keep when rewriting it; none for other makers'.
     private static func existingAppleEntries(_ entry: TIFFReader.Entry, _ exif: TIFFReader) -> [TIFFWriter.Entry] {
         let start = exif.base + entry.valueOffset
-        guard let header = try? exif.source.bytes(at: start, count: 14), header.starts(with: AppleMakerNote.signature) else {
+        guard let header = try? exif.source.bytes(at: start, count: 14), header.starts(with: AppleMakerNote.signature)
+        else {
             return []
         }
         let reader = TIFFReader(source: exif.source, base: start, bigEndian: header[12] != 0x49)

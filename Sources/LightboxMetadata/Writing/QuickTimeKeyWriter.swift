@@ -78,7 +78,9 @@ enum QuickTimeKeyWriter {
     }
 
     /// The `meta` box with the values set, or nil when it is not an `mdta` one.
-    static func rewriteMeta(_ meta: ISOBox, _ source: ByteSource, _ values: [String: Value]) throws(MetadataError) -> [UInt8]? {
+    static func rewriteMeta(_ meta: ISOBox, _ source: ByteSource, _ values: [String: Value]) throws(MetadataError)
+        -> [UInt8]?
+    {
         let head = try source.bytes(at: meta.payloadOffset, upTo: 8)
         let fullBox = head.fourCC(at: 4) != "hdlr"
         let children = try meta.children(of: source, skip: fullBox ? 4 : 0)
@@ -150,7 +152,9 @@ enum QuickTimeKeyWriter {
                 for index in 0..<count {
                     let at = 8 + index * (wide ? 8 : 4)
                     // A 64-bit offset is the file's: it may be past Int, or near enough to pass it.
-                    guard let value = wide ? payload.u64(at: at).flatMap({ Int(exactly: $0) }) : payload.u32(at: at).map(Int.init)
+                    guard
+                        let value = wide
+                            ? payload.u64(at: at).flatMap({ Int(exactly: $0) }) : payload.u32(at: at).map(Int.init)
                     else { break }
                     guard value >= end else { continue }
                     let (moved, overflow) = value.addingReportingOverflow(delta)
@@ -159,7 +163,9 @@ enum QuickTimeKeyWriter {
                         let bytes = (0..<8).map { UInt8((moved >> (56 - 8 * $0)) & 0xFF) }
                         payload.replaceSubrange(at..<at + 8, with: bytes)
                     } else {
-                        guard moved <= Int(UInt32.max) else { throw MetadataError(.malformed, "a chunk offset would pass 4 GB") }
+                        guard moved <= Int(UInt32.max) else {
+                            throw MetadataError(.malformed, "a chunk offset would pass 4 GB")
+                        }
                         payload.replaceSubrange(at..<at + 4, with: be32(moved))
                     }
                 }

@@ -48,7 +48,8 @@ struct TIFFWriter {
             _ = try write(ifd1, into: &out, base: 0, hasNext: false)
         }
         guard out.count <= 0xFFFF - 8 else {
-            throw MetadataError(.malformed, "the EXIF block would be \(out.count) bytes, more than a JPEG segment holds")
+            throw MetadataError(
+                .malformed, "the EXIF block would be \(out.count) bytes, more than a JPEG segment holds")
         }
         return out
     }
