@@ -34,7 +34,7 @@ SAMPLES := \
 	.corpus/exiv2/data/exiv2-nikon-d70.jpg \
 	.corpus/lomiri/backgrounds
 
-.PHONY: all deps corpus build release test fuzz bench run clean
+.PHONY: all deps corpus build release test fuzz format bench run clean
 
 all: build
 
@@ -72,6 +72,7 @@ release: deps
 
 ## test: build and run every test, on real photos
 test: deps corpus
+	scripts/check-format
 	@log=$$(mktemp); \
 	swift build --build-tests 2>&1 | tee "$$log"; \
 	if grep -E "^$(CURDIR)/(Sources|Tests)/[^:]+:[0-9]+:[0-9]+: warning:" "$$log"; then \
@@ -86,6 +87,10 @@ test: deps corpus
 FUZZ_CHECK_SECONDS ?= 10
 FUZZ_SECONDS ?= 3600
 FUZZ_JOBS ?= 1
+
+## format: format every Swift file with the repository's .swift-format (make test refuses one it would change)
+format:
+	swift format -i -r --parallel Sources Tests Package.swift
 
 ## fuzz: fuzz every parser of untrusted bytes with libFuzzer (scripts/fuzz), an hour each
 fuzz: deps corpus
