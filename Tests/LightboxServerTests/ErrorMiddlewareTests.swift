@@ -1,0 +1,35 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Lightbox
+import Testing
+
+@testable import LightboxServer
+
+/// The one place library errors meet HTTP statuses.
+@Suite("Error responses")
+struct ErrorMiddlewareTests {
+    @Test("A busy image manager answers 503 with Retry-After; a timed-out or damaged render 422; one error form")
+    func statuses() async throws {
+        let router = Router(context: BasicRequestContext.self)
+        let routes = Routes(router: router)
+        router.add(middleware: ErrorMiddleware(methods: routes.table))
+        routes.get("/busy") { _, _ -> String in
+            throw LibraryError(.busy, "256 images are waiting to be rendered; ask again in a moment")
+        }
+        routes.get("/damaged") { _, _ -> String in throw LibraryError(.corruptFile, "the render took too long") }
+        try await Application(router: router).test(.router) { client in
+            try await client.execute(uri: "/busy", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "1")
+                let body =
+                    try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
+                #expect((body?["error"] as? [String: Any])?["code"] as? String == "busy")
+            }
+            try await client.execute(uri: "/damaged", method: .get) { response in
+                #expect(response.status == .unprocessableContent)
+                #expect(response.headers[.retryAfter] == nil)
+            }
+        }
+    }
+}
