@@ -156,35 +156,45 @@ static size_t list_processes(process_info **out) {
     return count;
 }
 
-// Signals every descendant of this process; returns their resident bytes together.
+static int by_parent(const void *a, const void *b) {
+    pid_t x = ((const process_info *)a)->parent, y = ((const process_info *)b)->parent;
+    return (x > y) - (x < y);
+}
+
+// The first index of `list` (sorted by parent) whose parent is `parent`, or `count`.
+static size_t first_child(const process_info *list, size_t count, pid_t parent) {
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (list[middle].parent < parent) low = middle + 1;
+        else high = middle;
+    }
+    return low;
+}
+
+// Signals every descendant of this process; returns their resident bytes together. The
+// processes are sorted by parent and walked breadth first from this one: n log n, for a
+// machine of thousands of processes scanned every 10 ms.
 static long long descendants(int signal) {
     process_info *list;
     size_t count = list_processes(&list);
     if (!list) return 0;
-    // Marks descendants by repeated passes: a process is one when its parent is.
-    char *mine = calloc(count, 1);
+    qsort(list, count, sizeof *list, by_parent);
+    pid_t *queue = malloc((count + 1) * sizeof *queue);
     long long pages = 0;
-    if (mine) {
-        pid_t self = getpid();
-        int changed = 1;
-        while (changed) {
-            changed = 0;
-            for (size_t i = 0; i < count; i++) {
-                if (mine[i]) continue;
-                int is = list[i].parent == self;
-                for (size_t j = 0; !is && j < count; j++) is = mine[j] && list[j].pid == list[i].parent;
-                if (is) {
-                    mine[i] = 1;
-                    changed = 1;
-                }
+    if (queue) {
+        size_t head = 0, tail = 0;
+        queue[tail++] = getpid();
+        while (head < tail) {
+            pid_t parent = queue[head++];
+            for (size_t i = first_child(list, count, parent); i < count && list[i].parent == parent; i++) {
+                if (tail > count) break;  // a cycle /proc cannot show; never walk past the list
+                queue[tail++] = list[i].pid;
+                pages += list[i].pages;
+                if (signal) kill(list[i].pid, signal);
             }
         }
-        for (size_t i = 0; i < count; i++) {
-            if (!mine[i]) continue;
-            pages += list[i].pages;
-            if (signal) kill(list[i].pid, signal);
-        }
-        free(mine);
+        free(queue);
     }
     free(list);
     return pages * sysconf(_SC_PAGESIZE);
