@@ -83,9 +83,10 @@ test: deps corpus
 	scripts/fuzz --seconds $(FUZZ_CHECK_SECONDS) --jobs 2
 
 # make test fuzzes each target this long (after replaying its committed inputs); make fuzz,
-# FUZZ_SECONDS each (one CPU-hour: docs/SECURITY.md), FUZZ_JOBS at a time.
+# until each has used FUZZ_CPU_SECONDS of processor time (one CPU-hour: docs/SECURITY.md),
+# FUZZ_JOBS at a time.
 FUZZ_CHECK_SECONDS ?= 10
-FUZZ_SECONDS ?= 3600
+FUZZ_CPU_SECONDS ?= 3600
 FUZZ_JOBS ?= 1
 
 ## format: format every Swift file with the repository's .swift-format (make test refuses one it would change)
@@ -94,7 +95,7 @@ format:
 
 ## fuzz: fuzz every parser of untrusted bytes with libFuzzer (scripts/fuzz), an hour each
 fuzz: deps corpus
-	scripts/fuzz --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS)
+	scripts/fuzz --cpu-seconds $(FUZZ_CPU_SECONDS) --jobs $(FUZZ_JOBS)
 
 # The image benchmark's JPEGs: 12 MP phones, a 24 MP camera, a progressive worst case.
 BENCH_JPEGS := \
