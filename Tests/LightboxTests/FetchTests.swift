@@ -117,6 +117,23 @@ struct FetchTests {
             try library.fetchAssets(options: FetchOptions(predicate: try FetchPredicate("creationDate > 'yesterday'")))
         }
         #expect(badDate?.message.contains("ISO 8601") == true)
+        // Numbers past Int's range for a key of whole numbers (found by the predicate fuzz
+        // target: the conversion trapped, and one query string stopped the server).
+        for text in [
+            "estimatedAssetCount > 11111111111111111111111111111111111111111110",
+            "pixelWidth > 100000000000000000000000",
+            "pixelWidth < -99999999999999999999999", "pixelHeight IN {1, 9223372036854775808}",
+        ] {
+            let huge = #expect(throws: LibraryError.self, "\(text)") {
+                let options = FetchOptions(predicate: try FetchPredicate(text))
+                if text.hasPrefix("estimated") {
+                    _ = try library.fetchAssetCollections(with: .album, options: options).count
+                } else {
+                    _ = try library.fetchAssets(options: options).count
+                }
+            }
+            #expect(huge?.code == .invalidPredicate && huge?.message.contains("whole numbers") == true, "\(text)")
+        }
         let syntax = #expect(throws: LibraryError.self) { try FetchPredicate("favorite == true AND") }
         #expect(syntax?.message.contains("character") == true)
         #expect(throws: LibraryError.self) { try FetchPredicate("favorite ==") }

@@ -100,7 +100,13 @@ extension FetchPredicate {
     )? {
         switch (key.kind, value) {
         case (.int, .int(let v)): return v
-        case (.int, .double(let v)) where v.rounded() == v: return Int(v)
+        case (.int, .double(let v)):
+            // The text's number, which may be past Int's range (or infinite): never converted
+            // by trapping.
+            guard let whole = Int(exactly: v) else {
+                throw invalid("\(name) holds whole numbers from \(Int.min) to \(Int.max), not \(value)")
+            }
+            return whole
         case (.int, .bool(let v)): return v ? 1 : 0
         case (.double, .int(let v)): return Double(v)
         case (.double, .double(let v)): return v
