@@ -55,23 +55,33 @@ struct CommandLineTests {
     /// (`LIGHTBOX_TEST_PAUSE_AT`) and killed there with SIGKILL; returns what it said on
     /// standard error, which names the point when it was reached.
     static func runKilled(_ arguments: [String], at point: String) throws -> String {
+        let (process, said) = try start(
+            arguments, environment: ["LIGHTBOX_TEST_PAUSE_AT": point], until: "paused at \(point)")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return said
+    }
+
+    /// Starts `lightbox` with `arguments` and returns once it has said `phrase` on standard
+    /// error (or ended without saying it), with what it said.
+    static func start(_ arguments: [String], environment: [String: String] = [:], until phrase: String) throws
+        -> (Process, said: String)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["LIGHTBOX_TEST_PAUSE_AT": point]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         var said = ""
-        while !said.contains("paused at \(point)") {
+        while !said.contains(phrase) {
             let chunk = errors.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             said += String(decoding: chunk, as: UTF8.self)
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        return said
+        return (process, said)
     }
 
     /// ISO 8601 with an explicit offset, e.g. 2021-02-13T11:03:31.864-06:00.

@@ -79,21 +79,11 @@ struct ServeLimitsTests {
     /// `lightbox serve` on a free port with `options`, once it listens.
     static func serve(_ library: String, _ options: [String]) throws -> (Process, Int) {
         let port = try freePort()
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
-        server.arguments = ["serve", "--library", library, "--port", "\(port)"] + options
-        let errors = Pipe()
-        server.standardError = errors
-        server.standardOutput = FileHandle.nullDevice
-        try server.run()
-        var said = ""
-        while !said.contains("Serving") {
-            let chunk = errors.fileHandleForReading.availableData
-            if chunk.isEmpty {
-                server.waitUntilExit()
-                throw LibraryError(.invalidRequest, "the server stopped: \(said)")
-            }
-            said += String(decoding: chunk, as: UTF8.self)
+        let (server, said) = try CommandLineTests.start(
+            ["serve", "--library", library, "--port", "\(port)"] + options, until: "Serving")
+        guard said.contains("Serving") else {
+            server.waitUntilExit()
+            throw LibraryError(.invalidRequest, "the server stopped: \(said)")
         }
         return (server, port)
     }
