@@ -142,8 +142,9 @@ struct EditCommand: AsyncParsableCommand {
     func run() async throws {
         let controller: any ContentEditingController
         if let editor {
-            guard editorMemory >= 16, editorTime > 0 else {
-                throw ValidationError("--editor-memory must be at least 16 MiB and --editor-time more than 0 s")
+            guard (16...1_048_576).contains(editorMemory), editorTime > 0, editorTime <= 86_400 else {
+                throw ValidationError(
+                    "--editor-memory must be 16...1048576 MiB and --editor-time more than 0 and at most 86400 s")
             }
             controller = ExternalEditor(
                 program: try Self.program(editor), filters: filters, memoryLimit: editorMemory << 20,

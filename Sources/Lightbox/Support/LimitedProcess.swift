@@ -65,7 +65,9 @@ struct LimitedProcess {
         guard FileManager.default.createFile(atPath: inPath, contents: Data(input)) else {
             throw LibraryError(.storageFailed, "cannot write the editor's request", path: inPath)
         }
-        let seconds = Int(limits.seconds.rounded(.up))
+        // Whole seconds for the supervisor, within a day: a NaN or infinite limit (a caller's
+        // Double) must not reach a trapping conversion.
+        let seconds = limits.seconds.isFinite ? Int(min(max(limits.seconds, 1), 86_400).rounded(.up)) : 86_400
         let argv =
             ([
                 confine, "\(max(1, limits.memoryBytes))", "\(max(1, seconds))", "\(max(1, limits.fileBytes))", writable,
