@@ -109,6 +109,10 @@ let package = Package(
                 // Channel handlers of its own: the per-address connection limit.
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            // The web page's files, compiled into the server: nothing to find at run time.
+            resources: ["index.html", "style.css", "api.js", "grid.js", "viewer.js", "editor.js", "main.js"].map {
+                .embedInCode("Web/" + $0)
+            },
             swiftSettings: strictSettings
         ),
         .executableTarget(

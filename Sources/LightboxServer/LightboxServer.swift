@@ -13,7 +13,7 @@ import NIOCore
 /// ```
 ///
 /// Routes:
-/// - `GET /`: the web page, a grid of thumbnails, newest first, loading as the user scrolls;
+/// - `GET /` and `GET /web/{file}`: the web page (see ``WebPage``);
 /// - `GET /api/assets?limit=&after=&predicate=&sort=`: a page of assets, newest first
 ///   (keyset pagination), or those a predicate selects in the order a sort gives;
 /// - `GET /api/assets/{id}`: one asset;
@@ -52,11 +52,7 @@ public enum LightboxServer {
         EditRoutes.add(to: routes, library: library)
         MovieRoutes.add(to: routes, library: library)
         TrashRoutes.add(to: routes, library: library)
-        routes.get("/") { _, _ in
-            var headers = HTTPFields()
-            headers[.contentType] = "text/html; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: WebPage.html)))
-        }
+        WebPage.add(to: routes)
         routes.get("/api/assets") { request, _ in
             let query = request.uri.formQuery
             let limit = try query.get("limit", as: Int.self).map { $0 } ?? defaultPageSize

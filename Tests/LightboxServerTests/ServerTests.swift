@@ -92,18 +92,57 @@ struct ServerTests {
         }
     }
 
-    @Test("GET / is the page with the grid")
+    @Test("GET / is the page, and every file it loads is served, with the type a browser needs")
     func page() async throws {
         let (folder, _, app) = try await Self.makeApp()
         defer { withExtendedLifetime(folder) {} }
+        // Every file of Web/ in the source tree: the page's modules must all reach the browser.
+        let web = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/LightboxServer/Web").standardizedFileURL.path
+        let sources = try FileManager.default.contentsOfDirectory(atPath: web).filter { $0 != "index.html" }
         try await app.test(.router) { client in
+            var pending: [String] = []
             try await client.execute(uri: "/", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
                 let html = String(buffer: response.body)
                 #expect(html.contains("id=\"grid\""))
-                #expect(html.contains("/api/assets?limit="))
+                pending = Self.references(in: html, pattern: #"(?:href|src)="/web/([^"]+)""#)
             }
+            // Follows the page's links and the modules' imports, as a browser would.
+            var served: Set<String> = []
+            while let name = pending.popLast() {
+                guard served.insert(name).inserted else { continue }
+                try await client.execute(uri: "/web/" + name, method: .get) { response in
+                    #expect(response.status == .ok, "\(name)")
+                    let type = response.headers[.contentType] ?? ""
+                    #expect(type.hasPrefix(name.hasSuffix(".css") ? "text/css" : "text/javascript"), "\(name)")
+                    pending += Self.references(in: String(buffer: response.body), pattern: #"from '\./([^']+)'"#)
+                }
+            }
+            #expect(served == Set(sources))
+            #expect(served.contains("main.js") && served.contains("editor.js"))
+
+            var tag: String?
+            try await client.execute(uri: "/web/grid.js", method: .get) { response in
+                tag = response.headers[.eTag]
+                #expect(String(buffer: response.body).contains("/api/assets?limit="))
+            }
+            try await client.execute(
+                uri: "/web/grid.js", method: .get, headers: [.ifNoneMatch: try #require(tag)]
+            ) { response in
+                #expect(response.status == .notModified)
+            }
+            try await client.execute(uri: "/web/missing.js", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    private static func references(in text: String, pattern: String) -> [String] {
+        let expression = try! NSRegularExpression(pattern: pattern)
+        return expression.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+            Range($0.range(at: 1), in: text).map { String(text[$0]) }
         }
     }
 

@@ -1,0 +1,38 @@
+// What every part of the page asks the server, and the small helpers they share.
+
+export const TILE = { w: 360, h: 360, mode: 'fill', resize: 'exact' };
+
+export function assetPath(asset) {
+  return '/api/assets/' + encodeURIComponent(asset.localIdentifier);
+}
+
+// Image URLs name the asset's state: an edit changes them, the browser's cache never serves a stale one.
+export function version(asset) {
+  return '&v=' + encodeURIComponent(asset.modificationDate);
+}
+
+// Asks the image manager to start (or stop) caching images ahead of the user.
+export function cache(action, ids, size) {
+  fetch('/api/cache', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+                        body: JSON.stringify(Object.assign({ action, assets: ids }, size)) }).catch(() => {});
+}
+
+// A JSON request whose failure becomes an error carrying the server's message.
+export async function request(path, init) {
+  const response = await fetch(path, init);
+  if (!response.ok) throw new Error((await response.json()).error.message);
+  return response;
+}
+
+export function postJSON(path, body) {
+  return request(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+export function clock(seconds) {
+  const whole = Math.round(seconds || 0);
+  return Math.floor(whole / 60) + ':' + String(whole % 60).padStart(2, '0');
+}
+
+export function filename(asset) {
+  return asset.resources.length ? asset.resources[0].originalFilename : '';
+}

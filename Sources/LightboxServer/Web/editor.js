@@ -1,0 +1,149 @@
+// The edit view: sliders and effects build a Lightbox recipe, previewed at the view's size
+// and saved at full size. Saving keeps the saved recipe's order and every filter the view
+// has no control for (a crop made with the CLI), changing only what the user moved.
+import { assetPath, postJSON, request } from './api.js';
+import { replace } from './grid.js';
+import { open, shownImage } from './viewer.js';
+
+const editor = document.getElementById('editor');
+const sliders = document.getElementById('sliders');
+const effectMenu = document.getElementById('effect');
+const note = document.getElementById('edit-note');
+const SLIDERS = [
+  ['exposure', 'Exposure', -2, 2], ['brightness', 'Brightness', -1, 1], ['contrast', 'Contrast', -1, 1],
+  ['highlights', 'Highlights', -1, 1], ['shadows', 'Shadows', -1, 1], ['saturation', 'Saturation', -1, 1],
+  ['vibrance', 'Vibrance', -1, 1], ['temperature', 'Warmth', -1, 1], ['tint', 'Tint', -1, 1],
+  ['vignette', 'Vignette', -1, 1], ['sharpen', 'Sharpen', 0, 3], ['straighten', 'Straighten', -15, 15],
+];
+const EFFECTS = ['mono', 'noir', 'sepia', 'comic'];
+let turns = 0, flip = null, editing = null, previewing = false, stale = false, saving = false;
+// The recipe as saved, [name, value] in order, and the controls the user has moved.
+let saved = [], touched = new Set();
+
+for (const [name, title, min, max] of SLIDERS) {
+  const label = document.createElement('label');
+  label.innerHTML = title + ' <output></output><input type="range" step="any">';
+  const input = label.querySelector('input');
+  Object.assign(input, { min, max, value: 0, name });
+  input.addEventListener('input', () => {
+    label.querySelector('output').textContent = (+input.value).toFixed(2);
+    if (editing) { touched.add(name); preview(); }
+  });
+  input.addEventListener('dblclick', () => { input.value = 0; input.dispatchEvent(new Event('input')); });
+  sliders.appendChild(label);
+}
+
+// What the controls the user moved say: a value, or null to leave the filter out.
+function controls() {
+  const values = {};
+  for (const input of sliders.querySelectorAll('input'))
+    values[input.name] = +input.value !== 0 ? (+input.value).toFixed(3) : null;
+  const effect = effectMenu.value;
+  for (const name of EFFECTS) {
+    const before = saved.find(([n]) => n === name);
+    values[name] = effect === name ? (before ? before[1] : '1') : null;
+  }
+  values.rotate = turns ? String(turns * 90) : null;
+  values.flip = flip;
+  for (const name of Object.keys(values)) if (!touched.has(name)) delete values[name];
+  return values;
+}
+
+// The saved recipe in its order, with what the user changed; filters the view has no
+// control for (a crop, a blur made elsewhere) stay as they were.
+function recipe() {
+  const values = controls(), filters = [], done = new Set();
+  for (const [name, value] of saved) {
+    if (!(name in values)) { filters.push(name + '=' + value); continue; }
+    if (done.has(name)) continue;
+    done.add(name);
+    if (values[name] !== null) filters.push(name + '=' + values[name]);
+  }
+  for (const [name, value] of Object.entries(values))
+    if (!done.has(name) && value !== null) filters.push(name + '=' + value);
+  return filters;
+}
+
+// The preview fits the view, in device pixels.
+function previewSide() {
+  const figure = editor.querySelector('figure');
+  return Math.min(2048, Math.ceil(Math.max(figure.clientWidth, figure.clientHeight) * (devicePixelRatio || 1)));
+}
+
+// One preview in flight; settings changed meanwhile are sent when it returns.
+async function preview() {
+  if (!editing) return;
+  if (previewing) { stale = true; return; }
+  previewing = true;
+  try {
+    const response = await postJSON(assetPath(editing) + '/edits/preview', { filters: recipe(), maximumSide: previewSide() });
+    const blob = await response.blob();
+    const picture = editor.querySelector('img');
+    if (picture.src.startsWith('blob:')) URL.revokeObjectURL(picture.src);
+    picture.src = URL.createObjectURL(blob);
+    note.textContent = '';
+  } catch (error) {
+    note.textContent = error.message;
+  } finally {
+    previewing = false;
+    if (stale) { stale = false; preview(); }
+  }
+}
+
+export async function openEditor(asset) {
+  history.replaceState(null, '', '#edit=' + encodeURIComponent(asset.localIdentifier));
+  // Not editing until the saved recipe is loaded: setting the controls moves nothing.
+  editing = null;
+  for (const input of sliders.querySelectorAll('input')) { input.value = 0; input.previousSibling.textContent = ''; }
+  effectMenu.value = '';
+  turns = 0; flip = null; saved = []; touched = new Set();
+  editor.querySelector('img').src = shownImage();
+  editor.classList.add('open');
+  const state = await (await fetch(assetPath(asset) + '/edits')).json();
+  document.getElementById('edit-kept').textContent = state.hasAdjustments && !state.canContinue
+    ? 'Edited with ' + state.adjustmentFormatIdentifier + ': this edit builds on it.' : '';
+  saved = (state.filters || []).map(filter => [filter.slice(0, filter.indexOf('=')), filter.slice(filter.indexOf('=') + 1)]);
+  for (const [name, value] of saved) {
+    const input = sliders.querySelector('input[name=' + name + ']');
+    if (input) { input.value = value; input.dispatchEvent(new Event('input')); }
+    else if (name === 'rotate') turns = ((+value / 90) % 4 + 4) % 4;
+    else if (name === 'flip') flip = value;
+    else if (EFFECTS.includes(name)) effectMenu.value = name;
+  }
+  const controlled = new Set([...SLIDERS.map(([name]) => name), ...EFFECTS, 'rotate', 'flip']);
+  const kept = saved.filter(([name]) => !controlled.has(name)).map(([name, value]) => name + ' ' + value);
+  if (kept.length) document.getElementById('edit-kept').textContent = 'Kept as saved: ' + kept.join(', ') + '.';
+  editing = asset;
+  preview();
+}
+
+function closeEditor() {
+  editor.classList.remove('open');
+  if (editing) history.replaceState(null, '', '#view=' + encodeURIComponent(editing.localIdentifier));
+  editing = null;
+}
+
+// Saves or reverts at full size, then shows the result in the grid and the viewer.
+async function finish(send) {
+  if (saving) return;
+  saving = true;
+  note.textContent = 'Saving at full size…';
+  try {
+    const asset = await (await send(assetPath(editing) + '/edits')).json();
+    const index = replace(asset);
+    closeEditor();
+    open(index);
+  } catch (error) {
+    note.textContent = error.message;
+  } finally {
+    saving = false;
+  }
+}
+
+effectMenu.addEventListener('change', () => { EFFECTS.forEach(n => touched.add(n)); preview(); });
+document.getElementById('rotate').addEventListener('click', () => { turns = (turns + 1) % 4; touched.add('rotate'); preview(); });
+document.getElementById('flip').addEventListener('click', () => { flip = flip ? null : 'horizontal'; touched.add('flip'); preview(); });
+document.getElementById('cancel').addEventListener('click', closeEditor);
+document.getElementById('save').addEventListener('click', () => finish(path => postJSON(path, { filters: recipe() })));
+document.getElementById('revert').addEventListener('click', () => finish(path => request(path, { method: 'DELETE' })));
+addEventListener('keydown', event => { if (event.key === 'Escape' && editing) closeEditor(); });

@@ -1,0 +1,78 @@
+// The viewer: one photo large, the quick image first and the final one when it arrives;
+// a Live Photo's motion or a movie played from /movie.
+import { assetPath, cache, filename, version } from './api.js';
+import { assets } from './grid.js';
+import { openEditor } from './editor.js';
+
+const viewer = document.getElementById('viewer');
+const picture = viewer.querySelector('img');
+const movie = viewer.querySelector('video');
+let current = -1;
+
+// The image the viewer shows now: the edit view starts from it.
+export function shownImage() {
+  return picture.src;
+}
+
+function viewerSide() {
+  return Math.min(8192, Math.ceil(Math.max(innerWidth, innerHeight) * (devicePixelRatio || 1)));
+}
+
+export function open(index) {
+  if (index < 0 || index >= assets.length) return;
+  current = index;
+  const asset = assets[index];
+  const side = viewerSide();
+  const url = assetPath(asset) + '/image?w=' + side + '&h=' + side + version(asset);
+  // At once the quick image, then the final one when it is ready.
+  picture.src = url + '&delivery=fast';
+  const final = new Image();
+  final.onload = () => { if (current === index) picture.src = final.src; };
+  final.src = url + '&delivery=high';
+  const neighbours = [index - 2, index - 1, index + 1, index + 2].filter(i => i >= 0 && i < assets.length);
+  cache('start', neighbours.map(i => assets[i].localIdentifier), { w: side, h: side });
+  history.replaceState(null, '', '#view=' + encodeURIComponent(asset.localIdentifier));
+  viewer.querySelector('p').textContent =
+    [filename(asset), asset.pixelWidth + '×' + asset.pixelHeight, new Date(asset.creationDate).toLocaleString()].join(' · ');
+  stopMovie();
+  // A Live Photo's motion (edited with its still) or a movie: played from /movie.
+  document.getElementById('play').hidden = !(asset.mediaType === 2 || (asset.mediaSubtypes & 8));
+  // Lightbox edits photos and Live Photos, not movies.
+  document.getElementById('edit').hidden = asset.mediaType === 2;
+  viewer.classList.add('open');
+}
+
+function playMovie() {
+  const asset = assets[current];
+  movie.controls = asset.mediaType === 2;
+  movie.src = assetPath(asset) + '/movie' + version(asset).replace('&', '?');
+  viewer.classList.add('playing');
+  movie.play().catch(stopMovie);
+}
+
+function stopMovie() {
+  viewer.classList.remove('playing');
+  movie.pause();
+  movie.removeAttribute('src');
+}
+
+function close() {
+  stopMovie();
+  viewer.classList.remove('open');
+  history.replaceState(null, '', location.pathname);
+  current = -1;
+  cache('stopAll', []);
+}
+
+// A Live Photo plays once, then shows its still again.
+movie.addEventListener('ended', () => { if (!movie.controls) stopMovie(); });
+movie.addEventListener('click', event => event.stopPropagation());
+document.getElementById('play').addEventListener('click', event => { event.stopPropagation(); playMovie(); });
+document.getElementById('edit').addEventListener('click', event => { event.stopPropagation(); openEditor(assets[current]); });
+viewer.addEventListener('click', close);
+addEventListener('keydown', event => {
+  if (current < 0 || document.getElementById('editor').classList.contains('open')) return;
+  if (event.key === 'Escape') close();
+  if (event.key === 'ArrowRight') open(current + 1);
+  if (event.key === 'ArrowLeft') open(current - 1);
+});
