@@ -129,9 +129,9 @@ enum ImageRoutes {
         func side(_ key: String, default value: Int?) throws -> Int? {
             guard let text = query.get(key).map({ String($0) }) else { return value }
             if text == "max" { return ThumbnailOptions.maximumSide }
-            guard let number = Int(text), (1...PhotoLibrary.maximumThumbnailSide).contains(number) else {
+            guard let number = Int(text), (1...ImageManager.maximumTargetSide).contains(number) else {
                 throw HTTPError(
-                    .badRequest, message: "\(key) must be 1...\(PhotoLibrary.maximumThumbnailSide) or max, not \(text)")
+                    .badRequest, message: "\(key) must be 1...\(ImageManager.maximumTargetSide) or max, not \(text)")
             }
             return number
         }

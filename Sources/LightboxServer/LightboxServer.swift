@@ -20,8 +20,6 @@ import NIOCore
 /// - `GET /api/changes?since=TOKEN&limit=`: persistent changes since a token, a page at a time
 ///   (`next` is the following page's `since`); 410 when expired, 400 for a token from the future;
 /// - `GET /api/collections?predicate=&sort=`: albums; `GET /api/collections/{id}/assets`: an album's assets;
-/// - `GET /api/assets/{id}/thumbnail?w=&h=&mode=fit|fill&format=jpeg|webp`: a thumbnail, with
-///   `ETag` and `Cache-Control`, answering `If-None-Match` with 304;
 /// - `GET /api/assets/{id}/image?...` and `POST /api/cache`: the image manager (see ``ImageRoutes``);
 /// - `GET`, `POST` and `DELETE /api/assets/{id}/edits`, `POST /api/assets/{id}/edits/preview`:
 ///   editing (see ``EditRoutes``).
@@ -123,29 +121,6 @@ public enum LightboxServer {
             }
             return try jsonResponse(asset)
         }
-        routes.get("/api/assets/:id/thumbnail") { request, context in
-            let id = try context.parameters.require("id")
-            let options = try thumbnailOptions(request.uri.formQuery)
-            guard let asset = try await library.asset(withLocalIdentifier: id) else {
-                throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
-            }
-            var headers = HTTPFields()
-            headers[.cacheControl] = "private, max-age=3600"
-            if let tag = library.thumbnailEntityTag(for: asset, options: options) {
-                headers[.eTag] = tag
-                if let ifNoneMatch = request.headers[.ifNoneMatch],
-                    ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag }
-                    )
-                {
-                    return Response(status: .notModified, headers: headers)
-                }
-            }
-            let thumbnail = try await library.thumbnail(for: asset.localIdentifier, options: options)
-            headers[.contentType] = thumbnail.image.format.mimeType
-            headers[.eTag] = thumbnail.entityTag
-            return Response(
-                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: thumbnail.image.bytes)))
-        }
         return router
     }
 
@@ -178,25 +153,6 @@ public enum LightboxServer {
         options.predicate = try predicate.map { try FetchPredicate($0) }
         options.sortDescriptors = try sort.map { try FetchSortDescriptor.parse($0) } ?? []
         return try await library.fetchAssets(options: options, after: after, limit: limit)
-    }
-
-    /// Reads `w`, `h`, `mode` and `format` of a thumbnail request (defaults: 360x360, fit, JPEG).
-    static func thumbnailOptions(_ query: Parameters) throws -> ThumbnailOptions {
-        let width = try query.get("w", as: Int.self) ?? 360
-        let height = try query.get("h", as: Int.self) ?? width
-        let side = 1...PhotoLibrary.maximumThumbnailSide
-        guard side.contains(width), side.contains(height) else {
-            throw HTTPError(.badRequest, message: "w and h must be 1...\(PhotoLibrary.maximumThumbnailSide)")
-        }
-        let modeText = query.get("mode").map { String($0) } ?? ContentMode.aspectFit.rawValue
-        guard let mode = ContentMode(rawValue: modeText) else {
-            throw HTTPError(.badRequest, message: "mode must be fit or fill")
-        }
-        let formatText = query.get("format").map { String($0) } ?? EncodedImageFormat.jpeg.rawValue
-        guard let format = EncodedImageFormat(rawValue: formatText) else {
-            throw HTTPError(.badRequest, message: "format must be jpeg or webp")
-        }
-        return ThumbnailOptions(width: width, height: height, contentMode: mode, format: format)
     }
 
     static func jsonResponse(_ value: some Encodable) throws -> Response {

@@ -5,7 +5,7 @@ import LightboxImaging
 
 struct AssetThumbnailCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "asset-thumbnail", abstract: "Write a thumbnail of a library's asset to a file.",
+        commandName: "asset-thumbnail", abstract: "Write an image of a library's asset, at a size, to a file.",
         discussion: """
             An existing file is not replaced unless --overwrite says so, and never when it is one \
             of the asset's own files; nothing is written inside a library.
@@ -40,9 +40,11 @@ struct AssetThumbnailCommand: AsyncParsableCommand {
             let folder = try OutputFolder(
                 path: file.deletingLastPathComponent().path, inputs: inputs, overwrite: overwrite)
             let planned = try folder.plan([file.lastPathComponent], whenTaken: .refuse)[0]
-            let thumbnail = try await library.thumbnail(
-                for: id,
-                options: ThumbnailOptions(width: width, height: height, contentMode: contentMode, format: format))
+            // Exact, not the fast resize a screen can live with: the file is kept.
+            let options = ImageRequestOptions(resizeMode: .exact, format: format)
+            let thumbnail = try await ImageManager(library: library).finalImage(
+                for: asset, targetSize: PixelSize(width: width, height: height), contentMode: contentMode,
+                options: options)
             let written = try folder.write(thumbnail.image.bytes, to: planned)
             Output.message(
                 "\(written): \(thumbnail.image.pixelWidth)x\(thumbnail.image.pixelHeight) \(format.rawValue)")

@@ -589,12 +589,12 @@ struct ServerTests {
         }
     }
 
-    @Test("GET /api/assets/{id}/thumbnail renders with ETag and Cache-Control, and answers If-None-Match with 304")
-    func thumbnail() async throws {
+    @Test("GET /api/assets/{id}/image in a box: upright pixels, ETag, 304, WebP, bad parameters; no second route")
+    func imageInABox() async throws {
         let (folder, library, app) = try await Self.makeApp()
         defer { withExtendedLifetime(folder) {} }
         let asset = try #require(await library.assets().first)
-        let uri = "/api/assets/\(asset.localIdentifier)/thumbnail?w=200&h=120&mode=fill"
+        let uri = "/api/assets/\(asset.localIdentifier)/image?w=200&h=120&mode=fill&resize=exact"
         try await app.test(.router) { client in
             let etag = try await client.execute(uri: uri, method: .get) { response in
                 #expect(response.status == .ok)
@@ -625,15 +625,19 @@ struct ServerTests {
                 #expect(response.headers[.contentType] == "image/webp")
                 #expect(response.headers[.eTag] != etag)
             }
-            try await client.execute(uri: "/api/assets/\(asset.localIdentifier)/thumbnail?mode=stretch", method: .get) {
+            try await client.execute(uri: "/api/assets/\(asset.localIdentifier)/image?mode=stretch", method: .get) {
                 response in
                 #expect(response.status == .badRequest)
             }
-            try await client.execute(uri: "/api/assets/\(asset.localIdentifier)/thumbnail?w=abc", method: .get) {
+            try await client.execute(uri: "/api/assets/\(asset.localIdentifier)/image?w=abc", method: .get) {
                 response in
                 #expect(response.status == .badRequest)
             }
-            try await client.execute(uri: "/api/assets/nope/thumbnail", method: .get) { response in
+            try await client.execute(uri: "/api/assets/nope/image", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+            // Images come from the image manager alone: the old thumbnail route is gone.
+            try await client.execute(uri: "/api/assets/\(asset.localIdentifier)/thumbnail", method: .get) { response in
                 #expect(response.status == .notFound)
             }
         }

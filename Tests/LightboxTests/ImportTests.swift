@@ -311,7 +311,7 @@ struct ImportTests {
         for options in [
             ThumbnailOptions.grid, .preview, ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFill),
         ] {
-            let thumbnail = try await library.thumbnail(for: asset.localIdentifier, options: options)
+            let thumbnail = try await library.finalImage(of: asset.localIdentifier, options)
             let width = thumbnail.image.pixelWidth
             let height = thumbnail.image.pixelHeight
             let near = try ImageComparison.meanAbsoluteDifference(
@@ -356,7 +356,7 @@ struct ImportTests {
         }
         try #require(assets.count == 3)
         for (asset, oracle) in [(assets[0], turned), (assets[1], phone)] {
-            let thumbnail = try await library.thumbnail(for: asset.localIdentifier, options: .grid)
+            let thumbnail = try await library.finalImage(of: asset.localIdentifier, .grid)
             #expect(thumbnail.wasCached, "rendered during the import")
             let width = thumbnail.image.pixelWidth
             let height = thumbnail.image.pixelHeight
@@ -371,10 +371,10 @@ struct ImportTests {
             #expect(near < 6, "mean difference \(near) to the oracle")
             #expect(far > near * 2, "upside down \(far), oracle \(near)")
         }
-        let preview = try await library.thumbnail(for: assets[0].localIdentifier, options: .preview)
+        let preview = try await library.finalImage(of: assets[0].localIdentifier, .preview)
         #expect(preview.image.pixelWidth < preview.image.pixelHeight, "the NEF's preview is turned upright")
         let error = await #expect(throws: LibraryError.self) {
-            try await library.thumbnail(for: assets[2].localIdentifier, options: .grid)
+            try await library.finalImage(of: assets[2].localIdentifier, .grid)
         }
         #expect(error?.message.contains("without a JPEG preview") == true)
     }

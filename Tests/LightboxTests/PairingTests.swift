@@ -65,7 +65,7 @@ struct PairingTests {
         #expect(abs((asset.location?.longitude ?? 0) - coordinates[1]) < 1e-4)
         #expect(try library.fetchAssets(with: .video).count == 1)
         // Its first frame is its thumbnail, rendered during the import, and its image.
-        let grid = try await library.thumbnail(for: asset.localIdentifier, options: .grid)
+        let grid = try await library.finalImage(of: asset.localIdentifier, .grid)
         #expect(grid.wasCached && grid.image.pixelWidth == 360 && grid.image.pixelHeight == 360)
         let results = await ImageManager(library: library).requestImage(
             for: asset, targetSize: PixelSize(width: 640, height: 640),

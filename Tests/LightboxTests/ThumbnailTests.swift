@@ -4,7 +4,39 @@ import LightboxImaging
 import LightboxTestSupport
 import Testing
 
-@Suite("Thumbnails of library assets")
+/// A library's image as tests ask for it: the image manager's final one (every image of a
+/// library comes from it), with its source and entity tag.
+struct FinalImage {
+    var image: EncodedImage
+    var source: ImageResultSource
+    var entityTag: String?
+    /// Whether it came from a cache rather than a render.
+    var wasCached: Bool { source == .diskCache || source == .memoryCache }
+}
+
+extension PhotoLibrary {
+    /// The final image of `options`' size, mode, format and resize: through a new image
+    /// manager each time, so that a hit is derivatives/'s (what the next process finds), not
+    /// memory's.
+    func finalImage(of localIdentifier: String, _ options: ThumbnailOptions) async throws -> FinalImage {
+        guard let asset = try await asset(withLocalIdentifier: localIdentifier) else {
+            throw LibraryError(.assetNotFound, "no asset has the identifier \(localIdentifier)")
+        }
+        let manager = ImageManager(library: self)
+        let size = PixelSize(width: options.width, height: options.height)
+        let request = ImageRequestOptions(
+            resizeMode: options.resizeMode, format: options.format, quality: options.quality,
+            allowsUpscaling: options.allowsUpscaling)
+        let final = try await manager.finalImage(
+            for: asset, targetSize: size, contentMode: options.contentMode, options: request)
+        return FinalImage(
+            image: final.image, source: final.source,
+            entityTag: manager.entityTag(
+                for: asset, targetSize: size, contentMode: options.contentMode, options: request))
+    }
+}
+
+@Suite("Thumbnails of library assets, from the image manager")
 struct ThumbnailTests {
     /// Photos whose EXIF orientation turns them a quarter turn: a Nikon D70 JPEG (6), an iPhone
     /// HEIC (6), and a real photo whose orientation tag exiftool sets to 8.
@@ -30,8 +62,8 @@ struct ThumbnailTests {
             let tag = try ExifTool.tags(["Orientation"], of: path)["Orientation"]
             #expect(tag == "6" || tag == "8", "\(path) has orientation \(tag ?? "none")")
 
-            let thumbnail = try await library.thumbnail(
-                for: asset.localIdentifier, options: ThumbnailOptions(width: 640, height: 640))
+            let thumbnail = try await library.finalImage(
+                of: asset.localIdentifier, ThumbnailOptions(width: 640, height: 640))
             let upright = try ImageComparison.referenceThumbnail(
                 ofFileAt: path, width: thumbnail.image.pixelWidth, height: thumbnail.image.pixelHeight)
             let upsideDown = try ImageComparison.referenceThumbnail(
@@ -69,8 +101,8 @@ struct ThumbnailTests {
         let (library, asset) = try await Self.importedPhoto(in: folder)
         let options = ThumbnailOptions(
             width: 300, height: 200, format: try #require(EncodedImageFormat(rawValue: format)))
-        let first = try await library.thumbnail(for: asset.localIdentifier, options: options)
-        let key = String(first.entityTag.dropFirst().dropLast())
+        let first = try await library.finalImage(of: asset.localIdentifier, options)
+        let key = String(try #require(first.entityTag).dropFirst().dropLast())
         let derivatives = library.url.appendingPathComponent("derivatives").path
         let file = try #require(
             FileManager.default.subpaths(atPath: derivatives)?.first { $0.hasSuffix("/" + key) }.map {
@@ -78,12 +110,12 @@ struct ThumbnailTests {
             })
         for damaged in [Array(first.image.bytes.dropLast(100)), []] {
             try Data(damaged).write(to: URL(fileURLWithPath: file))
-            let again = try await library.thumbnail(for: asset.localIdentifier, options: options)
+            let again = try await library.finalImage(of: asset.localIdentifier, options)
             #expect(!again.wasCached, "\(damaged.count) bytes served as a cached \(format)")
             #expect(again.image.bytes == first.image.bytes)
             // Stored whole again.
             #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == first.image.bytes)
-            #expect(try await library.thumbnail(for: asset.localIdentifier, options: options).wasCached)
+            #expect(try await library.finalImage(of: asset.localIdentifier, options).wasCached)
         }
     }
 
@@ -92,22 +124,22 @@ struct ThumbnailTests {
         let folder = try TemporaryDirectory()
         let (library, asset) = try await Self.importedPhoto(in: folder)
         let options = ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFill)
-        let first = try await library.thumbnail(for: asset.localIdentifier, options: options)
-        let second = try await library.thumbnail(for: asset.localIdentifier, options: options)
+        let first = try await library.finalImage(of: asset.localIdentifier, options)
+        let second = try await library.finalImage(of: asset.localIdentifier, options)
         #expect(!first.wasCached)
         #expect(second.wasCached)
         #expect(first.image.bytes == second.image.bytes)
         #expect(first.entityTag == second.entityTag)
         #expect(second.image.pixelWidth == 300 && second.image.pixelHeight == 200)
-        let fit = try await library.thumbnail(
-            for: asset.localIdentifier, options: ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFit))
+        let fit = try await library.finalImage(
+            of: asset.localIdentifier, ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFit))
         #expect(fit.entityTag != first.entityTag)
         #expect(fit.image.pixelHeight == 200 && fit.image.pixelWidth < 300)
         // The grid thumbnail and the preview were rendered during the import, from one decode.
-        let grid = try await library.thumbnail(for: asset.localIdentifier, options: .grid)
+        let grid = try await library.finalImage(of: asset.localIdentifier, .grid)
         #expect(grid.wasCached)
         #expect(grid.image.pixelWidth == 360 && grid.image.pixelHeight == 360)
-        let preview = try await library.thumbnail(for: asset.localIdentifier, options: .preview)
+        let preview = try await library.finalImage(of: asset.localIdentifier, .preview)
         #expect(preview.wasCached)
         #expect(max(preview.image.pixelWidth, preview.image.pixelHeight) == ThumbnailOptions.preview.width)
         // Both look like libvips' own thumbnails of the original, made from the file.
@@ -126,17 +158,18 @@ struct ThumbnailTests {
         #expect(files.allSatisfy { $0.contains(asset.localIdentifier) })
     }
 
-    @Test("Unknown assets and absurd sizes are refused")
+    @Test("Absurd sizes and qualities are refused, naming the bound")
     func badRequests() async throws {
         let folder = try TemporaryDirectory()
-        let library = try folder.makeLibrary()
-        let missing = await #expect(throws: LibraryError.self) {
-            try await library.thumbnail(for: "NOT-AN-ASSET", options: ThumbnailOptions(width: 10, height: 10))
-        }
-        #expect(missing?.code == .assetNotFound)
+        let (library, asset) = try await Self.importedPhoto(in: folder)
         let huge = await #expect(throws: LibraryError.self) {
-            try await library.thumbnail(for: "X", options: ThumbnailOptions(width: 100_000, height: 10))
+            try await library.finalImage(of: asset.localIdentifier, ThumbnailOptions(width: 100_000, height: 10))
         }
         #expect(huge?.code == .invalidRequest)
+        #expect(huge?.message.contains("\(ImageManager.maximumTargetSide)") == true)
+        let quality = await #expect(throws: LibraryError.self) {
+            try await library.finalImage(of: asset.localIdentifier, ThumbnailOptions(width: 10, height: 10, quality: 0))
+        }
+        #expect(quality?.code == .invalidRequest)
     }
 }

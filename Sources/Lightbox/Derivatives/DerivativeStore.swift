@@ -27,11 +27,6 @@ struct DerivativeStore: Sendable {
             + "-v\(renderVersion).\(options.format.filenameExtension)"
     }
 
-    /// The HTTP entity tag of a thumbnail: its cache key, quoted.
-    static func entityTag(contentHash: String, options: ThumbnailOptions) -> String {
-        "\"\(key(contentHash: contentHash, options: options))\""
-    }
-
     /// Cached files of an asset live in a folder named after it: `derivatives/AB/ABCD...-uuid/`.
     /// Only identifiers the database handed out reach here, never raw user input.
     func path(localIdentifier: String, key: String) -> (folder: String, file: String) {
@@ -89,4 +84,14 @@ struct DerivativeStore: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for name in names where name.hasPrefix(prefix) { unlink(folder + "/" + name) }
     }
+}
+
+extension ThumbnailOptions {
+    /// The square the web grid shows; imports (and edits) render it ahead so the first view is
+    /// instant, and the image manager resizes quick images from it.
+    public static let grid = ThumbnailOptions(width: 360, height: 360, contentMode: .aspectFill)
+    /// The image a detail view shows first; rendered ahead with the grid square from one
+    /// decode. 1000 pixels: a 12 MP phone photo (4000 or 4032 wide) decodes straight to it at
+    /// a quarter of its size, the JPEG decoder's cheapest scale that is large enough.
+    public static let preview = ThumbnailOptions(width: 1000, height: 1000, contentMode: .aspectFit)
 }

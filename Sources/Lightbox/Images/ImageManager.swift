@@ -36,6 +36,9 @@ public class ImageManager: @unchecked Sendable {
     /// image) are kept in memory only.
     public static let largestStoredSide = 2048
 
+    /// The largest side a request may ask for, short of ``PixelSize/maximum`` (the full image).
+    public static let maximumTargetSide = 8192
+
     /// A manager for `library`, holding at most `memoryCacheLimit` bytes of encoded images
     /// and rendering at most `concurrentRenders` at a time (one per processor by default),
     /// with at most `waitingRenders` requests waiting for a slot: past that, a request fails
@@ -72,6 +75,27 @@ public class ImageManager: @unchecked Sendable {
             if case .cancelled = termination { control.cancel() }
         }
         return ImageRequest(id: id, stream: stream, control: control)
+    }
+
+    /// A request's final image, waited for (high-quality delivery, no degraded image): for
+    /// callers with nothing to show meanwhile, such as a command writing a file. Throws the
+    /// request's error.
+    public func finalImage(
+        for asset: Asset, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
+        options: ImageRequestOptions = ImageRequestOptions()
+    ) async throws -> (image: EncodedImage, source: ImageResultSource) {
+        var options = options
+        options.deliveryMode = .highQualityFormat
+        var last: ImageResult?
+        for await result in requestImage(for: asset, targetSize: targetSize, contentMode: contentMode, options: options)
+        {
+            last = result
+        }
+        if let error = last?.info.error { throw error }
+        guard let image = last?.image, let source = last?.info.source else {
+            throw LibraryError(.cancelled, "the image request was cancelled")
+        }
+        return (image, source)
     }
 
     /// Cancels a request: its work stops and it delivers nothing more but a last, image-less
@@ -168,7 +192,7 @@ public class ImageManager: @unchecked Sendable {
     }
 
     static func validate(_ targetSize: PixelSize, _ options: ImageRequestOptions) throws {
-        let sides = 1...PhotoLibrary.maximumThumbnailSide
+        let sides = 1...maximumTargetSide
         guard targetSize.isMaximum || (sides.contains(targetSize.width) && sides.contains(targetSize.height)) else {
             throw LibraryError(
                 .invalidRequest,
