@@ -73,6 +73,7 @@ release: deps
 ## test: build and run every test, on real photos
 test: deps corpus
 	scripts/check-format
+	scripts/check-storage
 	@log=$$(mktemp); \
 	swift build --build-tests 2>&1 | tee "$$log"; \
 	if grep -E "^$(CURDIR)/(Sources|Tests)/[^:]+:[0-9]+:[0-9]+: warning:" "$$log"; then \

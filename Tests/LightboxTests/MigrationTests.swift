@@ -15,7 +15,7 @@ struct MigrationTests {
         let url = folder.url.appendingPathComponent("Old.lightbox")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         let queue = try DatabaseQueue(path: url.appendingPathComponent("library.sqlite").path)
-        try LibraryDatabase.migrator.migrate(queue, upTo: step)
+        try SQLiteStore.migrator.migrate(queue, upTo: step)
         // Two assets as that version stored them.
         try await queue.write { db in
             for (index, id) in ["OLD-ASSET-1", "OLD-ASSET-2"].enumerated() {

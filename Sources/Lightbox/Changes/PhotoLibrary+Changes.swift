@@ -54,9 +54,9 @@ extension PhotoLibrary {
         FaultInjection.pause(at: .changesPrepared)
         let result: ChangeApplier.Result
         do {
-            result = try database.writer.write { [database, originals] db in
+            result = try store.writer.write { [store, originals] db in
                 for asset in prepared.assets.values { try asset.checkStored(in: originals) }
-                var applier = ChangeApplier(db: db, database: database, prepared: prepared)
+                var applier = ChangeApplier(db: db, store: store, prepared: prepared)
                 let result = try applier.apply(operations)
                 FaultInjection.pause(at: .changesApplied)
                 return result
@@ -208,7 +208,7 @@ extension PhotoLibrary {
     /// emptied by the same commit. A crash before that leaves the list for the next open:
     /// never an asset without its original, nor an original no row knows of.
     func removePendingOriginals() {
-        try? database.writer.write { db in
+        try? store.writer.write { db in
             for path in try String.fetchAll(db, sql: "SELECT storedPath FROM pendingRemoval") {
                 FaultInjection.pause(at: .removingOriginals)
                 let references =
@@ -225,7 +225,7 @@ extension PhotoLibrary {
     /// so that no import can come to refer to it meanwhile (an import that reused it then
     /// fails cleanly: ``PreparedAsset/checkStored(in:)``). The markers go with them.
     func removeUnreferenced(_ marked: [(storedPath: String, marker: String)]) {
-        try? database.writer.write { db in
+        try? store.writer.write { db in
             for (path, marker) in marked {
                 if try !Self.isReferenced(path, db), originals.isMarked(path, by: marker) { originals.remove(path) }
                 unlink(marker)
@@ -293,7 +293,7 @@ struct ChangeApplier {
     }
 
     let db: Database
-    let database: LibraryDatabase
+    let store: SQLiteStore
     let prepared: PreparedChanges
     /// Stored paths resources stopped referring to in this block.
     private var releasedPaths: Set<String> = []
@@ -311,9 +311,9 @@ struct ChangeApplier {
         var localIdentifier: String
     }
 
-    init(db: Database, database: LibraryDatabase, prepared: PreparedChanges = PreparedChanges()) {
+    init(db: Database, store: SQLiteStore, prepared: PreparedChanges = PreparedChanges()) {
         self.db = db
-        self.database = database
+        self.store = store
         self.prepared = prepared
     }
 
@@ -477,7 +477,7 @@ struct ChangeApplier {
             log[key].map { ObjectChangeRecord(key.type, key.localIdentifier, $0) }
         }
         if !changes.isEmpty {
-            try database.recordChangeTransaction(db, author: "performChanges", changes: changes)
+            try store.recordChangeTransaction(db, author: "performChanges", changes: changes)
         }
         return result
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Recently Deleted: what `deleteAssets` does, as Apple's Photos, Immich and Google Photos do.
 /// A deleted asset leaves every fetch and album but the smart album Recently Deleted
@@ -21,9 +20,7 @@ extension PhotoLibrary {
     /// How long a deleted asset stays in Recently Deleted before it is purged, in seconds.
     /// The library keeps it.
     public func trashRetention() throws -> TimeInterval {
-        try database.writer.read { db in
-            try Double.fetchOne(db, sql: "SELECT value FROM libraryState WHERE key = 'trashRetentionSeconds'")
-        } ?? Self.defaultTrashRetention
+        try store.read { try $0.trashRetention() } ?? Self.defaultTrashRetention
     }
 
     /// Sets how long deleted assets stay in Recently Deleted, 0 to 10 years (0: purged at the
@@ -32,26 +29,14 @@ extension PhotoLibrary {
         guard seconds.isFinite, (0...(3650 * 24 * 3600)).contains(seconds) else {
             throw LibraryError(.invalidRequest, "a trash retention is 0 to 3650 days, not \(seconds / 86400) days")
         }
-        try database.writer.write { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO libraryState (key, value) VALUES ('trashRetentionSeconds', ?)",
-                arguments: [Int(seconds)])
-        }
+        try store.setTrashRetention(seconds: Int(seconds))
         try purgeExpiredTrash()
     }
 
     /// The identifiers of the assets in Recently Deleted, the last deleted first; with
     /// `deletedBefore`, only those deleted before that date.
     public func trashedAssetIdentifiers(deletedBefore: Date? = nil) throws -> [String] {
-        try database.writer.read { db in
-            try String.fetchAll(
-                db,
-                sql: """
-                    SELECT localIdentifier FROM asset WHERE trashedDate IS NOT NULL AND trashedDate < ?
-                    ORDER BY trashedDate DESC, id DESC
-                    """,
-                arguments: [deletedBefore ?? Date.distantFuture])
-        }
+        try store.read { try $0.trashedAssetIdentifiers(deletedBefore: deletedBefore ?? Date.distantFuture) }
     }
 
     /// Purges every asset in Recently Deleted; returns their identifiers.

@@ -121,7 +121,7 @@ extension PhotoLibrary {
             return try fetchAssets(in: moment, options: options)
         }
         guard
-            let row = try database.writer.read({ db in
+            let row = try store.writer.read({ db in
                 try Row.fetchOne(
                     db, sql: "SELECT id, type, subtype FROM assetCollection WHERE localIdentifier = ?",
                     arguments: [localIdentifier])
@@ -218,7 +218,7 @@ extension PhotoLibrary {
         }
 
         return try FetchResult(
-            query: query, snapshot: try snapshots.snapshot(of: database.writer),
+            query: query, snapshot: try snapshots.snapshot(of: store.writer),
             loader: { db, ids in try AssetInfo.load(db, ids: ids) },
             rowIDLookup: { db, localIdentifiers in try db.rowIDs("id", in: "asset", localIdentifiers: localIdentifiers)
             },

@@ -63,7 +63,7 @@ extension PhotoLibrary {
                 arguments: queryArguments),
             orderBy: try FetchSortDescriptor.orderBy(options.sortDescriptors, keys: keys), limit: options.fetchLimit)
         return try FetchResult(
-            query: query, snapshot: try snapshots.snapshot(of: database.writer), loader: loader,
+            query: query, snapshot: try snapshots.snapshot(of: store.writer), loader: loader,
             rowIDLookup: { db, localIdentifiers in try db.rowIDs("id", in: table, localIdentifiers: localIdentifiers) },
             refetch: { [self] in
                 try self.fetchStored(

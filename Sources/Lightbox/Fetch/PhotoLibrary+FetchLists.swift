@@ -46,7 +46,7 @@ extension PhotoLibrary {
     {
         if let children = list.transientCollections { return FetchResult(objects: children) }
         guard
-            let rowID = try database.writer.read({ db in
+            let rowID = try store.writer.read({ db in
                 try Int64.fetchOne(
                     db, sql: "SELECT id FROM collectionList WHERE localIdentifier = ?",
                     arguments: [list.localIdentifier])
@@ -108,7 +108,7 @@ extension PhotoLibrary {
             query: RowIDQuery(
                 select: SQLFragment(sql: sql, arguments: predicate.arguments), orderBy: order, limit: options.fetchLimit
             ),
-            snapshot: try snapshots.snapshot(of: database.writer),
+            snapshot: try snapshots.snapshot(of: store.writer),
             loader: { db, ids in
                 var byID: [Int64: PhotoCollection] = [:]
                 let albums = try Self.loadAssetCollections(db, ids.filter { $0 > 0 })

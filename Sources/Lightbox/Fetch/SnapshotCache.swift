@@ -10,7 +10,7 @@ final class SnapshotCache: @unchecked Sendable {
     private var current: (token: Int64, snapshot: DatabaseSnapshot)?
 
     func snapshot(of pool: DatabasePool) throws -> DatabaseSnapshot {
-        let token = try pool.read(LibraryDatabase.lastChangeTransaction)
+        let token = try pool.read(SQLiteStore.lastChangeTransaction)
         lock.lock()
         if let current, current.token == token {
             lock.unlock()
@@ -18,7 +18,7 @@ final class SnapshotCache: @unchecked Sendable {
         }
         lock.unlock()
         let snapshot = try pool.makeSnapshot()
-        let snapshotToken = try snapshot.read(LibraryDatabase.lastChangeTransaction)
+        let snapshotToken = try snapshot.read(SQLiteStore.lastChangeTransaction)
         lock.lock()
         current = (snapshotToken, snapshot)
         lock.unlock()

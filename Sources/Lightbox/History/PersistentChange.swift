@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A point in the library's history (PhotoKit's `PHPersistentChangeToken`): keep one, and
 /// later ask what changed since. Its text form is a number, for the CLI and HTTP.
@@ -132,7 +131,7 @@ extension PersistentChange: Encodable {
 extension PhotoLibrary {
     /// The token of the library's present state.
     public func currentChangeToken() throws -> PersistentChangeToken {
-        PersistentChangeToken(rawValue: try database.writer.read(LibraryDatabase.lastChangeTransaction))
+        PersistentChangeToken(rawValue: try store.read { try $0.lastChangeTransaction() })
     }
 
     /// Every transaction committed after `token`, oldest first (PhotoKit's
@@ -148,57 +147,21 @@ extension PhotoLibrary {
     public func fetchPersistentChanges(since token: PersistentChangeToken, limit: Int? = nil) throws
         -> [PersistentChange]
     {
-        try database.writer.read { db in
-            let floor = try LibraryDatabase.historyFloor(db)
+        try store.read { store in
+            let floor = try store.historyFloor()
             guard token.rawValue >= floor else {
                 throw LibraryError(
                     .persistentChangeTokenExpired,
                     "change token \(token) is older than the history the library keeps (from \(floor)); fetch again")
             }
-            let current = try LibraryDatabase.lastChangeTransaction(db)
+            let current = try store.lastChangeTransaction()
             guard token.rawValue <= current else {
                 throw LibraryError(
                     .invalidRequest,
                     "change token \(token) is newer than the library's, \(current): it comes from another library, "
                         + "or from this one before a backup was restored; fetch again")
             }
-            var changes: [Int64: PersistentChange] = [:]
-            var order: [Int64] = []
-            let transactions = try Row.fetchCursor(
-                db, sql: "SELECT id, date, author FROM changeTransaction WHERE id > ? ORDER BY id LIMIT ?",
-                arguments: [token.rawValue, limit.map { max(0, $0) } ?? -1])
-            while let row = try transactions.next() {
-                let id: Int64 = row["id"]
-                changes[id] = PersistentChange(
-                    changeToken: PersistentChangeToken(rawValue: id), date: row["date"], author: row["author"],
-                    details: [:])
-                order.append(id)
-            }
-            guard let last = order.last else { return [] }
-            let records = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT transactionId, objectType, localIdentifier, kind FROM changeRecord
-                    WHERE transactionId > ? AND transactionId <= ?
-                    """,
-                arguments: [token.rawValue, last])
-            while let row = try records.next() {
-                let id: Int64 = row["transactionId"]
-                guard let type = PersistentObjectType(rawValue: row["objectType"]),
-                    let kind = ObjectChangeRecord.Kind(rawValue: row["kind"])
-                else { continue }
-                var details = changes[id]?.details[type] ?? PersistentObjectChangeDetails(objectType: type)
-                let localIdentifier: String = row["localIdentifier"]
-                switch kind {
-                case .inserted: details.insertedLocalIdentifiers.insert(localIdentifier)
-                case .updated: details.updatedLocalIdentifiers.insert(localIdentifier)
-                case .deleted: details.deletedLocalIdentifiers.insert(localIdentifier)
-                case .trashed: details.trashedLocalIdentifiers.insert(localIdentifier)
-                case .restored: details.restoredLocalIdentifiers.insert(localIdentifier)
-                }
-                changes[id]?.details[type] = details
-            }
-            return order.compactMap { changes[$0] }
+            return try store.changes(after: token.rawValue, limit: limit)
         }
     }
 }

@@ -32,19 +32,19 @@ extension PhotoLibrary {
         FaultInjection.pause(at: .importStored)
         var placed: (localIdentifier: String, paired: Bool)
         do {
-            let database = self.database
+            let store = self.store
             let originals = self.originals
-            placed = try database.writer.write { db -> (String, Bool) in
+            placed = try store.writer.write { db -> (String, Bool) in
                 try prepared.checkStored(in: originals)
                 try Self.journal(prepared.source, db)
                 if let partner = try prepared.pair(db) {
-                    try database.recordChangeTransaction(
+                    try store.recordChangeTransaction(
                         db, author: "import", changes: [ObjectChangeRecord(.asset, partner, .updated)])
                     return (partner, true)
                 }
                 let localIdentifier = UUID().uuidString
                 try prepared.insert(db, localIdentifier: localIdentifier)
-                try database.recordChangeTransaction(
+                try store.recordChangeTransaction(
                     db, author: "import", changes: [ObjectChangeRecord(.asset, localIdentifier, .inserted)])
                 return (localIdentifier, false)
             }
@@ -418,7 +418,7 @@ extension PhotoLibrary {
 
     /// The asset holding these bytes as an original (a photo, a movie, a RAW, a paired movie).
     func existingAsset(withOriginalHash sha256: String) throws -> String? {
-        try database.writer.read { db in
+        try store.writer.read { db in
             try String.fetchOne(
                 db,
                 sql: """

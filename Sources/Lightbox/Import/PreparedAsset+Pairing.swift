@@ -125,7 +125,7 @@ extension PhotoLibrary {
             let size = (attributes[.size] as? NSNumber)?.int64Value,
             let modified = attributes[.modificationDate] as? Date
         else { return nil }
-        return try database.writer.read { db -> (String, Int64)? in
+        return try store.writer.read { db -> (String, Int64)? in
             guard
                 let identifier = try String.fetchOne(
                     db,
@@ -150,6 +150,6 @@ extension PhotoLibrary {
 
     /// Records a file outside an import's own transaction (a duplicate).
     func journal(_ source: ImportSource) throws {
-        try database.writer.write { db in try Self.journal(source, db) }
+        try store.writer.write { db in try Self.journal(source, db) }
     }
 }

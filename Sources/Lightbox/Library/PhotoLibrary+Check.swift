@@ -71,7 +71,7 @@ extension PhotoLibrary {
     ) throws -> LibraryCheck {
         var report = LibraryCheck()
         report.verifiedHashes = verifyingHashes
-        let (databaseLines, resources, referenced, assets) = try database.writer.read { db in
+        let (databaseLines, resources, referenced, assets) = try store.writer.read { db in
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
             let foreignKeys = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map { row in
                 "row \(row[1] as Int64? ?? 0) of \(row[0] as String? ?? "?") refers to a missing \(row[2] as String? ?? "?")"
@@ -179,7 +179,7 @@ extension PhotoLibrary {
 
     /// Removes a stored file inside a write transaction, unless a row refers to it by then.
     private func removeIfUnreferenced(_ path: String) throws -> Bool {
-        try database.writer.write { db in
+        try store.writer.write { db in
             guard try !Self.isReferenced(path, db) else { return false }
             originals.remove(path)
             return true

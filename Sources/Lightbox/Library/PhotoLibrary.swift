@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LightboxImaging
 
 /// A photo library on disk (PhotoKit's `PHPhotoLibrary`): a folder `NAME.lightbox/` holding
@@ -16,7 +15,7 @@ import LightboxImaging
 public final class PhotoLibrary: Sendable {
     /// The library folder.
     public let url: URL
-    let database: LibraryDatabase
+    let store: SQLiteStore
     let originals: OriginalStore
     let derivatives: DerivativeStore
     let snapshots = SnapshotCache()
@@ -42,7 +41,7 @@ public final class PhotoLibrary: Sendable {
             }
             // Another process making this library may have written only its lock so far.
             let contents = ((try? fileManager.contentsOfDirectory(atPath: path)) ?? []).filter {
-                $0 != Self.databaseFilename + LibraryDatabase.migrationLockSuffix
+                $0 != Self.databaseFilename + SQLiteStore.migrationLockSuffix
             }
             if !contents.isEmpty && !contents.contains(Self.databaseFilename) {
                 throw LibraryError(
@@ -53,7 +52,7 @@ public final class PhotoLibrary: Sendable {
         try FileIO.makeDirectory(path)
         self.url = URL(fileURLWithPath: path, isDirectory: true)
         do {
-            database = try LibraryDatabase(path: databasePath, historyRetention: historyRetention)
+            store = try SQLiteStore(path: databasePath, historyRetention: historyRetention)
         } catch let error as LibraryError {
             throw error
         } catch {
@@ -66,11 +65,7 @@ public final class PhotoLibrary: Sendable {
         ProcessFolder.removeScratchLeftovers()
         // What a process stopped before it finished: originals a commit let go, and assets
         // past the trash retention.
-        if (try? database.writer.read({ try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM pendingRemoval)") }))
-            == true
-        {
-            removePendingOriginals()
-        }
+        if (try? store.read({ try $0.hasPendingRemovals() })) == true { removePendingOriginals() }
         _ = try? purgeExpiredTrash()
     }
 
@@ -97,20 +92,15 @@ public final class PhotoLibrary: Sendable {
     // Each read has a blocking form, for command-line tools and tests, and an async form that
     // waits without holding a thread (GRDB runs it on its own reader queue), for servers.
 
-    /// The number of assets in the library.
+    /// The number of assets in the library: hidden ones and burst frames included, not those
+    /// in Recently Deleted.
     public func assetCount() throws -> Int {
-        try database.writer.read(Self.countAssets)
+        try store.read { try $0.assetCount() }
     }
 
-    /// The number of assets in the library.
+    /// The number of assets in the library; see ``assetCount()-(Void)``.
     public func assetCount() async throws -> Int {
-        try await database.writer.read(Self.countAssets)
-    }
-
-    /// Assets in the library, hidden ones and burst frames included; not those in Recently
-    /// Deleted.
-    private static func countAssets(_ db: Database) throws -> Int {
-        try AssetRecord.filter(Column("trashedDate") == nil).fetchCount(db)
+        try await store.read { try $0.assetCount() }
     }
 
     /// Assets newest first (by creation date), `limit` at a time, starting after the asset
@@ -118,67 +108,35 @@ public final class PhotoLibrary: Sendable {
     /// Like a fetch with default options, hidden assets and burst frames other than each
     /// burst's representative are left out.
     public func assets(limit: Int? = nil, after: String? = nil) throws -> [Asset] {
-        try database.writer.read { db in try Self.fetchAssets(db, limit: limit, after: after) }
+        try store.read { try $0.assets(limit: limit, after: after) }
     }
 
     /// Assets newest first; see ``assets(limit:after:)-(Int?,String?)``.
     public func assets(limit: Int? = nil, after: String? = nil) async throws -> [Asset] {
-        try await database.writer.read { db in try Self.fetchAssets(db, limit: limit, after: after) }
+        try await store.read { try $0.assets(limit: limit, after: after) }
     }
 
     /// The asset with this identifier, or nil.
     public func asset(withLocalIdentifier localIdentifier: String) throws -> Asset? {
-        try database.writer.read { db in try Self.fetchAsset(db, localIdentifier) }
+        try store.read { try $0.asset(withLocalIdentifier: localIdentifier) }
     }
 
     /// The asset with this identifier, or nil.
     public func asset(withLocalIdentifier localIdentifier: String) async throws -> Asset? {
-        try await database.writer.read { db in try Self.fetchAsset(db, localIdentifier) }
+        try await store.read { try $0.asset(withLocalIdentifier: localIdentifier) }
     }
 
     /// The path of an asset resource's file inside the library. Read it, never write it.
     public func fileURL(for resource: AssetResource) throws -> URL {
-        try database.writer.read { db in try self.fetchFileURL(db, resource) }
+        try fileURL(try store.read { try $0.storedPath(of: resource) }, resource)
     }
 
     /// The path of an asset resource's file inside the library. Read it, never write it.
     public func fileURL(for resource: AssetResource) async throws -> URL {
-        try await database.writer.read { db in try self.fetchFileURL(db, resource) }
+        try fileURL(try await store.read { try $0.storedPath(of: resource) }, resource)
     }
 
-    private static func fetchAssets(_ db: Database, limit: Int?, after: String?) throws -> [Asset] {
-        var condition = AssetVisibility.defaultCondition
-        var arguments = StatementArguments()
-        if let after {
-            guard
-                let anchor = try AssetRecord.filter(AssetRecord.Columns.localIdentifier == after).fetchOne(db),
-                let anchorID = anchor.id
-            else {
-                throw LibraryError(.assetNotFound, "no asset has the identifier \(after)")
-            }
-            condition += " AND (asset.creationDate, asset.id) < (?, ?)"
-            arguments += [anchor.creationDate, anchorID]
-        }
-        condition += " ORDER BY asset.creationDate DESC, asset.id DESC"
-        if let limit {
-            condition += " LIMIT ?"
-            arguments += [max(0, limit)]
-        }
-        return try AssetInfo.load(db, where: condition, arguments: arguments).map(\.model)
-    }
-
-    private static func fetchAsset(_ db: Database, _ localIdentifier: String) throws -> Asset? {
-        try AssetInfo.load(db, where: "localIdentifier = ?", arguments: [localIdentifier]).first?.model
-    }
-
-    private func fetchFileURL(_ db: Database, _ resource: AssetResource) throws -> URL {
-        let stored = try String.fetchOne(
-            db,
-            sql: """
-                SELECT resource.storedPath FROM resource JOIN asset ON asset.id = resource.assetId
-                WHERE asset.localIdentifier = ? AND resource.type = ?
-                """,
-            arguments: [resource.assetLocalIdentifier, resource.type.rawValue])
+    private func fileURL(_ stored: String?, _ resource: AssetResource) throws -> URL {
         guard let stored else {
             throw LibraryError(
                 .assetNotFound, "no \(resource.type) resource for asset \(resource.assetLocalIdentifier)")

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension PhotoLibrary {
     /// The moments of the library, oldest first (PhotoKit's moments: `fetchAssetCollections(with: .moment)`),
@@ -24,28 +23,19 @@ extension PhotoLibrary {
         var years: [CollectionList]
     }
 
-    /// Groups every visible asset: one pass over creation dates and locations, in the
-    /// order of the partial index.
+    /// Groups every visible asset: one pass over creation dates and locations, oldest first.
     func momentHierarchy(_ grouping: MomentGrouping) throws -> MomentHierarchy {
         struct Row {
             var id: String
             var point: MomentGrouping.Point
             var offset: Int
         }
-        let rows: [Row] = try database.writer.read { db in
-            try GRDB.Row.fetchAll(
-                db,
-                sql: """
-                    SELECT localIdentifier, creationDate, creationTimeZoneOffset, latitude, longitude FROM asset
-                    WHERE \(AssetVisibility.defaultCondition) ORDER BY creationDate, id
-                    """
-            ).map { row in
-                Row(
-                    id: row["localIdentifier"],
-                    point: MomentGrouping.Point(
-                        date: row["creationDate"], latitude: row["latitude"], longitude: row["longitude"]),
-                    offset: row["creationTimeZoneOffset"])
-            }
+        let rows = try store.read { try $0.timesAndPlaces() }.map { asset in
+            Row(
+                id: asset.localIdentifier,
+                point: MomentGrouping.Point(
+                    date: asset.creationDate, latitude: asset.latitude, longitude: asset.longitude),
+                offset: asset.timeZoneOffset)
         }
         let points = rows.map(\.point)
         let momentRanges = grouping.moments(points)

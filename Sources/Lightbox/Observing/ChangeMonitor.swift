@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Watches the library's change log and tells observers of each new transaction.
 ///
@@ -77,7 +76,7 @@ final class ChangeMonitor: @unchecked Sendable {
 
     private func poll(_ library: PhotoLibrary) async {
         let since = lock.withLock { lastToken ?? PersistentChangeToken(rawValue: 0) }
-        guard let current = try? await library.database.writer.read(LibraryDatabase.lastChangeTransaction),
+        guard let current = try? await library.store.read({ try $0.lastChangeTransaction() }),
             current > since.rawValue
         else { return }
         var changes: [PersistentChange]

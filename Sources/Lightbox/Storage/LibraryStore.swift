@@ -1,0 +1,77 @@
+import Foundation
+
+/// The library's catalog as the features see it: named operations that take and give the
+/// model's records, never SQL. ``SQLiteStore`` implements it with GRDB over the library's
+/// SQLite file; another database (PostgreSQL) implements the same protocols, and no feature
+/// changes.
+///
+/// Reads run in a transaction of their own: whatever ``StoreReader`` operations one `read`
+/// body calls see one state of the library.
+protocol LibraryStore: Sendable {
+    /// Runs `body` on one state of the catalog, blocking the caller: for command-line tools,
+    /// tests, and work already on a thread of its own.
+    func read<T>(_ body: (any StoreReader) throws -> T) throws -> T
+
+    /// Runs `body` on one state of the catalog, suspending the caller without holding one of
+    /// the cooperative pool's threads: for servers.
+    func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T
+
+    /// Keeps the library's trash retention, in whole seconds.
+    func setTrashRetention(seconds: Int) throws
+}
+
+/// The reads of a catalog, inside one ``LibraryStore/read(_:)-(_)`` transaction.
+protocol StoreReader {
+    // MARK: Assets
+
+    /// Assets in the library, hidden ones and burst frames included; not those in Recently
+    /// Deleted.
+    func assetCount() throws -> Int
+
+    /// Visible assets newest first, `limit` of them after the asset `after` (keyset paging).
+    /// Throws ``LibraryError/Code-swift.struct/assetNotFound`` for an unknown `after`.
+    func assets(limit: Int?, after: String?) throws -> [Asset]
+
+    /// The asset with this identifier, in Recently Deleted or not, or nil.
+    func asset(withLocalIdentifier localIdentifier: String) throws -> Asset?
+
+    /// Where a resource's file is, relative to the originals folder; nil when the asset has no
+    /// such resource.
+    func storedPath(of resource: AssetResource) throws -> String?
+
+    /// Each visible asset's identifier, time and place, oldest first: what moments group.
+    func timesAndPlaces() throws -> [AssetTimeAndPlace]
+
+    // MARK: History
+
+    /// The token of the last committed change transaction (0 for a library never written).
+    func lastChangeTransaction() throws -> Int64
+
+    /// The last token history was pruned at: it is complete after it.
+    func historyFloor() throws -> Int64
+
+    /// The transactions after `token`, oldest first, at most `limit` of them (nil: all),
+    /// each with the objects it changed.
+    func changes(after token: Int64, limit: Int?) throws -> [PersistentChange]
+
+    // MARK: Recently Deleted and removals
+
+    /// The trash retention the library keeps, in seconds; nil when it keeps none.
+    func trashRetention() throws -> TimeInterval?
+
+    /// The assets in Recently Deleted that were deleted before `date`, the last deleted first.
+    func trashedAssetIdentifiers(deletedBefore date: Date) throws -> [String]
+
+    /// Whether a commit let go of originals whose files are not yet removed.
+    func hasPendingRemovals() throws -> Bool
+}
+
+/// What moments are made of: an asset's identifier, when and where it was taken.
+struct AssetTimeAndPlace: Sendable {
+    var localIdentifier: String
+    var creationDate: Date
+    /// The offset from UTC, in seconds, of the time zone it was taken in.
+    var timeZoneOffset: Int
+    var latitude: Double?
+    var longitude: Double?
+}
