@@ -22,7 +22,11 @@ public enum MetadataReader {
     /// is handed to a decoder that is not Lightbox's own; reads only the structure.
     public static func checkStructure(_ source: ByteSource) throws(MetadataError) {
         let head = try source.bytes(at: 0, upTo: FileFormat.sniffLength)
-        if FileFormat(sniffing: head) == .png { try PNGContainer.checkChunks(source) }
+        switch FileFormat(sniffing: head) {
+        case .png: try PNGContainer.checkChunks(source)
+        case .heic, .heif, .avif: try HEIFContainer.checkStructure(source)
+        default: break
+        }
     }
 
     /// Reads the metadata of the bytes `source` holds. Bytes that start like a TIFF are a DNG

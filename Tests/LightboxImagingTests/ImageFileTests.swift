@@ -286,7 +286,7 @@ struct PixelBudgetTests {
     }
 }
 
-@Suite("HEIF derivation loops")
+@Suite("HEIF structures libheif would misread")
 struct HEIFLoopTests {
     /// IMG_3578.heic with its grid's first tile replaced by the grid itself.
     static func selfDerivingGrid() throws -> [UInt8] {
@@ -321,5 +321,32 @@ struct HEIFLoopTests {
                 #expect(error.code == .corrupt && error.message.contains("derive from themselves"), "\(error.message)")
             }
         }
+    }
+
+    @Test("Item locations with fields of widths the format does not allow are refused before libheif")
+    func ilocFieldWidthsRefused() throws {
+        // The fuzzer's find (Fuzz/image/avif-iloc-field-widths.avif): offsets 2 bytes wide and
+        // lengths 13; libheif read an empty item and dav1d leaked. The same two widths in a
+        // real AVIF.
+        let original = try Corpus.path("pillow/images/avif/rot0mir1.avif")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: original)))
+        let iloc = try #require(Self.find("iloc", in: bytes, from: 0))
+        // After the type: version, three bytes of flags, then offset and length widths.
+        bytes[iloc + 8] = 0x2D
+        let folder = try TemporaryDirectory()
+        let path = folder.path("widths.avif")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        _ = try ImageFile.thumbnail(ofFileAt: original, options: ThumbnailOptions(width: 64, height: 64))
+        for side in [64, ThumbnailOptions.maximumSide] {
+            do {
+                _ = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: side, height: side))
+                Issue.record("an AVIF with 2- and 13-byte location fields was decoded at \(side)")
+            } catch {
+                #expect(error.code == .corrupt && error.message.contains("iloc"), "\(error.message)")
+                #expect(error.path == path)
+            }
+        }
+        let metadata = #expect(throws: MetadataError.self) { try MetadataReader.read(fileAtPath: path) }
+        #expect(metadata?.message.contains("0, 4 or 8") == true, "\(metadata?.message ?? "")")
     }
 }

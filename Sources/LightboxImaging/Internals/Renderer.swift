@@ -358,15 +358,21 @@ enum Renderer {
     static func decodeHEIF(
         _ bytes: [UInt8], path: String, orientation override: Int?, monitor: RenderMonitor?, choose: HEIFChooser
     ) throws(ImagingError) -> Decoded? {
-        try refuseDerivationLoop(ByteSource(bytes: bytes), path: path)
+        try refuseMalformedHEIF(ByteSource(bytes: bytes), path: path)
         return try decodeHEIF(
             bytes, layouts: HEIFCodedImage.readPrimaryAndThumbnail(bytes), tried: nil, path: path,
             orientation: override, monitor: monitor, choose: choose)
     }
 
-    /// Refuses a HEIF whose images derive from themselves before libheif, here or through
-    /// libvips, follows them: it recursed without end on a grid listing itself as a tile.
-    private static func refuseDerivationLoop(_ source: ByteSource, path: String) throws(ImagingError) {
+    /// Refuses, before libheif reads it here or through libvips, a HEIF whose structure it
+    /// would misread (``MetadataReader/checkStructure(_:)``), or whose images derive from
+    /// themselves: libheif recursed without end on a grid listing itself as a tile.
+    private static func refuseMalformedHEIF(_ source: ByteSource, path: String) throws(ImagingError) {
+        do throws(MetadataError) {
+            try MetadataReader.checkStructure(source)
+        } catch {
+            throw ImagingError(.corrupt, error.message, path: path)
+        }
         if HEIFDerivations.haveLoop(source) {
             throw ImagingError(.corrupt, "its images derive from themselves (a loop of item references)", path: path)
         }
@@ -438,7 +444,7 @@ enum Renderer {
         path: String, orientation override: Int?, monitor: RenderMonitor?, choose: HEIFChooser
     ) throws(ImagingError) -> Decoded? {
         let source = try? ByteSource(fileAtPath: path)
-        if let source { try refuseDerivationLoop(source, path: path) }
+        if let source { try refuseMalformedHEIF(source, path: path) }
         let layouts = source.flatMap { HEIFCodedImage.readPrimaryAndThumbnail($0) }
         var tried: HEIFCodedImage.Image?
         if let source, let layouts, let thumbnail = layouts.thumbnail,

@@ -155,6 +155,15 @@ enum HEIFContainer {
         var length: Int
     }
 
+    /// Refuses what libheif would misread, before it reads the file: item locations that are
+    /// not well formed.
+    static func checkStructure(_ source: ByteSource) throws(MetadataError) {
+        let top = try ISOBox.children(of: source, in: 0..<source.count)
+        guard let meta = top.first("meta") else { return }
+        let boxes = try meta.children(of: source, skip: 4)
+        if let iloc = boxes.first("iloc") { _ = try itemLocations(iloc, source) }
+    }
+
     /// `iloc`: item id -> its extents as offsets in the file. Items whose bytes are in `idat`
     /// count when `itemData` is that box; items in another file or item are left out.
     static func itemLocations(_ box: ISOBox, _ source: ByteSource, itemData: ISOBox? = nil) throws(MetadataError)
@@ -170,6 +179,12 @@ enum HEIFContainer {
         let lengthSize = sizes & 15
         let baseOffsetSize = more >> 4
         let indexSize = (version == 1 || version == 2) ? more & 15 : 0
+        // ISO/IEC 14496-12 allows 0, 4 or 8 bytes; libheif read other widths as an empty item
+        // and handed it to its AV1 decoder, which leaked.
+        for width in [offsetSize, lengthSize, baseOffsetSize, indexSize] where ![0, 4, 8].contains(width) {
+            throw MetadataError(
+                .malformed, "the HEIF item locations (iloc) have a \(width)-byte field; the format allows 0, 4 or 8")
+        }
         let itemCount = try cursor.read(version < 2 ? 2 : 4)
         var locations: [Int: [Extent]] = [:]
         // Fields may be zero bytes wide, so counts alone could loop for billions of turns on
