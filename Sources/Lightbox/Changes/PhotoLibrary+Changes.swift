@@ -208,15 +208,12 @@ extension PhotoLibrary {
     /// emptied by the same commit. A crash before that leaves the list for the next open:
     /// never an asset without its original, nor an original no row knows of.
     func removePendingOriginals() {
-        try? store.writer.write { db in
-            for path in try String.fetchAll(db, sql: "SELECT storedPath FROM pendingRemoval") {
+        try? store.write { store in
+            for path in try store.pendingRemovals() {
                 FaultInjection.pause(at: .removingOriginals)
-                let references =
-                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path])
-                    ?? 0
-                if references == 0 { originals.remove(path) }
+                if try store.resourceCount(storedPath: path) == 0 { originals.remove(path) }
             }
-            try db.execute(sql: "DELETE FROM pendingRemoval")
+            try store.clearPendingRemovals()
         }
     }
 
@@ -225,22 +222,14 @@ extension PhotoLibrary {
     /// so that no import can come to refer to it meanwhile (an import that reused it then
     /// fails cleanly: ``PreparedAsset/checkStored(in:)``). The markers go with them.
     func removeUnreferenced(_ marked: [(storedPath: String, marker: String)]) {
-        try? store.writer.write { db in
+        try? store.write { store in
             for (path, marker) in marked {
-                if try !Self.isReferenced(path, db), originals.isMarked(path, by: marker) { originals.remove(path) }
+                if try !store.isReferenced(storedPath: path), originals.isMarked(path, by: marker) {
+                    originals.remove(path)
+                }
                 unlink(marker)
             }
         }
-    }
-
-    /// Whether a resource or the pending removals refer to a stored path.
-    static func isReferenced(_ storedPath: String, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            db,
-            sql: """
-                SELECT EXISTS (SELECT 1 FROM resource WHERE storedPath = ?1)
-                    OR EXISTS (SELECT 1 FROM pendingRemoval WHERE storedPath = ?1)
-                """, arguments: [storedPath]) ?? true
     }
 }
 

@@ -29,7 +29,7 @@ extension PhotoLibrary {
         guard seconds.isFinite, (0...(3650 * 24 * 3600)).contains(seconds) else {
             throw LibraryError(.invalidRequest, "a trash retention is 0 to 3650 days, not \(seconds / 86400) days")
         }
-        try store.setTrashRetention(seconds: Int(seconds))
+        try store.write { try $0.setTrashRetention(seconds: Int(seconds)) }
         try purgeExpiredTrash()
     }
 

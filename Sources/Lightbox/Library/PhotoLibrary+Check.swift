@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 #if canImport(Glibc)
     import Glibc
@@ -71,44 +70,30 @@ extension PhotoLibrary {
     ) throws -> LibraryCheck {
         var report = LibraryCheck()
         report.verifiedHashes = verifyingHashes
-        let (databaseLines, resources, referenced, assets) = try store.writer.read { db in
-            let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
-            let foreignKeys = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map { row in
-                "row \(row[1] as Int64? ?? 0) of \(row[0] as String? ?? "?") refers to a missing \(row[2] as String? ?? "?")"
-            }
-            let resources = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT asset.localIdentifier, resource.type, resource.storedPath, resource.sha256, resource.fileSize
-                    FROM resource JOIN asset ON asset.id = resource.assetId ORDER BY resource.storedPath
-                    """
-            ).map { row in
-                (
-                    asset: row[0] as String, type: AssetResourceType(rawValue: row[1]) ?? .photo,
-                    path: row[2] as String,
-                    sha256: row[3] as String, size: row[4] as Int64
-                )
-            }
-            let pending = try String.fetchAll(db, sql: "SELECT storedPath FROM pendingRemoval")
-            let assets = try String.fetchAll(db, sql: "SELECT localIdentifier FROM asset")
-            return (integrity + foreignKeys, resources, Set(resources.map(\.path) + pending), Set(assets))
+        let (databaseLines, resources, referenced, assets) = try store.read { store in
+            let resources = try store.storedResources()
+            let pending = try store.pendingRemovals()
+            return (
+                try store.integrityProblems(), resources, Set(resources.map(\.storedPath) + pending),
+                Set(try store.allAssetIdentifiers())
+            )
         }
         report.problems += databaseLines.map { .database($0) }
 
         // Each stored file once: resources may share one (the same bytes).
-        let total = resources.reduce(into: [String: Int64]()) { $0[$1.path] = $1.size }.values.reduce(0, +)
+        let total = resources.reduce(into: [String: Int64]()) { $0[$1.storedPath] = $1.fileSize }.values.reduce(0, +)
         var verdicts: [String: LibraryCheck.Problem?] = [:]
         for resource in resources {
             let verdict: LibraryCheck.Problem?
-            if let known = verdicts[resource.path] {
-                verdict = known.map { $0.about(resource.asset, resource.type) }
+            if let known = verdicts[resource.storedPath] {
+                verdict = known.map { $0.about(resource.assetLocalIdentifier, resource.type) }
             } else {
                 verdict = try checkOriginal(
-                    resource.path, sha256: resource.sha256, verifying: verifyingHashes, repairing: repairing,
-                    as: (resource.asset, resource.type), report: &report)
-                verdicts[resource.path] = .some(verdict)
+                    resource.storedPath, sha256: resource.sha256, verifying: verifyingHashes, repairing: repairing,
+                    as: (resource.assetLocalIdentifier, resource.type), report: &report)
+                verdicts[resource.storedPath] = .some(verdict)
                 report.originals += 1
-                report.bytes += resource.size
+                report.bytes += resource.fileSize
                 progress?(report.bytes, total)
             }
             if let verdict { report.problems.append(verdict) }
@@ -179,8 +164,8 @@ extension PhotoLibrary {
 
     /// Removes a stored file inside a write transaction, unless a row refers to it by then.
     private func removeIfUnreferenced(_ path: String) throws -> Bool {
-        try store.writer.write { db in
-            guard try !Self.isReferenced(path, db) else { return false }
+        try store.write { store in
+            guard try !store.isReferenced(storedPath: path) else { return false }
             originals.remove(path)
             return true
         }

@@ -16,8 +16,11 @@ protocol LibraryStore: Sendable {
     /// the cooperative pool's threads: for servers.
     func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T
 
-    /// Keeps the library's trash retention, in whole seconds.
-    func setTrashRetention(seconds: Int) throws
+    /// Runs `body` in the write transaction, blocking the caller; what it writes commits when
+    /// it returns, or none of it when it throws. While it runs no other write commits, so a
+    /// file no row refers to stays unreferenced until it returns: stored files are removed
+    /// inside it.
+    func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T
 }
 
 /// The reads of a catalog, inside one ``LibraryStore/read(_:)-(_)`` transaction.
@@ -64,6 +67,45 @@ protocol StoreReader {
 
     /// Whether a commit let go of originals whose files are not yet removed.
     func hasPendingRemovals() throws -> Bool
+
+    /// The stored paths commits let go of whose files are not yet removed.
+    func pendingRemovals() throws -> [String]
+
+    /// Whether a resource, or the pending removals, refer to a stored path.
+    func isReferenced(storedPath: String) throws -> Bool
+
+    /// How many resources refer to a stored path (resources with the same bytes share one).
+    func resourceCount(storedPath: String) throws -> Int
+
+    // MARK: Checking
+
+    /// What the database's own checks find wrong (integrity, foreign keys), one line each.
+    func integrityProblems() throws -> [String]
+
+    /// Every resource's stored file, by stored path.
+    func storedResources() throws -> [StoredResource]
+
+    /// Every asset's identifier, those in Recently Deleted included.
+    func allAssetIdentifiers() throws -> [String]
+}
+
+/// The writes of a catalog, inside one ``LibraryStore/write(_:)`` transaction.
+protocol StoreWriter: StoreReader {
+    /// Keeps the library's trash retention, in whole seconds.
+    func setTrashRetention(seconds: Int) throws
+
+    /// Empties the list of pending removals, once their files are gone.
+    func clearPendingRemovals() throws
+}
+
+/// A resource's stored file, as a check reads it.
+struct StoredResource: Sendable {
+    var assetLocalIdentifier: String
+    var type: AssetResourceType
+    /// Relative to the originals folder.
+    var storedPath: String
+    var sha256: String
+    var fileSize: Int64
 }
 
 /// What moments are made of: an asset's identifier, when and where it was taken.

@@ -3,25 +3,25 @@ import GRDB
 
 extension SQLiteStore: LibraryStore {
     func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
-        try writer.read { db in try body(SQLiteReader(db: db)) }
+        try writer.read { db in try body(SQLiteTransaction(db: db, store: self)) }
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T {
-        try await writer.read { db in try body(SQLiteReader(db: db)) }
+        try await writer.read { db in try body(SQLiteTransaction(db: db, store: self)) }
     }
 
-    func setTrashRetention(seconds: Int) throws {
-        try writer.write { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO libraryState (key, value) VALUES ('trashRetentionSeconds', ?)",
-                arguments: [seconds])
-        }
+    func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
+        try writer.write { db in try body(SQLiteTransaction(db: db, store: self)) }
     }
 }
 
-/// The catalog's reads on one GRDB connection, inside the transaction GRDB opened for them.
-struct SQLiteReader: StoreReader {
+/// The catalog's operations on one GRDB connection, inside the transaction GRDB opened for
+/// them: a read transaction (where only the reads are called) or the write transaction.
+struct SQLiteTransaction: StoreWriter {
     let db: Database
+    let store: SQLiteStore
+
+    // MARK: Reads
 
     func assetCount() throws -> Int {
         try AssetRecord.filter(Column("trashedDate") == nil).fetchCount(db)
@@ -141,5 +141,60 @@ struct SQLiteReader: StoreReader {
 
     func hasPendingRemovals() throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pendingRemoval)") ?? false
+    }
+
+    func pendingRemovals() throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT storedPath FROM pendingRemoval")
+    }
+
+    func isReferenced(storedPath: String) throws -> Bool {
+        try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM resource WHERE storedPath = ?1)
+                    OR EXISTS (SELECT 1 FROM pendingRemoval WHERE storedPath = ?1)
+                """, arguments: [storedPath]) ?? true
+    }
+
+    func resourceCount(storedPath: String) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [storedPath]) ?? 0
+    }
+
+    func integrityProblems() throws -> [String] {
+        let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
+        let foreignKeys = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map { row in
+            "row \(row[1] as Int64? ?? 0) of \(row[0] as String? ?? "?") refers to a missing \(row[2] as String? ?? "?")"
+        }
+        return integrity + foreignKeys
+    }
+
+    func storedResources() throws -> [StoredResource] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT asset.localIdentifier, resource.type, resource.storedPath, resource.sha256, resource.fileSize
+                FROM resource JOIN asset ON asset.id = resource.assetId ORDER BY resource.storedPath
+                """
+        ).map { row in
+            StoredResource(
+                assetLocalIdentifier: row[0], type: AssetResourceType(rawValue: row[1]) ?? .photo, storedPath: row[2],
+                sha256: row[3], fileSize: row[4])
+        }
+    }
+
+    func allAssetIdentifiers() throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT localIdentifier FROM asset")
+    }
+
+    // MARK: Writes
+
+    func setTrashRetention(seconds: Int) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO libraryState (key, value) VALUES ('trashRetentionSeconds', ?)",
+            arguments: [seconds])
+    }
+
+    func clearPendingRemovals() throws {
+        try db.execute(sql: "DELETE FROM pendingRemoval")
     }
 }
