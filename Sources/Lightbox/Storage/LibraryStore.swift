@@ -96,6 +96,21 @@ protocol StoreWriter: StoreReader {
 
     /// Empties the list of pending removals, once their files are gone.
     func clearPendingRemovals() throws
+
+    /// Checks and applies the requests of one change block, with the files `prepared` for
+    /// them, and records the transaction in the history. Throws a ``LibraryError`` naming the
+    /// first request that cannot be applied (the caller's transaction then writes nothing).
+    func apply(_ operations: [ChangeRequests.Operation], prepared: PreparedChanges) throws -> AppliedChanges
+}
+
+/// What a change block did that the files must follow once it commits.
+struct AppliedChanges: Sendable {
+    /// Stored paths (relative to `originals/`) that no resource refers to after the commit.
+    var unreferencedOriginals: [String] = []
+    /// Assets the transaction deleted.
+    var deletedAssets: [String] = []
+    /// Renders that edits and reverts replaced, by asset: their cached images go.
+    var replacedRenders: [String: String] = [:]
 }
 
 /// A resource's stored file, as a check reads it.

@@ -197,4 +197,9 @@ struct SQLiteTransaction: StoreWriter {
     func clearPendingRemovals() throws {
         try db.execute(sql: "DELETE FROM pendingRemoval")
     }
+
+    func apply(_ operations: [ChangeRequests.Operation], prepared: PreparedChanges) throws -> AppliedChanges {
+        var applier = ChangeApplier(db: db, store: store, prepared: prepared)
+        return try applier.apply(operations)
+    }
 }

@@ -1,0 +1,589 @@
+import Foundation
+import GRDB
+
+/// Applies the operations of one change block inside the write transaction: checks each
+/// request against the catalog, writes it, keeps albums' and folders' orders, lists the
+/// originals let go, and records the transaction in the history.
+struct ChangeApplier {
+    /// A child of a folder: an album or a folder, by row id.
+    enum Child: Hashable {
+        case collection(Int64)
+        case list(Int64)
+    }
+
+    /// A folder's children, in order, as the block leaves them.
+    private struct ListState {
+        var rowID: Int64
+        var members: OrderedMembers<Child>
+        var dirty = false
+        var children: [Child] { members.elements }
+    }
+
+    /// An album's assets, in order, as the block leaves them.
+    private struct AlbumState {
+        var rowID: Int64
+        var members: OrderedMembers<Int64>
+        var dirty = false
+        var assets: [Int64] { members.elements }
+    }
+
+    let db: Database
+    let store: SQLiteStore
+    let prepared: PreparedChanges
+    /// Stored paths resources stopped referring to in this block.
+    private var releasedPaths: Set<String> = []
+    private var albums: [String: AlbumState] = [:]
+    private var deletedAlbums: Set<String> = []
+    private var lists: [String: ListState] = [:]
+    private var deletedLists: Set<String> = []
+    private var log: [ObjectKey: ObjectChangeRecord.Kind] = [:]
+    private var logOrder: [ObjectKey] = []
+    private var result = AppliedChanges()
+    private let now = Date()
+
+    private struct ObjectKey: Hashable {
+        var type: ObjectChangeRecord.ObjectType
+        var localIdentifier: String
+    }
+
+    init(db: Database, store: SQLiteStore, prepared: PreparedChanges = PreparedChanges()) {
+        self.db = db
+        self.store = store
+        self.prepared = prepared
+    }
+
+    mutating func apply(_ operations: [ChangeRequests.Operation]) throws -> AppliedChanges {
+        for operation in operations {
+            switch operation {
+            case .createAsset(let id):
+                guard let asset = prepared.assets[id] else { throw invalid("the new asset \(id) was not prepared") }
+                do {
+                    try asset.insert(db, localIdentifier: id)
+                } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                    throw invalid("the library already holds the bytes of the new asset \(id)")
+                }
+                record(.asset, id, .inserted)
+            case .editAsset(let id, let edit):
+                try editAsset(id, edit)
+            case .deleteAssets(let ids):
+                for id in ids { try trashAsset(id) }
+            case .restoreAssets(let ids):
+                for id in ids { try restoreAsset(id) }
+            case .purgeAssets(let ids):
+                for id in ids { releasedPaths.formUnion(try purgeAsset(id)) }
+            case .createCollection(let id, let title):
+                try db.execute(
+                    sql:
+                        "INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        id, AssetCollectionType.album.rawValue, AssetCollectionSubtype.albumRegular.rawValue, title,
+                        now,
+                    ])
+                albums[id] = AlbumState(
+                    rowID: db.lastInsertedRowID, members: OrderedMembers(elements: [], owner: "album \(id)"))
+                record(.assetCollection, id, .inserted)
+            case .renameCollection(let id, let title):
+                let album = try albumState(id)
+                try db.execute(
+                    sql: "UPDATE assetCollection SET title = ? WHERE id = ?", arguments: [title, album.rowID])
+                record(.assetCollection, id, .updated)
+            case .addAssets(let id, let assets):
+                var album = try albumState(id)
+                album.members.add(try assets.map(liveAssetRowID))
+                store(album, id)
+            case .insertAssets(let id, let assets, let indexes):
+                var album = try albumState(id)
+                try album.members.insert(try assets.map(liveAssetRowID), at: indexes)
+                store(album, id)
+            case .removeAssets(let id, let assets):
+                var album = try albumState(id)
+                album.members.remove(Set(try assets.map(liveAssetRowID)))
+                store(album, id)
+            case .removeAssetsAt(let id, let indexes):
+                var album = try albumState(id)
+                try album.members.remove(at: indexes)
+                store(album, id)
+            case .replaceAssets(let id, let indexes, let assets):
+                var album = try albumState(id)
+                try album.members.replace(at: indexes, with: try assets.map(liveAssetRowID))
+                store(album, id)
+            case .moveAssets(let id, let indexes, let destination):
+                var album = try albumState(id)
+                try album.members.move(at: indexes, to: destination)
+                store(album, id)
+            case .createList(let id, let title):
+                try db.execute(
+                    sql:
+                        "INSERT INTO collectionList (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        id, CollectionListType.folder.rawValue, CollectionListSubtype.regularFolder.rawValue, title,
+                        now,
+                    ])
+                lists[id] = ListState(
+                    rowID: db.lastInsertedRowID, members: OrderedMembers(elements: [], owner: "folder \(id)"))
+                record(.collectionList, id, .inserted)
+            case .renameList(let id, let title):
+                let list = try listState(id)
+                try db.execute(sql: "UPDATE collectionList SET title = ? WHERE id = ?", arguments: [title, list.rowID])
+                record(.collectionList, id, .updated)
+            case .addChildren(let id, let children):
+                var list = try listState(id)
+                let refs = try childRefs(children)
+                for child in refs { try checkCanHold(list, id, child) }
+                list.members.add(refs)
+                store(list, id)
+            case .insertChildren(let id, let children, let indexes):
+                var list = try listState(id)
+                let refs = try childRefs(children)
+                for child in refs { try checkCanHold(list, id, child) }
+                try list.members.insert(refs, at: indexes)
+                store(list, id)
+            case .removeChildren(let id, let children):
+                var list = try listState(id)
+                list.members.remove(Set(try childRefs(children)))
+                store(list, id)
+            case .replaceChildren(let id, let indexes, let children):
+                var list = try listState(id)
+                let refs = try childRefs(children)
+                for child in refs where !list.children.contains(child) { try checkCanHold(list, id, child) }
+                try list.members.replace(at: indexes, with: refs)
+                store(list, id)
+            case .moveChildren(let id, let indexes, let destination):
+                var list = try listState(id)
+                try list.members.move(at: indexes, to: destination)
+                store(list, id)
+            case .deleteLists(let ids):
+                for id in ids {
+                    let list = try listState(id)
+                    try db.execute(sql: "DELETE FROM collectionList WHERE id = ?", arguments: [list.rowID])
+                    lists[id] = nil
+                    deletedLists.insert(id)
+                    for key in lists.keys where lists[key]!.children.contains(.list(list.rowID)) {
+                        lists[key]!.members.remove([.list(list.rowID)])
+                        lists[key]!.dirty = true
+                    }
+                    record(.collectionList, id, .deleted)
+                }
+            case .deleteCollections(let ids):
+                for id in ids {
+                    let album = try albumState(id)
+                    for key in lists.keys where lists[key]!.children.contains(.collection(album.rowID)) {
+                        lists[key]!.members.remove([.collection(album.rowID)])
+                        lists[key]!.dirty = true
+                    }
+                    try db.execute(sql: "DELETE FROM assetCollection WHERE id = ?", arguments: [album.rowID])
+                    albums[id] = nil
+                    deletedAlbums.insert(id)
+                    record(.assetCollection, id, .deleted)
+                }
+            }
+        }
+        for album in albums.values where album.dirty {
+            try db.execute(sql: "DELETE FROM collectionAsset WHERE collectionId = ?", arguments: [album.rowID])
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO collectionAsset (collectionId, assetId, position) VALUES (?, ?, ?)")
+            for (position, asset) in album.assets.enumerated() {
+                try insert.execute(arguments: [album.rowID, asset, position])
+            }
+        }
+        for list in lists.values where list.dirty {
+            try db.execute(sql: "DELETE FROM collectionListChild WHERE listId = ?", arguments: [list.rowID])
+        }
+        for list in lists.values where list.dirty {
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO collectionListChild (listId, collectionId, childListId, position) VALUES (?, ?, ?, ?)"
+            )
+            for (position, child) in list.children.enumerated() {
+                switch child {
+                case .collection(let row): try insert.execute(arguments: [list.rowID, row, nil, position])
+                case .list(let row): try insert.execute(arguments: [list.rowID, nil, row, position])
+                }
+            }
+        }
+        for path in releasedPaths.sorted() {
+            let references =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path]) ?? 0
+            guard references == 0 else { continue }
+            result.unreferencedOriginals.append(path)
+            // Listed in this transaction, removed after it: see PhotoLibrary.removePendingOriginals.
+            try db.execute(sql: "INSERT OR IGNORE INTO pendingRemoval (storedPath) VALUES (?)", arguments: [path])
+        }
+        let changes = logOrder.compactMap { key in
+            log[key].map { ObjectChangeRecord(key.type, key.localIdentifier, $0) }
+        }
+        if !changes.isEmpty {
+            try store.recordChangeTransaction(db, author: "performChanges", changes: changes)
+        }
+        return result
+    }
+
+    // MARK: Assets
+
+    /// The row of an asset, deleted or not, and whether it is in Recently Deleted.
+    private func assetRow(_ localIdentifier: String) throws -> (id: Int64, isTrashed: Bool) {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT id, trashedDate IS NOT NULL FROM asset WHERE localIdentifier = ?",
+                arguments: [localIdentifier])
+        else {
+            throw LibraryError(.assetNotFound, "no asset has the identifier \(localIdentifier); nothing was changed")
+        }
+        return (row[0], row[1])
+    }
+
+    /// The row of an asset in the library: one in Recently Deleted is refused, as PhotoKit
+    /// refuses changes to a deleted asset.
+    private func liveAssetRowID(_ localIdentifier: String) throws -> Int64 {
+        let row = try assetRow(localIdentifier)
+        guard !row.isTrashed else {
+            throw invalid("asset \(localIdentifier) is in Recently Deleted: restore it before changing it")
+        }
+        return row.id
+    }
+
+    private mutating func editAsset(_ id: String, _ edit: ChangeRequests.AssetEdit) throws {
+        let row = try liveAssetRowID(id)
+        switch edit {
+        case .content:
+            // These set the modification date and record the change themselves.
+            guard let prepared = prepared.edits[id] else { throw invalid("the edit of asset \(id) was not prepared") }
+            return try applyContentEdit(id, row, prepared)
+        case .revert:
+            guard let size = prepared.reverts[id] else { return }  // not edited: nothing to revert
+            return try revert(id, row, size)
+        case .favorite(let value):
+            try db.execute(sql: "UPDATE asset SET isFavorite = ? WHERE id = ?", arguments: [value, row])
+        case .hidden(let value):
+            try db.execute(sql: "UPDATE asset SET isHidden = ? WHERE id = ?", arguments: [value, row])
+        case .rating(let value):
+            guard value.map({ (-1...5).contains($0) }) ?? true else {
+                throw invalid("rating \(value ?? 0) of asset \(id) is not 1 to 5 stars, -1 (rejected) or 0 (unrated)")
+            }
+            try db.execute(
+                sql: "UPDATE asset SET rating = ? WHERE id = ?", arguments: [value == 0 ? nil : value, row])
+        case .creationDate(let date):
+            guard let date else { throw invalid("asset \(id) cannot have its creation date removed") }
+            try db.execute(sql: "UPDATE asset SET creationDate = ? WHERE id = ?", arguments: [date, row])
+        case .location(let location):
+            if let location {
+                guard (-90...90).contains(location.latitude), (-180...180).contains(location.longitude) else {
+                    throw invalid(
+                        "location \(location.latitude), \(location.longitude) of asset \(id) is off the globe")
+                }
+            }
+            try db.execute(
+                sql: "UPDATE asset SET latitude = ?, longitude = ?, altitude = ?, locationTimestamp = ? WHERE id = ?",
+                arguments: [location?.latitude, location?.longitude, location?.altitude, location?.timestamp, row])
+        }
+        try db.execute(sql: "UPDATE asset SET modificationDate = ? WHERE id = ?", arguments: [now, row])
+        record(.asset, id, .updated)
+    }
+
+    // MARK: Edits
+
+    /// The asset's resource of one type: its stored path and hash.
+    private func resource(_ row: Int64, _ type: AssetResourceType) throws -> (storedPath: String, sha256: String)? {
+        try Row.fetchOne(
+            db, sql: "SELECT storedPath, sha256 FROM resource WHERE assetId = ? AND type = ?",
+            arguments: [row, type.rawValue]
+        ).map { ($0["storedPath"], $0["sha256"]) }
+    }
+
+    /// Removes the asset's resources of these types; their files go if nothing else uses them.
+    private mutating func removeResources(_ row: Int64, _ types: [AssetResourceType]) throws {
+        for type in types {
+            if let stored = try resource(row, type) { releasedPaths.insert(stored.storedPath) }
+            try db.execute(sql: "DELETE FROM resource WHERE assetId = ? AND type = ?", arguments: [row, type.rawValue])
+        }
+    }
+
+    /// Clears the way for a new render of one kind (the still, or a Live Photo's movie) as the
+    /// edit's base says. Made on the render, the render becomes the adjustment base: the edit
+    /// chains on it. Made on the adjustment base, only the render goes; on the original, both.
+    private mutating func makeRoom(
+        _ row: Int64, for base: EditBase, render: AssetResourceType, adjustmentBase: AssetResourceType
+    ) throws {
+        switch base {
+        case .render:
+            guard try resource(row, render) != nil else { return }
+            try removeResources(row, [adjustmentBase])
+            try retype(row, render, to: adjustmentBase)
+        case .adjustmentBase:
+            try removeResources(row, [render])
+        case .original:
+            try removeResources(row, [render, adjustmentBase])
+        }
+    }
+
+    private mutating func applyContentEdit(_ id: String, _ row: Int64, _ edit: PreparedEdit) throws {
+        let current = try resource(row, .fullSizePhoto)
+        guard current?.sha256 == edit.expectedRenderSHA256 else {
+            throw invalid(
+                "asset \(id) was edited or reverted after its editing input was made; edit it again from a new input")
+        }
+        try removeResources(row, [.adjustmentData])
+        try makeRoom(row, for: edit.base, render: .fullSizePhoto, adjustmentBase: .adjustmentBasePhoto)
+        if let current { result.replacedRenders[id] = current.sha256 }
+        // A Live Photo's movie follows its still; an edit without a movie leaves it as it is.
+        if edit.movie != nil {
+            try makeRoom(row, for: edit.base, render: .fullSizePairedVideo, adjustmentBase: .adjustmentBasePairedVideo)
+        }
+        var files = [(AssetResourceType.fullSizePhoto, edit.render), (.adjustmentData, edit.adjustment)]
+        if let movie = edit.movie { files.append((.fullSizePairedVideo, movie)) }
+        for (type, file) in files {
+            var record = ResourceRecord(
+                assetId: row, type: type.rawValue, originalFilename: file.originalFilename,
+                uniformTypeIdentifier: file.uniformTypeIdentifier, fileSize: file.size, pixelWidth: file.pixelWidth,
+                pixelHeight: file.pixelHeight, sha256: file.sha256, storedPath: file.storedPath)
+            try record.insert(db)
+            releasedPaths.remove(file.storedPath)
+        }
+        try db.execute(
+            sql: """
+                UPDATE asset SET hasAdjustments = 1, adjustmentFormatIdentifier = ?, pixelWidth = ?, pixelHeight = ?,
+                modificationDate = ? WHERE id = ?
+                """,
+            arguments: [edit.formatIdentifier, edit.render.pixelWidth, edit.render.pixelHeight, now, row])
+        record(.asset, id, .updated)
+    }
+
+    /// An asset's resource of one type becomes another (a render becomes an adjustment base).
+    private func retype(_ row: Int64, _ type: AssetResourceType, to newType: AssetResourceType) throws {
+        try db.execute(
+            sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
+            arguments: [newType.rawValue, row, type.rawValue])
+    }
+
+    private mutating func revert(_ id: String, _ row: Int64, _ size: PreparedRevert) throws {
+        if let current = try resource(row, .fullSizePhoto) { result.replacedRenders[id] = current.sha256 }
+        try removeResources(
+            row,
+            [.fullSizePhoto, .adjustmentData, .adjustmentBasePhoto, .fullSizePairedVideo, .adjustmentBasePairedVideo])
+        try db.execute(
+            sql: """
+                UPDATE asset SET hasAdjustments = 0, adjustmentFormatIdentifier = NULL, pixelWidth = ?, pixelHeight = ?,
+                modificationDate = ? WHERE id = ?
+                """,
+            arguments: [size.pixelWidth, size.pixelHeight, now, row])
+        record(.asset, id, .updated)
+    }
+
+    /// The identifiers of the albums that held the asset before this block.
+    private func albumsContaining(_ row: Int64) throws -> [String] {
+        try String.fetchAll(
+            db,
+            sql: """
+                SELECT assetCollection.localIdentifier FROM collectionAsset
+                JOIN assetCollection ON assetCollection.id = collectionAsset.collectionId WHERE collectionAsset.assetId = ?
+                """,
+            arguments: [row])
+    }
+
+    /// Moves an asset to Recently Deleted: out of its albums, whose places it keeps for a
+    /// restore, and out of every fetch; its row, files and edits stay.
+    private mutating func trashAsset(_ id: String) throws {
+        let (row, isTrashed) = try assetRow(id)
+        guard !isTrashed else {
+            throw invalid("asset \(id) is in Recently Deleted already; purge it to delete it for good")
+        }
+        for album in try albumsContaining(row) { _ = try albumState(album) }
+        for key in albums.keys.sorted() {
+            guard let position = albums[key]!.assets.firstIndex(of: row) else { continue }
+            albums[key]!.members.remove([row])
+            albums[key]!.dirty = true
+            record(.assetCollection, key, .updated)
+            try db.execute(
+                sql: "INSERT INTO trashedMembership (collectionId, assetId, position) VALUES (?, ?, ?)",
+                arguments: [albums[key]!.rowID, row, position])
+        }
+        try db.execute(sql: "UPDATE asset SET trashedDate = ? WHERE id = ?", arguments: [now, row])
+        record(.asset, id, .trashed)
+    }
+
+    /// Brings an asset back from Recently Deleted, into the albums it was in: at its place, or
+    /// at the end of an album now shorter.
+    private mutating func restoreAsset(_ id: String) throws {
+        let row = try assetRow(id)
+        guard row.isTrashed else { throw invalid("asset \(id) is not in Recently Deleted") }
+        let memberships = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT assetCollection.localIdentifier, trashedMembership.position FROM trashedMembership
+                JOIN assetCollection ON assetCollection.id = trashedMembership.collectionId
+                WHERE trashedMembership.assetId = ? ORDER BY trashedMembership.position
+                """,
+            arguments: [row.id])
+        for membership in memberships {
+            let albumID: String = membership[0]
+            guard !deletedAlbums.contains(albumID) else { continue }
+            var album = try albumState(albumID)
+            guard !album.assets.contains(row.id) else { continue }
+            try album.members.insert([row.id], at: [min(membership[1], album.assets.count)])
+            store(album, albumID)
+        }
+        try db.execute(sql: "DELETE FROM trashedMembership WHERE assetId = ?", arguments: [row.id])
+        try db.execute(sql: "UPDATE asset SET trashedDate = NULL WHERE id = ?", arguments: [row.id])
+        record(.asset, id, .restored)
+    }
+
+    /// Deletes one asset for good, in Recently Deleted or not; returns the stored paths its
+    /// resources used.
+    private mutating func purgeAsset(_ id: String) throws -> [String] {
+        let row = try assetRow(id).id
+        let paths = try String.fetchAll(db, sql: "SELECT storedPath FROM resource WHERE assetId = ?", arguments: [row])
+        for album in try albumsContaining(row) { record(.assetCollection, album, .updated) }
+        for key in albums.keys {
+            if albums[key]!.assets.contains(row) {
+                albums[key]!.members.remove([row])
+                albums[key]!.dirty = true
+                record(.assetCollection, key, .updated)
+            }
+        }
+        try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [row])
+        record(.asset, id, .deleted)
+        result.deletedAssets.append(id)
+        return paths
+    }
+
+    // MARK: Albums
+
+    /// The row of an album or folder a user may change: it exists, was not deleted in this
+    /// block, and is of the user's type (not kept by the library).
+    private func editableRowID(table: String, _ id: String, userType: Int, noun: String, deleted: Set<String>) throws
+        -> Int64
+    {
+        guard !deleted.contains(id),
+            let row = try Row.fetchOne(
+                db, sql: "SELECT id, type FROM \(table) WHERE localIdentifier = ?", arguments: [id])
+        else {
+            throw LibraryError(.collectionNotFound, "no \(noun) has the identifier \(id); nothing was changed")
+        }
+        guard row["type"] as Int == userType else {
+            throw invalid("\(id) is kept by the library, not \(noun == "album" ? "an" : "a") \(noun) a user can change")
+        }
+        return row["id"]
+    }
+
+    private mutating func albumState(_ id: String) throws -> AlbumState {
+        if let album = albums[id] { return album }
+        let rowID = try editableRowID(
+            table: "assetCollection", id, userType: AssetCollectionType.album.rawValue, noun: "album",
+            deleted: deletedAlbums)
+        let assets = try Int64.fetchAll(
+            db, sql: "SELECT assetId FROM collectionAsset WHERE collectionId = ? ORDER BY position", arguments: [rowID])
+        let album = AlbumState(rowID: rowID, members: OrderedMembers(elements: assets, owner: "album \(id)"))
+        albums[id] = album
+        return album
+    }
+
+    // MARK: Folders
+
+    private mutating func listState(_ id: String) throws -> ListState {
+        if let list = lists[id] { return list }
+        let rowID = try editableRowID(
+            table: "collectionList", id, userType: CollectionListType.folder.rawValue, noun: "folder",
+            deleted: deletedLists)
+        let children = try Row.fetchAll(
+            db, sql: "SELECT collectionId, childListId FROM collectionListChild WHERE listId = ? ORDER BY position",
+            arguments: [rowID]
+        ).map { row -> Child in
+            if let collection = row["collectionId"] as Int64? { return .collection(collection) }
+            return .list(row["childListId"])
+        }
+        let list = ListState(rowID: rowID, members: OrderedMembers(elements: children, owner: "folder \(id)"))
+        lists[id] = list
+        return list
+    }
+
+    private mutating func store(_ list: ListState, _ id: String) {
+        var list = list
+        list.dirty = true
+        lists[id] = list
+        record(.collectionList, id, .updated)
+    }
+
+    /// An album or folder a folder may hold: user albums and folders only.
+    private mutating func childRef(_ id: String) throws -> Child {
+        if let album = albums[id] { return .collection(album.rowID) }
+        if let list = lists[id] { return .list(list.rowID) }
+        if !deletedAlbums.contains(id),
+            let row = try Row.fetchOne(
+                db, sql: "SELECT id, type FROM assetCollection WHERE localIdentifier = ?", arguments: [id])
+        {
+            guard row["type"] as Int == AssetCollectionType.album.rawValue else {
+                throw invalid("\(id) is kept by the library; folders hold user albums and folders")
+            }
+            return .collection(row["id"])
+        }
+        if !deletedLists.contains(id) {
+            _ = try listState(id)
+            if let list = lists[id] { return .list(list.rowID) }
+        }
+        throw LibraryError(.collectionNotFound, "no album or folder has the identifier \(id); nothing was changed")
+    }
+
+    private mutating func childRefs(_ identifiers: [String]) throws -> [Child] {
+        var refs: [Child] = []
+        for identifier in identifiers { refs.append(try childRef(identifier)) }
+        return refs
+    }
+
+    /// The folder holding `child` as the block leaves things: a loaded folder's children
+    /// win over the database, which only knows how things were before the block.
+    private func parent(of child: Child) throws -> Int64? {
+        for list in lists.values where list.children.contains(child) { return list.rowID }
+        let stored: Int64?
+        switch child {
+        case .collection(let row):
+            stored = try Int64.fetchOne(
+                db, sql: "SELECT listId FROM collectionListChild WHERE collectionId = ?", arguments: [row])
+        case .list(let row):
+            stored = try Int64.fetchOne(
+                db, sql: "SELECT listId FROM collectionListChild WHERE childListId = ?", arguments: [row])
+        }
+        guard let stored else { return nil }
+        // A folder loaded in this block no longer holding the child has let it go.
+        return lists.values.contains { $0.rowID == stored } ? nil : stored
+    }
+
+    /// Refuses a second parent, and a folder inside itself or one of its own folders.
+    private func checkCanHold(_ list: ListState, _ id: String, _ child: Child) throws {
+        if let current = try parent(of: child), current != list.rowID {
+            throw invalid("a collection can be in one folder only; remove it from its folder before adding it to \(id)")
+        }
+        guard case .list(let childRow) = child else { return }
+        var ancestor: Int64? = list.rowID
+        while let row = ancestor {
+            if row == childRow { throw invalid("folder \(id) cannot hold itself or a folder that holds it") }
+            ancestor = try parent(of: .list(row))
+        }
+    }
+
+    private mutating func store(_ album: AlbumState, _ id: String) {
+        var album = album
+        album.dirty = true
+        albums[id] = album
+        record(.assetCollection, id, .updated)
+    }
+
+    // MARK: Log
+
+    private mutating func record(_ type: ObjectChangeRecord.ObjectType, _ id: String, _ kind: ObjectChangeRecord.Kind) {
+        let key = ObjectKey(type: type, localIdentifier: id)
+        guard let previous = log[key] else {
+            log[key] = kind
+            logOrder.append(key)
+            return
+        }
+        switch (previous, kind) {
+        case (.inserted, .updated), (.inserted, .restored): break
+        case (.inserted, .deleted): log[key] = nil
+        case (.trashed, .restored), (.restored, .trashed): log[key] = .updated
+        default: log[key] = kind
+        }
+    }
+
+    private func invalid(_ message: String) -> LibraryError {
+        .refusedChange(message)
+    }
+}
