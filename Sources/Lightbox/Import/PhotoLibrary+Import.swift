@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LightboxImaging
 import LightboxMetadata
 
@@ -128,5 +127,25 @@ extension PhotoLibrary {
             found += inFolder.map { FoundFile(path: $0, inFolder: true) }
         }
         return found
+    }
+}
+
+extension PhotoLibrary {
+    /// The asset a file already imported from this path (same size and modification time)
+    /// became, if the library still holds it: a resumed import skips it without hashing.
+    func journaled(_ path: String) throws -> (String, Int64)? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let size = (attributes[.size] as? NSNumber)?.int64Value,
+            let modified = attributes[.modificationDate] as? Date
+        else { return nil }
+        let identifier = try store.read {
+            try $0.journaledAsset(path: path, size: size, modificationDate: modified)
+        }
+        return identifier.map { ($0, size) }
+    }
+
+    /// Records a file outside an import's own transaction (a duplicate).
+    func journal(_ source: ImportSource) throws {
+        try store.write { try $0.journal(source) }
     }
 }

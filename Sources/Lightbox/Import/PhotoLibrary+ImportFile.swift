@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LightboxImaging
 import LightboxMetadata
 
@@ -32,23 +31,20 @@ extension PhotoLibrary {
         FaultInjection.pause(at: .importStored)
         var placed: (localIdentifier: String, paired: Bool)
         do {
-            let store = self.store
             let originals = self.originals
-            placed = try store.writer.write { db -> (String, Bool) in
+            placed = try store.write { store -> (String, Bool) in
                 try prepared.checkStored(in: originals)
-                try Self.journal(prepared.source, db)
-                if let partner = try prepared.pair(db) {
-                    try store.recordChangeTransaction(
-                        db, author: "import", changes: [ObjectChangeRecord(.asset, partner, .updated)])
+                try store.journal(prepared.source)
+                if let partner = try store.pair(prepared) {
+                    try store.recordChanges(author: "import", [ObjectChangeRecord(.asset, partner, .updated)])
                     return (partner, true)
                 }
                 let localIdentifier = UUID().uuidString
-                try prepared.insert(db, localIdentifier: localIdentifier)
-                try store.recordChangeTransaction(
-                    db, author: "import", changes: [ObjectChangeRecord(.asset, localIdentifier, .inserted)])
+                try store.insert(prepared, localIdentifier: localIdentifier)
+                try store.recordChanges(author: "import", [ObjectChangeRecord(.asset, localIdentifier, .inserted)])
                 return (localIdentifier, false)
             }
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+        } catch let error as DuplicateOriginal {
             // Another import of the same bytes committed first.
             if let existing = try existingAsset(withOriginalHash: source.sha256) {
                 originals.release(prepared.storedPaths)
@@ -182,72 +178,6 @@ extension PhotoLibrary {
                     .storageFailed, "the stored original was removed by a purge meanwhile; import the file again",
                     path: source.path)
             }
-        }
-
-        /// Inserts a new asset with its resource (inside the caller's transaction).
-        func insert(_ db: Database, localIdentifier: String) throws {
-            let now = Date()
-            let location = metadata.location
-            var subtypes = metadata.mediaSubtypes
-            var style = metadata.playbackStyle
-            if pairedMovie != nil {
-                subtypes.insert(.photoLive)
-                style = .livePhoto
-            }
-            var assetRecord = AssetRecord(
-                id: nil, localIdentifier: localIdentifier, mediaType: metadata.mediaType.rawValue,
-                mediaSubtypes: subtypes.rawValue, pixelWidth: pixelWidth, pixelHeight: pixelHeight,
-                creationDate: metadata.creationDate, creationTimeZoneOffset: metadata.creationTimeZoneOffset,
-                modificationDate: now, addedDate: now, duration: pairedMovie?.duration ?? metadata.duration,
-                isFavorite: false, isHidden: false, playbackStyle: style.rawValue,
-                sourceType: AssetSourceType.typeUserLibrary.rawValue, latitude: location?.latitude,
-                longitude: location?.longitude, altitude: location?.altitude, locationTimestamp: location?.timestamp,
-                burstIdentifier: metadata.burstIdentifier, burstSelectionTypes: 0, representsBurst: false,
-                hasAdjustments: false, adjustmentFormatIdentifier: nil, isSelfPortrait: metadata.isSelfPortrait)
-            try assetRecord.insert(db)
-            let assetID = assetRecord.id!
-            try db.execute(
-                sql: """
-                    UPDATE asset SET contentIdentifier = ?, captureKey = ?, orientationOverride = ?, rating = ?
-                    WHERE id = ?
-                    """,
-                arguments: [metadata.contentIdentifier, captureKey, orientationOverride, rating, assetID])
-            try insertResource(db, assetID: assetID, type: resourceType)
-            if let movie = pairedMovie { try Self.insert(movie, db, assetID: assetID) }
-            if let burst = metadata.burstIdentifier { try Self.electRepresentative(ofBurst: burst, db) }
-        }
-
-        func insertResource(_ db: Database, assetID: Int64, type: AssetResourceType) throws {
-            var resource = ResourceRecord(
-                id: nil, assetId: assetID, type: type.rawValue, originalFilename: originalFilename,
-                uniformTypeIdentifier: source.format.uniformTypeIdentifier, fileSize: source.size,
-                pixelWidth: storedWidth, pixelHeight: storedHeight, sha256: source.sha256, storedPath: storedPath)
-            try resource.insert(db)
-        }
-
-        static func insert(_ movie: PreparedMovie, _ db: Database, assetID: Int64) throws {
-            var resource = ResourceRecord(
-                id: nil, assetId: assetID, type: AssetResourceType.pairedVideo.rawValue,
-                originalFilename: movie.originalFilename, uniformTypeIdentifier: movie.uniformTypeIdentifier,
-                fileSize: movie.size, pixelWidth: movie.pixelWidth, pixelHeight: movie.pixelHeight,
-                sha256: movie.sha256,
-                storedPath: movie.storedPath)
-            try resource.insert(db)
-        }
-
-        /// Makes one frame of a burst its representative: the user's pick, else the camera's,
-        /// else the first frame taken (ties: the first imported). Runs after each frame joins.
-        static func electRepresentative(ofBurst burst: String, _ db: Database) throws {
-            try db.execute(
-                sql: """
-                    UPDATE asset SET representsBurst = (id = (
-                        SELECT id FROM asset WHERE burstIdentifier = ?1
-                        ORDER BY (burstSelectionTypes & \(AssetBurstSelectionType.userPick.rawValue)) != 0 DESC,
-                        (burstSelectionTypes & \(AssetBurstSelectionType.autoPick.rawValue)) != 0 DESC, creationDate, id
-                        LIMIT 1))
-                    WHERE burstIdentifier = ?1
-                    """,
-                arguments: [burst])
         }
     }
 
@@ -418,15 +348,7 @@ extension PhotoLibrary {
 
     /// The asset holding these bytes as an original (a photo, a movie, a RAW, a paired movie).
     func existingAsset(withOriginalHash sha256: String) throws -> String? {
-        try store.writer.read { db in
-            try String.fetchOne(
-                db,
-                sql: """
-                    SELECT asset.localIdentifier FROM resource JOIN asset ON asset.id = resource.assetId
-                    WHERE resource.sha256 = ? AND resource.type IN (\(AssetResourceType.originals))
-                    """,
-                arguments: [sha256])
-        }
+        try store.read { try $0.assetIdentifier(withOriginalHash: sha256) }
     }
 
     /// With `shouldMoveFile`, deletes the source once the library holds its bytes for good.
@@ -434,11 +356,4 @@ extension PhotoLibrary {
         guard options.shouldMoveFile else { return }
         guard unlink(path) == 0 else { throw FileIO.posixError("removing the moved file", path) }
     }
-}
-
-extension AssetResourceType {
-    /// The types whose bytes are a file as it came in, as SQL: photo, video, RAW alternate,
-    /// paired movie.
-    static let originals = [photo, video, alternatePhoto, pairedVideo].map { String($0.rawValue) }.joined(
-        separator: ", ")
 }

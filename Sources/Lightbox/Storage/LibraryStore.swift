@@ -87,6 +87,15 @@ protocol StoreReader {
 
     /// Every asset's identifier, those in Recently Deleted included.
     func allAssetIdentifiers() throws -> [String]
+
+    // MARK: Import
+
+    /// The asset holding these bytes as an original (a photo, a movie, a RAW, a paired movie).
+    func assetIdentifier(withOriginalHash sha256: String) throws -> String?
+
+    /// The asset the file last imported from `path`, when it had this size and modification
+    /// date, became; nil when none or the library no longer holds it.
+    func journaledAsset(path: String, size: Int64, modificationDate: Date) throws -> String?
 }
 
 /// The writes of a catalog, inside one ``LibraryStore/write(_:)`` transaction.
@@ -101,7 +110,24 @@ protocol StoreWriter: StoreReader {
     /// them, and records the transaction in the history. Throws a ``LibraryError`` naming the
     /// first request that cannot be applied (the caller's transaction then writes nothing).
     func apply(_ operations: [ChangeRequests.Operation], prepared: PreparedChanges) throws -> AppliedChanges
+
+    /// Records in the import journal that the file at `source.path` is in the library.
+    func journal(_ source: PhotoLibrary.ImportSource) throws
+
+    /// Joins the asset a prepared file completes (a Live Photo's other half, a RAW's JPEG)
+    /// and returns its identifier; nil when there is none and the file makes its own asset.
+    func pair(_ asset: PhotoLibrary.PreparedAsset) throws -> String?
+
+    /// Inserts a new asset with its resources. Throws ``DuplicateOriginal`` when another
+    /// asset holds its bytes (another import committed them first).
+    func insert(_ asset: PhotoLibrary.PreparedAsset, localIdentifier: String) throws
+
+    /// Records the transaction in the history, with the objects it changed; called once, last.
+    func recordChanges(author: String, _ changes: [ObjectChangeRecord]) throws
 }
+
+/// An asset's original bytes are already another asset's.
+struct DuplicateOriginal: Error {}
 
 /// What a change block did that the files must follow once it commits.
 struct AppliedChanges: Sendable {

@@ -115,41 +115,123 @@ extension PhotoLibrary.PreparedAsset {
         try insertResource(db, assetID: assetID, type: .photo)
         if let burst = metadata.burstIdentifier { try Self.electRepresentative(ofBurst: burst, db) }
     }
-}
 
-extension PhotoLibrary {
-    /// The asset a file already imported from this path (same size and modification time)
-    /// became, if the library still holds it: a resumed import skips it without hashing.
-    func journaled(_ path: String) throws -> (String, Int64)? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            let size = (attributes[.size] as? NSNumber)?.int64Value,
-            let modified = attributes[.modificationDate] as? Date
-        else { return nil }
-        return try store.writer.read { db -> (String, Int64)? in
-            guard
-                let identifier = try String.fetchOne(
-                    db,
-                    sql: """
-                        SELECT asset.localIdentifier FROM importedFile
-                        JOIN resource ON resource.sha256 = importedFile.sha256 AND resource.type IN (\(AssetResourceType.originals))
-                        JOIN asset ON asset.id = resource.assetId
-                        WHERE importedFile.path = ? AND importedFile.size = ? AND importedFile.modificationDate = ?
-                        """,
-                    arguments: [path, size, modified.timeIntervalSince1970])
-            else { return nil }
-            return (identifier, size)
+    /// Inserts a new asset with its resource (inside the caller's transaction).
+    func insert(_ db: Database, localIdentifier: String) throws {
+        let now = Date()
+        let location = metadata.location
+        var subtypes = metadata.mediaSubtypes
+        var style = metadata.playbackStyle
+        if pairedMovie != nil {
+            subtypes.insert(.photoLive)
+            style = .livePhoto
         }
+        var assetRecord = AssetRecord(
+            id: nil, localIdentifier: localIdentifier, mediaType: metadata.mediaType.rawValue,
+            mediaSubtypes: subtypes.rawValue, pixelWidth: pixelWidth, pixelHeight: pixelHeight,
+            creationDate: metadata.creationDate, creationTimeZoneOffset: metadata.creationTimeZoneOffset,
+            modificationDate: now, addedDate: now, duration: pairedMovie?.duration ?? metadata.duration,
+            isFavorite: false, isHidden: false, playbackStyle: style.rawValue,
+            sourceType: AssetSourceType.typeUserLibrary.rawValue, latitude: location?.latitude,
+            longitude: location?.longitude, altitude: location?.altitude, locationTimestamp: location?.timestamp,
+            burstIdentifier: metadata.burstIdentifier, burstSelectionTypes: 0, representsBurst: false,
+            hasAdjustments: false, adjustmentFormatIdentifier: nil, isSelfPortrait: metadata.isSelfPortrait)
+        try assetRecord.insert(db)
+        let assetID = assetRecord.id!
+        try db.execute(
+            sql: """
+                UPDATE asset SET contentIdentifier = ?, captureKey = ?, orientationOverride = ?, rating = ?
+                WHERE id = ?
+                """,
+            arguments: [metadata.contentIdentifier, captureKey, orientationOverride, rating, assetID])
+        try insertResource(db, assetID: assetID, type: resourceType)
+        if let movie = pairedMovie { try Self.insert(movie, db, assetID: assetID) }
+        if let burst = metadata.burstIdentifier { try Self.electRepresentative(ofBurst: burst, db) }
     }
 
-    /// Records that the file at `source.path` is in the library (inside the caller's transaction).
-    static func journal(_ source: ImportSource, _ db: Database) throws {
+    func insertResource(_ db: Database, assetID: Int64, type: AssetResourceType) throws {
+        var resource = ResourceRecord(
+            id: nil, assetId: assetID, type: type.rawValue, originalFilename: originalFilename,
+            uniformTypeIdentifier: source.format.uniformTypeIdentifier, fileSize: source.size,
+            pixelWidth: storedWidth, pixelHeight: storedHeight, sha256: source.sha256, storedPath: storedPath)
+        try resource.insert(db)
+    }
+
+    static func insert(_ movie: PhotoLibrary.PreparedMovie, _ db: Database, assetID: Int64) throws {
+        var resource = ResourceRecord(
+            id: nil, assetId: assetID, type: AssetResourceType.pairedVideo.rawValue,
+            originalFilename: movie.originalFilename, uniformTypeIdentifier: movie.uniformTypeIdentifier,
+            fileSize: movie.size, pixelWidth: movie.pixelWidth, pixelHeight: movie.pixelHeight,
+            sha256: movie.sha256,
+            storedPath: movie.storedPath)
+        try resource.insert(db)
+    }
+
+    /// Makes one frame of a burst its representative: the user's pick, else the camera's,
+    /// else the first frame taken (ties: the first imported). Runs after each frame joins.
+    static func electRepresentative(ofBurst burst: String, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE asset SET representsBurst = (id = (
+                    SELECT id FROM asset WHERE burstIdentifier = ?1
+                    ORDER BY (burstSelectionTypes & \(AssetBurstSelectionType.userPick.rawValue)) != 0 DESC,
+                    (burstSelectionTypes & \(AssetBurstSelectionType.autoPick.rawValue)) != 0 DESC, creationDate, id
+                    LIMIT 1))
+                WHERE burstIdentifier = ?1
+                """,
+            arguments: [burst])
+    }
+}
+
+extension SQLiteTransaction {
+    func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
+        try String.fetchOne(
+            db,
+            sql: """
+                SELECT asset.localIdentifier FROM resource JOIN asset ON asset.id = resource.assetId
+                WHERE resource.sha256 = ? AND resource.type IN (\(AssetResourceType.originals))
+                """,
+            arguments: [sha256])
+    }
+
+    func journaledAsset(path: String, size: Int64, modificationDate: Date) throws -> String? {
+        try String.fetchOne(
+            db,
+            sql: """
+                SELECT asset.localIdentifier FROM importedFile
+                JOIN resource ON resource.sha256 = importedFile.sha256 AND resource.type IN (\(AssetResourceType.originals))
+                JOIN asset ON asset.id = resource.assetId
+                WHERE importedFile.path = ? AND importedFile.size = ? AND importedFile.modificationDate = ?
+                """,
+            arguments: [path, size, modificationDate.timeIntervalSince1970])
+    }
+
+    func journal(_ source: PhotoLibrary.ImportSource) throws {
         try db.execute(
             sql: "INSERT OR REPLACE INTO importedFile (path, size, modificationDate, sha256) VALUES (?, ?, ?, ?)",
             arguments: [source.path, source.size, source.modificationDate.timeIntervalSince1970, source.sha256])
     }
 
-    /// Records a file outside an import's own transaction (a duplicate).
-    func journal(_ source: ImportSource) throws {
-        try store.writer.write { db in try Self.journal(source, db) }
+    func pair(_ asset: PhotoLibrary.PreparedAsset) throws -> String? {
+        try asset.pair(db)
     }
+
+    func insert(_ asset: PhotoLibrary.PreparedAsset, localIdentifier: String) throws {
+        do {
+            try asset.insert(db, localIdentifier: localIdentifier)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            throw DuplicateOriginal()
+        }
+    }
+
+    func recordChanges(author: String, _ changes: [ObjectChangeRecord]) throws {
+        try store.recordChangeTransaction(db, author: author, changes: changes)
+    }
+}
+
+extension AssetResourceType {
+    /// The types whose bytes are a file as it came in, as SQL: photo, video, RAW alternate,
+    /// paired movie.
+    static let originals = [photo, video, alternatePhoto, pairedVideo].map { String($0.rawValue) }.joined(
+        separator: ", ")
 }
