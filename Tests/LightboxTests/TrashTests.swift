@@ -37,6 +37,7 @@ struct TrashTests {
         let everything = try library.fetchAssets(
             options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true))
         let inAlbum = try library.fetchAssets(inCollectionWithLocalIdentifier: albumID)
+        let inTrash = try library.fetchAssets(in: try Self.trash(library))
         let token = try library.currentChangeToken()
         let changes = try library.changes()
 
@@ -82,6 +83,10 @@ struct TrashTests {
         #expect(objectDetails.objectAfterChanges?.trashedDate != nil)
         #expect(change.details(for: everything)?.removedIndexes == [everything.index(of: assets[1])!])
         #expect(change.details(for: inAlbum)?.removedIndexes == [1])
+        // Recently Deleted's result, fetched again for the details, is still the trash.
+        let trashDetails = try #require(change.details(for: inTrash))
+        #expect(trashDetails.insertedIndexes == [0] && trashDetails.removedIndexes.isEmpty)
+        #expect(trashDetails.fetchResultAfterChanges.map(\.localIdentifier) == [ids[1]])
 
         // Restored: in its album where it was, favourite and edited as before.
         try await library.performChanges { $0.restoreAssets([ids[1]]) }

@@ -1,6 +1,4 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 
 /// An object a fetch can return: an immutable snapshot with a stable identifier.
 public protocol FetchableObject: Sendable {
@@ -30,13 +28,10 @@ extension Asset: FetchableObject {}
 public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable {
     // @unchecked: the `let`s never change after init; `ids`, `complete`, `knownCount`,
     // `mediaTypeCounts` and the batch caches are read and written only while holding `lock`.
-    private let query: RowIDQuery?
-    private let snapshot: DatabaseSnapshot?
+    /// Where a fetched result reads its rows; nil for one made in memory.
+    private let source: (any FetchSource<ObjectType>)?
     /// The objects of a result made in memory (transient collections), else nil.
     private let memory: [ObjectType]?
-    private let loader: @Sendable (Database, [Int64]) throws -> [Int64: ObjectType]
-    /// The row ids of the objects with these identifiers (those that exist).
-    private let rowIDLookup: @Sendable (Database, [String]) throws -> [Int64]
     /// Runs the same fetch again on the library as it is now (for change details).
     let refetch: (@Sendable () throws -> FetchResult<ObjectType>)?
     /// Whether change details for this result compute indexes (the fetch options said so).
@@ -58,24 +53,19 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
     /// How many row ids a fetch reads at once (and the least any later read takes).
     static var firstWindow: Int { 1_000 }
 
-    /// A result read lazily by `query` from `snapshot`: reads its first window of ids now, so
-    /// that a query the database refuses fails the fetch, not a later access.
+    /// A result read lazily from `source`: reads its first window of ids now, so that a query
+    /// the database refuses fails the fetch, not a later access.
     init(
-        query: RowIDQuery, snapshot: DatabaseSnapshot,
-        loader: @escaping @Sendable (Database, [Int64]) throws -> [Int64: ObjectType],
-        rowIDLookup: @escaping @Sendable (Database, [String]) throws -> [Int64],
-        refetch: (@Sendable () throws -> FetchResult<ObjectType>)? = nil, wantsIncrementalChangeDetails: Bool = true
+        source: any FetchSource<ObjectType>, refetch: (@Sendable () throws -> FetchResult<ObjectType>)? = nil,
+        wantsIncrementalChangeDetails: Bool = true
     ) throws {
-        self.query = query
-        self.snapshot = snapshot
+        self.source = source
         self.memory = nil
-        self.loader = loader
-        self.rowIDLookup = rowIDLookup
         self.refetch = refetch
         self.wantsIncrementalChangeDetails = wantsIncrementalChangeDetails
-        let window = query.limit > 0 ? Swift.min(query.limit, Self.firstWindow) : Self.firstWindow
-        ids = try snapshot.read { db in try query.rowIDs(db, offset: 0, count: window) }
-        complete = ids.count < window || ids.count == query.limit
+        let window = source.limit > 0 ? Swift.min(source.limit, Self.firstWindow) : Self.firstWindow
+        ids = try source.rowIDs(offset: 0, count: window)
+        complete = ids.count < window || ids.count == source.limit
         knownCount = complete ? ids.count : nil
     }
 
@@ -89,10 +79,7 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
         for object in objects {
             if let asset = object as? Asset { mediaTypeCounts[asset.mediaType.rawValue, default: 0] += 1 }
         }
-        query = nil
-        snapshot = nil
-        loader = { _, _ in [:] }
-        rowIDLookup = { _, _ in [] }
+        source = nil
         refetch = nil
         wantsIncrementalChangeDetails = true
     }
@@ -118,7 +105,7 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
         lock.lock()
         defer { lock.unlock() }
         if let knownCount { return knownCount }
-        let counted = readOrTrap { db in try query!.count(db) }
+        let counted = readOrTrap { try source!.count() }
         knownCount = counted
         if counted == ids.count { complete = true }
         return counted
@@ -151,7 +138,7 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
         }
         let batchIDs = Array(ids[start..<Swift.min(start + Self.batchSize, ids.count)])
         lock.unlock()
-        let objects = readOrTrap { db in try load(batchIDs, db) }
+        let objects = readOrTrap { try load(batchIDs) }
         lock.lock()
         batches[batch] = objects
         touch(batch)
@@ -188,9 +175,7 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
         if memory != nil {
             rowID = Self.memoryRowID(object.localIdentifier)
         } else {
-            guard let snapshot,
-                let found = try? snapshot.read({ db in try rowIDLookup(db, [object.localIdentifier]).first })
-            else {
+            guard let found = try? source?.rowIDs(forLocalIdentifiers: [object.localIdentifier]).first else {
                 return nil
             }
             rowID = found
@@ -215,8 +200,8 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
     /// The row ids, in this result's snapshot, of the objects with these identifiers.
     func rowIDs(forLocalIdentifiers identifiers: Set<String>) -> Set<Int64> {
         if memory != nil { return Set(identifiers.map(Self.memoryRowID)) }
-        guard let snapshot, !identifiers.isEmpty else { return [] }
-        let found = try? snapshot.read { db in try rowIDLookup(db, Array(identifiers)) }
+        guard let source, !identifiers.isEmpty else { return [] }
+        let found = try? source.rowIDs(forLocalIdentifiers: Array(identifiers))
         return Set(found ?? [])
     }
 
@@ -240,8 +225,8 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
         lock.lock()
         defer { lock.unlock() }
         if let counted = mediaTypeCounts[mediaType.rawValue] { return counted }
-        guard let query, query.countsMediaTypes else { return 0 }
-        let counted = readOrTrap { db in try query.count(db, mediaType: mediaType.rawValue) }
+        guard let source, source.countsMediaTypes else { return 0 }
+        let counted = readOrTrap { try source.count(mediaType: mediaType.rawValue) }
         mediaTypeCounts[mediaType.rawValue] = counted
         return counted
     }
@@ -252,23 +237,23 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
     /// offset never outnumber the rows read, and reading a result piece by piece costs about
     /// one read of it.
     private func readIDs(through index: Int) {
-        guard !complete, index >= ids.count, let query else { return }
+        guard !complete, index >= ids.count, let source else { return }
         let wanted = index == .max ? -1 : Swift.max(index + 1 - ids.count, ids.count, Self.firstWindow)
-        let remaining = query.limit > 0 ? query.limit - ids.count : -1
+        let remaining = source.limit > 0 ? source.limit - ids.count : -1
         let window = wanted < 0 ? remaining : (remaining < 0 ? wanted : Swift.min(wanted, remaining))
         let offset = ids.count
-        let more = readOrTrap { db in try query.rowIDs(db, offset: offset, count: window) }
+        let more = readOrTrap { try source.rowIDs(offset: offset, count: window) }
         ids += more
-        if window < 0 || more.count < window || ids.count == query.limit || ids.count == knownCount {
+        if window < 0 || more.count < window || ids.count == source.limit || ids.count == knownCount {
             complete = true
             knownCount = ids.count
         }
     }
 
-    /// Reads from the snapshot; a read error traps, as PhotoKit's results cannot throw.
-    private func readOrTrap<T>(_ body: (Database) throws -> T) -> T {
+    /// Reads from the source; a read error traps, as PhotoKit's results cannot throw.
+    private func readOrTrap<T>(_ body: () throws -> T) -> T {
         do {
-            return try snapshot!.read(body)
+            return try body()
         } catch {
             fatalError("Lightbox could not read the library for a fetch result: \(error)")
         }
@@ -279,74 +264,14 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
         batchUse.append(batch)
     }
 
-    private func load(_ batchIDs: [Int64], _ db: Database) throws -> [ObjectType] {
-        let loaded = try loader(db, batchIDs)
+    private func load(_ batchIDs: [Int64]) throws -> [ObjectType] {
+        let loaded = try source!.objects(batchIDs)
         return try batchIDs.map { id in
             guard let object = loaded[id] else {
                 throw LibraryError(.storageFailed, "row \(id) is missing from the snapshot it was fetched from")
             }
             return object
         }
-    }
-}
-
-/// The query a lazy fetch result reads its row ids with.
-struct RowIDQuery: Sendable {
-    /// `SELECT <row id> FROM ... WHERE ...`: one column, no order, no limit.
-    var select: SQLFragment
-    /// The ORDER BY terms, total.
-    var orderBy: String
-    /// The fetch limit; 0 for none.
-    var limit: Int = 0
-    /// A cheaper query for the count without limit, when there is one (tallies).
-    var fastCount: SQLFragment?
-    /// For asset fetches: the count of one media type, its value bound last; nil for other classes.
-    var mediaTypeCount: SQLFragment?
-
-    var countsMediaTypes: Bool { mediaTypeCount != nil }
-
-    /// `count` row ids from `offset` (all the rest when `count` is negative), in order.
-    func rowIDs(_ db: Database, offset: Int, count: Int) throws -> [Int64] {
-        var arguments = select.arguments
-        arguments += [count, offset]
-        return try db.integers(sql: "\(select.sql) ORDER BY \(orderBy) LIMIT ? OFFSET ?", arguments: arguments)
-    }
-
-    /// The number of rows, the limit applied.
-    func count(_ db: Database) throws -> Int {
-        let counted: Int
-        if let fastCount {
-            counted = try Int.fetchOne(db, sql: fastCount.sql, arguments: fastCount.arguments) ?? 0
-        } else if limit > 0 {
-            var arguments = select.arguments
-            arguments += [limit]
-            return try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM (\(select.sql) LIMIT ?)", arguments: arguments) ?? 0
-        } else {
-            counted =
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(select.sql))", arguments: select.arguments) ?? 0
-        }
-        return limit > 0 ? Swift.min(limit, counted) : counted
-    }
-
-    /// The number of rows of one media type, the limit applied (asset fetches only).
-    func count(_ db: Database, mediaType: Int) throws -> Int {
-        guard let mediaTypeCount else { return 0 }
-        if limit > 0 {
-            // Which rows the limit keeps depends on the order: count among those.
-            var arguments = select.arguments
-            arguments += [limit, mediaType]
-            return try Int.fetchOne(
-                db,
-                sql: """
-                    SELECT COUNT(*) FROM (\(select.sql) ORDER BY \(orderBy) LIMIT ?) AS kept
-                    JOIN asset ON asset.id = kept.id WHERE asset.mediaType = ?
-                    """,
-                arguments: arguments) ?? 0
-        }
-        var arguments = mediaTypeCount.arguments
-        arguments += [mediaType]
-        return try Int.fetchOne(db, sql: mediaTypeCount.sql, arguments: arguments) ?? 0
     }
 }
 
@@ -357,43 +282,23 @@ extension FetchResult: RandomAccessCollection {
     public var endIndex: Int { count }
 }
 
-extension Database {
-    /// The `column` values of the rows of `table` with these local identifiers (those that
-    /// exist), looked up in chunks that stay under SQLite's limit on parameters.
-    func rowIDs(_ column: String, in table: String, localIdentifiers: [String]) throws -> [Int64] {
-        var found: [Int64] = []
-        var start = 0
-        while start < localIdentifiers.count {
-            let chunk = localIdentifiers[start..<Swift.min(localIdentifiers.count, start + 500)]
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            found += try Int64.fetchAll(
-                self, sql: "SELECT \(column) FROM \(table) WHERE localIdentifier IN (\(marks))",
-                arguments: StatementArguments(Array(chunk)))
-            start += chunk.count
-        }
-        return found
-    }
-}
-
-extension Database {
-    /// The first column of every row of a query, as integers, stepped through with SQLite's C
-    /// API: a million row ids take about a third of the time GRDB's cursor takes, which
-    /// change details over large results and `index(of:)` feel.
-    func integers(sql: String, arguments: StatementArguments) throws -> [Int64] {
-        let statement = try makeStatement(sql: sql)
-        try statement.setArguments(arguments)
-        let raw = statement.sqliteStatement
-        defer { sqlite3_reset(raw) }
-        var values: [Int64] = []
-        while true {
-            switch sqlite3_step(raw) {
-            case SQLITE_ROW: values.append(sqlite3_column_int64(raw, 0))
-            case SQLITE_DONE: return values
-            case let code:
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqliteConnection)),
-                    sql: sql)
-            }
-        }
-    }
+/// Where a fetched result reads its rows, given by the store: one state of the catalog that
+/// later commits do not change (a database snapshot), holding the fetch's row ids in order
+/// and its objects by row id.
+protocol FetchSource<Object>: Sendable {
+    associatedtype Object
+    /// The fetch limit; 0 for none.
+    var limit: Int { get }
+    /// Whether ``count(mediaType:)`` counts (asset fetches).
+    var countsMediaTypes: Bool { get }
+    /// `count` row ids from `offset` (all the rest when `count` is negative), in order.
+    func rowIDs(offset: Int, count: Int) throws -> [Int64]
+    /// The number of rows, the limit applied.
+    func count() throws -> Int
+    /// The number of rows of one media type, the limit applied.
+    func count(mediaType: Int) throws -> Int
+    /// The objects of these rows, by row id.
+    func objects(_ rowIDs: [Int64]) throws -> [Int64: Object]
+    /// The row ids of the objects with these identifiers (those that exist).
+    func rowIDs(forLocalIdentifiers identifiers: [String]) throws -> [Int64]
 }

@@ -32,17 +32,4 @@ public struct FetchSortDescriptor: Sendable, Hashable {
             }
         }
     }
-
-    /// The ORDER BY clause of `descriptors` over `keys`, with the row id breaking ties in the
-    /// direction of the last descriptor.
-    static func orderBy(_ descriptors: [FetchSortDescriptor], keys: FetchKeys) throws -> String {
-        var terms: [String] = []
-        for descriptor in descriptors {
-            let key = try keys.key(descriptor.key)
-            terms.append("\(key.column) \(descriptor.ascending ? "ASC" : "DESC")")
-        }
-        let lastAscending = descriptors.last?.ascending ?? true
-        terms.append("\(keys.tiebreaker) \(lastAscending ? "ASC" : "DESC")")
-        return terms.joined(separator: ", ")
-    }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension PhotoLibrary {
     /// Every asset that `options` selects (PhotoKit's `PHAsset.fetchAssets(with:)`).
@@ -7,7 +6,7 @@ extension PhotoLibrary {
     /// Without sort descriptors, assets come oldest first. Hidden assets and the frames of a
     /// burst other than its representative are left out unless the options include them.
     public func fetchAssets(options: FetchOptions = FetchOptions()) throws -> FetchResult<Asset> {
-        try fetchAssets(where: nil, options: options)
+        try fetchAssets(matching: nil, options: options)
     }
 
     /// Runs blocking library work (a fetch, a history query) on Lightbox's blocking pool, so
@@ -53,7 +52,7 @@ extension PhotoLibrary {
     public func fetchAssets(with mediaType: AssetMediaType, options: FetchOptions = FetchOptions()) throws
         -> FetchResult<Asset>
     {
-        try fetchAssets(where: .comparison(key: "mediaType", .equal, .int(mediaType.rawValue)), options: options)
+        try fetchAssets(matching: .comparison(key: "mediaType", .equal, .int(mediaType.rawValue)), options: options)
     }
 
     /// The assets with these identifiers, hidden ones included (PhotoKit's
@@ -64,7 +63,8 @@ extension PhotoLibrary {
         var options = options
         options.includeHiddenAssets = true
         options.includeAllBurstAssets = true
-        return try fetchAssets(where: .isIn(key: "localIdentifier", identifiers.map { .string($0) }), options: options)
+        return try fetchAssets(
+            matching: .isIn(key: "localIdentifier", identifiers.map { .string($0) }), options: options)
     }
 
     /// Every frame of one burst, hidden ones included.
@@ -74,7 +74,7 @@ extension PhotoLibrary {
         var options = options
         options.includeAllBurstAssets = true
         return try fetchAssets(
-            where: .comparison(key: "burstIdentifier", .equal, .string(burstIdentifier)), options: options)
+            matching: .comparison(key: "burstIdentifier", .equal, .string(burstIdentifier)), options: options)
     }
 
     /// The assets of a collection: an album's in the album's order unless the options sort them.
@@ -85,10 +85,10 @@ extension PhotoLibrary {
             // A collection made in memory (transient, or a moment): its assets as the library
             // holds them now, in its order unless the options sort them.
             let members = FetchPredicate.isIn(key: "localIdentifier", identifiers.map { .string($0) })
-            guard options.sortDescriptors.isEmpty else { return try fetchAssets(where: members, options: options) }
+            guard options.sortDescriptors.isEmpty else { return try fetchAssets(matching: members, options: options) }
             var unlimited = options
             unlimited.fetchLimit = 0
-            let fetched = try fetchAssets(where: members, options: unlimited)
+            let fetched = try fetchAssets(matching: members, options: unlimited)
             let byIdentifier = Dictionary(uniqueKeysWithValues: fetched.map { ($0.localIdentifier, $0) })
             var ordered = identifiers.compactMap { byIdentifier[$0] }
             if options.fetchLimit > 0 { ordered = Array(ordered.prefix(options.fetchLimit)) }
@@ -120,112 +120,22 @@ extension PhotoLibrary {
             }
             return try fetchAssets(in: moment, options: options)
         }
-        guard
-            let row = try store.writer.read({ db in
-                try Row.fetchOne(
-                    db, sql: "SELECT id, type, subtype FROM assetCollection WHERE localIdentifier = ?",
-                    arguments: [localIdentifier])
-            })
-        else {
-            throw LibraryError(.collectionNotFound, "no collection has the identifier \(localIdentifier)")
+        return try fetched(options) { [store] in try store.fetchAssets(inCollection: localIdentifier, options: options)
         }
-        if row["type"] == AssetCollectionType.smartAlbum.rawValue,
-            let rule = AssetCollectionSubtype(rawValue: row["subtype"]).flatMap(SmartAlbums.rule)
-        {
-            var options = options
-            if rule.includesHidden { options.includeHiddenAssets = true }
-            guard rule.isTrash else {
-                return try fetchAssets(where: nil, options: options, extraCondition: rule.condition)
-            }
-            // Every deleted asset, the last deleted first unless the options sort them.
-            options.includeHiddenAssets = true
-            options.includeAllBurstAssets = true
-            return try fetchAssets(
-                where: nil, options: options, inTrash: true, defaultOrder: "asset.trashedDate DESC")
-        }
-        let rowID: Int64 = row["id"]
-        let membership =
-            "(SELECT position FROM collectionAsset WHERE collectionAsset.collectionId = \(rowID) AND collectionAsset.assetId = asset.id)"
-        return try fetchAssets(
-            where: nil, options: options, extraCondition: "\(membership) IS NOT NULL", defaultOrder: "\(membership) ASC"
-        )
     }
 
-    /// The shared path of every asset fetch: the entry point's condition, the options'
-    /// predicate, visibility, order and limit, compiled to one query run on a snapshot.
-    /// `extraCondition` and `defaultOrder` are SQL of Lightbox's own, never user text. Assets
-    /// in Recently Deleted are left out, or are the only ones with `inTrash`.
-    func fetchAssets(
-        where condition: FetchPredicate?, options: FetchOptions, extraCondition: String? = nil, inTrash: Bool = false,
-        defaultOrder: String? = nil
-    ) throws -> FetchResult<Asset> {
-        let keys = FetchKeys.asset
-        var conditions: [FetchPredicate] = []
-        if let condition { conditions.append(condition) }
-        if let predicate = options.predicate { conditions.append(predicate) }
-        let predicateSQL = try FetchPredicate.and(conditions).sql(for: keys)
+    /// The assets in the library that `condition` and `options` select.
+    func fetchAssets(matching condition: FetchPredicate?, options: FetchOptions) throws -> FetchResult<Asset> {
+        try fetched(options) { [store] in try store.fetchAssets(matching: condition, options: options) }
+    }
 
-        var clauses = [predicateSQL.sql]
-        if let extraCondition { clauses.append(extraCondition) }
-        var arguments = predicateSQL.arguments
-        // Fetches without a condition of their own count from the tallies (schema step v9),
-        // which tell apart exactly what the visibility options do.
-        var tallyClauses = [inTrash ? "isTrashed = 1" : "isTrashed = 0"]
-        var tallyArguments = StatementArguments()
-        switch (inTrash, options.includeHiddenAssets, options.includeAllBurstAssets) {
-        case (true, _, _):
-            // Every deleted asset, hidden ones and burst frames included.
-            clauses.append(AssetVisibility.trashed)
-        case (false, false, false):
-            clauses.append(AssetVisibility.defaultCondition)  // the partial index's own condition
-            tallyClauses += ["isHidden = 0", "isBurstFrame = 0"]
-        case (false, false, true):
-            clauses += ["asset.isHidden = 0", AssetVisibility.notTrashed]
-            tallyClauses.append("isHidden = 0")
-        case (false, true, false):
-            clauses.append(AssetVisibility.burstRepresentatives)
-            tallyClauses.append("isBurstFrame = 0")
-        case (false, true, true):
-            clauses.append(AssetVisibility.notTrashed)
-        }
-        if !options.includeAssetSourceTypes.isEmpty {
-            clauses.append("(asset.sourceType & ?) != 0")
-            arguments += [options.includeAssetSourceTypes.rawValue]
-            tallyClauses.append("(sourceType & ?) != 0")
-            tallyArguments += [options.includeAssetSourceTypes.rawValue]
-        }
-        let order: String
-        if options.sortDescriptors.isEmpty, let defaultOrder {
-            order = defaultOrder + ", asset.id ASC"
-        } else {
-            let sorts =
-                options.sortDescriptors.isEmpty ? [FetchSortDescriptor(key: "creationDate")] : options.sortDescriptors
-            order = try FetchSortDescriptor.orderBy(sorts, keys: keys)
-        }
-        let whereSQL = clauses.joined(separator: " AND ")
-        var query = RowIDQuery(
-            select: SQLFragment(sql: "SELECT asset.id FROM asset WHERE \(whereSQL)", arguments: arguments),
-            orderBy: order, limit: options.fetchLimit,
-            mediaTypeCount: SQLFragment(
-                sql: "SELECT COUNT(*) FROM asset WHERE \(whereSQL) AND asset.mediaType = ?", arguments: arguments))
-        if conditions.isEmpty && extraCondition == nil {
-            let tally = tallyClauses.joined(separator: " AND ")
-            query.fastCount = SQLFragment(
-                sql: "SELECT COALESCE(SUM(count), 0) FROM assetTally WHERE \(tally)", arguments: tallyArguments)
-            query.mediaTypeCount = SQLFragment(
-                sql: "SELECT COALESCE(SUM(count), 0) FROM assetTally WHERE \(tally) AND mediaType = ?",
-                arguments: tallyArguments)
-        }
-
-        return try FetchResult(
-            query: query, snapshot: try snapshots.snapshot(of: store.writer),
-            loader: { db, ids in try AssetInfo.load(db, ids: ids) },
-            rowIDLookup: { db, localIdentifiers in try db.rowIDs("id", in: "asset", localIdentifiers: localIdentifiers)
-            },
-            refetch: { [self] in
-                try self.fetchAssets(
-                    where: condition, options: options, extraCondition: extraCondition, defaultOrder: defaultOrder)
-            },
+    /// A result read from the source `make` gives; change details run `make` again to see the
+    /// library as it is then.
+    func fetched<Object: FetchableObject>(
+        _ options: FetchOptions, _ make: @escaping @Sendable () throws -> any FetchSource<Object>
+    ) throws -> FetchResult<Object> {
+        try FetchResult(
+            source: make(), refetch: { [self] in try self.fetched(options, make) },
             wantsIncrementalChangeDetails: options.wantsIncrementalChangeDetails)
     }
 }

@@ -18,7 +18,6 @@ public final class PhotoLibrary: Sendable {
     let store: SQLiteStore
     let originals: OriginalStore
     let derivatives: DerivativeStore
-    let snapshots = SnapshotCache()
     let changeMonitor = ChangeMonitor()
 
     /// The name of the database file inside the library folder.

@@ -21,6 +21,50 @@ protocol LibraryStore: Sendable {
     /// file no row refers to stays unreferenced until it returns: stored files are removed
     /// inside it.
     func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T
+
+    // MARK: Fetching
+    //
+    // Each fetch reads one state of the catalog that later commits do not change (shared by
+    // the fetches made while nothing commits); its rows are read as the result is walked.
+
+    /// The assets in the library that `condition` (nil: all) and `options` select.
+    func fetchAssets(matching condition: FetchPredicate?, options: FetchOptions) throws -> any FetchSource<Asset>
+
+    /// The assets of the album or smart album with this identifier: an album's in its order,
+    /// Recently Deleted's the last deleted first, unless the options sort them. Throws
+    /// ``LibraryError/Code-swift.struct/collectionNotFound`` for another identifier.
+    func fetchAssets(inCollection localIdentifier: String, options: FetchOptions) throws -> any FetchSource<Asset>
+
+    /// The albums and smart albums `selection` and `options` select.
+    func fetchAssetCollections(_ selection: CollectionSelection, options: FetchOptions) throws
+        -> any FetchSource<AssetCollection>
+
+    /// The folders `selection` and `options` select.
+    func fetchCollectionLists(_ selection: CollectionListSelection, options: FetchOptions) throws
+        -> any FetchSource<CollectionList>
+
+    /// The albums and folders of the folder with this identifier, in its order unless the
+    /// options sort them; with nil, those in no folder, oldest first.
+    func fetchCollections(inList localIdentifier: String?, options: FetchOptions) throws
+        -> any FetchSource<PhotoCollection>
+}
+
+/// Which albums a fetch of them selects.
+enum CollectionSelection: Sendable {
+    /// Of a type and subtype (`.any`: every subtype).
+    case type(AssetCollectionType, AssetCollectionSubtype)
+    case identifiers([String])
+    /// The albums that hold an asset.
+    case containing(assetLocalIdentifier: String)
+}
+
+/// Which folders a fetch of them selects.
+enum CollectionListSelection: Sendable {
+    /// Of a type and subtype (`.any`: every subtype).
+    case type(CollectionListType, CollectionListSubtype)
+    case identifiers([String])
+    /// The folder that holds an album or folder.
+    case containing(collectionLocalIdentifier: String)
 }
 
 /// The reads of a catalog, inside one ``LibraryStore/read(_:)-(_)`` transaction.

@@ -26,6 +26,8 @@ struct SQLiteStore: Sendable {
     let writer: DatabasePool
     /// How much history writes keep.
     let historyRetention: HistoryRetention
+    /// The snapshots fetch results read.
+    let snapshots = SnapshotCache()
 
     /// Opens (creating when missing) and migrates the database at `path`.
     ///

@@ -1,0 +1,323 @@
+import Foundation
+import GRDB
+
+/// The fetches, compiled to one query each and run on a snapshot: the entry point's
+/// selection, the options' predicate, visibility, order and limit.
+extension SQLiteStore {
+    func fetchAssets(matching condition: FetchPredicate?, options: FetchOptions) throws -> any FetchSource<Asset> {
+        try assets(matching: condition, options: options)
+    }
+
+    func fetchAssets(inCollection localIdentifier: String, options: FetchOptions) throws -> any FetchSource<Asset> {
+        guard
+            let row = try writer.read({ db in
+                try Row.fetchOne(
+                    db, sql: "SELECT id, type, subtype FROM assetCollection WHERE localIdentifier = ?",
+                    arguments: [localIdentifier])
+            })
+        else {
+            throw LibraryError(.collectionNotFound, "no collection has the identifier \(localIdentifier)")
+        }
+        if row["type"] == AssetCollectionType.smartAlbum.rawValue,
+            let rule = AssetCollectionSubtype(rawValue: row["subtype"]).flatMap(SmartAlbums.rule)
+        {
+            var options = options
+            if rule.includesHidden { options.includeHiddenAssets = true }
+            guard rule.isTrash else {
+                return try assets(matching: nil, options: options, extraCondition: rule.condition)
+            }
+            // Every deleted asset, the last deleted first unless the options sort them.
+            options.includeHiddenAssets = true
+            options.includeAllBurstAssets = true
+            return try assets(matching: nil, options: options, inTrash: true, defaultOrder: "asset.trashedDate DESC")
+        }
+        let rowID: Int64 = row["id"]
+        let membership =
+            "(SELECT position FROM collectionAsset WHERE collectionAsset.collectionId = \(rowID) AND collectionAsset.assetId = asset.id)"
+        return try assets(
+            matching: nil, options: options, extraCondition: "\(membership) IS NOT NULL",
+            defaultOrder: "\(membership) ASC")
+    }
+
+    func fetchAssetCollections(_ selection: CollectionSelection, options: FetchOptions) throws
+        -> any FetchSource<AssetCollection>
+    {
+        let condition: String
+        var arguments = StatementArguments()
+        switch selection {
+        case .type(let type, let subtype):
+            condition =
+                "assetCollection.type = \(type.rawValue)"
+                + (subtype == .any ? "" : " AND assetCollection.subtype = \(subtype.rawValue)")
+        case .identifiers(let identifiers):
+            let marks = Array(repeating: "?", count: identifiers.count).joined(separator: ",")
+            condition = identifiers.isEmpty ? "0" : "assetCollection.localIdentifier IN (\(marks))"
+            arguments = StatementArguments(identifiers)
+        case .containing(let asset):
+            condition = """
+                assetCollection.id IN (SELECT collectionAsset.collectionId FROM collectionAsset
+                JOIN asset ON asset.id = collectionAsset.assetId WHERE asset.localIdentifier = ?)
+                """
+            arguments = [asset]
+        }
+        return try stored(
+            table: "assetCollection", keys: .assetCollection, condition: condition, arguments: arguments,
+            options: options, loader: Self.loadAssetCollections)
+    }
+
+    func fetchCollectionLists(_ selection: CollectionListSelection, options: FetchOptions) throws
+        -> any FetchSource<CollectionList>
+    {
+        let condition: String
+        var arguments = StatementArguments()
+        switch selection {
+        case .type(let type, let subtype):
+            condition =
+                "collectionList.type = \(type.rawValue)"
+                + (subtype == .any ? "" : " AND collectionList.subtype = \(subtype.rawValue)")
+        case .identifiers(let identifiers):
+            let marks = Array(repeating: "?", count: identifiers.count).joined(separator: ",")
+            condition = identifiers.isEmpty ? "0" : "collectionList.localIdentifier IN (\(marks))"
+            arguments = StatementArguments(identifiers)
+        case .containing(let collection):
+            condition = """
+                collectionList.id IN (SELECT listId FROM collectionListChild
+                LEFT JOIN assetCollection ON assetCollection.id = collectionListChild.collectionId
+                LEFT JOIN collectionList AS child ON child.id = collectionListChild.childListId
+                WHERE assetCollection.localIdentifier = ? OR child.localIdentifier = ?)
+                """
+            arguments = [collection, collection]
+        }
+        return try stored(
+            table: "collectionList", keys: .collectionList, condition: condition, arguments: arguments,
+            options: options, loader: Self.loadCollectionLists)
+    }
+
+    func fetchCollections(inList localIdentifier: String?, options: FetchOptions) throws
+        -> any FetchSource<PhotoCollection>
+    {
+        guard let localIdentifier else {
+            return try mixed(
+                albums:
+                    "assetCollection.id NOT IN (SELECT collectionId FROM collectionListChild WHERE collectionId IS NOT NULL)",
+                lists:
+                    "collectionList.id NOT IN (SELECT childListId FROM collectionListChild WHERE childListId IS NOT NULL)",
+                extra: nil, defaultOrder: nil, options: options)
+        }
+        guard
+            let rowID = try writer.read({ db in
+                try Int64.fetchOne(
+                    db, sql: "SELECT id FROM collectionList WHERE localIdentifier = ?", arguments: [localIdentifier])
+            })
+        else {
+            throw LibraryError(.collectionNotFound, "no folder has the identifier \(localIdentifier)")
+        }
+        let position = """
+            (SELECT position FROM collectionListChild WHERE listId = \(rowID) AND \
+            (collectionId = collection.rid OR childListId = -collection.rid))
+            """
+        return try mixed(
+            albums: "1", lists: "1", extra: "\(position) IS NOT NULL", defaultOrder: "\(position) ASC", options: options
+        )
+    }
+
+    /// The shared path of every asset fetch. `extraCondition` and `defaultOrder` are SQL of
+    /// Lightbox's own, never user text. Assets in Recently Deleted are left out, or are the
+    /// only ones with `inTrash`.
+    private func assets(
+        matching condition: FetchPredicate?, options: FetchOptions, extraCondition: String? = nil,
+        inTrash: Bool = false, defaultOrder: String? = nil
+    ) throws -> SQLiteFetchSource<Asset> {
+        let keys = FetchKeys.asset
+        var conditions: [FetchPredicate] = []
+        if let condition { conditions.append(condition) }
+        if let predicate = options.predicate { conditions.append(predicate) }
+        let predicateSQL = try FetchPredicate.and(conditions).sql(for: keys)
+
+        var clauses = [predicateSQL.sql]
+        if let extraCondition { clauses.append(extraCondition) }
+        var arguments = predicateSQL.arguments
+        // Fetches without a condition of their own count from the tallies (schema step v9),
+        // which tell apart exactly what the visibility options do.
+        var tallyClauses = [inTrash ? "isTrashed = 1" : "isTrashed = 0"]
+        var tallyArguments = StatementArguments()
+        switch (inTrash, options.includeHiddenAssets, options.includeAllBurstAssets) {
+        case (true, _, _):
+            // Every deleted asset, hidden ones and burst frames included.
+            clauses.append(AssetVisibility.trashed)
+        case (false, false, false):
+            clauses.append(AssetVisibility.defaultCondition)  // the partial index's own condition
+            tallyClauses += ["isHidden = 0", "isBurstFrame = 0"]
+        case (false, false, true):
+            clauses += ["asset.isHidden = 0", AssetVisibility.notTrashed]
+            tallyClauses.append("isHidden = 0")
+        case (false, true, false):
+            clauses.append(AssetVisibility.burstRepresentatives)
+            tallyClauses.append("isBurstFrame = 0")
+        case (false, true, true):
+            clauses.append(AssetVisibility.notTrashed)
+        }
+        if !options.includeAssetSourceTypes.isEmpty {
+            clauses.append("(asset.sourceType & ?) != 0")
+            arguments += [options.includeAssetSourceTypes.rawValue]
+            tallyClauses.append("(sourceType & ?) != 0")
+            tallyArguments += [options.includeAssetSourceTypes.rawValue]
+        }
+        let order: String
+        if options.sortDescriptors.isEmpty, let defaultOrder {
+            order = defaultOrder + ", asset.id ASC"
+        } else {
+            let sorts =
+                options.sortDescriptors.isEmpty ? [FetchSortDescriptor(key: "creationDate")] : options.sortDescriptors
+            order = try FetchSortDescriptor.orderBy(sorts, keys: keys)
+        }
+        let whereSQL = clauses.joined(separator: " AND ")
+        var query = RowIDQuery(
+            select: SQLFragment(sql: "SELECT asset.id FROM asset WHERE \(whereSQL)", arguments: arguments),
+            orderBy: order, limit: options.fetchLimit,
+            mediaTypeCount: SQLFragment(
+                sql: "SELECT COUNT(*) FROM asset WHERE \(whereSQL) AND asset.mediaType = ?", arguments: arguments))
+        if conditions.isEmpty && extraCondition == nil {
+            let tally = tallyClauses.joined(separator: " AND ")
+            query.fastCount = SQLFragment(
+                sql: "SELECT COALESCE(SUM(count), 0) FROM assetTally WHERE \(tally)", arguments: tallyArguments)
+            query.mediaTypeCount = SQLFragment(
+                sql: "SELECT COALESCE(SUM(count), 0) FROM assetTally WHERE \(tally) AND mediaType = ?",
+                arguments: tallyArguments)
+        }
+        return SQLiteFetchSource(
+            query: query, snapshot: try snapshots.snapshot(of: writer),
+            loader: { db, ids in try AssetInfo.load(db, ids: ids) },
+            lookup: { db, localIdentifiers in try db.rowIDs("id", in: "asset", localIdentifiers: localIdentifiers) })
+    }
+
+    /// The shared path of fetches of one stored class (albums, lists): the selection, the
+    /// options' predicate, sort and limit, objects loaded by `loader` in batches.
+    private func stored<Object: Sendable>(
+        table: String, keys: FetchKeys, condition: String, arguments: StatementArguments, options: FetchOptions,
+        loader: @escaping @Sendable (Database, [Int64]) throws -> [Int64: Object]
+    ) throws -> SQLiteFetchSource<Object> {
+        let predicate = try (options.predicate ?? .constant(true)).sql(for: keys)
+        var queryArguments = arguments
+        queryArguments += predicate.arguments
+        let query = RowIDQuery(
+            select: SQLFragment(
+                sql: "SELECT \(table).id FROM \(table) WHERE (\(condition)) AND \(predicate.sql)",
+                arguments: queryArguments),
+            orderBy: try FetchSortDescriptor.orderBy(options.sortDescriptors, keys: keys), limit: options.fetchLimit)
+        return SQLiteFetchSource(
+            query: query, snapshot: try snapshots.snapshot(of: writer), loader: loader,
+            lookup: { db, localIdentifiers in try db.rowIDs("id", in: table, localIdentifiers: localIdentifiers) })
+    }
+
+    /// A fetch over user albums and folders together. Row ids are the album's id, or minus
+    /// the folder's, so one result can hold both.
+    private func mixed(albums: String, lists: String, extra: String?, defaultOrder: String?, options: FetchOptions)
+        throws -> SQLiteFetchSource<PhotoCollection>
+    {
+        let keys = FetchKeys.collection
+        let predicate = try (options.predicate ?? .constant(true)).sql(for: keys)
+        let order: String
+        if options.sortDescriptors.isEmpty, let defaultOrder {
+            order = defaultOrder + ", collection.rid ASC"
+        } else {
+            order = try FetchSortDescriptor.orderBy(
+                options.sortDescriptors.isEmpty ? [FetchSortDescriptor(key: "creationDate")] : options.sortDescriptors,
+                keys: keys.adding(creationDate: "collection.creationDate"))
+        }
+        let sql = """
+            SELECT collection.rid FROM (
+                SELECT assetCollection.id AS rid, assetCollection.localIdentifier, assetCollection.title,
+                assetCollection.creationDate, \(AssetCollectionColumns.startDate) AS startDate,
+                \(AssetCollectionColumns.endDate) AS endDate FROM assetCollection
+                WHERE assetCollection.type = \(AssetCollectionType.album.rawValue) AND \(albums)
+                UNION ALL
+                SELECT -collectionList.id, collectionList.localIdentifier, collectionList.title,
+                collectionList.creationDate, NULL, NULL FROM collectionList
+                WHERE collectionList.type = \(CollectionListType.folder.rawValue) AND \(lists)
+            ) AS collection
+            WHERE \(predicate.sql)\(extra.map { " AND " + $0 } ?? "")
+            """
+        return SQLiteFetchSource(
+            query: RowIDQuery(
+                select: SQLFragment(sql: sql, arguments: predicate.arguments), orderBy: order, limit: options.fetchLimit
+            ),
+            snapshot: try snapshots.snapshot(of: writer),
+            loader: { db, ids in
+                var byID: [Int64: PhotoCollection] = [:]
+                let albums = try Self.loadAssetCollections(db, ids.filter { $0 > 0 })
+                for (id, album) in albums { byID[id] = .assetCollection(album) }
+                let lists = try Self.loadCollectionLists(db, ids.filter { $0 < 0 }.map { -$0 })
+                for (id, list) in lists { byID[-id] = .collectionList(list) }
+                return byID
+            },
+            lookup: { db, localIdentifiers in
+                try db.rowIDs("id", in: "assetCollection", localIdentifiers: localIdentifiers)
+                    + db.rowIDs("-id", in: "collectionList", localIdentifiers: localIdentifiers)
+            })
+    }
+
+    static func loadAssetCollections(_ db: Database, _ ids: [Int64]) throws -> [Int64: AssetCollection] {
+        guard !ids.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, localIdentifier, type, subtype, title, \(AssetCollectionColumns.assetCount) AS count,
+                \(AssetCollectionColumns.startDate) AS startDate, \(AssetCollectionColumns.endDate) AS endDate
+                FROM assetCollection WHERE id IN (\(marks))
+                """,
+            arguments: StatementArguments(ids))
+        var byID: [Int64: AssetCollection] = [:]
+        for row in rows {
+            byID[row["id"]] = AssetCollection(
+                localIdentifier: row["localIdentifier"],
+                assetCollectionType: AssetCollectionType(rawValue: row["type"]) ?? .album,
+                assetCollectionSubtype: AssetCollectionSubtype(rawValue: row["subtype"]) ?? .albumRegular,
+                localizedTitle: row["title"], estimatedAssetCount: row["count"],
+                startDate: row["startDate"], endDate: row["endDate"])
+        }
+        return byID
+    }
+
+    static func loadCollectionLists(_ db: Database, _ ids: [Int64]) throws -> [Int64: CollectionList] {
+        guard !ids.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+        var byID: [Int64: CollectionList] = [:]
+        for row in try Row.fetchAll(
+            db, sql: "SELECT id, localIdentifier, type, subtype, title FROM collectionList WHERE id IN (\(marks))",
+            arguments: StatementArguments(ids))
+        {
+            byID[row["id"]] = CollectionList(
+                localIdentifier: row["localIdentifier"],
+                collectionListType: CollectionListType(rawValue: row["type"]) ?? .folder,
+                collectionListSubtype: CollectionListSubtype(rawValue: row["subtype"]) ?? .regularFolder,
+                localizedTitle: row["title"])
+        }
+        return byID
+    }
+}
+
+extension FetchSortDescriptor {
+    /// The ORDER BY clause of `descriptors` over `keys`, with the row id breaking ties in the
+    /// direction of the last descriptor.
+    static func orderBy(_ descriptors: [FetchSortDescriptor], keys: FetchKeys) throws -> String {
+        var terms: [String] = []
+        for descriptor in descriptors {
+            let key = try keys.key(descriptor.key)
+            terms.append("\(key.column) \(descriptor.ascending ? "ASC" : "DESC")")
+        }
+        let lastAscending = descriptors.last?.ascending ?? true
+        terms.append("\(keys.tiebreaker) \(lastAscending ? "ASC" : "DESC")")
+        return terms.joined(separator: ", ")
+    }
+}
+
+extension FetchKeys {
+    /// The same keys, plus `creationDate` (for the default order of mixed fetches).
+    func adding(creationDate column: String) -> FetchKeys {
+        var keys = self.keys
+        keys["creationDate"] = Key(column: column, kind: .date)
+        return FetchKeys(className: className, keys: keys, tiebreaker: tiebreaker)
+    }
+}
