@@ -133,8 +133,6 @@ let package = Package(
                 "LightboxImaging",
                 "LightboxMetadata",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                // Synthetic rows for the fetch benchmark go straight into the schema.
-                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import GRDB
-import Lightbox
+@_spi(Benchmarks) import Lightbox
 import LightboxImaging
 
 #if canImport(Glibc)
@@ -267,29 +266,11 @@ struct FetchBench: AsyncParsableCommand {
     }
 }
 
-/// Synthetic asset rows for benchmarks: spread over four years, a fifth favourites, some
-/// videos, no files.
+/// Synthetic asset rows for benchmarks, from 2020 on (see `PhotoLibrary.insertSyntheticAssets`).
 enum SyntheticAssets {
     static let start = Date(timeIntervalSince1970: 1_577_836_800)  // 2020-01-01
 
     static func insert(count: Int, into library: PhotoLibrary) throws {
-        let queue = try DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path)
-        try queue.write { db in
-            let statement = try db.makeStatement(
-                sql: """
-                    INSERT INTO asset (localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate,
-                    modificationDate, addedDate, isFavorite) VALUES (?, ?, 0, 4032, 3024, ?, ?, ?, ?)
-                    """)
-            var state: UInt64 = 0x5EED
-            for _ in 0..<count {
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                let seconds = Double((state >> 33) % (4 * 365 * 24 * 3600))
-                let date = start.addingTimeInterval(seconds)
-                try statement.execute(arguments: [
-                    UUID().uuidString, (state >> 20) % 10 == 0 ? 2 : 1, date, date, date, (state >> 13) % 5 == 0,
-                ])
-            }
-            try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'bench')", arguments: [Date()])
-        }
+        try library.insertSyntheticAssets(count: count, spreadFrom: start)
     }
 }

@@ -29,7 +29,7 @@ struct DurableFileTests {
     func commitsAreSynced() throws {
         let folder = try TemporaryDirectory()
         let library = try folder.makeLibrary()
-        let level = try library.store.writer.writeWithoutTransaction { db in
+        let level = try (library.store as! SQLiteStore).writer.writeWithoutTransaction { db in
             try Int.fetchOne(db, sql: "PRAGMA synchronous")
         }
         #expect(level == 2, "FULL is 2; NORMAL, 1, syncs only at checkpoints")

@@ -15,7 +15,8 @@ import LightboxImaging
 public final class PhotoLibrary: Sendable {
     /// The library folder.
     public let url: URL
-    let store: SQLiteStore
+    /// The catalog: SQLite through GRDB, behind the store protocol.
+    let store: any LibraryStore
     let originals: OriginalStore
     let derivatives: DerivativeStore
     let changeMonitor = ChangeMonitor()

@@ -168,6 +168,10 @@ protocol StoreWriter: StoreReader {
 
     /// Records the transaction in the history, with the objects it changed; called once, last.
     func recordChanges(author: String, _ changes: [ObjectChangeRecord]) throws
+
+    /// Inserts asset rows without files, for benchmarks (see
+    /// `PhotoLibrary.insertSyntheticAssets(count:spreadFrom:)`).
+    func insertSyntheticAssets(count: Int, spreadFrom start: Date) throws
 }
 
 /// An asset's original bytes are already another asset's.
