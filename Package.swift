@@ -59,21 +59,20 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         // HEIF images and their embedded thumbnails decoded by libheif from Debian (its HEVC and
-        // AV1 codecs with it), opened with dlopen on the first HEIF: libvips' loader took 40 to
-        // 50 ms for an iPhone's 320x240 thumbnail, libheif directly 7 ms (docs/ARCHITECTURE.md,
-        // Rendering).
+        // AV1 codecs with it), opened with dlopen on the first HEIF: libvips' loader was several
+        // times slower for an iPhone's embedded thumbnail (docs/BENCHMARKS.md).
         // A phone's grid of HEVC tiles goes through FFmpeg's HEVC decoder (`CVideo`) one tile at a
-        // time: 40% of libde265's processor time, and one tile held instead of the image.
+        // time: less processor time than libde265, and one tile held instead of the image.
         .target(
             name: "CHEIF", dependencies: ["CVideo"],
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
         // Direct I/O for originals: a GNU extension Swift's Glibc module does not show.
         .target(name: "CDirectIO"),
         // A recipe's per-pixel filters fused into one libvips stage of our own C: one pass in
-        // place of several float operations (docs/ARCHITECTURE.md, Editing).
+        // place of several float operations (docs/BENCHMARKS.md, Edits).
         .target(name: "CEdit", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("m")]),
         // Downsizing with a Lanczos-3 filter in SIMD C: libvips 8.14's reduction is scalar and
-        // took as long as the decode of a photo at 1024 px (docs/ARCHITECTURE.md, Rendering).
+        // took as long as the decode of a photo at 1024 px (docs/BENCHMARKS.md, Images).
         .target(name: "CResample", linkerSettings: [.linkedLibrary("m")]),
         // ICC profiles to sRGB through Little CMS (libvips' own colour engine, from Debian)
         // with one transform per profile: libvips makes a new one for every image.

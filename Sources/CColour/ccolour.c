@@ -10,9 +10,9 @@
 // `OptimizeMatrixShaper`, cmsopt.c): each channel through its curve into 1.14 fixed point, the
 // 3x3 matrix from the profile's colorants to sRGB's in 1.14, a clip to 0...1, then sRGB's
 // inverse curve from a 16,385-entry table. The tables are made the same way, so the bytes are
-// Little CMS's; what Little CMS adds is per-pixel overhead (its formatters, a call per pixel):
-// 10.0 to 15.2 ns a pixel there against 5.2 to 7.8 here. Other RGB profiles (lookup tables) go through
-// a Little CMS transform.
+// Little CMS's; what Little CMS adds is per-pixel overhead (its formatters, a call per
+// pixel), which this avoids. Other RGB profiles (lookup tables) go through a Little CMS
+// transform.
 
 /// 1.0 in 1.14 fixed point.
 #define ONE 16384

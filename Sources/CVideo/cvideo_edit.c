@@ -81,9 +81,9 @@ static cvideo_status start_output(edit *e, int width, int height) {
     e->encoder->color_primaries = e->decoder->color_primaries;
     e->encoder->color_trc = e->decoder->color_trc;
     if (e->out->oformat->flags & AVFMT_GLOBALHEADER) e->encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-    // Memory over file size: x264's lookahead, macroblock tree and B-frames held 150 MB more
-    // at 1080p (432 MB peak with preset fast) for a file a third smaller; a Live Photo's movie
-    // is 3 seconds long (docs/BENCHMARKS.md, Edits).
+    // Memory over file size: x264's lookahead, macroblock tree and B-frames nearly tripled the
+    // peak at 1080p for a file a third smaller, and a Live Photo's movie is 3 seconds long
+    // (docs/BENCHMARKS.md, Edits).
     AVDictionary *settings = NULL;
     ffmpeg.av_dict_set(&settings, "preset", "veryfast", 0);
     ffmpeg.av_dict_set(&settings, "x264-params", "threads=2:sync-lookahead=0:rc-lookahead=0:mbtree=0:bframes=0", 0);

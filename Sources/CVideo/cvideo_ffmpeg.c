@@ -29,8 +29,8 @@ static int open_libraries(size_t first, size_t last, char *failure, size_t lengt
     for (size_t i = first; i < last; i++) {
         // Local: FFmpeg's symbols stay out of the process's global scope. Lazy: the 96
         // libraries libavcodec brings (x265, librsvg, cairo, ...) bind a function at its first
-        // call, not all of their functions now, which took 4 to 5 ms of the 22 to 24 a first HEIF
-        // waits for (docs/BENCHMARKS.md, Process start). What this file looks up is looked up
+        // call, not all of their functions now, a good part of what a first HEIF waits for
+        // (docs/BENCHMARKS.md, Process start). What this file looks up is looked up
         // at once below, so a missing function is still a clear failure here; only libraries
         // of one install that disagree among themselves (which Debian's versioned dependencies
         // rule out) would now stop the process at the call instead of failing the load.

@@ -20,7 +20,7 @@
 // a third of its time there. Each FFmpeg function is called through `ffmpeg`.
 //
 // A HEIF's tiles need only libavcodec and libavutil (`CVIDEO_CODEC_FUNCTIONS`, loaded by
-// `cvideo_load_codec`): libavformat alone took 10 to 20 ms more to load, with its libraries.
+// `cvideo_load_codec`): libavformat would bring its own libraries, slower to load.
 #define CVIDEO_CODEC_FUNCTIONS(F)                                                                                  \
     F(av_frame_alloc) F(av_frame_free) F(av_frame_unref) F(av_log_set_level) F(av_malloc) F(av_packet_alloc)      \
     F(av_packet_free) F(av_strerror) F(avcodec_alloc_context3) F(avcodec_find_decoder) F(avcodec_flush_buffers)    \

@@ -6,13 +6,12 @@
 // Colour conversion of 8-bit RGB pixels to sRGB, with transforms made once per profile and
 // kept by the caller.
 //
-// libvips' `vips_icc_transform` makes a new Little CMS transform for every image: a 256 px
-// thumbnail of an iPhone's Display P3 photo took 10.6 ms there, half as long as decoding the
-// photo at 1/8. A matrix/TRC profile (every phone's and camera's RGB profile) is converted here
-// in fixed point, to the same bytes as Little CMS's own 8-bit conversion, at 5.2 to 7.8 ns a
-// pixel where Little CMS's took 10.0 to 15.2; making the first takes 0.8 to 1.4 ms (sRGB's
-// inverse curve, then kept) and the others far less, where Little CMS's took 2.4 to 4. Other RGB profiles go
-// through a Little CMS transform. The intent is relative colorimetric without black point
+// libvips' `vips_icc_transform` makes a new Little CMS transform for every image, which for a
+// small thumbnail took about as long as decoding the photo. A matrix/TRC profile (every
+// phone's and camera's RGB profile) is converted here in fixed point, to the same bytes as
+// Little CMS's own 8-bit conversion, in about half its time, and made far faster (sRGB's
+// inverse curve is made once and kept; docs/BENCHMARKS.md). Other RGB profiles go through a
+// Little CMS transform. The intent is relative colorimetric without black point
 // compensation, what `vips_icc_transform` does by default.
 
 /// A transform from the RGB colour space `profile` (ICC bytes) describes to sRGB, 8-bit RGB in

@@ -6,9 +6,8 @@
 // Lightbox's per-pixel edit filters fused into one libvips stage.
 //
 // A recipe's point filters (tone tables, colour matrices, vibrance, highlights and shadows,
-// vignette) each made their own libvips operations, several of them in float: at 2048 px a
-// saturation took 45 to 62 ms and a vignette 58 to 76 ms, about 10 ns a value on the benchmark
-// machine. Here consecutive point filters become one libvips image whose pixels this file
+// vignette) each made their own libvips operations, several of them in float, each a pass
+// over every value of the image. Here consecutive point filters become one libvips image whose pixels this file
 // computes, strip by strip on libvips' threads, from 8-bit sRGB to 8-bit sRGB. Each stage
 // computes in float what the libvips operations it replaces computed, and rounds and clips
 // to 8 bits after itself as they did, so results agree with one libvips operation per filter.
@@ -42,8 +41,8 @@ int cedit_point(VipsImage *in, VipsImage **out, const cedit_stage *stages, int c
 /// `in` (uchar, three bands) rotated by `degrees` clockwise about its centre with bilinear
 /// interpolation, and the centred `width` x `height` rectangle of the result kept, lazily: the
 /// straighten filter of an interactive preview. libvips' `vips_similarity` with its bilinear
-/// interpolator took 50 to 70 ms at 2048 px on the benchmark machine, a function call and
-/// float weights per pixel; here the weights are fixed-point and the rectangle is made
+/// interpolator makes a function call and float weights per pixel, too slow for a slider;
+/// here the weights are fixed-point and the rectangle is made
 /// directly, without the canvas of the whole rotated image. Full-size renders keep
 /// `vips_similarity`'s bicubic. Returns 0, or -1 with libvips' error set.
 int cedit_straighten(VipsImage *in, VipsImage **out, double degrees, int width, int height);

@@ -17,8 +17,8 @@
 //
 // libvips 8.14 decodes them too (`heifload`), but reads the file through its own source in
 // thousands of reads of 1 to 8 bytes, parses it again for every open (`vips_thumbnail` opens
-// it twice), and shrinks the decoded image with its scalar reduction: an iPhone HEIC's 320x240
-// thumbnail took 40 to 50 ms there, against 1.5 ms to parse and 5 ms to decode here. libheif
+// it twice), and shrinks the decoded image with its scalar reduction: an iPhone HEIC's
+// embedded thumbnail took several times longer there (docs/BENCHMARKS.md). libheif
 // is opened with dlopen on the first HEIF that needs it, not linked: it brings the HEVC and AV1 codecs'
 // libraries, which every process would otherwise load at start.
 
@@ -63,8 +63,7 @@ cheif_file *cheif_open(const void *data, size_t length, cheif_failure *failure, 
 /// those whose layouts the caller offers, decoded tile by tile, and `cheif_decode` of any other
 /// fails with `CHEIF_UNSUPPORTED` (the caller then opens the bytes with `cheif_open`). The
 /// caller reads the sizes, alpha and ICC profile itself. For a process that decodes only
-/// phones' HEICs, libheif is never loaded: 4 ms at the first HEIF, and its parse of every
-/// file. NULL when out of memory.
+/// phones' HEICs, libheif is never loaded, nor is each file parsed by it. NULL when out of memory.
 cheif_file *cheif_open_layouts(const void *data, size_t length);
 
 /// The primary image's size as displayed (libheif's rotation, mirroring and crop applied).
@@ -151,8 +150,8 @@ typedef void *(*cheif_allocate)(size_t size);
 /// gets a helper thread while two or more tiles are left. A tile FFmpeg cannot decode hands
 /// the file to libheif. libheif 1.15 reports no
 /// progress and cannot stop a decode under way. It gives planar RGB, interleaved here: it
-/// assembles a grid image in planar RGB and would interleave it into a second whole copy (a
-/// 12 MP HEIC held 73 MB at once that way; here 36 MB of planes and the shrunk RGB).
+/// assembles a grid image in planar RGB and would interleave it into a second whole copy;
+/// here only the planes and the shrunk RGB are held.
 int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate allocate, cheif_monitor monitor,
                  void *context, const cheif_helpers *helpers, cheif_decoded *decoded, cheif_failure *failure,
                  char *message, size_t message_length);

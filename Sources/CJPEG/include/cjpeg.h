@@ -6,8 +6,7 @@
 // A JPEG decoder for the common case of camera photos: baseline or progressive, YCbCr, RGB or
 // grey, decoded from memory with libjpeg-turbo's DCT scaling. libvips 8.14 reads JPEG through a
 // 4 KB buffer, which keeps libjpeg-turbo off its fast Huffman path most of the time; from one
-// buffer holding the whole file, a 12 MP photo decodes at 1/4 scale in 61 to 75 ms against
-// 72 to 86 ms through libvips (docs/BENCHMARKS.md). It also lets a caller
+// buffer holding the whole file it decodes faster (docs/BENCHMARKS.md). It also lets a caller
 // follow progress and stop a decode halfway, between two rows of blocks. At 1/8 scale,
 // Lightbox's own decoder (cjpeg_fast.c) takes over: it skips what such a small image does not
 // need, which libjpeg-turbo decodes all the same.

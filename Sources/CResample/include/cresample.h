@@ -7,8 +7,8 @@
 // by default, on 8-bit pixels in memory, one output row at a time.
 //
 // libvips 8.14's reduction is general C, one band and one tap at a time, through its region
-// pipeline: a 12 MP photo decoded at half size (2000x1500) took 33 to 57 ms to reach 1024 px on
-// one thread, about as long as its decode. Here each row is filtered horizontally with 16-bit
+// pipeline: a 12 MP photo decoded at half size took about as long to reach 1024 px on one
+// thread as its decode. Here each row is filtered horizontally with 16-bit
 // fixed-point SIMD (two taps of a pixel's three bands per multiply-add: one pixel at a time
 // with SSSE3, two with AVX2) into a ring of as many rows as the vertical filter has taps, and
 // each output row is a weighted sum of those rows, 16 values per SSE2 step or 32 per AVX2

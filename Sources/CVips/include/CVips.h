@@ -7,9 +7,9 @@
 #include <string.h>
 #include <vips/vips.h>
 
-// libvips is opened on first use, not at start: with its 103 libraries it was two thirds of
-// every process's start (`lightbox --version` took 32.5 ms of CPU, a program linking libvips
-// alone 21 ms, docs/BENCHMARKS.md), which commands that never touch pixels paid too. Every
+// libvips is opened on first use, not at start: with its hundred libraries it was most of
+// every process's start (docs/BENCHMARKS.md), which commands that never touch pixels paid
+// too. Every
 // libvips function Lightbox calls is reached through `cvips_functions`, filled by
 // `cvips_open_library` (cvips.c); the names below are defined as those pointers, so the code
 // calls libvips as it always did. `Vips.ensureCoreStarted` opens the library before anything
@@ -245,8 +245,8 @@ static inline int cvips_autorot(VipsImage *in, VipsImage **out) {
 }
 
 /// Writes JPEG to memory. `strip` drops metadata (thumbnails need none). No optimized Huffman
-/// tables: for thumbnails of 500 and 1000 px they saved 1.5% and 0.8% of the bytes and
-/// doubled the encoding time (1.9 against 3.5 ms, 4.2 against 9.0 ms; docs/BENCHMARKS.md).
+/// tables: for thumbnails they saved a percent or two of the bytes and doubled the encoding
+/// time (docs/BENCHMARKS.md).
 static inline int cvips_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
     return vips_jpegsave_buffer(in, buf, len,
         "Q", quality,

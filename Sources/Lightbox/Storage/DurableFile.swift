@@ -12,9 +12,8 @@ import CDirectIO
 /// For originals, where the file system allows it (ext4, XFS, Btrfs), the bulk of the bytes
 /// is written with direct I/O, from an aligned staging buffer straight to the disk; only the
 /// last partial block goes through the page cache. An import writes each original once and
-/// does not read it back, so copying it into new page-cache pages is pure cost: on the
-/// benchmark machine, 1.9 to 16 ms of CPU for a 4.4 MB photo, against 0.6 to 0.7 ms direct
-/// (docs/BENCHMARKS.md, Import). A large import also no longer pushes the rest of the
+/// does not read it back, so copying it into new page-cache pages is pure cost, several times
+/// the processor time of a direct write (docs/BENCHMARKS.md, Import). A large import also no longer pushes the rest of the
 /// machine's cache out. The fsync at the end is needed either way, for the size, the last
 /// block and the disk's own cache. A file system without direct I/O gets ordinary writes.
 final class DurableFile {

@@ -4,9 +4,9 @@ import Synchronization
 /// Transforms to sRGB (`CColour`: fixed point for a matrix/TRC profile, Little CMS for the
 /// others), made once per ICC profile and kept for the process.
 ///
-/// Photos from one camera carry one profile (every iPhone's Display P3 photo the same 548
-/// bytes). Making a Little CMS transform cost 2.4 to 4 ms against 0.6 ms to apply it to a
-/// 256 px thumbnail; the first fixed-point one 0.8 to 1.4 ms (sRGB's inverse curve).
+/// Photos from one camera carry one profile (every iPhone's Display P3 photo the same bytes),
+/// and making a transform costs several times more than applying it to a small thumbnail
+/// (docs/BENCHMARKS.md).
 final class ColourTransforms: Sendable {
     static let shared = ColourTransforms(keeping: 32)
 

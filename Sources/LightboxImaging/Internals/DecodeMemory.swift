@@ -4,14 +4,14 @@ import Foundation
 ///
 /// A decode reserves what it will hold before it starts and waits, in arrival order, until
 /// that fits beside the decodes already running; one larger than the whole limit runs alone.
-/// Without it, memory adds up with every decode in flight: two 12 MP iPhone HEICs decoded
-/// side by side by `lightbox thumbnail --jobs 2` peaked at 239 MiB, one at a time at 144 MiB
-/// (libheif decodes the whole image, then converts it to RGB), and an import keeps four files
-/// in flight. JPEGs decoded at a reduced scale reserve little and run side by side.
+/// Without it, memory adds up with every decode in flight: two HEICs decoded whole side by
+/// side (libheif decodes the whole image, then converts it to RGB) peaked far above one at a
+/// time, and an import keeps several files in flight. JPEGs decoded at a reduced scale
+/// reserve little and run side by side.
 final class DecodeMemory: @unchecked Sendable {
     // @unchecked: `inUse`, `queue` and `nextTicket` are used only while holding `condition`.
-    /// Room for a 13 MP progressive JPEG at 1/2 (64 MB) beside a 24 MP baseline one (18 MB),
-    /// not for two 12 MP HEICs (64 MB each for 1024 px, 91 MB whole).
+    /// Room for a large progressive JPEG at 1/2 beside a 24 MP baseline one at a reduced scale,
+    /// not for two 12 MP HEICs decoded whole.
     static let shared = DecodeMemory(limit: 100 << 20)
 
     let limit: Int

@@ -6,10 +6,10 @@ import Synchronization
 /// given back to the system.
 ///
 /// glibc maps every block of 256 KB or more afresh (libvips' start-up in `Vips` tells it to,
-/// so that freed images do not stay in its heaps), and the kernel zeroes and maps each new page on first
-/// touch: on the benchmark machine a fresh 9 MB block (a 12 MP photo decoded at 1/2) cost 5.8
-/// ms of page faults, a reused one nothing. Buffers are plain `malloc` blocks, so code that
-/// only knows `free` may release one.
+/// so that freed images do not stay in its heaps), and the kernel zeroes and maps each new
+/// page on first touch: a fresh block the size of a decoded photo costs milliseconds of page
+/// faults, a reused one nothing. Buffers are plain `malloc` blocks, so code that only knows
+/// `free` may release one.
 final class PixelBuffers: Sendable {
     /// The buffers of every render: enough for two in flight at a time (a decode and a resize
     /// each) of 12 MP photos at 1/2, and at most 32 MB held while nothing renders.
@@ -53,9 +53,9 @@ final class PixelBuffers: Sendable {
 
     /// Asks the kernel to back the 2 MB-aligned part of a fresh block with huge pages (where
     /// transparent huge pages are on, or left to `madvise` as Debian leaves them): one fault
-    /// and one zeroing per 2 MB instead of 512 of each. Page faults were 15% of the CPU
-    /// time of `lightbox thumbnail` on JPEGs (0.22 to 0.28 s of system time in 1.5 s), and on
-    /// two threads the faults of one stall the other's. Blocks under 2 MB are left alone; a
+    /// and one zeroing per 2 MB instead of 512 of each. Page faults were a good part of the CPU
+    /// time of `lightbox thumbnail` on JPEGs, and on two threads the faults of one stall the
+    /// other's. Blocks under 2 MB are left alone; a
     /// block only partly covered keeps small pages at its ends, so nothing is held beyond it.
     static func adviseHugePages(_ block: UnsafeMutableRawPointer, _ size: Int) {
         let huge = 2 << 20
@@ -87,17 +87,16 @@ final class PixelBuffers: Sendable {
     private static let processPrepared: Void = {
         // Decoded photos are megabytes each. glibc serves such blocks from its heaps once a
         // large block has been freed (its mmap threshold grows), and keeps the freed memory:
-        // two threads decoding 24 MP photos then hold 35 MB more than they use. A fixed
+        // two threads decoding 24 MP photos then hold far more than they use. A fixed
         // threshold maps every block of 256 KB or more and gives it back on free. Someone who
         // set MALLOC_MMAP_THRESHOLD_ themselves keeps their choice.
         if getenv("MALLOC_MMAP_THRESHOLD_") == nil {
             cvips_map_large_blocks(256 << 10)
         }
         // Blocks under that come from the heaps, and a fixed threshold also fixes the point
-        // (128 KB) past which glibc gives the free top of a heap back to the system: a 256 px
-        // thumbnail's 150 to 230 KB blocks, freed at the top, were given back after every
-        // image and faulted in again for the next. Keeping 4 MB (each thread's heap at most)
-        // took 200 HEIC thumbnails at 256 px from 22,600 page faults to 2,900.
+        // (128 KB) past which glibc gives the free top of a heap back to the system: a small
+        // thumbnail's blocks, freed at the top, were given back after every image and faulted
+        // in again for the next. Keeping 4 MB (each thread's heap at most) stops that.
         if getenv("MALLOC_TRIM_THRESHOLD_") == nil {
             cvips_keep_heap_top(4 << 20)
         }

@@ -4,18 +4,17 @@ import Synchronization
 /// for the next file rather than given back to the system.
 ///
 /// A file read into a fresh array faults in every page of it as `pread` fills it: glibc maps
-/// each block of 256 KB or more afresh (see ``PixelBuffers``), and a 1.5 MB HEIC or a 4 MB
-/// JPEG is rarely 2 MB-aligned enough for a huge page. For 50 HEIC thumbnails that was 16,000
-/// of the process's 27,700 page faults; on two threads, each file's `mmap` and `munmap` also
-/// stopped the other thread's faults. An array kept here is already mapped: the next file is
-/// copied into it.
+/// large blocks afresh (see ``PixelBuffers``), and a photo's file is rarely aligned enough for
+/// a huge page. Those faults were most of a HEIC batch's; on two threads, each file's `mmap`
+/// and `munmap` also stopped the other thread's faults. An array kept here is already mapped:
+/// the next file is copied into it.
 ///
 /// Arrays are values: one still referenced when given back is copied on its next write, never
 /// shared.
 final class ReadBuffers: Sendable {
-    /// Two arrays of up to 4 MB (an iPhone HEIC is 1 to 3 MB): keeping four of up to 16 MB
-    /// raised the JPEG benchmark's peak by 14 MB for no time it could measure, the larger
-    /// JPEGs' pages being mostly huge ones already (`PixelBuffers.adviseHugePages`).
+    /// Two arrays of up to 4 MB, an iPhone HEIC's size: keeping more and larger ones raised
+    /// the JPEG benchmark's peak for no time it could measure, the larger JPEGs' pages being
+    /// mostly huge ones already (`PixelBuffers.adviseHugePages`).
     static let shared = ReadBuffers(keptBytes: 8 << 20, keptArrays: 2, largest: 4 << 20)
 
     /// Arrays larger than this are never kept: a file that size gets a fresh array.
@@ -50,8 +49,8 @@ final class ReadBuffers: Sendable {
         return array
     }
 
-    /// The same in a fresh array, its 2 MB-aligned part advised to huge pages (a 4 MB photo
-    /// read into fresh small pages took a quarter of the render's page faults).
+    /// The same in a fresh array, its 2 MB-aligned part advised to huge pages (a photo read
+    /// into fresh small pages made a good part of the render's page faults).
     static func fresh(count: Int, _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Int) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             if let base = buffer.baseAddress { PixelBuffers.adviseHugePages(UnsafeMutableRawPointer(base), count) }

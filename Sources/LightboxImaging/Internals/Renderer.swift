@@ -269,9 +269,8 @@ enum Renderer {
     }
 
     /// Whether a HEIF of `width` x `height` is shown in `box` from its embedded thumbnail
-    /// (decoded by libheif 6 bytes a pixel: an iPhone's 320x240 one, 0.5 MB, against 73 MB for
-    /// the 12 MP image): libvips 8.14's rule, so that a file gives the pixels it gave through
-    /// libvips. The thumbnail must be smaller than the image and larger than the box across or
+    /// (decoded by libheif at 6 bytes a pixel, a small fraction of the whole image): libvips
+    /// 8.14's rule, so that a file gives the pixels it gave through libvips. The thumbnail must be smaller than the image and larger than the box across or
     /// down.
     static func heifUsesThumbnail(
         width: Int, height: Int, thumbnail: (width: Int, height: Int), box: (width: Int, height: Int)
@@ -435,7 +434,7 @@ enum Renderer {
     /// A HEIF decoded from the file at `path`, read only as far as the image `choose` picks
     /// needs. Its boxes are read first, through a `ByteSource` (16 KB pages); an embedded
     /// thumbnail in the simple form is then gathered from the file (its configuration, picture
-    /// and profile: 16 KB of an iPhone photo's 1.1 MB with the boxes) and decoded without
+    /// and profile: a small part of the file, with the boxes) and decoded without
     /// libheif. Anything else reads the whole file once, for
     /// ``decodeHEIF(_:path:orientation:monitor:choose:)`` with the boxes already read. Nil
     /// when that is nil, or the file is larger than ``maximumHEIFFileSize``: libvips then
@@ -509,12 +508,11 @@ enum Renderer {
         try PixelBudget.shared.check(width: decodedSize.width, height: decodedSize.height, path: path)
         let output = ((decodedSize.width + shrink - 1) / shrink) * ((decodedSize.height + shrink - 1) / shrink) * 3
         // Tile by tile (FFmpeg), a decode holds one picture's YCbCr and the decoder's state
-        // beside its output: 1.1 MB for a 320x240 thumbnail, 1.7 MB for a 512x512 tile, which
-        // 0.75 MB and 5 bytes a picture's pixel cover (1.13 and 2.06 MB). libheif holds a grid image in planar RGB
-        // (3 bytes a pixel) beside the tiles it is decoding on its threads, one a processor;
-        // `CHEIF` interleaves and shrinks it into a block of its own. Two 12 MP HEICs decoded
-        // side by side that way for 1024 px peaked at 147 to 153 MiB (a process with one peaks
-        // at 75), for a tenth less time: 4.5 bytes a pixel keeps them one at a time.
+        // beside its output, which a fixed part and 5 bytes a picture's pixel cover, as
+        // measured. libheif holds a grid image in planar RGB (3 bytes a pixel) beside the tiles
+        // it is decoding on its threads, one a processor; `CHEIF` interleaves and shrinks it
+        // into a block of its own. Two such decodes side by side peaked at twice one's memory
+        // for little time saved: 4.5 bytes a pixel keeps them one at a time.
         let pictureMemory = tiled.map { 750_000 + 5 * $0.pictureWidth * $0.pictureHeight }
         let memory = output + (pictureMemory ?? decodedSize.width * decodedSize.height * 9 / 2)
         let box = monitor.map(RenderMonitorBox.init)

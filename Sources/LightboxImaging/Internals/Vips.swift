@@ -18,7 +18,7 @@ enum Vips {
             return (false, nil, JPEGDecoder.text(message))
         }
         // vips_init loads every module of its modules folder: ImageMagick, poppler, OpenSlide,
-        // libjxl and libheif with their own libraries, about 40 ms of every process's start. A
+        // libjxl and libheif with their own libraries, a large part of a process's start. A
         // JPEG decoded by Lightbox's own path needs none of them, so they are loaded before the
         // first file libvips itself opens (`ensureStarted`). libvips finds the folder under
         // VIPSHOME, which for vips_init alone names a prefix that holds nothing, and is then
@@ -563,7 +563,7 @@ extension Vips {
     /// Encodes an image. JPEG from 8-bit sRGB or grey pixels goes to libjpeg-turbo directly
     /// (`cjpeg_encode`, the same settings as `cvips_jpegsave_buffer`): libvips' `jpegsave`
     /// hands the rows of an image already in memory to its worker threads and waits for each
-    /// batch, 5.0 ms against 3.0 to 3.4 ms for a 1024x768 thumbnail (docs/BENCHMARKS.md).
+    /// batch, which made it slower (docs/BENCHMARKS.md).
     static func encode(_ image: VipsImageRef, as format: EncodedImageFormat, quality: Int) throws(ImagingError)
         -> [UInt8]
     {
