@@ -46,13 +46,9 @@ extension SQLiteStore {
         var arguments = StatementArguments()
         switch selection {
         case .type(let type, let subtype):
-            condition =
-                "assetCollection.type = \(type.rawValue)"
-                + (subtype == .any ? "" : " AND assetCollection.subtype = \(subtype.rawValue)")
+            condition = Self.typeCondition("assetCollection", type.rawValue, subtype == .any ? nil : subtype.rawValue)
         case .identifiers(let identifiers):
-            let marks = Array(repeating: "?", count: identifiers.count).joined(separator: ",")
-            condition = identifiers.isEmpty ? "0" : "assetCollection.localIdentifier IN (\(marks))"
-            arguments = StatementArguments(identifiers)
+            (condition, arguments) = Self.identifierCondition("assetCollection", identifiers)
         case .containing(let asset):
             condition = """
                 assetCollection.id IN (SELECT collectionAsset.collectionId FROM collectionAsset
@@ -72,13 +68,9 @@ extension SQLiteStore {
         var arguments = StatementArguments()
         switch selection {
         case .type(let type, let subtype):
-            condition =
-                "collectionList.type = \(type.rawValue)"
-                + (subtype == .any ? "" : " AND collectionList.subtype = \(subtype.rawValue)")
+            condition = Self.typeCondition("collectionList", type.rawValue, subtype == .any ? nil : subtype.rawValue)
         case .identifiers(let identifiers):
-            let marks = Array(repeating: "?", count: identifiers.count).joined(separator: ",")
-            condition = identifiers.isEmpty ? "0" : "collectionList.localIdentifier IN (\(marks))"
-            arguments = StatementArguments(identifiers)
+            (condition, arguments) = Self.identifierCondition("collectionList", identifiers)
         case .containing(let collection):
             condition = """
                 collectionList.id IN (SELECT listId FROM collectionListChild
@@ -118,6 +110,19 @@ extension SQLiteStore {
             """
         return try mixed(
             albums: "1", lists: "1", extra: "\(position) IS NOT NULL", defaultOrder: "\(position) ASC", options: options
+        )
+    }
+
+    /// Rows of `table` of a type, and of a subtype unless nil.
+    private static func typeCondition(_ table: String, _ type: Int, _ subtype: Int?) -> String {
+        "\(table).type = \(type)" + (subtype.map { " AND \(table).subtype = \($0)" } ?? "")
+    }
+
+    /// Rows of `table` with these identifiers (none for an empty list).
+    private static func identifierCondition(_ table: String, _ identifiers: [String]) -> (String, StatementArguments) {
+        let marks = Array(repeating: "?", count: identifiers.count).joined(separator: ",")
+        return (
+            identifiers.isEmpty ? "0" : "\(table).localIdentifier IN (\(marks))", StatementArguments(identifiers)
         )
     }
 
