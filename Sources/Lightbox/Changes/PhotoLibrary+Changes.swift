@@ -155,21 +155,6 @@ extension PhotoLibrary {
             pixelHeight: movie.pixelHeight ?? 0, duration: movie.quickTime?.duration ?? 0)
     }
 
-    /// A file that must be a movie (`role` says whose, for the error), hashed and its header
-    /// parsed, ready to store; errors name `reportedPath`.
-    func readMovie(at path: String, role: String, reportedPath: String?) throws -> (ImportSource, MediaMetadata) {
-        let source = try ImportSource(path: path)
-        guard source.format.kind == .video else {
-            throw LibraryError(.invalidRequest, "\(role) must be a movie; nothing was changed", path: reportedPath)
-        }
-        do {
-            return (source, try MetadataReader.read(fileAtPath: source.path))
-        } catch {
-            throw LibraryError(
-                .corruptFile, "the movie cannot be read: \(error.message); nothing was changed", path: reportedPath)
-        }
-    }
-
     /// After the commit: thumbnails of new assets, moved sources deleted, files of deleted
     /// assets removed.
     private func afterCommit(

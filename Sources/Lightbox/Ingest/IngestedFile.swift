@@ -1,0 +1,126 @@
+import Foundation
+import LightboxImaging
+import LightboxMetadata
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension PhotoLibrary {
+    /// A file entering the library (an import, a creation request, an edit's render): its
+    /// format (from its bytes), hash and size.
+    struct ImportSource: Sendable {
+        var path: String
+        var format: FileFormat
+        var sha256: String
+        var size: Int64
+        var modificationDate: Date
+        /// A photo's whole bytes, read once: hashed, decoded and stored from memory, so the
+        /// file is read once rather than three times, and what was hashed is what is stored.
+        /// Nil for movies and for files over ``wholeReadLimit``, which are streamed.
+        var contents: [UInt8]?
+
+        /// Photos up to this size are read whole.
+        static let wholeReadLimit = 64 << 20
+
+        init(path: String) throws {
+            try FileIO.requireRegularFile(path)
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            let fileSize = (attributes?[.size] as? NSNumber)?.intValue ?? Int.max
+            let head = try FileIO.prefix(ofFileAt: path, count: FileFormat.sniffLength)
+            guard let format = FileFormat(sniffing: head) else {
+                let reason =
+                    head.isEmpty
+                    ? "the file is empty"
+                    : "not a photo or movie format Lightbox imports (JPEG, HEIC, HEIF, AVIF, PNG, WebP, TIFF, GIF, "
+                        + "DNG and camera RAW, QuickTime, MP4); it starts with bytes \(FileIO.hex(head.prefix(8)))"
+                throw LibraryError(.unsupportedFormat, reason, path: path)
+            }
+            self.path = path
+            self.format = format
+            if format.kind != .video, fileSize <= Self.wholeReadLimit,
+                let bytes = try FileIO.contents(ofFileAt: path, limit: Self.wholeReadLimit)
+            {
+                contents = bytes
+                sha256 = FileIO.sha256(of: bytes)
+                size = Int64(bytes.count)
+            } else {
+                (sha256, size) = try FileIO.sha256(ofFileAt: path)
+            }
+            modificationDate = (attributes?[.modificationDate] as? Date) ?? Date()
+        }
+
+        /// Stores the file in `originals/`: from the bytes in memory when it was read whole,
+        /// else copied and checked against its hash. Returns the stored path.
+        func store(in originals: OriginalStore) throws -> String {
+            let filenameExtension = format.preferredFilenameExtension
+            if let contents {
+                return try originals.store(bytes: contents, sha256: sha256, filenameExtension: filenameExtension)
+            }
+            return try originals.store(copying: path, sha256: sha256, filenameExtension: filenameExtension)
+        }
+    }
+
+    /// A movie stored beside a photo: a Motion Photo's embedded one, or a creation
+    /// request's `.pairedVideo`.
+    struct PreparedMovie: Sendable {
+        var storedPath: String
+        var sha256: String
+        var size: Int64
+        var originalFilename: String
+        var uniformTypeIdentifier: String
+        var pixelWidth: Int
+        var pixelHeight: Int
+        var duration: Double
+    }
+
+    /// A file checked (a photo decoded, a movie or RAW parsed) and stored in `originals/`,
+    /// waiting for its rows.
+    struct PreparedAsset: Sendable {
+        var source: ImportSource
+        /// What the file's metadata (and its XMP sidecar) says of the asset.
+        var metadata: AssetMetadata
+        var storedPath: String
+        /// The name the resource keeps: the file's own, unless a creation request names one.
+        var originalFilename: String
+        /// The resource's stored size and the asset's displayed size.
+        var storedWidth: Int
+        var storedHeight: Int
+        var pixelWidth: Int
+        var pixelHeight: Int
+        /// The preview and grid thumbnails, rendered while decoding; none for movies, nor for
+        /// RAW files without a JPEG preview.
+        var thumbnails: [(ThumbnailOptions, EncodedImage)] = []
+        /// What pairs a RAW with the JPEG of the same shot: folder, base name, capture time, camera.
+        var captureKey: String?
+        /// The orientation an XMP sidecar corrects a photo to; nil: the file's.
+        var orientationOverride: Int?
+        /// The movie that makes the photo live, when it comes with it.
+        var pairedMovie: PreparedMovie?
+
+        var kind: FileFormat.Kind { source.format.kind }
+        /// The rating to store: XMP's 0 means unrated, and values outside -1...5 are ignored.
+        var rating: Int? { metadata.rating.flatMap { $0 != 0 && (-1...5).contains($0) ? $0 : nil } }
+        /// The resource type the file becomes in a new asset.
+        var resourceType: AssetResourceType { kind == .video ? .video : .photo }
+
+        /// The files this asset stored in `originals/`: its photo or movie, and a paired movie.
+        var storedPaths: [String] { [storedPath] + [pairedMovie?.storedPath].compactMap { $0 } }
+
+        /// Throws unless the files this asset stored are still in `originals/`: called inside the
+        /// write transaction that records them. A stored file may be one an earlier import left
+        /// or an asset used, reused here, and a purge's removal (in a write transaction too) may
+        /// take it between the store and this transaction: the import then fails cleanly
+        /// rather than commit a row without its file.
+        func checkStored(in originals: OriginalStore) throws {
+            for path in storedPaths
+            where !FileIO.fileExists(originals.absolutePath(path)) {
+                throw LibraryError(
+                    .storageFailed, "the stored original was removed by a purge meanwhile; import the file again",
+                    path: source.path)
+            }
+        }
+    }
+}
