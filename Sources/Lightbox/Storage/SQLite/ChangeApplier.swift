@@ -72,15 +72,10 @@ struct ChangeApplier {
             case .purgeAssets(let ids):
                 for id in ids { releasedPaths.formUnion(try purgeAsset(id)) }
             case .createCollection(let id, let title):
-                try db.execute(
-                    sql:
-                        "INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [
-                        id, AssetCollectionType.album.rawValue, AssetCollectionSubtype.albumRegular.rawValue, title,
-                        now,
-                    ])
-                albums[id] = AlbumState(
-                    rowID: db.lastInsertedRowID, members: OrderedMembers(elements: [], owner: "album \(id)"))
+                let rowID = try insertContainer(
+                    into: "assetCollection", id, type: AssetCollectionType.album.rawValue,
+                    subtype: AssetCollectionSubtype.albumRegular.rawValue, title: title)
+                albums[id] = AlbumState(rowID: rowID, members: OrderedMembers(elements: [], owner: "album \(id)"))
                 record(.assetCollection, id, .inserted)
             case .renameCollection(let id, let title):
                 let album = try albumState(id)
@@ -112,15 +107,10 @@ struct ChangeApplier {
                 try album.members.move(at: indexes, to: destination)
                 store(album, id)
             case .createList(let id, let title):
-                try db.execute(
-                    sql:
-                        "INSERT INTO collectionList (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [
-                        id, CollectionListType.folder.rawValue, CollectionListSubtype.regularFolder.rawValue, title,
-                        now,
-                    ])
-                lists[id] = ListState(
-                    rowID: db.lastInsertedRowID, members: OrderedMembers(elements: [], owner: "folder \(id)"))
+                let rowID = try insertContainer(
+                    into: "collectionList", id, type: CollectionListType.folder.rawValue,
+                    subtype: CollectionListSubtype.regularFolder.rawValue, title: title)
+                lists[id] = ListState(rowID: rowID, members: OrderedMembers(elements: [], owner: "folder \(id)"))
                 record(.collectionList, id, .inserted)
             case .renameList(let id, let title):
                 let list = try listState(id)
@@ -215,6 +205,17 @@ struct ChangeApplier {
             try store.recordChangeTransaction(db, author: "performChanges", changes: changes)
         }
         return result
+    }
+
+    /// Inserts a new album or folder row (`table` is Lightbox's own, never user text) and
+    /// returns its row id.
+    private func insertContainer(into table: String, _ id: String, type: Int, subtype: Int, title: String) throws
+        -> Int64
+    {
+        try db.execute(
+            sql: "INSERT INTO \(table) (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
+            arguments: [id, type, subtype, title, now])
+        return db.lastInsertedRowID
     }
 
     // MARK: Assets
