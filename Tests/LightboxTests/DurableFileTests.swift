@@ -44,7 +44,7 @@ struct DurableFileTests {
         let folder =
             inSharedMemory ? "/dev/shm/lightbox-test-\(UUID().uuidString)" : try TemporaryDirectory().path("originals")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try OriginalStore(root: folder)
+        let store = try OriginalFolder(root: folder)
         let bytes = try Self.photoBytes()
         let scratch = try TemporaryDirectory()
         for length in Self.lengths {
@@ -83,7 +83,7 @@ struct DurableFileTests {
         defer { close(fd) }
         guard fd >= 0, cdirectio_set(fd, 1) == 0 else { return }
         let bytes = Array(try Self.photoBytes().prefix(3 * (1 << 20) + 17))
-        let store = try OriginalStore(root: folder.path("originals"))
+        let store = try OriginalFolder(root: folder.path("originals"))
         let original = store.absolutePath(
             try store.store(bytes: bytes, sha256: FileIO.sha256(of: bytes), filenameExtension: "jpg"))
         let cached = folder.path("cached.jpg")
@@ -109,7 +109,7 @@ struct DurableFileTests {
     @Test("A copy whose bytes differ from the expected hash is refused and leaves nothing")
     func refusesChangedFile() throws {
         let folder = try TemporaryDirectory()
-        let store = try OriginalStore(root: folder.path("originals"))
+        let store = try OriginalFolder(root: folder.path("originals"))
         let source = try folder.copy(Corpus.path("forensics/original-files/pic2/IMG_20191224_234846.jpg"))
         #expect(throws: LibraryError.self) {
             try store.store(copying: source, sha256: String(repeating: "0", count: 64), filenameExtension: "jpg")

@@ -33,7 +33,7 @@ extension PhotoLibrary {
     private func record(_ block: (ChangeRequests) throws -> Void) throws
         -> (operations: [ChangeRequests.Operation], creations: [String: [ChangeRequests.NewResource]])
     {
-        let requests = ChangeRequests(temporaryFolder: originals.incoming)
+        let requests = ChangeRequests(temporaryFolder: originals.temporaryFolder)
         do {
             try block(requests)
         } catch {
@@ -82,7 +82,7 @@ extension PhotoLibrary {
     private func removeUnusedFiles(of prepared: PreparedChanges) {
         let paths = prepared.storedPaths
         guard !paths.isEmpty else { return }
-        removeUnreferenced(paths.map { ($0, originals.markerPath($0)) })
+        removeUnreferenced(originals.staged(paths))
     }
 
     /// Before the transaction, each new asset's photo is read, decoded and stored in
@@ -177,10 +177,7 @@ extension PhotoLibrary {
     /// Removes originals no resource refers to any more, and the derivatives of deleted assets.
     private func removeFiles(of result: AppliedChanges) {
         if !result.unreferencedOriginals.isEmpty { removePendingOriginals() }
-        for localIdentifier in result.deletedAssets {
-            let folder = derivatives.path(localIdentifier: localIdentifier, key: "").folder
-            try? FileManager.default.removeItem(atPath: folder)
-        }
+        for localIdentifier in result.deletedAssets { derivatives.removeAll(localIdentifier: localIdentifier) }
     }
 }
 
@@ -200,17 +197,14 @@ extension PhotoLibrary {
         }
     }
 
-    /// Removes stored files whose transaction never committed: each one that no row refers
-    /// to and that is still the file its marker links is unlinked inside a write transaction,
-    /// so that no import can come to refer to it meanwhile (an import that reused it then
-    /// fails cleanly: ``PreparedAsset/checkStored(in:)``). The markers go with them.
-    func removeUnreferenced(_ marked: [(storedPath: String, marker: String)]) {
+    /// Discards originals whose transaction never committed: each one that no row refers to
+    /// is removed inside a write transaction, so that no import can come to refer to it
+    /// meanwhile (an import that reused it then fails cleanly:
+    /// ``PreparedAsset/checkStored(in:)``). Their stagings go with them.
+    func removeUnreferenced(_ staged: [StagedOriginal]) {
         try? store.write { store in
-            for (path, marker) in marked {
-                if try !store.isReferenced(storedPath: path), originals.isMarked(path, by: marker) {
-                    originals.remove(path)
-                }
-                unlink(marker)
+            for original in staged {
+                originals.discard(original, removingOriginal: try !store.isReferenced(storedPath: original.key))
             }
         }
     }

@@ -276,7 +276,7 @@ extension PhotoLibrary {
             for (options, thumbnail) in edit.thumbnails {
                 try? derivatives.store(
                     thumbnail.bytes, localIdentifier: id,
-                    key: DerivativeStore.key(contentHash: edit.render.sha256, options: options))
+                    key: DerivativeKey.make(contentHash: edit.render.sha256, options: options))
             }
         }
         for (id, sha256) in replacedRenders { derivatives.removeImages(localIdentifier: id, contentHash: sha256) }

@@ -43,7 +43,7 @@ public final class CachingImageManager: ImageManager, @unchecked Sendable {
                 defer { jobs.withLock { if $0[jobKey]?.control === control { $0[jobKey] = nil } } }
                 guard let source = try? self.source(of: asset, version: options.version) else { return }
                 let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
-                let key = DerivativeStore.key(contentHash: source.contentHash, options: render)
+                let key = DerivativeKey.make(contentHash: source.contentHash, options: render)
                 if highQuality {
                     if (try? await cached(key, asset.localIdentifier, render)) != nil { return }
                     _ = try? await renderFinal(

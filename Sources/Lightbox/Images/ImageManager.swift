@@ -134,7 +134,7 @@ public class ImageManager: @unchecked Sendable {
     ) -> String? {
         guard let source = try? source(of: asset, version: options.version) else { return nil }
         let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
-        return "\"" + DerivativeStore.key(contentHash: source.contentHash, options: render) + "\""
+        return "\"" + DerivativeKey.make(contentHash: source.contentHash, options: render) + "\""
     }
 
     /// A request's final image when a cache holds it (the memory cache, then `derivatives/`),
@@ -147,7 +147,7 @@ public class ImageManager: @unchecked Sendable {
         let source = try self.source(of: asset, version: options.version)
         let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
         return try await cached(
-            DerivativeStore.key(contentHash: source.contentHash, options: render), asset.localIdentifier, render)
+            DerivativeKey.make(contentHash: source.contentHash, options: render), asset.localIdentifier, render)
     }
 
     // MARK: - Serving one request
@@ -215,7 +215,7 @@ public class ImageManager: @unchecked Sendable {
             try Self.validate(targetSize, options)
             let source = try self.source(of: asset, version: options.version)
             let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
-            let key = DerivativeStore.key(contentHash: source.contentHash, options: render)
+            let key = DerivativeKey.make(contentHash: source.contentHash, options: render)
             if options.deliveryMode != .fastFormat, let found = try await cached(key, asset.localIdentifier, render) {
                 control.deliver(found.image, degraded: false, source: found.source)
                 return
@@ -235,7 +235,7 @@ public class ImageManager: @unchecked Sendable {
             if options.deliveryMode == .fastFormat { finalRender.resizeMode = .fast }
             let final = try await renderFinal(
                 asset.localIdentifier, source, finalRender,
-                key: DerivativeStore.key(contentHash: source.contentHash, options: finalRender),
+                key: DerivativeKey.make(contentHash: source.contentHash, options: finalRender),
                 priority: .userInitiated,
                 control: control, progress: progress)
             control.deliver(final, degraded: false, source: .rendered)
@@ -283,7 +283,7 @@ public class ImageManager: @unchecked Sendable {
         let stored: EncodedImage? = try await BlockingWork.run {
             for var candidate in candidates {
                 candidate.orientation = source.orientation
-                let key = DerivativeStore.key(contentHash: hash, options: candidate)
+                let key = DerivativeKey.make(contentHash: hash, options: candidate)
                 guard let bytes = derivatives.cached(localIdentifier: localIdentifier, key: key) else { continue }
                 var quick = render
                 quick.resizeMode = .fast

@@ -54,7 +54,7 @@ extension PhotoLibrary {
 
         /// Stores the file in `originals/`: from the bytes in memory when it was read whole,
         /// else copied and checked against its hash. Returns the stored path.
-        func store(in originals: OriginalStore) throws -> String {
+        func store(in originals: any OriginalStorage) throws -> String {
             let filenameExtension = format.preferredFilenameExtension
             if let contents {
                 return try originals.store(bytes: contents, sha256: sha256, filenameExtension: filenameExtension)
@@ -114,9 +114,8 @@ extension PhotoLibrary {
         /// or an asset used, reused here, and a purge's removal (in a write transaction too) may
         /// take it between the store and this transaction: the import then fails cleanly
         /// rather than commit a row without its file.
-        func checkStored(in originals: OriginalStore) throws {
-            for path in storedPaths
-            where !FileIO.fileExists(originals.absolutePath(path)) {
+        func checkStored(in originals: any OriginalStorage) throws {
+            for path in storedPaths where !originals.contains(path) {
                 throw LibraryError(
                     .storageFailed, "the stored original was removed by a purge meanwhile; import the file again",
                     path: source.path)

@@ -165,7 +165,7 @@ extension PhotoLibrary {
         for (options, thumbnail) in prepared.thumbnails {
             try? derivatives.store(
                 thumbnail.bytes, localIdentifier: localIdentifier,
-                key: DerivativeStore.key(contentHash: prepared.source.sha256, options: options))
+                key: DerivativeKey.make(contentHash: prepared.source.sha256, options: options))
         }
     }
 

@@ -107,9 +107,9 @@ extension PhotoLibrary {
                 report.problems.append(problem)
             }
         }
-        for folder in unreferencedDerivatives(assets) {
-            let problem = LibraryCheck.Problem.unreferenced("derivatives/" + folder)
-            if repairing, (try? FileManager.default.removeItem(atPath: derivatives.root + "/" + folder)) != nil {
+        for stray in derivatives.storedAssets() where !assets.contains(stray.localIdentifier) {
+            let problem = LibraryCheck.Problem.unreferenced(stray.location)
+            if repairing, derivatives.removeAll(localIdentifier: stray.localIdentifier) {
                 report.repaired.append(problem)
             } else {
                 report.problems.append(problem)
@@ -123,7 +123,7 @@ extension PhotoLibrary {
         _ path: String, sha256: String, verifying: Bool, repairing: Bool, as owner: (String, AssetResourceType),
         report: inout LibraryCheck
     ) throws -> LibraryCheck.Problem? {
-        let absolute = originals.absolutePath(path)
+        let absolute = originals.localPath(of: path)
         var info = stat()
         guard lstat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             return .missingOriginal(asset: owner.0, resource: owner.1, storedPath: path)
@@ -140,26 +140,10 @@ extension PhotoLibrary {
         return problem
     }
 
-    /// Files in `originals/` (but `.incoming/`) that no row refers to and no live process marked
-    /// as in flight, relative to `originals/`.
+    /// Stored originals that no row refers to and no live process staged, by key.
     private func unreferencedOriginals(_ referenced: Set<String>) throws -> [String] {
-        let fileManager = FileManager.default
-        let incoming = originals.root + "/.incoming"
-        let inFlight = Set(
-            ((try? fileManager.contentsOfDirectory(atPath: incoming)) ?? []).flatMap { folder in
-                ((try? fileManager.contentsOfDirectory(atPath: incoming + "/" + folder)) ?? []).compactMap(
-                    OriginalStore.storedPath(ofMarker:))
-            })
-        var found: [String] = []
-        for folder in ((try? fileManager.contentsOfDirectory(atPath: originals.root)) ?? []).sorted()
-        where !folder.hasPrefix(".") {
-            let names = (try? fileManager.contentsOfDirectory(atPath: originals.root + "/" + folder)) ?? []
-            for name in names.sorted() {
-                let path = folder + "/" + name
-                if !referenced.contains(path) && !inFlight.contains(path) { found.append(path) }
-            }
-        }
-        return found
+        let inFlight = originals.keysInFlight()
+        return originals.allKeys().filter { !referenced.contains($0) && !inFlight.contains($0) }
     }
 
     /// Removes a stored file inside a write transaction, unless a row refers to it by then.
@@ -169,20 +153,6 @@ extension PhotoLibrary {
             originals.remove(path)
             return true
         }
-    }
-
-    /// Folders of `derivatives/` for assets the library no longer has, relative to it.
-    private func unreferencedDerivatives(_ assets: Set<String>) -> [String] {
-        let fileManager = FileManager.default
-        var found: [String] = []
-        for prefix in ((try? fileManager.contentsOfDirectory(atPath: derivatives.root)) ?? []).sorted()
-        where !prefix.hasPrefix(".") {
-            for name in ((try? fileManager.contentsOfDirectory(atPath: derivatives.root + "/" + prefix)) ?? []).sorted()
-            where !assets.contains(name) {
-                found.append(prefix + "/" + name)
-            }
-        }
-        return found
     }
 }
 

@@ -17,8 +17,10 @@ public final class PhotoLibrary: Sendable {
     public let url: URL
     /// The catalog: SQLite through GRDB, behind the store protocol.
     let store: any LibraryStore
-    let originals: OriginalStore
-    let derivatives: DerivativeStore
+    /// The originals: the library folder's `originals/`, behind the blob protocol.
+    let originals: any OriginalStorage
+    /// Rendered images: the library folder's `derivatives/`, behind the blob protocol.
+    let derivatives: any DerivativeStorage
     let changeMonitor = ChangeMonitor()
 
     /// The name of the database file inside the library folder.
@@ -59,9 +61,9 @@ public final class PhotoLibrary: Sendable {
             throw LibraryError(
                 .storageFailed, "cannot open the library database: \(error)", path: databasePath, underlying: error)
         }
-        originals = try OriginalStore(root: path + "/originals")
-        derivatives = try DerivativeStore(root: path + "/derivatives")
-        originals.removeIncomingLeftovers { marked in removeUnreferenced(marked) }
+        originals = try OriginalFolder(root: path + "/originals")
+        derivatives = try DerivativeFolder(root: path + "/derivatives")
+        originals.removeLeftovers { staged in removeUnreferenced(staged) }
         ProcessFolder.removeScratchLeftovers()
         // What a process stopped before it finished: originals a commit let go, and assets
         // past the trash retention.
@@ -141,6 +143,6 @@ public final class PhotoLibrary: Sendable {
             throw LibraryError(
                 .assetNotFound, "no \(resource.type) resource for asset \(resource.assetLocalIdentifier)")
         }
-        return URL(fileURLWithPath: originals.absolutePath(stored))
+        return URL(fileURLWithPath: originals.localPath(of: stored))
     }
 }

@@ -1,30 +1,13 @@
 import Foundation
 import LightboxImaging
 
-/// The library's `derivatives/` folder: rendered thumbnails, cached by asset, size, content
-/// mode, format and render version. Everything here can be deleted and made again.
-struct DerivativeStore: Sendable {
-    /// Bumped whenever the way thumbnails are rendered changes, so old renders are not served.
-    static let renderVersion = 1
-
+/// The library's `derivatives/` folder: `AB/ABCD...-uuid/KEY` for each image of an asset.
+struct DerivativeFolder: DerivativeStorage {
     let root: String
 
     init(root: String) throws {
         self.root = root
         try FileIO.makeDirectory(root)
-    }
-
-    /// The cache key of a thumbnail, also used as its HTTP entity tag.
-    static func key(contentHash: String, options: ThumbnailOptions) -> String {
-        let size = options.isMaximumSize ? "full" : "\(options.width)x\(options.height)"
-        let crop = options.normalizedCropRect.map { rect in
-            "-c" + [rect.x, rect.y, rect.width, rect.height].map { String(format: "%.4f", $0) }.joined(separator: "_")
-        }
-        return "\(contentHash.prefix(16))-\(size)-\(options.contentMode.rawValue)"
-            + (options.resizeMode == .exact ? "" : "-\(options.resizeMode.rawValue)") + (crop ?? "")
-            + (options.allowsUpscaling ? "-up" : "") + "-q\(options.quality)"
-            + (options.orientation.map { "-o\($0)" } ?? "")
-            + "-v\(renderVersion).\(options.format.filenameExtension)"
     }
 
     /// Cached files of an asset live in a folder named after it: `derivatives/AB/ABCD...-uuid/`.
@@ -58,15 +41,6 @@ struct DerivativeStore: Sendable {
         return false
     }
 
-    /// A cached image with its size, read from the bytes already in memory (no second open,
-    /// no decode); nil when absent or not an image.
-    func cachedImage(localIdentifier: String, key: String, format: EncodedImageFormat) -> EncodedImage? {
-        guard let bytes = cached(localIdentifier: localIdentifier, key: key),
-            let size = try? ImageFile.size(ofEncoded: bytes)
-        else { return nil }
-        return EncodedImage(bytes: bytes, format: format, pixelWidth: size.width, pixelHeight: size.height)
-    }
-
     /// Stores a rendered image, renamed into place but not fsynced: everything here can be
     /// made again, and waiting for the disk twice per photo (the file, then the rename) cost
     /// an import of 12 MP JPEGs a tenth of its speed (docs/BENCHMARKS.md). A crash may lose the
@@ -84,14 +58,21 @@ struct DerivativeStore: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for name in names where name.hasPrefix(prefix) { unlink(folder + "/" + name) }
     }
-}
 
-extension ThumbnailOptions {
-    /// The square the web grid shows; imports (and edits) render it ahead so the first view is
-    /// instant, and the image manager resizes quick images from it.
-    public static let grid = ThumbnailOptions(width: 360, height: 360, contentMode: .aspectFill)
-    /// The image a detail view shows first; rendered ahead with the grid square from one
-    /// decode. 1000 pixels: a 12 MP phone photo (4000 or 4032 wide) decodes straight to it at
-    /// a quarter of its size, the JPEG decoder's cheapest scale that is large enough.
-    public static let preview = ThumbnailOptions(width: 1000, height: 1000, contentMode: .aspectFit)
+    @discardableResult
+    func removeAll(localIdentifier: String) -> Bool {
+        (try? FileManager.default.removeItem(atPath: path(localIdentifier: localIdentifier, key: "").folder)) != nil
+    }
+
+    func storedAssets() -> [(localIdentifier: String, location: String)] {
+        let fileManager = FileManager.default
+        var found: [(localIdentifier: String, location: String)] = []
+        for prefix in ((try? fileManager.contentsOfDirectory(atPath: root)) ?? []).sorted() where !prefix.hasPrefix(".")
+        {
+            for name in ((try? fileManager.contentsOfDirectory(atPath: root + "/" + prefix)) ?? []).sorted() {
+                found.append((name, "derivatives/" + prefix + "/" + name))
+            }
+        }
+        return found
+    }
 }

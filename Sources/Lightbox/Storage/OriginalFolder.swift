@@ -6,24 +6,26 @@ import Foundation
     import Darwin
 #endif
 
-/// The library's `originals/` folder: every original file, content-addressed by SHA-256.
+/// The library's `originals/` folder: every original file, content-addressed by SHA-256 (the
+/// ``OriginalStorage`` of a library on one machine). A key is the path relative to the folder.
 ///
 /// A file enters through a temporary file in this library's own folder of `originals/.incoming/`
 /// (a ``ProcessFolder``) that is written, fsynced, checked against the expected hash and renamed
 /// into place, read-only. It is never modified afterwards.
 ///
 /// Until the transaction that refers to it commits, a stored file is also linked in that
-/// folder under its own name (a *marker*, the same inode): the library's journal of what is in
-/// flight. ``release(_:)`` drops the markers after the commit. A process that dies (or ends)
+/// folder under its own name (a *marker*, the same inode): its staging, the library's journal
+/// of what is in flight. ``release(_:)`` drops the markers after the commit. A process that dies (or ends)
 /// before leaves its markers, and the next library to open removes each marked file no row
 /// refers to, in a write transaction: a crash between a store and its commit leaves a temporary
 /// file or a marked file, never a file nothing will ever find.
-struct OriginalStore: Sendable {
+struct OriginalFolder: OriginalStorage {
     let root: String
     /// This open library's folder of files in flight.
     let incomingFolder: ProcessFolder
 
     var incoming: String { incomingFolder.path }
+    var temporaryFolder: String { incoming }
 
     init(root: String) throws {
         self.root = root
@@ -38,6 +40,14 @@ struct OriginalStore: Sendable {
 
     func absolutePath(_ relativePath: String) -> String {
         root + "/" + relativePath
+    }
+
+    func localPath(of key: String) -> String {
+        absolutePath(key)
+    }
+
+    func contains(_ key: String) -> Bool {
+        FileIO.fileExists(absolutePath(key))
     }
 
     /// Stores a copy of `source` whose SHA-256 must be `sha256`; returns its relative path.
@@ -110,6 +120,37 @@ struct OriginalStore: Sendable {
         for path in relativePaths { unlink(markerPath(path)) }
     }
 
+    func staged(_ keys: [String]) -> [StagedOriginal] {
+        keys.map { StagedOriginal(key: $0, staging: markerPath($0)) }
+    }
+
+    func discard(_ staged: StagedOriginal, removingOriginal: Bool) {
+        if removingOriginal, isMarked(staged.key, by: staged.staging) { remove(staged.key) }
+        unlink(staged.staging)
+    }
+
+    func allKeys() -> [String] {
+        let fileManager = FileManager.default
+        var keys: [String] = []
+        for folder in ((try? fileManager.contentsOfDirectory(atPath: root)) ?? []).sorted() where !folder.hasPrefix(".")
+        {
+            for name in ((try? fileManager.contentsOfDirectory(atPath: root + "/" + folder)) ?? []).sorted() {
+                keys.append(folder + "/" + name)
+            }
+        }
+        return keys
+    }
+
+    func keysInFlight() -> Set<String> {
+        let fileManager = FileManager.default
+        let parent = root + "/.incoming"
+        return Set(
+            ((try? fileManager.contentsOfDirectory(atPath: parent)) ?? []).flatMap { folder in
+                ((try? fileManager.contentsOfDirectory(atPath: parent + "/" + folder)) ?? []).compactMap(
+                    Self.storedPath(ofMarker:))
+            })
+    }
+
     /// The stored file a marker names (`ab/abcdef....jpg`), or nil for a temporary file.
     static func storedPath(ofMarker name: String) -> String? {
         let hash = name.prefix { $0 != "." }
@@ -132,13 +173,15 @@ struct OriginalStore: Sendable {
             && stored.st_ino == marked.st_ino && stored.st_dev == marked.st_dev
     }
 
-    /// Removes what processes no longer running left in `.incoming/`; `removeUnreferenced` is
-    /// given each stored file one of them marked (its path, and the marker's).
-    func removeIncomingLeftovers(removeUnreferenced: ([(storedPath: String, marker: String)]) -> Void) {
+    /// Removes what processes no longer running left in `.incoming/`; `discard` is given the
+    /// stagings of each (a stored file one of them marked, and the marker).
+    func removeLeftovers(_ discard: ([StagedOriginal]) -> Void) {
         ProcessFolder.removeLeftovers(in: root + "/.incoming") { folder in
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            let marked = names.compactMap { name in Self.storedPath(ofMarker: name).map { ($0, folder + "/" + name) } }
-            if !marked.isEmpty { removeUnreferenced(marked) }
+            let marked = names.compactMap { name in
+                Self.storedPath(ofMarker: name).map { StagedOriginal(key: $0, staging: folder + "/" + name) }
+            }
+            if !marked.isEmpty { discard(marked) }
         }
     }
 }

@@ -1,0 +1,93 @@
+import Foundation
+import LightboxImaging
+
+/// Where a library keeps its originals: each stored once under a key made from its content
+/// (SHA-256), durably, never changed afterwards. ``OriginalFolder`` keeps them in the library
+/// folder; object storage implements the same protocol, and no feature changes.
+///
+/// An original is *staged* from the moment it is stored until the transaction that refers to
+/// it commits and ``release(_:)`` is called. What a process staged and never released (it
+/// crashed, or its transaction failed) is handed back by ``staged(_:)`` and
+/// ``removeLeftovers(_:)`` and discarded when no row refers to it: a crash between storing
+/// and committing never leaves an original nothing will find, nor a row without its original.
+protocol OriginalStorage: Sendable {
+    /// A folder of this process for temporary files that may become originals (the data of
+    /// creation requests), on the same file system as the originals.
+    var temporaryFolder: String { get }
+
+    /// Stores a copy of the file at `path`, whose SHA-256 must be `sha256` (else it throws:
+    /// the file changed meanwhile), staged; returns its key. Bytes already stored under that
+    /// key are reused.
+    func store(copying path: String, sha256: String, filenameExtension: String) throws -> String
+
+    /// Stores bytes held in memory like a copied file; returns its key.
+    func store(bytes: [UInt8], sha256: String, filenameExtension: String) throws -> String
+
+    /// Ends the staging of originals a committed transaction now refers to.
+    func release(_ keys: [String])
+
+    /// This process's stagings of these keys (after its transaction failed).
+    func staged(_ keys: [String]) -> [StagedOriginal]
+
+    /// Hands `discard` the stagings that processes no longer running left, then forgets them.
+    func removeLeftovers(_ discard: ([StagedOriginal]) -> Void)
+
+    /// Ends a staging; with `removingOriginal`, removes the original too, unless it was stored
+    /// again since (by another process). Called inside a write transaction that found no row
+    /// referring to the key.
+    func discard(_ staged: StagedOriginal, removingOriginal: Bool)
+
+    /// Whether an original is stored under `key`.
+    func contains(_ key: String) -> Bool
+
+    /// A file on this machine holding the original, to read (never to write).
+    func localPath(of key: String) -> String
+
+    /// Removes an original no row refers to any more.
+    func remove(_ key: String)
+
+    /// Every stored key, sorted (for checks).
+    func allKeys() -> [String]
+
+    /// The keys staged by processes still running (for checks: not yet referenced, not stray).
+    func keysInFlight() -> Set<String>
+}
+
+/// An original stored and not yet referenced by a committed row.
+struct StagedOriginal: Sendable {
+    var key: String
+    /// Where the storage records the staging (for the folder: a marker's path).
+    var staging: String
+}
+
+/// Where a library keeps the images rendered from its assets, by asset and key: a cache whose
+/// every file can be made again, so nothing here waits for the disk. ``DerivativeFolder``
+/// keeps them in the library folder; object storage implements the same protocol.
+protocol DerivativeStorage: Sendable {
+    /// A stored image's bytes; nil when absent, or not whole (cut short by a crash).
+    func cached(localIdentifier: String, key: String) -> [UInt8]?
+
+    /// Stores an image; a failure (a full disk) loses only the cache entry.
+    func store(_ bytes: [UInt8], localIdentifier: String, key: String) throws
+
+    /// Removes every image made from one content of an asset (a render an edit replaced).
+    func removeImages(localIdentifier: String, contentHash: String)
+
+    /// Removes every image of an asset; false when there was nothing to remove or it failed.
+    @discardableResult
+    func removeAll(localIdentifier: String) -> Bool
+
+    /// The assets that have images stored, each with where they are, for reports (checks).
+    func storedAssets() -> [(localIdentifier: String, location: String)]
+}
+
+extension DerivativeStorage {
+    /// A cached image with its size, read from the bytes (no second read, no decode); nil when
+    /// absent or not an image.
+    func cachedImage(localIdentifier: String, key: String, format: EncodedImageFormat) -> EncodedImage? {
+        guard let bytes = cached(localIdentifier: localIdentifier, key: key),
+            let size = try? ImageFile.size(ofEncoded: bytes)
+        else { return nil }
+        return EncodedImage(bytes: bytes, format: format, pixelWidth: size.width, pixelHeight: size.height)
+    }
+}
