@@ -186,20 +186,16 @@ extension PhotoLibrary {
         guard source.format == .jpeg else {
             throw LibraryError(.unsupportedFormat, "a rendered edit must be a JPEG; nothing was changed", path: path)
         }
-        let metadata =
-            try? source.contents.map { try MetadataReader.read(ByteSource(bytes: $0)) }
-            ?? MetadataReader.read(fileAtPath: path)
-        if let orientation = metadata?.exif?.orientation, orientation != 1 {
+        if let orientation = (try? source.readMetadata())?.exif?.orientation, orientation != 1 {
             throw LibraryError(
                 .invalidRequest,
                 "a rendered edit must be upright (EXIF orientation 1), this one says \(orientation); nothing was changed",
                 path: path)
         }
         // Decoding the render proves it whole, and gives its thumbnails.
-        let rendered: (properties: ImageProperties, images: [EncodedImage])
+        let rendered: (properties: ImageProperties, thumbnails: [(ThumbnailOptions, EncodedImage)])
         do {
-            rendered = try ImageFile.thumbnails(
-                ofFileAt: path, contents: source.contents, fileOrientation: 1, options: [.preview, .grid])
+            rendered = try source.decodeWhole(fileOrientation: 1, sizes: [.preview, .grid])
         } catch {
             throw LibraryError(
                 .corruptFile, "the rendered edit cannot be decoded: \(error.message); nothing was changed", path: path)
@@ -225,7 +221,7 @@ extension PhotoLibrary {
                 originalFilename: stem + ".AAE.json", uniformTypeIdentifier: "public.json"),
             formatIdentifier: adjustment.formatIdentifier, base: output.input.base,
             expectedRenderSHA256: output.input.renderSHA256,
-            thumbnails: Array(zip([ThumbnailOptions.preview, .grid], rendered.images)))
+            thumbnails: rendered.thumbnails)
     }
 
     /// A Live Photo's edited movie, checked and stored; nil when the output has none.

@@ -52,6 +52,23 @@ extension PhotoLibrary {
             modificationDate = (attributes?[.modificationDate] as? Date) ?? Date()
         }
 
+        /// The file's metadata, read from the bytes in memory when it was read whole.
+        func readMetadata() throws(MetadataError) -> MediaMetadata {
+            guard let contents else { return try MetadataReader.read(fileAtPath: path) }
+            return try MetadataReader.read(
+                ByteSource(bytes: contents), filenameExtension: (path as NSString).pathExtension)
+        }
+
+        /// Decodes the whole photo, which proves it intact, and renders `sizes` from that one
+        /// decode: the thumbnails that make the first view instant.
+        func decodeWhole(fileOrientation: Int, sizes: [ThumbnailOptions]) throws(ImagingError) -> (
+            properties: ImageProperties, thumbnails: [(ThumbnailOptions, EncodedImage)]
+        ) {
+            let (properties, images) = try ImageFile.thumbnails(
+                ofFileAt: path, contents: contents, fileOrientation: fileOrientation, options: sizes)
+            return (properties, Array(zip(sizes, images)))
+        }
+
         /// Stores the file in `originals/`: from the bytes in memory when it was read whole,
         /// else copied and checked against its hash. Returns the stored path.
         func store(in originals: any OriginalStorage) throws -> String {

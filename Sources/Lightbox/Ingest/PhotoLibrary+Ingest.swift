@@ -21,12 +21,7 @@ extension PhotoLibrary {
         var source = source
         let media: MediaMetadata
         do {
-            if let contents = source.contents {
-                media = try MetadataReader.read(
-                    ByteSource(bytes: contents), filenameExtension: (source.path as NSString).pathExtension)
-            } else {
-                media = try MetadataReader.read(fileAtPath: source.path)
-            }
+            media = try source.readMetadata()
         } catch  where source.format.kind == .image {
             // libvips decodes the photo below: unreadable metadata only loses the metadata.
             media = MediaMetadata(format: source.format)
@@ -59,9 +54,8 @@ extension PhotoLibrary {
                 // the first view of the library instant: one header read and one decode for all.
                 var sizes: [ThumbnailOptions] = [.preview, .grid]
                 for index in sizes.indices { sizes[index].orientation = orientationOverride }
-                let (properties, images) = try ImageFile.thumbnails(
-                    ofFileAt: source.path, contents: source.contents, fileOrientation: fileOrientation, options: sizes)
-                thumbnails = Array(zip(sizes, images))
+                let properties: ImageProperties
+                (properties, thumbnails) = try source.decodeWhole(fileOrientation: fileOrientation, sizes: sizes)
                 (storedWidth, storedHeight) = (properties.storedWidth, properties.storedHeight)
                 (pixelWidth, pixelHeight) = (properties.pixelWidth, properties.pixelHeight)
                 if let orientationOverride {
