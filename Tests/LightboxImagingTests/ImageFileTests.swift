@@ -349,4 +349,28 @@ struct HEIFLoopTests {
         let metadata = #expect(throws: MetadataError.self) { try MetadataReader.read(fileAtPath: path) }
         #expect(metadata?.message.contains("0, 4 or 8") == true, "\(metadata?.message ?? "")")
     }
+
+    @Test("A coded image item without data is refused before libheif hands it to its decoder")
+    func emptyImageItemRefused() throws {
+        // The fuzzer's second find (Fuzz/image/avif-alpha-item-without-data.avif): an alpha
+        // item with no extents, handed to dav1d as an empty buffer, which leaked. The same in
+        // a real AVIF: its one item's extent count set to 0.
+        let original = try Corpus.path("pillow/images/avif/rot0mir1.avif")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: original)))
+        let iloc = try #require(Self.find("iloc", in: bytes, from: 0))
+        // Version 0: flags, two bytes of widths, the item count, then the first item's id,
+        // data reference and (with no base offset) its extent count.
+        #expect(bytes[iloc + 9] & 0xF0 == 0, "no base offset in this file")
+        bytes[iloc + 16] = 0
+        bytes[iloc + 17] = 0
+        let folder = try TemporaryDirectory()
+        let path = folder.path("empty-item.avif")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 64, height: 64))
+            Issue.record("an AVIF whose image item has no data was decoded")
+        } catch {
+            #expect(error.code == .corrupt && error.message.contains("no data"), "\(error.message)")
+        }
+    }
 }

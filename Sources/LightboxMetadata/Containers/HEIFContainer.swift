@@ -155,13 +155,27 @@ enum HEIFContainer {
         var length: Int
     }
 
+    /// The item types that hold coded pixels a decoder is handed.
+    static let codedImageTypes: Set<String> = ["av01", "hvc1", "avc1", "jpeg", "j2k1", "vvc1", "unci"]
+
     /// Refuses what libheif would misread, before it reads the file: item locations that are
-    /// not well formed.
+    /// not well formed, and a coded image item whose data is empty. libheif handed such an item
+    /// to its AV1 decoder as an empty buffer, which dav1d refused and leaked.
     static func checkStructure(_ source: ByteSource) throws(MetadataError) {
         let top = try ISOBox.children(of: source, in: 0..<source.count)
         guard let meta = top.first("meta") else { return }
         let boxes = try meta.children(of: source, skip: 4)
-        if let iloc = boxes.first("iloc") { _ = try itemLocations(iloc, source) }
+        guard let iloc = boxes.first("iloc") else { return }
+        let locations = try itemLocations(iloc, source, itemData: boxes.first("idat"))
+        guard let iinf = boxes.first("iinf") else { return }
+        for (id, info) in try itemInfos(iinf, source).sorted(by: { $0.key < $1.key })
+        where codedImageTypes.contains(info.type) {
+            let extents = locations[id] ?? []
+            if extents.isEmpty || extents.contains(where: { $0.length == 0 }) {
+                throw MetadataError(
+                    .malformed, "the HEIF image item \(id) (\(info.type)) has no data in its locations (iloc)")
+            }
+        }
     }
 
     /// `iloc`: item id -> its extents as offsets in the file. Items whose bytes are in `idat`
