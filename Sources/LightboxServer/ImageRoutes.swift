@@ -41,9 +41,7 @@ enum ImageRoutes {
             }
             var headers = HTTPFields()
             let tag = images.entityTag(for: asset, targetSize: size, contentMode: mode, options: options)
-            if delivery != "fast", let tag, let ifNoneMatch = request.headers[.ifNoneMatch],
-                ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag })
-            {
+            if delivery != "fast", let tag, request.hasEntityTag(tag) {
                 headers[.eTag] = tag
                 headers[.cacheControl] = "private, max-age=3600"
                 return Response(status: .notModified, headers: headers)

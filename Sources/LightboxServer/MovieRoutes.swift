@@ -24,7 +24,7 @@ enum MovieRoutes {
             headers[.eTag] = tag
             headers[.acceptRanges] = "bytes"
             headers[.cacheControl] = "private, max-age=3600"
-            if request.headers[.ifNoneMatch] == tag { return Response(status: .notModified, headers: headers) }
+            if request.hasEntityTag(tag) { return Response(status: .notModified, headers: headers) }
             let path = try await library.fileURL(for: resource).path
             let size = Int(resource.fileSize)
             guard size > 0 else { throw HTTPError(.internalServerError, message: "the stored movie is empty") }

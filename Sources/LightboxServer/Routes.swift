@@ -70,6 +70,15 @@ final class MethodTable: Sendable {
     }
 }
 
+extension Request {
+    /// Whether the client already holds the representation with this entity tag: one of the
+    /// tags its `If-None-Match` lists (a client may list several).
+    func hasEntityTag(_ tag: String) -> Bool {
+        guard let ifNoneMatch = headers[.ifNoneMatch] else { return false }
+        return ifNoneMatch.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == tag }
+    }
+}
+
 extension URI {
     /// The query's parameters as an HTML form sends them: `+` is a space (what `curl
     /// --data-urlencode` and browsers send), then percent escapes are decoded. Hummingbird's

@@ -33,11 +33,7 @@ enum WebPage {
             headers[.contentType] = contentType
             headers[.eTag] = entityTag
             headers[.cacheControl] = "no-cache"
-            if let ifNoneMatch = request.headers[.ifNoneMatch],
-                ifNoneMatch.split(separator: ",").contains(where: {
-                    $0.trimmingCharacters(in: .whitespaces) == entityTag
-                })
-            {
+            if request.hasEntityTag(entityTag) {
                 return Response(status: .notModified, headers: headers)
             }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
