@@ -78,7 +78,7 @@ enum JPEGDecoder {
         var message = [CChar](repeating: 0, count: 256)
         let box = monitor.map(RenderMonitorBox.init)
         let scale = Int32(8 / max(1, min(8, shrink)))
-        let flags = libjpegOnly ? Int32(CJPEG_LIBJPEG_ONLY) : 0
+        let flags = libjpegOnly || !OwnCode.jpegEighth.isOn ? Int32(CJPEG_LIBJPEG_ONLY) : 0
         let status = bytes.withUnsafeBufferPointer { buffer in
             if let box {
                 box.withContext { context in

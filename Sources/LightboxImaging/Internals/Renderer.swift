@@ -359,7 +359,8 @@ enum Renderer {
     ) throws(ImagingError) -> Decoded? {
         try refuseMalformedHEIF(ByteSource(bytes: bytes), path: path)
         return try decodeHEIF(
-            bytes, layouts: HEIFCodedImage.readPrimaryAndThumbnail(bytes), tried: nil, path: path,
+            bytes, layouts: OwnCode.heifTiles.isOn ? HEIFCodedImage.readPrimaryAndThumbnail(bytes) : nil, tried: nil,
+            path: path,
             orientation: override, monitor: monitor, choose: choose)
     }
 
@@ -419,7 +420,7 @@ enum Renderer {
             }
             let image: HEIFCodedImage.Image = chosen == .thumbnail ? .thumbnail : .primary
             // Tiles FFmpeg refused, or a layout refused, without libheif are not offered again.
-            let layout = image == tried ? nil : HEIFCodedImage.read(bytes, image: image)
+            let layout = image == tried || !OwnCode.heifTiles.isOn ? nil : HEIFCodedImage.read(bytes, image: image)
             let tiled = layout.flatMap { offer($0, thumbnail: chosen == .thumbnail, to: file) ? $0 : nil }
             return Result { () throws(ImagingError) -> Decoded? in
                 try decodeChosen(
@@ -444,7 +445,7 @@ enum Renderer {
     ) throws(ImagingError) -> Decoded? {
         let source = try? ByteSource(fileAtPath: path)
         if let source { try refuseMalformedHEIF(source, path: path) }
-        let layouts = source.flatMap { HEIFCodedImage.readPrimaryAndThumbnail($0) }
+        let layouts = OwnCode.heifTiles.isOn ? source.flatMap { HEIFCodedImage.readPrimaryAndThumbnail($0) } : nil
         var tried: HEIFCodedImage.Image?
         if let source, let layouts, let thumbnail = layouts.thumbnail,
             choose(layouts.primary.displayedSize, thumbnail.displayedSize, true) == .thumbnail

@@ -408,8 +408,8 @@ extension Vips {
     /// The image downsized by `CResample`, or nil when it does not take the image.
     private static func resample(_ image: VipsImageRef, width: Int, height: Int) throws(ImagingError) -> VipsImageRef? {
         let bands = image.bands
-        guard bands == 1 || bands == 3, image.isUncoded8Bit, width <= image.width, height <= image.height,
-            (width, height) != (image.width, image.height)
+        guard OwnCode.lanczos.isOn, bands == 1 || bands == 3, image.isUncoded8Bit, width <= image.width,
+            height <= image.height, (width, height) != (image.width, image.height)
         else { return nil }
         return try derive(from: image, width: width, height: height, bands: bands, doing: "resize the image") {
             pixels, stride, output in
@@ -488,7 +488,7 @@ extension Vips {
     static func convertToSRGB(_ image: VipsImageRef, profile: [UInt8], path: String) throws(ImagingError)
         -> VipsImageRef
     {
-        if image.bands == 3, image.isUncoded8Bit,
+        if OwnCode.colour.isOn, image.bands == 3, image.isUncoded8Bit,
             let converted = try ColourTransforms.shared.withTransformToSRGB(
                 from: profile,
                 { transform throws(ImagingError) in
@@ -530,7 +530,7 @@ extension Vips {
     static func upright(_ image: VipsImageRef, orientation: Int, path: String) throws(ImagingError) -> VipsImageRef {
         guard orientation != 1 else { return image }
         let bands = image.bands
-        guard (1...4).contains(bands), (1...8).contains(orientation), image.isUncoded8Bit
+        guard OwnCode.orientation.isOn, (1...4).contains(bands), (1...8).contains(orientation), image.isUncoded8Bit
         else { return try uprightWithLibvips(image, orientation: orientation, path: path) }
         let swaps = orientation >= 5
         let (width, height) = swaps ? (image.height, image.width) : (image.width, image.height)
