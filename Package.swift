@@ -36,19 +36,23 @@ let package = Package(
         // GLib and GObject, linked: libvips' images are GObjects.
         .systemLibrary(
             name: "CGLib",
+            path: "Sources/LightboxImaging/C/CGLib",
             pkgConfig: "gobject-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
         // libvips, opened on first use through a table of its functions (CVips.h): linked, its
         // 103 libraries were two thirds of every process's start. Its headers are Debian's
         // (libvips-dev, under the default include path).
-        .target(name: "CVips", dependencies: ["CGLib"], linkerSettings: [.linkedLibrary("gmodule-2.0")]),
+        .target(
+            name: "CVips", dependencies: ["CGLib"], path: "Sources/LightboxImaging/C/CVips",
+            linkerSettings: [.linkedLibrary("gmodule-2.0")]),
         // Camera JPEGs decoded from one buffer with libjpeg-turbo's fast Huffman path, DCT
         // scaling, progress and cancellation, and at 1/8 scale by our own decoder
         // (cjpeg_fast.c); everything else goes through libvips. C, because libjpeg reports
         // errors by longjmp, which Swift code must never be jumped over.
         .target(
             name: "CJPEG",
+            path: "Sources/LightboxImaging/C/CJPEG",
             linkerSettings: [.linkedLibrary("jpeg")]
         ),
         // A movie's poster frame through FFmpeg's libraries from Debian: no package of ours
@@ -56,6 +60,7 @@ let package = Package(
         // on the first movie, not linked: linked, they add 63 libraries to every process's start.
         .target(
             name: "CVideo",
+            path: "Sources/LightboxImaging/C/CVideo",
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         // HEIF images and their embedded thumbnails decoded by libheif from Debian (its HEVC and
@@ -64,22 +69,28 @@ let package = Package(
         // A phone's grid of HEVC tiles goes through FFmpeg's HEVC decoder (`CVideo`) one tile at a
         // time: less processor time than libde265, and one tile held instead of the image.
         .target(
-            name: "CHEIF", dependencies: ["CVideo"],
+            name: "CHEIF", dependencies: ["CVideo"], path: "Sources/LightboxImaging/C/CHEIF",
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
         // Direct I/O for originals: a GNU extension Swift's Glibc module does not show.
-        .target(name: "CDirectIO"),
+        .target(name: "CDirectIO", path: "Sources/Lightbox/Storage/CDirectIO"),
         // A recipe's per-pixel filters fused into one libvips stage of our own C: one pass in
         // place of several float operations (docs/BENCHMARKS.md, Edits).
-        .target(name: "CEdit", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("m")]),
+        .target(
+            name: "CEdit", dependencies: ["CVips"], path: "Sources/LightboxImaging/C/CEdit",
+            linkerSettings: [.linkedLibrary("m")]),
         // Downsizing with a Lanczos-3 filter in SIMD C: libvips 8.14's reduction is scalar and
         // took as long as the decode of a photo at 1024 px (docs/BENCHMARKS.md, Images).
-        .target(name: "CResample", linkerSettings: [.linkedLibrary("m")]),
+        .target(
+            name: "CResample", path: "Sources/LightboxImaging/C/CResample", linkerSettings: [.linkedLibrary("m")]),
         // ICC profiles to sRGB through Little CMS (libvips' own colour engine, from Debian)
         // with one transform per profile: libvips makes a new one for every image.
-        .target(name: "CColour", linkerSettings: [.linkedLibrary("lcms2")]),
+        .target(
+            name: "CColour", path: "Sources/LightboxImaging/C/CColour", linkerSettings: [.linkedLibrary("lcms2")]),
         .target(
             name: "LightboxImaging",
             dependencies: ["CVips", "CJPEG", "CVideo", "CHEIF", "CEdit", "CResample", "CColour", "LightboxMetadata"],
+            // Its C targets, each a target of its own.
+            exclude: ["C"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -97,6 +108,7 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            exclude: ["Storage/CDirectIO"],
             swiftSettings: strictSettings
         ),
         .target(
