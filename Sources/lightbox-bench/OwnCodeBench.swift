@@ -104,7 +104,7 @@ struct OwnCodeBench: ParsableCommand {
     /// The process's processor time so far, user and system, every thread.
     static func processorMilliseconds() -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         func milliseconds(_ time: timeval) -> Double { Double(time.tv_sec) * 1000 + Double(time.tv_usec) / 1000 }
         return milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime)
     }
