@@ -177,7 +177,7 @@ struct DecodeMemoryTests {
     @Test("A HEIF is shown from its embedded thumbnail when that is smaller than the image and larger than the box")
     func heifThumbnailRule() {
         func uses(_ box: (Int, Int), _ thumbnail: (width: Int, height: Int) = (320, 240)) -> Bool {
-            Renderer.heifUsesThumbnail(width: 4032, height: 3024, thumbnail: thumbnail, box: box)
+            HEIFDecoder.usesThumbnail(width: 4032, height: 3024, thumbnail: thumbnail, box: box)
         }
         #expect(uses((256, 192)))
         #expect(uses((300, 400)), "wider than the box across is enough")

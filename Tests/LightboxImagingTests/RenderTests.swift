@@ -245,7 +245,7 @@ struct RenderTests {
         #expect(reference.bands == 3)
         for shrink in [1, 2, 4, 8] {
             let decoded = try #require(
-                try Renderer.decodeHEIF(bytes, path: path, orientation: nil, monitor: nil) { _, _, _ in
+                try HEIFDecoder.decode(bytes, path: path, orientation: nil, monitor: nil) { _, _, _ in
                     .primary(shrink: shrink)
                 })
             let image = decoded.image
@@ -319,7 +319,7 @@ struct RenderTests {
             }
             defer { cheif_close(file) }
             return HEIFCodedImage.read(bytes, image: thumbnail ? .thumbnail : .primary).map {
-                Renderer.offer($0, thumbnail: thumbnail, to: file)
+                HEIFDecoder.offer($0, thumbnail: thumbnail, to: file)
             } == true
         }
     }
@@ -331,7 +331,7 @@ struct RenderTests {
         -> (mismatches: Int, largest: Int)
     {
         let decoded = try #require(
-            try Renderer.decodeHEIF(bytes, path: path, orientation: nil, monitor: nil) { _, _, _ in
+            try HEIFDecoder.decode(bytes, path: path, orientation: nil, monitor: nil) { _, _, _ in
                 thumbnail ? .thumbnail : .primary(shrink: 1)
             })
         let reference: (pixels: [UInt8], width: Int, height: Int)
@@ -406,7 +406,7 @@ struct RenderTests {
                     ? cheif_open(raw.baseAddress, raw.count, &failure, &message, message.count)
                     : cheif_open_layouts(raw.baseAddress, raw.count))
             defer { cheif_close(file) }
-            guard Renderer.offer(layout, thumbnail: thumbnail, to: file) else { return nil }
+            guard HEIFDecoder.offer(layout, thumbnail: thumbnail, to: file) else { return nil }
             var decoded = cheif_decoded()
             let status = cheif_decode(
                 file, thumbnail ? 1 : 0, 1, PixelBuffers.allocateForC, nil, nil, nil, &decoded, &failure, &message,
@@ -538,7 +538,7 @@ struct RenderTests {
                 let file = try #require(cheif_open(raw.baseAddress, raw.count, &failure, &message, message.count))
                 defer { cheif_close(file) }
                 let layout = try #require(HEIFCodedImage.read(bytes, image: .primary))
-                try #require(Renderer.offer(layout, thumbnail: false, to: file))
+                try #require(HEIFDecoder.offer(layout, thumbnail: false, to: file))
                 let threads = Mutex<Set<UInt>>([])
                 let box = RenderMonitorBox(
                     RenderMonitor(

@@ -50,7 +50,7 @@ struct RenderGeometry: Hashable {
     /// The largest of `factors` a decoder may shrink the full image by on load and still give
     /// at least `gap` times the pixels the output needs across and down. A JPEG's DCT scaling
     /// needs no more than the output (gap 1); a box average leaves its blur in the result
-    /// unless the resize after it still reduces by a good part (see `Renderer.heifShrinkGap`).
+    /// unless the resize after it still reduces by a good part (see `HEIFDecoder.shrinkGap`).
     func loadShrink(among factors: [Int], gap: Double = 1) -> Int {
         factors.filter { Double($0) * scale * gap <= 1.000_001 }.max() ?? 1
     }

@@ -112,4 +112,56 @@ enum JPEGDecoder {
             bands: Int(image.bands))
         return (decoded, icc, image.own_decoder != 0)
     }
+
+    /// The JPEG in `bytes` decoded at the smallest DCT scale every output allows, within the
+    /// pixel and memory budgets, and turned upright (by the options' orientation, else the
+    /// file's).
+    static func decodeUpright(
+        _ bytes: [UInt8], header: Header, fileOrientation: Int, path: String, options: [ThumbnailOptions],
+        monitor: RenderMonitor?
+    ) throws(ImagingError) -> DecodedImage {
+        try PixelBudget.shared.check(width: header.width, height: header.height, path: path)
+        let properties = ImageProperties(
+            storedWidth: header.width, storedHeight: header.height, orientation: fileOrientation, loader: "jpegload")
+        let orientation = validOrientation(options.first?.orientation) ?? fileOrientation
+        let swaps = (5...8).contains(orientation)
+        let (uprightWidth, uprightHeight) = swaps ? (header.height, header.width) : (header.width, header.height)
+        let shrink =
+            options.map {
+                RenderGeometry(uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: $0)
+                    .loadShrink(among: shrinkFactors)
+            }.min() ?? 1
+        let memory = header.decodeMemory(shrink: shrink, turned: orientation != 1)
+        let (image, icc) = try DecodeMemory.shared.withReservation(memory, monitor: monitor, path: path) {
+            () throws(ImagingError) in
+            let (stored, icc, _) = try decode(bytes, shrink: shrink, path: path, monitor: monitor)
+            return (try Vips.upright(stored, orientation: orientation, path: path), icc)
+        }
+        return DecodedImage(
+            image: image, properties: properties, uprightWidth: uprightWidth, uprightHeight: uprightHeight,
+            iccProfile: icc)
+    }
+
+    /// A RAW file's largest embedded JPEG preview, turned by the RAW's own orientation (the
+    /// preview is stored as the sensor saw it): what a RAW shows until Lightbox develops RAW
+    /// data itself. Throws when it has no usable preview.
+    static func rawPreview(_ path: String, _ metadata: MediaMetadata) throws(ImagingError)
+        -> (bytes: [UInt8], header: Header, orientation: Int)
+    {
+        let candidates = metadata.embeddedJPEGs.sorted { $0.length > $1.length }
+        for candidate in candidates where candidate.length <= maximumFileSize {
+            guard let bytes = try? FileBytes.read(path, offset: candidate.offset, length: candidate.length),
+                isJPEG(bytes), let header = try? Self.header(bytes, path: path)
+            else { continue }
+            return (bytes, header, metadata.exif?.orientation ?? exifOrientation(bytes))
+        }
+        throw ImagingError(
+            .unreadable,
+            "a \(metadata.format.rawValue.uppercased()) file without a JPEG preview Lightbox can show "
+                + "(\(candidates.count) embedded image\(candidates.count == 1 ? "" : "s") found, none readable)",
+            path: path)
+    }
+
+    /// JPEGs larger than this are streamed by libvips rather than held in memory.
+    static let maximumFileSize = 256 << 20
 }

@@ -41,4 +41,16 @@ enum VideoDecoder {
             orientation
         )
     }
+
+    /// A movie's first frame, upright as its track's matrix turns it.
+    static func decodeUpright(path: String, options: [ThumbnailOptions]) throws(ImagingError) -> DecodedImage {
+        let (stored, orientation) = try posterFrame(path: path)
+        let properties = ImageProperties(
+            storedWidth: stored.width, storedHeight: stored.height, orientation: orientation, loader: "ffmpeg")
+        let image = try Vips.upright(
+            stored, orientation: validOrientation(options.first?.orientation) ?? orientation, path: path)
+        return DecodedImage(
+            image: image, properties: properties, uprightWidth: image.width, uprightHeight: image.height,
+            iccProfile: nil)
+    }
 }
