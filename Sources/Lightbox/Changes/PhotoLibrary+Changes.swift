@@ -118,18 +118,13 @@ extension PhotoLibrary {
                         path: resource.path)
                 }
             }
-            let source = try ImportSource(path: photo.path)
-            guard source.format.kind != .video else {
-                throw LibraryError(
-                    .invalidRequest, "a .photo resource must be a photo, not a movie; nothing was changed",
-                    path: photo.path)
-            }
+            let source = try ingestSource(at: photo.path, as: .photo, reportedPath: photo.path)
             if let existing = try existingAsset(withOriginalHash: source.sha256) {
                 throw LibraryError(
                     .invalidRequest, "the library already holds these bytes as asset \(existing); nothing was changed",
                     path: photo.isTemporary ? nil : photo.path)
             }
-            var asset = try prepare(source)
+            var asset = try prepare(source, as: .photo)
             if let name = photo.options.originalFilename { asset.originalFilename = name }
             if let movie = movies.first { asset.pairedMovie = try prepareMovie(movie) }
             prepared[localIdentifier] = asset
@@ -140,16 +135,18 @@ extension PhotoLibrary {
     /// A Live Photo's movie from a creation request: parsed, checked and stored.
     private func prepareMovie(_ resource: ChangeRequests.NewResource) throws -> PreparedMovie {
         let path = resource.isTemporary ? nil : resource.path
-        let (source, movie) = try readMovie(at: resource.path, role: "a .pairedVideo resource", reportedPath: path)
+        let role = IngestRole.movie("a .pairedVideo resource")
+        let source = try ingestSource(at: resource.path, as: role, reportedPath: path)
         if let existing = try existingAsset(withOriginalHash: source.sha256) {
             throw LibraryError(
                 .invalidRequest,
                 "the library already holds this movie as part of asset \(existing); nothing was changed",
                 path: path)
         }
-        let storedPath = try source.store(in: originals)
+        let file = try ingest(source, as: role, reportedPath: path)
+        let movie = file.media
         return PreparedMovie(
-            storedPath: storedPath, sha256: source.sha256, size: source.size,
+            storedPath: file.storedPath, sha256: source.sha256, size: source.size,
             originalFilename: resource.options.originalFilename ?? (source.path as NSString).lastPathComponent,
             uniformTypeIdentifier: source.format.uniformTypeIdentifier, pixelWidth: movie.pixelWidth ?? 0,
             pixelHeight: movie.pixelHeight ?? 0, duration: movie.quickTime?.duration ?? 0)

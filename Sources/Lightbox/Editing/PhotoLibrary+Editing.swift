@@ -180,28 +180,11 @@ extension PhotoLibrary {
             throw LibraryError.refusedChange(
                 "the edit of asset \(id) has no rendered image at its renderedContentURL; nothing was changed")
         }
-        // Read once, as an import reads a photo: sniffed, hashed, parsed, decoded and stored
-        // from the same bytes.
-        let source = try ImportSource(path: path)
-        guard source.format == .jpeg else {
-            throw LibraryError(.unsupportedFormat, "a rendered edit must be a JPEG; nothing was changed", path: path)
-        }
-        if let orientation = (try? source.readMetadata())?.exif?.orientation, orientation != 1 {
-            throw LibraryError(
-                .invalidRequest,
-                "a rendered edit must be upright (EXIF orientation 1), this one says \(orientation); nothing was changed",
-                path: path)
-        }
-        // Decoding the render proves it whole, and gives its thumbnails.
-        let rendered: (properties: ImageProperties, thumbnails: [(ThumbnailOptions, EncodedImage)])
-        do {
-            rendered = try source.decodeWhole(fileOrientation: 1, sizes: [.preview, .grid])
-        } catch {
-            throw LibraryError(
-                .corruptFile, "the rendered edit cannot be decoded: \(error.message); nothing was changed", path: path)
-        }
+        // Read once, as an import reads a photo: sniffed, hashed, parsed, decoded (which proves
+        // it whole and gives its thumbnails) and stored from the same bytes.
+        let render = try ingest(
+            try ingestSource(at: path, as: .render, reportedPath: path), as: .render, reportedPath: path)
         let movie = try prepareEditedMovie(output, assetIdentifier: id)
-        let storedRender = try source.store(in: originals)
         let adjustmentBytes = adjustment.encoded()
         let adjustmentHash = FileIO.sha256(of: adjustmentBytes)
         let storedAdjustment = try originals.store(
@@ -211,17 +194,16 @@ extension PhotoLibrary {
         let stem = (base as NSString).deletingPathExtension
         return PreparedEdit(
             render: .init(
-                storedPath: storedRender, sha256: source.sha256, size: source.size,
-                pixelWidth: rendered.properties.storedWidth,
-                pixelHeight: rendered.properties.storedHeight, originalFilename: "FullSizeRender.jpg",
-                uniformTypeIdentifier: "public.jpeg"),
+                storedPath: render.storedPath, sha256: render.source.sha256, size: render.source.size,
+                pixelWidth: render.properties?.storedWidth ?? 0, pixelHeight: render.properties?.storedHeight ?? 0,
+                originalFilename: "FullSizeRender.jpg", uniformTypeIdentifier: "public.jpeg"),
             movie: movie,
             adjustment: .init(
                 storedPath: storedAdjustment, sha256: adjustmentHash, size: Int64(adjustmentBytes.count),
                 originalFilename: stem + ".AAE.json", uniformTypeIdentifier: "public.json"),
             formatIdentifier: adjustment.formatIdentifier, base: output.input.base,
             expectedRenderSHA256: output.input.renderSHA256,
-            thumbnails: rendered.thumbnails)
+            thumbnails: render.thumbnails)
     }
 
     /// A Live Photo's edited movie, checked and stored; nil when the output has none.
@@ -234,13 +216,13 @@ extension PhotoLibrary {
             throw LibraryError.refusedChange(
                 "asset \(id) is not a Live Photo, and its edit has a movie; nothing was changed")
         }
-        let (source, metadata) = try readMovie(at: path, role: "the edited Live Photo movie", reportedPath: path)
-        let stored = try source.store(in: originals)
+        let role = IngestRole.movie("the edited Live Photo movie")
+        let movie = try ingest(try ingestSource(at: path, as: role, reportedPath: path), as: role, reportedPath: path)
         return .init(
-            storedPath: stored, sha256: source.sha256, size: source.size, pixelWidth: metadata.pixelWidth ?? 0,
-            pixelHeight: metadata.pixelHeight ?? 0,
-            originalFilename: "FullSizeRender." + source.format.preferredFilenameExtension,
-            uniformTypeIdentifier: source.format.uniformTypeIdentifier)
+            storedPath: movie.storedPath, sha256: movie.source.sha256, size: movie.source.size,
+            pixelWidth: movie.media.pixelWidth ?? 0, pixelHeight: movie.media.pixelHeight ?? 0,
+            originalFilename: "FullSizeRender." + movie.source.format.preferredFilenameExtension,
+            uniformTypeIdentifier: movie.source.format.uniformTypeIdentifier)
     }
 
     /// The displayed size of an asset's unedited photo; nil when the asset is not edited.

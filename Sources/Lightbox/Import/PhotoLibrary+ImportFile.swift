@@ -21,7 +21,7 @@ extension PhotoLibrary {
             try removeSourceIfMoving(path, options: options)
             return (.duplicate(localIdentifier: try restoringIfTrashed(localIdentifier)), size)
         }
-        let source = try ImportSource(path: path)
+        let source = try ingestSource(at: path, as: .asset, reportedPath: path)
         if let existing = try existingAsset(withOriginalHash: source.sha256) {
             try journal(source)
             try removeSourceIfMoving(path, options: options)

@@ -8,102 +8,37 @@ import LightboxMetadata
     import Darwin
 #endif
 
-/// Ingest: what every file entering the library goes through, whichever way it comes (an
-/// import, a creation request, an edit's render): its source read (sniffed from its bytes,
-/// hashed, a photo read once into memory), its metadata read, a photo decoded whole (which
-/// proves it intact and renders its thumbnails), and its bytes stored durably in `originals/`,
-/// before the transaction that records it.
 extension PhotoLibrary {
-    /// Decodes or parses the file, reads its metadata and stores it durably in `originals/`.
-    /// Nothing is in the database yet: a failure after this leaves an original that a later
-    /// import of the same bytes reuses.
-    func prepare(_ source: ImportSource) throws -> PreparedAsset {
-        var source = source
-        let media: MediaMetadata
-        do {
-            media = try source.readMetadata()
-        } catch  where source.format.kind == .image {
-            // libvips decodes the photo below: unreadable metadata only loses the metadata.
-            media = MediaMetadata(format: source.format)
-        } catch {
-            throw LibraryError(
-                .corruptFile, "\(source.format.rawValue.uppercased()) \(error.message)", path: source.path)
-        }
-        // NEF, ARW, PEF and DNG start like any TIFF: their tags tell them apart.
-        source.format = media.format
-        let sidecar = Self.sidecar(of: source.path)
-        let metadata = AssetMetadata(media, sidecar: sidecar, fileModificationDate: source.modificationDate)
-        var orientationOverride: Int?
+    /// A new asset's file through the ingest pipeline (``ingest(_:as:reportedPath:)``), with
+    /// what makes it an asset: its sizes, a Motion Photo's movie, the key that pairs a RAW with
+    /// its JPEG. `role` is ``IngestRole/asset`` or ``IngestRole/photo``.
+    func prepare(_ source: ImportSource, as role: IngestRole = .asset) throws -> PreparedAsset {
+        let file = try ingest(source, as: role, reportedPath: source.path)
+        let media = file.media
+        let metadata = AssetMetadata(media, sidecar: file.sidecar, fileModificationDate: source.modificationDate)
         var storedWidth = media.pixelWidth ?? 0
         var storedHeight = media.pixelHeight ?? 0
         var pixelWidth = metadata.pixelWidth ?? 0
         var pixelHeight = metadata.pixelHeight ?? 0
-        var thumbnails: [(ThumbnailOptions, EncodedImage)] = []
-        switch source.format.kind {
-        case .image:
-            do {
-                // A sidecar may turn the photo otherwise than its file says: shown that way,
-                // the file left as it is. The file's own orientation is in its metadata. A
-                // HEIF image is turned by its irot property, not by an EXIF tag a sidecar
-                // could replace, so it keeps its own.
-                let fileOrientation = media.exif?.orientation ?? 1
-                if let corrected = sidecar?.orientation, corrected != fileOrientation, media.heifRotation == nil {
-                    orientationOverride = corrected
-                }
-                // Decoding the whole file proves it intact, and the thumbnails it yields make
-                // the first view of the library instant: one header read and one decode for all.
-                var sizes: [ThumbnailOptions] = [.preview, .grid]
-                for index in sizes.indices { sizes[index].orientation = orientationOverride }
-                let properties: ImageProperties
-                (properties, thumbnails) = try source.decodeWhole(fileOrientation: fileOrientation, sizes: sizes)
-                (storedWidth, storedHeight) = (properties.storedWidth, properties.storedHeight)
-                (pixelWidth, pixelHeight) = (properties.pixelWidth, properties.pixelHeight)
-                if let orientationOverride {
-                    let swaps = (5...8).contains(orientationOverride)
-                    (pixelWidth, pixelHeight) = swaps ? (storedHeight, storedWidth) : (storedWidth, storedHeight)
-                }
-            } catch {
-                let code: LibraryError.Code = error.code == .unreadable ? .unreadableFile : .corruptFile
-                throw LibraryError(
-                    code, "\(source.format.rawValue.uppercased()) \(error.message)", path: source.path,
-                    underlying: error)
-            }
-        case .video:
-            guard let movie = media.quickTime, movie.videoWidth != nil else {
-                throw LibraryError(.corruptFile, "the movie has no video track", path: source.path)
-            }
-            // Its thumbnails are its first frame; a movie FFmpeg cannot decode still imports.
-            if let (_, images) = try? ImageFile.thumbnails(ofFileAt: source.path, options: [.preview, .grid]) {
-                thumbnails = Array(zip([ThumbnailOptions.preview, .grid], images))
-            }
-        case .raw:
-            guard storedWidth > 0 else {
-                throw LibraryError(.corruptFile, "the RAW file states no image size", path: source.path)
-            }
-            if let corrected = sidecar?.orientation, corrected != (media.exif?.orientation ?? 1) {
-                orientationOverride = corrected
-                if (5...8).contains(corrected) != (5...8).contains(media.exif?.orientation ?? 1) {
-                    (pixelWidth, pixelHeight) = (pixelHeight, pixelWidth)
-                }
-            }
-            // Its thumbnails come from the largest JPEG preview it embeds. Lightbox does not
-            // develop RAW data, so a RAW without a preview imports all the same, with none.
-            var sizes: [ThumbnailOptions] = [.preview, .grid]
-            for index in sizes.indices { sizes[index].orientation = orientationOverride }
-            if let (_, images) = try? ImageFile.thumbnails(ofFileAt: source.path, options: sizes) {
-                thumbnails = Array(zip(sizes, images))
+        if let properties = file.properties {
+            (storedWidth, storedHeight) = (properties.storedWidth, properties.storedHeight)
+            (pixelWidth, pixelHeight) = (properties.pixelWidth, properties.pixelHeight)
+        }
+        if let override = file.orientationOverride {
+            let fileSwaps = (5...8).contains(media.exif?.orientation ?? 1)
+            let swaps = (5...8).contains(override)
+            if file.properties != nil {
+                (pixelWidth, pixelHeight) = swaps ? (storedHeight, storedWidth) : (storedWidth, storedHeight)
+            } else if swaps != fileSwaps {
+                (pixelWidth, pixelHeight) = (pixelHeight, pixelWidth)
             }
         }
-        let pairedMovie = try motionPhotoMovie(source, metadata)
-        let storedPath = try source.store(in: originals)
-        // Stored: the bytes need not wait in memory for the write transaction.
-        source.contents = nil
         return PreparedAsset(
-            source: source, metadata: metadata, storedPath: storedPath,
+            source: file.source, metadata: metadata, storedPath: file.storedPath,
             originalFilename: (source.path as NSString).lastPathComponent, storedWidth: storedWidth,
-            storedHeight: storedHeight, pixelWidth: pixelWidth, pixelHeight: pixelHeight, thumbnails: thumbnails,
-            captureKey: Self.captureKey(source, media), orientationOverride: orientationOverride,
-            pairedMovie: pairedMovie)
+            storedHeight: storedHeight, pixelWidth: pixelWidth, pixelHeight: pixelHeight,
+            thumbnails: file.thumbnails, captureKey: Self.captureKey(file.source, media),
+            orientationOverride: file.orientationOverride, pairedMovie: try motionPhotoMovie(source, metadata))
     }
 
     /// RAW + JPEG pairing key: the same folder and base name, taken at the same instant by the
@@ -160,21 +95,6 @@ extension PhotoLibrary {
             try? derivatives.store(
                 thumbnail.bytes, localIdentifier: localIdentifier,
                 key: DerivativeKey.make(contentHash: prepared.source.sha256, options: options))
-        }
-    }
-
-    /// A file that must be a movie (`role` says whose, for the error), hashed and its header
-    /// parsed, ready to store; errors name `reportedPath`.
-    func readMovie(at path: String, role: String, reportedPath: String?) throws -> (ImportSource, MediaMetadata) {
-        let source = try ImportSource(path: path)
-        guard source.format.kind == .video else {
-            throw LibraryError(.invalidRequest, "\(role) must be a movie; nothing was changed", path: reportedPath)
-        }
-        do {
-            return (source, try MetadataReader.read(fileAtPath: source.path))
-        } catch {
-            throw LibraryError(
-                .corruptFile, "the movie cannot be read: \(error.message); nothing was changed", path: reportedPath)
         }
     }
 }
