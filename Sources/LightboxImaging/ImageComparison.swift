@@ -122,6 +122,8 @@ public enum ImageComparison {
     }
 
     private static func open(_ path: String) throws(ImagingError) -> VipsImageRef {
+        // The `vips` command's own format, which Lightbox itself never reads.
+        Vips.vipsFormatAllowed
         guard let image = cvips_open_random(path) else {
             throw ImagingError(.unreadable, "cannot open (\(Vips.takeError()))", path: path)
         }

@@ -8,22 +8,39 @@ import Testing
 
 @Suite("Reading and rendering images with libvips")
 struct ImageFileTests {
-    @Test("A file only an untrusted libvips loader reads (ImageMagick's, for a BMP) is refused, not parsed")
-    func untrustedLoadersBlocked() throws {
-        let bmp = try Corpus.path("pillow/images/hopper.bmp")
-        #expect(throws: ImagingError.self) {
-            try ImageFile.thumbnail(ofFileAt: bmp, options: ThumbnailOptions(width: 64, height: 64))
+    @Test("Only the loaders of the formats Lightbox reads are open: ImageMagick, OpenSlide and SVG are not")
+    func otherLoadersBlocked() throws {
+        // A BMP only ImageMagick's loader reads; an SVG (librsvg); the fuzzer's 1 KB TIFF
+        // (Fuzz/image/tiff-openslide-2gb-malloc.tif), into which OpenSlide's loader looked for a
+        // microscope slide and asked for 2.8 GB.
+        let fuzzed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/image/tiff-openslide-2gb-malloc.tif").path
+        for path in [try Corpus.path("pillow/images/hopper.bmp"), try Corpus.path("gnome-docs/figures/touch-hold.svg")]
+        {
+            #expect(throws: ImagingError.self, "\(path)") { try ImageFile.properties(ofFileAt: path) }
+            #expect(throws: ImagingError.self, "\(path)") {
+                try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 64, height: 64))
+            }
         }
+        // The TIFF is libtiff's to read, as any TIFF.
+        #expect(try ImageFile.properties(ofFileAt: fuzzed).loader == "tiffload")
+        let svg = try Corpus.path("gnome-docs/figures/touch-hold.svg")
         do {
-            _ = try ImageFile.thumbnail(ofFileAt: bmp, options: ThumbnailOptions(width: 64, height: 64))
+            _ = try ImageFile.properties(ofFileAt: svg)
+            Issue.record("an SVG was opened")
         } catch {
-            #expect(error.message.contains("only ImageMagick would try it"), "\(error.message)")
+            #expect(error.message.contains("not an image format Lightbox reads"), "\(error.message)")
         }
         // The loaders of the formats Lightbox imports stay open.
-        let png = try ImageFile.thumbnail(
-            ofFileAt: try Corpus.path("gnome-docs/figures/screenshot-tool.png"),
-            options: ThumbnailOptions(width: 64, height: 64))
-        #expect(max(png.pixelWidth, png.pixelHeight) == 64)
+        for (file, loader) in [
+            ("gnome-docs/figures/screenshot-tool.png", "pngload"), ("pillow/images/hopper.webp", "webpload"),
+            ("pillow/images/hopper.gif", "gifload"), ("pillow/images/hopper.tif", "tiffload"),
+        ] {
+            let path = try Corpus.path(file)
+            #expect(try ImageFile.properties(ofFileAt: path).loader == loader, "\(file)")
+            let thumbnail = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 64, height: 64))
+            #expect(max(thumbnail.pixelWidth, thumbnail.pixelHeight) == 64, "\(file)")
+        }
     }
 
     @Test("The displayed size is libvips' size after autorotation", arguments: Corpus.photos)
@@ -94,7 +111,7 @@ struct ImageFileTests {
                 // rather than handed to ImageMagick.
                 if path.hasSuffix(".tif") {
                     #expect(
-                        error.message.contains(path) || error.message.contains("only ImageMagick would try it"),
+                        error.message.contains(path) || error.message.contains("not an image format Lightbox reads"),
                         "round \(round), \(path): \(error.message)")
                 }
                 for other in paths where other != path {

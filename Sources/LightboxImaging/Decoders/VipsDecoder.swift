@@ -2,8 +2,9 @@ import CVips
 
 /// Every image no other decoder takes, through libvips' loaders (`vips_thumbnail`, which
 /// shrinks on load where the format allows: WebP, PDF): PNG, WebP, GIF, TIFF, 16-bit or alpha
-/// HEIFs, CMYK JPEGs. ImageMagick's loaders, which libvips would hand a damaged file, are
-/// blocked (`cvips_block_imagemagick`).
+/// HEIFs, CMYK JPEGs. Every other loader of libvips is blocked
+/// (`cvips_allow_only_photo_loaders`): ImageMagick's, OpenSlide's, PDF, SVG and the rest parse
+/// what Lightbox never imports.
 enum VipsDecoder {
     /// The file at `path` opened by libvips (its header checked against the pixel budget),
     /// shrunk on load to the box every output needs, upright, in memory.

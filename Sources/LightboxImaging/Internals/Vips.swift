@@ -57,9 +57,16 @@ enum Vips {
         }
         // A module that fails to load is skipped, as vips_init skips it.
         for name in names.sorted() { _ = cvips_load_module(folder + "/" + name) }
-        // ImageMagick's loaders, reached for a damaged TIFF or RAW that no loader of libvips' own
-        // took, are blocked as their module arrives.
-        cvips_block_imagemagick()
+        // Only the loaders of the formats Lightbox reads stay: the others (ImageMagick's,
+        // OpenSlide's, PDF, SVG...) parse files Lightbox never imports.
+        cvips_allow_only_photo_loaders()
+    }()
+
+    /// libvips' own `.v` format allowed to load, once: for the tests' oracles
+    /// (``ImageComparison``), never for a file Lightbox reads.
+    static let vipsFormatAllowed: Void = {
+        modulesLoaded
+        cvips_allow_vips_format()
     }()
 
     /// libvips' modules folder, next to the libvips library this process loaded.
@@ -294,10 +301,10 @@ extension Vips {
                 randomAccess ? VIPS_ACCESS_RANDOM : VIPS_ACCESS_SEQUENTIAL)
         else {
             let reason = takeError()
-            if reason.contains("operation is blocked") {
+            if reason.contains("operation is blocked") || reason.contains("not a known file format") {
                 throw ImagingError(
                     .unreadable,
-                    "not an image Lightbox reads: only ImageMagick would try it, and Lightbox hands it no file",
+                    "not an image format Lightbox reads (JPEG, HEIF, AVIF, PNG, WebP, GIF, TIFF, RAW previews)",
                     path: path)
             }
             throw ImagingError(.unreadable, "not an image libvips can read (\(reason))", path: path)

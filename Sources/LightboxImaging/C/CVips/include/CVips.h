@@ -629,13 +629,22 @@ static inline const char *cvips_guess_prefix(const char *argv0, const char *env_
 }
 static inline void cvips_cache_set_max(int max) { vips_cache_set_max(max); }
 
-/// Blocks ImageMagick's loaders (and every subclass): libvips hands them a file no loader of its
-/// own takes, a damaged TIFF or RAW among them, to parse formats Lightbox does not import.
-/// (`vips_block_untrusted_set` would also block libvips' own `.v` loader, which tests use.)
-static inline void cvips_block_imagemagick(void) {
-    vips_operation_block_set("VipsForeignLoadMagick", TRUE);   // ImageMagick 6
-    vips_operation_block_set("VipsForeignLoadMagick7", TRUE);  // ImageMagick 7
+/// Blocks every libvips loader but those of the formats Lightbox reads through libvips: JPEG,
+/// PNG, WebP, GIF, TIFF and HEIF. libvips offers a file to each loader in turn, and some parse
+/// what Lightbox never imports: ImageMagick's take a damaged TIFF or RAW, and OpenSlide's looks
+/// into every TIFF for a microscope's slide (a 1 KB TIFF made it ask for 2.8 GB). Called once
+/// every module is loaded, so that the loaders they add are blocked too.
+static inline void cvips_allow_only_photo_loaders(void) {
+    vips_operation_block_set("VipsForeignLoad", TRUE);
+    static const char *const allowed[] = {
+        "VipsForeignLoadJpeg", "VipsForeignLoadPng", "VipsForeignLoadWebp", "VipsForeignLoadNsgif",
+        "VipsForeignLoadGif",  "VipsForeignLoadTiff", "VipsForeignLoadHeif",
+    };
+    for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) vips_operation_block_set(allowed[i], FALSE);
 }
+
+/// Allows libvips' own `.v` format, which the tests' oracles (the `vips` command) write.
+static inline void cvips_allow_vips_format(void) { vips_operation_block_set("VipsForeignLoadVips", FALSE); }
 
 /// libvips' error buffer taken and cleared in one step (freed with `g_free`): another thread's
 /// message can arrive between a read and a clear.
