@@ -181,10 +181,12 @@ extension PhotoLibrary {
                 "the edit of asset \(id) has no rendered image at its renderedContentURL; nothing was changed")
         }
         // Read once, as an import reads a photo: sniffed, hashed, parsed, decoded (which proves
-        // it whole and gives its thumbnails) and stored from the same bytes.
-        let render = try ingest(
+        // it whole and gives its thumbnails) and stored from the same bytes, once the movie, if
+        // any, is accepted too.
+        let inspected = try inspect(
             try ingestSource(at: path, as: .render, reportedPath: path), as: .render, reportedPath: path)
         let movie = try prepareEditedMovie(output, assetIdentifier: id)
+        let render = try store(inspected)
         let adjustmentBytes = adjustment.encoded()
         let adjustmentHash = FileIO.sha256(of: adjustmentBytes)
         let storedAdjustment = try originals.store(

@@ -10,7 +10,8 @@ import LightboxMetadata
 /// 3. a photo decoded whole, which proves it intact and renders its thumbnails;
 /// 4. its bytes stored durably in `originals/`, staged until the transaction that records it.
 /// Callers look for duplicates between steps 1 and 2 (``ingestSource(at:as:reportedPath:)``
-/// then ``ingest(_:as:reportedPath:)``), and turn an ``IngestedFile`` into their rows.
+/// then ``ingest(_:as:reportedPath:)``, or ``inspect(_:as:reportedPath:)`` and
+/// ``store(_:)`` apart), and turn an ``IngestedFile`` into their rows.
 extension PhotoLibrary {
     /// The ways a file enters the library, each with its rule of what the file must be.
     enum IngestRole: Sendable {
@@ -81,6 +82,12 @@ extension PhotoLibrary {
     /// the catalog yet: a failure after the store leaves an original that a later import of the
     /// same bytes reuses, or that the next open removes.
     func ingest(_ source: ImportSource, as role: IngestRole, reportedPath: String?) throws -> IngestedFile {
+        try store(try inspect(source, as: role, reportedPath: reportedPath))
+    }
+
+    /// Steps 2 and 3: `source`'s metadata read and a photo decoded, nothing stored yet (an edit
+    /// checks its movie before it stores either file).
+    func inspect(_ source: ImportSource, as role: IngestRole, reportedPath: String?) throws -> IngestedFile {
         var file = IngestedFile(source: source, media: try metadata(of: source, as: role, reportedPath: reportedPath))
         // NEF, ARW, PEF and DNG start like any TIFF: their tags tell them apart.
         file.source.format = file.media.format
@@ -97,6 +104,13 @@ extension PhotoLibrary {
                     path: reportedPath)
             }
         }
+        return file
+    }
+
+    /// Step 4: the file's bytes stored durably in `originals/`, staged until the transaction
+    /// that records them.
+    func store(_ file: IngestedFile) throws -> IngestedFile {
+        var file = file
         file.storedPath = try file.source.store(in: originals)
         // Stored: the bytes need not wait in memory for the write transaction.
         file.source.contents = nil
