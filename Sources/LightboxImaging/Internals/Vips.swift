@@ -19,8 +19,8 @@ enum Vips {
         }
         // vips_init loads every module of its modules folder: ImageMagick, poppler, OpenSlide,
         // libjxl and libheif with their own libraries, a large part of a process's start. A
-        // JPEG decoded by Lightbox's own path needs none of them, so they are loaded before the
-        // first file libvips itself opens (`ensureStarted`). libvips finds the folder under
+        // JPEG decoded by Lightbox's own path needs none of them; the one Lightbox needs,
+        // libheif's, is loaded before the first file libvips itself opens (`ensureStarted`). libvips finds the folder under
         // VIPSHOME, which for vips_init alone names a prefix that holds nothing, and is then
         // left as libvips would leave it. Someone who set VIPSHOME keeps their choice.
         let folder = moduleFolder()
@@ -44,21 +44,17 @@ enum Vips {
         return (true, defers ? folder : nil, nil)
     }()
 
-    /// The deferred modules, loaded once.
+    /// Of the deferred modules, libheif's alone, loaded once; then every loader but those of
+    /// the formats Lightbox reads is blocked. libvips offers a file to every loader it has,
+    /// blocked or not, to find which takes it: the other modules (ImageMagick, OpenSlide,
+    /// poppler, libjxl) would look into files Lightbox never imports, as OpenSlide's looked into
+    /// a fuzzed TIFF and asked for 2.8 GB. Where VIPSHOME is set, libvips loaded every module
+    /// itself, and the block alone stands.
     private static let modulesLoaded: Void = {
-        guard let folder = startup.deferredModules, let directory = opendir(folder) else { return }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasSuffix(".so") { names.append(name) }
+        if let folder = startup.deferredModules {
+            // A module that fails to load is skipped, as vips_init skips it.
+            for name in ["vips-heif.so"] { _ = cvips_load_module(folder + "/" + name) }
         }
-        // A module that fails to load is skipped, as vips_init skips it.
-        for name in names.sorted() { _ = cvips_load_module(folder + "/" + name) }
-        // Only the loaders of the formats Lightbox reads stay: the others (ImageMagick's,
-        // OpenSlide's, PDF, SVG...) parse files Lightbox never imports.
         cvips_allow_only_photo_loaders()
     }()
 
