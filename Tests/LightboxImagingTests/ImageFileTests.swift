@@ -10,9 +10,9 @@ import Testing
 struct ImageFileTests {
     @Test("Only the loaders of the formats Lightbox reads are open: ImageMagick, OpenSlide and SVG are not")
     func otherLoadersBlocked() throws {
-        // A BMP only ImageMagick's loader reads; an SVG (librsvg); the fuzzer's 1 KB TIFF
+        // A BMP only ImageMagick's loader reads; an SVG (librsvg); the fuzzer's TIFF
         // (Fuzz/image/tiff-openslide-2gb-malloc.tif), into which OpenSlide's loader looked for a
-        // microscope slide and asked for 2.8 GB.
+        // microscope slide (docs/SECURITY.md, finding 5).
         let fuzzed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fuzz/image/tiff-openslide-2gb-malloc.tif").path
         for path in [try Corpus.path("pillow/images/hopper.bmp"), try Corpus.path("gnome-docs/figures/touch-hold.svg")]

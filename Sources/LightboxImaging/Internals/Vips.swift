@@ -47,9 +47,9 @@ enum Vips {
     /// Of the deferred modules, libheif's alone, loaded once; then every loader but those of
     /// the formats Lightbox reads is blocked. libvips offers a file to every loader it has,
     /// blocked or not, to find which takes it: the other modules (ImageMagick, OpenSlide,
-    /// poppler, libjxl) would look into files Lightbox never imports, as OpenSlide's looked into
-    /// a fuzzed TIFF and asked for 2.8 GB. Where VIPSHOME is set, libvips loaded every module
-    /// itself, and the block alone stands.
+    /// poppler, libjxl) would look into files Lightbox never imports, as OpenSlide's did into a
+    /// fuzzed TIFF (docs/SECURITY.md, finding 5). Where VIPSHOME is set, libvips loaded every
+    /// module itself, and the block alone stands.
     private static let modulesLoaded: Void = {
         if let folder = startup.deferredModules {
             // A module that fails to load is skipped, as vips_init skips it.

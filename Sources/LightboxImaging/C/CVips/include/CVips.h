@@ -632,8 +632,9 @@ static inline void cvips_cache_set_max(int max) { vips_cache_set_max(max); }
 /// Blocks every libvips loader but those of the formats Lightbox reads through libvips: JPEG,
 /// PNG, WebP, GIF, TIFF and HEIF. libvips offers a file to each loader in turn, and some parse
 /// what Lightbox never imports: ImageMagick's take a damaged TIFF or RAW, and OpenSlide's looks
-/// into every TIFF for a microscope's slide (a 1 KB TIFF made it ask for 2.8 GB). Called once
-/// every module is loaded, so that the loaders they add are blocked too.
+/// into every TIFF for a microscope's slide (docs/SECURITY.md, finding 5). libvips still runs a
+/// blocked loader's probe, so the modules Lightbox does not need are not loaded at all (Vips).
+/// Called once every module is loaded, so that the loaders they add are blocked too.
 static inline void cvips_allow_only_photo_loaders(void) {
     vips_operation_block_set("VipsForeignLoad", TRUE);
     static const char *const allowed[] = {
