@@ -20,9 +20,10 @@ enum Vips {
         // vips_init loads every module of its modules folder: ImageMagick, poppler, OpenSlide,
         // libjxl and libheif with their own libraries, a large part of a process's start. A
         // JPEG decoded by Lightbox's own path needs none of them; the one Lightbox needs,
-        // libheif's, is loaded before the first file libvips itself opens (`ensureStarted`). libvips finds the folder under
-        // VIPSHOME, which for vips_init alone names a prefix that holds nothing, and is then
-        // left as libvips would leave it. Someone who set VIPSHOME keeps their choice.
+        // libheif's, is loaded before the first file libvips itself opens (`ensureStarted`).
+        // libvips finds the folder under VIPSHOME, which for vips_init alone names a prefix that
+        // holds nothing, and is then left as libvips would leave it. Someone who set VIPSHOME
+        // keeps their choice.
         let folder = moduleFolder()
         let defers = folder != nil && getenv("VIPSHOME") == nil
         var prefix: String?
