@@ -5,11 +5,12 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
 # libvips (pixels), libjpeg-turbo (camera JPEGs decoded from memory), Little CMS (ICC profiles
-# to sRGB), libheif (HEIFs), FFmpeg's libraries (movies' poster frames, HEIF tiles), SQLite (GRDB), pkg-config (finds libvips), the ffmpeg command (the
+# to sRGB), libheif (HEIFs), FFmpeg's libraries (movies' poster frames, HEIF tiles; libavdevice:
+# cameras, microphones and the synthetic camera), SQLite (GRDB), pkg-config (finds libvips), the ffmpeg command (the
 # tests' oracle for video frames) and the vips command (the tests' oracle for edit filters):
 # checked as Debian packages.
 DEBIAN_PACKAGES := libvips-dev libjpeg62-turbo-dev liblcms2-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
-	libsqlite3-dev pkg-config ffmpeg libvips-tools
+	libavdevice-dev libsqlite3-dev pkg-config ffmpeg libvips-tools
 # Tools checked as commands, so that one installed another way (a pyenv Python) counts:
 # exiftool is the tests' metadata oracle; Python and pip fetch the corpus's PyPI sources.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Lightbox", targets: ["Lightbox"]),
         .library(name: "LightboxImaging", targets: ["LightboxImaging"]),
         .library(name: "LightboxMetadata", targets: ["LightboxMetadata"]),
+        .library(name: "LightboxCapture", targets: ["LightboxCapture"]),
         .library(name: "LightboxServer", targets: ["LightboxServer"]),
         .executable(name: "lightbox", targets: ["lightbox"]),
         .executable(name: "lightbox-bench", targets: ["lightbox-bench"]),
@@ -97,6 +98,14 @@ let package = Package(
             name: "LightboxMetadata",
             swiftSettings: strictSettings
         ),
+        // Taking photos: cameras (V4L2) and microphones (ALSA) through FFmpeg's libavdevice,
+        // Live Photo movies encoded as frames arrive, stills encoded by libheif or libjpeg-turbo.
+        // It knows nothing of the library; `Lightbox` saves what it captures.
+        .target(
+            name: "LightboxCapture",
+            dependencies: ["CVideo", "CHEIF", "CJPEG", "LightboxMetadata"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "Lightbox",
             dependencies: [
@@ -176,6 +185,11 @@ let package = Package(
             dependencies: [
                 "LightboxImaging", "CJPEG", "CResample", "CVips", "LightboxMetadata", "LightboxTestSupport",
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LightboxCaptureTests",
+            dependencies: ["LightboxCapture", "Lightbox", "LightboxMetadata", "LightboxTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -78,4 +78,16 @@ public enum ExifTool {
         }
         return result
     }
+
+    /// The sample time, in seconds, of a movie's timed metadata sample holding `tag` (`-ee`:
+    /// exiftool reads each sample as a document of its own), e.g. a Live Photo's StillImageTime.
+    public static func sampleTime(of tag: String, in path: String) throws -> Double? {
+        let data = try run(["-j", "-n", "-ee", "-G3", "-q", "-q", "-" + tag, "-SampleTime", path]).output
+        guard let object = (try JSONSerialization.jsonObject(with: data) as? [[String: Any]])?.first else { return nil }
+        for (key, _) in object where key.hasSuffix(":" + tag) {
+            let document = key.split(separator: ":").first.map(String.init) ?? ""
+            if let time = object[document + ":SampleTime"] as? Double { return time }
+        }
+        return nil
+    }
 }

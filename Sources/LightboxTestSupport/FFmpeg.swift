@@ -64,3 +64,52 @@ public enum FFmpeg {
         try run(["-display_rotation", "\(-degrees)", "-i", movie, "-c", "copy", output])
     }
 }
+
+extension FFmpeg {
+    /// Every frame of a movie's video as ffmpeg decodes it (after its edit list), grey, with the
+    /// time it is shown at: the oracle for what a movie shows when.
+    public static func greyFrames(of movie: String) throws -> (
+        width: Int, height: Int, frames: [(time: Double, luma: [UInt8])]
+    ) {
+        let probe = try self.probe(movie)
+        let times = try output(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time", "-of",
+                "csv=p=0", movie,
+            ]
+        ).split(separator: "\n").compactMap {
+            Double($0.trimmingCharacters(in: .whitespaces).split(separator: ",").first ?? "")
+        }
+        let raw = try outputData(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-i", movie, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt",
+                "gray", "-",
+            ])
+        let size = probe.width * probe.height
+        guard size > 0 else { return (0, 0, []) }
+        let count = Swift.min(raw.count / size, times.count)
+        let bytes = [UInt8](raw)
+        let frames = (0..<count).map { (times[$0], Array(bytes[($0 * size)..<(($0 + 1) * size)])) }
+        return (probe.width, probe.height, frames)
+    }
+
+    private static func output(_ command: String, _ arguments: [String]) throws -> String {
+        String(decoding: try outputData(command, arguments), as: UTF8.self)
+    }
+
+    private static func outputData(_ command: String, _ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Failed(arguments: [command] + arguments) }
+        return data
+    }
+}

@@ -21,6 +21,9 @@ public struct QuickTimeMetadata: Sendable, Hashable {
     public var latitude: Double?
     public var longitude: Double?
     public var altitude: Double?
+    /// A Live Photo movie's still moment in seconds from its start: the time of the sample of
+    /// its `com.apple.quicktime.still-image-time` timed metadata track (iPhones write one).
+    public var stillImageTime: Double?
     /// The `mdta` keys with their values as text (`com.apple.quicktime.content.identifier`...).
     public var keys: [String: String] = [:]
 
@@ -83,6 +86,9 @@ enum QuickTimeContainer {
         guard let hdlr = media.first("hdlr") else { return }
         let handler = try hdlr.payload(of: source).fourCC(at: 8)
         if handler == "soun" { movie.hasAudio = true }
+        if handler == "meta", movie.stillImageTime == nil {
+            movie.stillImageTime = try? StillImageTimeReader.time(in: media, source)
+        }
         guard handler == "vide", movie.videoWidth == nil else { return }
         if let tkhd = children.first("tkhd") {
             let payload = try tkhd.payload(of: source)

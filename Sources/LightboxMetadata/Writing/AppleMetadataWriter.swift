@@ -70,18 +70,7 @@ public enum AppleMetadataWriter {
             }
         }
 
-        // The maker note: big-endian, after its 14-byte header, offsets from its own start.
-        let noteWriter = TIFFWriter(bigEndian: true)
-        func ascii(_ tag: UInt16, _ text: String) -> TIFFWriter.Entry {
-            let value = Array(text.utf8) + [0]
-            return TIFFWriter.Entry(tag: tag, type: 2, count: value.count, value: value)
-        }
-        var note = TIFFWriter.IFD(entries: appleEntries)
-        if let contentIdentifier { note.set(ascii(0x0011, contentIdentifier)) }
-        if let burstUUID { note.set(ascii(0x000B, burstUUID)) }
-        var noteBytes = AppleMakerNote.signature + [0x00, 0x01, 0x4D, 0x4D]
-        try noteWriter.write(note, into: &noteBytes, base: 0, hasNext: false)
-        exifIFD.set(TIFFWriter.Entry(tag: 0x927C, type: 7, count: noteBytes.count, value: noteBytes))
+        exifIFD.set(try makerNote(appleEntries, contentIdentifier: contentIdentifier, burstUUID: burstUUID))
         ifd0.children[0x8769] = exifIFD
 
         let stream = try writer.stream(ifd0: ifd0, ifd1: ifd1)
@@ -92,6 +81,23 @@ public enum AppleMetadataWriter {
             return Array(bytes[..<old.lowerBound]) + segment + Array(bytes[old.upperBound...])
         }
         return Array(bytes[..<insertAt]) + segment + Array(bytes[insertAt...])
+    }
+
+    /// The EXIF MakerNote entry of an Apple maker note with `entries` and these identifiers set:
+    /// big-endian, after its 14-byte header, offsets from its own start.
+    static func makerNote(
+        _ entries: [TIFFWriter.Entry], contentIdentifier: String?, burstUUID: String?
+    ) throws(MetadataError) -> TIFFWriter.Entry {
+        func ascii(_ tag: UInt16, _ text: String) -> TIFFWriter.Entry {
+            let value = Array(text.utf8) + [0]
+            return TIFFWriter.Entry(tag: tag, type: 2, count: value.count, value: value)
+        }
+        var note = TIFFWriter.IFD(entries: entries)
+        if let contentIdentifier { note.set(ascii(0x0011, contentIdentifier)) }
+        if let burstUUID { note.set(ascii(0x000B, burstUUID)) }
+        var noteBytes = AppleMakerNote.signature + [0x00, 0x01, 0x4D, 0x4D]
+        try TIFFWriter(bigEndian: true).write(note, into: &noteBytes, base: 0, hasNext: false)
+        return TIFFWriter.Entry(tag: 0x927C, type: 7, count: noteBytes.count, value: noteBytes)
     }
 
     /// The entries of an Apple maker note, to keep when rewriting it; none for other makers'.

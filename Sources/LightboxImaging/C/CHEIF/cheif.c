@@ -17,7 +17,11 @@
     F(heif_image_handle_get_chroma_bits_per_pixel) F(heif_image_handle_get_color_profile_type)                   \
     F(heif_image_handle_get_raw_color_profile_size) F(heif_image_handle_get_raw_color_profile)                   \
     F(heif_image_handle_release) F(heif_decode_image) F(heif_image_get_plane_readonly) F(heif_image_get_width)  \
-    F(heif_image_get_height) F(heif_image_release) F(heif_image_get_bits_per_pixel_range)
+    F(heif_image_get_height) F(heif_image_release) F(heif_image_get_bits_per_pixel_range)                         \
+    F(heif_context_get_encoder_for_format) F(heif_encoder_set_lossy_quality) F(heif_encoder_release)              \
+    F(heif_image_create) F(heif_image_add_plane) F(heif_image_get_plane) F(heif_nclx_color_profile_alloc)         \
+    F(heif_nclx_color_profile_free) F(heif_image_set_nclx_color_profile) F(heif_context_encode_image)             \
+    F(heif_context_encode_thumbnail) F(heif_context_add_exif_metadata) F(heif_context_write)
 
 static struct {
 #define CHEIF_MEMBER(name) __typeof__(&name) name;
@@ -400,4 +404,112 @@ int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate all
         }
     }
     return 1;
+}
+
+/// Appends what libheif writes to a growing buffer.
+typedef struct {
+    unsigned char *bytes;
+    size_t length;
+    int failed;
+} output_buffer;
+
+static struct heif_error append(struct heif_context *context, const void *data, size_t size, void *userdata) {
+    (void)context;
+    output_buffer *buffer = userdata;
+    unsigned char *grown = realloc(buffer->bytes, buffer->length + size);
+    if (!grown) {
+        buffer->failed = 1;
+        return (struct heif_error){heif_error_Memory_allocation_error, heif_suberror_Unspecified, "out of memory"};
+    }
+    memcpy(grown + buffer->length, data, size);
+    buffer->bytes = grown;
+    buffer->length += size;
+    return (struct heif_error){heif_error_Ok, heif_suberror_Unspecified, "ok"};
+}
+
+int cheif_encode_yuv420(const unsigned char *const planes[3], const int strides[3], int width, int height,
+                        int quality, const unsigned char *exif, size_t exif_length, int thumbnail_size,
+                        unsigned char **out, size_t *out_length, char *message, size_t message_length) {
+    *out = NULL;
+    *out_length = 0;
+    cheif_failure ignored;
+    if (!cheif_load(message, message_length)) return 0;
+    if (width < 2 || height < 2 || width > 16384 || height > 16384 || quality < 1 || quality > 100 ||
+        exif_length > (1 << 20)) {
+        snprintf(message, message_length, "the image's size, quality or EXIF block is out of range");
+        return 0;
+    }
+    width &= ~1;
+    height &= ~1;
+    struct heif_context *context = heif.heif_context_alloc();
+    struct heif_encoder *encoder = NULL;
+    struct heif_image *image = NULL;
+    struct heif_image_handle *handle = NULL, *thumbnail = NULL;
+    struct heif_color_profile_nclx *nclx = NULL;
+    output_buffer buffer = {0};
+    int done = 0;
+    struct heif_error error = heif.heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder);
+    if (error.code) {
+        set_failure(&ignored, message, message_length, "libheif has no HEVC encoder", error);
+        goto finish;
+    }
+    heif.heif_encoder_set_lossy_quality(encoder, quality);
+    if ((error = heif.heif_image_create(width, height, heif_colorspace_YCbCr, heif_chroma_420, &image)).code) {
+        set_failure(&ignored, message, message_length, "cannot make the image", error);
+        goto finish;
+    }
+    static const enum heif_channel channels[3] = {heif_channel_Y, heif_channel_Cb, heif_channel_Cr};
+    for (int c = 0; c < 3; c++) {
+        int plane_width = c ? width / 2 : width, plane_height = c ? height / 2 : height, stride = 0;
+        if ((error = heif.heif_image_add_plane(image, channels[c], plane_width, plane_height, 8)).code) {
+            set_failure(&ignored, message, message_length, "cannot make the image's planes", error);
+            goto finish;
+        }
+        unsigned char *plane = heif.heif_image_get_plane(image, channels[c], &stride);
+        for (int y = 0; y < plane_height; y++)
+            memcpy(plane + (size_t)y * stride, planes[c] + (size_t)y * strides[c], (size_t)plane_width);
+    }
+    // Limited-range BT.601 4:2:0 with sRGB's primaries and curve: what cameras and FFmpeg's
+    // pattern deliver, stated so that decoders convert it back as it was made.
+    nclx = heif.heif_nclx_color_profile_alloc();
+    if (nclx) {
+        nclx->color_primaries = heif_color_primaries_ITU_R_BT_709_5;
+        nclx->transfer_characteristics = heif_transfer_characteristic_IEC_61966_2_1;
+        nclx->matrix_coefficients = heif_matrix_coefficients_ITU_R_BT_601_6;
+        nclx->full_range_flag = 0;
+        heif.heif_image_set_nclx_color_profile(image, nclx);
+    }
+    if ((error = heif.heif_context_encode_image(context, image, encoder, NULL, &handle)).code) {
+        set_failure(&ignored, message, message_length, "cannot encode the image", error);
+        goto finish;
+    }
+    if (thumbnail_size > 0 &&
+        (error = heif.heif_context_encode_thumbnail(context, image, handle, encoder, NULL, thumbnail_size, &thumbnail))
+            .code) {
+        set_failure(&ignored, message, message_length, "cannot encode the thumbnail", error);
+        goto finish;
+    }
+    if (exif && exif_length &&
+        (error = heif.heif_context_add_exif_metadata(context, handle, exif, (int)exif_length)).code) {
+        set_failure(&ignored, message, message_length, "cannot add the EXIF block", error);
+        goto finish;
+    }
+    struct heif_writer writer = {.writer_api_version = 1, .write = append};
+    if ((error = heif.heif_context_write(context, &writer, &buffer)).code || buffer.failed) {
+        set_failure(&ignored, message, message_length, "cannot write the HEIF", error);
+        goto finish;
+    }
+    *out = buffer.bytes;
+    *out_length = buffer.length;
+    buffer.bytes = NULL;
+    done = 1;
+finish:
+    free(buffer.bytes);
+    if (nclx) heif.heif_nclx_color_profile_free(nclx);
+    if (thumbnail) heif.heif_image_handle_release(thumbnail);
+    if (handle) heif.heif_image_handle_release(handle);
+    if (image) heif.heif_image_release(image);
+    if (encoder) heif.heif_encoder_release(encoder);
+    heif.heif_context_free(context);
+    return done;
 }

@@ -13,16 +13,19 @@ static const char *const libraries[] = {
     "libavcodec.so." AV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR),
     "libavformat.so." AV_STRINGIFY(LIBAVFORMAT_VERSION_MAJOR),
     "libswscale.so." AV_STRINGIFY(LIBSWSCALE_VERSION_MAJOR),
+    "libavdevice.so." AV_STRINGIFY(LIBAVDEVICE_VERSION_MAJOR),
 };
 #define LIBRARY_COUNT (sizeof(libraries) / sizeof(libraries[0]))
 #define CODEC_LIBRARY_COUNT 2
+/// All but libavdevice, which only capture needs.
+#define FORMAT_LIBRARY_COUNT 4
 
 /// Each stage's libraries, opened and never closed; the codec stage's are set before the full
 /// stage starts (it runs the codec stage first).
 static void *handles[LIBRARY_COUNT];
-static pthread_once_t codec_once = PTHREAD_ONCE_INIT, all_once = PTHREAD_ONCE_INIT;
-static int codec_loaded, all_loaded;
-static char codec_failure[512], all_failure[512];
+static pthread_once_t codec_once = PTHREAD_ONCE_INIT, all_once = PTHREAD_ONCE_INIT, capture_once = PTHREAD_ONCE_INIT;
+static int codec_loaded, all_loaded, capture_loaded;
+static char codec_failure[512], all_failure[512], capture_failure[512];
 
 /// Opens libraries [first, last). 0 with `failure` set when one is missing.
 static int open_libraries(size_t first, size_t last, char *failure, size_t length) {
@@ -67,21 +70,42 @@ static void load_codec(void) {
 
 static void load_all(void) {
     char *failure = all_failure;
-    size_t failure_length = sizeof(all_failure), search = LIBRARY_COUNT;
+    size_t failure_length = sizeof(all_failure), search = FORMAT_LIBRARY_COUNT;
     pthread_once(&codec_once, load_codec);
     if (!codec_loaded) {
         snprintf(failure, failure_length, "%s", codec_failure);
         return;
     }
-    if (!open_libraries(CODEC_LIBRARY_COUNT, LIBRARY_COUNT, failure, failure_length)) return;
+    if (!open_libraries(CODEC_LIBRARY_COUNT, FORMAT_LIBRARY_COUNT, failure, failure_length)) return;
     CVIDEO_FORMAT_FUNCTIONS(CVIDEO_FFMPEG_FIND)
     all_loaded = 1;
+}
+
+static void load_capture(void) {
+    char *failure = capture_failure;
+    size_t failure_length = sizeof(capture_failure), search = LIBRARY_COUNT;
+    pthread_once(&all_once, load_all);
+    if (!all_loaded) {
+        snprintf(failure, failure_length, "%s", all_failure);
+        return;
+    }
+    if (!open_libraries(FORMAT_LIBRARY_COUNT, LIBRARY_COUNT, failure, failure_length)) return;
+    CVIDEO_CAPTURE_FUNCTIONS(CVIDEO_FFMPEG_FIND)
+    ffmpeg.avdevice_register_all();
+    ffmpeg.av_log_set_level(AV_LOG_QUIET);
+    capture_loaded = 1;
 }
 
 int cvideo_load_codec(char *message, size_t length) {
     pthread_once(&codec_once, load_codec);
     if (!codec_loaded && message && length) snprintf(message, length, "%s", codec_failure);
     return codec_loaded;
+}
+
+int cvideo_load_capture(char *message, size_t length) {
+    pthread_once(&capture_once, load_capture);
+    if (!capture_loaded && message && length) snprintf(message, length, "%s", capture_failure);
+    return capture_loaded;
 }
 
 int cvideo_load_ffmpeg(char *message, size_t length) {

@@ -5,7 +5,9 @@
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavdevice/avdevice.h>
 #include <libavutil/display.h>
+#include <libavutil/time.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/log.h>
 #include <libavutil/opt.h>
@@ -35,7 +37,12 @@
     F(avformat_find_stream_info) F(avformat_free_context) F(avformat_new_stream) F(avformat_open_input)           \
     F(avformat_write_header) F(avio_closep) F(avio_open) F(sws_freeContext) F(sws_getCoefficients)                \
     F(sws_getContext) F(sws_scale) F(sws_setColorspaceDetails)
-#define CVIDEO_FFMPEG_FUNCTIONS(F) CVIDEO_CODEC_FUNCTIONS(F) CVIDEO_FORMAT_FUNCTIONS(F)
+// Capture adds libavdevice (cameras, microphones, FFmpeg's filter graphs as a source) and the
+// encoders' and muxers' functions only it calls (`cvideo_load_capture`).
+#define CVIDEO_CAPTURE_FUNCTIONS(F)                                                                                \
+    F(avdevice_register_all) F(av_find_input_format) F(avformat_alloc_context) F(av_gettime_relative)             \
+    F(av_usleep) F(av_channel_layout_default) F(av_channel_layout_uninit) F(av_sample_fmt_is_planar)
+#define CVIDEO_FFMPEG_FUNCTIONS(F) CVIDEO_CODEC_FUNCTIONS(F) CVIDEO_FORMAT_FUNCTIONS(F) CVIDEO_CAPTURE_FUNCTIONS(F)
 
 typedef struct {
 #define CVIDEO_FFMPEG_MEMBER(name) __typeof__(&name) name;
@@ -52,6 +59,9 @@ int cvideo_load_ffmpeg(char *message, size_t length);
 
 /// The same for libavcodec and libavutil alone, and the functions of `CVIDEO_CODEC_FUNCTIONS`.
 int cvideo_load_codec(char *message, size_t length);
+
+/// The same for capture: every library above and libavdevice, and `CVIDEO_CAPTURE_FUNCTIONS`.
+int cvideo_load_capture(char *message, size_t length);
 
 /// Writes `text` into `message`, with FFmpeg's reason for `error` when it is negative.
 void cvideo_set_message(char *message, size_t length, const char *text, int error);

@@ -24,6 +24,12 @@ typedef enum {
     CVIDEO_WRITE_FAILED = 6,
     /// FFmpeg's libraries (opened on the first movie) are missing or lack a function.
     CVIDEO_UNAVAILABLE = 7,
+    /// A capture device is in use by another process.
+    CVIDEO_BUSY = 8,
+    /// A capture device is not there, or went away.
+    CVIDEO_GONE = 9,
+    /// A capture device delivered nothing for too long.
+    CVIDEO_STALLED = 10,
 } cvideo_status;
 
 /// A decoded frame: rows of `width * 3` bytes, RGB. Free with `cvideo_free`.

@@ -1,0 +1,62 @@
+import CVideo
+import Foundation
+
+/// One opened device, read on the session's thread.
+final class FrameSource: @unchecked Sendable {
+    private let source: OpaquePointer
+    let info: ccapture_source_info
+    let device: CaptureDevice
+
+    /// Opens `device` asking for `size` (nil: the device's own) at `rate` frames a second.
+    init(device: CaptureDevice, size: PhotoDimensions?, rate: Int?, withAudio: Bool) throws(CaptureError) {
+        self.device = device
+        var options = ccapture_source_options()
+        var path = ""
+        switch device.kind {
+        case .synthetic: options.kind = CCAPTURE_SYNTHETIC
+        case .camera:
+            options.kind = CCAPTURE_V4L2
+            path = device.uniqueID
+        case .file:
+            options.kind = CCAPTURE_FILE
+            path = String(device.uniqueID.dropFirst(5))
+        case .microphone:
+            options.kind = CCAPTURE_ALSA
+            path = String(device.uniqueID.dropFirst(5))
+        }
+        let format = device.preferredFormat
+        options.width = Int32(size?.width ?? format?.width ?? 0)
+        options.height = Int32(size?.height ?? format?.height ?? 0)
+        options.rate = Int32(rate ?? Int(format?.frameRate ?? 0))
+        options.with_audio = withAudio && device.hasAudio ? 1 : 0
+        options.max_pixels = 7680 * 4320
+        var source: OpaquePointer?
+        var info = ccapture_source_info()
+        var message = [CChar](repeating: 0, count: 512)
+        let status = path.withCString { pointer in
+            options.path = device.kind == .synthetic ? nil : pointer
+            return ccapture_open(&options, &source, &info, &message, message.count)
+        }
+        guard status == CVIDEO_OK, let source else {
+            throw CaptureError(status, "cannot open \(device.localizedName) (\(device.uniqueID))", message)
+        }
+        self.source = source
+        self.info = info
+    }
+
+    deinit { ccapture_close(source) }
+
+    /// The next item; `body` sees it while it is valid. Nil at a movie's end.
+    func read<T>(_ body: (ccapture_item) throws(CaptureError) -> T) throws(CaptureError) -> T? {
+        var item = ccapture_item()
+        var message = [CChar](repeating: 0, count: 512)
+        let status = ccapture_read(source, &item, &message, message.count)
+        guard status == CVIDEO_OK else {
+            throw CaptureError(status, "\(device.localizedName) (\(device.uniqueID)) failed", message)
+        }
+        if item.kind == CCAPTURE_ITEM_END { return nil }
+        return try body(item)
+    }
+
+    func interrupt() { ccapture_interrupt(source) }
+}
