@@ -23,9 +23,9 @@ public final class LivePhotoEditingContext: Sendable {
     public let input: ContentEditingInput
     /// The movie's duration, in seconds.
     public let duration: Double
-    /// When the still was taken, in seconds from the movie's start. iPhones record it in a timed
-    /// metadata track Lightbox does not read; the still is at the middle of their movies (1.5 s
-    /// into 3 s), which is what this gives.
+    /// When the still was taken, in seconds from the movie's start: what the movie's
+    /// `com.apple.quicktime.still-image-time` track says (iPhones and Lightbox's capture write
+    /// it), else the middle of the movie, where an iPhone's still is (1.5 s into 3 s).
     public let photoTime: Double
 
     private struct Settings {
@@ -43,8 +43,9 @@ public final class LivePhotoEditingContext: Sendable {
         }
         self.input = input
         let metadata = try? MetadataReader.read(fileAtPath: movie.path)
-        duration = metadata?.quickTime?.duration ?? 0
-        photoTime = duration / 2
+        let duration = metadata?.quickTime?.duration ?? 0
+        self.duration = duration
+        photoTime = metadata?.quickTime?.stillImageTime.map { Swift.min(Swift.max($0, 0), duration) } ?? duration / 2
     }
 
     /// The still's file and the orientation to show it in.
