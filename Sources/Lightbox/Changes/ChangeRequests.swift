@@ -49,6 +49,8 @@ public final class ChangeRequests {
         case hidden(Bool)
         case creationDate(Date?)
         case location(Location?)
+        /// How the asset was chosen among its burst's photos.
+        case burstSelection(AssetBurstSelectionType)
         /// An editor's output: a new render and adjustment data.
         case content(ContentEditingOutput)
         /// Back to the original: every edit removed.
@@ -229,6 +231,15 @@ public class AssetChangeRequest {
     public var rating: Int? {
         get { nil }
         set { record(.rating(newValue)) }
+    }
+
+    /// Sets how the asset was chosen among its burst's photos: `.userPick` makes it the burst's
+    /// representative (the one photo fetches show), `.autoPick` marks the library's choice,
+    /// which stands unless the user picked another; `[]` clears both. A pick moves from the
+    /// burst's other photos to this one. An asset in no burst fails the block.
+    public var burstSelectionTypes: AssetBurstSelectionType? {
+        get { nil }
+        set { if let newValue { record(.burstSelection(newValue)) } }
     }
 
     /// Lands an edit: the output's render becomes the asset's image and its adjustment data

@@ -262,6 +262,8 @@ struct ChangeApplier {
             }
             try db.execute(
                 sql: "UPDATE asset SET rating = ? WHERE id = ?", arguments: [value == 0 ? nil : value, row])
+        case .burstSelection(let types):
+            return try selectInBurst(id, row, types)
         case .creationDate(let date):
             guard let date else { throw invalid("asset \(id) cannot have its creation date removed") }
             try db.execute(sql: "UPDATE asset SET creationDate = ? WHERE id = ?", arguments: [date, row])
@@ -278,6 +280,30 @@ struct ChangeApplier {
         }
         try db.execute(sql: "UPDATE asset SET modificationDate = ? WHERE id = ?", arguments: [now, row])
         record(.asset, id, .updated)
+    }
+
+    /// Sets a burst photo's selection; a pick leaves the burst's other photos, and the burst's
+    /// representative is elected again. Every photo of the burst is recorded as changed: which
+    /// one fetches show may have changed.
+    private mutating func selectInBurst(_ id: String, _ row: Int64, _ types: AssetBurstSelectionType) throws {
+        guard
+            let burst = try String.fetchOne(
+                db, sql: "SELECT burstIdentifier FROM asset WHERE id = ?", arguments: [row])
+        else { throw invalid("asset \(id) is in no burst: it has no burst selection to set") }
+        let known = types.intersection([.autoPick, .userPick])
+        if !known.isEmpty {
+            try db.execute(
+                sql:
+                    "UPDATE asset SET burstSelectionTypes = burstSelectionTypes & ~? WHERE burstIdentifier = ? AND id != ?",
+                arguments: [known.rawValue, burst, row])
+        }
+        try db.execute(
+            sql: "UPDATE asset SET burstSelectionTypes = ?, modificationDate = ? WHERE id = ?",
+            arguments: [known.rawValue, now, row])
+        try PhotoLibrary.PreparedAsset.electRepresentative(ofBurst: burst, db)
+        let members = try String.fetchAll(
+            db, sql: "SELECT localIdentifier FROM asset WHERE burstIdentifier = ? ORDER BY id", arguments: [burst])
+        for member in members { record(.asset, member, .updated) }
     }
 
     // MARK: Edits
