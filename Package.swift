@@ -111,6 +111,7 @@ let package = Package(
             dependencies: [
                 "LightboxImaging",
                 "LightboxMetadata",
+                "LightboxCapture",
                 "CDirectIO",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, from GRDB's own package: fetch results step through row ids raw.
@@ -124,6 +125,7 @@ let package = Package(
             name: "LightboxServer",
             dependencies: [
                 "Lightbox",
+                "LightboxCapture",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 // Channel handlers of its own: the per-address connection limit.
@@ -139,6 +141,7 @@ let package = Package(
             name: "lightbox",
             dependencies: [
                 "Lightbox",
+                "LightboxCapture",
                 "LightboxServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -64,6 +64,16 @@ public enum PhotoCaptureEvent: Sendable {
         }
     }
 
+    /// The error the event reports, if it reports one.
+    public var error: CaptureError? {
+        switch self {
+        case .didFinishProcessingPhoto(.failure(let error)), .didFinishProcessingLivePhotoMovie(.failure(let error), _),
+            .didFinishCapture(_, let error?):
+            error
+        default: nil
+        }
+    }
+
     public var resolvedSettings: ResolvedPhotoSettings? {
         switch self {
         case .willBeginCapture(let settings), .willCapturePhoto(let settings), .didCapturePhoto(let settings),

@@ -29,6 +29,22 @@ public enum VipsTool {
         }
     }
 
+    /// The mean of every pixel's bands (`vips avg`): a photo's brightness, by libvips.
+    public static func average(_ path: String) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
+        process.arguments = ["avg", path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw Failed(arguments: ["avg", path], output: text) }
+        return value
+    }
+
     /// Writes a matrix file (`vips recomb`'s and `vips conv`'s form) and returns its path.
     public static func matrix(_ rows: [[Double]], at path: String) throws -> String {
         let text =
