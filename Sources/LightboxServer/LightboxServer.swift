@@ -27,6 +27,8 @@ import NIOCore
 ///   with byte ranges (see ``MovieRoutes``).
 /// - `DELETE /api/assets/{id}` (`?permanently=true`), `POST /api/assets/{id}/restore`,
 ///   `GET` and `DELETE /api/trash`: Recently Deleted (see ``TrashRoutes``).
+/// - `GET /api/capture/devices` and `POST /api/capture`: the server's cameras, and taking a
+///   photo, Live Photo or burst with one into the library (see ``CaptureRoutes``).
 ///
 /// SQLite reads suspend on GRDB's reader queue and libvips renders on Lightbox's blocking
 /// pool: no handler ever blocks an event loop.
@@ -50,6 +52,7 @@ public enum LightboxServer {
         EditRoutes.add(to: routes, library: library)
         MovieRoutes.add(to: routes, library: library)
         TrashRoutes.add(to: routes, library: library)
+        CaptureRoutes.add(to: routes, library: library)
         WebPage.add(to: routes)
         routes.get("/api/assets") { request, _ in
             let query = request.uri.formQuery
