@@ -52,6 +52,8 @@ public final class CaptureSession: Sendable {
         var recorder: MovieRecorder?
         var info: ccapture_source_info?
         var finished = 0
+        /// The camera's dropped frames when it was closed.
+        var droppedFrames = 0
     }
 
     public let preset: Preset
@@ -106,6 +108,11 @@ public final class CaptureSession: Sendable {
     }
 
     var recorder: MovieRecorder? { state.withLock { $0.recorder } }
+
+    /// Frames the camera delivered too late to be taken, since the session started: the
+    /// synthetic camera and a movie skip a frame when the session's thread is more than a frame
+    /// behind, as a camera overwrites one nobody took.
+    public var droppedFrameCount: Int { state.withLock { $0.sources.first?.droppedFrames ?? $0.droppedFrames } }
 
     /// Opens the devices and starts delivering frames. Throws when a device is busy, missing or
     /// cannot be read.
@@ -164,6 +171,7 @@ public final class CaptureSession: Sendable {
         for _ in 0..<threadCount { threadsDone.wait() }
         state.withLock { state in
             state.threadCount = 0
+            state.droppedFrames = state.sources.first?.droppedFrames ?? 0
             state.sources = []
             state.running = false
         }

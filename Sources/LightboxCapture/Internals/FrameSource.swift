@@ -59,4 +59,8 @@ final class FrameSource: @unchecked Sendable {
     }
 
     func interrupt() { ccapture_interrupt(source) }
+
+    /// Frames skipped because the session's thread fell behind (the synthetic camera and movies;
+    /// a V4L2 driver drops them itself, unseen).
+    var droppedFrames: Int { Int(ccapture_dropped(source)) }
 }

@@ -25,6 +25,9 @@ struct ccapture_source {
     int64_t deadline;       // the current read's stall deadline (av_gettime_relative)
     atomic_int interrupted;
     int draining;           // the demuxer ended: decoders are being flushed
+    int64_t frame_us;       // one frame's time at the source's rate
+    atomic_llong dropped;   // frames a paced source skipped because the reader fell behind
+    int last_dropped;       // the previous frame was skipped: this one is delivered, late or not
     ccapture_source_info info;
 };
 
@@ -170,6 +173,7 @@ cvideo_status ccapture_open(const ccapture_source_options *options, ccapture_sou
         if (frame_rate.num <= 0 || frame_rate.den <= 0) frame_rate = (AVRational){30, 1};
         source->info.rate_num = frame_rate.num;
         source->info.rate_den = frame_rate.den;
+        source->frame_us = ffmpeg.av_rescale_q(1, (AVRational){frame_rate.den, frame_rate.num}, (AVRational){1, 1000000});
         if (source->info.width < 2 || source->info.height < 2 ||
             (size_t)source->info.width * (size_t)source->info.height > options->max_pixels) {
             cvideo_set_message(message, length, "the source's frames are larger than allowed or empty", -1);
@@ -195,6 +199,8 @@ cvideo_status ccapture_open(const ccapture_source_options *options, ccapture_sou
     *out = source;
     return CVIDEO_OK;
 }
+
+long long ccapture_dropped(ccapture_source *source) { return atomic_load(&source->dropped); }
 
 void ccapture_interrupt(ccapture_source *source) {
     if (source) atomic_store(&source->interrupted, 1);
@@ -223,12 +229,27 @@ static int64_t item_time(ccapture_source *source, const AVFrame *frame, AVRation
     return time < 0 ? 0 : time;
 }
 
-/// Waits until the item's moment for sources that would run as fast as they decode.
-static cvideo_status pace(ccapture_source *source, int64_t time_us) {
+/// A frame a paced source skips: its reader is more than a frame behind, and a camera would
+/// have overwritten it by now.
+#define CCAPTURE_LATE (-1)
+
+/// Waits until the item's moment for sources that would run as fast as they decode. A video
+/// frame more than a frame late is CCAPTURE_LATE: a camera does not wait for its reader.
+static cvideo_status pace(ccapture_source *source, int64_t time_us, int is_video) {
     if (source->options.kind != CCAPTURE_FILE && source->options.kind != CCAPTURE_SYNTHETIC) return CVIDEO_OK;
     int64_t now = ffmpeg.av_gettime_relative();
     if (source->started_wall == 0) source->started_wall = now - time_us;
     int64_t due = source->started_wall + time_us;
+    if (is_video) {
+        // Never two in a row: a source slower than its own rate (a 4K pattern on a slow
+        // machine) still delivers every other frame instead of none.
+        if (source->frame_us > 0 && now - due > source->frame_us && !source->last_dropped) {
+            source->last_dropped = 1;
+            atomic_fetch_add(&source->dropped, 1);
+            return (cvideo_status)CCAPTURE_LATE;
+        }
+        source->last_dropped = 0;
+    }
     while (now < due) {
         if (atomic_load(&source->interrupted)) return CVIDEO_STOPPED;
         int64_t wait = due - now;
@@ -283,7 +304,7 @@ static cvideo_status deliver_video(ccapture_source *source, ccapture_item *item,
     }
     item->width = source->info.width;
     item->height = source->info.height;
-    return pace(source, item->time_us);
+    return pace(source, item->time_us, 1);
 }
 
 /// The decoded samples, interleaved floats.
@@ -331,7 +352,7 @@ static cvideo_status deliver_audio(ccapture_source *source, ccapture_item *item,
     item->time_us = item_time(source, frame, source->input->streams[source->audio]->time_base);
     item->samples = out;
     item->sample_count = count;
-    return pace(source, item->time_us);
+    return pace(source, item->time_us, 0);
 }
 
 /// A frame from either decoder, if one is ready.
@@ -362,7 +383,12 @@ cvideo_status ccapture_read(ccapture_source *source, ccapture_item *item, char *
             return CVIDEO_STOPPED;
         }
         cvideo_status status = CVIDEO_OK;
-        if (receive(source, item, &status, message, length)) return status;
+        if (receive(source, item, &status, message, length)) {
+            if (status != (cvideo_status)CCAPTURE_LATE) return status;
+            memset(item, 0, sizeof(*item));
+            ffmpeg.av_frame_unref(source->frame);
+            continue;
+        }
         if (source->draining) {
             item->kind = CCAPTURE_ITEM_END;
             return CVIDEO_OK;

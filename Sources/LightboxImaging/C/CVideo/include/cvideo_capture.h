@@ -80,6 +80,10 @@ cvideo_status ccapture_open(const ccapture_source_options *options, ccapture_sou
 /// `ccapture_interrupt`.
 cvideo_status ccapture_read(ccapture_source *source, ccapture_item *item, char *message, size_t message_length);
 
+/// Frames the synthetic camera or a movie skipped because their reader fell more than a frame
+/// behind (a camera overwrites a frame nobody took); safe from any thread.
+long long ccapture_dropped(ccapture_source *source);
+
 /// Makes a blocked or later read return CVIDEO_STOPPED; safe from any thread.
 void ccapture_interrupt(ccapture_source *source);
 
