@@ -247,11 +247,23 @@ public final class PhotoOutput: Sendable {
         defer { try? FileManager.default.removeItem(atPath: partial) }
         _ = try recorder.write(to: partial, from: start, to: capture.movieEnd)
         do {
-            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: partial)))
             let photoTime = capture.shutter - Swift.max(0, start)
-            let movie = try AppleMetadataWriter.livePhotoMovie(
-                bytes, contentIdentifier: capture.resolved.contentIdentifier ?? "", stillImageTime: photoTime)
-            try Data(movie).write(to: url, options: .atomic)
+            // The content identifier and the still's moment replace the movie's index at its end.
+            let ending = try AppleMetadataWriter.livePhotoMovieEnding(
+                ofFileAt: partial, contentIdentifier: capture.resolved.contentIdentifier ?? "",
+                stillImageTime: photoTime)
+            let file = try FileHandle(forUpdating: URL(fileURLWithPath: partial))
+            defer { try? file.close() }
+            try file.truncate(atOffset: UInt64(ending.offset))
+            try file.seekToEnd()
+            try file.write(contentsOf: ending.bytes)
+            try file.synchronize()
+            // Into place whole, replacing a file of that name, as AVFoundation does.
+            guard rename(partial, url.path) == 0 else {
+                throw CaptureError(
+                    .processingFailed,
+                    "cannot move the Live Photo's movie to \(url.path): \(String(cString: strerror(errno)))")
+            }
             let duration = (try? MetadataReader.read(fileAtPath: url.path))?.quickTime?.duration ?? 0
             return LivePhotoMovie(url: url, duration: duration, photoDisplayTime: photoTime)
         } catch let error as CaptureError {

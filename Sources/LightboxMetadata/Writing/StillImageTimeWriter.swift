@@ -9,7 +9,9 @@ enum StillImageTimeWriter {
     /// The track's timescale: QuickTime's customary 600, which divides 24, 25, 30 and 60 fps.
     static let timescale = 600
 
-    static func adding(at seconds: Double, to bytes: [UInt8]) throws(MetadataError) -> [UInt8] {
+    /// `bytes` with the track added. `fileOffset` is where `bytes` begin in the file: a `moov`
+    /// box alone, read from the end of its file, gets its sample's offset right.
+    static func adding(at seconds: Double, to bytes: [UInt8], fileOffset: Int = 0) throws(MetadataError) -> [UInt8] {
         guard seconds.isFinite, seconds >= 0, seconds < 86_400 else {
             throw MetadataError(.malformed, "a still time of \(seconds) s is out of range")
         }
@@ -50,7 +52,7 @@ enum StillImageTimeWriter {
             newMoov = try QuickTimeKeyWriter.moveChunkOffsets(in: newMoov, after: moov.end, by: delta)
         }
         var out = Array(bytes[..<moov.offset]) + newMoov + Array(bytes[moov.end...])
-        let sampleAt = out.count + 8
+        let sampleAt = fileOffset + out.count + 8
         guard sampleAt <= Int(UInt32.max) else { throw MetadataError(.malformed, "the movie is past 4 GB") }
         let chunkOffsetAt = moov.offset + 8 + trakAt + trak.chunkOffsetAt
         out.replaceSubrange(chunkOffsetAt..<chunkOffsetAt + 4, with: QuickTimeKeyWriter.be32(sampleAt))
@@ -98,11 +100,23 @@ enum StillImageTimeWriter {
 extension AppleMetadataWriter {
     /// A Live Photo's movie: `com.apple.quicktime.content.identifier` set and, when given, the
     /// still's moment recorded as iPhones do (a `com.apple.quicktime.still-image-time` track).
-    public static func livePhotoMovie(
-        _ bytes: [UInt8], contentIdentifier: String, stillImageTime: Double?
-    ) throws(MetadataError) -> [UInt8] {
-        var movie = try movie(bytes, contentIdentifier: contentIdentifier)
-        if let stillImageTime { movie = try StillImageTimeWriter.adding(at: stillImageTime, to: movie) }
-        return movie
+    /// The movie's `moov` box must end the file (as iPhones and FFmpeg write it without
+    /// `faststart`): only that box is read, and the answer is what replaces it, from `offset`
+    /// to the end: write it there. The media data is never read or copied.
+    public static func livePhotoMovieEnding(
+        ofFileAt path: String, contentIdentifier: String, stillImageTime: Double?
+    ) throws(MetadataError) -> (offset: Int, bytes: [UInt8]) {
+        let source = try ByteSource(fileAtPath: path)
+        let top = try ISOBox.children(of: source, in: 0..<source.count, tolerateTruncation: false)
+        guard let moov = top.first("moov"), moov.end == source.count else {
+            throw MetadataError(.malformed, "\(path): the movie's moov box does not end the file")
+        }
+        let box = try source.bytes(at: moov.offset, count: moov.end - moov.offset)
+        var ending = try movie(box, contentIdentifier: contentIdentifier)
+        if let stillImageTime {
+            ending = try StillImageTimeWriter.adding(at: stillImageTime, to: ending, fileOffset: moov.offset)
+        }
+        return (moov.offset, ending)
     }
+
 }

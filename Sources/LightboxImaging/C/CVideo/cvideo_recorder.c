@@ -320,11 +320,9 @@ cvideo_status ccapture_recorder_write(ccapture_recorder *recorder, const char *p
         cvideo_set_message(message, length, "cannot create the movie file", error);
         goto done;
     }
-    AVDictionary *settings = NULL;
-    // The movie's index first: a player (and an import) reads it without seeking to the end.
-    ffmpeg.av_dict_set(&settings, "movflags", "faststart", 0);
-    error = ffmpeg.avformat_write_header(out, &settings);
-    ffmpeg.av_dict_free(&settings);
+    // The movie's index (moov) last, as iPhones write it: the metadata Lightbox adds then
+    // replaces the end of the file, and the media data is never copied.
+    error = ffmpeg.avformat_write_header(out, NULL);
     if (error < 0) {
         cvideo_set_message(message, length, "cannot write the movie's header", error);
         goto done;
