@@ -2,6 +2,7 @@
 #include "cheif_tiles.h"
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <libheif/heif.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -21,7 +22,7 @@
     F(heif_context_get_encoder_for_format) F(heif_encoder_set_lossy_quality) F(heif_encoder_release)              \
     F(heif_image_create) F(heif_image_add_plane) F(heif_image_get_plane) F(heif_nclx_color_profile_alloc)         \
     F(heif_nclx_color_profile_free) F(heif_image_set_nclx_color_profile) F(heif_context_encode_image)             \
-    F(heif_context_encode_thumbnail) F(heif_context_add_exif_metadata) F(heif_context_write)
+    F(heif_context_encode_thumbnail) F(heif_context_add_exif_metadata) F(heif_context_write) F(heif_encoder_set_parameter_string)
 
 static struct {
 #define CHEIF_MEMBER(name) __typeof__(&name) name;
@@ -428,7 +429,7 @@ static struct heif_error append(struct heif_context *context, const void *data, 
 }
 
 int cheif_encode_yuv420(const unsigned char *const planes[3], const int strides[3], int width, int height,
-                        int quality, const unsigned char *exif, size_t exif_length, int thumbnail_size,
+                        int quality, const char *preset, const unsigned char *exif, size_t exif_length, int thumbnail_size,
                         unsigned char **out, size_t *out_length, char *message, size_t message_length) {
     *out = NULL;
     *out_length = 0;
@@ -454,6 +455,9 @@ int cheif_encode_yuv420(const unsigned char *const planes[3], const int strides[
         goto finish;
     }
     heif.heif_encoder_set_lossy_quality(encoder, quality);
+    // x265's preset: libheif's default ("slow") took twice as long for a photo of the same size
+    // (docs/BENCHMARKS.md, Capture).
+    if (preset && *preset) heif.heif_encoder_set_parameter_string(encoder, "preset", preset);
     if ((error = heif.heif_image_create(width, height, heif_colorspace_YCbCr, heif_chroma_420, &image)).code) {
         set_failure(&ignored, message, message_length, "cannot make the image", error);
         goto finish;
@@ -511,5 +515,9 @@ finish:
     if (image) heif.heif_image_release(image);
     if (encoder) heif.heif_encoder_release(encoder);
     heif.heif_context_free(context);
+    // x265 frees what it took in its worker threads' malloc arenas, which glibc keeps: handed
+    // back, a capture session's memory stays at one encode's worth instead of growing to several
+    // (docs/BENCHMARKS.md, Capture).
+    malloc_trim(0);
     return done;
 }

@@ -159,12 +159,13 @@ int cheif_decode(cheif_file *file, int thumbnail, int shrink, cheif_allocate all
 void cheif_close(cheif_file *file);
 
 /// Encodes 8-bit YCbCr 4:2:0 planes (limited range, BT.601; odd sides lose their last row or
-/// column) as a HEIC with libheif's HEVC encoder at `quality` (1...100), with `exif` (a TIFF
+/// column) as a HEIC with libheif's HEVC encoder at `quality` (1...100) and x265's `preset`
+/// ("veryfast"; NULL for libheif's default), with `exif` (a TIFF
 /// stream, as in a JPEG's APP1 after "Exif\0\0") and, when `thumbnail_size` is positive, an
 /// embedded thumbnail fitting that square. 1 with `*out` (`free`) holding `*out_length` bytes; 0
 /// with `message` saying why.
 int cheif_encode_yuv420(const unsigned char *const planes[3], const int strides[3], int width, int height,
-                        int quality, const unsigned char *exif, size_t exif_length, int thumbnail_size,
+                        int quality, const char *preset, const unsigned char *exif, size_t exif_length, int thumbnail_size,
                         unsigned char **out, size_t *out_length, char *message, size_t message_length);
 
 #endif
