@@ -108,7 +108,7 @@ BENCH_JPEGS := \
 	.corpus/digikam/body-background.jpg .corpus/exiv2/data/exiv2-bug922a.jpg \
 	.corpus/lomiri/backgrounds/Dragonfly_by_Bolly.jpg
 
-## bench: build in release mode (make release) and measure import, thumbnails, images, caches, metadata, edits and own C
+## bench: build in release mode (make release) and measure import, thumbnails, images, caches, metadata, edits, capture and own C
 bench: release corpus
 	@missing=""; \
 	command -v exiv2 >/dev/null || missing="$$missing exiv2"; \
@@ -132,6 +132,9 @@ bench: release corpus
 	.build/release/lightbox-bench image-cache .corpus/forensics/original-files/pic2 .corpus/exiv2/data/IMG_3578.heic \
 		.corpus/digikam/body-background.jpg
 	.build/release/lightbox-bench edit .corpus/exiv2/data/exiv2-bug922a.jpg
+	# Live Photo capture from the synthetic camera at 1920x1080, 30 frames a second (docs/BENCHMARKS.md, Capture).
+	.build/release/lightbox-bench capture --captures 10 --interval 1 --format heic
+	.build/release/lightbox-bench capture --captures 10 --interval 1 --format jpeg
 	# Lightbox's own C against the library each piece replaces (docs/BENCHMARKS.md, Own code).
 	.build/release/lightbox-bench own-code --rounds 11 $(BENCH_JPEGS) .corpus/exiv2/data/IMG_3578.heic \
 		.corpus/exiv2/data/2021-02-13-1929.heic

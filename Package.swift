@@ -153,6 +153,7 @@ let package = Package(
             name: "lightbox-bench",
             dependencies: [
                 "Lightbox",
+                "LightboxCapture",
                 "LightboxImaging",
                 "LightboxMetadata",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -16,7 +16,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Measure Lightbox: import throughput, thumbnail latency, fetches, metadata, memory.",
         subcommands: [
             ImportBench.self, ThumbnailBench.self, FetchBench.self, MetadataBench.self, ImageBench.self,
-            ImageCacheBench.self, EditBench.self, OwnCodeBench.self,
+            ImageCacheBench.self, EditBench.self, OwnCodeBench.self, CaptureBench.self,
         ])
 }
 
@@ -175,7 +175,6 @@ enum Report {
         return 0
     }
 
-    /// The process's peak resident memory (VmHWM), in megabytes.
     /// CPU time this process has used so far, in user and in kernel mode, in seconds.
     static func processorSeconds() -> (user: Double, system: Double) {
         var usage = rusage()
@@ -184,6 +183,7 @@ enum Report {
         return (seconds(usage.ru_utime), seconds(usage.ru_stime))
     }
 
+    /// The process's peak resident memory (VmHWM), in megabytes.
     static func peakResidentMegabytes() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
