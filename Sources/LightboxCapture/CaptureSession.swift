@@ -57,12 +57,16 @@ public final class CaptureSession: Sendable {
     }
 
     public let preset: Preset
+    /// How long a device may deliver nothing before the session fails as stalled
+    /// (``CaptureError/Code/deviceStalled``): 0.1 s to an hour.
+    public let stallTimeout: Double
     private let state = Mutex(State())
     /// Signalled as each reading thread ends.
     private let threadsDone = DispatchSemaphore(value: 0)
 
-    public init(preset: Preset = .photo) {
+    public init(preset: Preset = .photo, stallTimeout: Double = 5) {
         self.preset = preset
+        self.stallTimeout = stallTimeout
     }
 
     /// Adds a camera (one per session) or a microphone (one per session). A camera with sound
@@ -125,11 +129,12 @@ public final class CaptureSession: Sendable {
         let live = outputs.contains { $0.isLivePhotoCaptureEnabled }
         let video = try FrameSource(
             device: camera, size: camera.kind == .file ? nil : preset.size(for: camera), rate: nil,
-            withAudio: live && microphone == nil)
+            withAudio: live && microphone == nil, stallTimeout: stallTimeout)
         var sources = [video]
         var info = video.info
         if let microphone, live {
-            let sound = try FrameSource(device: microphone, size: nil, rate: nil, withAudio: true)
+            let sound = try FrameSource(
+                device: microphone, size: nil, rate: nil, withAudio: true, stallTimeout: stallTimeout)
             sources.append(sound)
             info.sample_rate = sound.info.sample_rate
             info.channels = sound.info.channels

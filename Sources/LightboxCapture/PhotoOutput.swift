@@ -111,11 +111,11 @@ public final class PhotoOutput: Sendable {
         continuation: AsyncStream<PhotoCaptureEvent>.Continuation?
     ) throws(CaptureError) {
         let capture = try state.withLock { state throws(CaptureError) -> Capture in
+            // After its device failed, a session answers with what failed.
+            if let stopped = state.stopped { throw stopped }
             guard let session = state.session, let frameSize = state.frameSize, session.isRunning,
-                state.stopped == nil, let device = session.camera
-            else {
-                throw CaptureError(.notRunning, state.stopped?.message ?? "the photo output's session is not running")
-            }
+                let device = session.camera
+            else { throw CaptureError(.notRunning, "the photo output's session is not running") }
             guard !state.usedIDs.contains(settings.uniqueID) else {
                 throw CaptureError(
                     .invalidSettings,

@@ -270,3 +270,45 @@ struct CaptureSavingTests {
         #expect(throws: CaptureError.self) { try output.capturePhoto(with: PhotoSettings()) }
     }
 }
+
+@Suite("Devices that fail")
+struct FailingDeviceTests {
+    @Test("A device that stops delivering fails the session as stalled, and a waiting capture with it")
+    func stall() async throws {
+        let folder = try TemporaryDirectory()
+        // A camera on a pipe: ffmpeg writes a live MPEG-TS stream into it, then is paused.
+        let pipe = folder.path("camera.ts")
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        writer.arguments = [
+            "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "30", "-c:v", "libx264",
+            "-preset", "ultrafast", "-tune", "zerolatency", "-f", "mpegts", "-y", pipe,
+        ]
+        try writer.run()
+        defer {
+            kill(writer.processIdentifier, SIGKILL)
+            writer.waitUntilExit()
+        }
+        let session = CaptureSession(stallTimeout: 1)
+        try session.addInput(try CaptureDevice.file(URL(fileURLWithPath: pipe)))
+        let output = PhotoOutput()
+        try session.addOutput(output)
+        try session.startRunning()
+        defer { session.stopRunning() }
+        let first = await events(of: try output.capturePhoto(with: PhotoSettings(format: .jpeg)))
+        #expect(first.map(\.name) == stillEvents)
+        kill(writer.processIdentifier, SIGSTOP)
+        // What the pipe and the demuxer hold still plays; then nothing comes.
+        var failure: CaptureError?
+        for _ in 0..<300 where failure == nil {
+            do {
+                failure = await events(of: try output.capturePhoto(with: PhotoSettings(format: .jpeg))).last?.error
+            } catch {
+                failure = error
+            }
+        }
+        #expect(failure?.code == .deviceStalled)
+        #expect(session.runtimeError?.code == .deviceStalled)
+    }
+}

@@ -8,7 +8,9 @@ final class FrameSource: @unchecked Sendable {
     let device: CaptureDevice
 
     /// Opens `device` asking for `size` (nil: the device's own) at `rate` frames a second.
-    init(device: CaptureDevice, size: PhotoDimensions?, rate: Int?, withAudio: Bool) throws(CaptureError) {
+    init(device: CaptureDevice, size: PhotoDimensions?, rate: Int?, withAudio: Bool, stallTimeout: Double)
+        throws(CaptureError)
+    {
         self.device = device
         var options = ccapture_source_options()
         var path = ""
@@ -30,6 +32,7 @@ final class FrameSource: @unchecked Sendable {
         options.rate = Int32(rate ?? Int(format?.frameRate ?? 0))
         options.with_audio = withAudio && device.hasAudio ? 1 : 0
         options.max_pixels = 7680 * 4320
+        options.stall_us = Int64(Swift.min(Swift.max(stallTimeout, 0.1), 3600) * 1_000_000)
         var source: OpaquePointer?
         var info = ccapture_source_info()
         var message = [CChar](repeating: 0, count: 512)

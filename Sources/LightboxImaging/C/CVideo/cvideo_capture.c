@@ -2,15 +2,22 @@
 #include "cvideo_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /// One opened source: its demuxer, a decoder per stream it delivers, and the frame handed out.
 struct ccapture_source {
     ccapture_source_options options;
     AVFormatContext *input;
+    int fd;               // a movie's file, read through `io` so that a stalled pipe is noticed
+    int is_pipe;          // `fd` is a FIFO: no writer yet (or a gone one) reads as nothing yet
+    AVIOContext *io;
     AVCodecContext *video_decoder, *audio_decoder;
     int video, audio;  // stream indexes, -1 for none
     AVPacket *packet;
@@ -36,6 +43,36 @@ static int should_stop(void *opaque) {
     ccapture_source *source = opaque;
     if (atomic_load(&source->interrupted)) return 1;
     return source->deadline > 0 && ffmpeg.av_gettime_relative() > source->deadline;
+}
+
+/// A movie's bytes for FFmpeg, read from a non-blocking descriptor: a read that would block
+/// (a pipe whose writer went quiet) waits in `poll` and gives up on an interrupt or past the
+/// stall deadline, which FFmpeg's own file reading, blocked in `read`, never would.
+static int read_movie(void *opaque, uint8_t *buffer, int size) {
+    ccapture_source *source = opaque;
+    for (;;) {
+        ssize_t count = read(source->fd, buffer, (size_t)size);
+        if (count > 0) return (int)count;
+        if (count == 0 && !source->is_pipe) return AVERROR_EOF;
+        if (count < 0 && errno == EINTR) continue;
+        if (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return AVERROR(errno);
+        if (should_stop(source)) return AVERROR_EXIT;
+        if (count == 0) {
+            // A pipe without a writer: poll would answer at once; wait a little instead.
+            ffmpeg.av_usleep(20000);
+            continue;
+        }
+        struct pollfd ready = {.fd = source->fd, .events = POLLIN};
+        poll(&ready, 1, 20);
+    }
+}
+
+static int64_t seek_movie(void *opaque, int64_t offset, int whence) {
+    ccapture_source *source = opaque;
+    struct stat status;
+    if (whence == AVSEEK_SIZE) return fstat(source->fd, &status) == 0 && S_ISREG(status.st_mode) ? status.st_size : -1;
+    off_t at = lseek(source->fd, (off_t)offset, whence & ~AVSEEK_FORCE);
+    return at < 0 ? AVERROR(errno) : at;
 }
 
 static cvideo_status status_of(int error) {
@@ -79,6 +116,7 @@ cvideo_status ccapture_open(const ccapture_source_options *options, ccapture_sou
     if (!source) return CVIDEO_UNREADABLE;
     source->options = *options;
     source->video = source->audio = -1;
+    source->fd = -1;
     source->first_us = AV_NOPTS_VALUE;
     if (source->options.stall_us <= 0) source->options.stall_us = 5000000;
 
@@ -122,22 +160,50 @@ cvideo_status ccapture_open(const ccapture_source_options *options, ccapture_sou
     source->input = ffmpeg.avformat_alloc_context();
     if (!source->input) {
         ffmpeg.av_dict_free(&settings);
-        free(source);
+        ccapture_close(source);
         return CVIDEO_UNREADABLE;
     }
     source->input->interrupt_callback = (AVIOInterruptCB){should_stop, source};
+    if (options->kind == CCAPTURE_FILE) {
+        source->fd = open(url ? url : "", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct stat status;
+        source->is_pipe = source->fd >= 0 && fstat(source->fd, &status) == 0 && S_ISFIFO(status.st_mode);
+        unsigned char *buffer = source->fd >= 0 ? ffmpeg.av_malloc(1 << 16) : NULL;
+        source->io = buffer ? ffmpeg.avio_alloc_context(buffer, 1 << 16, 0, source, read_movie, NULL, seek_movie) : NULL;
+        if (!source->io) {
+            int reason = source->fd < 0 ? errno : ENOMEM;
+            snprintf(message, length, "cannot open %s (%s)", url ? url : "", strerror(reason));
+            if (buffer) ffmpeg.av_free(buffer);
+            ffmpeg.avformat_free_context(source->input);
+            source->input = NULL;
+            ccapture_close(source);
+            ffmpeg.av_dict_free(&settings);
+            return reason == ENOENT ? CVIDEO_GONE : CVIDEO_UNREADABLE;
+        }
+        source->input->pb = source->io;
+        source->input->flags |= AVFMT_FLAG_CUSTOM_IO;
+    } else if (options->kind != CCAPTURE_SYNTHETIC) {
+        // A camera or a microphone answers EAGAIN instead of blocking in the driver: the read
+        // loop waits for it, and notices a stall or an interrupt.
+        source->input->flags |= AVFMT_FLAG_NONBLOCK;
+    }
     source->deadline = ffmpeg.av_gettime_relative() + source->options.stall_us;
     int error = ffmpeg.avformat_open_input(&source->input, url ? url : "", format, &settings);
     ffmpeg.av_dict_free(&settings);
     if (error < 0) {
-        cvideo_set_message(message, length, "cannot open the source", error);
-        free(source);
-        return status_of(error);
+        // FFmpeg freed the context; the rest goes with the source.
+        if (error == AVERROR_EXIT) {
+            cvideo_set_message(message, length, "the device delivered nothing for too long", -1);
+        } else {
+            cvideo_set_message(message, length, "cannot open the source", error);
+        }
+        ccapture_close(source);
+        return error == AVERROR_EXIT ? CVIDEO_STALLED : status_of(error);
     }
     cvideo_status status = CVIDEO_OK;
     if (options->kind == CCAPTURE_FILE && (error = ffmpeg.avformat_find_stream_info(source->input, NULL)) < 0) {
         cvideo_set_message(message, length, "cannot read the movie's streams", error);
-        status = CVIDEO_UNREADABLE;
+        status = error == AVERROR_EXIT ? CVIDEO_STALLED : CVIDEO_UNREADABLE;
     }
     if (status == CVIDEO_OK && options->kind != CCAPTURE_ALSA) {
         source->video = ffmpeg.av_find_best_stream(source->input, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
@@ -215,6 +281,11 @@ void ccapture_close(ccapture_source *source) {
     ffmpeg.av_frame_free(&source->converted);
     ffmpeg.sws_freeContext(source->to_yuv);
     ffmpeg.avformat_close_input(&source->input);
+    if (source->io) {
+        ffmpeg.av_free(source->io->buffer);
+        ffmpeg.avio_context_free(&source->io);
+    }
+    if (source->fd >= 0) close(source->fd);
     free(source->samples);
     free(source);
 }
@@ -395,6 +466,15 @@ cvideo_status ccapture_read(ccapture_source *source, ccapture_item *item, char *
         }
         source->deadline = ffmpeg.av_gettime_relative() + source->options.stall_us;
         int error = ffmpeg.av_read_frame(source->input, source->packet);
+        while (error == AVERROR(EAGAIN)) {
+            // A camera or microphone with nothing yet: wait a little, unless stopped or stalled.
+            if (should_stop(source)) {
+                error = AVERROR_EXIT;
+                break;
+            }
+            ffmpeg.av_usleep(2000);
+            error = ffmpeg.av_read_frame(source->input, source->packet);
+        }
         if (error == AVERROR_EOF) {
             // The movie ended: flush what the decoders hold, then report the end.
             source->draining = 1;

@@ -41,7 +41,8 @@
 // encoders' and muxers' functions only it calls (`cvideo_load_capture`).
 #define CVIDEO_CAPTURE_FUNCTIONS(F)                                                                                \
     F(avdevice_register_all) F(av_find_input_format) F(avformat_alloc_context) F(av_gettime_relative)             \
-    F(av_usleep) F(av_channel_layout_default) F(av_channel_layout_uninit) F(av_sample_fmt_is_planar)
+    F(av_usleep) F(av_channel_layout_default) F(av_channel_layout_uninit) F(av_sample_fmt_is_planar)   \
+    F(avio_alloc_context) F(avio_context_free) F(av_free)
 #define CVIDEO_FFMPEG_FUNCTIONS(F) CVIDEO_CODEC_FUNCTIONS(F) CVIDEO_FORMAT_FUNCTIONS(F) CVIDEO_CAPTURE_FUNCTIONS(F)
 
 typedef struct {
