@@ -201,9 +201,19 @@ struct CaptureSavingTests {
         let library = try folder.makeLibrary()
         let (session, output) = try syntheticSession()
         defer { session.stopRunning() }
-        let burst = try await output.captureBurst(count: 10, settings: PhotoSettings(format: .jpeg))
+        let log = EventLog()
+        let burst = try await output.captureBurst(count: 10, settings: PhotoSettings(format: .jpeg), delegate: log)
         #expect(burst.photos.count == 10)
-        #expect(Set(burst.photos.map(\.resolvedSettings.uniqueID)).count == 10)
+        let ids = burst.photos.map(\.resolvedSettings.uniqueID)
+        #expect(Set(ids).count == 10)
+        for id in ids {
+            await log.waitForCapture(id)
+            #expect(log.names(of: id) == stillEvents)
+        }
+        // One frame each, at the camera's rate: a frame apart at 30 frames a second.
+        let times = burst.photos.map(\.timestamp)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $1 > $0 && $1 - $0 < 0.05 })
+        #expect(burst.photos.allSatisfy { $0.resolvedSettings.burstIdentifier == burst.identifier })
         let sharpest = burst.photos.map(\.sharpness).max()
         #expect(burst.photos[burst.representativeIndex].sharpness == sharpest)
 
