@@ -135,14 +135,21 @@ public final class PhotoOutput: Sendable {
                 throw CaptureError(.invalidSettings, "a Live Photo cannot be bracketed")
             }
             state.usedIDs.insert(settings.uniqueID)
-            let capture = Capture(
+            return Capture(
                 settings: settings, resolved: resolve(settings, device: device, frameSize: frameSize),
                 device: device, delegate: delegate, continuation: continuation)
-            state.waiting.append(capture)
-            return capture
         }
+        // Its first events are queued before the session's thread can see the capture: its
+        // frame's didCapturePhoto always comes after them.
         emit(.willBeginCapture(capture.resolved), for: capture)
         emit(.willCapturePhoto(capture.resolved), for: capture)
+        let stopped = state.withLock { state -> CaptureError? in
+            if let stopped = state.stopped { return stopped }
+            state.waiting.append(capture)
+            return nil
+        }
+        // The device failed in between: the capture ends as one waiting would have.
+        if let stopped { fail([capture], waiting: true, error: stopped) }
     }
 
     private func resolve(_ settings: PhotoSettings, device: CaptureDevice, frameSize: PhotoDimensions)
@@ -283,30 +290,36 @@ public final class PhotoOutput: Sendable {
             }
             return (state.waiting, state.recording)
         }
-        for capture in waiting {
+        fail(waiting, waiting: true, error: error)
+        fail(recording, waiting: false, error: error)
+    }
+
+    /// Ends captures with `error`: those still `waiting` for frames report the photos never
+    /// taken; a Live Photo reports its movie failed; each then ends with `didFinishCapture`.
+    private func fail(_ captures: [Capture], waiting: Bool, error: CaptureError) {
+        let recorder = state.withLock { $0.session }?.recorder
+        for capture in captures {
             capture.fail(error)
-            // Photos never taken are reported as failed, then the capture ends.
-            photoQueue.async { [self] in
-                for _ in capture.frames.count..<capture.resolved.expectedPhotoCount {
-                    emit(.didFinishProcessingPhoto(.failure(error)), for: capture)
+            if waiting {
+                photoQueue.async { [self] in
+                    for _ in capture.frames.count..<capture.resolved.expectedPhotoCount {
+                        emit(.didFinishProcessingPhoto(.failure(error)), for: capture)
+                    }
+                    capture.frames = []
+                    capture.photosDone()
+                    if capture.resolved.isLivePhoto {
+                        emit(.didFinishProcessingLivePhotoMovie(.failure(error), capture.resolved), for: capture)
+                        capture.movieDone()
+                    }
+                    finishIfDone(capture)
                 }
-                capture.frames = []
-                capture.photosDone()
-                if capture.resolved.isLivePhoto {
+            } else {
+                movieQueue.async { [self] in
+                    if let hold = capture.hold { recorder?.release(hold) }
                     emit(.didFinishProcessingLivePhotoMovie(.failure(error), capture.resolved), for: capture)
                     capture.movieDone()
+                    finishIfDone(capture)
                 }
-                finishIfDone(capture)
-            }
-        }
-        let recorder = state.withLock { $0.session }?.recorder
-        for capture in recording {
-            capture.fail(error)
-            movieQueue.async { [self] in
-                if let hold = capture.hold { recorder?.release(hold) }
-                emit(.didFinishProcessingLivePhotoMovie(.failure(error), capture.resolved), for: capture)
-                capture.movieDone()
-                finishIfDone(capture)
             }
         }
     }
