@@ -236,7 +236,11 @@ cvideo_status ccapture_open(const ccapture_source_options *options, ccapture_sou
         source->info.width = decoder->width & ~1;
         source->info.height = decoder->height & ~1;
         AVRational frame_rate = stream->avg_frame_rate.num > 0 ? stream->avg_frame_rate : stream->r_frame_rate;
-        if (frame_rate.num <= 0 || frame_rate.den <= 0) frame_rate = (AVRational){30, 1};
+        // A rate the file states out of any camera's range (none, zero, thousands a second) is
+        // taken for 30.
+        if (frame_rate.num <= 0 || frame_rate.den <= 0 || frame_rate.num > 240LL * frame_rate.den ||
+            frame_rate.num < frame_rate.den)
+            frame_rate = (AVRational){30, 1};
         source->info.rate_num = frame_rate.num;
         source->info.rate_den = frame_rate.den;
         source->frame_us = ffmpeg.av_rescale_q(1, (AVRational){frame_rate.den, frame_rate.num}, (AVRational){1, 1000000});
@@ -296,7 +300,10 @@ static int64_t item_time(ccapture_source *source, const AVFrame *frame, AVRation
     if (pts == AV_NOPTS_VALUE) pts = 0;
     int64_t us = ffmpeg.av_rescale_q(pts, time_base, (AVRational){1, 1000000});
     if (source->first_us == AV_NOPTS_VALUE) source->first_us = us;
-    int64_t time = us - source->first_us;
+    // A file's times may be anything: a difference past int64 is clamped, not wrapped.
+    int64_t time;
+    if (__builtin_sub_overflow(us, source->first_us, &time)) time = us > source->first_us ? INT64_MAX / 2 : 0;
+    if (time > INT64_MAX / 2) time = INT64_MAX / 2;
     return time < 0 ? 0 : time;
 }
 
@@ -333,7 +340,11 @@ static cvideo_status pace(ccapture_source *source, int64_t time_us, int is_video
 /// The decoded video frame as 4:2:0 of the source's size.
 static cvideo_status deliver_video(ccapture_source *source, ccapture_item *item, char *message, size_t length) {
     AVFrame *frame = source->frame;
-    if (frame->width < source->info.width || frame->height < source->info.height) {
+    if (frame->width != source->info.width && frame->width != (source->info.width | 1)) {
+        cvideo_set_message(message, length, "the source changed its frame size", -1);
+        return CVIDEO_CORRUPT;
+    }
+    if (frame->height != source->info.height && frame->height != (source->info.height | 1)) {
         cvideo_set_message(message, length, "the source changed its frame size", -1);
         return CVIDEO_CORRUPT;
     }
