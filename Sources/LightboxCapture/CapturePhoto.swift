@@ -145,3 +145,44 @@ extension PhotoCaptureDelegate {
         }
     }
 }
+
+/// A delegate that hands each of its methods' calls to one closure as a ``PhotoCaptureEvent``,
+/// one at a time, in order: for code that treats every step alike (printing them, logging them).
+public final class PhotoCaptureEventHandler: PhotoCaptureDelegate {
+    private let handle: @Sendable (PhotoCaptureEvent) -> Void
+
+    public init(_ handle: @escaping @Sendable (PhotoCaptureEvent) -> Void) {
+        self.handle = handle
+    }
+
+    public func photoOutput(_ output: PhotoOutput, willBeginCaptureFor settings: ResolvedPhotoSettings) {
+        handle(.willBeginCapture(settings))
+    }
+    public func photoOutput(_ output: PhotoOutput, willCapturePhotoFor settings: ResolvedPhotoSettings) {
+        handle(.willCapturePhoto(settings))
+    }
+    public func photoOutput(_ output: PhotoOutput, didCapturePhotoFor settings: ResolvedPhotoSettings) {
+        handle(.didCapturePhoto(settings))
+    }
+    public func photoOutput(_ output: PhotoOutput, didFinishProcessingPhoto result: Result<CapturePhoto, CaptureError>)
+    {
+        handle(.didFinishProcessingPhoto(result))
+    }
+    public func photoOutput(
+        _ output: PhotoOutput, didFinishRecordingLivePhotoMovieForEventualFileAt url: URL,
+        resolvedSettings: ResolvedPhotoSettings
+    ) {
+        handle(.didFinishRecordingLivePhotoMovie(url, resolvedSettings))
+    }
+    public func photoOutput(
+        _ output: PhotoOutput, didFinishProcessingLivePhotoToMovieFile result: Result<LivePhotoMovie, CaptureError>,
+        resolvedSettings: ResolvedPhotoSettings
+    ) {
+        handle(.didFinishProcessingLivePhotoMovie(result, resolvedSettings))
+    }
+    public func photoOutput(
+        _ output: PhotoOutput, didFinishCaptureFor settings: ResolvedPhotoSettings, error: CaptureError?
+    ) {
+        handle(.didFinishCapture(settings, error))
+    }
+}

@@ -6,16 +6,8 @@ public enum ExifTool {
 
     /// Runs exiftool with `arguments`; its standard output, and whether it exited with 0.
     private static func run(_ arguments: [String]) throws -> (output: Data, succeeded: Bool) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (data, process.terminationStatus == 0)
+        let (data, status) = try Tool.run("/usr/bin/exiftool", arguments)
+        return (data, status == 0)
     }
 
     /// Tag values of a file as exiftool prints them with `-n` (numbers unformatted), keyed by tag

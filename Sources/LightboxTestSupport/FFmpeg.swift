@@ -9,14 +9,9 @@ public enum FFmpeg {
 
     /// Runs ffmpeg quietly, overwriting outputs; throws when it fails.
     public static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-v", "error", "-y"] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failed(arguments: arguments) }
+        guard try Tool.run("/usr/bin/ffmpeg", ["-v", "error", "-y"] + arguments).status == 0 else {
+            throw Failed(arguments: arguments)
+        }
     }
 
     /// The movie's first frame as ffmpeg shows it (turned by the track's rotation), as PNG.
@@ -31,19 +26,13 @@ public enum FFmpeg {
 
     /// What ffprobe says of a movie: its video frames' count and size, and whether it has sound.
     public static func probe(_ movie: String) throws -> (frames: Int, width: Int, height: Int, hasAudio: Bool) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        process.arguments = [
-            "-v", "error", "-count_frames", "-show_entries", "stream=codec_type,width,height,nb_read_frames", "-of",
-            "csv=p=0", movie,
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failed(arguments: ["ffprobe", movie]) }
+        let output = String(
+            decoding: try outputData(
+                "/usr/bin/ffprobe",
+                [
+                    "-v", "error", "-count_frames", "-show_entries",
+                    "stream=codec_type,width,height,nb_read_frames", "-of", "csv=p=0", movie,
+                ]), as: UTF8.self)
         var result = (frames: 0, width: 0, height: 0, hasAudio: false)
         for line in output.split(separator: "\n") {
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
@@ -100,16 +89,8 @@ extension FFmpeg {
     }
 
     private static func outputData(_ command: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failed(arguments: [command] + arguments) }
+        let (data, status) = try Tool.run(command, arguments)
+        guard status == 0 else { throw Failed(arguments: [command] + arguments) }
         return data
     }
 }

@@ -15,33 +15,19 @@ public enum VipsTool {
     }
 
     public static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let (message, status) = try Tool.run("/usr/bin/vips", arguments, collecting: .errors)
+        guard status == 0 else {
             throw Failed(arguments: arguments, output: String(decoding: message, as: UTF8.self))
         }
     }
 
     /// The mean of every pixel's bands (`vips avg`): a photo's brightness, by libvips.
     public static func average(_ path: String) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-        process.arguments = ["avg", path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        else { throw Failed(arguments: ["avg", path], output: text) }
+        let (output, status) = try Tool.run("/usr/bin/vips", ["avg", path])
+        let text = String(decoding: output, as: UTF8.self)
+        guard status == 0, let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw Failed(arguments: ["avg", path], output: text)
+        }
         return value
     }
 

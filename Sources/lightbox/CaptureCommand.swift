@@ -67,7 +67,9 @@ struct CaptureCommand: AsyncParsableCommand {
         let library = try libraryOptions.open(creating: true)
         if let burst {
             let captured = try await captureError { () async throws(CaptureError) in
-                try await output.captureBurst(count: burst, settings: PhotoSettings(format: format), delegate: printer)
+                try await output.captureBurst(
+                    count: burst, settings: PhotoSettings(format: format),
+                    delegate: PhotoCaptureEventHandler { printer.print($0) })
             }
             let assets = try await library.saveBurst(captured)
             let representative = assets[captured.representativeIndex].localIdentifier
@@ -132,7 +134,7 @@ extension PhotoFormat: ExpressibleByArgument {}
 extension CaptureSession.Preset: ExpressibleByArgument {}
 
 /// Prints each event of a capture as it happens: a line of text, or of JSON.
-final class EventPrinter: PhotoCaptureDelegate, @unchecked Sendable {
+final class EventPrinter: @unchecked Sendable {
     struct Line: Encodable {
         var event: String
         var uniqueID: Int64?
@@ -200,22 +202,6 @@ final class EventPrinter: PhotoCaptureDelegate, @unchecked Sendable {
     }
 
     private func note(_ line: Line) -> String { line.note.map { $0 + ":" } ?? "" }
-
-    func photoOutput(_ output: PhotoOutput, willBeginCaptureFor settings: ResolvedPhotoSettings) {
-        print(.willBeginCapture(settings))
-    }
-    func photoOutput(_ output: PhotoOutput, willCapturePhotoFor settings: ResolvedPhotoSettings) {
-        print(.willCapturePhoto(settings))
-    }
-    func photoOutput(_ output: PhotoOutput, didCapturePhotoFor settings: ResolvedPhotoSettings) {
-        print(.didCapturePhoto(settings))
-    }
-    func photoOutput(_ output: PhotoOutput, didFinishProcessingPhoto result: Result<CapturePhoto, CaptureError>) {
-        print(.didFinishProcessingPhoto(result))
-    }
-    func photoOutput(_ output: PhotoOutput, didFinishCaptureFor settings: ResolvedPhotoSettings, error: CaptureError?) {
-        print(.didFinishCapture(settings, error))
-    }
 }
 
 struct BurstCommand: AsyncParsableCommand {

@@ -4,43 +4,25 @@ import LightboxMetadata
 import LightboxTestSupport
 import Testing
 
-/// Collects every event a capture reports, in the order delivered.
-final class EventLog: PhotoCaptureDelegate, @unchecked Sendable {
+/// Collects every event a capture reports, in the order delivered, through ``delegate``.
+final class EventLog: @unchecked Sendable {
     private let lock = NSLock()
     private var events: [PhotoCaptureEvent] = []
     private var finished: [Int64: CheckedContinuation<Void, Never>] = [:]
     private var finishedIDs: Set<Int64> = []
 
-    func photoOutput(_ output: PhotoOutput, willBeginCaptureFor settings: ResolvedPhotoSettings) {
-        record(.willBeginCapture(settings))
-    }
-    func photoOutput(_ output: PhotoOutput, willCapturePhotoFor settings: ResolvedPhotoSettings) {
-        record(.willCapturePhoto(settings))
-    }
-    func photoOutput(_ output: PhotoOutput, didCapturePhotoFor settings: ResolvedPhotoSettings) {
-        record(.didCapturePhoto(settings))
-    }
-    func photoOutput(_ output: PhotoOutput, didFinishProcessingPhoto result: Result<CapturePhoto, CaptureError>) {
-        record(.didFinishProcessingPhoto(result))
-    }
-    func photoOutput(
-        _ output: PhotoOutput, didFinishRecordingLivePhotoMovieForEventualFileAt url: URL,
-        resolvedSettings: ResolvedPhotoSettings
-    ) { record(.didFinishRecordingLivePhotoMovie(url, resolvedSettings)) }
-    func photoOutput(
-        _ output: PhotoOutput, didFinishProcessingLivePhotoToMovieFile result: Result<LivePhotoMovie, CaptureError>,
-        resolvedSettings: ResolvedPhotoSettings
-    ) { record(.didFinishProcessingLivePhotoMovie(result, resolvedSettings)) }
-    func photoOutput(_ output: PhotoOutput, didFinishCaptureFor settings: ResolvedPhotoSettings, error: CaptureError?) {
-        record(.didFinishCapture(settings, error))
-        let waiter = lock.withLock {
+    /// The delegate to hand a capture.
+    var delegate: PhotoCaptureEventHandler { PhotoCaptureEventHandler { [self] in record($0) } }
+
+    private func record(_ event: PhotoCaptureEvent) {
+        let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            events.append(event)
+            guard case .didFinishCapture(let settings, _) = event else { return nil }
             finishedIDs.insert(settings.uniqueID)
             return finished.removeValue(forKey: settings.uniqueID)
         }
         waiter?.resume()
     }
-
-    private func record(_ event: PhotoCaptureEvent) { lock.withLock { events.append(event) } }
 
     /// Waits for `didFinishCapture` of the capture with this settings ID.
     func waitForCapture(_ id: Int64) async {
@@ -83,7 +65,7 @@ struct LivePhotoCaptureTests {
         var settings = PhotoSettings(format: .jpeg)
         settings.livePhotoMovieFileURL = URL(fileURLWithPath: folder.path("live.mov"))
         let log = EventLog()
-        try output.capturePhoto(with: settings, delegate: log)
+        try output.capturePhoto(with: settings, delegate: log.delegate)
         await log.waitForCapture(settings.uniqueID)
 
         #expect(

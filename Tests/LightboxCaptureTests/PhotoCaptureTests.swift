@@ -202,7 +202,8 @@ struct CaptureSavingTests {
         let (session, output) = try syntheticSession()
         defer { session.stopRunning() }
         let log = EventLog()
-        let burst = try await output.captureBurst(count: 10, settings: PhotoSettings(format: .jpeg), delegate: log)
+        let burst = try await output.captureBurst(
+            count: 10, settings: PhotoSettings(format: .jpeg), delegate: log.delegate)
         #expect(burst.photos.count == 10)
         let ids = burst.photos.map(\.resolvedSettings.uniqueID)
         #expect(Set(ids).count == 10)

@@ -20,12 +20,21 @@ static const char *const libraries[] = {
 /// All but libavdevice, which only capture needs.
 #define FORMAT_LIBRARY_COUNT 4
 
-/// Each stage's libraries, opened and never closed; the codec stage's are set before the full
-/// stage starts (it runs the codec stage first).
+/// Each stage's libraries, opened and never closed; a stage runs the one before it first.
 static void *handles[LIBRARY_COUNT];
-static pthread_once_t codec_once = PTHREAD_ONCE_INIT, all_once = PTHREAD_ONCE_INIT, capture_once = PTHREAD_ONCE_INIT;
-static int codec_loaded, all_loaded, capture_loaded;
-static char codec_failure[512], all_failure[512], capture_failure[512];
+
+/// One stage of loading: run once per process, loaded or failed with the reason.
+typedef struct {
+    pthread_once_t once;
+    void (*load)(void);
+    int loaded;
+    char failure[512];
+} stage;
+
+static void load_codec(void), load_all(void), load_capture(void);
+static stage codec_stage = {PTHREAD_ONCE_INIT, load_codec, 0, ""};
+static stage all_stage = {PTHREAD_ONCE_INIT, load_all, 0, ""};
+static stage capture_stage = {PTHREAD_ONCE_INIT, load_capture, 0, ""};
 
 /// Opens libraries [first, last). 0 with `failure` set when one is missing.
 static int open_libraries(size_t first, size_t last, char *failure, size_t length) {
@@ -60,56 +69,54 @@ static int open_libraries(size_t first, size_t last, char *failure, size_t lengt
         ffmpeg.name = (__typeof__(ffmpeg.name))symbol;                                                \
     }
 
+/// Runs the stage `before` (when given), then opens libraries [first, last) for `self`: 0 with
+/// `self`'s failure set when either fails.
+static int start_stage(stage *self, stage *before, size_t first, size_t last) {
+    if (before) {
+        pthread_once(&before->once, before->load);
+        if (!before->loaded) {
+            snprintf(self->failure, sizeof(self->failure), "%s", before->failure);
+            return 0;
+        }
+    }
+    return open_libraries(first, last, self->failure, sizeof(self->failure));
+}
+
+/// Runs a stage once per process; 1 when loaded, else 0 with `message` saying why.
+static int run_stage(stage *self, char *message, size_t length) {
+    pthread_once(&self->once, self->load);
+    if (!self->loaded && message && length) snprintf(message, length, "%s", self->failure);
+    return self->loaded;
+}
+
 static void load_codec(void) {
-    char *failure = codec_failure;
-    size_t failure_length = sizeof(codec_failure), search = CODEC_LIBRARY_COUNT;
-    if (!open_libraries(0, CODEC_LIBRARY_COUNT, failure, failure_length)) return;
+    char *failure = codec_stage.failure;
+    size_t failure_length = sizeof(codec_stage.failure), search = CODEC_LIBRARY_COUNT;
+    if (!start_stage(&codec_stage, NULL, 0, CODEC_LIBRARY_COUNT)) return;
     CVIDEO_CODEC_FUNCTIONS(CVIDEO_FFMPEG_FIND)
-    codec_loaded = 1;
+    codec_stage.loaded = 1;
 }
 
 static void load_all(void) {
-    char *failure = all_failure;
-    size_t failure_length = sizeof(all_failure), search = FORMAT_LIBRARY_COUNT;
-    pthread_once(&codec_once, load_codec);
-    if (!codec_loaded) {
-        snprintf(failure, failure_length, "%s", codec_failure);
-        return;
-    }
-    if (!open_libraries(CODEC_LIBRARY_COUNT, FORMAT_LIBRARY_COUNT, failure, failure_length)) return;
+    char *failure = all_stage.failure;
+    size_t failure_length = sizeof(all_stage.failure), search = FORMAT_LIBRARY_COUNT;
+    if (!start_stage(&all_stage, &codec_stage, CODEC_LIBRARY_COUNT, FORMAT_LIBRARY_COUNT)) return;
     CVIDEO_FORMAT_FUNCTIONS(CVIDEO_FFMPEG_FIND)
-    all_loaded = 1;
+    all_stage.loaded = 1;
 }
 
 static void load_capture(void) {
-    char *failure = capture_failure;
-    size_t failure_length = sizeof(capture_failure), search = LIBRARY_COUNT;
-    pthread_once(&all_once, load_all);
-    if (!all_loaded) {
-        snprintf(failure, failure_length, "%s", all_failure);
-        return;
-    }
-    if (!open_libraries(FORMAT_LIBRARY_COUNT, LIBRARY_COUNT, failure, failure_length)) return;
+    char *failure = capture_stage.failure;
+    size_t failure_length = sizeof(capture_stage.failure), search = LIBRARY_COUNT;
+    if (!start_stage(&capture_stage, &all_stage, FORMAT_LIBRARY_COUNT, LIBRARY_COUNT)) return;
     CVIDEO_CAPTURE_FUNCTIONS(CVIDEO_FFMPEG_FIND)
     ffmpeg.avdevice_register_all();
     ffmpeg.av_log_set_level(AV_LOG_QUIET);
-    capture_loaded = 1;
+    capture_stage.loaded = 1;
 }
 
-int cvideo_load_codec(char *message, size_t length) {
-    pthread_once(&codec_once, load_codec);
-    if (!codec_loaded && message && length) snprintf(message, length, "%s", codec_failure);
-    return codec_loaded;
-}
+int cvideo_load_codec(char *message, size_t length) { return run_stage(&codec_stage, message, length); }
 
-int cvideo_load_capture(char *message, size_t length) {
-    pthread_once(&capture_once, load_capture);
-    if (!capture_loaded && message && length) snprintf(message, length, "%s", capture_failure);
-    return capture_loaded;
-}
+int cvideo_load_capture(char *message, size_t length) { return run_stage(&capture_stage, message, length); }
 
-int cvideo_load_ffmpeg(char *message, size_t length) {
-    pthread_once(&all_once, load_all);
-    if (!all_loaded && message && length) snprintf(message, length, "%s", all_failure);
-    return all_loaded;
-}
+int cvideo_load_ffmpeg(char *message, size_t length) { return run_stage(&all_stage, message, length); }
