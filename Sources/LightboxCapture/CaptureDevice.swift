@@ -101,7 +101,7 @@ public struct CaptureDevice: Sendable, Hashable, Codable {
         var message = [CChar](repeating: 0, count: 256)
         var modes = [ccapture_v4l2_mode](repeating: ccapture_v4l2_mode(), count: 128)
         let count = ccapture_v4l2_describe(path, &name, name.count, &modes, Int32(modes.count), &message, message.count)
-        guard count >= 0 else { throw CaptureError(.deviceGone, String(cString: message)) }
+        guard count >= 0 else { throw CaptureError(.deviceGone, text(message)) }
         let formats = modes.prefix(Int(count)).map { mode in
             var code = mode.fourcc
             let fourcc = withUnsafeBytes(of: &code) { String(decoding: $0.prefix(4), as: UTF8.self) }
@@ -110,7 +110,7 @@ public struct CaptureDevice: Sendable, Hashable, Codable {
         }
         // Largest first: a photo preset takes the first.
         let sorted = formats.sorted { ($0.width * $0.height, $0.frameRate) > ($1.width * $1.height, $1.frameRate) }
-        let label = String(cString: name)
+        let label = text(name)
         return CaptureDevice(
             uniqueID: path, localizedName: label.isEmpty ? path : label, manufacturer: "Video4Linux2", kind: .camera,
             formats: sorted, hasAudio: false)

@@ -87,6 +87,8 @@ struct LivePhotoCaptureTests {
 
         // The movie shows the still's moment at the photo's time: the synthetic camera's clock,
         // read back from the frames ffmpeg decodes.
+        // The synthetic camera's tone is the movie's sound.
+        #expect(try FFmpeg.probe(movie.url.path).hasAudio)
         let decoded = try FFmpeg.greyFrames(of: movie.url.path)
         let shown = try #require(decoded.frames.last { $0.time <= movie.photoDisplayTime + 0.001 })
         let clock = try #require(

@@ -187,6 +187,11 @@ struct CaptureSavingTests {
         #expect(asset.mediaSubtypes.contains(.photoLive))
         #expect(asset.resource(ofType: .pairedVideo) != nil)
         #expect(asset.pixelWidth == 640 && asset.pixelHeight == 360)
+        // The moment, its time zone and the camera, from the photo's EXIF block.
+        #expect(abs(asset.creationDate.timeIntervalSince(still.captureDate)) < 0.002)
+        #expect(asset.creationTimeZoneOffset == still.timeZone.secondsFromGMT(for: still.captureDate))
+        let original = try await library.fileURL(for: try #require(asset.resource(ofType: .photo)))
+        #expect(try ExifTool.tags(["Model"], of: original.path)["Model"] == "Lightbox Test Camera")
         #expect(try library.fetchAssets().count == 1)
         // Moved into the library.
         #expect(!FileManager.default.fileExists(atPath: recorded.url.path))

@@ -3,7 +3,7 @@ import CVideo
 extension CaptureError {
     /// The error for a failed CVideo call, its message prefixed by what was being done.
     init(_ status: cvideo_status, _ what: String, _ message: [CChar]) {
-        let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let reason = text(message)
         let text = reason.isEmpty ? what : "\(what): \(reason)"
         switch status {
         case CVIDEO_BUSY: self.init(.deviceBusy, text)
@@ -14,4 +14,9 @@ extension CaptureError {
         default: self.init(.deviceGone, text)
         }
     }
+}
+
+/// A C function's message: the characters before the first NUL.
+func text(_ message: [CChar]) -> String {
+    String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -48,7 +48,7 @@ enum StillEncoder {
                 }
             }
             guard done == 1, let output else {
-                throw CaptureError(.processingFailed, "cannot encode the HEIC: \(String(cString: message))")
+                throw CaptureError(.processingFailed, "cannot encode the HEIC: \(text(message))")
             }
             defer { free(output) }
             return Data(bytes: output, count: length)
@@ -69,7 +69,7 @@ enum StillEncoder {
                 &length, &message, message.count)
         }
         guard status == CJPEG_OK, let output else {
-            throw CaptureError(.processingFailed, "cannot encode the JPEG: \(String(cString: message))")
+            throw CaptureError(.processingFailed, "cannot encode the JPEG: \(text(message))")
         }
         defer { free(output) }
         return Array(UnsafeBufferPointer(start: output, count: length))
