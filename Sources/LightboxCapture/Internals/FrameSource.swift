@@ -33,12 +33,21 @@ final class FrameSource: @unchecked Sendable {
         options.with_audio = withAudio && device.hasAudio ? 1 : 0
         options.max_pixels = 7680 * 4320
         options.stall_us = Int64(Swift.min(Swift.max(stallTimeout, 0.1), 3600) * 1_000_000)
+        // A webcam sends large frames at full rate only compressed: MJPEG where the device
+        // offers it at the size asked for (its YUYV at 1920x1080 is often 5 frames a second).
+        let wanted = (Int(options.width), Int(options.height))
+        let mjpeg =
+            device.kind == .camera
+            && device.formats.contains { $0.pixelFormat == "MJPG" && ($0.width, $0.height) == wanted }
         var source: OpaquePointer?
         var info = ccapture_source_info()
         var message = [CChar](repeating: 0, count: 512)
         let status = path.withCString { pointer in
-            options.path = device.kind == .synthetic ? nil : pointer
-            return ccapture_open(&options, &source, &info, &message, message.count)
+            "mjpeg".withCString { format in
+                options.path = device.kind == .synthetic ? nil : pointer
+                options.input_format = mjpeg ? format : nil
+                return ccapture_open(&options, &source, &info, &message, message.count)
+            }
         }
         guard status == CVIDEO_OK, let source else {
             throw CaptureError(status, "cannot open \(device.localizedName) (\(device.uniqueID))", message)

@@ -141,6 +141,7 @@ cvideo_status ccapture_open(const ccapture_source_options *options, ccapture_sou
             ffmpeg.av_dict_set(&settings, "video_size", text, 0);
         }
         if (rate) ffmpeg.av_dict_set_int(&settings, "framerate", rate, 0);
+        if (options->input_format) ffmpeg.av_dict_set(&settings, "input_format", options->input_format, 0);
         break;
     case CCAPTURE_ALSA:
         format_name = "alsa";

@@ -30,6 +30,9 @@ typedef struct {
     /// The frame size and rate asked for (the synthetic camera's exactly; a V4L2 device's when
     /// it has them, 0 for its default). A movie keeps its own.
     int width, height, rate;
+    /// A V4L2 device's format to ask for, as FFmpeg names it ("mjpeg", "yuyv422"); NULL for the
+    /// driver's default.
+    const char *input_format;
     /// The synthetic camera's tone, or a movie's sound; 0 leaves sound out.
     int with_audio;
     /// The largest frame accepted, in pixels.
