@@ -82,6 +82,17 @@ public struct CaptureDevice: Sendable, Hashable, Codable {
         return try camera(at: id)
     }
 
+    /// The machine's first camera; an error saying how to use the synthetic camera when there is
+    /// none.
+    public static func defaultCamera() throws(CaptureError) -> CaptureDevice {
+        guard let camera = cameras().first else {
+            throw CaptureError(
+                .deviceGone,
+                "no camera on this machine (no /dev/videoN captures video); the synthetic camera is \"test\"")
+        }
+        return camera
+    }
+
     /// Every camera and microphone on this machine, then the synthetic camera.
     public static func discover() -> [CaptureDevice] {
         cameras() + microphones() + [synthetic()]

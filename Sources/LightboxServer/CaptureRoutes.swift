@@ -9,7 +9,8 @@ import Synchronization
 /// - `GET /api/capture/devices`: the cameras and microphones the server has, and the synthetic
 ///   camera (`test`), each with its `uniqueID`, kind, name and formats.
 /// - `POST /api/capture` with `{"device": "/dev/video0", "format": "heic", "live": false,
-///   "burst": null, "preset": "photo"}` (every field optional; the device defaults to `test`):
+///   "burst": null, "preset": "photo"}` (every field optional; the device defaults to the
+///   server's first camera):
 ///   takes the photo, a Live Photo or a burst of 2 to 30 and saves it into the library. Answers
 ///   201 with `{"assets": [...], "events": [{"event": ..., "seconds": ...}]}`; 409 while
 ///   another capture runs; 422 when the capture failed (nothing is saved); 400 for a device
@@ -44,7 +45,7 @@ enum CaptureRoutes {
         }
         routes.post("/api/capture") { request, context in
             let body = try await request.decode(as: Body.self, context: context)
-            let id = body.device ?? "test"
+            let id = body.device ?? ""
             guard !id.hasPrefix("file:") else {
                 throw HTTPError(.badRequest, message: "a movie file is no camera of the server's: name a device")
             }
@@ -54,7 +55,9 @@ enum CaptureRoutes {
             if body.burst != nil, body.live == true {
                 throw HTTPError(.badRequest, message: "a burst's photos are stills: burst and live exclude each other")
             }
-            let device = try failing(with: .badRequest) { () throws(CaptureError) in try CaptureDevice.named(id) }
+            let device = try failing(with: .badRequest) { () throws(CaptureError) in
+                id.isEmpty ? try CaptureDevice.defaultCamera() : try CaptureDevice.named(id)
+            }
             let claimed = busy.withLock { running -> Bool in
                 if running { return false }
                 running = true

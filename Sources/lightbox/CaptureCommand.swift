@@ -8,9 +8,9 @@ struct CaptureCommand: AsyncParsableCommand {
         commandName: "capture",
         abstract: "Take a photo, a Live Photo or a burst with a camera, into the library.",
         discussion: """
-            The camera is a Video4Linux2 device (/dev/video0), the synthetic camera (test, or \
-            test:WIDTHxHEIGHT@RATE: FFmpeg's test pattern with a clock and a tone), or a movie \
-            played as if it were a camera (file:MOVIE). Each step of the capture is printed as \
+            The camera is a Video4Linux2 device (/dev/video0; the first one unless --device \
+            says), the synthetic camera (test, or test:WIDTHxHEIGHT@RATE: FFmpeg's test pattern \
+            with a clock and a tone), or a movie played as if it were a camera (file:MOVIE). Each step of the capture is printed as \
             it happens (JSON Lines with --json); the photo is saved into the library once every \
             step succeeded, else nothing is saved. A Live Photo's movie holds 1.5 s before and \
             after the shutter: the camera runs that long before the shutter. `lightbox capture \
@@ -19,8 +19,10 @@ struct CaptureCommand: AsyncParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
-    @Option(help: ArgumentHelp("The camera: /dev/videoN, test[:WxH@RATE] or file:MOVIE.", valueName: "DEVICE"))
-    var device = "test"
+    @Option(
+        help: ArgumentHelp(
+            "The camera: /dev/videoN, test[:WxH@RATE] or file:MOVIE (default: the first camera).", valueName: "DEVICE"))
+    var device: String?
 
     @Option(help: ArgumentHelp("A microphone for a Live Photo's sound (alsa:hw:C,D).", valueName: "DEVICE"))
     var microphone: String?
@@ -52,7 +54,10 @@ struct CaptureCommand: AsyncParsableCommand {
 
     func run() async throws {
         if listDevices { return list() }
-        let camera = try captureError { () throws(CaptureError) in try CaptureDevice.named(device) }
+        let camera = try captureError { () throws(CaptureError) in
+            guard let device else { return try CaptureDevice.defaultCamera() }
+            return try CaptureDevice.named(device)
+        }
         let session = CaptureSession(preset: preset)
         let output = PhotoOutput()
         output.isLivePhotoCaptureEnabled = live
