@@ -27,7 +27,7 @@ struct ImageFileTests {
         #expect(try ImageFile.properties(ofFileAt: fuzzed).loader == "tiffload")
         // libvips' modules by name, and the libraries only they bring (libjxl is not one:
         // FFmpeg's libavcodec links it too).
-        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        let maps = try ProcFile.read("/proc/self/maps")
         for library in [
             "vips-magick", "vips-openslide", "vips-poppler", "vips-jxl", "libopenslide", "libMagick", "libpoppler",
         ] {
