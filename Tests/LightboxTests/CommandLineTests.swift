@@ -89,6 +89,61 @@ struct CommandLineTests {
         text.wholeMatch(of: #/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?[+-]\d{2}:\d{2}/#) != nil
     }
 
+    @Test("Under a VIPSHOME of someone's, libvips' other modules stay out of the process too")
+    func vipsHomeDefersModules() throws {
+        // A prefix whose modules folder is the system's: libvips would load every module there.
+        let system = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"].lazy.compactMap {
+            folder in
+            (try? FileManager.default.contentsOfDirectory(atPath: folder))?.first { $0.hasPrefix("vips-modules-") }
+                .map { folder + "/" + $0 }
+        }.first
+        let modules = try #require(system, "no libvips modules folder on this machine")
+        // libvips 8.14 looks under a moved prefix in the libdir's last component: PREFIX/x86_64-linux-gnu.
+        let libdir = ((modules as NSString).deletingLastPathComponent as NSString).lastPathComponent
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(
+            atPath: folder.path("prefix/" + libdir), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path("prefix/\(libdir)/" + (modules as NSString).lastPathComponent),
+            withDestinationPath: modules)
+        // TIFFs go through libvips: a thousand of them, one at a time, so that the process is
+        // still at work when its first thumbnail is written.
+        let tiff = try Corpus.path("pillow/images/hopper.tif")
+        try FileManager.default.createDirectory(atPath: folder.path("in"), withIntermediateDirectories: true)
+        let inputs = try (0..<1000).map { index in
+            let path = folder.path("in/\(index).tif")
+            try FileManager.default.linkItem(atPath: tiff, toPath: path)
+            return path
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["thumbnail", "--size", "64", "--jobs", "1", "--out", folder.path("out")] + inputs
+        process.environment = ProcessInfo.processInfo.environment.merging(["VIPSHOME": folder.path("prefix")]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        var maps = ""
+        for _ in 0..<3000 where process.isRunning {
+            // A thumbnail whole (the command writes each into a hidden temporary file first).
+            let written = (try? FileManager.default.contentsOfDirectory(atPath: folder.path("out"))) ?? []
+            if written.contains(where: { !$0.hasPrefix(".") }) {
+                maps = (try? ProcFile.read("/proc/\(process.processIdentifier)/maps")) ?? ""
+                break
+            }
+            usleep(10_000)
+        }
+        #expect(maps.contains("libvips"), "the process ended before its maps were read")
+        // libheif's module, the one Lightbox needs, from the prefix's folder (a link here).
+        #expect(maps.contains("vips-heif"))
+        for module in ["vips-magick", "vips-openslide", "vips-poppler", "vips-jxl"] {
+            #expect(!maps.contains(module), "\(module) is loaded")
+        }
+    }
+
     // One process takes a JPEG (libvips started without its modules), a HEIC (the modules
     // loaded then) and a movie (FFmpeg opened then).
     @Test("thumbnail makes upright thumbnails of files without a library, named after each file")

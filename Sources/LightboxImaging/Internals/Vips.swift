@@ -22,14 +22,16 @@ enum Vips {
         // JPEG decoded by Lightbox's own path needs none of them; the one Lightbox needs,
         // libheif's, is loaded before the first file libvips itself opens (`ensureStarted`).
         // libvips finds the folder under VIPSHOME, which for vips_init alone names a prefix that
-        // holds nothing, and is then left as libvips would leave it. Someone who set VIPSHOME
-        // keeps their choice.
-        let folder = moduleFolder()
-        let defers = folder != nil && getenv("VIPSHOME") == nil
-        var prefix: String?
+        // holds nothing, and is then left as libvips would leave it: the prefix someone set, or
+        // the one libvips would guess. Under a VIPSHOME of someone's, its modules folder is the
+        // one deferred: libvips would have loaded every module there.
+        let userPrefix = getenv("VIPSHOME").map { String(cString: $0) }
+        let folder = userPrefix.map { moduleFolder(prefix: $0) } ?? moduleFolder()
+        let defers = folder != nil
+        var prefix = userPrefix
         if defers {
             // What vips_init would guess and set, had VIPSHOME been unset.
-            prefix = cvips_guess_prefix("lightbox", "VIPSHOME").map { String(cString: $0) }
+            if prefix == nil { prefix = cvips_guess_prefix("lightbox", "VIPSHOME").map { String(cString: $0) } }
             setenv("VIPSHOME", "/dev/null", 1)
         }
         let started = cvips_init("lightbox") == 0
@@ -49,8 +51,7 @@ enum Vips {
     /// the formats Lightbox reads is blocked. libvips offers a file to every loader it has,
     /// blocked or not, to find which takes it: the other modules (ImageMagick, OpenSlide,
     /// poppler, libjxl) would look into files Lightbox never imports, as OpenSlide's did into a
-    /// fuzzed TIFF (docs/SECURITY.md, finding 5). Where VIPSHOME is set, libvips loaded every
-    /// module itself, and the block alone stands.
+    /// fuzzed TIFF (docs/SECURITY.md, finding 5).
     private static let modulesLoaded: Void = {
         if let folder = startup.deferredModules {
             // A module that fails to load is skipped, as vips_init skips it.
@@ -66,12 +67,33 @@ enum Vips {
         cvips_allow_vips_format()
     }()
 
-    /// libvips' modules folder, next to the libvips library this process loaded.
-    private static func moduleFolder() -> String? {
+    /// The folder of the libvips library this process loaded: its configured libdir.
+    private static func libraryFolder() -> String? {
         guard let library = cvips_library_path().map({ String(cString: $0) }),
             let slash = library.lastIndex(of: "/")
         else { return nil }
-        let folder = "\(library[..<slash])/vips-modules-\(cvips_version(0)).\(cvips_version(1))"
+        return String(library[..<slash])
+    }
+
+    private static var modulesName: String { "vips-modules-\(cvips_version(0)).\(cvips_version(1))" }
+
+    /// libvips' modules folder, next to the libvips library this process loaded.
+    private static func moduleFolder() -> String? {
+        libraryFolder().flatMap { existingFolder($0 + "/" + modulesName) }
+    }
+
+    /// The modules folder libvips looks in under a VIPSHOME prefix: its configured libdir when
+    /// the prefix is the configured one (`/usr` for `/usr/lib/x86_64-linux-gnu`), else the
+    /// libdir's last component under the prefix (`PREFIX/x86_64-linux-gnu`), as libvips 8.14's
+    /// `vips_guess_libdir` does.
+    private static func moduleFolder(prefix: String) -> String? {
+        guard let libdir = libraryFolder() else { return nil }
+        let last = libdir.split(separator: "/").last.map(String.init) ?? "lib"
+        if libdir.hasPrefix(prefix + "/lib") { return moduleFolder() }
+        return existingFolder(prefix + "/" + last + "/" + modulesName)
+    }
+
+    private static func existingFolder(_ folder: String) -> String? {
         var status = stat()
         guard stat(folder, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else { return nil }
         return folder
