@@ -51,7 +51,6 @@ public final class CaptureSession: Sendable {
         var runtimeError: CaptureError?
         var recorder: MovieRecorder?
         var info: ccapture_source_info?
-        var finished = 0
         /// The camera's dropped frames when it was closed.
         var droppedFrames = 0
     }
@@ -148,7 +147,6 @@ public final class CaptureSession: Sendable {
             state.running = true
             state.stopping = false
             state.runtimeError = nil
-            state.finished = 0
         }
         for output in outputs {
             output.sessionStarted(frameSize: PhotoDimensions(width: Int(info.width), height: Int(info.height)))
