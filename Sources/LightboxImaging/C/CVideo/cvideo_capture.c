@@ -435,6 +435,7 @@ static cvideo_status deliver_audio(ccapture_source *source, ccapture_item *item,
     item->time_us = item_time(source, frame, source->input->streams[source->audio]->time_base);
     item->samples = out;
     item->sample_count = count;
+    item->channels = channels;
     return pace(source, item->time_us, 0);
 }
 

@@ -223,11 +223,15 @@ cvideo_status ccapture_recorder_add(ccapture_recorder *recorder, const ccapture_
     }
     if (item->kind != CCAPTURE_ITEM_AUDIO || !recorder->audio) return CVIDEO_OK;
     AVFrame *sound = recorder->sound;
-    int channels = recorder->options.channels, rate = recorder->options.sample_rate;
+    int channels = recorder->options.channels, rate = recorder->options.sample_rate, given = item->channels;
+    if (given < 1) return CVIDEO_OK;
     if (recorder->next_audio_us == AV_NOPTS_VALUE) recorder->next_audio_us = item->time_us;
     for (int i = 0; i < item->sample_count; i++) {
         if (recorder->sound_filled == 0 && ffmpeg.av_frame_make_writable(sound) < 0) return CVIDEO_WRITE_FAILED;
-        for (int c = 0; c < channels; c++) ((float *)sound->data[c])[recorder->sound_filled] = item->samples[i * channels + c];
+        // The source's first channels (a movie's 5.1 keeps its front left and right; a mono
+        // microphone fills both of a stereo recorder's).
+        for (int c = 0; c < channels; c++)
+            ((float *)sound->data[c])[recorder->sound_filled] = item->samples[i * given + (c < given ? c : given - 1)];
         if (++recorder->sound_filled == sound->nb_samples) {
             sound->pts = ffmpeg.av_rescale_q(recorder->next_audio_us, (AVRational){1, 1000000}, (AVRational){1, rate});
             int error = ffmpeg.avcodec_send_frame(recorder->audio, sound);

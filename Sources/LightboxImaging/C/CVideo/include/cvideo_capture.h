@@ -67,9 +67,10 @@ typedef struct {
     const unsigned char *planes[3];
     int strides[3];
     int width, height;
-    /// Audio: interleaved samples in [-1, 1], `sample_count` per channel.
+    /// Audio: interleaved samples in [-1, 1], `sample_count` per channel, `channels` of them.
     const float *samples;
     int sample_count;
+    int channels;
 } ccapture_item;
 
 /// Opens a source. CVIDEO_BUSY when the device is in use, CVIDEO_GONE when it is not there,
