@@ -31,7 +31,9 @@ enum StillImageTimeWriter {
             version == 1 ? Int(clamping: header.u64(at: 24) ?? 0) : Int(header.u32(at: 16) ?? 0)
         header.replaceSubrange(nextTrackAt..<nextTrackAt + 4, with: QuickTimeKeyWriter.be32(Int(trackID) + 1))
 
-        let total = Swift.max(1, Int((Double(movieDuration) * Double(timescale) / Double(movieTimescale)).rounded()))
+        // A day at most: the movie's duration is the file's to state.
+        let movieSeconds = Swift.min(Double(movieDuration) / Double(movieTimescale), 86_400)
+        let total = Swift.max(1, Int((movieSeconds * Double(timescale)).rounded()))
         let still = Swift.min(Int((seconds * Double(timescale)).rounded()), total - 1)
         let sample = QuickTimeKeyWriter.be32(9) + QuickTimeKeyWriter.be32(1) + [0xFF]
         // An empty sample until the still's moment, then the key's.
