@@ -249,12 +249,23 @@ public final class PhotoOutput: Sendable {
     private func writeMovie(_ capture: Capture, recorder: MovieRecorder, to url: URL) throws(CaptureError)
         -> LivePhotoMovie
     {
-        let start = capture.shutter - Self.livePhotoHalfDuration
-        let partial = url.path + ".partial-\(capture.resolved.uniqueID)"
-        defer { try? FileManager.default.removeItem(atPath: partial) }
-        _ = try recorder.write(to: partial, from: start, to: capture.movieEnd)
+        // The movie is made in a folder of its own beside its place, then renamed there whole:
+        // no file of anyone else's is ever written over or removed on the way.
+        var template = Array((url.deletingLastPathComponent().path + "/.lightbox-movie-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw CaptureError(
+                .processingFailed,
+                "cannot write the Live Photo's movie beside \(url.path): \(String(cString: strerror(errno)))")
+        }
+        let folder = String(cString: made)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let partial = folder + "/movie.mov"
+        // The movie shows from shutter-1.5 s, or from the window's first frame when the session
+        // is younger than that: the still's moment is counted from what the movie shows.
+        let shown = try recorder.write(
+            to: partial, from: capture.shutter - Self.livePhotoHalfDuration, to: capture.movieEnd)
         do {
-            let photoTime = capture.shutter - Swift.max(0, start)
+            let photoTime = Swift.max(0, capture.shutter - shown)
             // The content identifier and the still's moment replace the movie's index at its end.
             let ending = try AppleMetadataWriter.livePhotoMovieEnding(
                 ofFileAt: partial, contentIdentifier: capture.resolved.contentIdentifier ?? "",
