@@ -24,7 +24,14 @@ public final class PhotoOutput: Sendable {
         /// Live Photo captures whose movie is still being recorded.
         var recording: [Capture] = []
         var stopped: CaptureError?
+        /// Captures accepted and not yet ended: each may hold a copied frame until encoded.
+        var inFlight = 0
     }
+
+    /// The most captures in flight at once (a burst's photos each count): each holds its frame
+    /// until its photo is encoded, which is slower than frames arrive, so this bounds the
+    /// output's memory (a hundred 1920x1080 frames: 300 MB).
+    public static let maximumCapturesInFlight = 100
 
     private let state = Mutex(State())
     /// Where delegates hear events, one at a time.
@@ -75,8 +82,13 @@ public final class PhotoOutput: Sendable {
     public func captureBurst(count: Int, settings: PhotoSettings, delegate: (any PhotoCaptureDelegate)? = nil)
         async throws(CaptureError) -> CapturedBurst
     {
-        guard (2...999).contains(count) else {
-            throw CaptureError(.invalidSettings, "a burst has 2 to 999 photos, not \(count)")
+        guard (2...Self.maximumCapturesInFlight).contains(count) else {
+            throw CaptureError(
+                .invalidSettings, "a burst has 2 to \(Self.maximumCapturesInFlight) photos, not \(count)")
+        }
+        let room = state.withLock { Self.maximumCapturesInFlight - $0.inFlight }
+        guard count <= room else {
+            throw CaptureError(.invalidSettings, "room for \(room) more captures in flight, not a burst of \(count)")
         }
         guard settings.livePhotoMovieFileURL == nil, settings.exposureBiases.isEmpty else {
             throw CaptureError(.invalidSettings, "a burst's photos are stills: no Live Photo movie, no bracket")
@@ -134,6 +146,12 @@ public final class PhotoOutput: Sendable {
             guard settings.livePhotoMovieFileURL == nil || settings.exposureBiases.isEmpty else {
                 throw CaptureError(.invalidSettings, "a Live Photo cannot be bracketed")
             }
+            guard state.inFlight < Self.maximumCapturesInFlight else {
+                throw CaptureError(
+                    .invalidSettings,
+                    "\(Self.maximumCapturesInFlight) captures are in flight: wait for one to end")
+            }
+            state.inFlight += 1
             state.usedIDs.insert(settings.uniqueID)
             return Capture(
                 settings: settings, resolved: resolve(settings, device: device, frameSize: frameSize),

@@ -150,7 +150,7 @@ struct PhotoCaptureTests {
     }
 
     @Test("Settings a capture cannot use are refused before any event")
-    func refused() throws {
+    func refused() async throws {
         let (session, output) = try syntheticSession()
         defer { session.stopRunning() }
         var live = PhotoSettings()
@@ -159,6 +159,10 @@ struct PhotoCaptureTests {
         var bracket = PhotoSettings()
         bracket.exposureBiases = [0, 9]
         #expect(throws: CaptureError.self) { try output.capturePhoto(with: bracket) }
+        // More photos than an output holds frames for at once.
+        await #expect(throws: CaptureError.self) {
+            try await output.captureBurst(count: PhotoOutput.maximumCapturesInFlight + 1, settings: PhotoSettings())
+        }
         let idle = PhotoOutput()
         #expect(throws: CaptureError.self) { try idle.capturePhoto(with: PhotoSettings()) }  // no session
     }
@@ -220,6 +224,8 @@ struct CaptureSavingTests {
         let times = burst.photos.map(\.timestamp)
         #expect(zip(times, times.dropFirst()).allSatisfy { $1 > $0 && $1 - $0 < 0.05 })
         #expect(burst.photos.allSatisfy { $0.resolvedSettings.burstIdentifier == burst.identifier })
+        // The test pattern is all edges: a sharpness of 0 would pick a representative blindly.
+        #expect(burst.photos.allSatisfy { $0.sharpness > 100 })
         let sharpest = burst.photos.map(\.sharpness).max()
         #expect(burst.photos[burst.representativeIndex].sharpness == sharpest)
 
