@@ -363,6 +363,7 @@ public final class PhotoOutput: Sendable {
     /// Reports `didFinishCapture` once the photos and the movie are done.
     private func finishIfDone(_ capture: Capture) {
         guard capture.isDone() else { return }
+        state.withLock { $0.inFlight -= 1 }
         emit(.didFinishCapture(capture.resolved, capture.error), for: capture)
     }
 

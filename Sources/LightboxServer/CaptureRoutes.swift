@@ -24,7 +24,7 @@ enum CaptureRoutes {
         var preset: CaptureSession.Preset?
     }
 
-    struct Event: Encodable {
+    struct Event: Encodable, Sendable {
         var event: String
         var seconds: Double
         var error: String?
@@ -67,85 +67,36 @@ enum CaptureRoutes {
                 throw HTTPError(.conflict, message: "another capture is running; try again when it ends")
             }
             defer { busy.withLock { $0 = false } }
-            return try await capture(body, device: device, library: library)
-        }
-    }
-
-    private static func capture(_ body: Body, device: CaptureDevice, library: PhotoLibrary) async throws -> Response {
-        let session = CaptureSession(preset: body.preset ?? .photo)
-        let output = PhotoOutput()
-        let live = body.live ?? false
-        output.isLivePhotoCaptureEnabled = live
-        let start = Date()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "lightbox-capture-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try failing(with: .unprocessableContent) { () throws(CaptureError) in
-            try session.addInput(device)
-            try session.addOutput(output)
-            try session.startRunning()
-        }
-        defer { session.stopRunning() }
-        var settings = PhotoSettings(format: body.format ?? .heic)
-        if let count = body.burst {
-            let burst = try await failing(with: .unprocessableContent) { () async throws(CaptureError) in
-                try await output.captureBurst(count: count, settings: settings)
+            let start = Date()
+            let events = Mutex<[Event]>([])
+            let result: CaptureResult
+            do {
+                result = try await library.capture(
+                    CaptureRequest(
+                        device: device, format: body.format ?? .heic, preset: body.preset ?? .photo,
+                        live: body.live ?? false, burst: body.burst)
+                ) { event in
+                    let seconds = Date().timeIntervalSince(start)
+                    events.withLock {
+                        $0.append(Event(event: event.name, seconds: seconds, error: event.error?.message))
+                    }
+                }
+            } catch let error as CaptureError {
+                throw HTTPError(
+                    error.code == .deviceBusy ? .conflict : .unprocessableContent,
+                    message: "the capture failed, nothing was saved: \(error.message)")
             }
-            let assets = try await library.saveBurst(burst)
-            return try created(
-                Answer(assets: assets, events: [Event(event: "burst", seconds: Date().timeIntervalSince(start))]))
+            var response = try LightboxServer.jsonResponse(
+                Answer(assets: result.assets, events: events.withLock { $0 }))
+            response.status = .created
+            return response
         }
-        if live {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            settings.livePhotoMovieFileURL = folder.appendingPathComponent("IMG_\(settings.uniqueID).MOV")
-            try await Task.sleep(for: .seconds(PhotoOutput.livePhotoHalfDuration + 0.2))
-        }
-        let stream = try failing(with: .unprocessableContent) { () throws(CaptureError) in
-            try output.capturePhoto(with: settings)
-        }
-        var events: [Event] = []
-        var photo: CapturePhoto?
-        var movie: URL?
-        var failure: CaptureError?
-        for await event in stream {
-            events.append(
-                Event(event: event.name, seconds: Date().timeIntervalSince(start), error: event.error?.message))
-            switch event {
-            case .didFinishProcessingPhoto(.success(let value)): photo = value
-            case .didFinishProcessingLivePhotoMovie(.success(let value), _): movie = value.url
-            case .didFinishCapture(_, let error): failure = error
-            default: break
-            }
-        }
-        guard failure == nil, let photo else {
-            throw HTTPError(
-                .unprocessableContent,
-                message: "the capture failed, nothing was saved: \(failure?.message ?? "no photo was made")")
-        }
-        let asset = try await library.saveCapture(photo, livePhotoMovie: movie)
-        return try created(Answer(assets: [asset], events: events))
-    }
-
-    private static func created(_ answer: Answer) throws -> Response {
-        var response = try LightboxServer.jsonResponse(answer)
-        response.status = .created
-        return response
     }
 
     /// Runs `body`; a capture error becomes an HTTP error (409 for a busy device).
     private static func failing<T>(with status: HTTPResponse.Status, _ body: () throws(CaptureError) -> T) throws -> T {
         do {
             return try body()
-        } catch {
-            throw HTTPError(error.code == .deviceBusy ? .conflict : status, message: error.message)
-        }
-    }
-
-    private static func failing<T>(with status: HTTPResponse.Status, _ body: () async throws(CaptureError) -> T)
-        async throws -> T
-    {
-        do {
-            return try await body()
         } catch {
             throw HTTPError(error.code == .deviceBusy ? .conflict : status, message: error.message)
         }

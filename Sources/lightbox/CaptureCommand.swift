@@ -46,7 +46,8 @@ struct CaptureCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if let burst, !(2...999).contains(burst) { throw ValidationError("--burst takes 2 to 999 photos") }
+        let most = PhotoOutput.maximumCapturesInFlight
+        if let burst, !(2...most).contains(burst) { throw ValidationError("--burst takes 2 to \(most) photos") }
         if burst != nil && live {
             throw ValidationError("a burst's photos are stills: --burst and --live exclude each other")
         }
@@ -58,59 +59,26 @@ struct CaptureCommand: AsyncParsableCommand {
             guard let device else { return try CaptureDevice.defaultCamera() }
             return try CaptureDevice.named(device)
         }
-        let session = CaptureSession(preset: preset)
-        let output = PhotoOutput()
-        output.isLivePhotoCaptureEnabled = live
-        try captureError { () throws(CaptureError) in
-            try session.addInput(camera)
-            if let microphone { try session.addInput(try CaptureDevice.named(microphone)) }
-            try session.addOutput(output)
-            try session.startRunning()
+        let request = try captureError { () throws(CaptureError) in
+            CaptureRequest(
+                device: camera,
+                microphone: try microphone.map { id throws(CaptureError) in try CaptureDevice.named(id) },
+                format: format, preset: preset, live: live, burst: burst)
         }
-        defer { session.stopRunning() }
         let printer = EventPrinter(json: json)
         let library = try libraryOptions.open(creating: true)
-        if let burst {
-            let captured = try await captureError { () async throws(CaptureError) in
-                try await output.captureBurst(
-                    count: burst, settings: PhotoSettings(format: format),
-                    delegate: PhotoCaptureEventHandler { printer.print($0) })
+        let result: CaptureResult
+        do {
+            result = try await library.capture(request) { printer.print($0) }
+        } catch let error as CaptureError {
+            throw CommandError("the capture failed, nothing was saved: \(error.message)")
+        }
+        let note =
+            result.burstIdentifier.map {
+                "burst \($0), represented by \(result.representative?.localIdentifier ?? "-")"
             }
-            let assets = try await library.saveBurst(captured)
-            let representative = assets[captured.representativeIndex].localIdentifier
-            printer.saved(
-                assets.map(\.localIdentifier), note: "burst \(captured.identifier), represented by \(representative)")
-            return
-        }
-        var settings = PhotoSettings(format: format)
-        var movieFolder: URL?
-        if live {
-            // The movie's first half is what the camera saw before the shutter.
-            try await Task.sleep(for: .seconds(PhotoOutput.livePhotoHalfDuration + 0.2))
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "lightbox-capture-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            movieFolder = folder
-            settings.livePhotoMovieFileURL = folder.appendingPathComponent("IMG_\(settings.uniqueID).MOV")
-        }
-        defer { if let movieFolder { try? FileManager.default.removeItem(at: movieFolder) } }
-        let events = try captureError { () throws(CaptureError) in try output.capturePhoto(with: settings) }
-        var photo: CapturePhoto?
-        var movie: URL?
-        var failure: CaptureError?
-        for await event in events {
-            printer.print(event)
-            switch event {
-            case .didFinishProcessingPhoto(.success(let value)): photo = value
-            case .didFinishProcessingLivePhotoMovie(.success(let value), _): movie = value.url
-            case .didFinishCapture(_, let error): failure = error
-            default: break
-            }
-        }
-        if let failure { throw CommandError("the capture failed, nothing was saved: \(failure.message)") }
-        guard let photo else { throw CommandError("the capture delivered no photo; nothing was saved") }
-        let asset = try await library.saveCapture(photo, livePhotoMovie: movie)
-        printer.saved([asset.localIdentifier], note: live ? "Live Photo" : "photo")
+            ?? (live ? "Live Photo" : "photo")
+        printer.saved(result.assets.map(\.localIdentifier), note: note)
     }
 
     private func list() {
@@ -130,16 +98,13 @@ struct CaptureCommand: AsyncParsableCommand {
         do { return try body() } catch { throw CommandError(error.message) }
     }
 
-    private func captureError<T>(_ body: () async throws(CaptureError) -> T) async throws -> T {
-        do { return try await body() } catch { throw CommandError(error.message) }
-    }
 }
 
 extension PhotoFormat: ExpressibleByArgument {}
 extension CaptureSession.Preset: ExpressibleByArgument {}
 
 /// Prints each event of a capture as it happens: a line of text, or of JSON.
-final class EventPrinter: @unchecked Sendable {
+final class EventPrinter: Sendable {
     struct Line: Encodable {
         var event: String
         var uniqueID: Int64?

@@ -96,7 +96,7 @@ struct Frame: Sendable {
     /// The frame as exposed `bias` EV brighter or darker: the synthetic camera's exposure.
     func exposed(by bias: Double) -> Frame {
         guard bias != 0 else { return self }
-        let gain = Double.pow(2, bias)
+        let gain = pow(2, bias)
         var copy = self
         copy.luma = luma.map { UInt8(clamping: Int((16 + (Double($0) - 16) * gain).rounded())) }
         return copy
@@ -127,11 +127,5 @@ struct Frame: Sendable {
         }
         let mean = sum / count
         return squares / count - mean * mean
-    }
-}
-
-extension Double {
-    fileprivate static func pow(_ base: Double, _ exponent: Double) -> Double {
-        exp(exponent * log(base))
     }
 }

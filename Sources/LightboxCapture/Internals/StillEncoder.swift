@@ -10,7 +10,7 @@ enum StillEncoder {
     /// libheif's quality for HEIC and libjpeg's for JPEG: close to what phones write.
     static let heicQuality = 80
     static let jpegQuality = 92
-    /// x265's speed for HEIC: libheif's default, "slow", took twice as long.
+    /// x265's speed for HEIC, in place of libheif's default, "slow" (docs/BENCHMARKS.md, Capture).
     static let heicPreset = "veryfast"
 
     static func encode(_ frame: Frame, as format: PhotoFormat, thumbnailSide: Int?, exif: CaptureExif)

@@ -455,8 +455,7 @@ int cheif_encode_yuv420(const unsigned char *const planes[3], const int strides[
         goto finish;
     }
     heif.heif_encoder_set_lossy_quality(encoder, quality);
-    // x265's preset: libheif's default ("slow") took twice as long for a photo of the same size
-    // (docs/BENCHMARKS.md, Capture).
+    // x265's preset, in place of libheif's default, "slow" (docs/BENCHMARKS.md, Capture).
     if (preset && *preset) heif.heif_encoder_set_parameter_string(encoder, "preset", preset);
     if ((error = heif.heif_image_create(width, height, heif_colorspace_YCbCr, heif_chroma_420, &image)).code) {
         set_failure(&ignored, message, message_length, "cannot make the image", error);
