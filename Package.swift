@@ -31,7 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         // SHA-256 of every original: BoringSSL's assembly uses the CPU's SHA extensions,
         // several times faster than a hash we would write in Swift.
-        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
+        // Version 4: its CryptoExtras has scrypt, for passwords.
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
     ],
     targets: [
         // GLib and GObject, linked: libvips' images are GObjects.
@@ -130,9 +131,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Channel handlers of its own: the per-address connection limit.
                 .product(name: "NIOCore", package: "swift-nio"),
+                // Passwords hashed with scrypt, and secrets with SHA-256.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             // The web page's files, compiled into the server: nothing to find at run time.
-            resources: ["index.html", "style.css", "api.js", "grid.js", "viewer.js", "editor.js", "main.js"].map {
+            resources: [
+                "index.html", "signin.html", "style.css", "api.js", "grid.js", "viewer.js", "editor.js", "main.js",
+                "signin.js",
+            ].map {
                 .embedInCode("Web/" + $0)
             },
             swiftSettings: strictSettings

@@ -38,12 +38,14 @@ enum CaptureRoutes {
     /// The most photos one request's burst may take.
     static let maximumBurst = 30
 
-    static func add(to routes: Routes, library: PhotoLibrary) {
+    static func add(to routes: Routes) {
         let busy = Mutex(false)
         routes.get("/api/capture/devices") { _, _ in
             try LightboxServer.jsonResponse(CaptureDevice.discover())
         }
         routes.post("/api/capture") { request, context in
+            let served = try context.library()
+            let library = served.library
             let body = try await request.decode(as: Body.self, context: context)
             let id = body.device ?? ""
             guard !id.hasPrefix("file:") else {

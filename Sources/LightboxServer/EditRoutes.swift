@@ -33,9 +33,10 @@ enum EditRoutes {
         var canContinue: Bool
     }
 
-    static func add(to routes: Routes, library: PhotoLibrary) {
-        let previews = EditPreviews(library: library)
+    static func add(to routes: Routes) {
         routes.get("/api/assets/:id/edits") { _, context in
+            let served = try context.library()
+            let library = served.library
             let asset = try await asset(try context.parameters.require("id"), in: library)
             var state = EditState(
                 hasAdjustments: asset.hasAdjustments, adjustmentFormatIdentifier: asset.adjustmentFormatIdentifier,
@@ -48,6 +49,8 @@ enum EditRoutes {
             return try LightboxServer.jsonResponse(state)
         }
         routes.post("/api/assets/:id/edits") { request, context in
+            let served = try context.library()
+            let library = served.library
             let body = try await request.decode(as: EditBody.self, context: context)
             let (filters, replaces) = try recipe(body)
             guard !filters.isEmpty else {
@@ -61,11 +64,15 @@ enum EditRoutes {
             return try LightboxServer.jsonResponse(try await library.edit(asset, with: editor))
         }
         routes.delete("/api/assets/:id/edits") { _, context in
+            let served = try context.library()
+            let library = served.library
             let asset = try await asset(try context.parameters.require("id"), in: library)
             try await library.performChanges { $0.changeRequest(for: asset).revertAssetContentToOriginal() }
             return try LightboxServer.jsonResponse(try await Self.asset(asset.localIdentifier, in: library))
         }
-        routes.post("/api/assets/:id/edits/preview") { request, context in
+        routes.post("/api/assets/:id/edits/preview", access: .read) { request, context in
+            let served = try context.library()
+            let library = served.library
             let body = try await request.decode(as: EditBody.self, context: context)
             let (filters, replaces) = try recipe(body)
             let asset = try await asset(try context.parameters.require("id"), in: library)
@@ -76,7 +83,7 @@ enum EditRoutes {
             if let side = body.maximumSide, !(16...8192).contains(side) {
                 throw HTTPError(.badRequest, message: "maximumSide must be 16...8192")
             }
-            let image = try await previews.preview(of: asset, recipe: recipe, maximumSide: body.maximumSide)
+            let image = try await served.previews.preview(of: asset, recipe: recipe, maximumSide: body.maximumSide)
             var headers = HTTPFields()
             headers[.contentType] = image.format.mimeType
             headers[.cacheControl] = "no-store"

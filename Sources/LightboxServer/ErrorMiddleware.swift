@@ -48,7 +48,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 error.body
                 ?? (error.status == .notFound
                     ? "no route \(request.method.rawValue) \(request.uri.path)" : error.status.reasonPhrase)
-            return Self.response(status: error.status, code: Self.code(error.status), message: message)
+            var response = Self.response(status: error.status, code: Self.code(error.status), message: message)
+            for field in error.headers { response.headers.append(field) }
+            return response
         } catch let error as any HTTPResponseError {
             return Self.response(status: error.status, code: Self.code(error.status), message: "\(error)")
         } catch {

@@ -27,8 +27,11 @@ import LightboxImaging
 /// "mode", "resize", "version", "format"}` starts or stops preparing images (the caching image
 /// manager, at background priority); it answers `{"caching": N}`, the images being prepared.
 enum ImageRoutes {
-    static func add(to routes: Routes, library: PhotoLibrary, images: CachingImageManager) {
+    static func add(to routes: Routes) {
         routes.get("/api/assets/:id/image") { request, context in
+            let served = try context.library()
+            let library = served.library
+            let images = served.images
             let id = try context.parameters.require("id")
             let query = request.uri.formQuery
             let (size, mode, options) = try parameters(query)
@@ -89,7 +92,10 @@ enum ImageRoutes {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
         }
 
-        routes.post("/api/cache") { request, context in
+        routes.post("/api/cache", access: .read) { request, context in
+            let served = try context.library()
+            let library = served.library
+            let images = served.images
             let body = try await request.decode(as: CacheRequest.self, context: context)
             switch body.action {
             case "stopAll":

@@ -12,7 +12,8 @@ import NIOCore
 /// try await app.runService()
 /// ```
 ///
-/// Routes:
+/// Routes (who may call each: ``RouteAccess``; sign-in, sessions, tokens and users:
+/// ``AccountRoutes``):
 /// - `GET /` and `GET /web/{file}`: the web page (see ``WebPage``);
 /// - `GET /api/assets?limit=&after=&predicate=&sort=`: a page of assets, newest first
 ///   (keyset pagination), or those a predicate selects in the order a sort gives;
@@ -41,20 +42,32 @@ public enum LightboxServer {
     public static let maximumChangesPage = 1000
 
     /// The router with every route, for tests and for embedding in a larger application.
-    public static func router(library: PhotoLibrary, limits: ServerLimits = ServerLimits()) -> Router<
-        BasicRequestContext
-    > {
-        let router = Router(context: BasicRequestContext.self)
+    ///
+    /// With `accounts`, every route but the sign-in page and its call needs a session or a
+    /// token, and each user reaches their own library (the first user owns `library`); a
+    /// library whose accounts have no users is open to whoever reaches it only while
+    /// `policy.loopbackOnly`. Without `accounts`, every request is the library's owner: for an
+    /// application that authenticates in front of Lightbox.
+    public static func router(
+        library: PhotoLibrary, accounts: Accounts? = nil, policy: AccessPolicy = AccessPolicy(),
+        limits: ServerLimits = ServerLimits()
+    ) -> Router<LightboxRequestContext> {
+        let router = Router(context: LightboxRequestContext.self)
         let routes = Routes(router: router)
+        router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware(methods: routes.table))
-        let images = CachingImageManager(library: library, waitingRenders: limits.waitingRenders)
-        ImageRoutes.add(to: routes, library: library, images: images)
-        EditRoutes.add(to: routes, library: library)
-        MovieRoutes.add(to: routes, library: library)
-        TrashRoutes.add(to: routes, library: library)
-        CaptureRoutes.add(to: routes, library: library)
+        let libraries = ServedLibraries(home: library, waitingRenders: limits.waitingRenders)
+        router.add(middleware: AccessMiddleware(accounts: accounts, libraries: libraries, policy: policy))
+        ImageRoutes.add(to: routes)
+        EditRoutes.add(to: routes)
+        MovieRoutes.add(to: routes)
+        TrashRoutes.add(to: routes)
+        CaptureRoutes.add(to: routes)
+        AccountRoutes.add(to: routes, accounts: accounts, policy: policy)
         WebPage.add(to: routes)
-        routes.get("/api/assets") { request, _ in
+        routes.get("/api/assets") { request, context in
+            let served = try context.library()
+            let library = served.library
             let query = request.uri.formQuery
             let limit = try query.get("limit", as: Int.self).map { $0 } ?? defaultPageSize
             guard (1...maximumPageSize).contains(limit) else {
@@ -74,7 +87,9 @@ public enum LightboxServer {
                 next: assets.count > limit ? assets[limit - 1].localIdentifier : nil)
             return try jsonResponse(page)
         }
-        routes.get("/api/changes") { request, _ in
+        routes.get("/api/changes") { request, context in
+            let served = try context.library()
+            let library = served.library
             let query = request.uri.formQuery
             guard let since = query.get("since").flatMap({ PersistentChangeToken(String($0)) }) else {
                 throw HTTPError(.badRequest, message: "since must be a change token (a number)")
@@ -91,7 +106,9 @@ public enum LightboxServer {
                 ChangesPage(
                     currentToken: current, changes: page, next: changes.count > limit ? page.last?.changeToken : nil))
         }
-        routes.get("/api/collections") { request, _ in
+        routes.get("/api/collections") { request, context in
+            let served = try context.library()
+            let library = served.library
             let query = request.uri.formQuery
             var options = FetchOptions()
             options.predicate = try query.get("predicate").map { try FetchPredicate(String($0)) }
@@ -103,6 +120,8 @@ public enum LightboxServer {
             return try jsonResponse(CollectionPage(collections: collections))
         }
         routes.get("/api/collections/:id/assets") { request, context in
+            let served = try context.library()
+            let library = served.library
             let id = try context.parameters.require("id")
             let query = request.uri.formQuery
             let limit = try query.get("limit", as: Int.self) ?? defaultPageSize
@@ -118,6 +137,8 @@ public enum LightboxServer {
                     next: assets.count > limit ? assets[limit - 1].localIdentifier : nil))
         }
         routes.get("/api/assets/:id") { _, context in
+            let served = try context.library()
+            let library = served.library
             let id = try context.parameters.require("id")
             guard let asset = try await library.asset(withLocalIdentifier: id) else {
                 throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
@@ -130,13 +151,14 @@ public enum LightboxServer {
     /// The whole application, listening on `host:port` within `limits`; `onServerRunning` is
     /// called once it listens (a port in use makes `runService()` throw before).
     public static func application(
-        library: PhotoLibrary, host: String = "127.0.0.1", port: Int = 8080, limits: ServerLimits = ServerLimits(),
+        library: PhotoLibrary, accounts: Accounts? = nil, policy: AccessPolicy = AccessPolicy(),
+        host: String = "127.0.0.1", port: Int = 8080, limits: ServerLimits = ServerLimits(),
         onServerRunning: @escaping @Sendable () async -> Void = {}
     ) -> some ApplicationProtocol {
         let perAddress = AddressConnections(limit: limits.connectionsPerAddress)
         let headerTimeout = limits.headerTimeout.timeAmount
         return Application(
-            router: router(library: library, limits: limits),
+            router: router(library: library, accounts: accounts, policy: policy, limits: limits),
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [perAddress.handler(), HeaderTimeoutHandler(timeout: headerTimeout)],

@@ -7,9 +7,11 @@ import Lightbox
 /// video asset's file, with its type, an entity tag (the file's SHA-256) and byte ranges, as
 /// `<video>` elements ask for them. 404 when the asset has no movie.
 enum MovieRoutes {
-    static func add(to routes: Routes, library: PhotoLibrary) {
+    static func add(to routes: Routes) {
         let files = FileIO()
         routes.get("/api/assets/:id/movie") { request, context in
+            let served = try context.library()
+            let library = served.library
             let asset = try await EditRoutes.asset(try context.parameters.require("id"), in: library)
             let version = request.uri.formQuery.get("version").map { String($0) } ?? "current"
             guard version == "current" || version == "original" else {

@@ -3,41 +3,78 @@ import Hummingbird
 import HummingbirdCore
 import Synchronization
 
+/// Who may call a route. Authentication happened before (``AccessMiddleware``); each route
+/// says what its caller must be, and the router checks it before the handler runs.
+enum RouteAccess: Sendable {
+    /// Anyone: the sign-in page and its call, the page's files.
+    case open
+    /// Any authenticated caller, a read token included.
+    case read
+    /// A caller who may change the library: a session, the local owner, a write token.
+    case write
+    /// A person, not a program: a session or the local owner (sessions and tokens are managed so).
+    case person
+    /// An admin's session, or the local owner.
+    case admin
+
+    /// Nil when `caller` may call the route, else the error to answer.
+    func refusal(for caller: Caller?) -> HTTPError? {
+        if self == .open { return nil }
+        guard let caller else {
+            return HTTPError(
+                .unauthorized, headers: [.wwwAuthenticate: "Bearer realm=\"Lightbox\""],
+                message: "sign in, or send a token (Authorization: Bearer ...)")
+        }
+        switch self {
+        case .open, .read: return nil
+        case .write:
+            return caller.canWrite
+                ? nil : HTTPError(.forbidden, message: "this token may read the library, not change it")
+        case .person:
+            if case .token = caller.credential {
+                return HTTPError(.forbidden, message: "a token cannot do this: sign in")
+            }
+            return nil
+        case .admin:
+            return caller.isAdmin ? nil : HTTPError(.forbidden, message: "only an admin may do this")
+        }
+    }
+}
+
 /// The router, with a record of each path's methods: a request for a path with a method it
-/// does not take is answered 405 with the methods it takes (`Allow`), not 404.
+/// does not take is answered 405 with the methods it takes (`Allow`), not 404. Each route
+/// names who may call it (``RouteAccess``): reads by default, changes to the library by
+/// default for the other methods.
 struct Routes {
-    let router: Router<BasicRequestContext>
+    typealias Handler = @Sendable (Request, LightboxRequestContext) async throws -> Response
+
+    let router: Router<LightboxRequestContext>
     let table = MethodTable()
 
     @discardableResult
-    func get(
-        _ path: RouterPath,
-        use handler: @Sendable @escaping (Request, BasicRequestContext) async throws -> some ResponseGenerator
-    ) -> Self {
-        on(path, .get, handler)
+    func get(_ path: RouterPath, access: RouteAccess = .read, use handler: @escaping Handler) -> Self {
+        on(path, .get, access, handler)
     }
 
     @discardableResult
-    func post(
-        _ path: RouterPath,
-        use handler: @Sendable @escaping (Request, BasicRequestContext) async throws -> some ResponseGenerator
-    ) -> Self {
-        on(path, .post, handler)
+    func post(_ path: RouterPath, access: RouteAccess = .write, use handler: @escaping Handler) -> Self {
+        on(path, .post, access, handler)
     }
 
     @discardableResult
-    func delete(
-        _ path: RouterPath,
-        use handler: @Sendable @escaping (Request, BasicRequestContext) async throws -> some ResponseGenerator
-    ) -> Self {
-        on(path, .delete, handler)
+    func delete(_ path: RouterPath, access: RouteAccess = .write, use handler: @escaping Handler) -> Self {
+        on(path, .delete, access, handler)
     }
 
     private func on(
-        _ path: RouterPath, _ method: HTTPRequest.Method,
-        _ handler: @Sendable @escaping (Request, BasicRequestContext) async throws -> some ResponseGenerator
-    ) -> Self {
-        router.on(path, method: method, use: handler)
+        _ path: RouterPath, _ method: HTTPRequest.Method, _ access: RouteAccess, _ handler: @escaping Handler
+    )
+        -> Self
+    {
+        router.on(path, method: method) { request, context in
+            if let refusal = access.refusal(for: context.caller) { throw refusal }
+            return try await handler(request, context)
+        }
         table.record(method, path)
         return self
     }

@@ -22,8 +22,10 @@ enum TrashRoutes {
         var purged: [String]
     }
 
-    static func add(to routes: Routes, library: PhotoLibrary) {
+    static func add(to routes: Routes) {
         routes.delete("/api/assets/:id") { request, context in
+            let served = try context.library()
+            let library = served.library
             let id = try context.parameters.require("id")
             guard try await library.asset(withLocalIdentifier: id) != nil else {
                 throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
@@ -37,11 +39,15 @@ enum TrashRoutes {
             return try await answer(id, library)
         }
         routes.post("/api/assets/:id/restore") { _, context in
+            let served = try context.library()
+            let library = served.library
             let id = try context.parameters.require("id")
             try await library.performChanges { $0.restoreAssets([id]) }
             return try await answer(id, library)
         }
-        routes.get("/api/trash") { request, _ in
+        routes.get("/api/trash") { request, context in
+            let served = try context.library()
+            let library = served.library
             let query = request.uri.formQuery
             let limit =
                 try query.get("limit").map { text -> Int in
@@ -70,8 +76,10 @@ enum TrashRoutes {
                     next: assets.count > limit ? assets[limit - 1].localIdentifier : nil,
                     retentionDays: retention / 86400))
         }
-        routes.delete("/api/trash") { _, _ in
-            try LightboxServer.jsonResponse(Purged(purged: try await library.read { try $0.emptyTrash() }))
+        routes.delete("/api/trash") { _, context in
+            let served = try context.library()
+            let library = served.library
+            return try LightboxServer.jsonResponse(Purged(purged: try await library.read { try $0.emptyTrash() }))
         }
     }
 

@@ -41,6 +41,8 @@ enum WebPage {
     }
 
     static let index = File(PackageResources.index_html, "text/html; charset=utf-8")
+    /// The sign-in page, `/signin`.
+    static let signIn = File(PackageResources.signin_html, "text/html; charset=utf-8")
 
     /// The files under `/web/`, by name.
     static let files: [String: File] = [
@@ -50,11 +52,18 @@ enum WebPage {
         "viewer.js": File(PackageResources.viewer_js, "text/javascript; charset=utf-8"),
         "editor.js": File(PackageResources.editor_js, "text/javascript; charset=utf-8"),
         "main.js": File(PackageResources.main_js, "text/javascript; charset=utf-8"),
+        "signin.js": File(PackageResources.signin_js, "text/javascript; charset=utf-8"),
     ]
 
     static func add(to routes: Routes) {
-        routes.get("/") { request, _ in index.response(to: request) }
-        routes.get("/web/:name") { request, context in
+        // Whoever has not signed in is sent to the sign-in page rather than shown an empty page.
+        routes.get("/", access: .open) { request, context in
+            guard context.caller != nil else {
+                return Response(status: .seeOther, headers: [.location: "/signin"])
+            }
+            return index.response(to: request)
+        }
+        routes.get("/web/:name", access: .open) { request, context in
             guard let name = context.parameters.get("name"), let file = files[name] else {
                 throw HTTPError(.notFound, message: "no such file of the web page")
             }

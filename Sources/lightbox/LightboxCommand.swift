@@ -17,7 +17,7 @@ struct LightboxCommand: AsyncParsableCommand {
             HideCommand.self, EditCommand.self, RevertCommand.self, DeleteCommand.self, RestoreCommand.self,
             TrashCommand.self, AlbumCommand.self, FolderCommand.self, HistoryCommand.self, WatchCommand.self,
             ServeCommand.self, MetadataCommand.self, ExportCommand.self, ThumbnailCommand.self, RenderCommand.self,
-            CheckCommand.self, CaptureCommand.self, BurstCommand.self,
+            CheckCommand.self, CaptureCommand.self, BurstCommand.self, UserCommand.self, TokenCommand.self,
         ]
     )
 }

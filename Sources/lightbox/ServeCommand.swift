@@ -29,6 +29,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a new connection has to send its first request's whole header.")
     var headerTimeout = 10
 
+    @Option(
+        name: .customLong("public-name"),
+        help: ArgumentHelp(
+            "A host name clients reach the server by (repeatable); localhost and IP addresses need none. Requests for other names are refused.",
+            valueName: "NAME"))
+    var publicNames: [String] = []
+
+    @Flag(help: "Trust X-Forwarded-Proto from a proxy in front (session cookies are then Secure over TLS).")
+    var trustProxy = false
+
     func run() async throws {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535, not \(port)") }
         for (name, value) in [
@@ -44,11 +54,28 @@ struct ServeCommand: AsyncParsableCommand {
         limits.headerTimeout = .seconds(headerTimeout)
         let library = try libraryOptions.open()
         let count = try await library.assetCount()
+        let accounts = try AccountsAccess.open(library)
+        var policy = AccessPolicy()
+        policy.hostNames = publicNames
+        policy.loopbackOnly = AccessPolicy.isLoopback(host)
+        policy.trustForwardedProto = trustProxy
+        let users = try await accounts.users().count
+        if users == 0 && !policy.loopbackOnly {
+            throw CommandError(
+                "the library has no users, so serving it on \(host) would open it to the network: "
+                    + "add one with `lightbox user add NAME` first (or serve on 127.0.0.1)")
+        }
         let (host, port) = (host, port)
-        let app = LightboxServer.application(library: library, host: host, port: port, limits: limits) {
+        let app = LightboxServer.application(
+            library: library, accounts: accounts, policy: policy, host: host, port: port, limits: limits
+        ) {
             Output.message(
                 "Serving \(count) asset\(count == 1 ? "" : "s") from \(library.url.path) at http://\(host):\(port) (Ctrl-C stops)"
             )
+            Output.message(
+                users == 0
+                    ? "No users: anyone on this machine can reach the library; `lightbox user add NAME` requires signing in"
+                    : "\(users) user\(users == 1 ? "" : "s") may sign in")
         }
         do {
             try await app.runService()

@@ -24,7 +24,10 @@ struct CaptureRouteTests {
                 #expect(devices.contains { $0["kind"] as? String == "synthetic" })
             }
             let body = #"{"device": "test:320x240@30", "live": true, "format": "jpeg"}"#
-            try await client.execute(uri: "/api/capture", method: .post, body: ByteBuffer(string: body)) { response in
+            try await client.execute(
+                uri: "/api/capture", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: body)
+            ) { response in
                 #expect(response.status == .created)
                 let answer = try #require(try Self.json(response) as? [String: Any])
                 let assets = try #require(answer["assets"] as? [[String: Any]])
@@ -35,7 +38,10 @@ struct CaptureRouteTests {
             }
             // A movie file on the server is no camera; a burst past the limit is refused.
             for refused in [#"{"device": "file:/etc/passwd"}"#, #"{"burst": 500}"#, #"{"device": "/dev/null"}"#] {
-                try await client.execute(uri: "/api/capture", method: .post, body: ByteBuffer(string: refused)) {
+                try await client.execute(
+                    uri: "/api/capture", method: .post, headers: [.contentType: "application/json"],
+                    body: ByteBuffer(string: refused)
+                ) {
                     #expect($0.status == .badRequest, "\(refused)")
                 }
             }

@@ -11,13 +11,15 @@ import Testing
 struct ErrorMiddlewareTests {
     @Test("A busy image manager answers 503 with Retry-After; a timed-out or damaged render 422; one error form")
     func statuses() async throws {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: LightboxRequestContext.self)
         let routes = Routes(router: router)
         router.add(middleware: ErrorMiddleware(methods: routes.table))
-        routes.get("/busy") { _, _ -> String in
+        routes.get("/busy", access: .open) { _, _ -> Response in
             throw LibraryError(.busy, "256 images are waiting to be rendered; ask again in a moment")
         }
-        routes.get("/damaged") { _, _ -> String in throw LibraryError(.corruptFile, "the render took too long") }
+        routes.get("/damaged", access: .open) { _, _ -> Response in
+            throw LibraryError(.corruptFile, "the render took too long")
+        }
         try await Application(router: router).test(.router) { client in
             try await client.execute(uri: "/busy", method: .get) { response in
                 #expect(response.status == .serviceUnavailable)

@@ -99,7 +99,7 @@ struct ServerTests {
         // Every file of Web/ in the source tree: the page's modules must all reach the browser.
         let web = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Sources/LightboxServer/Web").standardizedFileURL.path
-        let sources = try FileManager.default.contentsOfDirectory(atPath: web).filter { $0 != "index.html" }
+        let sources = try FileManager.default.contentsOfDirectory(atPath: web).filter { !$0.hasSuffix(".html") }
         try await app.test(.router) { client in
             var pending: [String] = []
             try await client.execute(uri: "/", method: .get) { response in
@@ -108,6 +108,11 @@ struct ServerTests {
                 let html = String(buffer: response.body)
                 #expect(html.contains("id=\"grid\""))
                 pending = Self.references(in: html, pattern: #"(?:href|src)="/web/([^"]+)""#)
+            }
+            try await client.execute(uri: "/signin", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("id=\"signin\""))
+                pending += Self.references(in: String(buffer: response.body), pattern: #"(?:href|src)="/web/([^"]+)""#)
             }
             // Follows the page's links and the modules' imports, as a browser would.
             var served: Set<String> = []

@@ -17,9 +17,11 @@ export function cache(action, ids, size) {
                         body: JSON.stringify(Object.assign({ action, assets: ids }, size)) }).catch(() => {});
 }
 
-// A JSON request whose failure becomes an error carrying the server's message.
+// A JSON request whose failure becomes an error carrying the server's message. A session that
+// ended (401) goes back to the sign-in page.
 export async function request(path, init) {
   const response = await fetch(path, init);
+  if (response.status === 401) location.assign('/signin');
   if (!response.ok) throw new Error((await response.json()).error.message);
   return response;
 }

@@ -99,7 +99,7 @@ export async function openEditor(asset) {
   turns = 0; flip = null; saved = []; touched = new Set();
   editor.querySelector('img').src = shownImage();
   editor.classList.add('open');
-  const state = await (await fetch(assetPath(asset) + '/edits')).json();
+  const state = await (await request(assetPath(asset) + '/edits')).json();
   document.getElementById('edit-kept').textContent = state.hasAdjustments && !state.canContinue
     ? 'Edited with ' + state.adjustmentFormatIdentifier + ': this edit builds on it.' : '';
   saved = (state.filters || []).map(filter => [filter.slice(0, filter.indexOf('=')), filter.slice(filter.indexOf('=') + 1)]);

@@ -70,7 +70,7 @@ struct SQLiteStore: Sendable {
     static let migrationLockSuffix = "-migrations.lock"
 
     /// Opens and locks (blocking) the lock file beside the database; closing it unlocks.
-    private static func lockMigrations(_ path: String) throws -> Int32 {
+    static func lockMigrations(_ path: String) throws -> Int32 {
         let lockPath = path + migrationLockSuffix
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw FileIO.posixError("creating a lock", lockPath) }

@@ -1,0 +1,237 @@
+import Foundation
+import Hummingbird
+import Lightbox
+
+/// Signing in, sessions, tokens and users over HTTP.
+///
+/// - `GET /signin`: the sign-in page. `POST /api/session` with `{"name", "password"}`: signs in,
+///   sets the session cookie (HttpOnly, SameSite=Strict, Secure over TLS); 401 for a wrong
+///   name or password, 429 with `Retry-After` while the name or the address must wait
+///   (``SignInThrottle``). `DELETE /api/session`: signs out.
+/// - `GET /api/authorization`: what the caller may do, in PhotoKit's words: `notDetermined`
+///   (no credential), `authorized` or `limited`, with `accessLevel` `readWrite` or `read`.
+/// - `GET /api/sessions`, `DELETE /api/sessions/{id}`: the user's sessions, and ending one.
+/// - `GET /api/tokens`, `POST /api/tokens` with `{"name", "scope": "read"|"write",
+///   "expiresInDays"}` (the secret is in this answer only), `DELETE /api/tokens/{id}`. Managed
+///   by a person signed in, never by a token.
+/// - `GET /api/users`, `POST /api/users` with `{"name", "password", "role"}`,
+///   `DELETE /api/users/{name}`: admins only.
+enum AccountRoutes {
+    struct SignInBody: Decodable {
+        var name: String
+        var password: String
+    }
+
+    struct TokenBody: Decodable {
+        var name: String
+        var scope: AccessToken.Scope
+        var expiresInDays: Int?
+    }
+
+    struct UserBody: Decodable {
+        var name: String
+        var password: String
+        var role: UserAccount.Role?
+    }
+
+    struct UserView: Encodable {
+        var id: String
+        var name: String
+        var role: UserAccount.Role
+        var creationDate: Date
+
+        init(_ user: UserAccount) {
+            (id, name, role, creationDate) = (user.id, user.name, user.role, user.creationDate)
+        }
+    }
+
+    struct SessionView: Encodable {
+        var id: String
+        var creationDate: Date
+        var lastSeenDate: Date
+        var expirationDate: Date
+        var userAgent: String
+        var address: String
+        var current: Bool
+    }
+
+    struct TokenView: Encodable {
+        var id: String
+        var name: String
+        var scope: AccessToken.Scope
+        var limitedTo: [String]?
+        var creationDate: Date
+        var expirationDate: Date?
+        var lastUsedDate: Date?
+        /// The secret, in the answer that made the token only.
+        var secret: String?
+
+        init(_ token: AccessToken, secret: String? = nil) {
+            (id, name, scope, limitedTo) = (token.id, token.name, token.scope, token.limitedTo)
+            (creationDate, expirationDate, lastUsedDate) = (
+                token.creationDate, token.expirationDate, token.lastUsedDate
+            )
+            self.secret = secret
+        }
+    }
+
+    /// PhotoKit's authorization status and access level.
+    struct Authorization: Encodable {
+        var status: String
+        var accessLevel: String?
+        var user: UserView?
+        /// `session`, `token` or `local` (a library without users, on loopback).
+        var credential: String?
+        var expirationDate: Date?
+        var limitedTo: [String]?
+    }
+
+    /// The longest a token may be made to last, in days.
+    static let maximumTokenDays = 3650
+
+    static func add(to routes: Routes, accounts: Accounts?, policy: AccessPolicy) {
+        let throttle = SignInThrottle()
+        routes.get("/signin", access: .open) { request, _ in
+            WebPage.signIn.response(to: request)
+        }
+        routes.post("/api/session", access: .open) { request, context in
+            guard let accounts else {
+                throw HTTPError(.notFound, message: "this server has no accounts to sign in to")
+            }
+            let body = try await request.decode(as: SignInBody.self, context: context)
+            let keys = ["name:" + body.name.lowercased(), "address:" + context.remoteAddress]
+            if let wait = throttle.wait(for: keys) {
+                throw HTTPError(
+                    .tooManyRequests, headers: [.retryAfter: String(Int(wait.rounded(.up)))],
+                    message: "too many failed sign-ins: try again in \(Int(wait.rounded(.up))) seconds")
+            }
+            guard body.password.utf8.count <= PasswordHasher.maximumPasswordLength, body.name.count <= 64,
+                let user = try await accounts.verify(name: body.name, password: body.password)
+            else {
+                throttle.recordFailure(keys)
+                throw HTTPError(.unauthorized, message: "wrong name or password")
+            }
+            throttle.recordSuccess(keys)
+            let (session, secret) = try await accounts.startSession(
+                for: user, userAgent: request.headers[.userAgent] ?? "", address: context.remoteAddress)
+            var response = try LightboxServer.jsonResponse(
+                Authorization(
+                    status: "authorized", accessLevel: "readWrite", user: UserView(user), credential: "session",
+                    expirationDate: session.expirationDate))
+            response.headers[.setCookie] = AccessMiddleware.sessionCookie(secret, secure: context.isSecure)
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
+        routes.delete("/api/session", access: .person) { _, context in
+            if let accounts, let user = context.caller?.user, let id = context.caller?.sessionID {
+                _ = try await accounts.endSession(id: id, of: user)
+            }
+            var response = Response(status: .noContent)
+            response.headers[.setCookie] = AccessMiddleware.clearedCookie
+            return response
+        }
+        routes.get("/api/authorization", access: .open) { _, context in
+            guard let caller = context.caller else {
+                return try LightboxServer.jsonResponse(Authorization(status: "notDetermined"))
+            }
+            var answer = Authorization(
+                status: caller.limitedTo == nil ? "authorized" : "limited",
+                accessLevel: caller.canWrite ? "readWrite" : "read", user: caller.user.map(UserView.init))
+            switch caller.credential {
+            case .local: answer.credential = "local"
+            case .session(let session):
+                answer.credential = "session"
+                answer.expirationDate = session.expirationDate
+            case .token(let token):
+                answer.credential = "token"
+                answer.expirationDate = token.expirationDate
+                answer.limitedTo = token.limitedTo
+            }
+            return try LightboxServer.jsonResponse(answer)
+        }
+        routes.get("/api/sessions", access: .person) { _, context in
+            let (accounts, user) = try signedIn(accounts, context)
+            let current = context.caller?.sessionID
+            let sessions = try await accounts.sessions(of: user).map {
+                SessionView(
+                    id: $0.id, creationDate: $0.creationDate, lastSeenDate: $0.lastSeenDate,
+                    expirationDate: $0.expirationDate, userAgent: $0.userAgent, address: $0.address,
+                    current: $0.id == current)
+            }
+            return try LightboxServer.jsonResponse(["sessions": sessions])
+        }
+        routes.delete("/api/sessions/:id", access: .person) { _, context in
+            let (accounts, user) = try signedIn(accounts, context)
+            let id = try context.parameters.require("id")
+            guard try await accounts.endSession(id: id, of: user) else {
+                throw HTTPError(.notFound, message: "you have no session \(id)")
+            }
+            return Response(status: .noContent)
+        }
+        routes.get("/api/tokens", access: .person) { _, context in
+            let (accounts, user) = try signedIn(accounts, context)
+            return try LightboxServer.jsonResponse(["tokens": try await accounts.tokens(of: user).map { TokenView($0) }]
+            )
+        }
+        routes.post("/api/tokens", access: .person) { request, context in
+            let (accounts, user) = try signedIn(accounts, context)
+            let body = try await request.decode(as: TokenBody.self, context: context)
+            var expires: Date?
+            if let days = body.expiresInDays {
+                guard (1...maximumTokenDays).contains(days) else {
+                    throw HTTPError(.badRequest, message: "expiresInDays must be 1...\(maximumTokenDays)")
+                }
+                expires = Date().addingTimeInterval(Double(days) * 86400)
+            }
+            let (token, secret) = try await accounts.createToken(
+                for: user, name: body.name, scope: body.scope, expires: expires)
+            var response = try LightboxServer.jsonResponse(TokenView(token, secret: secret))
+            response.status = .created
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
+        routes.delete("/api/tokens/:id", access: .person) { _, context in
+            let (accounts, user) = try signedIn(accounts, context)
+            let id = try context.parameters.require("id")
+            guard try await accounts.revokeToken(id: id, of: user) else {
+                throw HTTPError(.notFound, message: "you have no token \(id)")
+            }
+            return Response(status: .noContent)
+        }
+        routes.get("/api/users", access: .admin) { _, _ in
+            guard let accounts else { return try LightboxServer.jsonResponse(["users": [UserView]()]) }
+            return try LightboxServer.jsonResponse(["users": try await accounts.users().map(UserView.init)])
+        }
+        routes.post("/api/users", access: .admin) { request, context in
+            guard let accounts else { throw HTTPError(.notFound, message: "this server has no accounts") }
+            let body = try await request.decode(as: UserBody.self, context: context)
+            var response = try LightboxServer.jsonResponse(
+                UserView(try await accounts.addUser(name: body.name, password: body.password, role: body.role)))
+            response.status = .created
+            return response
+        }
+        routes.delete("/api/users/:name", access: .admin) { _, context in
+            guard let accounts else { throw HTTPError(.notFound, message: "this server has no accounts") }
+            let name = try context.parameters.require("name")
+            guard try await accounts.user(named: name) != nil else {
+                throw HTTPError(.notFound, message: "no user is called \(name)")
+            }
+            if name.lowercased() == context.caller?.user?.name.lowercased() {
+                throw HTTPError(.badRequest, message: "you cannot remove yourself")
+            }
+            _ = try await accounts.removeUser(name: name)
+            return Response(status: .noContent)
+        }
+    }
+
+    /// The accounts and the signed-in user; 400 for the local owner of a library without users.
+    private static func signedIn(_ accounts: Accounts?, _ context: LightboxRequestContext) throws -> (
+        Accounts, UserAccount
+    ) {
+        guard let accounts, let user = context.caller?.user else {
+            throw HTTPError(
+                .badRequest, message: "this library has no users: `lightbox user add NAME` makes the first")
+        }
+        return (accounts, user)
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import Lightbox
+import Synchronization
+
+/// Every user's library: the server's own for its first user (and for the local owner of a
+/// library without users), `users/ID` inside it for each other user, opened on first use and
+/// kept open. A user reaches only their own: no identifier names another's.
+final class ServedLibraries: Sendable {
+    let home: ServedLibrary
+    let waitingRenders: Int
+    private let opened = Mutex<[String: ServedLibrary]>([:])
+
+    init(home: PhotoLibrary, waitingRenders: Int) {
+        self.home = ServedLibrary(library: home, waitingRenders: waitingRenders)
+        self.waitingRenders = waitingRenders
+    }
+
+    /// The library `caller` works in.
+    func library(for caller: Caller) throws -> ServedLibrary {
+        guard let user = caller.user, !user.libraryFolder.isEmpty else { return home }
+        guard !user.libraryFolder.contains(".."), !user.libraryFolder.hasPrefix("/") else {
+            throw LibraryError(.storageFailed, "the accounts name a library folder outside the server's library")
+        }
+        return try opened.withLock { opened in
+            if let served = opened[user.id] { return served }
+            let url = home.library.url.appendingPathComponent(user.libraryFolder, isDirectory: true)
+            let served = ServedLibrary(library: try PhotoLibrary(url: url), waitingRenders: waitingRenders)
+            opened[user.id] = served
+            return served
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An HTTP/1.1 request written byte for byte to a server on loopback: for what an HTTP client
+/// library will not send as asked (a `Host` of the test's choosing, one header only).
+public enum RawHTTP {
+    /// Sends `head` (lines without the final blank line) and `body` to 127.0.0.1:`port`, and
+    /// answers the response's status code and its text; the connection is closed after.
+    public static func send(port: Int, head: [String], body: String = "") throws -> (status: Int, text: String) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawHTTPError(message: "socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw RawHTTPError(message: "cannot connect to port \(port)") }
+        let request = (head + ["Connection: close", "Content-Length: \(body.utf8.count)", "", body]).joined(
+            separator: "\r\n")
+        let bytes = Array(request.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw RawHTTPError(message: "send failed") }
+            sent += count
+        }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            response += buffer[0..<count]
+        }
+        let text = String(decoding: response, as: UTF8.self)
+        let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, text)
+    }
+
+    struct RawHTTPError: Error {
+        var message: String
+    }
+}
