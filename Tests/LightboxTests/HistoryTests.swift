@@ -17,13 +17,16 @@ struct HistoryTests {
         #expect(afterImport > start)
 
         var album = ""
-        try await library.performChanges { changes in
+        let albumToken = try await library.performChanges { changes in
             let request = changes.creationRequestForAssetCollection(withTitle: "History")
             request.addAssets([assets[0].localIdentifier])
             album = request.localIdentifier
             changes.changeRequest(for: assets[1]).isFavorite = true
         }
-        try await library.performChanges { changes in changes.deleteAssets([assets[2]]) }
+        let deletion = try await library.performChanges { changes in changes.deleteAssets([assets[2]]) }
+        // A block answers its own transaction's token; one that changes nothing, none.
+        #expect(deletion == (try library.currentChangeToken()))
+        #expect(try await library.performChanges { _ in } == nil)
 
         let all = try library.fetchPersistentChanges(since: start)
         #expect(all.count == 5, "three imports and two blocks")
@@ -35,6 +38,7 @@ struct HistoryTests {
         let since = try library.fetchPersistentChanges(since: afterImport)
         #expect(since.count == 2)
         #expect(since[0].changeDetails(for: .assetCollection).insertedLocalIdentifiers == [album])
+        #expect(since[0].changeToken == albumToken && since[1].changeToken == deletion)
         #expect(since[0].changeDetails(for: .asset).updatedLocalIdentifiers == [assets[1].localIdentifier])
         #expect(
             since[1].changeDetails(for: .asset).trashedLocalIdentifiers == [assets[2].localIdentifier],

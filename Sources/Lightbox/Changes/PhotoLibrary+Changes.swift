@@ -14,19 +14,30 @@ extension PhotoLibrary {
     /// one SQLite transaction. An invalid request (an unknown identifier, an index past the
     /// end, an asset added twice) throws a ``LibraryError`` naming it, and nothing changes.
     /// Files of deleted assets are removed once the transaction has committed.
-    public func performChanges(_ block: (ChangeRequests) throws -> Void) async throws {
+    ///
+    /// Answers the transaction's change token (what a client that made the change passes to
+    /// `fetchPersistentChanges(since:)` later), or nil when the block changed nothing.
+    @discardableResult
+    public func performChanges(_ block: (ChangeRequests) throws -> Void) async throws -> PersistentChangeToken? {
         let (operations, creations) = try record(block)
-        guard !operations.isEmpty else { return removeTemporaryFiles(creations) }
+        guard !operations.isEmpty else {
+            removeTemporaryFiles(creations)
+            return nil
+        }
         // Preparing the files and the transaction block: both run off the caller's executor.
-        try await BlockingWork.run { try self.commit(operations, creations) }
+        return try await BlockingWork.run { try self.commit(operations, creations) }
     }
 
     /// Makes changes to the library and waits for them, blocking the calling thread
     /// (PhotoKit's `performChangesAndWait`). See ``performChanges(_:)``.
-    public func performChangesAndWait(_ block: (ChangeRequests) throws -> Void) throws {
+    @discardableResult
+    public func performChangesAndWait(_ block: (ChangeRequests) throws -> Void) throws -> PersistentChangeToken? {
         let (operations, creations) = try record(block)
-        guard !operations.isEmpty else { return removeTemporaryFiles(creations) }
-        try commit(operations, creations)
+        guard !operations.isEmpty else {
+            removeTemporaryFiles(creations)
+            return nil
+        }
+        return try commit(operations, creations)
     }
 
     /// Runs a change block, recording its requests.
@@ -47,7 +58,7 @@ extension PhotoLibrary {
     /// Blocking.
     private func commit(
         _ operations: [ChangeRequests.Operation], _ creations: [String: [ChangeRequests.NewResource]]
-    ) throws {
+    ) throws -> PersistentChangeToken? {
         defer { removeTemporaryFiles(creations) }
         let prepared = try prepare(operations, creations)
         FaultInjection.pause(at: .changesPrepared)
@@ -66,6 +77,7 @@ extension PhotoLibrary {
         FaultInjection.pause(at: .changesCommitted)
         originals.release(prepared.storedPaths)
         afterCommit(result, creations: creations, prepared: prepared)
+        return result.changeToken
     }
 
     /// What a block needs before its transaction: new assets' files and edits' renders stored,

@@ -72,7 +72,7 @@ extension PhotoLibrary {
     func restoringIfTrashed(_ localIdentifier: String) throws -> String {
         if try asset(withLocalIdentifier: localIdentifier)?.trashedDate != nil {
             // Another import of the same bytes may have restored it first.
-            try? performChangesAndWait { $0.restoreAssets([localIdentifier]) }
+            _ = try? performChangesAndWait { $0.restoreAssets([localIdentifier]) }
         }
         return localIdentifier
     }

@@ -185,6 +185,8 @@ struct AppliedChanges: Sendable {
     var deletedAssets: [String] = []
     /// Renders that edits and reverts replaced, by asset: their cached images go.
     var replacedRenders: [String: String] = [:]
+    /// The transaction's change token; nil when it changed nothing.
+    var changeToken: PersistentChangeToken?
 }
 
 /// A resource's stored file, as a check reads it.

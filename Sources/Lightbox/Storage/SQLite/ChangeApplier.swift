@@ -202,7 +202,7 @@ struct ChangeApplier {
             log[key].map { ObjectChangeRecord(key.type, key.localIdentifier, $0) }
         }
         if !changes.isEmpty {
-            try store.recordChangeTransaction(db, author: "performChanges", changes: changes)
+            result.changeToken = try store.recordChangeTransaction(db, author: "performChanges", changes: changes)
         }
         return result
     }

@@ -85,8 +85,11 @@ struct SQLiteStore: Sendable {
     }
 
     /// Records that the current write transaction changed the library, and which objects.
-    /// Every write calls it once, last.
-    func recordChangeTransaction(_ db: Database, author: String, changes: [ObjectChangeRecord]) throws {
+    /// Every write calls it once, last. Answers the transaction's change token.
+    @discardableResult
+    func recordChangeTransaction(_ db: Database, author: String, changes: [ObjectChangeRecord]) throws
+        -> PersistentChangeToken
+    {
         try db.execute(
             sql: "INSERT INTO changeTransaction (date, author) VALUES (?, ?)", arguments: [Date(), author])
         let transaction = db.lastInsertedRowID
@@ -98,6 +101,7 @@ struct SQLiteStore: Sendable {
             ])
         }
         try pruneHistory(db, newest: transaction)
+        return PersistentChangeToken(rawValue: transaction)
     }
 
     /// Drops the transactions the retention no longer keeps, and raises the history floor.
