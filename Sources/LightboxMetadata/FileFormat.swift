@@ -138,6 +138,40 @@ public enum FileFormat: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// The format a Uniform Type Identifier names, or nil.
+    public init?(uniformTypeIdentifier: String) {
+        guard let format = Self.allCases.first(where: { $0.uniformTypeIdentifier == uniformTypeIdentifier }) else {
+            return nil
+        }
+        self = format
+    }
+
+    /// The media type a download of this format is sent as; RAW formats as their registered
+    /// types where there is one, else as bytes.
+    public var mimeType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .heic: "image/heic"
+        case .heif: "image/heif"
+        case .avif: "image/avif"
+        case .png: "image/png"
+        case .webp: "image/webp"
+        case .tiff: "image/tiff"
+        case .gif: "image/gif"
+        case .dng: "image/x-adobe-dng"
+        case .cr2: "image/x-canon-cr2"
+        case .nef: "image/x-nikon-nef"
+        case .arw: "image/x-sony-arw"
+        case .orf: "image/x-olympus-orf"
+        case .rw2: "image/x-panasonic-rw2"
+        case .pef: "image/x-pentax-pef"
+        case .cr3: "image/x-canon-cr3"
+        case .raf: "image/x-fuji-raf"
+        case .quickTime: "video/quicktime"
+        case .mp4: "video/mp4"
+        }
+    }
+
     /// The RAW format a file that starts like a TIFF is by its name's extension (any case,
     /// without the dot): NEF and NRW, ARW, SRF and SR2, PEF; nil for any other.
     public static func tiffBasedRAW(filenameExtension: String) -> FileFormat? {

@@ -15,12 +15,11 @@ import NIOCore
 /// Routes (who may call each: ``RouteAccess``; sign-in, sessions, tokens and users:
 /// ``AccountRoutes``):
 /// - `GET /` and `GET /web/{file}`: the web page (see ``WebPage``);
-/// - `GET /api/assets?limit=&after=&predicate=&sort=`: a page of assets, newest first
-///   (keyset pagination), or those a predicate selects in the order a sort gives;
-/// - `GET /api/assets/{id}`: one asset;
+/// - `/api/assets`: reading, changing and downloading assets (see ``AssetRoutes``);
 /// - `GET /api/changes?since=TOKEN&limit=`: persistent changes since a token, a page at a time
 ///   (`next` is the following page's `since`); 410 when expired, 400 for a token from the future;
-/// - `GET /api/collections?predicate=&sort=`: albums; `GET /api/collections/{id}/assets`: an album's assets;
+/// - `/api/collections` and `/api/lists`: albums, smart albums, moments, folders and years,
+///   read and changed (see ``CollectionRoutes``);
 /// - `GET /api/assets/{id}/image?...` and `POST /api/cache`: the image manager (see ``ImageRoutes``);
 /// - `GET`, `POST` and `DELETE /api/assets/{id}/edits`, `POST /api/assets/{id}/edits/preview`:
 ///   editing (see ``EditRoutes``).
@@ -58,6 +57,8 @@ public enum LightboxServer {
         router.add(middleware: ErrorMiddleware(methods: routes.table))
         let libraries = ServedLibraries(home: library, waitingRenders: limits.waitingRenders)
         router.add(middleware: AccessMiddleware(accounts: accounts, libraries: libraries, policy: policy))
+        AssetRoutes.add(to: routes)
+        CollectionRoutes.add(to: routes)
         ImageRoutes.add(to: routes)
         EditRoutes.add(to: routes)
         MovieRoutes.add(to: routes)
@@ -65,28 +66,6 @@ public enum LightboxServer {
         CaptureRoutes.add(to: routes)
         AccountRoutes.add(to: routes, accounts: accounts, policy: policy)
         WebPage.add(to: routes)
-        routes.get("/api/assets") { request, context in
-            let served = try context.library()
-            let library = served.library
-            let query = request.uri.formQuery
-            let limit = try query.get("limit", as: Int.self).map { $0 } ?? defaultPageSize
-            guard (1...maximumPageSize).contains(limit) else {
-                throw HTTPError(.badRequest, message: "limit must be 1...\(maximumPageSize)")
-            }
-            let after = query.get("after").map { String($0) }
-            let predicate = query.get("predicate").map { String($0) }
-            let sort = query.get("sort").map { String($0) }
-            let assets: [Asset]
-            if predicate == nil && sort == nil {
-                assets = try await library.assets(limit: limit + 1, after: after)
-            } else {
-                assets = try await page(of: library, predicate: predicate, sort: sort, after: after, limit: limit + 1)
-            }
-            let page = AssetPage(
-                assets: Array(assets.prefix(limit)),
-                next: assets.count > limit ? assets[limit - 1].localIdentifier : nil)
-            return try jsonResponse(page)
-        }
         routes.get("/api/changes") { request, context in
             let served = try context.library()
             let library = served.library
@@ -105,45 +84,6 @@ public enum LightboxServer {
             return try jsonResponse(
                 ChangesPage(
                     currentToken: current, changes: page, next: changes.count > limit ? page.last?.changeToken : nil))
-        }
-        routes.get("/api/collections") { request, context in
-            let served = try context.library()
-            let library = served.library
-            let query = request.uri.formQuery
-            var options = FetchOptions()
-            options.predicate = try query.get("predicate").map { try FetchPredicate(String($0)) }
-            options.sortDescriptors = try query.get("sort").map { try FetchSortDescriptor.parse(String($0)) } ?? []
-            let fetch = options
-            let collections = try await library.read { library in
-                Array(try library.fetchAssetCollections(with: .album, options: fetch))
-            }
-            return try jsonResponse(CollectionPage(collections: collections))
-        }
-        routes.get("/api/collections/:id/assets") { request, context in
-            let served = try context.library()
-            let library = served.library
-            let id = try context.parameters.require("id")
-            let query = request.uri.formQuery
-            let limit = try query.get("limit", as: Int.self) ?? defaultPageSize
-            guard (1...maximumPageSize).contains(limit) else {
-                throw HTTPError(.badRequest, message: "limit must be 1...\(maximumPageSize)")
-            }
-            let after = query.get("after").map { String($0) }
-            let assets = try await library.fetchAssets(
-                inCollectionWithLocalIdentifier: id, options: FetchOptions(), after: after, limit: limit + 1)
-            return try jsonResponse(
-                AssetPage(
-                    assets: Array(assets.prefix(limit)),
-                    next: assets.count > limit ? assets[limit - 1].localIdentifier : nil))
-        }
-        routes.get("/api/assets/:id") { _, context in
-            let served = try context.library()
-            let library = served.library
-            let id = try context.parameters.require("id")
-            guard let asset = try await library.asset(withLocalIdentifier: id) else {
-                throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
-            }
-            return try jsonResponse(asset)
         }
         return router
     }
@@ -180,6 +120,28 @@ public enum LightboxServer {
         return try await library.fetchAssets(options: options, after: after, limit: limit)
     }
 
+    /// The header every change's answer carries: the transaction's change token.
+    static let changeTokenHeader = HTTPFields.Element.Name("X-Lightbox-Change-Token")!
+
+    /// A change's answer: `value` as JSON with `status`, and the change token in
+    /// ``changeTokenHeader`` (the library's current one when the change changed nothing).
+    static func written(
+        _ value: some Encodable, token: PersistentChangeToken?, in library: PhotoLibrary,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let token = try await self.token(token, in: library)
+        var response = try jsonResponse(value)
+        response.status = status
+        response.headers[changeTokenHeader] = token.description
+        return response
+    }
+
+    /// `token`, or the library's current token when a change made none.
+    static func token(_ token: PersistentChangeToken?, in library: PhotoLibrary) async throws -> PersistentChangeToken {
+        if let token { return token }
+        return try await library.read { try $0.currentChangeToken() }
+    }
+
     static func jsonResponse(_ value: some Encodable) throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
@@ -210,7 +172,7 @@ struct AssetPage: Encodable {
 
 extension Parameters {
     /// A parameter converted to `T`; a value that does not convert is a 400, not a silent default.
-    fileprivate func get<T: LosslessStringConvertible>(_ key: String, as type: T.Type) throws -> T? {
+    func get<T: LosslessStringConvertible>(_ key: String, as type: T.Type) throws -> T? {
         guard let text = self.get(key) else { return nil }
         guard let value = T(String(text)) else {
             throw HTTPError(.badRequest, message: "\(key) must be a \(T.self), not \(text)")

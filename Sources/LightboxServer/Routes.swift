@@ -62,6 +62,11 @@ struct Routes {
     }
 
     @discardableResult
+    func patch(_ path: RouterPath, access: RouteAccess = .write, use handler: @escaping Handler) -> Self {
+        on(path, .patch, access, handler)
+    }
+
+    @discardableResult
     func delete(_ path: RouterPath, access: RouteAccess = .write, use handler: @escaping Handler) -> Self {
         on(path, .delete, access, handler)
     }

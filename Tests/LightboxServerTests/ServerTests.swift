@@ -323,7 +323,7 @@ struct ServerTests {
             }
             try await client.execute(uri: "/api/assets", method: .delete) { response in
                 #expect(response.status == .methodNotAllowed)
-                #expect(response.headers[.allow] == "GET")
+                #expect(response.headers[.allow] == "GET, PATCH")
                 let error = try Self.error(response)
                 #expect(error.code == "methodNotAllowed")
             }

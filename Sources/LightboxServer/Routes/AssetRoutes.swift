@@ -1,0 +1,216 @@
+import Foundation
+import Hummingbird
+import Lightbox
+
+/// Assets over HTTP: reading, changing many at once, and downloading their files.
+///
+/// - `GET /api/assets?limit=&after=&predicate=&sort=`: a page of assets, newest first (keyset
+///   pagination), or those a predicate selects in the order a sort gives.
+/// - `GET /api/assets/{id}`: one asset.
+/// - `PATCH /api/assets/{id}` with `{"favorite", "hidden", "rating"}` (any of them): the asset
+///   changed; `PATCH /api/assets` with `{"assets": [ids], ...}` changes up to 1,000 at once.
+/// - `POST /api/assets/delete` with `{"assets": [ids], "permanently": false}`: to Recently
+///   Deleted, or for good; `POST /api/assets/restore` with `{"assets": [ids]}`: back.
+/// - `GET /api/assets/{id}/original?type=photo|video|pairedVideo|alternatePhoto`: an original
+///   file, byte for byte (the photo, else the movie, by default).
+/// - `GET /api/assets/{id}/download?version=current|original`: the asset's main file as it
+///   is now (an edited photo's render, an edited movie) or as imported.
+///
+/// Each change is one transaction; its answer carries the transaction's change token in
+/// `X-Lightbox-Change-Token` (and as `changeToken` in the answers to many).
+enum AssetRoutes {
+    /// The most assets one request changes.
+    static let maximumBatch = 1000
+
+    struct Change: Decodable {
+        var assets: [String]?
+        var favorite: Bool?
+        var hidden: Bool?
+        var rating: Int?
+    }
+
+    struct Selection: Decodable {
+        var assets: [String]
+        var permanently: Bool?
+    }
+
+    struct Changed: Encodable {
+        var changeToken: PersistentChangeToken
+        var assets: [Asset]
+    }
+
+    struct Deleted: Encodable {
+        var changeToken: PersistentChangeToken
+        var deleted: [String]
+        var permanently: Bool
+    }
+
+    static func add(to routes: Routes) {
+        let files = ResourceFile()
+        routes.get("/api/assets") { request, context in
+            let library = try context.library().library
+            let query = request.uri.formQuery
+            let limit = try query.get("limit", as: Int.self) ?? LightboxServer.defaultPageSize
+            guard (1...LightboxServer.maximumPageSize).contains(limit) else {
+                throw HTTPError(.badRequest, message: "limit must be 1...\(LightboxServer.maximumPageSize)")
+            }
+            let after = query.get("after").map { String($0) }
+            let predicate = query.get("predicate").map { String($0) }
+            let sort = query.get("sort").map { String($0) }
+            let assets: [Asset]
+            if predicate == nil && sort == nil {
+                assets = try await library.assets(limit: limit + 1, after: after)
+            } else {
+                assets = try await LightboxServer.page(
+                    of: library, predicate: predicate, sort: sort, after: after, limit: limit + 1)
+            }
+            let page = AssetPage(
+                assets: Array(assets.prefix(limit)),
+                next: assets.count > limit ? assets[limit - 1].localIdentifier : nil)
+            return try LightboxServer.jsonResponse(page)
+        }
+        routes.get("/api/assets/:id") { _, context in
+            let library = try context.library().library
+            return try LightboxServer.jsonResponse(try await asset(try context.parameters.require("id"), in: library))
+        }
+        routes.patch("/api/assets/:id") { request, context in
+            let library = try context.library().library
+            let id = try context.parameters.require("id")
+            let change = try await request.decode(as: Change.self, context: context)
+            guard change.assets == nil else {
+                throw HTTPError(.badRequest, message: "assets belongs in PATCH /api/assets, not on one asset")
+            }
+            let token = try await apply(change, to: [id], in: library)
+            return try await LightboxServer.written(try await asset(id, in: library), token: token, in: library)
+        }
+        routes.patch("/api/assets") { request, context in
+            let library = try context.library().library
+            let change = try await request.decode(as: Change.self, context: context)
+            let ids = try checked(change.assets ?? [])
+            let token = try await apply(change, to: ids, in: library)
+            let assets = try await library.read { library in
+                let result = try library.fetchAssets(withLocalIdentifiers: ids)
+                return result.objects(at: 0..<result.count)
+            }
+            let current = try await LightboxServer.token(token, in: library)
+            return try await LightboxServer.written(
+                Changed(changeToken: current, assets: assets), token: current, in: library)
+        }
+        routes.post("/api/assets/delete") { request, context in
+            let library = try context.library().library
+            let selection = try await request.decode(as: Selection.self, context: context)
+            let ids = try checked(selection.assets)
+            let permanently = selection.permanently ?? false
+            let token = try await library.performChanges { changes in
+                permanently ? changes.purgeAssets(ids) : changes.deleteAssets(ids)
+            }
+            let current = try await LightboxServer.token(token, in: library)
+            return try await LightboxServer.written(
+                Deleted(changeToken: current, deleted: ids, permanently: permanently), token: current, in: library)
+        }
+        routes.post("/api/assets/restore") { request, context in
+            let library = try context.library().library
+            let selection = try await request.decode(as: Selection.self, context: context)
+            let ids = try checked(selection.assets)
+            let token = try await library.performChanges { $0.restoreAssets(ids) }
+            let assets = try await ids.asyncMap { try await asset($0, in: library) }
+            let current = try await LightboxServer.token(token, in: library)
+            return try await LightboxServer.written(
+                Changed(changeToken: current, assets: assets), token: current, in: library)
+        }
+        routes.get("/api/assets/:id/original") { request, context in
+            let library = try context.library().library
+            let asset = try await asset(try context.parameters.require("id"), in: library)
+            let resource: AssetResource?
+            if let name = request.uri.formQuery.get("type").map({ String($0) }) {
+                let originals: [String: AssetResourceType] = [
+                    "photo": .photo, "video": .video, "pairedVideo": .pairedVideo, "alternatePhoto": .alternatePhoto,
+                ]
+                guard let type = originals[name] else {
+                    throw HTTPError(.badRequest, message: "type must be photo, video, pairedVideo or alternatePhoto")
+                }
+                resource = asset.resource(ofType: type)
+            } else {
+                resource = asset.resource(ofType: .photo) ?? asset.resource(ofType: .video)
+            }
+            guard let resource else {
+                throw HTTPError(.notFound, message: "asset \(asset.localIdentifier) has no such original")
+            }
+            return try await files.response(
+                for: resource, in: library, request: request, context: context, attachment: resource.originalFilename)
+        }
+        routes.get("/api/assets/:id/download") { request, context in
+            let library = try context.library().library
+            let asset = try await asset(try context.parameters.require("id"), in: library)
+            let version = request.uri.formQuery.get("version").map { String($0) } ?? "current"
+            guard version == "current" || version == "original" else {
+                throw HTTPError(.badRequest, message: "version must be current or original, not \(version)")
+            }
+            let original = asset.resource(ofType: .photo) ?? asset.resource(ofType: .video)
+            let current =
+                asset.resource(ofType: .fullSizePhoto) ?? asset.resource(ofType: .fullSizeVideo) ?? original
+            guard let resource = version == "current" ? current : original, let original else {
+                throw HTTPError(.notFound, message: "asset \(asset.localIdentifier) has no file")
+            }
+            // An edit is named after the photo it came from, with the render's extension.
+            var name = original.originalFilename
+            if resource.type != original.type {
+                let base = (name as NSString).deletingPathExtension
+                name = base + (resource.type == .fullSizePhoto ? ".jpg" : ".mov")
+            }
+            return try await files.response(
+                for: resource, in: library, request: request, context: context, attachment: name)
+        }
+    }
+
+    /// Applies a change to assets in one transaction; its change token.
+    static func apply(_ change: Change, to ids: [String], in library: PhotoLibrary) async throws
+        -> PersistentChangeToken?
+    {
+        guard change.favorite != nil || change.hidden != nil || change.rating != nil else {
+            throw HTTPError(.badRequest, message: "say what changes: favorite, hidden or rating")
+        }
+        if let rating = change.rating, !(-1...5).contains(rating) {
+            throw HTTPError(.badRequest, message: "rating must be -1...5 (0: none, -1: rejected)")
+        }
+        return try await library.performChanges { changes in
+            for id in ids {
+                let request = changes.changeRequest(forAssetWithLocalIdentifier: id)
+                if let favorite = change.favorite { request.isFavorite = favorite }
+                if let hidden = change.hidden { request.isHidden = hidden }
+                if let rating = change.rating { request.rating = rating }
+            }
+        }
+    }
+
+    /// A request's list of assets: 1 to ``maximumBatch`` identifiers, each named once.
+    static func checked(_ ids: [String]) throws -> [String] {
+        guard (1...maximumBatch).contains(ids.count) else {
+            throw HTTPError(.badRequest, message: "assets lists 1 to \(maximumBatch) identifiers")
+        }
+        guard Set(ids).count == ids.count else {
+            throw HTTPError(.badRequest, message: "assets names an asset twice")
+        }
+        guard ids.allSatisfy({ (1...200).contains($0.utf8.count) }) else {
+            throw HTTPError(.badRequest, message: "an asset identifier is 1 to 200 bytes")
+        }
+        return ids
+    }
+
+    static func asset(_ id: String, in library: PhotoLibrary) async throws -> Asset {
+        guard let asset = try await library.asset(withLocalIdentifier: id) else {
+            throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
+        }
+        return asset
+    }
+}
+
+extension Array {
+    /// The elements transformed in order, awaiting each.
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        results.reserveCapacity(count)
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}

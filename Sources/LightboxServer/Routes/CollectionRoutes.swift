@@ -1,0 +1,454 @@
+import Foundation
+import Hummingbird
+import Lightbox
+
+/// Albums, smart albums, moments, folders and years over HTTP, read and changed.
+///
+/// Collections of assets:
+/// - `GET /api/collections?type=album|smartAlbum|moment&predicate=&sort=&limit=&after=`:
+///   `{"collections": [...], "next": ID}`, each with its count (`estimatedAssetCount`) and
+///   `keyAssetIdentifier`, the asset on its cover; albums by default.
+/// - `GET /api/collections/{id}`: one; `GET /api/collections/{id}/assets?limit=&after=`: its
+///   assets, in its order.
+/// - `POST /api/collections` with `{"title", "assets": [ids], "list": ID}` (the last two
+///   optional): a new album, in a folder when `list` names one; 201.
+/// - `PATCH /api/collections/{id}` with `{"title"}`; `DELETE /api/collections/{id}` (the
+///   assets stay in the library).
+/// - `POST /api/collections/{id}/assets` with `{"assets", "at": INDEX}` (at the end without
+///   `at`), `.../assets/remove` with `{"assets"}`, `.../assets/move` with `{"from": [indexes],
+///   "to": INDEX}`.
+///
+/// Lists of collections:
+/// - `GET /api/lists?type=folder|year|cluster`: `{"lists": [...]}`, each with `count`, the
+///   collections it holds; `GET /api/lists/{id}/collections`: what a list holds, in its order
+///   (`top`: the albums and folders in no folder), each with `kind` (`album`, `folder`, `moment`).
+/// - `POST /api/lists` with `{"title", "list": ID}`: a new folder (inside another with
+///   `list`); `PATCH /api/lists/{id}` with `{"title"}`; `DELETE /api/lists/{id}`.
+/// - `POST /api/lists/{id}/collections` with `{"collections", "at"}` (moved out of the
+///   folder they were in), `.../collections/remove` (to the top level), `.../collections/move`.
+///
+/// Every change is one transaction and carries its change token (`X-Lightbox-Change-Token`).
+enum CollectionRoutes {
+    /// A collection with its key asset.
+    struct CollectionEntry: Encodable {
+        var collection: AssetCollection
+        var keyAssetIdentifier: String?
+
+        private enum CodingKeys: String, CodingKey { case keyAssetIdentifier }
+
+        func encode(to encoder: any Encoder) throws {
+            try collection.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(keyAssetIdentifier, forKey: .keyAssetIdentifier)
+        }
+    }
+
+    /// A list with the number of collections it holds.
+    struct ListEntry: Encodable {
+        var list: CollectionList
+        var count: Int
+
+        private enum CodingKeys: String, CodingKey { case count }
+
+        func encode(to encoder: any Encoder) throws {
+            try list.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(count, forKey: .count)
+        }
+    }
+
+    /// What a list holds: a collection or a list, said by `kind`.
+    struct Member: Encodable {
+        var kind: String
+        var collection: CollectionEntry?
+        var list: ListEntry?
+
+        private enum CodingKeys: String, CodingKey { case kind }
+
+        func encode(to encoder: any Encoder) throws {
+            try collection?.encode(to: encoder)
+            try list?.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(kind, forKey: .kind)
+        }
+    }
+
+    struct CollectionsPage: Encodable {
+        var collections: [CollectionEntry]
+        var next: String?
+    }
+
+    struct NewContainer: Decodable {
+        var title: String
+        var assets: [String]?
+        var list: String?
+    }
+
+    struct Rename: Decodable {
+        var title: String
+    }
+
+    struct Members: Decodable {
+        var assets: [String]?
+        var collections: [String]?
+        var at: Int?
+    }
+
+    struct Move: Decodable {
+        var from: [Int]
+        var to: Int
+    }
+
+    /// The most collections one page holds.
+    static let maximumPage = 1000
+
+    static func add(to routes: Routes) {
+        routes.get("/api/collections") { request, context in
+            let library = try context.library().library
+            let query = request.uri.formQuery
+            let type = query.get("type").map { String($0) } ?? "album"
+            let types: [String: AssetCollectionType] = ["album": .album, "smartAlbum": .smartAlbum, "moment": .moment]
+            guard let collectionType = types[type] else {
+                throw HTTPError(.badRequest, message: "type must be album, smartAlbum or moment, not \(type)")
+            }
+            var options = FetchOptions()
+            options.predicate = try query.get("predicate").map { try FetchPredicate(String($0)) }
+            options.sortDescriptors = try query.get("sort").map { try FetchSortDescriptor.parse(String($0)) } ?? []
+            let limit =
+                try query.get("limit").map { text -> Int in
+                    guard let limit = Int(text), (1...maximumPage).contains(limit) else {
+                        throw HTTPError(.badRequest, message: "limit must be 1...\(maximumPage)")
+                    }
+                    return limit
+                } ?? maximumPage
+            let after = query.get("after").map { String($0) }
+            let fetch = options
+            let page = try await library.read { library in
+                let result = try library.fetchAssetCollections(with: collectionType, options: fetch)
+                var start = 0
+                if let after {
+                    guard let index = (0..<result.count).first(where: { result[$0].localIdentifier == after }) else {
+                        throw LibraryError(.collectionNotFound, "no collection \(after) in this list to page after")
+                    }
+                    start = index + 1
+                }
+                let end = min(result.count, start + limit)
+                let collections = try result.objects(at: start..<end).map { try entry($0, in: library) }
+                return CollectionsPage(
+                    collections: collections,
+                    next: end < result.count ? collections.last?.collection.localIdentifier : nil)
+            }
+            return try LightboxServer.jsonResponse(page)
+        }
+        routes.get("/api/collections/:id") { _, context in
+            let library = try context.library().library
+            let id = try context.parameters.require("id")
+            return try LightboxServer.jsonResponse(try await library.read { try entry(id, in: $0) })
+        }
+        routes.get("/api/collections/:id/assets") { request, context in
+            let library = try context.library().library
+            let id = try context.parameters.require("id")
+            let query = request.uri.formQuery
+            let limit =
+                try query.get("limit").map { text -> Int in
+                    guard let limit = Int(text), (1...LightboxServer.maximumPageSize).contains(limit) else {
+                        throw HTTPError(.badRequest, message: "limit must be 1...\(LightboxServer.maximumPageSize)")
+                    }
+                    return limit
+                } ?? LightboxServer.defaultPageSize
+            let after = query.get("after").map { String($0) }
+            let assets = try await library.fetchAssets(
+                inCollectionWithLocalIdentifier: id, options: FetchOptions(), after: after, limit: limit + 1)
+            return try LightboxServer.jsonResponse(
+                AssetPage(
+                    assets: Array(assets.prefix(limit)),
+                    next: assets.count > limit ? assets[limit - 1].localIdentifier : nil))
+        }
+        routes.post("/api/collections") { request, context in
+            let library = try context.library().library
+            let body = try await request.decode(as: NewContainer.self, context: context)
+            let title = try checkedTitle(body.title)
+            let assets = try body.assets.map(AssetRoutes.checked) ?? []
+            var id = ""
+            let token = try await library.performChanges { changes in
+                let album = changes.creationRequestForAssetCollection(withTitle: title)
+                if !assets.isEmpty { album.addAssets(assets) }
+                id = album.localIdentifier
+                if let list = body.list {
+                    changes.changeRequest(forCollectionListWithLocalIdentifier: list).addChildCollections([id])
+                }
+            }
+            let createdID = id
+            let created = try await library.read { try entry(createdID, in: $0) }
+            return try await LightboxServer.written(created, token: token, in: library, status: .created)
+        }
+        routes.patch("/api/collections/:id") { request, context in
+            let library = try context.library().library
+            let id = try context.parameters.require("id")
+            let title = try checkedTitle(try await request.decode(as: Rename.self, context: context).title)
+            let token = try await library.performChanges {
+                $0.changeRequest(forAssetCollectionWithLocalIdentifier: id).title = title
+            }
+            return try await LightboxServer.written(
+                try await library.read { try entry(id, in: $0) }, token: token, in: library)
+        }
+        routes.delete("/api/collections/:id") { _, context in
+            let library = try context.library().library
+            let id = try context.parameters.require("id")
+            _ = try await library.read { try entry(id, in: $0) }
+            let token = try await library.performChanges { $0.deleteAssetCollections([id]) }
+            var response = Response(status: .noContent)
+            response.headers[LightboxServer.changeTokenHeader] = try await LightboxServer.token(token, in: library)
+                .description
+            return response
+        }
+        routes.post("/api/collections/:id/assets") { request, context in
+            try await changeAlbum(request, context) { album, body in
+                let assets = try AssetRoutes.checked(body.assets ?? [])
+                if let at = body.at {
+                    album.insertAssets(assets, at: Array(at..<(at + assets.count)))
+                } else {
+                    album.addAssets(assets)
+                }
+            }
+        }
+        routes.post("/api/collections/:id/assets/remove") { request, context in
+            try await changeAlbum(request, context) { album, body in
+                album.removeAssets(try AssetRoutes.checked(body.assets ?? []))
+            }
+        }
+        routes.post("/api/collections/:id/assets/move") { request, context in
+            let library = try context.library().library
+            let id = try context.parameters.require("id")
+            let move = try await request.decode(as: Move.self, context: context)
+            try checkedMove(move)
+            let token = try await library.performChanges {
+                $0.changeRequest(forAssetCollectionWithLocalIdentifier: id).moveAssets(at: move.from, to: move.to)
+            }
+            return try await LightboxServer.written(
+                try await library.read { try entry(id, in: $0) }, token: token, in: library)
+        }
+
+        routes.get("/api/lists") { request, context in
+            let library = try context.library().library
+            let type = request.uri.formQuery.get("type").map { String($0) } ?? "folder"
+            let selections: [String: (CollectionListType, CollectionListSubtype)] = [
+                "folder": (.folder, .any), "year": (.momentList, .momentListYear),
+                "cluster": (.momentList, .momentListCluster),
+            ]
+            guard let (listType, subtype) = selections[type] else {
+                throw HTTPError(.badRequest, message: "type must be folder, year or cluster, not \(type)")
+            }
+            let lists = try await library.read { library in
+                let result = try library.fetchCollectionLists(with: listType, subtype: subtype)
+                return try result.objects(at: 0..<result.count).map {
+                    ListEntry(list: $0, count: try library.fetchCollections(in: $0).count)
+                }
+            }
+            return try LightboxServer.jsonResponse(["lists": lists])
+        }
+        routes.get("/api/lists/:id/collections") { _, context in
+            let library = try context.library().library
+            let id = try context.parameters.require("id")
+            let members = try await library.read { library in
+                let children =
+                    id == "top"
+                    ? try library.fetchTopLevelUserCollections()
+                    : try library.fetchCollections(in: try list(id, in: library))
+                return try children.objects(at: 0..<children.count).map { child -> Member in
+                    switch child {
+                    case .assetCollection(let collection):
+                        return Member(
+                            kind: collection.assetCollectionType == .moment ? "moment" : "album",
+                            collection: try entry(collection, in: library))
+                    case .collectionList(let list):
+                        return Member(
+                            kind: "folder",
+                            list: ListEntry(list: list, count: try library.fetchCollections(in: list).count))
+                    }
+                }
+            }
+            return try LightboxServer.jsonResponse(["collections": members])
+        }
+        routes.post("/api/lists") { request, context in
+            let library = try context.library().library
+            let body = try await request.decode(as: NewContainer.self, context: context)
+            let title = try checkedTitle(body.title)
+            var id = ""
+            let token = try await library.performChanges { changes in
+                let folder = changes.creationRequestForCollectionList(withTitle: title)
+                id = folder.localIdentifier
+                if let parent = body.list {
+                    changes.changeRequest(forCollectionListWithLocalIdentifier: parent).addChildCollections([id])
+                }
+            }
+            let createdID = id
+            return try await LightboxServer.written(
+                try await library.read { try listEntry(createdID, in: $0) }, token: token, in: library, status: .created
+            )
+        }
+        routes.patch("/api/lists/:id") { request, context in
+            let library = try context.library().library
+            let id = try context.parameters.require("id")
+            let title = try checkedTitle(try await request.decode(as: Rename.self, context: context).title)
+            let token = try await library.performChanges {
+                $0.changeRequest(forCollectionListWithLocalIdentifier: id).title = title
+            }
+            return try await LightboxServer.written(
+                try await library.read { try listEntry(id, in: $0) }, token: token, in: library)
+        }
+        routes.delete("/api/lists/:id") { _, context in
+            let library = try context.library().library
+            let id = try context.parameters.require("id")
+            _ = try await library.read { try list(id, in: $0) }
+            let token = try await library.performChanges { $0.deleteCollectionLists([id]) }
+            var response = Response(status: .noContent)
+            response.headers[LightboxServer.changeTokenHeader] = try await LightboxServer.token(token, in: library)
+                .description
+            return response
+        }
+        routes.post("/api/lists/:id/collections") { request, context in
+            let library = try context.library().library
+            let id = try context.parameters.require("id")
+            let body = try await request.decode(as: Members.self, context: context)
+            let children = try checkedCollections(body.collections)
+            // Each child leaves the folder it was in, in the same transaction.
+            let parents = try await library.read { library in
+                try children.map { child -> String? in
+                    let collection: PhotoCollection
+                    if let album = try library.fetchAssetCollections(withLocalIdentifiers: [child]).firstObject {
+                        collection = .assetCollection(album)
+                    } else if let folder = try library.fetchCollectionLists(withLocalIdentifiers: [child]).firstObject {
+                        collection = .collectionList(folder)
+                    } else {
+                        throw LibraryError(.collectionNotFound, "no album or folder has the identifier \(child)")
+                    }
+                    return try library.fetchCollectionListsContaining(collection).firstObject?.localIdentifier
+                }
+            }
+            let token = try await library.performChanges { changes in
+                for (child, parent) in zip(children, parents) {
+                    if let parent {
+                        changes.changeRequest(forCollectionListWithLocalIdentifier: parent).removeChildCollections([
+                            child
+                        ])
+                    }
+                }
+                let folder = changes.changeRequest(forCollectionListWithLocalIdentifier: id)
+                if let at = body.at {
+                    folder.insertChildCollections(children, at: Array(at..<(at + children.count)))
+                } else {
+                    folder.addChildCollections(children)
+                }
+            }
+            return try await LightboxServer.written(
+                try await library.read { try listEntry(id, in: $0) }, token: token, in: library)
+        }
+        routes.post("/api/lists/:id/collections/remove") { request, context in
+            let library = try context.library().library
+            let id = try context.parameters.require("id")
+            let body = try await request.decode(as: Members.self, context: context)
+            let children = try checkedCollections(body.collections)
+            let token = try await library.performChanges {
+                $0.changeRequest(forCollectionListWithLocalIdentifier: id).removeChildCollections(children)
+            }
+            return try await LightboxServer.written(
+                try await library.read { try listEntry(id, in: $0) }, token: token, in: library)
+        }
+        routes.post("/api/lists/:id/collections/move") { request, context in
+            let library = try context.library().library
+            let id = try context.parameters.require("id")
+            let move = try await request.decode(as: Move.self, context: context)
+            try checkedMove(move)
+            let token = try await library.performChanges {
+                $0.changeRequest(forCollectionListWithLocalIdentifier: id).moveChildCollections(
+                    at: move.from, to: move.to)
+            }
+            return try await LightboxServer.written(
+                try await library.read { try listEntry(id, in: $0) }, token: token, in: library)
+        }
+    }
+
+    /// Changes an album's assets as `body` says, in one transaction; answers the album.
+    private static func changeAlbum(
+        _ request: Request, _ context: LightboxRequestContext,
+        _ change: @escaping (AssetCollectionChangeRequest, Members) throws -> Void
+    ) async throws -> Response {
+        let library = try context.library().library
+        let id = try context.parameters.require("id")
+        let body = try await request.decode(as: Members.self, context: context)
+        if let at = body.at, at < 0 { throw HTTPError(.badRequest, message: "at must be 0 or more") }
+        var failure: (any Error)?
+        let token = try await library.performChanges { changes in
+            do {
+                try change(changes.changeRequest(forAssetCollectionWithLocalIdentifier: id), body)
+            } catch {
+                failure = error
+                throw error
+            }
+        }
+        if let failure { throw failure }
+        return try await LightboxServer.written(
+            try await library.read { try entry(id, in: $0) }, token: token, in: library)
+    }
+
+    /// The collection with this identifier (an album, a smart album or a moment) and its key asset.
+    static func entry(_ id: String, in library: PhotoLibrary) throws -> CollectionEntry {
+        if id.hasPrefix("moment-") {
+            guard let moment = try library.fetchMoments().first(where: { $0.localIdentifier == id }) else {
+                throw LibraryError(.collectionNotFound, "no moment has the identifier \(id)")
+            }
+            return try entry(moment, in: library)
+        }
+        guard let collection = try library.fetchAssetCollections(withLocalIdentifiers: [id]).firstObject else {
+            throw LibraryError(.collectionNotFound, "no album has the identifier \(id)")
+        }
+        return try entry(collection, in: library)
+    }
+
+    static func entry(_ collection: AssetCollection, in library: PhotoLibrary) throws -> CollectionEntry {
+        CollectionEntry(
+            collection: collection,
+            keyAssetIdentifier: try library.fetchKeyAssets(in: collection).firstObject?.localIdentifier)
+    }
+
+    static func list(_ id: String, in library: PhotoLibrary) throws -> CollectionList {
+        if let list = try library.fetchCollectionLists(withLocalIdentifiers: [id]).firstObject { return list }
+        for subtype in [CollectionListSubtype.momentListYear, .momentListCluster] {
+            if let list = try library.fetchMomentLists(subtype).first(where: { $0.localIdentifier == id }) {
+                return list
+            }
+        }
+        throw LibraryError(.collectionNotFound, "no folder has the identifier \(id)")
+    }
+
+    static func listEntry(_ id: String, in library: PhotoLibrary) throws -> ListEntry {
+        let list = try list(id, in: library)
+        return ListEntry(list: list, count: try library.fetchCollections(in: list).count)
+    }
+
+    static func checkedTitle(_ title: String) throws -> String {
+        let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...500).contains(trimmed.count), !trimmed.contains(where: \.isNewline) else {
+            throw HTTPError(.badRequest, message: "a title is 1 to 500 characters on one line")
+        }
+        return trimmed
+    }
+
+    static func checkedCollections(_ ids: [String]?) throws -> [String] {
+        let ids = ids ?? []
+        guard (1...AssetRoutes.maximumBatch).contains(ids.count), Set(ids).count == ids.count else {
+            throw HTTPError(
+                .badRequest, message: "collections lists 1 to \(AssetRoutes.maximumBatch) identifiers, each once")
+        }
+        return ids
+    }
+
+    static func checkedMove(_ move: Move) throws {
+        guard (1...AssetRoutes.maximumBatch).contains(move.from.count), move.to >= 0, move.from.allSatisfy({ $0 >= 0 })
+        else {
+            throw HTTPError(
+                .badRequest, message: "from lists 1 to \(AssetRoutes.maximumBatch) indexes and to is 0 or more")
+        }
+    }
+}

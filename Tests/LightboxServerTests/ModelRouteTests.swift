@@ -1,0 +1,265 @@
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Lightbox
+import LightboxImaging
+import LightboxTestSupport
+import Testing
+
+@testable import LightboxServer
+
+/// The model's writes over HTTP: each one transaction, answered with its change token, and
+/// what it did checked against the library itself.
+@Suite("The model over HTTP")
+struct ModelRouteTests {
+    static let json: HTTPFields = [.contentType: "application/json"]
+    static let tokenHeader = HTTPFields.headerName("X-Lightbox-Change-Token")
+
+    static func makeApp() async throws -> (TemporaryDirectory, PhotoLibrary, [String], some ApplicationProtocol) {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let paths = Array(try Corpus.photoPaths().prefix(5))
+        let summary = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+        try #require(summary.progress.imported == paths.count)
+        let ids = try library.fetchAssets().map(\.localIdentifier)
+        return (folder, library, ids, Application(router: LightboxServer.router(library: library)))
+    }
+
+    static func object(_ response: TestResponse) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+    }
+
+    /// The change token the answer carries is the library's newest, and the history since the
+    /// token before it holds exactly one transaction.
+    static func expectOneTransaction(
+        _ response: TestResponse, since before: PersistentChangeToken, in library: PhotoLibrary,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let token = try #require(
+            response.headers[tokenHeader].flatMap(PersistentChangeToken.init), sourceLocation: sourceLocation)
+        #expect(token == (try library.currentChangeToken()), sourceLocation: sourceLocation)
+        #expect(try library.fetchPersistentChanges(since: before).count == 1, sourceLocation: sourceLocation)
+    }
+
+    static func send(
+        _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ body: String
+    ) async throws -> TestResponse {
+        try await client.execute(uri: uri, method: method, headers: json, body: ByteBuffer(string: body)) { $0 }
+    }
+
+    @Test("Favourite, hide and rate many assets in one transaction; delete and restore many")
+    func assets() async throws {
+        let (folder, library, ids, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        try await app.test(.router) { client in
+            var before = try library.currentChangeToken()
+            let list = ids.prefix(3).map { "\"\($0)\"" }.joined(separator: ",")
+            var response = try await Self.send(
+                client, .patch, "/api/assets", #"{"assets": [\#(list)], "favorite": true, "rating": 4}"#)
+            #expect(response.status == .ok)
+            try Self.expectOneTransaction(response, since: before, in: library)
+            #expect((try Self.object(response)["assets"] as? [Any])?.count == 3)
+            for id in ids.prefix(3) {
+                let asset = try #require(try await library.asset(withLocalIdentifier: id))
+                #expect(asset.isFavorite && asset.rating == 4)
+            }
+            #expect(try await library.asset(withLocalIdentifier: ids[3])?.isFavorite == false)
+
+            before = try library.currentChangeToken()
+            response = try await Self.send(client, .patch, "/api/assets/\(ids[3])", #"{"hidden": true}"#)
+            #expect(response.status == .ok)
+            try Self.expectOneTransaction(response, since: before, in: library)
+            #expect(try await library.asset(withLocalIdentifier: ids[3])?.isHidden == true)
+
+            // Refused whole: an unknown asset among known ones changes nothing.
+            before = try library.currentChangeToken()
+            response = try await Self.send(
+                client, .patch, "/api/assets", #"{"assets": ["\#(ids[4])", "no-such-asset"], "favorite": true}"#)
+            #expect(response.status == .notFound)
+            #expect(try await library.asset(withLocalIdentifier: ids[4])?.isFavorite == false)
+            #expect(try library.currentChangeToken() == before)
+            for bad in [
+                #"{"assets": [], "favorite": true}"#, #"{"assets": ["\#(ids[0])"]}"#,
+                #"{"assets": ["\#(ids[0])"], "rating": 9}"#,
+            ] {
+                #expect(try await Self.send(client, .patch, "/api/assets", bad).status == .badRequest, "\(bad)")
+            }
+
+            before = try library.currentChangeToken()
+            response = try await Self.send(client, .post, "/api/assets/delete", #"{"assets": [\#(list)]}"#)
+            #expect(response.status == .ok)
+            try Self.expectOneTransaction(response, since: before, in: library)
+            #expect(try await library.assetCount() == 2)
+            before = try library.currentChangeToken()
+            response = try await Self.send(client, .post, "/api/assets/restore", #"{"assets": [\#(list)]}"#)
+            try Self.expectOneTransaction(response, since: before, in: library)
+            #expect(try await library.assetCount() == 5)
+            response = try await Self.send(
+                client, .post, "/api/assets/delete", #"{"assets": ["\#(ids[0])"], "permanently": true}"#)
+            #expect(response.status == .ok)
+            #expect(try await library.asset(withLocalIdentifier: ids[0]) == nil)
+        }
+    }
+
+    @Test("Albums made, renamed, filled, reordered, emptied and deleted; folders hold and move them")
+    func albumsAndFolders() async throws {
+        let (folder, library, ids, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        try await app.test(.router) { client in
+            var before = try library.currentChangeToken()
+            var response = try await Self.send(
+                client, .post, "/api/collections", #"{"title": "Iceland", "assets": ["\#(ids[0])", "\#(ids[1])"]}"#)
+            #expect(response.status == .created)
+            try Self.expectOneTransaction(response, since: before, in: library)
+            let album = try #require(try Self.object(response)["localIdentifier"] as? String)
+            #expect(try Self.object(response)["estimatedAssetCount"] as? Int == 2)
+            #expect(try Self.object(response)["keyAssetIdentifier"] as? String == ids[0])
+
+            response = try await Self.send(client, .patch, "/api/collections/\(album)", #"{"title": "Iceland 2024"}"#)
+            #expect(try Self.object(response)["localizedTitle"] as? String == "Iceland 2024")
+            response = try await Self.send(
+                client, .post, "/api/collections/\(album)/assets", #"{"assets": ["\#(ids[2])"], "at": 0}"#)
+            #expect(response.status == .ok)
+            response = try await Self.send(
+                client, .post, "/api/collections/\(album)/assets/move", #"{"from": [0], "to": 2}"#)
+            #expect(response.status == .ok)
+            var order = try library.fetchAssets(inCollectionWithLocalIdentifier: album).map(\.localIdentifier)
+            #expect(order == [ids[0], ids[1], ids[2]])
+            response = try await Self.send(
+                client, .post, "/api/collections/\(album)/assets/remove", #"{"assets": ["\#(ids[1])"]}"#)
+            order = try library.fetchAssets(inCollectionWithLocalIdentifier: album).map(\.localIdentifier)
+            #expect(order == [ids[0], ids[2]])
+            try await client.execute(uri: "/api/collections/\(album)/assets", method: .get) { response throws in
+                let assets = try #require(try Self.object(response)["assets"] as? [[String: Any]])
+                #expect(assets.compactMap { $0["localIdentifier"] as? String } == order)
+            }
+
+            // Folders: one inside another, the album moved from one to the other.
+            response = try await Self.send(client, .post, "/api/lists", #"{"title": "Trips"}"#)
+            #expect(response.status == .created)
+            let trips = try #require(try Self.object(response)["localIdentifier"] as? String)
+            response = try await Self.send(client, .post, "/api/lists", #"{"title": "Europe", "list": "\#(trips)"}"#)
+            let europe = try #require(try Self.object(response)["localIdentifier"] as? String)
+            response = try await Self.send(
+                client, .post, "/api/lists/\(trips)/collections", #"{"collections": ["\#(album)"]}"#)
+            #expect(try Self.object(response)["count"] as? Int == 2)
+            before = try library.currentChangeToken()
+            response = try await Self.send(
+                client, .post, "/api/lists/\(europe)/collections", #"{"collections": ["\#(album)"]}"#)
+            #expect(response.status == .ok)
+            try Self.expectOneTransaction(response, since: before, in: library)
+            try await client.execute(uri: "/api/lists/\(trips)/collections", method: .get) { response throws in
+                let members = try #require(try Self.object(response)["collections"] as? [[String: Any]])
+                #expect(members.compactMap { $0["kind"] as? String } == ["folder"])
+                #expect(members.first?["count"] as? Int == 1)
+            }
+            try await client.execute(uri: "/api/lists/top/collections", method: .get) { response throws in
+                let members = try #require(try Self.object(response)["collections"] as? [[String: Any]])
+                #expect(members.compactMap { $0["localIdentifier"] as? String } == [trips])
+            }
+            response = try await Self.send(
+                client, .post, "/api/lists/\(europe)/collections/remove", #"{"collections": ["\#(album)"]}"#)
+            #expect(try Self.object(response)["count"] as? Int == 0)
+            try await client.execute(uri: "/api/lists/\(europe)", method: .delete) { #expect($0.status == .noContent) }
+            try await client.execute(uri: "/api/collections/\(album)", method: .delete) { response throws in
+                #expect(response.status == .noContent)
+                #expect(response.headers[Self.tokenHeader] == (try library.currentChangeToken()).description)
+            }
+            #expect(try library.fetchAssetCollections(with: .album).count == 0)
+            #expect(try await library.assetCount() == 5)
+            try await client.execute(uri: "/api/collections/\(album)", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+
+    @Test("Smart albums, moments and years list with their counts and key assets, as the library has them")
+    func collections() async throws {
+        let (folder, library, ids, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        try await library.performChanges { $0.changeRequest(forAssetWithLocalIdentifier: ids[1]).isFavorite = true }
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/collections?type=smartAlbum", method: .get) { response throws in
+                let collections = try #require(try Self.object(response)["collections"] as? [[String: Any]])
+                let favorites = try #require(
+                    collections.first {
+                        $0["assetCollectionSubtype"] as? Int == AssetCollectionSubtype.smartAlbumFavorites.rawValue
+                    })
+                #expect(favorites["estimatedAssetCount"] as? Int == 1)
+                #expect(favorites["keyAssetIdentifier"] as? String == ids[1])
+            }
+            let moments = try library.fetchMoments()
+            try await client.execute(uri: "/api/collections?type=moment", method: .get) { response throws in
+                let listed = try #require(try Self.object(response)["collections"] as? [[String: Any]])
+                #expect(listed.compactMap { $0["localIdentifier"] as? String } == moments.map(\.localIdentifier))
+                for (entry, moment) in zip(listed, moments) {
+                    #expect(entry["estimatedAssetCount"] as? Int == moment.estimatedAssetCount)
+                    #expect(
+                        entry["keyAssetIdentifier"] as? String
+                            == (try library.fetchKeyAssets(in: moment).firstObject?.localIdentifier))
+                }
+            }
+            try await client.execute(uri: "/api/collections?type=moment&limit=1", method: .get) { response throws in
+                #expect((try Self.object(response)["collections"] as? [Any])?.count == 1)
+                #expect(
+                    (try Self.object(response)["next"] as? String)
+                        == (moments.count > 1 ? moments[0].localIdentifier : nil))
+            }
+            let years = try library.fetchMomentLists(.momentListYear)
+            try await client.execute(uri: "/api/lists?type=year", method: .get) { response throws in
+                let lists = try #require(try Self.object(response)["lists"] as? [[String: Any]])
+                #expect(lists.compactMap { $0["localizedTitle"] as? String } == years.map { $0.localizedTitle ?? "" })
+                #expect(lists.compactMap { $0["count"] as? Int }.reduce(0, +) == moments.count)
+            }
+            try await client.execute(uri: "/api/collections?type=folder", method: .get) {
+                #expect($0.status == .badRequest)
+            }
+        }
+    }
+
+    @Test("Downloads: an original byte for byte with its name; the current version of an edited photo is its render")
+    func downloads() async throws {
+        let (folder, library, ids, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        let asset = try #require(try await library.asset(withLocalIdentifier: ids[0]))
+        let photo = try #require(asset.resource(ofType: .photo))
+        let stored = try Data(contentsOf: try await library.fileURL(for: photo))
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/assets/\(ids[0])/original", method: .get) { response throws in
+                #expect(response.status == .ok)
+                let bytes = Data(response.body.readableBytesView)
+                #expect(bytes == stored)
+                #expect(SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() == photo.sha256)
+                #expect(response.headers[.contentDisposition]?.contains(photo.originalFilename) == true)
+                #expect(response.headers[.eTag] == "\"\(photo.sha256)\"")
+            }
+            try await client.execute(
+                uri: "/api/assets/\(ids[0])/original", method: .get, headers: [.range: "bytes=10-19"]
+            ) { response throws in
+                #expect(response.status == .partialContent)
+                #expect(Data(response.body.readableBytesView) == stored[10..<20])
+            }
+            try await client.execute(uri: "/api/assets/\(ids[0])/original?type=pairedVideo", method: .get) {
+                #expect($0.status == .notFound)
+            }
+            try await client.execute(uri: "/api/assets/\(ids[0])/download?version=current", method: .get) {
+                response throws in
+                #expect(Data(response.body.readableBytesView) == stored, "unedited: the original")
+            }
+        }
+        let edited = try await library.edit(asset, with: RecipeEditor(replacingWith: [.exposure(0.5)]))
+        let render = try #require(edited.resource(ofType: .fullSizePhoto))
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/assets/\(ids[0])/download", method: .get) { response throws in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/jpeg")
+                #expect(
+                    Data(response.body.readableBytesView)
+                        == (try Data(contentsOf: try library.fileURL(for: render))))
+            }
+            try await client.execute(uri: "/api/assets/\(ids[0])/download?version=original", method: .get) {
+                response throws in
+                #expect(Data(response.body.readableBytesView) == stored)
+            }
+        }
+    }
+}
