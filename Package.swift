@@ -180,7 +180,7 @@ let package = Package(
         ),
         .target(
             name: "LightboxTestSupport",
-            dependencies: ["Lightbox", "LightboxImaging"],
+            dependencies: ["Lightbox", "LightboxImaging", "LightboxMetadata"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -35,9 +35,11 @@ final class ServedLibrary: Sendable {
     let library: PhotoLibrary
     let images: CachingImageManager
     let previews: EditPreviews
+    let uploads: UploadStaging
 
     init(library: PhotoLibrary, waitingRenders: Int) {
         self.library = library
+        uploads = UploadStaging(library: library)
         images = CachingImageManager(library: library, waitingRenders: waitingRenders)
         previews = EditPreviews(library: library)
     }

@@ -64,6 +64,7 @@ public enum LightboxServer {
         MovieRoutes.add(to: routes)
         TrashRoutes.add(to: routes)
         CaptureRoutes.add(to: routes)
+        UploadRoutes.add(to: routes, limits: limits)
         AccountRoutes.add(to: routes, accounts: accounts, policy: policy)
         WebPage.add(to: routes)
         routes.get("/api/changes") { request, context in

@@ -27,6 +27,10 @@ public struct ServerLimits: Sendable {
     public var headerTimeout: Duration = .seconds(10)
     /// The most image requests that wait for a render slot; past it, 503 with `Retry-After`.
     public var waitingRenders = 256
+    /// The largest file one upload may be.
+    public var maximumUploadSize: Int64 = 64 << 30
+    /// The most upload bodies one user sends at once; past it, 429.
+    public var uploadsPerUser = 4
 
     public init() {}
 

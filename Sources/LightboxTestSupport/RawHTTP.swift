@@ -48,3 +48,31 @@ public enum RawHTTP {
         var message: String
     }
 }
+
+extension RawHTTP {
+    /// Sends `head` and the first `sent` bytes of a body of `total` bytes (the head says
+    /// `total`), then closes the connection without reading: a client whose connection
+    /// dropped mid-upload.
+    public static func sendAndDrop(port: Int, head: [String], body: [UInt8], total: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawHTTPError(message: "socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw RawHTTPError(message: "cannot connect to port \(port)") }
+        let bytes = Array((head + ["Content-Length: \(total)", "", ""]).joined(separator: "\r\n").utf8) + body
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw RawHTTPError(message: "send failed") }
+            sent += count
+        }
+    }
+}

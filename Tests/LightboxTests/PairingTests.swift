@@ -15,22 +15,14 @@ import Testing
 /// exiftool (see AppleMetadataWriterTests).
 @Suite("Importing movies, Live Photos, bursts, RAW + JPEG and Motion Photos")
 struct PairingTests {
-    static let movie = "forensics/original-files/movie1/VID_20191220_170832.mp4"
-    static let iPhoneStill = "digikam/body-background.jpg"
+    static let movie = Corpus.livePhotoMovie
+    static let iPhoneStill = Corpus.livePhotoStill
 
     /// A Live Photo's two halves, named as an iPhone names them, in `folder`.
     static func livePair(in folder: TemporaryDirectory, identifier: String, name: String = "IMG_0001") throws -> (
         String, String
     ) {
-        let still = folder.path(name + ".JPG")
-        let movie = folder.path(name + ".MOV")
-        let stillBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(iPhoneStill))))
-        let movieBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(Self.movie))))
-        try Data(try AppleMetadataWriter.jpeg(stillBytes, contentIdentifier: identifier)).write(
-            to: URL(fileURLWithPath: still))
-        try Data(try AppleMetadataWriter.movie(movieBytes, contentIdentifier: identifier)).write(
-            to: URL(fileURLWithPath: movie))
-        return (still, movie)
+        try Corpus.livePhotoPair(in: folder, identifier: identifier, name: name)
     }
 
     static func assets(_ summary: ImportSummary) -> [Asset] {

@@ -105,7 +105,7 @@ extension PhotoLibrary {
                     FoundFile(path: path, failure: LibraryError(.unreadableFile, "no such file or folder", path: path)))
                 continue
             }
-            if let library = Self.enclosingLibrary(of: path) {
+            if let library = Self.enclosingLibrary(of: path), !(library == libraryPath && isUpload(path)) {
                 // A library's originals are its own: a move would take them from it.
                 found.append(
                     FoundFile(

@@ -23,8 +23,9 @@ struct AccessMiddleware: RouterMiddleware {
 
     /// The session cookie's name.
     static let cookieName = "lightbox_session"
-    /// Body types a state change may carry: JSON, and an upload's bytes (upload routes).
-    static let bodyTypes = ["application/json", "application/octet-stream"]
+    /// Body types a state change may carry: JSON, and an upload's bytes (upload routes; the
+    /// second is what tus clients send).
+    static let bodyTypes = ["application/json", "application/octet-stream", "application/offset+octet-stream"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response

@@ -1,0 +1,218 @@
+import Foundation
+import Hummingbird
+import Lightbox
+import Synchronization
+
+/// Putting files into the library over HTTP, as a phone's backup or another app does.
+///
+/// - `POST /api/uploads/check` with `{"sha256": [digests]}` (up to 10,000): `{"existing":
+///   {digest: assetID}}`, the files the library holds already, which need not be sent.
+/// - `POST /api/uploads/whole?filename=NAME&sha256=DIGEST` with the file as the body
+///   (`application/octet-stream`): the file, streamed to disk, checked and imported.
+/// - Resumable, for large movies on unsteady connections: `POST /api/uploads` with
+///   `{"filename", "size", "sha256"}` starts one (201 `{"id", "offset": 0, ...}`);
+///   `PATCH /api/uploads/{id}` with `Upload-Offset: N` and bytes from N on appends them;
+///   `GET /api/uploads/{id}` says the offset to resume from after a dropped connection;
+///   `DELETE /api/uploads/{id}` gives up.
+///
+/// When the last byte arrives the file's SHA-256 is checked (422, and the upload discarded,
+/// when it differs) and the file is imported as from a folder: `{"outcome": "imported"}` (201)
+/// with the new asset, `"paired"` when it completed an asset (a Live Photo's other half, in
+/// either order), `"duplicate"` with the asset that holds the same bytes; two clients sending
+/// the same bytes at once make one asset. A user sends at most ``ServerLimits/uploadsPerUser``
+/// bodies at once (429 past it).
+enum UploadRoutes {
+    struct Check: Decodable {
+        var sha256: [String]
+    }
+
+    struct Start: Decodable {
+        var filename: String
+        var size: Int64
+        var sha256: String?
+    }
+
+    struct Finished: Encodable {
+        var id: String?
+        var outcome: String
+        var asset: Asset
+        var changeToken: PersistentChangeToken
+    }
+
+    static let maximumCheck = 10_000
+    static let offsetHeader = HTTPFields.Element.Name("Upload-Offset")!
+
+    static func add(to routes: Routes, limits: ServerLimits) {
+        let streams = UploadStreams(perUser: limits.uploadsPerUser)
+        routes.post("/api/uploads/check") { request, context in
+            let library = try context.library().library
+            let body = try await request.decode(as: Check.self, context: context)
+            guard body.sha256.count <= maximumCheck else {
+                throw HTTPError(.badRequest, message: "check at most \(maximumCheck) digests at once")
+            }
+            guard body.sha256.allSatisfy({ $0.count == 64 && $0.allSatisfy { $0.isHexDigit && !$0.isUppercase } })
+            else {
+                throw HTTPError(.badRequest, message: "each digest is 64 lowercase hexadecimal digits")
+            }
+            return try LightboxServer.jsonResponse(
+                ["existing": try await library.assetIdentifiers(withOriginalHashes: body.sha256)])
+        }
+        routes.post("/api/uploads") { request, context in
+            let staging = try context.library().uploads
+            let body = try await request.decode(as: Start.self, context: context)
+            let status = try mapped {
+                try staging.start(
+                    filename: body.filename, size: body.size, sha256: body.sha256, maximumSize: limits.maximumUploadSize
+                )
+            }
+            var response = try LightboxServer.jsonResponse(status)
+            response.status = .created
+            response.headers[.location] = "/api/uploads/" + status.id
+            return response
+        }
+        routes.get("/api/uploads/:id") { _, context in
+            let staging = try context.library().uploads
+            let id = try context.parameters.require("id")
+            var response = try LightboxServer.jsonResponse(try mapped { try staging.status(id) })
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
+        routes.delete("/api/uploads/:id") { _, context in
+            let staging = try context.library().uploads
+            let id = try context.parameters.require("id")
+            try mapped { try staging.cancel(id) }
+            return Response(status: .noContent)
+        }
+        routes.patch("/api/uploads/:id") { request, context in
+            let served = try context.library()
+            let id = try context.parameters.require("id")
+            guard let text = request.headers[offsetHeader], let offset = Int64(text), offset >= 0 else {
+                throw HTTPError(.badRequest, message: "Upload-Offset must say where these bytes start")
+            }
+            let status = try await streams.run(for: context.caller) {
+                try await mappedAsync { try await served.uploads.append(id, at: offset, request.body) }
+            }
+            guard status.offset == status.size else {
+                var response = try LightboxServer.jsonResponse(status)
+                response.headers[offsetHeader] = String(status.offset)
+                return response
+            }
+            return try await finish(id, in: served)
+        }
+        routes.post("/api/uploads/whole") { request, context in
+            let served = try context.library()
+            let query = request.uri.formQuery
+            guard let filename = query.get("filename").map({ String($0) }) else {
+                throw HTTPError(.badRequest, message: "filename names the file")
+            }
+            guard let length = request.headers[.contentLength].flatMap({ Int64($0) }) else {
+                throw HTTPError(
+                    .lengthRequired, message: "a whole upload states its Content-Length (resumable uploads need not)")
+            }
+            let start = try mapped {
+                try served.uploads.start(
+                    filename: filename, size: length, sha256: query.get("sha256").map { String($0) },
+                    maximumSize: limits.maximumUploadSize)
+            }
+            do {
+                let status = try await streams.run(for: context.caller) {
+                    try await mappedAsync { try await served.uploads.append(start.id, at: 0, request.body) }
+                }
+                guard status.offset == status.size else {
+                    throw HTTPError(.badRequest, message: "the body ended at \(status.offset) of \(status.size) bytes")
+                }
+            } catch {
+                try? served.uploads.cancel(start.id)
+                throw error
+            }
+            return try await finish(start.id, in: served)
+        }
+    }
+
+    /// Imports a whole upload and answers what became of it.
+    private static func finish(_ id: String, in served: ServedLibrary) async throws -> Response {
+        let result = try await mappedAsync { try await served.uploads.finish(id) }
+        let library = served.library
+        let token = try await LightboxServer.token(nil, in: library)
+        switch result.outcome {
+        case .imported(let asset):
+            return try await LightboxServer.written(
+                Finished(id: id, outcome: "imported", asset: asset, changeToken: token), token: token, in: library,
+                status: .created)
+        case .paired(let asset):
+            return try await LightboxServer.written(
+                Finished(id: id, outcome: "paired", asset: asset, changeToken: token), token: token, in: library)
+        case .duplicate(let identifier):
+            guard let asset = try await library.asset(withLocalIdentifier: identifier) else {
+                throw HTTPError(.conflict, message: "the library held these bytes, but the asset is gone: send again")
+            }
+            return try await LightboxServer.written(
+                Finished(id: id, outcome: "duplicate", asset: asset, changeToken: token), token: token, in: library)
+        case .failed(let error):
+            throw error
+        case .skipped(let reason):
+            throw HTTPError(.unsupportedMediaType, message: "this is no photo or movie: \(reason)")
+        }
+    }
+
+    private static func mapped<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as UploadError {
+            throw http(error)
+        }
+    }
+
+    private static func mappedAsync<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as UploadError {
+            throw http(error)
+        }
+    }
+
+    static func http(_ error: UploadError) -> HTTPError {
+        switch error {
+        case .invalid(let message): HTTPError(.badRequest, message: message)
+        case .notFound(let message): HTTPError(.notFound, message: message)
+        case .conflict(let message, let offset):
+            HTTPError(.conflict, headers: offset.map { [offsetHeader: String($0)] } ?? [:], message: message)
+        case .tooMany(let message): HTTPError(.tooManyRequests, message: message)
+        case .noSpace(let message): HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: message)
+        case .hashMismatch(let message): HTTPError(.unprocessableContent, message: message)
+        case .failed(let message): HTTPError(.internalServerError, message: message)
+        }
+    }
+}
+
+/// How many upload bodies each user is sending now, bounded.
+final class UploadStreams: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+    let perUser: Int
+
+    init(perUser: Int) {
+        self.perUser = max(1, perUser)
+    }
+
+    func run<T>(for caller: Caller?, _ body: () async throws -> T) async throws -> T {
+        let key = caller?.user?.id ?? ""
+        let admitted = counts.withLock { counts in
+            let count = counts[key, default: 0]
+            guard count < perUser else { return false }
+            counts[key] = count + 1
+            return true
+        }
+        guard admitted else {
+            throw HTTPError(
+                .tooManyRequests, headers: [.retryAfter: "1"],
+                message: "\(perUser) uploads of yours are being sent already: wait for one to end")
+        }
+        defer {
+            counts.withLock { counts in
+                let count = counts[key, default: 1] - 1
+                counts[key] = count > 0 ? count : nil
+            }
+        }
+        return try await body()
+    }
+}

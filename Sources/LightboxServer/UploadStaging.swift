@@ -1,0 +1,247 @@
+import Crypto
+import Foundation
+import Lightbox
+import NIOCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Uploads in progress in one library's uploads folder, each a folder of its own:
+/// `upload.json` (name, size, expected SHA-256) and `data`, the bytes so far. What is on disk
+/// is the truth: the offset to resume from is `data`'s size, so an upload survives a dropped
+/// connection and a restart of the server. A finished file is checked against its SHA-256 and
+/// imported (moved in), as a file from a folder would be.
+final class UploadStaging: Sendable {
+    struct Record: Codable, Sendable {
+        var id: String
+        var filename: String
+        var size: Int64
+        var sha256: String?
+        var creationDate: Date
+    }
+
+    /// What `/api/uploads` answers about an upload.
+    struct Status: Encodable, Sendable {
+        var id: String
+        var filename: String
+        var size: Int64
+        var offset: Int64
+        /// Whether a request is sending its bytes now (one that dropped stops at once, or when
+        /// the idle timeout closes its connection).
+        var writing = false
+    }
+
+    let library: PhotoLibrary
+    /// The uploads being written to now: one writer each.
+    private let writing = Mutex<Set<String>>([])
+
+    /// An upload untouched this long is removed when another starts.
+    static let abandonedAfter: TimeInterval = 24 * 3600
+    /// The most uploads one library has open at once.
+    static let maximumOpen = 1000
+    /// Kept free on the disk beyond an upload's size.
+    static let spareDisk: Int64 = 256 << 20
+
+    init(library: PhotoLibrary) {
+        self.library = library
+    }
+
+    private var root: String { library.uploadsFolder.path }
+
+    private func folder(_ id: String) throws -> String {
+        // Identifiers are ours (hex); anything else names no upload.
+        guard id.count == 32, id.allSatisfy(\.isHexDigit) else {
+            throw UploadError.notFound("no upload has the identifier \(id)")
+        }
+        return root + "/" + id
+    }
+
+    /// Starts an upload of `size` bytes named `filename`.
+    func start(filename: String, size: Int64, sha256: String?, maximumSize: Int64) throws -> Status {
+        let name = Self.safeName(filename)
+        guard (1...maximumSize).contains(size) else {
+            throw UploadError.invalid("size must be 1 to \(maximumSize) bytes")
+        }
+        if let sha256, sha256.count != 64 || !sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) {
+            throw UploadError.invalid("sha256 is 64 lowercase hexadecimal digits")
+        }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        removeAbandoned()
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: root).count) ?? 0
+        guard open < Self.maximumOpen else {
+            throw UploadError.tooMany("\(open) uploads are open in this library: finish or cancel some first")
+        }
+        guard Self.freeBytes(root) >= size + Self.spareDisk else {
+            throw UploadError.noSpace("the disk has no room for \(size) more bytes")
+        }
+        let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let path = root + "/" + id
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        let record = Record(id: id, filename: name, size: size, sha256: sha256, creationDate: Date())
+        try JSONEncoder().encode(record).write(to: URL(fileURLWithPath: path + "/upload.json"), options: .atomic)
+        guard FileManager.default.createFile(atPath: path + "/data", contents: nil) else {
+            throw UploadError.failed("cannot create the upload's file")
+        }
+        return Status(id: id, filename: name, size: size, offset: 0)
+    }
+
+    func status(_ id: String) throws -> Status {
+        let record = try record(id)
+        return Status(
+            id: id, filename: record.filename, size: record.size, offset: try offset(id),
+            writing: writing.withLock { $0.contains(id) })
+    }
+
+    func cancel(_ id: String) throws {
+        let path = try folder(id)
+        _ = try record(id)
+        try claim(id)
+        defer { release(id) }
+        try FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Appends `chunks` at `offset` (which must be where the upload stands), never past its
+    /// size; answers the new offset. A connection that drops keeps what arrived.
+    func append(
+        _ id: String, at offset: Int64, _ chunks: some AsyncSequence<ByteBuffer, any Error>
+    ) async throws -> Status {
+        let record = try record(id)
+        try claim(id)
+        defer { release(id) }
+        let current = try self.offset(id)
+        guard offset == current else {
+            throw UploadError.conflict("the upload stands at \(current) bytes, not \(offset)", offset: current)
+        }
+        let path = try folder(id) + "/data"
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard fd >= 0 else { throw UploadError.failed("cannot open the upload's file") }
+        defer { close(fd) }
+        var written = current
+        for try await var chunk in chunks {
+            guard Int64(chunk.readableBytes) <= record.size - written else {
+                throw UploadError.invalid("the body goes past the upload's size of \(record.size) bytes")
+            }
+            try chunk.withUnsafeReadableBytes { bytes in
+                var start = 0
+                while start < bytes.count {
+                    let count = write(fd, bytes.baseAddress! + start, bytes.count - start)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        throw UploadError.failed(errno == ENOSPC ? "the disk is full" : "writing the upload failed")
+                    }
+                    start += count
+                }
+            }
+            written += Int64(chunk.readableBytes)
+            chunk.moveReaderIndex(to: chunk.writerIndex)
+        }
+        return Status(id: id, filename: record.filename, size: record.size, offset: written)
+    }
+
+    /// Imports a whole upload: its SHA-256 checked, then the file moved into the library as an
+    /// import would take it (pairing with a Live Photo's other half, or found a duplicate).
+    func finish(_ id: String) async throws -> ImportItemResult {
+        let record = try record(id)
+        try claim(id)
+        defer { release(id) }
+        let folder = try folder(id)
+        guard try offset(id) == record.size else {
+            throw UploadError.invalid("the upload is not whole yet")
+        }
+        let data = folder + "/data"
+        if let expected = record.sha256 {
+            let actual = try await Task.detached { try Self.sha256(ofFileAt: data) }.value
+            guard actual == expected else {
+                try? FileManager.default.removeItem(atPath: folder)
+                throw UploadError.hashMismatch(
+                    "the bytes received have the SHA-256 \(actual), not \(expected): the upload is discarded")
+            }
+        }
+        let named = folder + "/" + record.filename
+        guard rename(data, named) == 0 else { throw UploadError.failed("cannot name the upload's file") }
+        let summary = await library.importItems(
+            at: [URL(fileURLWithPath: named)], options: ImportOptions(shouldMoveFile: true, maximumConcurrentFiles: 1))
+        try? FileManager.default.removeItem(atPath: folder)
+        guard let result = summary.results.first else { throw UploadError.failed("the import gave no result") }
+        return result
+    }
+
+    private func record(_ id: String) throws -> Record {
+        let path = try folder(id) + "/upload.json"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UploadError.notFound("no upload has the identifier \(id)")
+        }
+        return try JSONDecoder().decode(Record.self, from: data)
+    }
+
+    private func offset(_ id: String) throws -> Int64 {
+        guard
+            let size = (try? FileManager.default.attributesOfItem(atPath: try folder(id) + "/data"))?[.size]
+                as? NSNumber
+        else {
+            throw UploadError.notFound("no upload has the identifier \(id)")
+        }
+        return size.int64Value
+    }
+
+    private func claim(_ id: String) throws {
+        let claimed = writing.withLock { $0.insert(id).inserted }
+        guard claimed else { throw UploadError.conflict("another request is writing this upload", offset: nil) }
+    }
+
+    private func release(_ id: String) {
+        _ = writing.withLock { $0.remove(id) }
+    }
+
+    /// Removes the uploads nobody has written to for a day.
+    private func removeAbandoned() {
+        let fileManager = FileManager.default
+        let cutoff = Date().addingTimeInterval(-Self.abandonedAfter)
+        for name in (try? fileManager.contentsOfDirectory(atPath: root)) ?? [] {
+            let path = root + "/" + name + "/data"
+            guard let modified = (try? fileManager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                modified < cutoff, writing.withLock({ !$0.contains(name) })
+            else { continue }
+            try? fileManager.removeItem(atPath: root + "/" + name)
+        }
+    }
+
+    /// A file name as the client gave it, made safe to create: its last component, no control
+    /// characters, no leading dot, at most 200 bytes.
+    static func safeName(_ name: String) -> String {
+        var base = (name as NSString).lastPathComponent
+        base = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0 != "/" && $0 != "\\" }.map(Character.init))
+        while base.hasPrefix(".") { base.removeFirst() }
+        while base.utf8.count > 200 { base.removeFirst() }
+        return base.isEmpty || base == "data" || base == "upload.json" ? "upload" : base
+    }
+
+    static func sha256(ofFileAt path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw UploadError.failed("cannot read the upload")
+        }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func freeBytes(_ path: String) -> Int64 {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return .max }
+        return Int64(clamping: UInt64(info.f_bavail) &* UInt64(info.f_frsize))
+    }
+}
+
+/// Why an upload request failed; the routes turn each into its status.
+enum UploadError: Error {
+    case invalid(String)
+    case notFound(String)
+    case conflict(String, offset: Int64?)
+    case tooMany(String)
+    case noSpace(String)
+    case hashMismatch(String)
+    case failed(String)
+}

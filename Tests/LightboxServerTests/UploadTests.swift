@@ -1,0 +1,187 @@
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Lightbox
+import LightboxTestSupport
+import Testing
+
+@testable import LightboxServer
+
+/// Files sent over HTTP: streamed to disk, checked, imported as from a folder, resumed.
+@Suite("Uploads")
+struct UploadTests {
+    static func sha256(_ bytes: [UInt8]) -> String {
+        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func object(_ response: TestResponse) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+    }
+
+    static func whole(
+        _ client: some TestClientProtocol, _ bytes: [UInt8], name: String, sha256: String? = nil
+    ) async throws -> TestResponse {
+        let query = "filename=\(name)" + (sha256.map { "&sha256=" + $0 } ?? "")
+        return try await client.execute(
+            uri: "/api/uploads/whole?" + query, method: .post,
+            headers: [.contentType: "application/octet-stream", .contentLength: String(bytes.count)],
+            body: ByteBuffer(bytes: bytes)
+        ) { $0 }
+    }
+
+    @Test("A whole file is imported with its name and bytes; the same bytes again are the same asset; check finds it")
+    func wholeFiles() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let path = try #require(try Corpus.photoPaths().first)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let digest = Self.sha256(bytes)
+        let name = (path as NSString).lastPathComponent
+        try await Application(router: LightboxServer.router(library: library)).test(.router) { client in
+            try await client.execute(
+                uri: "/api/uploads/check", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"sha256": ["\#(digest)"]}"#)
+            ) { response throws in
+                #expect((try Self.object(response)["existing"] as? [String: String])?.isEmpty == true)
+            }
+            var response = try await Self.whole(client, bytes, name: name, sha256: digest)
+            #expect(response.status == .created, "\(String(buffer: response.body))")
+            let answer = try Self.object(response)
+            #expect(answer["outcome"] as? String == "imported")
+            let id = try #require((answer["asset"] as? [String: Any])?["localIdentifier"] as? String)
+            let asset = try #require(try await library.asset(withLocalIdentifier: id))
+            let photo = try #require(asset.resource(ofType: .photo))
+            #expect(photo.sha256 == digest && photo.originalFilename == name)
+            #expect(try Data(contentsOf: try await library.fileURL(for: photo)) == Data(bytes))
+            #expect(response.headers[HTTPFields.headerName("X-Lightbox-Change-Token")] != nil)
+
+            response = try await Self.whole(client, bytes, name: "copy.jpg")
+            #expect(response.status == .ok)
+            #expect(try Self.object(response)["outcome"] as? String == "duplicate")
+            #expect((try Self.object(response)["asset"] as? [String: Any])?["localIdentifier"] as? String == id)
+            #expect(try await library.assetCount() == 1)
+
+            try await client.execute(
+                uri: "/api/uploads/check", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"sha256": ["\#(digest)", "\#(String(repeating: "0", count: 64))"]}"#)
+            ) { response throws in
+                #expect(try Self.object(response)["existing"] as? [String: String] == [digest: id])
+            }
+            // Bytes that are not what the client said: refused, nothing imported, nothing left.
+            var damaged = bytes
+            damaged[damaged.count / 2] ^= 0xFF
+            response = try await Self.whole(client, damaged, name: "damaged.jpg", sha256: digest)
+            #expect(response.status == .unprocessableContent)
+            #expect(try await library.assetCount() == 1)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: library.uploadsFolder.path).isEmpty)
+        }
+    }
+
+    @Test("A Live Photo's halves uploaded movie first become one Live Photo")
+    func livePhotoHalves() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let halves = try TemporaryDirectory()
+        let (still, movie) = try Corpus.livePhotoPair(in: halves, identifier: "8A1B2C3D-0000-4000-8000-000000000042")
+        try await Application(router: LightboxServer.router(library: library)).test(.router) { client in
+            let movieBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: movie)))
+            var response = try await Self.whole(client, movieBytes, name: "IMG_0001.MOV")
+            #expect(try Self.object(response)["outcome"] as? String == "imported")
+            let stillBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: still)))
+            response = try await Self.whole(client, stillBytes, name: "IMG_0001.JPG")
+            #expect(response.status == .ok)
+            #expect(try Self.object(response)["outcome"] as? String == "paired")
+        }
+        let assets = try library.fetchAssets()
+        #expect(assets.count == 1)
+        #expect(assets.firstObject?.mediaSubtypes.contains(.photoLive) == true)
+        #expect(assets.firstObject?.resource(ofType: .pairedVideo) != nil)
+    }
+
+    @Test("Two clients sending the same bytes at once make one asset")
+    func simultaneous() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let paths = Array(try Corpus.photoPaths().prefix(3))
+        let files = try paths.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))) }
+        try await Application(router: LightboxServer.router(library: library)).test(.live) { client in
+            let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
+                for (index, bytes) in files.enumerated() {
+                    for copy in 0..<2 {
+                        group.addTask {
+                            let response = try await Self.whole(client, bytes, name: "photo\(index)-\(copy).jpg")
+                            return try Self.object(response)["outcome"] as? String ?? "\(response.status)"
+                        }
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == "imported" }.count == 3, "\(outcomes)")
+            #expect(outcomes.filter { $0 == "duplicate" }.count == 3, "\(outcomes)")
+        }
+        #expect(try await library.assetCount() == 3)
+    }
+
+    @Test("An upload cut at 60% resumes from where the server says, and yields one asset with the right hash")
+    func resumable() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let movie = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Corpus.path(Corpus.livePhotoMovie))))
+        let digest = Self.sha256(movie)
+        try await Application(router: LightboxServer.router(library: library)).test(.live) { client in
+            let port = try #require(client.port)
+            var id = ""
+            try await client.execute(
+                uri: "/api/uploads", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"filename": "VID.mp4", "size": \#(movie.count), "sha256": "\#(digest)"}"#)
+            ) { response throws in
+                #expect(response.status == .created)
+                id = try #require(try Self.object(response)["id"] as? String)
+                #expect(try Self.object(response)["offset"] as? Int == 0)
+            }
+            // The connection drops after 60% of the bytes.
+            let cut = movie.count * 6 / 10
+            try RawHTTP.sendAndDrop(
+                port: port,
+                head: [
+                    "PATCH /api/uploads/\(id) HTTP/1.1", "Host: localhost", "Upload-Offset: 0",
+                    "Content-Type: application/octet-stream",
+                ], body: Array(movie[..<cut]), total: movie.count)
+            // The server notices the drop; then it says how far it got.
+            var offset = -1
+            for _ in 0..<200 {
+                let status = try await client.execute(uri: "/api/uploads/\(id)", method: .get) { try Self.object($0) }
+                if status["writing"] as? Bool == false, let at = status["offset"] as? Int, at > 0 {
+                    offset = at
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(offset > 0 && offset <= cut)
+            #expect(try await library.assetCount() == 0)
+            // A wrong offset is refused with the right one.
+            try await client.execute(
+                uri: "/api/uploads/\(id)", method: .patch,
+                headers: [.contentType: "application/octet-stream", HTTPFields.headerName("Upload-Offset"): "0"],
+                body: ByteBuffer(bytes: movie[..<10])
+            ) { response in
+                #expect(response.status == .conflict)
+                #expect(response.headers[HTTPFields.headerName("Upload-Offset")] == String(offset))
+            }
+            try await client.execute(
+                uri: "/api/uploads/\(id)", method: .patch,
+                headers: [
+                    .contentType: "application/octet-stream", HTTPFields.headerName("Upload-Offset"): String(offset),
+                ],
+                body: ByteBuffer(bytes: movie[offset...])
+            ) { response throws in
+                #expect(response.status == .created, "\(String(buffer: response.body))")
+                #expect(try Self.object(response)["outcome"] as? String == "imported")
+            }
+        }
+        let assets = try library.fetchAssets()
+        #expect(assets.count == 1)
+        #expect(assets.firstObject?.resource(ofType: .video)?.sha256 == digest)
+    }
+}
