@@ -29,6 +29,8 @@ let package = Package(
         // Already Hummingbird's; named so that `lightbox serve` can tell a port in use
         // (NIOCore's IOError) from other failures.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        // Already Hummingbird's; named so that a stream of changes ends when the server shuts down.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         // SHA-256 of every original: BoringSSL's assembly uses the CPU's SHA extensions,
         // several times faster than a hash we would write in Swift.
         // Version 4: its CryptoExtras has scrypt, for passwords.
@@ -131,6 +133,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Channel handlers of its own: the per-address connection limit.
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // Passwords hashed with scrypt, and secrets with SHA-256.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

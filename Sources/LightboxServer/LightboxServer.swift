@@ -65,27 +65,9 @@ public enum LightboxServer {
         TrashRoutes.add(to: routes)
         CaptureRoutes.add(to: routes)
         UploadRoutes.add(to: routes, limits: limits)
+        ChangeRoutes.add(to: routes)
         AccountRoutes.add(to: routes, accounts: accounts, policy: policy)
         WebPage.add(to: routes)
-        routes.get("/api/changes") { request, context in
-            let served = try context.library()
-            let library = served.library
-            let query = request.uri.formQuery
-            guard let since = query.get("since").flatMap({ PersistentChangeToken(String($0)) }) else {
-                throw HTTPError(.badRequest, message: "since must be a change token (a number)")
-            }
-            let limit = try query.get("limit", as: Int.self) ?? maximumChangesPage
-            guard (1...maximumChangesPage).contains(limit) else {
-                throw HTTPError(.badRequest, message: "limit must be 1...\(maximumChangesPage)")
-            }
-            let (current, changes) = try await library.read { library in
-                (try library.currentChangeToken(), try library.fetchPersistentChanges(since: since, limit: limit + 1))
-            }
-            let page = Array(changes.prefix(limit))
-            return try jsonResponse(
-                ChangesPage(
-                    currentToken: current, changes: page, next: changes.count > limit ? page.last?.changeToken : nil))
-        }
         return router
     }
 
@@ -149,14 +131,6 @@ public enum LightboxServer {
         let data = try JSONEncoder.lightbox.encode(value)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
-}
-
-/// The answer of `/api/changes`.
-struct ChangesPage: Encodable {
-    var currentToken: PersistentChangeToken
-    var changes: [PersistentChange]
-    /// The `since` value for the next page; absent on the last page.
-    var next: PersistentChangeToken?
 }
 
 /// The answer of `/api/collections`.

@@ -76,3 +76,57 @@ extension RawHTTP {
         }
     }
 }
+
+extension RawHTTP {
+    /// A request whose response is read as it arrives: a stream of Server-Sent Events.
+    public final class Stream {
+        private let fd: Int32
+        private var received: [UInt8] = []
+
+        /// Connects to 127.0.0.1:`port` and sends `head` (no body).
+        public init(port: Int, head: [String]) throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw RawHTTPError(message: "socket failed") }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard connected == 0 else {
+                close(fd)
+                throw RawHTTPError(message: "cannot connect to port \(port)")
+            }
+            // Reads give up after 10 s of silence, so a test that waits for what never comes fails.
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let bytes = Array((head + ["", ""]).joined(separator: "\r\n").utf8)
+            _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+        }
+
+        deinit { close(fd) }
+
+        /// Everything received so far, as text.
+        public var text: String { String(decoding: received, as: UTF8.self) }
+
+        /// Reads until the text received holds `count` occurrences of `marker`, the last one
+        /// followed by a blank line (a whole event); false when the server went quiet or closed
+        /// first.
+        public func read(until marker: String, count: Int = 1) -> Bool {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            func whole() -> Bool {
+                let parts = text.components(separatedBy: marker)
+                return parts.count - 1 >= count && parts.last!.contains("\n\n")
+            }
+            while !whole() {
+                let read = recv(fd, &buffer, buffer.count, 0)
+                if read <= 0 { return false }
+                received += buffer[0..<read]
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import Hummingbird
+import Lightbox
+import NIOCore
+import ServiceLifecycle
+
+/// What changed in the library, asked for or pushed.
+///
+/// - `GET /api/changes?since=TOKEN&limit=`: the persistent changes since a token, a page at a
+///   time (`next` is the following page's `since`); 410 when the token has expired (fetch
+///   everything again), 400 for a token from the future.
+/// - `GET /api/changes/stream?since=TOKEN&watch=PREDICATE&sort=SORT`: Server-Sent Events. First
+///   every transaction since `since` (or since the `Last-Event-ID` a reconnecting `EventSource`
+///   sends), then each new one as it commits, as `event: change` with the transaction's token
+///   as its `id` and `{"changeToken", "changes", "fetches"}` as data. Each `watch` (up to 8,
+///   an empty one for every asset) registers a fetch of assets: for a transaction that changes
+///   it, `fetches` holds its RICE details (removed, inserted and changed indexes, moves, the
+///   identifiers inserted and changed, the new count). A first `event: ready` gives the current
+///   token and each fetch's count. A token older than the history kept, or more than 10,000
+///   transactions behind, is 410: refetch, then stream from the current token. A comment every
+///   20 seconds keeps proxies from closing a quiet stream.
+enum ChangeRoutes {
+    /// The most transactions one page of `/api/changes` holds.
+    static let maximumPage = LightboxServer.maximumChangesPage
+    /// The most transactions a stream replays before going live; further behind, 410.
+    static let maximumCatchUp = 10_000
+    /// The most fetches one stream watches.
+    static let maximumWatches = 8
+    static let heartbeat: Duration = .seconds(20)
+
+    struct ChangesPage: Encodable {
+        var currentToken: PersistentChangeToken
+        var changes: [PersistentChange]
+        /// The `since` value for the next page; absent on the last page.
+        var next: PersistentChangeToken?
+    }
+
+    struct FetchChange: Encodable {
+        var watch: Int
+        var count: Int
+        var hasIncrementalChanges: Bool
+        var removedIndexes: [Int]
+        var insertedIndexes: [Int]
+        var changedIndexes: [Int]
+        var moves: [[Int]]
+        var insertedIdentifiers: [String]
+        var changedIdentifiers: [String]
+    }
+
+    struct ChangeEvent: Encodable {
+        var changeToken: PersistentChangeToken
+        var changes: PersistentChange
+        var fetches: [FetchChange]
+    }
+
+    struct ReadyEvent: Encodable {
+        struct Fetch: Encodable {
+            var watch: Int
+            var count: Int
+        }
+        var changeToken: PersistentChangeToken
+        var fetches: [Fetch]
+    }
+
+    static func add(to routes: Routes) {
+        routes.get("/api/changes") { request, context in
+            let library = try context.library().library
+            let query = request.uri.formQuery
+            guard let since = query.get("since").flatMap({ PersistentChangeToken(String($0)) }) else {
+                throw HTTPError(.badRequest, message: "since must be a change token (a number)")
+            }
+            let limit = try query.get("limit", as: Int.self) ?? maximumPage
+            guard (1...maximumPage).contains(limit) else {
+                throw HTTPError(.badRequest, message: "limit must be 1...\(maximumPage)")
+            }
+            let (current, changes) = try await library.read { library in
+                (try library.currentChangeToken(), try library.fetchPersistentChanges(since: since, limit: limit + 1))
+            }
+            let page = Array(changes.prefix(limit))
+            return try LightboxServer.jsonResponse(
+                ChangesPage(
+                    currentToken: current, changes: page, next: changes.count > limit ? page.last?.changeToken : nil))
+        }
+        routes.get("/api/changes/stream") { request, context in
+            let library = try context.library().library
+            let query = request.uri.formQuery
+            let sinceText = query.get("since").map { String($0) } ?? request.headers[.init("Last-Event-ID")!]
+            let since = try sinceText.map { text -> PersistentChangeToken in
+                guard let token = PersistentChangeToken(text) else {
+                    throw HTTPError(.badRequest, message: "since must be a change token (a number)")
+                }
+                return token
+            }
+            let watches = query.getAll("watch").map { String($0) }
+            guard watches.count <= maximumWatches else {
+                throw HTTPError(.badRequest, message: "a stream watches at most \(maximumWatches) fetches")
+            }
+            var options = FetchOptions()
+            options.sortDescriptors = try query.get("sort").map { try FetchSortDescriptor.parse(String($0)) } ?? []
+            var fetches: [FetchOptions] = []
+            for watch in watches {
+                var fetch = options
+                fetch.predicate = watch.isEmpty ? nil : try FetchPredicate(watch)
+                fetches.append(fetch)
+            }
+            // Listening starts before the history is read, so nothing falls between the two.
+            let live = try library.changes()
+            let watched = fetches
+            let (current, backlog, results) = try await library.read { library in
+                let current = try library.currentChangeToken()
+                var backlog: [PersistentChange] = []
+                if let since {
+                    guard current.rawValue - since.rawValue <= Int64(maximumCatchUp) else {
+                        throw LibraryError(
+                            .persistentChangeTokenExpired,
+                            "the stream is more than \(maximumCatchUp) transactions behind: fetch again, then stream from \(current)"
+                        )
+                    }
+                    backlog = try library.fetchPersistentChanges(since: since)
+                }
+                return (current, backlog, try watched.map { try library.fetchAssets(options: $0) })
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/event-stream"
+            headers[.cacheControl] = "no-store"
+            let body = ResponseBody { writer in
+                var results = results
+                var last = current
+                try await writer.write(
+                    event(
+                        "ready", id: nil,
+                        ReadyEvent(
+                            changeToken: current,
+                            fetches: results.enumerated().map { .init(watch: $0.offset, count: $0.element.count) })))
+                for change in backlog {
+                    try await writer.write(
+                        event(
+                            "change", id: change.changeToken,
+                            ChangeEvent(changeToken: change.changeToken, changes: change, fetches: [])))
+                }
+                // Changes and heartbeats, merged: whichever comes first is written. A server
+                // shutting down ends the stream rather than waiting for a client that never leaves.
+                let (merged, continuation) = AsyncStream<PhotoLibraryChange?>.makeStream()
+                let forward = Task {
+                    for await change in live { continuation.yield(change) }
+                    continuation.finish()
+                }
+                let beat = Task {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: heartbeat)
+                        continuation.yield(nil)
+                    }
+                }
+                defer {
+                    forward.cancel()
+                    beat.cancel()
+                }
+                try await withGracefulShutdownHandler {
+                    for await item in merged {
+                        guard let change = item else {
+                            try await writer.write(ByteBuffer(string: ": still here\n\n"))
+                            continue
+                        }
+                        guard change.changeToken > last else { continue }
+                        last = change.changeToken
+                        let fetches = details(of: change, in: &results)
+                        try await writer.write(
+                            event(
+                                "change", id: change.changeToken,
+                                ChangeEvent(
+                                    changeToken: change.changeToken, changes: change.persistentChange,
+                                    fetches: fetches)))
+                    }
+                } onGracefulShutdown: {
+                    continuation.finish()
+                }
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: headers, body: body)
+        }
+    }
+
+    /// The RICE details of the watched fetches a change touches; `results` become the fetches
+    /// after it.
+    static func details(of change: PhotoLibraryChange, in results: inout [FetchResult<Asset>]) -> [FetchChange] {
+        var changed: [FetchChange] = []
+        for index in results.indices {
+            guard let details = change.details(for: results[index]) else { continue }
+            let after = details.fetchResultAfterChanges
+            changed.append(
+                FetchChange(
+                    watch: index, count: after.count, hasIncrementalChanges: details.hasIncrementalChanges,
+                    removedIndexes: details.removedIndexes, insertedIndexes: details.insertedIndexes,
+                    changedIndexes: details.changedIndexes, moves: details.moves.map { [$0.from, $0.to] },
+                    insertedIdentifiers: details.insertedObjects.map(\.localIdentifier),
+                    changedIdentifiers: details.changedObjects.map(\.localIdentifier)))
+            results[index] = after
+        }
+        return changed
+    }
+
+    /// One Server-Sent Event: its name, its id, its data as one line of JSON.
+    static func event(_ name: String, id: PersistentChangeToken?, _ data: some Encodable) throws -> ByteBuffer {
+        let json = String(decoding: try JSONEncoder.lightbox.encode(data), as: UTF8.self)
+        var text = "event: \(name)\n"
+        if let id { text += "id: \(id)\n" }
+        text += "data: \(json)\n\n"
+        return ByteBuffer(string: text)
+    }
+}
