@@ -118,15 +118,51 @@ final class UploadStaging: Sendable {
         let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard fd >= 0 else { throw UploadError.failed("cannot open the upload's file") }
         defer { close(fd) }
+        // Chunks are gathered up to a mebibyte and written off the cooperative pool: a write
+        // can wait on the disk, and the pool's threads must not.
         var written = current
-        for try await var chunk in chunks {
-            guard Int64(chunk.readableBytes) <= record.size - written else {
-                throw UploadError.invalid("the body goes past the upload's size of \(record.size) bytes")
+        var pending = ByteBuffer()
+        do {
+            for try await chunk in chunks {
+                guard Int64(chunk.readableBytes) <= record.size - written - Int64(pending.readableBytes) else {
+                    throw UploadError.invalid("the body goes past the upload's size of \(record.size) bytes")
+                }
+                pending.writeImmutableBuffer(chunk)
+                if pending.readableBytes >= 1 << 20 {
+                    written += try await Self.write(pending, to: fd)
+                    pending.clear()
+                }
             }
-            try chunk.withUnsafeReadableBytes { bytes in
+        } catch {
+            // What arrived before the connection dropped is kept, to resume from.
+            if pending.readableBytes > 0 { _ = try? await Self.write(pending, to: fd) }
+            throw error
+        }
+        if pending.readableBytes > 0 { written += try await Self.write(pending, to: fd) }
+        return Status(id: id, filename: record.filename, size: record.size, offset: written)
+    }
+
+    /// Where uploads' bytes are written: a serial queue, which Dispatch always gives a thread
+    /// (a concurrent one waits behind renders for the processors' few).
+    private static let writer = DispatchQueue(label: "lightbox.uploads.write", qos: .userInitiated)
+    /// Where finished uploads are hashed, apart, so that hashing a movie holds up no writes.
+    private static let hasher = DispatchQueue(label: "lightbox.uploads.hash", qos: .userInitiated)
+
+    private static func run<T: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> T)
+        async throws -> T
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    /// Writes `buffer` whole to `fd`, off the cooperative pool; answers the bytes written.
+    private static func write(_ buffer: ByteBuffer, to fd: Int32) async throws -> Int64 {
+        try await run(on: writer) {
+            try buffer.withUnsafeReadableBytes { bytes in
                 var start = 0
                 while start < bytes.count {
-                    let count = write(fd, bytes.baseAddress! + start, bytes.count - start)
+                    let count = Glibc.write(fd, bytes.baseAddress! + start, bytes.count - start)
                     if count < 0 {
                         if errno == EINTR { continue }
                         throw UploadError.failed(errno == ENOSPC ? "the disk is full" : "writing the upload failed")
@@ -134,10 +170,8 @@ final class UploadStaging: Sendable {
                     start += count
                 }
             }
-            written += Int64(chunk.readableBytes)
-            chunk.moveReaderIndex(to: chunk.writerIndex)
+            return Int64(buffer.readableBytes)
         }
-        return Status(id: id, filename: record.filename, size: record.size, offset: written)
     }
 
     /// Imports a whole upload: its SHA-256 checked, then the file moved into the library as an
@@ -152,7 +186,7 @@ final class UploadStaging: Sendable {
         }
         let data = folder + "/data"
         if let expected = record.sha256 {
-            let actual = try await Task.detached { try Self.sha256(ofFileAt: data) }.value
+            let actual = try await Self.run(on: Self.hasher) { try Self.sha256(ofFileAt: data) }
             guard actual == expected else {
                 try? FileManager.default.removeItem(atPath: folder)
                 throw UploadError.hashMismatch(

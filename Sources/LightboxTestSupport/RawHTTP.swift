@@ -9,7 +9,19 @@ import Foundation
 public enum RawHTTP {
     /// Sends `head` (lines without the final blank line) and `body` to 127.0.0.1:`port`, and
     /// answers the response's status code and its text; the connection is closed after.
-    public static func send(port: Int, head: [String], body: String = "") throws -> (status: Int, text: String) {
+    public static func send(port: Int, head: [String], body: String = "") async throws -> (status: Int, text: String) {
+        try await offPool { try sendBlocking(port: port, head: head, body: body) }
+    }
+
+    /// Runs blocking socket work on a Dispatch thread: the cooperative pool has as many threads as
+    /// cores, and a test blocked in `recv` on one of them can starve the server it waits for.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    static func sendBlocking(port: Int, head: [String], body: String) throws -> (status: Int, text: String) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawHTTPError(message: "socket failed") }
         defer { close(fd) }
@@ -53,7 +65,11 @@ extension RawHTTP {
     /// Sends `head` and the first `sent` bytes of a body of `total` bytes (the head says
     /// `total`), then closes the connection without reading: a client whose connection
     /// dropped mid-upload.
-    public static func sendAndDrop(port: Int, head: [String], body: [UInt8], total: Int) throws {
+    public static func sendAndDrop(port: Int, head: [String], body: [UInt8], total: Int) async throws {
+        try await offPool { try sendAndDropBlocking(port: port, head: head, body: body, total: total) }
+    }
+
+    static func sendAndDropBlocking(port: Int, head: [String], body: [UInt8], total: Int) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawHTTPError(message: "socket failed") }
         defer { close(fd) }
@@ -79,7 +95,8 @@ extension RawHTTP {
 
 extension RawHTTP {
     /// A request whose response is read as it arrives: a stream of Server-Sent Events.
-    public final class Stream {
+    /// Used by one task at a time; its reads run on a Dispatch thread, one at a time.
+    public final class Stream: @unchecked Sendable {
         private let fd: Int32
         private var received: [UInt8] = []
 
@@ -115,7 +132,11 @@ extension RawHTTP {
         /// Reads until the text received holds `count` occurrences of `marker`, the last one
         /// followed by a blank line (a whole event); false when the server went quiet or closed
         /// first.
-        public func read(until marker: String, count: Int = 1) -> Bool {
+        public func read(until marker: String, count: Int = 1) async -> Bool {
+            (try? await RawHTTP.offPool { self.readBlocking(until: marker, count: count) }) ?? false
+        }
+
+        func readBlocking(until marker: String, count: Int) -> Bool {
             var buffer = [UInt8](repeating: 0, count: 65536)
             func whole() -> Bool {
                 let parts = text.components(separatedBy: marker)

@@ -378,21 +378,21 @@ struct AccessTests {
             let port = try #require(client.port)
             // Rebinding: a name the server was not given.
             for host in ["evil.example", "evil.example:8080", "photos.example.org.evil.example", "localhost.evil"] {
-                let (status, _) = try RawHTTP.send(
+                let (status, _) = try await RawHTTP.send(
                     port: port, head: ["GET /api/assets HTTP/1.1", "Host: \(host)", "Cookie: \(ann)"])
                 #expect(status == 421, "\(host)")
             }
             for host in ["localhost:\(port)", "127.0.0.1", "[::1]:\(port)", "192.168.1.20:8080", "Photos.Example.org"] {
-                let (status, _) = try RawHTTP.send(
+                let (status, _) = try await RawHTTP.send(
                     port: port, head: ["GET /api/assets HTTP/1.1", "Host: \(host)", "Cookie: \(ann)"])
                 #expect(status == 200, "\(host)")
             }
             // The same site's page may change things; another's may not.
             let delete = "DELETE /api/assets/\(id) HTTP/1.1"
-            let foreign = try RawHTTP.send(
+            let foreign = try await RawHTTP.send(
                 port: port, head: [delete, "Host: localhost:\(port)", "Cookie: \(ann)", "Origin: http://localhost:1"])
             #expect(foreign.status == 403)
-            let own = try RawHTTP.send(
+            let own = try await RawHTTP.send(
                 port: port,
                 head: [delete, "Host: localhost:\(port)", "Cookie: \(ann)", "Origin: http://localhost:\(port)"])
             #expect(own.status == 200)

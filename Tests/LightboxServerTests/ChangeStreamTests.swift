@@ -37,7 +37,7 @@ struct ChangeStreamTests {
             let watch = "favorite%20%3D%3D%20true"
             let stream = try RawHTTP.Stream(
                 port: port, head: ["GET /api/changes/stream?watch=\(watch)&watch= HTTP/1.1", "Host: localhost"])
-            #expect(stream.read(until: "event: ready"))
+            #expect(await stream.read(until: "event: ready"))
             #expect(stream.text.contains("text/event-stream"))
             let ready = try #require(Self.events("ready", in: stream.text).first)
             let counts = (ready["fetches"] as? [[String: Any]])?.compactMap { $0["count"] as? Int }
@@ -46,7 +46,7 @@ struct ChangeStreamTests {
             let first = try await library.performChanges {
                 $0.changeRequest(forAssetWithLocalIdentifier: ids[1]).isFavorite = true
             }
-            #expect(stream.read(until: "event: change"))
+            #expect(await stream.read(until: "event: change"))
             var change = try #require(Self.events("change", in: stream.text).last)
             #expect(change["changeToken"] as? Int == first.map { Int($0.rawValue) })
             var fetches = try #require(change["fetches"] as? [[String: Any]])
@@ -57,7 +57,7 @@ struct ChangeStreamTests {
             #expect(fetches[1]["changedIndexes"] as? [Int] == [1])
 
             let second = try await library.performChanges { $0.deleteAssets([ids[0]]) }
-            #expect(stream.read(until: "event: change", count: 2))
+            #expect(await stream.read(until: "event: change", count: 2))
             change = try #require(Self.events("change", in: stream.text).last)
             fetches = try #require(change["fetches"] as? [[String: Any]])
             #expect(fetches.count == 1, "the favourites did not change")
@@ -69,7 +69,7 @@ struct ChangeStreamTests {
             let again = try RawHTTP.Stream(
                 port: port,
                 head: ["GET /api/changes/stream HTTP/1.1", "Host: localhost", "Last-Event-ID: \(first!)"])
-            #expect(again.read(until: "event: change"))
+            #expect(await again.read(until: "event: change"))
             let caughtUp = Self.events("change", in: again.text)
             #expect(caughtUp.compactMap { $0["changeToken"] as? Int } == [Int(second!.rawValue)])
         }

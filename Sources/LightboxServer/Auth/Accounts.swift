@@ -251,7 +251,7 @@ final class PasswordWork: Sendable {
         state = Mutex(State(free: slots))
     }
 
-    /// Runs `work` on a Dispatch thread once a slot is free.
+    /// Runs `work` off the cooperative pool once a slot is free.
     func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let proceed = state.withLock { state in
@@ -274,8 +274,6 @@ final class PasswordWork: Sendable {
             }
             next?.resume()
         }
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-        }
+        return try await BlockingWork.run(work)
     }
 }
