@@ -82,7 +82,12 @@ test: deps corpus
 	fi; \
 	rm -f "$$log"
 	swift test --skip-build
+	scripts/check-api --examples $(API_CHECK_EXAMPLES)
 	scripts/fuzz --seconds $(FUZZ_CHECK_SECONDS) --jobs 2
+
+# make test has schemathesis (scripts/check-api) try this many generated requests per operation
+# of the OpenAPI document, against a served library.
+API_CHECK_EXAMPLES ?= 25
 
 # make test fuzzes each target this long (after replaying its committed inputs); make fuzz,
 # until each has used FUZZ_CPU_SECONDS of processor time (one CPU-hour: docs/SECURITY.md),

@@ -68,6 +68,7 @@ public enum LightboxServer {
         ChangeRoutes.add(to: routes)
         AccountRoutes.add(to: routes, accounts: accounts, policy: policy)
         WebPage.add(to: routes)
+        OpenAPIDocument.add(to: routes)
         return router
     }
 

@@ -52,63 +52,74 @@ struct Routes {
     let table = MethodTable()
 
     @discardableResult
-    func get(_ path: RouterPath, access: RouteAccess = .read, use handler: @escaping Handler) -> Self {
-        on(path, .get, access, handler)
+    func get(_ path: String, access: RouteAccess = .read, doc: APIOperation, use handler: @escaping Handler) -> Self {
+        on(path, .get, access, doc, handler)
     }
 
     @discardableResult
-    func post(_ path: RouterPath, access: RouteAccess = .write, use handler: @escaping Handler) -> Self {
-        on(path, .post, access, handler)
+    func post(_ path: String, access: RouteAccess = .write, doc: APIOperation, use handler: @escaping Handler) -> Self {
+        on(path, .post, access, doc, handler)
     }
 
     @discardableResult
-    func patch(_ path: RouterPath, access: RouteAccess = .write, use handler: @escaping Handler) -> Self {
-        on(path, .patch, access, handler)
+    func patch(_ path: String, access: RouteAccess = .write, doc: APIOperation, use handler: @escaping Handler)
+        -> Self
+    {
+        on(path, .patch, access, doc, handler)
     }
 
     @discardableResult
-    func delete(_ path: RouterPath, access: RouteAccess = .write, use handler: @escaping Handler) -> Self {
-        on(path, .delete, access, handler)
+    func delete(_ path: String, access: RouteAccess = .write, doc: APIOperation, use handler: @escaping Handler)
+        -> Self
+    {
+        on(path, .delete, access, doc, handler)
     }
 
     private func on(
-        _ path: RouterPath, _ method: HTTPRequest.Method, _ access: RouteAccess, _ handler: @escaping Handler
-    )
-        -> Self
-    {
-        router.on(path, method: method) { request, context in
+        _ path: String, _ method: HTTPRequest.Method, _ access: RouteAccess, _ operation: APIOperation,
+        _ handler: @escaping Handler
+    ) -> Self {
+        router.on(RouterPath(path), method: method) { request, context in
             if let refusal = access.refusal(for: context.caller) { throw refusal }
             return try await handler(request, context)
         }
-        table.record(method, path)
+        table.record(method, path, access: access, operation: operation)
         return self
     }
 }
 
-/// Each route's path and the methods registered for it.
+/// Each route: its path, method, who may call it and what it takes and answers.
 final class MethodTable: Sendable {
-    private let routes = Mutex<[(path: RouterPath, methods: Set<HTTPRequest.Method>)]>([])
-
-    func record(_ method: HTTPRequest.Method, _ path: RouterPath) {
-        routes.withLock { routes in
-            if let index = routes.firstIndex(where: { $0.path == path }) {
-                routes[index].methods.insert(method)
-            } else {
-                routes.append((path, [method]))
-            }
-        }
+    struct Route: Sendable {
+        var path: String
+        var method: HTTPRequest.Method
+        var access: RouteAccess
+        var operation: APIOperation
+        var components: [Substring]
     }
+
+    private let table = Mutex<[Route]>([])
+
+    func record(_ method: HTTPRequest.Method, _ path: String, access: RouteAccess, operation: APIOperation) {
+        let route = Route(
+            path: path, method: method, access: access, operation: operation,
+            components: path.split(separator: "/", omittingEmptySubsequences: true))
+        table.withLock { $0.append(route) }
+    }
+
+    /// Every route, in the order they were added.
+    func routes() -> [Route] { table.withLock { $0 } }
 
     /// The methods the routes matching `path` take, sorted; empty when no route matches it.
     func methods(for path: String) -> [HTTPRequest.Method] {
         let components = path.split(separator: "/", omittingEmptySubsequences: true)
-        let methods = routes.withLock { routes in
-            routes.filter { route in
-                route.path.components.count == components.count
-                    && zip(route.path.components, components).allSatisfy { $0 ~= $1 }
-            }.reduce(into: Set<HTTPRequest.Method>()) { $0.formUnion($1.methods) }
+        let methods = table.withLock { table in
+            table.filter { route in
+                route.components.count == components.count
+                    && zip(route.components, components).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
+            }.map(\.method)
         }
-        return methods.sorted { $0.rawValue < $1.rawValue }
+        return Set(methods).sorted { $0.rawValue < $1.rawValue }
     }
 }
 

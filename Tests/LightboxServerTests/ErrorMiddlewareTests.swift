@@ -14,10 +14,10 @@ struct ErrorMiddlewareTests {
         let router = Router(context: LightboxRequestContext.self)
         let routes = Routes(router: router)
         router.add(middleware: ErrorMiddleware(methods: routes.table))
-        routes.get("/busy", access: .open) { _, _ -> Response in
+        routes.get("/busy", access: .open, doc: APIOperation("Busy")) { _, _ -> Response in
             throw LibraryError(.busy, "256 images are waiting to be rendered; ask again in a moment")
         }
-        routes.get("/damaged", access: .open) { _, _ -> Response in
+        routes.get("/damaged", access: .open, doc: APIOperation("Damaged")) { _, _ -> Response in
             throw LibraryError(.corruptFile, "the render took too long")
         }
         try await Application(router: router).test(.router) { client in

@@ -73,10 +73,12 @@ extension AssetResource: Encodable {
 }
 
 extension JSONEncoder {
-    /// The encoder for Lightbox's JSON: stable key order, no escaped slashes.
+    /// The encoder for Lightbox's JSON: stable key order, no escaped slashes, dates (where a
+    /// type does not write its own) as ISO 8601 in UTC.
     public static var lightbox: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
         return encoder
     }
 }

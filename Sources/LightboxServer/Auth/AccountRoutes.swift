@@ -91,10 +91,21 @@ enum AccountRoutes {
 
     static func add(to routes: Routes, accounts: Accounts?, policy: AccessPolicy) {
         let throttle = SignInThrottle()
-        routes.get("/signin", access: .open) { request, _ in
+        routes.get(
+            "/signin", access: .open,
+            doc: APIOperation(
+                "The sign-in page.", responses: [.init(status: 200, description: "The page.", content: .html)])
+        ) { request, _ in
             WebPage.signIn.response(to: request)
         }
-        routes.post("/api/session", access: .open) { request, context in
+        routes.post(
+            "/api/session", access: .open,
+            doc: APIOperation(
+                "Signs in: sets the session cookie.",
+                body: .json(
+                    Schema.object(["name": Schema.string, "password": Schema.string], required: ["name", "password"])),
+                responses: [.json(200, "Signed in.", Schema.ref("Authorization"))])
+        ) { request, context in
             guard let accounts else {
                 throw HTTPError(.notFound, message: "this server has no accounts to sign in to")
             }
@@ -122,7 +133,10 @@ enum AccountRoutes {
             response.headers[.cacheControl] = "no-store"
             return response
         }
-        routes.delete("/api/session", access: .person) { _, context in
+        routes.delete(
+            "/api/session", access: .person,
+            doc: APIOperation("Signs out.", responses: [.empty(204, "Signed out.")])
+        ) { _, context in
             if let accounts, let user = context.caller?.user, let id = context.caller?.sessionID {
                 _ = try await accounts.endSession(id: id, of: user)
             }
@@ -130,7 +144,12 @@ enum AccountRoutes {
             response.headers[.setCookie] = AccessMiddleware.clearedCookie
             return response
         }
-        routes.get("/api/authorization", access: .open) { _, context in
+        routes.get(
+            "/api/authorization", access: .open,
+            doc: APIOperation(
+                "What the caller may do, in PhotoKit's words.",
+                responses: [.json(200, "The authorization.", Schema.ref("Authorization"))])
+        ) { _, context in
             guard let caller = context.caller else {
                 return try LightboxServer.jsonResponse(Authorization(status: "notDetermined"))
             }
@@ -149,7 +168,16 @@ enum AccountRoutes {
             }
             return try LightboxServer.jsonResponse(answer)
         }
-        routes.get("/api/sessions", access: .person) { _, context in
+        routes.get(
+            "/api/sessions", access: .person,
+            doc: APIOperation(
+                "The signed-in user's sessions.",
+                responses: [
+                    .json(
+                        200, "The sessions.",
+                        Schema.object(["sessions": Schema.array(Schema.ref("Session"))], required: ["sessions"]))
+                ])
+        ) { _, context in
             let (accounts, user) = try signedIn(accounts, context)
             let current = context.caller?.sessionID
             let sessions = try await accounts.sessions(of: user).map {
@@ -160,7 +188,10 @@ enum AccountRoutes {
             }
             return try LightboxServer.jsonResponse(["sessions": sessions])
         }
-        routes.delete("/api/sessions/:id", access: .person) { _, context in
+        routes.delete(
+            "/api/sessions/:id", access: .person,
+            doc: APIOperation("Ends one of the user's sessions.", responses: [.empty(204, "Ended.")])
+        ) { _, context in
             let (accounts, user) = try signedIn(accounts, context)
             let id = try context.parameters.require("id")
             guard try await accounts.endSession(id: id, of: user) else {
@@ -168,12 +199,32 @@ enum AccountRoutes {
             }
             return Response(status: .noContent)
         }
-        routes.get("/api/tokens", access: .person) { _, context in
+        routes.get(
+            "/api/tokens", access: .person,
+            doc: APIOperation(
+                "The user's tokens, without their secrets.",
+                responses: [
+                    .json(
+                        200, "The tokens.",
+                        Schema.object(["tokens": Schema.array(Schema.ref("Token"))], required: ["tokens"]))
+                ])
+        ) { _, context in
             let (accounts, user) = try signedIn(accounts, context)
             return try LightboxServer.jsonResponse(["tokens": try await accounts.tokens(of: user).map { TokenView($0) }]
             )
         }
-        routes.post("/api/tokens", access: .person) { request, context in
+        routes.post(
+            "/api/tokens", access: .person,
+            doc: APIOperation(
+                "Makes a token; its secret is in this answer only.",
+                body: .json(
+                    Schema.object(
+                        [
+                            "name": Schema.string(length: 1...100), "scope": Schema.string(["read", "write"]),
+                            "expiresInDays": Schema.integer(1...maximumTokenDays),
+                        ], required: ["name", "scope"])),
+                responses: [.json(201, "The token, with its secret.", Schema.ref("Token"))])
+        ) { request, context in
             let (accounts, user) = try signedIn(accounts, context)
             let body = try await request.decode(as: TokenBody.self, context: context)
             var expires: Date?
@@ -190,7 +241,10 @@ enum AccountRoutes {
             response.headers[.cacheControl] = "no-store"
             return response
         }
-        routes.delete("/api/tokens/:id", access: .person) { _, context in
+        routes.delete(
+            "/api/tokens/:id", access: .person,
+            doc: APIOperation("Revokes a token.", responses: [.empty(204, "Revoked.")])
+        ) { _, context in
             let (accounts, user) = try signedIn(accounts, context)
             let id = try context.parameters.require("id")
             guard try await accounts.revokeToken(id: id, of: user) else {
@@ -198,11 +252,32 @@ enum AccountRoutes {
             }
             return Response(status: .noContent)
         }
-        routes.get("/api/users", access: .admin) { _, _ in
+        routes.get(
+            "/api/users", access: .admin,
+            doc: APIOperation(
+                "The users (admins only).",
+                responses: [
+                    .json(
+                        200, "The users.",
+                        Schema.object(["users": Schema.array(Schema.ref("User"))], required: ["users"]))
+                ])
+        ) { _, _ in
             guard let accounts else { return try LightboxServer.jsonResponse(["users": [UserView]()]) }
             return try LightboxServer.jsonResponse(["users": try await accounts.users().map(UserView.init)])
         }
-        routes.post("/api/users", access: .admin) { request, context in
+        routes.post(
+            "/api/users", access: .admin,
+            doc: APIOperation(
+                "Adds a user (admins only).",
+                body: .json(
+                    Schema.object(
+                        [
+                            "name": Schema.string(length: 1...64), "password": Schema.string(length: 8...1024),
+                            "role": Schema.string(["admin", "member"]),
+                        ],
+                        required: ["name", "password"])),
+                responses: [.json(201, "The user.", Schema.ref("User"))])
+        ) { request, context in
             guard let accounts else { throw HTTPError(.notFound, message: "this server has no accounts") }
             let body = try await request.decode(as: UserBody.self, context: context)
             var response = try LightboxServer.jsonResponse(
@@ -210,7 +285,11 @@ enum AccountRoutes {
             response.status = .created
             return response
         }
-        routes.delete("/api/users/:name", access: .admin) { _, context in
+        routes.delete(
+            "/api/users/:name", access: .admin,
+            doc: APIOperation(
+                "Removes a user (admins only); their library's folder stays.", responses: [.empty(204, "Removed.")])
+        ) { _, context in
             guard let accounts else { throw HTTPError(.notFound, message: "this server has no accounts") }
             let name = try context.parameters.require("name")
             guard try await accounts.user(named: name) != nil else {

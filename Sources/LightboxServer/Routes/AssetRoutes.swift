@@ -47,7 +47,17 @@ enum AssetRoutes {
 
     static func add(to routes: Routes) {
         let files = ResourceFile()
-        routes.get("/api/assets") { request, context in
+        routes.get(
+            "/api/assets",
+            doc: APIOperation(
+                "A page of assets, newest first, or those a predicate selects in a sort's order.",
+                parameters: [
+                    .limit, .after,
+                    .query("predicate", Schema.string, "A predicate in the fetch language: `favorite == true`."),
+                    .query("sort", Schema.string, "Sort descriptors: `creationDate desc`."),
+                ],
+                responses: [.json(200, "The page; `next` is the following page's `after`.", Schema.ref("AssetPage"))])
+        ) { request, context in
             let library = try context.library().library
             let query = request.uri.formQuery
             let limit = try query.get("limit", as: Int.self) ?? LightboxServer.defaultPageSize
@@ -69,13 +79,22 @@ enum AssetRoutes {
                 next: assets.count > limit ? assets[limit - 1].localIdentifier : nil)
             return try LightboxServer.jsonResponse(page)
         }
-        routes.get("/api/assets/:id") { _, context in
+        routes.get(
+            "/api/assets/:id",
+            doc: APIOperation("One asset.", responses: [.json(200, "The asset.", Schema.ref("Asset"))])
+        ) { _, context in
             let library = try context.library().library
             return try LightboxServer.jsonResponse(try await asset(try context.parameters.require("id"), in: library))
         }
-        routes.patch("/api/assets/:id") { request, context in
+        routes.patch(
+            "/api/assets/:id",
+            doc: APIOperation(
+                "Favourites, hides or rates an asset.", body: .json(AssetRoutes.changeSchema(many: false)),
+                responses: [.json(200, "The asset changed.", Schema.ref("Asset"), changeToken: true)])
+        ) { request, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
+            _ = try await asset(id, in: library)
             let change = try await request.decode(as: Change.self, context: context)
             guard change.assets == nil else {
                 throw HTTPError(.badRequest, message: "assets belongs in PATCH /api/assets, not on one asset")
@@ -83,7 +102,13 @@ enum AssetRoutes {
             let token = try await apply(change, to: [id], in: library)
             return try await LightboxServer.written(try await asset(id, in: library), token: token, in: library)
         }
-        routes.patch("/api/assets") { request, context in
+        routes.patch(
+            "/api/assets",
+            doc: APIOperation(
+                "Favourites, hides or rates up to 1,000 assets in one transaction.",
+                body: .json(AssetRoutes.changeSchema(many: true)),
+                responses: [.json(200, "The assets changed.", Schema.ref("ChangedAssets"), changeToken: true)])
+        ) { request, context in
             let library = try context.library().library
             let change = try await request.decode(as: Change.self, context: context)
             let ids = try checked(change.assets ?? [])
@@ -96,7 +121,15 @@ enum AssetRoutes {
             return try await LightboxServer.written(
                 Changed(changeToken: current, assets: assets), token: current, in: library)
         }
-        routes.post("/api/assets/delete") { request, context in
+        routes.post(
+            "/api/assets/delete",
+            doc: APIOperation(
+                "Moves assets to Recently Deleted, or deletes them for good.",
+                body: .json(
+                    Schema.object(
+                        ["assets": AssetRoutes.identifiers, "permanently": Schema.boolean], required: ["assets"])),
+                responses: [.json(200, "What was deleted.", Schema.ref("DeletedAssets"), changeToken: true)])
+        ) { request, context in
             let library = try context.library().library
             let selection = try await request.decode(as: Selection.self, context: context)
             let ids = try checked(selection.assets)
@@ -108,7 +141,13 @@ enum AssetRoutes {
             return try await LightboxServer.written(
                 Deleted(changeToken: current, deleted: ids, permanently: permanently), token: current, in: library)
         }
-        routes.post("/api/assets/restore") { request, context in
+        routes.post(
+            "/api/assets/restore",
+            doc: APIOperation(
+                "Brings assets back from Recently Deleted, into their albums.",
+                body: .json(Schema.object(["assets": AssetRoutes.identifiers], required: ["assets"])),
+                responses: [.json(200, "The assets restored.", Schema.ref("ChangedAssets"), changeToken: true)])
+        ) { request, context in
             let library = try context.library().library
             let selection = try await request.decode(as: Selection.self, context: context)
             let ids = try checked(selection.assets)
@@ -118,7 +157,20 @@ enum AssetRoutes {
             return try await LightboxServer.written(
                 Changed(changeToken: current, assets: assets), token: current, in: library)
         }
-        routes.get("/api/assets/:id/original") { request, context in
+        routes.get(
+            "/api/assets/:id/original",
+            doc: APIOperation(
+                "An original file, byte for byte, with its name, ETag and byte ranges.",
+                parameters: [
+                    .query(
+                        "type", Schema.string(["photo", "video", "pairedVideo", "alternatePhoto"]),
+                        "Which original (the photo, else the movie, by default).")
+                ],
+                responses: [
+                    .media(200, "The file.", ["*/*"]), .media(206, "A range of it.", ["*/*"]),
+                    .empty(304, "The client has it."),
+                ])
+        ) { request, context in
             let library = try context.library().library
             let asset = try await asset(try context.parameters.require("id"), in: library)
             let resource: AssetResource?
@@ -139,7 +191,16 @@ enum AssetRoutes {
             return try await files.response(
                 for: resource, in: library, request: request, context: context, attachment: resource.originalFilename)
         }
-        routes.get("/api/assets/:id/download") { request, context in
+        routes.get(
+            "/api/assets/:id/download",
+            doc: APIOperation(
+                "The asset's file as it is now (an edit's render) or as imported.",
+                parameters: [.query("version", Schema.string(["current", "original"]), "current by default.")],
+                responses: [
+                    .media(200, "The file.", ["*/*"]), .media(206, "A range of it.", ["*/*"]),
+                    .empty(304, "The client has it."),
+                ])
+        ) { request, context in
             let library = try context.library().library
             let asset = try await asset(try context.parameters.require("id"), in: library)
             let version = request.uri.formQuery.get("version").map { String($0) } ?? "current"
@@ -161,6 +222,19 @@ enum AssetRoutes {
             return try await files.response(
                 for: resource, in: library, request: request, context: context, attachment: name)
         }
+    }
+
+    /// A list of asset identifiers, as requests send them.
+    static let identifiers = Schema.array(Schema.string(length: 1...200), count: 1...maximumBatch)
+
+    /// The body of a change to one asset, or (`many`) to those it lists.
+    static func changeSchema(many: Bool) -> JSONValue {
+        var properties: [String: JSONValue] = [
+            "favorite": Schema.boolean, "hidden": Schema.boolean,
+            "rating": Schema.integer(-1...5).merging(["description": "0: none, -1: rejected."]),
+        ]
+        if many { properties["assets"] = identifiers }
+        return Schema.object(properties, required: many ? ["assets"] : [])
     }
 
     /// Applies a change to assets in one transaction; its change token.

@@ -40,10 +40,25 @@ enum CaptureRoutes {
 
     static func add(to routes: Routes) {
         let busy = Mutex(false)
-        routes.get("/api/capture/devices") { _, _ in
+        routes.get(
+            "/api/capture/devices",
+            doc: APIOperation(
+                "The server's cameras and microphones, and the synthetic camera.",
+                responses: [.json(200, "The devices.", Schema.array(Schema.ref("CaptureDevice")))])
+        ) { _, _ in
             try LightboxServer.jsonResponse(CaptureDevice.discover())
         }
-        routes.post("/api/capture") { request, context in
+        routes.post(
+            "/api/capture",
+            doc: APIOperation(
+                "Takes a photo, a Live Photo or a burst with one of the server's cameras into the library.",
+                body: .json(
+                    Schema.object([
+                        "device": Schema.string, "format": Schema.string(["heic", "jpeg"]), "live": Schema.boolean,
+                        "burst": Schema.integer(2...30), "preset": Schema.string(["photo", "high", "1080p", "720p"]),
+                    ])),
+                responses: [.json(201, "What was taken.", Schema.ref("Capture"), changeToken: true)])
+        ) { request, context in
             let served = try context.library()
             let library = served.library
             let body = try await request.decode(as: Body.self, context: context)

@@ -63,7 +63,16 @@ enum ChangeRoutes {
     }
 
     static func add(to routes: Routes) {
-        routes.get("/api/changes") { request, context in
+        routes.get(
+            "/api/changes",
+            doc: APIOperation(
+                "The persistent changes since a token, a page at a time.",
+                parameters: [
+                    .query("since", Schema.integer(0...Int.max), required: true, "A change token."),
+                    .query("limit", Schema.integer(1...maximumPage), "The most transactions in the page."),
+                ],
+                responses: [.json(200, "The page; `next` is the following page's `since`.", Schema.ref("ChangesPage"))])
+        ) { request, context in
             let library = try context.library().library
             let query = request.uri.formQuery
             guard let since = query.get("since").flatMap({ PersistentChangeToken(String($0)) }) else {
@@ -81,7 +90,21 @@ enum ChangeRoutes {
                 ChangesPage(
                     currentToken: current, changes: page, next: changes.count > limit ? page.last?.changeToken : nil))
         }
-        routes.get("/api/changes/stream") { request, context in
+        routes.get(
+            "/api/changes/stream",
+            doc: APIOperation(
+                "Server-Sent Events: each transaction as it commits, with the watched fetches' RICE details.",
+                parameters: [
+                    .query("since", Schema.integer(0...Int.max), "Replay the transactions after this token first."),
+                    .query(
+                        "watch", Schema.string,
+                        "A predicate whose fetch's changes come with each event (repeatable, at most 8)."),
+                    .query("sort", Schema.string, "The watched fetches' sort."),
+                    .header(
+                        "Last-Event-ID", Schema.string, "What a reconnecting EventSource sends: the last token seen."),
+                ],
+                responses: [.init(status: 200, description: "The stream.", content: .eventStream)])
+        ) { request, context in
             let library = try context.library().library
             let query = request.uri.formQuery
             let sinceText = query.get("since").map { String($0) } ?? request.headers[.init("Last-Event-ID")!]

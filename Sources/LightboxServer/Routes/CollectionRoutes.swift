@@ -103,7 +103,18 @@ enum CollectionRoutes {
     static let maximumPage = 1000
 
     static func add(to routes: Routes) {
-        routes.get("/api/collections") { request, context in
+        routes.get(
+            "/api/collections",
+            doc: APIOperation(
+                "Albums, smart albums or moments, each with its count and key asset.",
+                parameters: [
+                    .query("type", Schema.string(["album", "smartAlbum", "moment"]), "album by default."),
+                    .query("predicate", Schema.string, "A predicate over collections."),
+                    .query("sort", Schema.string, "Sort descriptors."),
+                    .query("limit", Schema.integer(1...1000), "The most collections in the page."), .after,
+                ],
+                responses: [.json(200, "The page.", Schema.ref("CollectionPage"))])
+        ) { request, context in
             let library = try context.library().library
             let query = request.uri.formQuery
             let type = query.get("type").map { String($0) } ?? "album"
@@ -140,12 +151,20 @@ enum CollectionRoutes {
             }
             return try LightboxServer.jsonResponse(page)
         }
-        routes.get("/api/collections/:id") { _, context in
+        routes.get(
+            "/api/collections/:id",
+            doc: APIOperation("One collection.", responses: [.json(200, "The collection.", Schema.ref("Collection"))])
+        ) { _, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
             return try LightboxServer.jsonResponse(try await library.read { try entry(id, in: $0) })
         }
-        routes.get("/api/collections/:id/assets") { request, context in
+        routes.get(
+            "/api/collections/:id/assets",
+            doc: APIOperation(
+                "A collection's assets, in its order.", parameters: [.limit, .after],
+                responses: [.json(200, "The page.", Schema.ref("AssetPage"))])
+        ) { request, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
             let query = request.uri.formQuery
@@ -164,7 +183,19 @@ enum CollectionRoutes {
                     assets: Array(assets.prefix(limit)),
                     next: assets.count > limit ? assets[limit - 1].localIdentifier : nil))
         }
-        routes.post("/api/collections") { request, context in
+        routes.post(
+            "/api/collections",
+            doc: APIOperation(
+                "Makes an album, with assets and in a folder if asked.",
+                body: .json(
+                    Schema.object(
+                        [
+                            "title": Schema.string(length: 1...500), "assets": AssetRoutes.identifiers,
+                            "list": Schema.string,
+                        ],
+                        required: ["title"])),
+                responses: [.json(201, "The album.", Schema.ref("Collection"), changeToken: true)])
+        ) { request, context in
             let library = try context.library().library
             let body = try await request.decode(as: NewContainer.self, context: context)
             let title = try checkedTitle(body.title)
@@ -182,7 +213,13 @@ enum CollectionRoutes {
             let created = try await library.read { try entry(createdID, in: $0) }
             return try await LightboxServer.written(created, token: token, in: library, status: .created)
         }
-        routes.patch("/api/collections/:id") { request, context in
+        routes.patch(
+            "/api/collections/:id",
+            doc: APIOperation(
+                "Renames an album.",
+                body: .json(Schema.object(["title": Schema.string(length: 1...500)], required: ["title"])),
+                responses: [.json(200, "The album.", Schema.ref("Collection"), changeToken: true)])
+        ) { request, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
             let title = try checkedTitle(try await request.decode(as: Rename.self, context: context).title)
@@ -192,7 +229,12 @@ enum CollectionRoutes {
             return try await LightboxServer.written(
                 try await library.read { try entry(id, in: $0) }, token: token, in: library)
         }
-        routes.delete("/api/collections/:id") { _, context in
+        routes.delete(
+            "/api/collections/:id",
+            doc: APIOperation(
+                "Deletes an album; its assets stay in the library.",
+                responses: [.empty(204, "Deleted.", changeToken: true)])
+        ) { _, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
             _ = try await library.read { try entry(id, in: $0) }
@@ -202,7 +244,15 @@ enum CollectionRoutes {
                 .description
             return response
         }
-        routes.post("/api/collections/:id/assets") { request, context in
+        routes.post(
+            "/api/collections/:id/assets",
+            doc: APIOperation(
+                "Adds assets to an album, at the end or at an index.",
+                body: .json(
+                    Schema.object(
+                        ["assets": AssetRoutes.identifiers, "at": Schema.integer(0...1_000_000)], required: ["assets"])),
+                responses: [.json(200, "The album.", Schema.ref("Collection"), changeToken: true)])
+        ) { request, context in
             try await changeAlbum(request, context) { album, body in
                 let assets = try AssetRoutes.checked(body.assets ?? [])
                 if let at = body.at {
@@ -212,12 +262,29 @@ enum CollectionRoutes {
                 }
             }
         }
-        routes.post("/api/collections/:id/assets/remove") { request, context in
+        routes.post(
+            "/api/collections/:id/assets/remove",
+            doc: APIOperation(
+                "Takes assets out of an album.",
+                body: .json(Schema.object(["assets": AssetRoutes.identifiers], required: ["assets"])),
+                responses: [.json(200, "The album.", Schema.ref("Collection"), changeToken: true)])
+        ) { request, context in
             try await changeAlbum(request, context) { album, body in
                 album.removeAssets(try AssetRoutes.checked(body.assets ?? []))
             }
         }
-        routes.post("/api/collections/:id/assets/move") { request, context in
+        routes.post(
+            "/api/collections/:id/assets/move",
+            doc: APIOperation(
+                "Reorders an album: the assets at `from` move so the first lands at `to`.",
+                body: .json(
+                    Schema.object(
+                        [
+                            "from": Schema.array(Schema.integer(0...1_000_000), count: 1...1000),
+                            "to": Schema.integer(0...1_000_000),
+                        ], required: ["from", "to"])),
+                responses: [.json(200, "The album.", Schema.ref("Collection"), changeToken: true)])
+        ) { request, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
             let move = try await request.decode(as: Move.self, context: context)
@@ -229,7 +296,17 @@ enum CollectionRoutes {
                 try await library.read { try entry(id, in: $0) }, token: token, in: library)
         }
 
-        routes.get("/api/lists") { request, context in
+        routes.get(
+            "/api/lists",
+            doc: APIOperation(
+                "Folders, years or clusters of moments, each with the number of collections it holds.",
+                parameters: [.query("type", Schema.string(["folder", "year", "cluster"]), "folder by default.")],
+                responses: [
+                    .json(
+                        200, "The lists.",
+                        Schema.object(["lists": Schema.array(Schema.ref("List"))], required: ["lists"]))
+                ])
+        ) { request, context in
             let library = try context.library().library
             let type = request.uri.formQuery.get("type").map { String($0) } ?? "folder"
             let selections: [String: (CollectionListType, CollectionListSubtype)] = [
@@ -247,7 +324,17 @@ enum CollectionRoutes {
             }
             return try LightboxServer.jsonResponse(["lists": lists])
         }
-        routes.get("/api/lists/:id/collections") { _, context in
+        routes.get(
+            "/api/lists/:id/collections",
+            doc: APIOperation(
+                "What a list holds, in its order (`top`: the albums and folders in no folder).",
+                responses: [
+                    .json(
+                        200, "The collections and lists.",
+                        Schema.object(
+                            ["collections": Schema.array(Schema.ref("ListMember"))], required: ["collections"]))
+                ])
+        ) { _, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
             let members = try await library.read { library in
@@ -270,7 +357,15 @@ enum CollectionRoutes {
             }
             return try LightboxServer.jsonResponse(["collections": members])
         }
-        routes.post("/api/lists") { request, context in
+        routes.post(
+            "/api/lists",
+            doc: APIOperation(
+                "Makes a folder, inside another if asked.",
+                body: .json(
+                    Schema.object(
+                        ["title": Schema.string(length: 1...500), "list": Schema.string], required: ["title"])),
+                responses: [.json(201, "The folder.", Schema.ref("List"), changeToken: true)])
+        ) { request, context in
             let library = try context.library().library
             let body = try await request.decode(as: NewContainer.self, context: context)
             let title = try checkedTitle(body.title)
@@ -287,7 +382,13 @@ enum CollectionRoutes {
                 try await library.read { try listEntry(createdID, in: $0) }, token: token, in: library, status: .created
             )
         }
-        routes.patch("/api/lists/:id") { request, context in
+        routes.patch(
+            "/api/lists/:id",
+            doc: APIOperation(
+                "Renames a folder.",
+                body: .json(Schema.object(["title": Schema.string(length: 1...500)], required: ["title"])),
+                responses: [.json(200, "The folder.", Schema.ref("List"), changeToken: true)])
+        ) { request, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
             let title = try checkedTitle(try await request.decode(as: Rename.self, context: context).title)
@@ -297,7 +398,10 @@ enum CollectionRoutes {
             return try await LightboxServer.written(
                 try await library.read { try listEntry(id, in: $0) }, token: token, in: library)
         }
-        routes.delete("/api/lists/:id") { _, context in
+        routes.delete(
+            "/api/lists/:id",
+            doc: APIOperation("Deletes a folder.", responses: [.empty(204, "Deleted.", changeToken: true)])
+        ) { _, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
             _ = try await library.read { try list(id, in: $0) }
@@ -307,7 +411,16 @@ enum CollectionRoutes {
                 .description
             return response
         }
-        routes.post("/api/lists/:id/collections") { request, context in
+        routes.post(
+            "/api/lists/:id/collections",
+            doc: APIOperation(
+                "Moves albums and folders into a folder (out of the one they were in).",
+                body: .json(
+                    Schema.object(
+                        ["collections": AssetRoutes.identifiers, "at": Schema.integer(0...1_000_000)],
+                        required: ["collections"])),
+                responses: [.json(200, "The folder.", Schema.ref("List"), changeToken: true)])
+        ) { request, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
             let body = try await request.decode(as: Members.self, context: context)
@@ -344,7 +457,13 @@ enum CollectionRoutes {
             return try await LightboxServer.written(
                 try await library.read { try listEntry(id, in: $0) }, token: token, in: library)
         }
-        routes.post("/api/lists/:id/collections/remove") { request, context in
+        routes.post(
+            "/api/lists/:id/collections/remove",
+            doc: APIOperation(
+                "Takes albums and folders out of a folder, to the top level.",
+                body: .json(Schema.object(["collections": AssetRoutes.identifiers], required: ["collections"])),
+                responses: [.json(200, "The folder.", Schema.ref("List"), changeToken: true)])
+        ) { request, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
             let body = try await request.decode(as: Members.self, context: context)
@@ -355,7 +474,18 @@ enum CollectionRoutes {
             return try await LightboxServer.written(
                 try await library.read { try listEntry(id, in: $0) }, token: token, in: library)
         }
-        routes.post("/api/lists/:id/collections/move") { request, context in
+        routes.post(
+            "/api/lists/:id/collections/move",
+            doc: APIOperation(
+                "Reorders a folder.",
+                body: .json(
+                    Schema.object(
+                        [
+                            "from": Schema.array(Schema.integer(0...1_000_000), count: 1...1000),
+                            "to": Schema.integer(0...1_000_000),
+                        ], required: ["from", "to"])),
+                responses: [.json(200, "The folder.", Schema.ref("List"), changeToken: true)])
+        ) { request, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
             let move = try await request.decode(as: Move.self, context: context)

@@ -34,7 +34,12 @@ enum EditRoutes {
     }
 
     static func add(to routes: Routes) {
-        routes.get("/api/assets/:id/edits") { _, context in
+        routes.get(
+            "/api/assets/:id/edits",
+            doc: APIOperation(
+                "The asset's edit: its recipe when Lightbox can continue it.",
+                responses: [.json(200, "The edit.", Schema.ref("EditState"))])
+        ) { _, context in
             let served = try context.library()
             let library = served.library
             let asset = try await asset(try context.parameters.require("id"), in: library)
@@ -48,7 +53,18 @@ enum EditRoutes {
             }
             return try LightboxServer.jsonResponse(state)
         }
-        routes.post("/api/assets/:id/edits") { request, context in
+        routes.post(
+            "/api/assets/:id/edits",
+            doc: APIOperation(
+                "Renders an edit at full size and saves it; the original stays.",
+                body: .json(
+                    Schema.object(
+                        [
+                            "filters": Schema.array(Schema.string, count: 0...100),
+                            "mode": Schema.string(["replace", "append"]), "maximumSide": Schema.integer(16...8192),
+                        ], required: ["filters"])),
+                responses: [.json(200, "The asset edited.", Schema.ref("Asset"), changeToken: true)])
+        ) { request, context in
             let served = try context.library()
             let library = served.library
             let body = try await request.decode(as: EditBody.self, context: context)
@@ -63,14 +79,30 @@ enum EditRoutes {
             let editor = replaces ? RecipeEditor(replacingWith: filters) : RecipeEditor(adding: filters)
             return try LightboxServer.jsonResponse(try await library.edit(asset, with: editor))
         }
-        routes.delete("/api/assets/:id/edits") { _, context in
+        routes.delete(
+            "/api/assets/:id/edits",
+            doc: APIOperation(
+                "Reverts to the original.",
+                responses: [.json(200, "The asset.", Schema.ref("Asset"), changeToken: true)])
+        ) { _, context in
             let served = try context.library()
             let library = served.library
             let asset = try await asset(try context.parameters.require("id"), in: library)
             try await library.performChanges { $0.changeRequest(for: asset).revertAssetContentToOriginal() }
             return try LightboxServer.jsonResponse(try await Self.asset(asset.localIdentifier, in: library))
         }
-        routes.post("/api/assets/:id/edits/preview", access: .read) { request, context in
+        routes.post(
+            "/api/assets/:id/edits/preview", access: .read,
+            doc: APIOperation(
+                "The display-size image with a recipe applied; nothing is saved.",
+                body: .json(
+                    Schema.object(
+                        [
+                            "filters": Schema.array(Schema.string, count: 0...100),
+                            "mode": Schema.string(["replace", "append"]), "maximumSide": Schema.integer(16...8192),
+                        ], required: ["filters"])),
+                responses: [.media(200, "The preview.", ["image/jpeg"])])
+        ) { request, context in
             let served = try context.library()
             let library = served.library
             let body = try await request.decode(as: EditBody.self, context: context)

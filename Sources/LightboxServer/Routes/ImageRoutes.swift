@@ -28,7 +28,25 @@ import LightboxImaging
 /// manager, at background priority); it answers `{"caching": N}`, the images being prepared.
 enum ImageRoutes {
     static func add(to routes: Routes) {
-        routes.get("/api/assets/:id/image") { request, context in
+        routes.get(
+            "/api/assets/:id/image",
+            doc: APIOperation(
+                "An image of the asset at any size: the image manager.",
+                parameters: [
+                    .query("w", Schema.string, "Width in pixels (1...16384) or max."),
+                    .query("h", Schema.string, "Height in pixels or max (the width by default)."),
+                    .query("mode", Schema.string(["fit", "fill"]), "fit by default."),
+                    .query("resize", Schema.string(["none", "fast", "exact"]), "fast by default."),
+                    .query("crop", Schema.string, "X,Y,W,H in unit coordinates of the upright image."),
+                    .query("version", Schema.string(["current", "unadjusted", "original"]), "current by default."),
+                    .query("delivery", Schema.string(["high", "fast", "opportunistic"]), "high by default."),
+                    .query("format", Schema.string(["jpeg", "webp"]), "jpeg by default."),
+                    .query("q", Schema.integer(1...100), "Quality, 82 by default."),
+                ],
+                responses: [
+                    .media(200, "The image.", ["image/jpeg", "image/webp"]), .empty(304, "The client has it."),
+                ])
+        ) { request, context in
             let served = try context.library()
             let library = served.library
             let images = served.images
@@ -92,7 +110,25 @@ enum ImageRoutes {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
         }
 
-        routes.post("/api/cache", access: .read) { request, context in
+        routes.post(
+            "/api/cache", access: .read,
+            doc: APIOperation(
+                "Starts or stops preparing images ahead of requests.",
+                body: .json(
+                    Schema.object(
+                        [
+                            "action": Schema.string(["start", "stop", "stopAll"]),
+                            "assets": Schema.array(Schema.string),
+                            "w": ["type": ["integer", "string"]], "h": ["type": ["integer", "string"]],
+                            "mode": Schema.string,
+                            "resize": Schema.string, "version": Schema.string, "format": Schema.string,
+                        ], required: ["action"])),
+                responses: [
+                    .json(
+                        200, "The images being prepared.",
+                        Schema.object(["caching": Schema.integer], required: ["caching"]))
+                ])
+        ) { request, context in
             let served = try context.library()
             let library = served.library
             let images = served.images

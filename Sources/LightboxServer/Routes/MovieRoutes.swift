@@ -9,7 +9,16 @@ import Lightbox
 enum MovieRoutes {
     static func add(to routes: Routes) {
         let files = ResourceFile()
-        routes.get("/api/assets/:id/movie") { request, context in
+        routes.get(
+            "/api/assets/:id/movie",
+            doc: APIOperation(
+                "A Live Photo's or a video's movie, with byte ranges.",
+                parameters: [.query("version", Schema.string(["current", "original"]), "current by default.")],
+                responses: [
+                    .media(200, "The movie.", ["video/mp4", "video/quicktime"]),
+                    .media(206, "A range of it.", ["video/mp4", "video/quicktime"]), .empty(304, "The client has it."),
+                ])
+        ) { request, context in
             let library = try context.library().library
             let asset = try await EditRoutes.asset(try context.parameters.require("id"), in: library)
             let version = request.uri.formQuery.get("version").map { String($0) } ?? "current"

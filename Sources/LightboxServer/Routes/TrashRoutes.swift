@@ -23,7 +23,18 @@ enum TrashRoutes {
     }
 
     static func add(to routes: Routes) {
-        routes.delete("/api/assets/:id") { request, context in
+        routes.delete(
+            "/api/assets/:id",
+            doc: APIOperation(
+                "Moves an asset to Recently Deleted, or deletes it for good.",
+                parameters: [
+                    .query("permanently", Schema.string(["true", "false", "1", "0"]), "For good, with its files.")
+                ],
+                responses: [
+                    .json(200, "The asset, in Recently Deleted.", Schema.ref("Asset"), changeToken: true),
+                    .empty(204, "Deleted for good.", changeToken: true),
+                ])
+        ) { request, context in
             let served = try context.library()
             let library = served.library
             let id = try context.parameters.require("id")
@@ -38,14 +49,24 @@ enum TrashRoutes {
             try await library.performChanges { $0.deleteAssets([id]) }
             return try await answer(id, library)
         }
-        routes.post("/api/assets/:id/restore") { _, context in
+        routes.post(
+            "/api/assets/:id/restore",
+            doc: APIOperation(
+                "Brings an asset back from Recently Deleted.",
+                responses: [.json(200, "The asset.", Schema.ref("Asset"), changeToken: true)])
+        ) { _, context in
             let served = try context.library()
             let library = served.library
             let id = try context.parameters.require("id")
             try await library.performChanges { $0.restoreAssets([id]) }
             return try await answer(id, library)
         }
-        routes.get("/api/trash") { request, context in
+        routes.get(
+            "/api/trash",
+            doc: APIOperation(
+                "Recently Deleted, the last deleted first.", parameters: [.limit, .after],
+                responses: [.json(200, "The page.", Schema.ref("TrashPage"))])
+        ) { request, context in
             let served = try context.library()
             let library = served.library
             let query = request.uri.formQuery
@@ -76,7 +97,16 @@ enum TrashRoutes {
                     next: assets.count > limit ? assets[limit - 1].localIdentifier : nil,
                     retentionDays: retention / 86400))
         }
-        routes.delete("/api/trash") { _, context in
+        routes.delete(
+            "/api/trash",
+            doc: APIOperation(
+                "Empties Recently Deleted.",
+                responses: [
+                    .json(
+                        200, "The assets purged.",
+                        Schema.object(["purged": Schema.array(Schema.string)], required: ["purged"]), changeToken: true)
+                ])
+        ) { _, context in
             let served = try context.library()
             let library = served.library
             return try LightboxServer.jsonResponse(Purged(purged: try await library.read { try $0.emptyTrash() }))

@@ -44,7 +44,19 @@ enum UploadRoutes {
 
     static func add(to routes: Routes, limits: ServerLimits) {
         let streams = UploadStreams(perUser: limits.uploadsPerUser)
-        routes.post("/api/uploads/check") { request, context in
+        routes.post(
+            "/api/uploads/check",
+            doc: APIOperation(
+                "Which of these SHA-256 digests the library holds as originals.",
+                body: .json(
+                    Schema.object(
+                        ["sha256": Schema.array(Schema.sha256, count: 0...maximumCheck)], required: ["sha256"])),
+                responses: [
+                    .json(
+                        200, "The digests held, with their assets.",
+                        Schema.object(["existing": Schema.map(Schema.string)], required: ["existing"]))
+                ])
+        ) { request, context in
             let library = try context.library().library
             let body = try await request.decode(as: Check.self, context: context)
             guard body.sha256.count <= maximumCheck else {
@@ -57,7 +69,16 @@ enum UploadRoutes {
             return try LightboxServer.jsonResponse(
                 ["existing": try await library.assetIdentifiers(withOriginalHashes: body.sha256)])
         }
-        routes.post("/api/uploads") { request, context in
+        routes.post(
+            "/api/uploads",
+            doc: APIOperation(
+                "Starts a resumable upload.",
+                body: .json(
+                    Schema.object(
+                        ["filename": Schema.string, "size": Schema.integer(1...Int.max), "sha256": Schema.sha256],
+                        required: ["filename", "size"])),
+                responses: [.json(201, "The upload, at offset 0.", Schema.ref("Upload"))])
+        ) { request, context in
             let staging = try context.library().uploads
             let body = try await request.decode(as: Start.self, context: context)
             let status = try mapped {
@@ -70,20 +91,40 @@ enum UploadRoutes {
             response.headers[.location] = "/api/uploads/" + status.id
             return response
         }
-        routes.get("/api/uploads/:id") { _, context in
+        routes.get(
+            "/api/uploads/:id",
+            doc: APIOperation(
+                "Where an upload stands: the offset to resume from.",
+                responses: [.json(200, "The upload.", Schema.ref("Upload"))])
+        ) { _, context in
             let staging = try context.library().uploads
             let id = try context.parameters.require("id")
             var response = try LightboxServer.jsonResponse(try mapped { try staging.status(id) })
             response.headers[.cacheControl] = "no-store"
             return response
         }
-        routes.delete("/api/uploads/:id") { _, context in
+        routes.delete(
+            "/api/uploads/:id",
+            doc: APIOperation("Gives an upload up.", responses: [.empty(204, "Removed.")])
+        ) { _, context in
             let staging = try context.library().uploads
             let id = try context.parameters.require("id")
             try mapped { try staging.cancel(id) }
             return Response(status: .noContent)
         }
-        routes.patch("/api/uploads/:id") { request, context in
+        routes.patch(
+            "/api/uploads/:id",
+            doc: APIOperation(
+                "Appends bytes at Upload-Offset; the last ones import the file.",
+                parameters: [.header("Upload-Offset", Schema.string, required: true, "Where these bytes start.")],
+                body: .bytes,
+                responses: [
+                    .json(
+                        200, "The upload so far, or the file imported (paired, duplicate).",
+                        ["oneOf": [Schema.ref("Upload"), Schema.ref("UploadResult")]], changeToken: false),
+                    .json(201, "The file imported as a new asset.", Schema.ref("UploadResult"), changeToken: true),
+                ])
+        ) { request, context in
             let served = try context.library()
             let id = try context.parameters.require("id")
             guard let text = request.headers[offsetHeader], let offset = Int64(text), offset >= 0 else {
@@ -99,7 +140,22 @@ enum UploadRoutes {
             }
             return try await finish(id, in: served)
         }
-        routes.post("/api/uploads/whole") { request, context in
+        routes.post(
+            "/api/uploads/whole",
+            doc: APIOperation(
+                "A whole file in one request, streamed to disk, checked and imported.",
+                parameters: [
+                    .query("filename", Schema.string, required: true, "The file's name."),
+                    .query("sha256", Schema.sha256, "The file's digest, checked."),
+                ],
+                body: .bytes,
+                responses: [
+                    .json(201, "Imported as a new asset.", Schema.ref("UploadResult"), changeToken: true),
+                    .json(
+                        200, "Paired with an asset, or a duplicate of one.", Schema.ref("UploadResult"),
+                        changeToken: true),
+                ])
+        ) { request, context in
             let served = try context.library()
             let query = request.uri.formQuery
             guard let filename = query.get("filename").map({ String($0) }) else {

@@ -57,13 +57,27 @@ enum WebPage {
 
     static func add(to routes: Routes) {
         // Whoever has not signed in is sent to the sign-in page rather than shown an empty page.
-        routes.get("/", access: .open) { request, context in
+        routes.get(
+            "/", access: .open,
+            doc: APIOperation(
+                "The web page; the sign-in page for whoever has not signed in.",
+                responses: [
+                    .init(status: 200, description: "The page.", content: .html), .empty(303, "Sign in first."),
+                ])
+        ) { request, context in
             guard context.caller != nil else {
                 return Response(status: .seeOther, headers: [.location: "/signin"])
             }
             return index.response(to: request)
         }
-        routes.get("/web/:name", access: .open) { request, context in
+        routes.get(
+            "/web/:name", access: .open,
+            doc: APIOperation(
+                "The page's style sheet and JavaScript modules.",
+                responses: [
+                    .media(200, "The file.", ["text/css", "text/javascript"]), .empty(304, "The client has it."),
+                ])
+        ) { request, context in
             guard let name = context.parameters.get("name"), let file = files[name] else {
                 throw HTTPError(.notFound, message: "no such file of the web page")
             }

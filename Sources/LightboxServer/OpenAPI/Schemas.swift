@@ -1,0 +1,156 @@
+import Foundation
+
+/// The schemas of the OpenAPI document's components: the JSON each answer holds, as the
+/// model's encoders write it.
+enum Schemas {
+    static let all: [String: JSONValue] = [
+        "Error": Schema.object(
+            [
+                "error": Schema.object(
+                    ["code": Schema.string, "message": Schema.string], required: ["code", "message"])
+            ],
+            required: ["error"]),
+        "Location": Schema.object(
+            [
+                "latitude": Schema.number, "longitude": Schema.number, "altitude": Schema.number,
+                "timestamp": Schema.date,
+            ], required: ["latitude", "longitude"]),
+        "AssetResource": Schema.object(
+            [
+                "type": Schema.integer, "originalFilename": Schema.string, "uniformTypeIdentifier": Schema.string,
+                "fileSize": Schema.integer, "pixelWidth": Schema.integer, "pixelHeight": Schema.integer,
+                "sha256": Schema.sha256,
+            ],
+            required: [
+                "type", "originalFilename", "uniformTypeIdentifier", "fileSize", "pixelWidth", "pixelHeight", "sha256",
+            ]),
+        "Asset": Schema.object(
+            [
+                "localIdentifier": Schema.string, "mediaType": Schema.integer, "mediaSubtypes": Schema.integer,
+                "pixelWidth": Schema.integer, "pixelHeight": Schema.integer, "creationDate": Schema.date,
+                "modificationDate": Schema.date, "addedDate": Schema.date, "duration": Schema.number,
+                "isFavorite": Schema.boolean, "isHidden": Schema.boolean, "playbackStyle": Schema.integer,
+                "sourceType": Schema.integer, "location": Schema.ref("Location"), "rating": Schema.integer,
+                "burstIdentifier": Schema.string, "burstSelectionTypes": Schema.integer,
+                "representsBurst": Schema.boolean, "hasAdjustments": Schema.boolean,
+                "adjustmentFormatIdentifier": Schema.string, "resources": Schema.array(Schema.ref("AssetResource")),
+                "trashedDate": Schema.date,
+            ],
+            required: [
+                "localIdentifier", "mediaType", "mediaSubtypes", "pixelWidth", "pixelHeight", "creationDate",
+                "modificationDate", "addedDate", "duration", "isFavorite", "isHidden", "playbackStyle", "sourceType",
+                "burstSelectionTypes", "representsBurst", "hasAdjustments", "resources",
+            ]),
+        "AssetPage": Schema.object(
+            ["assets": Schema.array(Schema.ref("Asset")), "next": Schema.string], required: ["assets"]),
+        "ChangedAssets": Schema.object(
+            ["changeToken": Schema.integer, "assets": Schema.array(Schema.ref("Asset"))],
+            required: ["changeToken", "assets"]),
+        "DeletedAssets": Schema.object(
+            ["changeToken": Schema.integer, "deleted": Schema.array(Schema.string), "permanently": Schema.boolean],
+            required: ["changeToken", "deleted", "permanently"]),
+        "Collection": Schema.object(
+            [
+                "localIdentifier": Schema.string, "assetCollectionType": Schema.integer,
+                "assetCollectionSubtype": Schema.integer, "localizedTitle": Schema.string,
+                "estimatedAssetCount": Schema.integer, "startDate": Schema.date, "endDate": Schema.date,
+                "keyAssetIdentifier": Schema.string,
+            ],
+            required: ["localIdentifier", "assetCollectionType", "assetCollectionSubtype", "estimatedAssetCount"]),
+        "CollectionPage": Schema.object(
+            ["collections": Schema.array(Schema.ref("Collection")), "next": Schema.string], required: ["collections"]),
+        "List": Schema.object(
+            [
+                "localIdentifier": Schema.string, "collectionListType": Schema.integer,
+                "collectionListSubtype": Schema.integer, "localizedTitle": Schema.string, "count": Schema.integer,
+            ], required: ["localIdentifier", "collectionListType", "collectionListSubtype", "count"]),
+        "ListMember": Schema.object(
+            ["kind": Schema.string(["album", "folder", "moment"]), "localIdentifier": Schema.string],
+            required: ["kind", "localIdentifier"]),
+        "ObjectChanges": Schema.object(
+            [
+                "objectType": Schema.string(["asset", "assetCollection", "collectionList"]),
+                "insertedLocalIdentifiers": Schema.array(Schema.string),
+                "updatedLocalIdentifiers": Schema.array(Schema.string),
+                "deletedLocalIdentifiers": Schema.array(Schema.string),
+                "trashedLocalIdentifiers": Schema.array(Schema.string),
+                "restoredLocalIdentifiers": Schema.array(Schema.string),
+            ],
+            required: ["objectType", "insertedLocalIdentifiers", "updatedLocalIdentifiers", "deletedLocalIdentifiers"]),
+        "PersistentChange": Schema.object(
+            [
+                "token": Schema.integer, "date": Schema.date, "author": Schema.string,
+                "asset": Schema.ref("ObjectChanges"), "assetCollection": Schema.ref("ObjectChanges"),
+                "collectionList": Schema.ref("ObjectChanges"),
+            ], required: ["token", "date"]),
+        "ChangesPage": Schema.object(
+            [
+                "currentToken": Schema.integer, "changes": Schema.array(Schema.ref("PersistentChange")),
+                "next": Schema.integer,
+            ], required: ["currentToken", "changes"]),
+        "EditState": Schema.object(
+            [
+                "hasAdjustments": Schema.boolean, "adjustmentFormatIdentifier": Schema.string,
+                "formatVersion": Schema.string, "filters": Schema.array(Schema.string), "canContinue": Schema.boolean,
+            ], required: ["hasAdjustments", "filters", "canContinue"]),
+        "TrashPage": Schema.object(
+            [
+                "assets": Schema.array(Schema.ref("Asset")), "next": Schema.string, "retentionDays": Schema.number,
+            ], required: ["assets", "retentionDays"]),
+        "User": Schema.object(
+            [
+                "id": Schema.string, "name": Schema.string, "role": Schema.string(["admin", "member"]),
+                "creationDate": Schema.date,
+            ], required: ["id", "name", "role", "creationDate"]),
+        "Authorization": Schema.object(
+            [
+                "status": Schema.string(["notDetermined", "authorized", "limited"]),
+                "accessLevel": Schema.string(["readWrite", "read"]), "user": Schema.ref("User"),
+                "credential": Schema.string(["session", "token", "local"]), "expirationDate": Schema.date,
+                "limitedTo": Schema.array(Schema.string),
+            ], required: ["status"]),
+        "Session": Schema.object(
+            [
+                "id": Schema.string, "creationDate": Schema.date, "lastSeenDate": Schema.date,
+                "expirationDate": Schema.date, "userAgent": Schema.string, "address": Schema.string,
+                "current": Schema.boolean,
+            ],
+            required: ["id", "creationDate", "lastSeenDate", "expirationDate", "userAgent", "address", "current"]),
+        "Token": Schema.object(
+            [
+                "id": Schema.string, "name": Schema.string, "scope": Schema.string(["read", "write"]),
+                "limitedTo": Schema.array(Schema.string), "creationDate": Schema.date, "expirationDate": Schema.date,
+                "lastUsedDate": Schema.date, "secret": Schema.string,
+            ], required: ["id", "name", "scope", "creationDate"]),
+        "Upload": Schema.object(
+            [
+                "id": Schema.string, "filename": Schema.string, "size": Schema.integer, "offset": Schema.integer,
+                "writing": Schema.boolean,
+            ], required: ["id", "filename", "size", "offset", "writing"]),
+        "UploadResult": Schema.object(
+            [
+                "id": Schema.string, "outcome": Schema.string(["imported", "paired", "duplicate"]),
+                "asset": Schema.ref("Asset"), "changeToken": Schema.integer,
+            ], required: ["outcome", "asset", "changeToken"]),
+        "CaptureDevice": Schema.object(
+            [
+                "uniqueID": Schema.string, "localizedName": Schema.string, "manufacturer": Schema.string,
+                "kind": Schema.string(["camera", "microphone", "synthetic", "file"]),
+                "formats": Schema.array(
+                    Schema.object(
+                        [
+                            "pixelFormat": Schema.string, "width": Schema.integer, "height": Schema.integer,
+                            "frameRate": Schema.number,
+                        ], required: ["pixelFormat", "width", "height", "frameRate"])),
+                "hasAudio": Schema.boolean,
+            ], required: ["uniqueID", "localizedName", "manufacturer", "kind", "formats", "hasAudio"]),
+        "Capture": Schema.object(
+            [
+                "assets": Schema.array(Schema.ref("Asset")),
+                "events": Schema.array(
+                    Schema.object(
+                        ["event": Schema.string, "seconds": Schema.number, "error": Schema.string],
+                        required: ["event", "seconds"])),
+            ], required: ["assets", "events"]),
+    ]
+}
