@@ -15,8 +15,28 @@ final class ServedLibraries: Sendable {
         self.waitingRenders = waitingRenders
     }
 
-    /// The library `caller` works in.
+    /// Limited views, by token: each keeps its image manager between requests.
+    private let limited = Mutex<[String: ServedLibrary]>([:])
+
+    /// The library `caller` works in: their own, seen through their token's selection when it
+    /// has one (``LimitedSelection``).
     func library(for caller: Caller) throws -> ServedLibrary {
+        let own = try ownLibrary(for: caller)
+        guard case .token(let token) = caller.credential, let identifiers = token.limitedTo else { return own }
+        if let served = limited.withLock({ $0[token.id] }) { return served }
+        let albums = try own.library.albumIdentifiers(among: identifiers)
+        let selection = LimitedSelection(
+            assetIdentifiers: identifiers.filter { !albums.contains($0) }, albumIdentifiers: Array(albums))
+        let served = ServedLibrary(library: own.library.limited(to: selection), waitingRenders: waitingRenders)
+        return limited.withLock { cache in
+            if cache.count >= 1000 { cache.removeAll() }
+            if let existing = cache[token.id] { return existing }
+            cache[token.id] = served
+            return served
+        }
+    }
+
+    private func ownLibrary(for caller: Caller) throws -> ServedLibrary {
         guard let user = caller.user, !user.libraryFolder.isEmpty else { return home }
         guard !user.libraryFolder.contains(".."), !user.libraryFolder.hasPrefix("/") else {
             throw LibraryError(.storageFailed, "the accounts name a library folder outside the server's library")

@@ -29,16 +29,40 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(help: "When it stops working: a number of days (30d) or hours (12h).")
         var expires: String?
 
+        @Option(
+            name: .customLong("limited-to"), parsing: .upToNextOption,
+            help: ArgumentHelp(
+                "PhotoKit's limited access: the token sees only these assets, and the assets of these albums (identifiers; read scope).",
+                valueName: "ALBUM_OR_ID"))
+        var limitedTo: [String] = []
+
         func run() async throws {
-            let accounts = try AccountsAccess.open(try libraryOptions.open())
+            let home = try libraryOptions.open()
+            let accounts = try AccountsAccess.open(home)
             let owner = try await TokenCommand.user(user, in: accounts)
             let expiry = try expires.map(TokenCommand.expiry)
+            var selection: [String]?
+            if !limitedTo.isEmpty {
+                // The owner's own library: the first user's is this one, the others' inside it.
+                let library =
+                    owner.libraryFolder.isEmpty
+                    ? home : try PhotoLibrary(url: home.url.appendingPathComponent(owner.libraryFolder))
+                let albums = try library.albumIdentifiers(among: limitedTo)
+                let names = Names(library: library)
+                selection = try limitedTo.map { albums.contains($0) ? $0 : try names.asset($0) }
+            }
+            let limited = selection
             let (token, secret) = try await AccountsAccess.perform {
-                try await accounts.createToken(for: owner, name: name, scope: scope, expires: expiry)
+                try await accounts.createToken(
+                    for: owner, name: name, scope: scope, limitedTo: limited, expires: expiry)
             }
             Output.line(secret)
             Output.message(
-                "Token \(token.id) (\(token.scope.rawValue)) for \(owner.name)"
+                "Token \(token.id) (\(token.scope.rawValue)"
+                    + (token.limitedTo.map {
+                        ", limited to \($0.count) asset\($0.count == 1 ? "" : "s") or album\($0.count == 1 ? "" : "s")"
+                    } ?? "")
+                    + ") for \(owner.name)"
                     + (expiry.map { ", until \(ISO8601DateFormatter().string(from: $0))" } ?? "")
                     + ": keep the line above secret; it is not shown again")
         }

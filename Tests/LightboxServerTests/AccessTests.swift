@@ -298,6 +298,77 @@ struct AccessTests {
         #expect(try await accounts.caller(bearer: "lbx_old") == nil)
     }
 
+    @Test("A limited token sees its album's assets alone: counts, images, smart albums, history, hashes")
+    func limitedToken() async throws {
+        let (folder, library, accounts, app) = try await Self.makeServer()
+        defer { withExtendedLifetime(folder) {} }
+        let ids = try await library.assets().map(\.localIdentifier)
+        let (shown, kept) = (ids[0], ids[1])
+        var made = ""
+        try await library.performChanges { changes in
+            let album = changes.creationRequestForAssetCollection(withTitle: "For the frame")
+            album.addAssets([shown])
+            made = album.localIdentifier
+        }
+        let album = made
+        let ann = try #require(try await accounts.user(named: "ann"))
+        await #expect(throws: LibraryError.self) {
+            try await accounts.createToken(for: ann, name: "frame", scope: .write, limitedTo: [album])
+        }
+        let (_, secret) = try await accounts.createToken(for: ann, name: "frame", scope: .read, limitedTo: [album])
+        let start = try library.currentChangeToken()
+        try await library.performChanges { changes in
+            changes.changeRequest(forAssetWithLocalIdentifier: kept).isFavorite = true
+            changes.changeRequest(forAssetWithLocalIdentifier: shown).isFavorite = true
+        }
+        try await library.performChanges { $0.changeRequest(forAssetWithLocalIdentifier: kept).isHidden = true }
+        let hiddenHash = try #require(try await library.asset(withLocalIdentifier: kept)?.resources.first?.sha256)
+        try await app.test(.router) { client in
+            let limited: HTTPFields = [.authorization: "Bearer " + secret]
+            try await client.execute(uri: "/api/authorization", method: .get, headers: limited) { response throws in
+                #expect(try Self.body(response)["status"] as? String == "limited")
+            }
+            try await client.execute(uri: "/api/assets", method: .get, headers: limited) { response throws in
+                let assets = try #require(try Self.body(response)["assets"] as? [[String: Any]])
+                #expect(assets.compactMap { $0["localIdentifier"] as? String } == [shown])
+            }
+            for uri in [
+                "/api/assets/\(kept)", "/api/assets/\(kept)/image?w=64", "/api/assets/\(kept)/original",
+                "/api/assets/\(kept)/edits",
+            ] {
+                try await client.execute(uri: uri, method: .get, headers: limited) {
+                    #expect($0.status == .notFound, "\(uri)")
+                }
+            }
+            try await client.execute(uri: "/api/assets/\(shown)/image?w=64", method: .get, headers: limited) {
+                #expect($0.status == .ok)
+            }
+            try await client.execute(uri: "/api/collections?type=smartAlbum", method: .get, headers: limited) {
+                response throws in
+                let collections = try #require(try Self.body(response)["collections"] as? [[String: Any]])
+                let favorites = collections.first {
+                    $0["assetCollectionSubtype"] as? Int == AssetCollectionSubtype.smartAlbumFavorites.rawValue
+                }
+                #expect(favorites?["estimatedAssetCount"] as? Int == 1)
+                #expect(favorites?["keyAssetIdentifier"] as? String == shown)
+            }
+            try await client.execute(uri: "/api/changes?since=\(start)", method: .get, headers: limited) {
+                response throws in
+                let changes = try #require(try Self.body(response)["changes"] as? [[String: Any]])
+                #expect(changes.count == 1, "the change to the other asset alone is no change")
+                #expect(!String(buffer: response.body).contains(kept))
+            }
+            try await client.execute(
+                uri: "/api/uploads/check", method: .post,
+                headers: [.authorization: "Bearer " + secret, .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"sha256": ["\#(hiddenHash)"]}"#)
+            ) { #expect($0.status == .forbidden) }
+            try await client.execute(uri: "/api/assets/\(shown)", method: .delete, headers: limited) {
+                #expect($0.status == .forbidden)
+            }
+        }
+    }
+
     @Test("Each user has their own library: another's assets are 404, not 403; admin routes are admins'")
     func ownLibraries() async throws {
         let (folder, library, _, app) = try await Self.makeServer()

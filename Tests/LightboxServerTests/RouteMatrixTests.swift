@@ -90,6 +90,8 @@ struct RouteMatrixTests {
         let upload = try UploadStaging(library: library).start(
             filename: "a.jpg", size: 10, sha256: nil, maximumSize: 100)
         let (token, _) = try await accounts.createToken(for: ann, name: "other", scope: .read)
+        // Limited to an album that holds none of the assets the matrix names.
+        let (_, limited) = try await accounts.createToken(for: ann, name: "limited", scope: .read, limitedTo: [album])
         let (session, _) = try await accounts.startSession(for: ann, userAgent: "t", address: "127.0.0.1")
         try await app.test(.router) { client in
             let document = try await client.execute(uri: "/api/openapi.json", method: .get) { response throws in
@@ -149,6 +151,14 @@ struct RouteMatrixTests {
                     default:
                         #expect(
                             read != .forbidden && (read != .unauthorized || route.path == signIn), "\(name) \(read)")
+                    }
+                }
+                // A limited token: changes refused, and an asset outside its selection does not exist.
+                if route.path != streams && route.path.contains("{id}") && route.path.hasPrefix("/api/assets/") {
+                    let seen = try await call(route, [.authorization: "Bearer " + limited])
+                    switch route.access {
+                    case "write", "person", "admin": #expect(seen == .forbidden, "\(name)")
+                    default: #expect(seen == .notFound, "\(name) \(seen)")
                     }
                 }
                 // Another user: the owner's objects do not exist for them; admin routes are admins'.

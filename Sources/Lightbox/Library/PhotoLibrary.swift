@@ -71,6 +71,14 @@ public final class PhotoLibrary: Sendable {
         _ = try? purgeExpiredTrash()
     }
 
+    /// A library over these parts, opened already: a view of another (``limited(to:)``).
+    init(url: URL, store: any LibraryStore, originals: any OriginalStorage, derivatives: any DerivativeStorage) {
+        self.url = url
+        self.store = store
+        self.originals = originals
+        self.derivatives = derivatives
+    }
+
     /// Whether `folder` is a Lightbox library: it holds a library database.
     public static func isLibrary(_ folder: String) -> Bool {
         var info = stat()

@@ -26,6 +26,8 @@ enum AccountRoutes {
         var name: String
         var scope: AccessToken.Scope
         var expiresInDays: Int?
+        /// Assets and albums of the user's library: the token sees those alone.
+        var limitedTo: [String]?
     }
 
     struct UserBody: Decodable {
@@ -222,6 +224,7 @@ enum AccountRoutes {
                         [
                             "name": Schema.string(length: 1...100), "scope": Schema.string(["read", "write"]),
                             "expiresInDays": Schema.integer(1...maximumTokenDays),
+                            "limitedTo": Schema.array(Schema.string, count: 1...LimitedSelection.maximumIdentifiers),
                         ], required: ["name", "scope"])),
                 responses: [.json(201, "The token, with its secret.", Schema.ref("Token"))])
         ) { request, context in
@@ -234,8 +237,11 @@ enum AccountRoutes {
                 }
                 expires = Date().addingTimeInterval(Double(days) * 86400)
             }
+            if let limitedTo = body.limitedTo {
+                try await checkSelection(limitedTo, in: try context.library().library)
+            }
             let (token, secret) = try await accounts.createToken(
-                for: user, name: body.name, scope: body.scope, expires: expires)
+                for: user, name: body.name, scope: body.scope, limitedTo: body.limitedTo, expires: expires)
             var response = try LightboxServer.jsonResponse(TokenView(token, secret: secret))
             response.status = .created
             response.headers[.cacheControl] = "no-store"
@@ -300,6 +306,27 @@ enum AccountRoutes {
             }
             _ = try await accounts.removeUser(name: name)
             return Response(status: .noContent)
+        }
+    }
+
+    /// Refuses a selection naming anything the library does not hold: a token must not be
+    /// able to name (and later see) what is not its owner's.
+    static func checkSelection(_ identifiers: [String], in library: PhotoLibrary) async throws {
+        guard (1...LimitedSelection.maximumIdentifiers).contains(identifiers.count) else {
+            throw HTTPError(
+                .badRequest, message: "limitedTo names 1 to \(LimitedSelection.maximumIdentifiers) assets or albums")
+        }
+        let unknown = try await library.read { library -> [String] in
+            let albums = try library.albumIdentifiers(among: identifiers)
+            return try identifiers.filter { identifier in
+                guard !albums.contains(identifier) else { return false }
+                return try library.asset(withLocalIdentifier: identifier) == nil
+            }
+        }
+        guard unknown.isEmpty else {
+            throw HTTPError(
+                .badRequest,
+                message: "limitedTo names what the library does not hold: \(unknown.prefix(5).joined(separator: ", "))")
         }
     }
 

@@ -176,10 +176,22 @@ public final class Accounts: Sendable {
 
     /// Makes a bearer token for `user`: its record and its secret, shown once and never kept.
     public func createToken(
-        for user: UserAccount, name: String, scope: AccessToken.Scope, expires: Date? = nil
+        for user: UserAccount, name: String, scope: AccessToken.Scope, limitedTo: [String]? = nil,
+        expires: Date? = nil
     ) async throws -> (AccessToken, secret: String) {
         guard (1...100).contains(name.count), !name.contains(where: \.isNewline) else {
             throw LibraryError(.invalidRequest, "a token's name is 1 to 100 characters on one line")
+        }
+        if let limitedTo {
+            guard (1...LimitedSelection.maximumIdentifiers).contains(limitedTo.count) else {
+                throw LibraryError(
+                    .invalidRequest,
+                    "a limited token names 1 to \(LimitedSelection.maximumIdentifiers) assets or albums")
+            }
+            // PhotoKit's limited access lets an app add photos; Lightbox's reads.
+            guard scope == .read else {
+                throw LibraryError(.invalidRequest, "a token limited to some assets reads them: its scope is read")
+            }
         }
         if let expires, expires <= Date() {
             throw LibraryError(.invalidRequest, "a token's expiry must be in the future")
@@ -187,7 +199,7 @@ public final class Accounts: Sendable {
         let secret = Self.tokenPrefix + Self.randomSecret()
         let token = AccessToken(
             id: Self.randomIdentifier(), userID: user.id, name: name, secretHash: Self.hash(secret), scope: scope,
-            limitedTo: nil, creationDate: Date(), expirationDate: expires, lastUsedDate: nil)
+            limitedTo: limitedTo, creationDate: Date(), expirationDate: expires, lastUsedDate: nil)
         try await store.addToken(token)
         return (token, secret)
     }

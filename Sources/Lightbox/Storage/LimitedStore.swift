@@ -1,0 +1,273 @@
+import Foundation
+
+/// A catalog seen through PhotoKit's limited access: only the assets a ``LimitedSelection``
+/// names, directly or as the albums holding them, exist. Every read of the library goes
+/// through it, so fetches, counts, smart albums, moments, history and the change feed all
+/// see the same set, and a change to an asset outside it is no change at all.
+///
+/// It wraps any store; the set is read again at each operation, so an asset added to a
+/// selected album is seen at once. Writes are refused: limited access reads.
+struct LimitedStore: LibraryStore {
+    let base: any LibraryStore
+    let selection: LimitedSelection
+
+    /// The most assets a selection may make visible: the set travels as one SQL condition.
+    static let maximumVisible = 10_000
+
+    /// The identifiers visible now: the selected assets and every asset of the selected albums.
+    func visible() throws -> Set<String> {
+        var identifiers = Set(selection.assetIdentifiers)
+        var everything = FetchOptions()
+        everything.includeHiddenAssets = true
+        everything.includeAllBurstAssets = true
+        for album in selection.albumIdentifiers {
+            guard let source = try? base.fetchAssets(inCollection: album, options: everything) else { continue }
+            let rows = try source.rowIDs(offset: 0, count: Self.maximumVisible + 1)
+            identifiers.formUnion(try source.objects(rows).values.map(\.localIdentifier))
+            if identifiers.count > Self.maximumVisible { break }
+        }
+        return identifiers
+    }
+
+    /// The condition a fetch of assets adds: its asset is one of those visible.
+    func scope() throws -> FetchPredicate {
+        .isIn(key: "localIdentifier", try visible().sorted().prefix(Self.maximumVisible).map(FetchValue.string))
+    }
+
+    private func scoped(_ options: FetchOptions) throws -> FetchOptions {
+        var options = options
+        let scope = try scope()
+        options.predicate = options.predicate.map { $0 && scope } ?? scope
+        return options
+    }
+
+    // MARK: LibraryStore
+
+    func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+        let visible = try visible()
+        return try base.read { try body(LimitedReader(base: $0, store: self, visible: visible)) }
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T {
+        let store = self
+        let visible = try await BlockingWork.run { try store.visible() }
+        return try await base.read { try body(LimitedReader(base: $0, store: store, visible: visible)) }
+    }
+
+    func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
+        throw LibraryError(.invalidRequest, "limited access reads the library; it cannot change it")
+    }
+
+    func fetchAssets(matching condition: FetchPredicate?, options: FetchOptions) throws -> any FetchSource<Asset> {
+        try base.fetchAssets(matching: condition, options: try scoped(options))
+    }
+
+    func fetchAssets(inCollection localIdentifier: String, options: FetchOptions) throws -> any FetchSource<Asset> {
+        guard try isVisible(collection: localIdentifier) else {
+            throw LibraryError(.collectionNotFound, "no collection has the identifier \(localIdentifier)")
+        }
+        return try base.fetchAssets(inCollection: localIdentifier, options: try scoped(options))
+    }
+
+    /// Smart albums and the selected albums, each counting only the assets visible.
+    func fetchAssetCollections(_ selection: CollectionSelection, options: FetchOptions) throws
+        -> any FetchSource<AssetCollection>
+    {
+        let source = try base.fetchAssetCollections(selection, options: options)
+        let rows = try source.rowIDs(offset: 0, count: -1)
+        let objects = try source.objects(rows)
+        var kept: [(Int64, AssetCollection)] = []
+        for row in rows {
+            guard var collection = objects[row], try isVisible(collection: collection.localIdentifier) else { continue }
+            collection.estimatedAssetCount = try fetchAssets(
+                inCollection: collection.localIdentifier, options: FetchOptions()
+            ).count()
+            kept.append((row, collection))
+        }
+        return ListedSource(rows: kept, limit: source.limit)
+    }
+
+    /// No folders: limited access sees assets and the albums chosen, not how the owner files them.
+    func fetchCollectionLists(_ selection: CollectionListSelection, options: FetchOptions) throws
+        -> any FetchSource<CollectionList>
+    {
+        ListedSource<CollectionList>(rows: [], limit: 0)
+    }
+
+    /// At the top level, the selected albums; no folder holds anything.
+    func fetchCollections(inList localIdentifier: String?, options: FetchOptions) throws
+        -> any FetchSource<PhotoCollection>
+    {
+        guard localIdentifier == nil else {
+            throw LibraryError(.collectionNotFound, "no folder has the identifier \(localIdentifier!)")
+        }
+        let albums = try fetchAssetCollections(.identifiers(self.selection.albumIdentifiers), options: options)
+        let rows = try albums.rowIDs(offset: 0, count: -1)
+        let objects = try albums.objects(rows)
+        return ListedSource(
+            rows: rows.compactMap { row in objects[row].map { (row, PhotoCollection.assetCollection($0)) } }, limit: 0)
+    }
+
+    /// Whether the collection is one limited access sees: a smart album or a selected album.
+    private func isVisible(collection localIdentifier: String) throws -> Bool {
+        if selection.albumIdentifiers.contains(localIdentifier) { return true }
+        let found = try base.fetchAssetCollections(.identifiers([localIdentifier]), options: FetchOptions())
+        guard let row = try found.rowIDs(offset: 0, count: 1).first, let collection = try found.objects([row])[row]
+        else { return false }
+        return collection.assetCollectionType == .smartAlbum
+    }
+}
+
+/// The reads of a ``LimitedStore``: what is outside the visible set does not exist.
+struct LimitedReader: StoreReader {
+    let base: any StoreReader
+    let store: LimitedStore
+    let visible: Set<String>
+
+    /// The visible assets in the library, each read through the base (a store's fetch may not
+    /// run inside its own read).
+    private func existing() throws -> [Asset] {
+        try visible.sorted().compactMap { try base.asset(withLocalIdentifier: $0) }.filter { $0.trashedDate == nil }
+    }
+
+    func assetCount() throws -> Int { try existing().count }
+
+    /// Newest first, as the base orders them, with a fetch's default visibility.
+    func assets(limit: Int?, after: String?) throws -> [Asset] {
+        var assets = try existing().filter { !$0.isHidden && ($0.burstIdentifier == nil || $0.representsBurst) }
+            .sorted { ($0.creationDate, $0.localIdentifier) > ($1.creationDate, $1.localIdentifier) }
+        if let after {
+            guard let index = assets.firstIndex(where: { $0.localIdentifier == after }) else { return [] }
+            assets = Array(assets[(index + 1)...])
+        }
+        return limit.map { Array(assets.prefix(max(0, $0))) } ?? assets
+    }
+
+    func asset(withLocalIdentifier localIdentifier: String) throws -> Asset? {
+        visible.contains(localIdentifier) ? try base.asset(withLocalIdentifier: localIdentifier) : nil
+    }
+
+    func storedPath(of resource: AssetResource) throws -> String? {
+        visible.contains(resource.assetLocalIdentifier) ? try base.storedPath(of: resource) : nil
+    }
+
+    func timesAndPlaces() throws -> [AssetTimeAndPlace] {
+        try base.timesAndPlaces().filter { visible.contains($0.localIdentifier) }
+    }
+
+    func lastChangeTransaction() throws -> Int64 { try base.lastChangeTransaction() }
+    func historyFloor() throws -> Int64 { try base.historyFloor() }
+
+    /// The transactions that touched what is visible, with only that in their details; the
+    /// others are left out. Pages of the base history are read until `limit` are found.
+    func changes(after token: Int64, limit: Int?) throws -> [PersistentChange] {
+        var found: [PersistentChange] = []
+        var cursor = token
+        while true {
+            let page = try base.changes(after: cursor, limit: 1000)
+            for change in page {
+                if let kept = filtered(change) { found.append(kept) }
+                if let limit, found.count >= limit { return found }
+            }
+            guard page.count == 1000, let last = page.last else { return found }
+            cursor = last.changeToken.rawValue
+        }
+    }
+
+    /// The change with what limited access may know of it, or nil when that is nothing: an
+    /// asset counts when it is visible now (or, purged, was selected by name); an album when
+    /// it is selected; folders never.
+    private func filtered(_ change: PersistentChange) -> PersistentChange? {
+        var details: [PersistentObjectType: PersistentObjectChangeDetails] = [:]
+        if var assets = change.details[.asset] {
+            assets.insertedLocalIdentifiers.formIntersection(visible)
+            assets.updatedLocalIdentifiers.formIntersection(visible)
+            assets.trashedLocalIdentifiers.formIntersection(visible)
+            assets.restoredLocalIdentifiers.formIntersection(visible)
+            assets.deletedLocalIdentifiers.formIntersection(store.selection.assetIdentifiers)
+            if !assets.isEmpty { details[.asset] = assets }
+        }
+        if var albums = change.details[.assetCollection] {
+            let selected = Set(store.selection.albumIdentifiers)
+            albums.insertedLocalIdentifiers.formIntersection(selected)
+            albums.updatedLocalIdentifiers.formIntersection(selected)
+            albums.deletedLocalIdentifiers.formIntersection(selected)
+            albums.trashedLocalIdentifiers = []
+            albums.restoredLocalIdentifiers = []
+            if !albums.isEmpty { details[.assetCollection] = albums }
+        }
+        guard !details.isEmpty else { return nil }
+        var kept = change
+        kept.details = details
+        return kept
+    }
+
+    func trashRetention() throws -> TimeInterval? { try base.trashRetention() }
+
+    func trashedAssetIdentifiers(deletedBefore date: Date) throws -> [String] {
+        try base.trashedAssetIdentifiers(deletedBefore: date).filter(visible.contains)
+    }
+
+    func hasPendingRemovals() throws -> Bool { try base.hasPendingRemovals() }
+    func pendingRemovals() throws -> [String] { try base.pendingRemovals() }
+    func isReferenced(storedPath: String) throws -> Bool { try base.isReferenced(storedPath: storedPath) }
+    func resourceCount(storedPath: String) throws -> Int { try base.resourceCount(storedPath: storedPath) }
+    func integrityProblems() throws -> [String] { try base.integrityProblems() }
+    func storedResources() throws -> [StoredResource] {
+        try base.storedResources().filter { visible.contains($0.assetLocalIdentifier) }
+    }
+    func allAssetIdentifiers() throws -> [String] { try base.allAssetIdentifiers().filter(visible.contains) }
+
+    func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
+        try base.assetIdentifier(withOriginalHash: sha256).flatMap { visible.contains($0) ? $0 : nil }
+    }
+
+    func journaledAsset(path: String, size: Int64, modificationDate: Date) throws -> String? {
+        try base.journaledAsset(path: path, size: size, modificationDate: modificationDate).flatMap {
+            visible.contains($0) ? $0 : nil
+        }
+    }
+}
+
+extension PersistentObjectChangeDetails {
+    /// Whether it names no object.
+    var isEmpty: Bool {
+        insertedLocalIdentifiers.isEmpty && updatedLocalIdentifiers.isEmpty && deletedLocalIdentifiers.isEmpty
+            && trashedLocalIdentifiers.isEmpty && restoredLocalIdentifiers.isEmpty
+    }
+}
+
+/// A fetch source over objects already read, in order: what a ``LimitedStore`` kept.
+struct ListedSource<Object: Sendable>: FetchSource {
+    let rows: [(Int64, Object)]
+    let limit: Int
+    var countsMediaTypes: Bool { false }
+
+    private var limited: ArraySlice<(Int64, Object)> { limit > 0 ? rows.prefix(limit) : rows[...] }
+
+    func rowIDs(offset: Int, count: Int) throws -> [Int64] {
+        let all = limited.map(\.0)
+        guard offset < all.count else { return [] }
+        let end = count < 0 ? all.count : min(all.count, offset + count)
+        return Array(all[offset..<end])
+    }
+
+    func count() throws -> Int { limited.count }
+    func count(mediaType: Int) throws -> Int { 0 }
+
+    func objects(_ rowIDs: [Int64]) throws -> [Int64: Object] {
+        let wanted = Set(rowIDs)
+        return Dictionary(
+            limited.filter { wanted.contains($0.0) }.map { ($0.0, $0.1) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    func rowIDs(forLocalIdentifiers identifiers: [String]) throws -> [Int64] {
+        let wanted = Set(identifiers)
+        return limited.compactMap { row, object in
+            guard let fetchable = object as? any FetchableObject, wanted.contains(fetchable.localIdentifier) else {
+                return nil
+            }
+            return row
+        }
+    }
+}
