@@ -10,7 +10,18 @@ public enum RawHTTP {
     /// Sends `head` (lines without the final blank line) and `body` to 127.0.0.1:`port`, and
     /// answers the response's status code and its text; the connection is closed after.
     public static func send(port: Int, head: [String], body: String = "") async throws -> (status: Int, text: String) {
-        try await offPool { try sendBlocking(port: port, head: head, body: body) }
+        try await send(port: port, head: head, bytes: Array(body.utf8))
+    }
+
+    /// Sends `head` and `bytes` as the body; answers the status and the whole response's text.
+    public static func send(port: Int, head: [String], bytes: [UInt8]) async throws -> (status: Int, text: String) {
+        try await offPool { try sendBlocking(port: port, head: head, body: bytes) }
+    }
+
+    /// The body of a response's text (after the blank line that ends its head).
+    public static func body(of text: String) -> String {
+        guard let range = text.range(of: "\r\n\r\n") else { return "" }
+        return String(text[range.upperBound...])
     }
 
     /// Runs blocking socket work on a Dispatch thread: the cooperative pool has as many threads as
@@ -21,10 +32,12 @@ public enum RawHTTP {
         }
     }
 
-    static func sendBlocking(port: Int, head: [String], body: String) throws -> (status: Int, text: String) {
+    static func sendBlocking(port: Int, head: [String], body: [UInt8]) throws -> (status: Int, text: String) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawHTTPError(message: "socket failed") }
         defer { close(fd) }
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -35,9 +48,10 @@ public enum RawHTTP {
             }
         }
         guard connected == 0 else { throw RawHTTPError(message: "cannot connect to port \(port)") }
-        let request = (head + ["Connection: close", "Content-Length: \(body.utf8.count)", "", body]).joined(
-            separator: "\r\n")
-        let bytes = Array(request.utf8)
+        let bytes =
+            Array(
+                (head + ["Connection: close", "Content-Length: \(body.count)", "", ""]).joined(separator: "\r\n").utf8)
+            + body
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
@@ -117,8 +131,9 @@ extension RawHTTP {
                 close(fd)
                 throw RawHTTPError(message: "cannot connect to port \(port)")
             }
-            // Reads give up after 10 s of silence, so a test that waits for what never comes fails.
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            // Reads give up after a minute of silence, so a test that waits for what never comes
+            // fails; a server under the whole suite's load can be silent for seconds.
+            var timeout = timeval(tv_sec: 60, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             let bytes = Array((head + ["", ""]).joined(separator: "\r\n").utf8)
             _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
