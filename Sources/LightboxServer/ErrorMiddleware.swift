@@ -13,16 +13,6 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        let allowed = methods.methods(for: request.uri.path)
-        if !allowed.isEmpty && !allowed.contains(request.method) {
-            var response = Self.response(
-                status: .methodNotAllowed, code: "methodNotAllowed",
-                message:
-                    "\(request.uri.path) takes \(allowed.map(\.rawValue).joined(separator: ", ")), not \(request.method.rawValue)"
-            )
-            response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
-            return response
-        }
         do {
             return try await next(request, context)
         } catch let error as LibraryError {
@@ -44,6 +34,20 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if error.code == .busy { response.headers[.retryAfter] = "1" }
             return response
         } catch let error as HTTPError {
+            // No route for this method: 405 with the methods the path takes, when it takes any.
+            // Worked out here, on the way out, so that a request that finds its route pays nothing.
+            if error.status == .notFound && error.body == nil {
+                let allowed = methods.methods(for: request.uri.path)
+                if !allowed.isEmpty && !allowed.contains(request.method) {
+                    var response = Self.response(
+                        status: .methodNotAllowed, code: "methodNotAllowed",
+                        message:
+                            "\(request.uri.path) takes \(allowed.map(\.rawValue).joined(separator: ", ")), not \(request.method.rawValue)"
+                    )
+                    response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+                    return response
+                }
+            }
             let message =
                 error.body
                 ?? (error.status == .notFound

@@ -16,6 +16,42 @@ public final class Accounts: Sendable {
     let store: any AccountStore
     let hasher: PasswordHasher
     private let decoy = Mutex<String?>(nil)
+    /// Callers by their credential's hash, and whether any user exists, as read lately: a
+    /// request is answered without a read of the accounts when the same credential came
+    /// within ``cacheLifetime``. Whatever this process changes empties it at once; a change by
+    /// another process (`lightbox token revoke`) holds after at most that long.
+    private let cache = Mutex<Cache>(Cache())
+    static let cacheLifetime: TimeInterval = 2
+
+    private struct Cache {
+        var callers: [String: (caller: Caller, until: Date)] = [:]
+        var hasUsers: (value: Bool, until: Date)?
+    }
+
+    /// Forgets what was read: after any change to users, sessions or tokens.
+    func forgetCached() {
+        cache.withLock { $0 = Cache() }
+    }
+
+    private func cachedCaller(_ key: String) -> Caller? {
+        let now = Date()
+        return cache.withLock { cache in
+            guard let entry = cache.callers[key], entry.until > now else { return nil }
+            // An expiry inside the window still ends the credential on time.
+            switch entry.caller.credential {
+            case .session(let session) where session.expirationDate <= now: return nil
+            case .token(let token) where (token.expirationDate.map { $0 <= now } ?? false): return nil
+            default: return entry.caller
+            }
+        }
+    }
+
+    private func remember(_ caller: Caller, as key: String) {
+        cache.withLock { cache in
+            if cache.callers.count >= 10_000 { cache.callers.removeAll() }
+            cache.callers[key] = (caller, Date().addingTimeInterval(Self.cacheLifetime))
+        }
+    }
 
     /// How long a session lasts without being used.
     public static let sessionLifetime: TimeInterval = 30 * 24 * 3600
@@ -41,7 +77,13 @@ public final class Accounts: Sendable {
 
     public func users() async throws -> [UserAccount] { try await store.users() }
 
-    public func hasUsers() async throws -> Bool { try await store.hasUsers() }
+    public func hasUsers() async throws -> Bool {
+        let now = Date()
+        if let cached = cache.withLock({ $0.hasUsers }), cached.until > now { return cached.value }
+        let value = try await store.hasUsers()
+        cache.withLock { $0.hasUsers = (value, now.addingTimeInterval(Self.cacheLifetime)) }
+        return value
+    }
 
     public func user(named name: String) async throws -> UserAccount? { try await store.user(named: name) }
 
@@ -57,6 +99,7 @@ public final class Accounts: Sendable {
             id: id, name: name, role: role ?? (first ? .admin : .member), passwordHash: hash,
             libraryFolder: first ? "" : "users/" + id, creationDate: Date())
         try await store.addUser(user)
+        forgetCached()
         return user
     }
 
@@ -68,6 +111,7 @@ public final class Accounts: Sendable {
         }
         let hash = try await hashPassword(password)
         _ = try await store.replacePasswordHash(userID: user.id, with: hash, revokingSessions: true)
+        forgetCached()
     }
 
     /// Removes a user with their sessions and tokens; their library's folder stays on disk.
@@ -82,6 +126,7 @@ public final class Accounts: Sendable {
                 .invalidRequest, "\(name) is the last admin: make another user an admin first, or remove the others")
         }
         _ = try await store.removeUser(id: user.id)
+        forgetCached()
         return user
     }
 
@@ -156,20 +201,25 @@ public final class Accounts: Sendable {
     }
 
     public func endSession(id: String, of user: UserAccount) async throws -> Bool {
-        try await store.removeSession(id: id, userID: user.id)
+        defer { forgetCached() }
+        return try await store.removeSession(id: id, userID: user.id)
     }
 
     /// The caller a session cookie's secret names, or nil when it names no live session.
     public func caller(sessionSecret secret: String) async throws -> Caller? {
-        guard secret.utf8.count <= 128, let (session, user) = try await store.session(secretHash: Self.hash(secret))
-        else { return nil }
+        guard secret.utf8.count <= 128 else { return nil }
+        let hash = Self.hash(secret)
+        if let cached = cachedCaller("session:" + hash) { return cached }
+        guard let (session, user) = try await store.session(secretHash: hash) else { return nil }
         let now = Date()
         guard session.expirationDate > now else { return nil }
         if now.timeIntervalSince(session.lastSeenDate) > Self.touchInterval {
             try await store.touchSession(
                 id: session.id, lastSeen: now, expires: now.addingTimeInterval(Self.sessionLifetime))
         }
-        return Caller(user: user, credential: .session(session))
+        let caller = Caller(user: user, credential: .session(session))
+        remember(caller, as: "session:" + hash)
+        return caller
     }
 
     // MARK: Tokens
@@ -209,20 +259,24 @@ public final class Accounts: Sendable {
     }
 
     public func revokeToken(id: String, of user: UserAccount) async throws -> Bool {
-        try await store.removeToken(id: id, userID: user.id)
+        defer { forgetCached() }
+        return try await store.removeToken(id: id, userID: user.id)
     }
 
     /// The caller a bearer token names, or nil when it names no live token.
     public func caller(bearer secret: String) async throws -> Caller? {
-        guard secret.hasPrefix(Self.tokenPrefix), secret.utf8.count <= 128,
-            let (token, user) = try await store.token(secretHash: Self.hash(secret))
-        else { return nil }
+        guard secret.hasPrefix(Self.tokenPrefix), secret.utf8.count <= 128 else { return nil }
+        let hash = Self.hash(secret)
+        if let cached = cachedCaller("token:" + hash) { return cached }
+        guard let (token, user) = try await store.token(secretHash: hash) else { return nil }
         let now = Date()
         if let expires = token.expirationDate, expires <= now { return nil }
         if token.lastUsedDate.map({ now.timeIntervalSince($0) > Self.touchInterval }) ?? true {
             try await store.touchToken(id: token.id, lastUsed: now)
         }
-        return Caller(user: user, credential: .token(token))
+        let caller = Caller(user: user, credential: .token(token))
+        remember(caller, as: "token:" + hash)
+        return caller
     }
 
     // MARK: Secrets

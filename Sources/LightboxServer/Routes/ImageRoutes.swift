@@ -70,7 +70,9 @@ enum ImageRoutes {
             let image: EncodedImage
             let source: ImageResultSource?
             let degraded: Bool
-            if delivery == "opportunistic",
+            // A final image a cache holds answers at once, whatever the delivery but fast: no
+            // request, no stream (the route every grid tile asks, again and again).
+            if delivery != "fast",
                 let hit = try await images.cachedImage(
                     for: asset, targetSize: size, contentMode: mode, options: options)
             {

@@ -134,8 +134,10 @@ extension AssetInfo {
     {
         var infos: [AssetInfo] = []
         var positions: [Int64: Int] = [:]
+        // Cached statements: compiling one (and GRDB's authorizer walking it) cost more than the
+        // query on a server's hot path, an asset looked up for every image request.
         let assets = try Row.fetchCursor(
-            db, sql: "SELECT \(assetColumns) FROM asset WHERE \(condition)", arguments: arguments)
+            try db.cachedStatement(sql: "SELECT \(assetColumns) FROM asset WHERE \(condition)"), arguments: arguments)
         while let row = try assets.next() {
             let record = try AssetRecord(
                 id: row[0], localIdentifier: row[1], mediaType: row[2], mediaSubtypes: row[3], pixelWidth: row[4],
@@ -154,11 +156,11 @@ extension AssetInfo {
         guard !infos.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: positions.count).joined(separator: ",")
         let resources = try Row.fetchCursor(
-            db,
-            sql: """
-                SELECT id, assetId, type, originalFilename, uniformTypeIdentifier, fileSize, pixelWidth, pixelHeight,
-                sha256, storedPath FROM resource WHERE assetId IN (\(marks)) ORDER BY assetId, type
-                """,
+            try db.cachedStatement(
+                sql: """
+                    SELECT id, assetId, type, originalFilename, uniformTypeIdentifier, fileSize, pixelWidth, pixelHeight,
+                    sha256, storedPath FROM resource WHERE assetId IN (\(marks)) ORDER BY assetId, type
+                    """),
             arguments: StatementArguments(Array(positions.keys)))
         while let row = try resources.next() {
             let resource = ResourceRecord(
