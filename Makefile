@@ -120,6 +120,9 @@ bench: release corpus
 	command -v vipsthumbnail >/dev/null || missing="$$missing libvips-tools"; \
 	/usr/bin/python3 -c "import PIL" 2>/dev/null || missing="$$missing python3-pil"; \
 	[ -x /usr/bin/convert ] || missing="$$missing imagemagick"; \
+	command -v wrk >/dev/null || missing="$$missing wrk"; \
+	command -v nginx >/dev/null || missing="$$missing nginx"; \
+	command -v curl >/dev/null || missing="$$missing curl"; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing the benchmarks' references:$$missing"; \
 		$(SUDO) apt-get update -q; DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
@@ -140,6 +143,8 @@ bench: release corpus
 	# Live Photo capture from the synthetic camera at 1920x1080, 30 frames a second (docs/BENCHMARKS.md, Capture).
 	.build/release/lightbox-bench capture --captures 10 --interval 1 --format heic
 	.build/release/lightbox-bench capture --captures 10 --interval 1 --format jpeg
+	# Thumbnails served against nginx, uploads against cp (docs/BENCHMARKS.md, Serving and uploading).
+	scripts/bench-server --seconds 10
 	# Lightbox's own C against the library each piece replaces (docs/BENCHMARKS.md, Own code).
 	.build/release/lightbox-bench own-code --rounds 11 $(BENCH_JPEGS) .corpus/exiv2/data/IMG_3578.heic \
 		.corpus/exiv2/data/2021-02-13-1929.heic
