@@ -33,21 +33,8 @@ public enum RawHTTP {
     }
 
     static func sendBlocking(port: Int, head: [String], body: [UInt8]) throws -> (status: Int, text: String) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RawHTTPError(message: "socket failed") }
+        let fd = try connect(port: port)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw RawHTTPError(message: "cannot connect to port \(port)") }
         let bytes =
             Array(
                 (head + ["Connection: close", "Content-Length: \(body.count)", "", ""]).joined(separator: "\r\n").utf8)
@@ -70,6 +57,29 @@ public enum RawHTTP {
         return (status, text)
     }
 
+    /// A socket connected to 127.0.0.1:`port`, whose reads give up after a minute of silence:
+    /// a server under the whole suite's load can be silent for seconds, not for a minute.
+    static func connect(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawHTTPError(message: "socket failed") }
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw RawHTTPError(message: "cannot connect to port \(port)")
+        }
+        return fd
+    }
+
     struct RawHTTPError: Error {
         var message: String
     }
@@ -84,19 +94,8 @@ extension RawHTTP {
     }
 
     static func sendAndDropBlocking(port: Int, head: [String], body: [UInt8], total: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RawHTTPError(message: "socket failed") }
+        let fd = try connect(port: port)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw RawHTTPError(message: "cannot connect to port \(port)") }
         let bytes = Array((head + ["Content-Length: \(total)", "", ""]).joined(separator: "\r\n").utf8) + body
         var sent = 0
         while sent < bytes.count {
@@ -116,25 +115,7 @@ extension RawHTTP {
 
         /// Connects to 127.0.0.1:`port` and sends `head` (no body).
         public init(port: Int, head: [String]) throws {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw RawHTTPError(message: "socket failed") }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else {
-                close(fd)
-                throw RawHTTPError(message: "cannot connect to port \(port)")
-            }
-            // Reads give up after a minute of silence, so a test that waits for what never comes
-            // fails; a server under the whole suite's load can be silent for seconds.
-            var timeout = timeval(tv_sec: 60, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            fd = try RawHTTP.connect(port: port)
             let bytes = Array((head + ["", ""]).joined(separator: "\r\n").utf8)
             _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
         }
