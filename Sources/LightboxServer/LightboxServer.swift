@@ -120,6 +120,13 @@ public enum LightboxServer {
         return response
     }
 
+    /// A deletion's answer: 204 with the change token.
+    static func deleted(token: PersistentChangeToken?, in library: PhotoLibrary) async throws -> Response {
+        var response = Response(status: .noContent)
+        response.headers[changeTokenHeader] = try await self.token(token, in: library).description
+        return response
+    }
+
     /// `token`, or the library's current token when a change made none.
     static func token(_ token: PersistentChangeToken?, in library: PhotoLibrary) async throws -> PersistentChangeToken {
         if let token { return token }
@@ -147,6 +154,15 @@ struct AssetPage: Encodable {
 }
 
 extension Parameters {
+    /// The `limit` parameter: `fallback` when absent, else a number in 1...`maximum` (400 otherwise).
+    func limit(default fallback: Int, maximum: Int) throws -> Int {
+        let limit = try get("limit", as: Int.self) ?? fallback
+        guard (1...maximum).contains(limit) else {
+            throw HTTPError(.badRequest, message: "limit must be 1...\(maximum)")
+        }
+        return limit
+    }
+
     /// A parameter converted to `T`; a value that does not convert is a 400, not a silent default.
     func get<T: LosslessStringConvertible>(_ key: String, as type: T.Type) throws -> T? {
         guard let text = self.get(key) else { return nil }

@@ -60,10 +60,8 @@ enum AssetRoutes {
         ) { request, context in
             let library = try context.library().library
             let query = request.uri.formQuery
-            let limit = try query.get("limit", as: Int.self) ?? LightboxServer.defaultPageSize
-            guard (1...LightboxServer.maximumPageSize).contains(limit) else {
-                throw HTTPError(.badRequest, message: "limit must be 1...\(LightboxServer.maximumPageSize)")
-            }
+            let limit = try query.limit(
+                default: LightboxServer.defaultPageSize, maximum: LightboxServer.maximumPageSize)
             let after = query.get("after").map { String($0) }
             let predicate = query.get("predicate").map { String($0) }
             let sort = query.get("sort").map { String($0) }

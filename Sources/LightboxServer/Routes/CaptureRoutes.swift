@@ -103,10 +103,10 @@ enum CaptureRoutes {
                     error.code == .deviceBusy ? .conflict : .unprocessableContent,
                     message: "the capture failed, nothing was saved: \(error.message)")
             }
-            var response = try LightboxServer.jsonResponse(
-                Answer(assets: result.assets, events: events.withLock { $0 }))
-            response.status = .created
-            return response
+            // The library's token once the capture's transaction has committed.
+            return try await LightboxServer.written(
+                Answer(assets: result.assets, events: events.withLock { $0 }), token: nil, in: library, status: .created
+            )
         }
     }
 

@@ -78,10 +78,7 @@ enum ChangeRoutes {
             guard let since = query.get("since").flatMap({ PersistentChangeToken(String($0)) }) else {
                 throw HTTPError(.badRequest, message: "since must be a change token (a number)")
             }
-            let limit = try query.get("limit", as: Int.self) ?? maximumPage
-            guard (1...maximumPage).contains(limit) else {
-                throw HTTPError(.badRequest, message: "limit must be 1...\(maximumPage)")
-            }
+            let limit = try query.limit(default: maximumPage, maximum: maximumPage)
             let (current, changes) = try await library.read { library in
                 (try library.currentChangeToken(), try library.fetchPersistentChanges(since: since, limit: limit + 1))
             }

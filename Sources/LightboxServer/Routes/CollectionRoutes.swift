@@ -125,13 +125,7 @@ enum CollectionRoutes {
             var options = FetchOptions()
             options.predicate = try query.get("predicate").map { try FetchPredicate(String($0)) }
             options.sortDescriptors = try query.get("sort").map { try FetchSortDescriptor.parse(String($0)) } ?? []
-            let limit =
-                try query.get("limit").map { text -> Int in
-                    guard let limit = Int(text), (1...maximumPage).contains(limit) else {
-                        throw HTTPError(.badRequest, message: "limit must be 1...\(maximumPage)")
-                    }
-                    return limit
-                } ?? maximumPage
+            let limit = try query.limit(default: maximumPage, maximum: maximumPage)
             let after = query.get("after").map { String($0) }
             let fetch = options
             let page = try await library.read { library in
@@ -168,13 +162,8 @@ enum CollectionRoutes {
             let library = try context.library().library
             let id = try context.parameters.require("id")
             let query = request.uri.formQuery
-            let limit =
-                try query.get("limit").map { text -> Int in
-                    guard let limit = Int(text), (1...LightboxServer.maximumPageSize).contains(limit) else {
-                        throw HTTPError(.badRequest, message: "limit must be 1...\(LightboxServer.maximumPageSize)")
-                    }
-                    return limit
-                } ?? LightboxServer.defaultPageSize
+            let limit = try query.limit(
+                default: LightboxServer.defaultPageSize, maximum: LightboxServer.maximumPageSize)
             let after = query.get("after").map { String($0) }
             let assets = try await library.fetchAssets(
                 inCollectionWithLocalIdentifier: id, options: FetchOptions(), after: after, limit: limit + 1)
@@ -239,10 +228,7 @@ enum CollectionRoutes {
             let id = try context.parameters.require("id")
             _ = try await library.read { try entry(id, in: $0) }
             let token = try await library.performChanges { $0.deleteAssetCollections([id]) }
-            var response = Response(status: .noContent)
-            response.headers[LightboxServer.changeTokenHeader] = try await LightboxServer.token(token, in: library)
-                .description
-            return response
+            return try await LightboxServer.deleted(token: token, in: library)
         }
         routes.post(
             "/api/collections/:id/assets",
@@ -406,10 +392,7 @@ enum CollectionRoutes {
             let id = try context.parameters.require("id")
             _ = try await library.read { try list(id, in: $0) }
             let token = try await library.performChanges { $0.deleteCollectionLists([id]) }
-            var response = Response(status: .noContent)
-            response.headers[LightboxServer.changeTokenHeader] = try await LightboxServer.token(token, in: library)
-                .description
-            return response
+            return try await LightboxServer.deleted(token: token, in: library)
         }
         routes.post(
             "/api/lists/:id/collections",

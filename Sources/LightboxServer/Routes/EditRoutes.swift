@@ -77,7 +77,9 @@ enum EditRoutes {
             }
             let asset = try await asset(try context.parameters.require("id"), in: library)
             let editor = replaces ? RecipeEditor(replacingWith: filters) : RecipeEditor(adding: filters)
-            return try LightboxServer.jsonResponse(try await library.edit(asset, with: editor))
+            let edited = try await library.edit(asset, with: editor)
+            // The library's token once the edit has committed.
+            return try await LightboxServer.written(edited, token: nil, in: library)
         }
         routes.delete(
             "/api/assets/:id/edits",
@@ -88,8 +90,11 @@ enum EditRoutes {
             let served = try context.library()
             let library = served.library
             let asset = try await asset(try context.parameters.require("id"), in: library)
-            try await library.performChanges { $0.changeRequest(for: asset).revertAssetContentToOriginal() }
-            return try LightboxServer.jsonResponse(try await Self.asset(asset.localIdentifier, in: library))
+            let token = try await library.performChanges {
+                $0.changeRequest(for: asset).revertAssetContentToOriginal()
+            }
+            return try await LightboxServer.written(
+                try await Self.asset(asset.localIdentifier, in: library), token: token, in: library)
         }
         routes.post(
             "/api/assets/:id/edits/preview", access: .read,

@@ -43,11 +43,11 @@ enum TrashRoutes {
             }
             let permanently = request.uri.formQuery.get("permanently").map { $0 == "true" || $0 == "1" } ?? false
             if permanently {
-                try await library.performChanges { $0.purgeAssets([id]) }
-                return Response(status: .noContent)
+                let token = try await library.performChanges { $0.purgeAssets([id]) }
+                return try await LightboxServer.deleted(token: token, in: library)
             }
-            try await library.performChanges { $0.deleteAssets([id]) }
-            return try await answer(id, library)
+            let token = try await library.performChanges { $0.deleteAssets([id]) }
+            return try await answer(id, library, token: token)
         }
         routes.post(
             "/api/assets/:id/restore",
@@ -58,8 +58,8 @@ enum TrashRoutes {
             let served = try context.library()
             let library = served.library
             let id = try context.parameters.require("id")
-            try await library.performChanges { $0.restoreAssets([id]) }
-            return try await answer(id, library)
+            let token = try await library.performChanges { $0.restoreAssets([id]) }
+            return try await answer(id, library, token: token)
         }
         routes.get(
             "/api/trash",
@@ -70,13 +70,8 @@ enum TrashRoutes {
             let served = try context.library()
             let library = served.library
             let query = request.uri.formQuery
-            let limit =
-                try query.get("limit").map { text -> Int in
-                    guard let limit = Int(text), (1...LightboxServer.maximumPageSize).contains(limit) else {
-                        throw HTTPError(.badRequest, message: "limit must be 1...\(LightboxServer.maximumPageSize)")
-                    }
-                    return limit
-                } ?? LightboxServer.defaultPageSize
+            let limit = try query.limit(
+                default: LightboxServer.defaultPageSize, maximum: LightboxServer.maximumPageSize)
             let after = query.get("after").map { String($0) }
             let (trash, retention) = try await library.read { library in
                 (
@@ -109,14 +104,18 @@ enum TrashRoutes {
         ) { _, context in
             let served = try context.library()
             let library = served.library
-            return try LightboxServer.jsonResponse(Purged(purged: try await library.read { try $0.emptyTrash() }))
+            let purged = try await library.read { try $0.emptyTrash() }
+            // The library's token once the purge has committed.
+            return try await LightboxServer.written(Purged(purged: purged), token: nil, in: library)
         }
     }
 
-    private static func answer(_ id: String, _ library: PhotoLibrary) async throws -> Response {
+    private static func answer(_ id: String, _ library: PhotoLibrary, token: PersistentChangeToken?) async throws
+        -> Response
+    {
         guard let asset = try await library.asset(withLocalIdentifier: id) else {
             throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
         }
-        return try LightboxServer.jsonResponse(asset)
+        return try await LightboxServer.written(asset, token: token, in: library)
     }
 }
