@@ -31,9 +31,16 @@ struct CommandLineTests {
     }
 
     static func run(
-        _ arguments: [String], environment: [String: String] = [:], currentDirectory: String? = nil
+        _ arguments: [String], environment: [String: String] = [:], currentDirectory: String? = nil,
+        input: String? = nil
     ) throws -> Run {
         let process = Process()
+        if let input {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            pipe.fileHandleForWriting.write(Data(input.utf8))
+            try pipe.fileHandleForWriting.close()
+        }
         process.executableURL = URL(fileURLWithPath: executable)
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         process.arguments = arguments
