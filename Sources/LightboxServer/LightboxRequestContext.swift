@@ -7,8 +7,9 @@ import NIOCore
 /// reaches, their own.
 public struct LightboxRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// The client's IP address, for sign-in throttling and the list of sessions.
-    public let remoteAddress: String
+    /// The client's IP address, for sign-in throttling and the list of sessions: the peer's, or
+    /// what a trusted proxy says in `X-Forwarded-For`.
+    public internal(set) var remoteAddress: String
     /// The authenticated caller; nil before authentication, and on public routes without
     /// credentials.
     public internal(set) var caller: Caller?

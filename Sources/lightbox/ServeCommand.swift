@@ -36,7 +36,10 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "NAME"))
     var publicNames: [String] = []
 
-    @Flag(help: "Trust X-Forwarded-Proto from a proxy in front (session cookies are then Secure over TLS).")
+    @Flag(
+        help:
+            "Trust X-Forwarded-Proto and X-Forwarded-For from a proxy in front (Secure cookies over TLS, the client's own address)."
+    )
     var trustProxy = false
 
     func run() async throws {
@@ -58,7 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
         var policy = AccessPolicy()
         policy.hostNames = publicNames
         policy.loopbackOnly = AccessPolicy.isLoopback(host)
-        policy.trustForwardedProto = trustProxy
+        policy.trustProxy = trustProxy
         let users = try await accounts.users().count
         if users == 0 && !policy.loopbackOnly {
             throw CommandError(

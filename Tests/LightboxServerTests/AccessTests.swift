@@ -193,6 +193,36 @@ struct AccessTests {
         }
     }
 
+    @Test("Behind a trusted proxy: Secure cookies over TLS, the client's own address; untrusted, neither")
+    func proxy() async throws {
+        for trusted in [true, false] {
+            var policy = AccessPolicy()
+            policy.trustProxy = trusted
+            let (folder, _, _, app) = try await Self.makeServer(policy: policy)
+            defer { withExtendedLifetime(folder) {} }
+            try await app.test(.router) { client in
+                let forwarded: HTTPFields = [
+                    .contentType: "application/json", HTTPFields.headerName("X-Forwarded-Proto"): "https",
+                    HTTPFields.headerName("X-Forwarded-For"): "203.0.113.9, 198.51.100.7",
+                ]
+                let cookie = try await client.execute(
+                    uri: "/api/session", method: .post, headers: forwarded,
+                    body: ByteBuffer(string: #"{"name": "ann", "password": "ann's password"}"#)
+                ) { response in
+                    #expect(response.status == .ok)
+                    let cookie = response.headers[.setCookie] ?? ""
+                    #expect(cookie.contains("; Secure") == trusted)
+                    return String(cookie.prefix { $0 != ";" })
+                }
+                try await client.execute(uri: "/api/sessions", method: .get, headers: [.cookie: cookie]) {
+                    response throws in
+                    let sessions = try #require(try Self.body(response)["sessions"] as? [[String: Any]])
+                    #expect((sessions.first?["address"] as? String == "198.51.100.7") == trusted)
+                }
+            }
+        }
+    }
+
     @Test("Failed sign-ins are slowed per account and per address: 429 with Retry-After, even for the password")
     func throttling() async throws {
         let (folder, _, _, app) = try await Self.makeServer()

@@ -39,7 +39,16 @@ struct AccessMiddleware: RouterMiddleware {
         if ![.get, .head, .options].contains(request.method) {
             try checkStateChange(request)
         }
-        context.isSecure = policy.trustForwardedProto && request.headers[.init("X-Forwarded-Proto")!] == "https"
+        if policy.trustProxy {
+            context.isSecure = request.headers[.init("X-Forwarded-Proto")!] == "https"
+            // The proxy appends the address it saw: the last entry is the one it vouches for.
+            if let forwarded = request.headers[.init("X-Forwarded-For")!],
+                let client = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
+                !client.isEmpty, client.count <= 64
+            {
+                context.remoteAddress = client
+            }
+        }
         if let caller = try await authenticate(request) {
             context.caller = caller
             context.served = try libraries.library(for: caller)

@@ -11,9 +11,11 @@ public struct AccessPolicy: Sendable {
     /// Whether the server listens on a loopback address only. A library without users is
     /// served (to whoever reaches it, as its owner) only then.
     public var loopbackOnly = true
-    /// Whether `X-Forwarded-Proto: https` from a proxy in front says the client used TLS
-    /// (session cookies are then `Secure`).
-    public var trustForwardedProto = false
+    /// Whether a proxy in front is trusted: its `X-Forwarded-Proto: https` says the client used
+    /// TLS (session cookies are then `Secure`), and its `X-Forwarded-For` names the client, whose
+    /// address sign-in throttling and the list of sessions then use (else every client would be
+    /// the proxy, and five failures by anyone would slow everyone).
+    public var trustProxy = false
 
     public init() {}
 
