@@ -245,10 +245,14 @@ final class UploadStaging: Sendable {
     /// A file name as the client gave it, made safe to create: its last component, no control
     /// characters, no leading dot, at most 200 bytes.
     static func safeName(_ name: String) -> String {
-        var base = (name as NSString).lastPathComponent
+        // A name of megabytes is cut first, so that nothing below is more than linear in it.
+        var base = (String(name.suffix(1000)) as NSString).lastPathComponent
         base = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0 != "/" && $0 != "\\" }.map(Character.init))
-        while base.hasPrefix(".") { base.removeFirst() }
-        while base.utf8.count > 200 { base.removeFirst() }
+        base = String(base.drop { $0 == "." })
+        // The end of the name is kept (its extension matters); cut on a character, at most 200 bytes.
+        var kept = Substring(base)
+        while kept.utf8.count > 200 { kept = kept.dropFirst(max(1, (kept.utf8.count - 200) / 4)) }
+        base = String(kept)
         return base.isEmpty || base == "data" || base == "upload.json" ? "upload" : base
     }
 

@@ -100,6 +100,8 @@ struct AccessTests {
             "", "$scrypt$", "$bcrypt$ln=10,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
             "$scrypt$ln=99,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
             "$scrypt$ln=10,r=999999,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            // 4 GiB of scrypt: within each parameter's range, past the memory bound together.
+            "$scrypt$ln=20,r=32,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
             "$scrypt$ln=10,r=8,p=1$!!$AAAA", "$scrypt$ln=x$A$A",
         ] {
             #expect(!PasswordHasher.verify("anything", against: bad), "\(bad)")
@@ -241,6 +243,14 @@ struct AccessTests {
                 #expect(response.status == .tooManyRequests)
                 #expect(Int(response.headers[.retryAfter] ?? "") ?? 0 >= 1)
             }
+        }
+        // A name of megabytes is refused before it becomes a throttle key; the account is untouched.
+        try await app.test(.router) { client in
+            let huge = String(repeating: "a", count: 1 << 20)
+            try await client.execute(
+                uri: "/api/session", method: .post, headers: Self.json,
+                body: ByteBuffer(string: #"{"name": "\#(huge)", "password": "x"}"#)
+            ) { #expect($0.status == .badRequest) }
         }
         // The schedule itself: free failures, then doubling waits, forgotten after quiet.
         let throttle = SignInThrottle()

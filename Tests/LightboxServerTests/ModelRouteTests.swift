@@ -121,6 +121,17 @@ struct ModelRouteTests {
             response = try await Self.send(
                 client, .post, "/api/collections/\(album)/assets", #"{"assets": ["\#(ids[2])"], "at": 0}"#)
             #expect(response.status == .ok)
+            // An index that would overflow when the members are counted from it is refused, not a trap.
+            for body in [
+                #"{"assets": ["\#(ids[3])"], "at": 9223372036854775807}"#, #"{"assets": ["\#(ids[3])"], "at": -1}"#,
+            ] {
+                #expect(
+                    try await Self.send(client, .post, "/api/collections/\(album)/assets", body).status == .badRequest)
+            }
+            #expect(
+                try await Self.send(
+                    client, .post, "/api/collections/\(album)/assets/move", #"{"from": [0], "to": 9223372036854775807}"#
+                ).status == .badRequest)
             response = try await Self.send(
                 client, .post, "/api/collections/\(album)/assets/move", #"{"from": [0], "to": 2}"#)
             #expect(response.status == .ok)

@@ -78,6 +78,16 @@ struct UploadTests {
         }
     }
 
+    @Test("File names are made safe, in time linear in their length, keeping their end")
+    func names() {
+        #expect(UploadStaging.safeName("../../etc/passwd") == "passwd")
+        #expect(UploadStaging.safeName("...hidden.jpg") == "hidden.jpg")
+        #expect(UploadStaging.safeName("a\u{0}b\nc.jpg") == "abc.jpg")
+        #expect(UploadStaging.safeName("data") == "upload" && UploadStaging.safeName("..") == "upload")
+        let long = UploadStaging.safeName(String(repeating: "é", count: 4_000_000) + ".HEIC")
+        #expect(long.utf8.count <= 200 && long.hasSuffix("é.HEIC"))
+    }
+
     @Test("A Live Photo's halves uploaded movie first become one Live Photo")
     func livePhotoHalves() async throws {
         let folder = try TemporaryDirectory()

@@ -112,14 +112,17 @@ enum AccountRoutes {
                 throw HTTPError(.notFound, message: "this server has no accounts to sign in to")
             }
             let body = try await request.decode(as: SignInBody.self, context: context)
+            // Bounded before anything is kept: a name becomes a throttle key, remembered.
+            guard body.name.utf8.count <= 256, body.password.utf8.count <= PasswordHasher.maximumPasswordLength else {
+                throw HTTPError(.badRequest, message: "a name has at most 64 characters, a password 1024 bytes")
+            }
             let keys = ["name:" + body.name.lowercased(), "address:" + context.remoteAddress]
             if let wait = throttle.wait(for: keys) {
                 throw HTTPError(
                     .tooManyRequests, headers: [.retryAfter: String(Int(wait.rounded(.up)))],
                     message: "too many failed sign-ins: try again in \(Int(wait.rounded(.up))) seconds")
             }
-            guard body.password.utf8.count <= PasswordHasher.maximumPasswordLength, body.name.count <= 64,
-                let user = try await accounts.verify(name: body.name, password: body.password)
+            guard let user = try await accounts.verify(name: body.name, password: body.password)
             else {
                 throttle.recordFailure(keys)
                 throw HTTPError(.unauthorized, message: "wrong name or password")

@@ -49,9 +49,12 @@ public struct PasswordHasher: Sendable {
             guard parts.count == 2, let value = Int(parts[1]) else { return false }
             parameters[parts[0]] = value
         }
+        // scrypt holds 128 * r * N bytes (times p): at most 256 MiB, twice the standard cost, so
+        // that no stored string can make a sign-in take the server's memory.
         guard let logRounds = parameters["ln"], (1...20).contains(logRounds),
             let blockSize = parameters["r"], (1...32).contains(blockSize),
-            let parallelism = parameters["p"], (1...4).contains(parallelism)
+            let parallelism = parameters["p"], (1...4).contains(parallelism),
+            128 * blockSize * (1 << logRounds) * parallelism <= 256 << 20
         else { return false }
         let hasher = PasswordHasher(logRounds: logRounds)
         guard

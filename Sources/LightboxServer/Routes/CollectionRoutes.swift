@@ -408,6 +408,7 @@ enum CollectionRoutes {
             let id = try context.parameters.require("id")
             let body = try await request.decode(as: Members.self, context: context)
             let children = try checkedCollections(body.collections)
+            try checkedIndex(body.at)
             // Each child leaves the folder it was in, in the same transaction.
             let parents = try await library.read { library in
                 try children.map { child -> String? in
@@ -490,7 +491,7 @@ enum CollectionRoutes {
         let library = try context.library().library
         let id = try context.parameters.require("id")
         let body = try await request.decode(as: Members.self, context: context)
-        if let at = body.at, at < 0 { throw HTTPError(.badRequest, message: "at must be 0 or more") }
+        try checkedIndex(body.at)
         var failure: (any Error)?
         let token = try await library.performChanges { changes in
             do {
@@ -557,8 +558,20 @@ enum CollectionRoutes {
         return ids
     }
 
+    /// The most an index of an album or folder may be; past any real one, and far from
+    /// overflowing when the members' count is added to it.
+    static let maximumIndex = 1_000_000
+
+    /// An insertion index from a request: absent, or 0...``maximumIndex``.
+    static func checkedIndex(_ index: Int?) throws {
+        if let index, !(0...maximumIndex).contains(index) {
+            throw HTTPError(.badRequest, message: "at must be 0...\(maximumIndex)")
+        }
+    }
+
     static func checkedMove(_ move: Move) throws {
-        guard (1...AssetRoutes.maximumBatch).contains(move.from.count), move.to >= 0, move.from.allSatisfy({ $0 >= 0 })
+        guard (1...AssetRoutes.maximumBatch).contains(move.from.count), (0...maximumIndex).contains(move.to),
+            move.from.allSatisfy({ (0...maximumIndex).contains($0) })
         else {
             throw HTTPError(
                 .badRequest, message: "from lists 1 to \(AssetRoutes.maximumBatch) indexes and to is 0 or more")
