@@ -76,11 +76,13 @@ struct LimitedStore: LibraryStore {
         let source = try base.fetchAssetCollections(selection, options: options)
         let rows = try source.rowIDs(offset: 0, count: -1)
         let objects = try source.objects(rows)
+        // The visible set read once for all the collections' counts, not once for each.
+        let scoped = try scoped(FetchOptions())
         var kept: [(Int64, AssetCollection)] = []
         for row in rows {
             guard var collection = objects[row], try isVisible(collection: collection.localIdentifier) else { continue }
-            collection.estimatedAssetCount = try fetchAssets(
-                inCollection: collection.localIdentifier, options: FetchOptions()
+            collection.estimatedAssetCount = try base.fetchAssets(
+                inCollection: collection.localIdentifier, options: scoped
             ).count()
             kept.append((row, collection))
         }
