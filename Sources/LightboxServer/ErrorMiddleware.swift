@@ -33,6 +33,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             var response = Self.response(status: status, code: "\(error.code)", message: error.message)
             if error.code == .busy { response.headers[.retryAfter] = "1" }
             return response
+        } catch let error as CodedHTTPError {
+            var response = Self.response(status: error.status, code: error.code, message: error.message)
+            for field in error.headers { response.headers.append(field) }
+            return response
         } catch let error as HTTPError {
             // No route for this method: 405 with the methods the path takes, when it takes any.
             // Worked out here, on the way out, so that a request that finds its route pays nothing.
@@ -78,6 +82,15 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         let data = (try? JSONEncoder.lightbox.encode(ErrorBody(error: .init(code: code, message: message)))) ?? Data()
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
+}
+
+/// An error a client must tell apart from others of its status, by its own code: a link that
+/// wants its password (`linkLocked`) is not a session that ended.
+struct CodedHTTPError: Error {
+    var status: HTTPResponse.Status
+    var code: String
+    var message: String
+    var headers: HTTPFields = [:]
 }
 
 /// The JSON body of an error response.

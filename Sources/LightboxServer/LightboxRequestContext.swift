@@ -36,11 +36,13 @@ final class ServedLibrary: Sendable {
     let library: PhotoLibrary
     let images: CachingImageManager
     let previews: EditPreviews
+    /// Where uploads go: the library's own, or for an album shared to contribute to, its
+    /// owner's.
     let uploads: UploadStaging
 
-    init(library: PhotoLibrary, waitingRenders: Int) {
+    init(library: PhotoLibrary, uploads: UploadStaging? = nil, waitingRenders: Int) {
         self.library = library
-        uploads = UploadStaging(library: library)
+        self.uploads = uploads ?? UploadStaging(library: library)
         images = CachingImageManager(library: library, waitingRenders: waitingRenders)
         previews = EditPreviews(library: library)
     }

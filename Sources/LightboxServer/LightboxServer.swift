@@ -29,6 +29,8 @@ import NIOCore
 ///   `GET` and `DELETE /api/trash`: Recently Deleted (see ``TrashRoutes``).
 /// - `GET /api/capture/devices` and `POST /api/capture`: the server's cameras, and taking a
 ///   photo, Live Photo or burst with one into the library (see ``CaptureRoutes``).
+/// - `/api/shares`, `/api/collections/{id}/shares|links`, `/s/{key}`: albums shared with other
+///   users and by link (see ``ShareRoutes``).
 ///
 /// SQLite reads suspend on GRDB's reader queue and libvips renders on Lightbox's blocking
 /// pool: no handler ever blocks an event loop.
@@ -67,6 +69,7 @@ public enum LightboxServer {
         UploadRoutes.add(to: routes, limits: limits)
         ChangeRoutes.add(to: routes)
         AccountRoutes.add(to: routes, accounts: accounts, policy: policy)
+        ShareRoutes.add(to: routes, accounts: accounts, libraries: libraries)
         WebPage.add(to: routes)
         OpenAPIDocument.add(to: routes)
         return router

@@ -12,6 +12,9 @@ enum RouteAccess: Sendable {
     case read
     /// A caller who may change the library: a session, the local owner, a write token.
     case write
+    /// A caller who may add to the library: one who may change it, or who contributes to the
+    /// album shared with them (uploads).
+    case contribute
     /// A person, not a program: a session or the local owner (sessions and tokens are managed so).
     case person
     /// An admin's session, or the local owner.
@@ -28,13 +31,19 @@ enum RouteAccess: Sendable {
         switch self {
         case .open, .read: return nil
         case .write:
-            return caller.canWrite
-                ? nil : HTTPError(.forbidden, message: "this token may read the library, not change it")
+            if caller.canWrite { return nil }
+            return caller.sharedAlbum == nil
+                ? HTTPError(.forbidden, message: "this token may read the library, not change it")
+                : HTTPError(.forbidden, message: "a shared album is its owner's to change")
+        case .contribute:
+            return caller.canContribute
+                ? nil : HTTPError(.forbidden, message: "this caller may not add photos here")
         case .person:
-            if case .token = caller.credential {
-                return HTTPError(.forbidden, message: "a token cannot do this: sign in")
+            switch caller.credential {
+            case .token: return HTTPError(.forbidden, message: "a token cannot do this: sign in")
+            case .link: return HTTPError(.forbidden, message: "a shared link shows its album, nothing else")
+            case .local, .session: return nil
             }
-            return nil
         case .admin:
             return caller.isAdmin ? nil : HTTPError(.forbidden, message: "only an admin may do this")
         }

@@ -15,13 +15,15 @@ final class ServedLibraries: Sendable {
         self.waitingRenders = waitingRenders
     }
 
-    /// Limited views, by token: each keeps its image manager between requests.
+    /// Limited views, by token and by share: each keeps its image manager between requests.
     private let limited = Mutex<[String: ServedLibrary]>([:])
 
     /// The library `caller` works in: their own, seen through their token's selection when it
-    /// has one (``LimitedSelection``).
+    /// has one (``LimitedSelection``); the owner's, seen through the album alone, when the
+    /// caller reaches an album shared with them.
     func library(for caller: Caller) throws -> ServedLibrary {
-        let own = try ownLibrary(for: caller)
+        if let shared = caller.sharedAlbum { return try library(for: shared) }
+        let own = try ownLibrary(for: caller.user)
         guard case .token(let token) = caller.credential, let identifiers = token.limitedTo else { return own }
         if let served = limited.withLock({ $0[token.id] }) { return served }
         let albums = try own.library.albumIdentifiers(among: identifiers)
@@ -36,8 +38,25 @@ final class ServedLibraries: Sendable {
         }
     }
 
-    private func ownLibrary(for caller: Caller) throws -> ServedLibrary {
-        guard let user = caller.user, !user.libraryFolder.isEmpty else { return home }
+    /// A shared album as its audience sees it: the owner's library limited to the album's
+    /// assets, whose uploads go into the owner's library.
+    private func library(for shared: SharedAlbum) throws -> ServedLibrary {
+        let key = "share:" + shared.share.id
+        if let served = limited.withLock({ $0[key] }) { return served }
+        let owner = try ownLibrary(for: shared.owner)
+        let served = ServedLibrary(
+            library: owner.library.limited(to: LimitedSelection(albumIdentifiers: [shared.share.albumIdentifier])),
+            uploads: owner.uploads, waitingRenders: waitingRenders)
+        return limited.withLock { cache in
+            if cache.count >= 1000 { cache.removeAll() }
+            if let existing = cache[key] { return existing }
+            cache[key] = served
+            return served
+        }
+    }
+
+    private func ownLibrary(for user: UserAccount?) throws -> ServedLibrary {
+        guard let user, !user.libraryFolder.isEmpty else { return home }
         guard !user.libraryFolder.contains(".."), !user.libraryFolder.hasPrefix("/") else {
             throw LibraryError(.storageFailed, "the accounts name a library folder outside the server's library")
         }

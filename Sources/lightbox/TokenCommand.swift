@@ -43,10 +43,7 @@ struct TokenCommand: AsyncParsableCommand {
             let expiry = try expires.map(TokenCommand.expiry)
             var selection: [String]?
             if !limitedTo.isEmpty {
-                // The owner's own library: the first user's is this one, the others' inside it.
-                let library =
-                    owner.libraryFolder.isEmpty
-                    ? home : try PhotoLibrary(url: home.url.appendingPathComponent(owner.libraryFolder))
+                let library = try AccountsAccess.library(of: owner, in: home)
                 let albums = try library.albumIdentifiers(among: limitedTo)
                 let names = Names(library: library)
                 selection = try limitedTo.map { albums.contains($0) ? $0 : try names.asset($0) }

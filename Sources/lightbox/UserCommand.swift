@@ -132,6 +132,15 @@ enum AccountsAccess {
         }
     }
 
+    /// A user's own library: the first user's is the server's, the others' inside it.
+    static func library(of user: UserAccount, in home: PhotoLibrary) throws -> PhotoLibrary {
+        guard !user.libraryFolder.isEmpty else { return home }
+        guard !user.libraryFolder.contains(".."), !user.libraryFolder.hasPrefix("/") else {
+            throw CommandError("the accounts name a library folder outside the library: \(user.libraryFolder)")
+        }
+        return try PhotoLibrary(url: home.url.appendingPathComponent(user.libraryFolder))
+    }
+
     /// Runs an accounts operation, its refusals as messages.
     static func perform<T>(_ body: () async throws -> T) async throws -> T {
         do {

@@ -93,6 +93,13 @@ struct RouteMatrixTests {
         // Limited to an album that holds none of the assets the matrix names.
         let (_, limited) = try await accounts.createToken(for: ann, name: "limited", scope: .read, limitedTo: [album])
         let (session, _) = try await accounts.startSession(for: ann, userAgent: "t", address: "127.0.0.1")
+        let shared = try await accounts.shareAlbum(album, of: ann, with: "bob", permission: .view)
+        let link = try #require(try await accounts.createLink(to: album, of: ann, password: nil, expires: nil).linkKey)
+        var other = ""
+        try await library.performChanges { changes in
+            other = changes.creationRequestForAssetCollection(withTitle: "Other").localIdentifier
+        }
+        let contributing = try await accounts.shareAlbum(other, of: ann, with: "bob", permission: .contribute)
         try await app.test(.router) { client in
             let document = try await client.execute(uri: "/api/openapi.json", method: .get) { response throws in
                 #expect(response.status == .ok)
@@ -119,7 +126,7 @@ struct RouteMatrixTests {
                     }
                 return path.replacingOccurrences(of: "{id}", with: id).replacingOccurrences(of: "{name}", with: id)
             }
-            func call(_ route: Route, _ headers: HTTPFields) async throws -> HTTPResponse.Status {
+            func call(_ route: Route, _ headers: HTTPFields, query: String? = nil) async throws -> HTTPResponse.Status {
                 var headers = headers
                 var body: ByteBuffer?
                 if route.method != .get && route.method != .delete {
@@ -127,19 +134,22 @@ struct RouteMatrixTests {
                     body = ByteBuffer(string: route.takesBytes ? "bytes" : route.example)
                     if route.takesBytes { headers[HTTPFields.headerName("Upload-Offset")] = "0" }
                 }
-                return try await client.execute(uri: uri(route), method: route.method, headers: headers, body: body) {
+                var target = uri(route)
+                if let query { target += (target.contains("?") ? "&" : "?") + query }
+                return try await client.execute(uri: target, method: route.method, headers: headers, body: body) {
                     $0.status
                 }
             }
             let streams = "/api/changes/stream"
-            // Signing in with a wrong password is 401 whoever asks: the route is open all the same.
-            let signIn = "/api/session"
+            // Signing in (or unlocking a link) with a wrong password is 401 whoever asks: the route
+            // is open all the same.
+            let passwords: Set = ["/api/session", "/api/links/unlock"]
             for route in routes {
                 let name = "\(route.method) \(route.path)"
                 // Nobody.
                 let anonymous = try await call(route, [:])
                 if route.access == "open" {
-                    #expect(anonymous != .unauthorized || route.path == signIn, "\(name)")
+                    #expect(anonymous != .unauthorized || passwords.contains(route.path), "\(name)")
                 } else {
                     #expect(anonymous == .unauthorized, "\(name)")
                 }
@@ -147,18 +157,43 @@ struct RouteMatrixTests {
                 if route.path != streams {
                     let read = try await call(route, [.authorization: "Bearer " + reader])
                     switch route.access {
-                    case "write", "person", "admin": #expect(read == .forbidden, "\(name)")
+                    case "write", "contribute", "person", "admin": #expect(read == .forbidden, "\(name)")
                     default:
                         #expect(
-                            read != .forbidden && (read != .unauthorized || route.path == signIn), "\(name) \(read)")
+                            read != .forbidden && (read != .unauthorized || passwords.contains(route.path)),
+                            "\(name) \(read)")
                     }
                 }
                 // A limited token: changes refused, and an asset outside its selection does not exist.
                 if route.path != streams && route.path.contains("{id}") && route.path.hasPrefix("/api/assets/") {
                     let seen = try await call(route, [.authorization: "Bearer " + limited])
                     switch route.access {
-                    case "write", "person", "admin": #expect(seen == .forbidden, "\(name)")
+                    case "write", "contribute", "person", "admin": #expect(seen == .forbidden, "\(name)")
                     default: #expect(seen == .notFound, "\(name) \(seen)")
+                    }
+                }
+                // The album shared by link, and with bob: it holds none of the assets the matrix
+                // names, and nothing but reads (a contributor's uploads) gets through.
+                if route.path != streams && route.access != "open" {
+                    let visitor = try await call(route, [.init("X-Lightbox-Link")!: link])
+                    // Account routes are bob's own business, share or not (and one signs him out).
+                    let person = route.access == "person"
+                    let viewer =
+                        person ? .forbidden : try await call(route, [.cookie: bob], query: "share=" + shared.id)
+                    let contributor =
+                        person ? .forbidden : try await call(route, [.cookie: bob], query: "share=" + contributing.id)
+                    switch route.access {
+                    case "write", "admin":
+                        #expect(visitor == .forbidden && viewer == .forbidden, "\(name) \(visitor) \(viewer)")
+                    case "person":
+                        #expect(visitor == .forbidden, "\(name) \(visitor)")
+                    case "contribute":
+                        #expect(visitor == .forbidden && viewer == .forbidden, "\(name) \(visitor) \(viewer)")
+                        #expect(contributor != .forbidden, "\(name)")
+                    default:
+                        if route.path.hasPrefix("/api/assets/{id}") {
+                            #expect(visitor == .notFound && viewer == .notFound, "\(name) \(visitor) \(viewer)")
+                        }
                     }
                 }
                 // Another user: the owner's objects do not exist for them; admin routes are admins'.

@@ -114,6 +114,13 @@ struct ServerTests {
                 #expect(String(buffer: response.body).contains("id=\"signin\""))
                 pending += Self.references(in: String(buffer: response.body), pattern: #"(?:href|src)="/web/([^"]+)""#)
             }
+            // A shared album's page, whatever the key: it asks for the album itself.
+            try await client.execute(uri: "/s/any-key", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("id=\"shared-grid\""))
+                #expect(response.headers[.init("Referrer-Policy")!] == "no-referrer")
+                pending += Self.references(in: String(buffer: response.body), pattern: #"(?:href|src)="/web/([^"]+)""#)
+            }
             // Follows the page's links and the modules' imports, as a browser would.
             var served: Set<String> = []
             while let name = pending.popLast() {

@@ -55,4 +55,39 @@ struct AccountCommandTests {
         #expect(try CLI.run(["token", "revoke", id, "--user", "ann", "--library", library]).status == 0)
         #expect(!(try CLI.run(["token", "ls", "--user", "ann", "--library", library]).stdout.contains(id)))
     }
+
+    @Test("Albums shared with a user and by link: made, listed on both sides, refused for a smart album, ended")
+    func shares() throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.path("Home.lightbox")
+        let photo = try #require(try Corpus.photoPaths().first)
+        #expect(try CLI.run(["import", "--library", library, photo]).status == 0)
+        #expect(try CLI.run(["album", "create", "Trip", "--library", library]).status == 0)
+        for name in ["ann", "bob"] {
+            #expect(
+                try CLI.run(["user", "add", name, "--library", library], input: "\(name)'s password\n").status == 0)
+        }
+        var run = try CLI.run(["share", "add", "Trip", "--with", "bob", "--contribute", "--library", library])
+        #expect(run.status == 0, "\(run.stderr)")
+        let shareID = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        run = try CLI.run(["share", "add", "Favorites", "--with", "bob", "--library", library])
+        #expect(run.status != 0 && run.stderr.contains("only an album"), "\(run.stderr)")
+        run = try CLI.run(["share", "add", "Trip", "--with", "nobody", "--library", library])
+        #expect(run.status != 0 && run.stderr.contains("no user is called nobody"))
+        run = try CLI.run(
+            ["share", "link", "Trip", "--expires", "7d", "--password", "--library", library], input: "link password\n")
+        #expect(run.status == 0 && run.stdout.hasPrefix("/s/") && run.stderr.contains("with a password"))
+        let key = String(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst(3))
+
+        let made = try CLI.run(["share", "ls", "--user", "ann", "--library", library]).stdout
+        #expect(made.contains("with bob") && made.contains("contribute") && made.contains("/s/" + key))
+        #expect(made.contains("(password)") && made.contains("until"))
+        let received = try CLI.run(["share", "ls", "--user", "bob", "--library", library]).stdout
+        #expect(received.contains(shareID) && received.contains("from ann") && !received.contains(key))
+        // The recipient may leave; then neither side lists it.
+        #expect(try CLI.run(["share", "rm", shareID, "--user", "bob", "--library", library]).status == 0)
+        #expect(!(try CLI.run(["share", "ls", "--user", "ann", "--library", library]).stdout.contains("with bob")))
+        run = try CLI.run(["share", "rm", shareID, "--user", "ann", "--library", library])
+        #expect(run.status != 0 && run.stderr.contains("shares nothing"))
+    }
 }

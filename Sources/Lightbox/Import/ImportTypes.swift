@@ -33,6 +33,18 @@ public enum ImportOutcome: Sendable {
     case skipped(reason: String)
 }
 
+extension ImportOutcome {
+    /// The asset that holds the file now: the one made, completed or holding the same bytes;
+    /// nil when the file was not imported.
+    public var localIdentifier: String? {
+        switch self {
+        case .imported(let asset), .paired(let asset): asset.localIdentifier
+        case .duplicate(let localIdentifier): localIdentifier
+        case .failed, .skipped: nil
+        }
+    }
+}
+
 /// The result for one file of an import.
 public struct ImportItemResult: Sendable {
     /// The file, as found.

@@ -101,6 +101,65 @@ public struct AccessToken: Sendable, Hashable, Codable {
     }
 }
 
+/// An album its owner shares: with another user of the server, who sees it (and, allowed to
+/// contribute, adds to it), or with whoever holds a link, who sees it.
+public struct AlbumShare: Sendable, Hashable, Codable {
+    /// Who the album is shared with.
+    public enum Audience: Sendable, Hashable, Codable {
+        /// A user of the same server, by identifier.
+        case user(id: String)
+        /// Whoever holds the link whose key this is: the key is the secret in the URL.
+        case link(key: String)
+    }
+
+    /// What the audience may do with the album.
+    public enum Permission: String, Sendable, Hashable, Codable, CaseIterable {
+        /// See its assets, their images and movies.
+        case view
+        /// See them, and add photos and movies to the album (into the owner's library).
+        case contribute
+    }
+
+    public var id: String
+    /// The user whose library holds the album.
+    public var ownerID: String
+    /// The album's local identifier in the owner's library.
+    public var albumIdentifier: String
+    public var audience: Audience
+    public var permission: Permission
+    /// A link's password in PHC string form; nil for none (and for users' shares).
+    public var passwordHash: String?
+    /// When a link stops working; nil for never.
+    public var expirationDate: Date?
+    public var creationDate: Date
+
+    public init(
+        id: String, ownerID: String, albumIdentifier: String, audience: Audience, permission: Permission,
+        passwordHash: String?, expirationDate: Date?, creationDate: Date
+    ) {
+        self.id = id
+        self.ownerID = ownerID
+        self.albumIdentifier = albumIdentifier
+        self.audience = audience
+        self.permission = permission
+        self.passwordHash = passwordHash
+        self.expirationDate = expirationDate
+        self.creationDate = creationDate
+    }
+
+    /// The user it is shared with, for a share with a user.
+    public var recipientID: String? {
+        if case .user(let id) = audience { return id }
+        return nil
+    }
+
+    /// The link's key, for a share by link.
+    public var linkKey: String? {
+        if case .link(let key) = audience { return key }
+        return nil
+    }
+}
+
 /// The accounts of a Lightbox server: users, their sessions and their tokens, kept apart from
 /// any library's catalog (`accounts.sqlite` beside the server library's own database).
 /// ``SQLiteAccountStore`` implements it; policy (passwords, expiry, who may do what) is the
@@ -140,4 +199,17 @@ public protocol AccountStore: Sendable {
     func touchToken(id: String, lastUsed: Date) async throws
     /// Revokes one of the user's tokens; false when they have none with this identifier.
     func removeToken(id: String, userID: String) async throws -> Bool
+
+    /// Adds a share. A share of the same album with the same user replaces the one before.
+    func addShare(_ share: AlbumShare) async throws
+    /// The share with this identifier, with its owner.
+    func share(id: String) async throws -> (AlbumShare, owner: UserAccount)?
+    /// The share by link whose key this is, with its owner.
+    func share(linkKey: String) async throws -> (AlbumShare, owner: UserAccount)?
+    /// The shares a user made, oldest first.
+    func shares(ownerID: String) async throws -> [AlbumShare]
+    /// The shares made with a user, oldest first, with their owners.
+    func shares(recipientID: String) async throws -> [(AlbumShare, owner: UserAccount)]
+    /// Ends a share its owner or its recipient names; false when neither is `userID`.
+    func removeShare(id: String, userID: String) async throws -> Bool
 }

@@ -10,10 +10,14 @@ import Lightbox
 ///   `Origin`, or `Sec-Fetch-Site: cross-site`): 403 `foreignOrigin`. With a body, it must be
 ///   JSON (or what an upload route takes): 415. Together they stop cross-site request forgery,
 ///   which needs a form or a "simple" request.
-/// - `Authorization: Bearer lbx_...` or the session cookie names the caller; a credential that
-///   names nobody (expired, revoked, wrong) is 401 at once. With none, the caller is the local
-///   owner of a library without users served on loopback, else nobody: the routes that are not
-///   public answer 401 (``Routes``).
+/// - A shared album's link key (`?link=KEY`, or `X-Lightbox-Link`), `Authorization: Bearer
+///   lbx_...` or the session cookie names the caller; a credential that names nobody (expired,
+///   revoked, wrong) is 401 at once, a link that is gone 404, a link with a password without
+///   its unlocking (``Accounts/unlockLink(key:password:)``) 401 `linkLocked`. With none, the
+///   caller is the local owner of a library without users served on loopback, else nobody:
+///   the routes that are not public answer 401 (``Routes``).
+/// - `?share=ID` turns a user's request to the album shared with them as `ID`: 404 when no
+///   such share is theirs.
 struct AccessMiddleware: RouterMiddleware {
     typealias Context = LightboxRequestContext
 
@@ -49,7 +53,10 @@ struct AccessMiddleware: RouterMiddleware {
                 context.remoteAddress = client
             }
         }
-        if let caller = try await authenticate(request) {
+        if var caller = try await authenticate(request) {
+            if caller.sharedAlbum == nil, let shareID = Self.query("share", in: request) {
+                caller.sharedAlbum = try await sharedAlbum(shareID, for: caller)
+            }
             context.caller = caller
             context.served = try libraries.library(for: caller)
         }
@@ -79,10 +86,36 @@ struct AccessMiddleware: RouterMiddleware {
         }
     }
 
+    /// The album shared with `caller` as `id`: 404 when there is none of theirs. A limited
+    /// token reaches nothing beyond its selection.
+    private func sharedAlbum(_ id: String, for caller: Caller) async throws -> SharedAlbum {
+        guard let accounts, let user = caller.user, caller.limitedTo == nil,
+            let album = try await accounts.sharedAlbum(id: id, with: user)
+        else {
+            throw HTTPError(.notFound, message: "no album is shared with you as \(id)")
+        }
+        return album
+    }
+
     /// The caller the request's credential names; nil when it carries none and the library is
     /// not open to a local owner. Throws 401 for a credential that names no one.
     private func authenticate(_ request: Request) async throws -> Caller? {
         guard let accounts else { return Caller(user: nil, credential: .local) }
+        if let key = request.headers[Self.linkHeader] ?? Self.query("link", in: request) {
+            do {
+                let caller = try await accounts.caller(linkKey: key) { share in
+                    request.headers[Self.unlockHeader] ?? Self.cookie(Self.linkCookieName(share), in: request)
+                }
+                guard let caller else {
+                    throw HTTPError(.notFound, message: "this link does not exist, or no longer")
+                }
+                return caller
+            } catch is LinkLocked {
+                throw CodedHTTPError(
+                    status: .unauthorized, code: "linkLocked",
+                    message: "this link has a password: POST /api/links/unlock with it first")
+            }
+        }
         if let authorization = request.headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "bearer",
@@ -106,6 +139,20 @@ struct AccessMiddleware: RouterMiddleware {
             return Caller(user: nil, credential: .local)
         }
         return nil
+    }
+
+    /// A link's key, for programs (a browser's page puts it in the query, so that images load).
+    static let linkHeader = HTTPFields.Element.Name("X-Lightbox-Link")!
+    /// A link's unlocking, for programs (a browser keeps it in a cookie).
+    static let unlockHeader = HTTPFields.Element.Name("X-Lightbox-Link-Unlock")!
+
+    /// The cookie that keeps a link unlocked in a browser: one for each link.
+    static func linkCookieName(_ share: AlbumShare) -> String { "lightbox_link_" + share.id }
+
+    /// A query parameter, looked for only when the query names it: the hot path does not parse.
+    static func query(_ name: String, in request: Request) -> String? {
+        guard let query = request.uri.query, query.contains(name + "=") else { return nil }
+        return request.uri.formQuery.get(name).map { String($0) }
     }
 
     /// A cookie's value from the request's `Cookie` headers.
@@ -149,7 +196,8 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
 
     static func addSecurityHeaders(_ headers: inout HTTPFields) {
         headers[.xContentTypeOptions] = "nosniff"
-        headers[.init("Referrer-Policy")!] = "same-origin"
+        // A route may be stricter: a shared album's page tells no one its URL.
+        if headers[.init("Referrer-Policy")!] == nil { headers[.init("Referrer-Policy")!] = "same-origin" }
         headers[.contentSecurityPolicy] = contentSecurityPolicy
         headers[.init("X-Frame-Options")!] = "DENY"
     }

@@ -86,6 +86,16 @@ enum AccountRoutes {
         var credential: String?
         var expirationDate: Date?
         var limitedTo: [String]?
+        /// The album shared with the caller that the request reached (a link, or `?share=`).
+        var sharedAlbum: SharedAlbumView?
+    }
+
+    /// A shared album as its audience sees the share.
+    struct SharedAlbumView: Encodable {
+        var share: String
+        var album: String
+        var owner: String
+        var permission: AlbumShare.Permission
     }
 
     /// The longest a token may be made to last, in days.
@@ -117,11 +127,7 @@ enum AccountRoutes {
                 throw HTTPError(.badRequest, message: "a name has at most 64 characters, a password 1024 bytes")
             }
             let keys = ["name:" + body.name.lowercased(), "address:" + context.remoteAddress]
-            if let wait = throttle.wait(for: keys) {
-                throw HTTPError(
-                    .tooManyRequests, headers: [.retryAfter: String(Int(wait.rounded(.up)))],
-                    message: "too many failed sign-ins: try again in \(Int(wait.rounded(.up))) seconds")
-            }
+            try throttle.check(keys, "failed sign-ins")
             guard let user = try await accounts.verify(name: body.name, password: body.password)
             else {
                 throttle.recordFailure(keys)
@@ -159,8 +165,13 @@ enum AccountRoutes {
                 return try LightboxServer.jsonResponse(Authorization(status: "notDetermined"))
             }
             var answer = Authorization(
-                status: caller.limitedTo == nil ? "authorized" : "limited",
+                status: caller.limitedTo == nil && caller.sharedAlbum == nil ? "authorized" : "limited",
                 accessLevel: caller.canWrite ? "readWrite" : "read", user: caller.user.map(UserView.init))
+            if let shared = caller.sharedAlbum {
+                answer.sharedAlbum = SharedAlbumView(
+                    share: shared.share.id, album: shared.share.albumIdentifier, owner: shared.owner.name,
+                    permission: shared.share.permission)
+            }
             switch caller.credential {
             case .local: answer.credential = "local"
             case .session(let session):
@@ -170,6 +181,9 @@ enum AccountRoutes {
                 answer.credential = "token"
                 answer.expirationDate = token.expirationDate
                 answer.limitedTo = token.limitedTo
+            case .link(let share):
+                answer.credential = "link"
+                answer.expirationDate = share.expirationDate
             }
             return try LightboxServer.jsonResponse(answer)
         }

@@ -20,12 +20,14 @@ public final class Accounts: Sendable {
     /// request is answered without a read of the accounts when the same credential came
     /// within ``cacheLifetime``. Whatever this process changes empties it at once; a change by
     /// another process (`lightbox token revoke`) holds after at most that long.
-    private let cache = Mutex<Cache>(Cache())
+    let cache = Mutex<Cache>(Cache())
     static let cacheLifetime: TimeInterval = 2
 
-    private struct Cache {
+    struct Cache {
         var callers: [String: (caller: Caller, until: Date)] = [:]
         var hasUsers: (value: Bool, until: Date)?
+        /// Albums shared with users, by share and recipient.
+        var shared: [String: (album: SharedAlbum?, until: Date)] = [:]
     }
 
     /// Forgets what was read: after any change to users, sessions or tokens.
@@ -33,7 +35,7 @@ public final class Accounts: Sendable {
         cache.withLock { $0 = Cache() }
     }
 
-    private func cachedCaller(_ key: String) -> Caller? {
+    func cachedCaller(_ key: String) -> Caller? {
         let now = Date()
         return cache.withLock { cache in
             guard let entry = cache.callers[key], entry.until > now else { return nil }
@@ -41,12 +43,13 @@ public final class Accounts: Sendable {
             switch entry.caller.credential {
             case .session(let session) where session.expirationDate <= now: return nil
             case .token(let token) where (token.expirationDate.map { $0 <= now } ?? false): return nil
+            case .link(let share) where (share.expirationDate.map { $0 <= now } ?? false): return nil
             default: return entry.caller
             }
         }
     }
 
-    private func remember(_ caller: Caller, as key: String) {
+    func remember(_ caller: Caller, as key: String) {
         cache.withLock { cache in
             if cache.callers.count >= 10_000 { cache.callers.removeAll() }
             cache.callers[key] = (caller, Date().addingTimeInterval(Self.cacheLifetime))
@@ -154,7 +157,7 @@ public final class Accounts: Sendable {
         }
     }
 
-    private func hashPassword(_ password: String) async throws -> String {
+    func hashPassword(_ password: String) async throws -> String {
         try await PasswordWork.shared.run { [hasher] in try hasher.hash(password) }
     }
 

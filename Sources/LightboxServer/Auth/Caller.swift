@@ -12,18 +12,42 @@ public struct Caller: Sendable {
         case session(SignInSession)
         /// An app's or a script's bearer token.
         case token(AccessToken)
+        /// Whoever holds a shared album's link (and its password, when it has one).
+        case link(AlbumShare)
     }
 
     /// The signed-in user; nil for ``Credential/local``.
     public let user: UserAccount?
     public let credential: Credential
+    /// The album shared with the caller that this request reaches instead of their own
+    /// library: by a link, or named by a user's request (`?share=ID`).
+    public internal(set) var sharedAlbum: SharedAlbum?
 
-    /// Whether the caller may change the library: a session, the local owner, a write token.
-    public var canWrite: Bool {
+    public init(user: UserAccount?, credential: Credential, sharedAlbum: SharedAlbum? = nil) {
+        self.user = user
+        self.credential = credential
+        self.sharedAlbum = sharedAlbum
+    }
+
+    /// Whether the credential lets its holder change what it reaches: a session, the local
+    /// owner, a write token.
+    private var credentialWrites: Bool {
         switch credential {
         case .local, .session: true
         case .token(let token): token.scope == .write
+        case .link: false
         }
+    }
+
+    /// Whether the caller may change the library: a session, the local owner, a write token,
+    /// in their own library (a shared album's is its owner's to change).
+    public var canWrite: Bool { sharedAlbum == nil && credentialWrites }
+
+    /// Whether the caller may add photos and movies: wherever they may write, and to an album
+    /// shared with them to contribute to.
+    public var canContribute: Bool {
+        guard let sharedAlbum else { return credentialWrites }
+        return sharedAlbum.share.permission == .contribute && credentialWrites
     }
 
     /// Whether the caller may manage users: an admin's session, or the local owner.
@@ -31,7 +55,7 @@ public struct Caller: Sendable {
         switch credential {
         case .local: true
         case .session: user?.role == .admin
-        case .token: false
+        case .token, .link: false
         }
     }
 
@@ -46,4 +70,11 @@ public struct Caller: Sendable {
         if case .session(let session) = credential { return session.id }
         return nil
     }
+}
+
+/// An album shared with a caller, as they reach it: the share and the owner whose library
+/// holds the album.
+public struct SharedAlbum: Sendable {
+    public let share: AlbumShare
+    public let owner: UserAccount
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import Synchronization
 
 /// Slows down password guessing, per account and per address: five failures are free, then
@@ -32,6 +33,15 @@ final class SignInThrottle: Sendable {
                 return remaining > 0 ? remaining : nil
             }.max()
         }
+    }
+
+    /// Throws 429 with `Retry-After` while any of `keys` must wait; `what` says what failed.
+    func check(_ keys: [String], _ what: String) throws {
+        guard let wait = wait(for: keys) else { return }
+        let seconds = String(Int(wait.rounded(.up)))
+        throw HTTPError(
+            .tooManyRequests, headers: [.retryAfter: seconds],
+            message: "too many \(what): try again in \(seconds) seconds")
     }
 
     func recordFailure(_ keys: [String], now: Date = Date()) {

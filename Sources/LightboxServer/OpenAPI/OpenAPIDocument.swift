@@ -25,7 +25,8 @@ enum OpenAPIDocument {
                 A photo library: assets, albums, smart albums, moments and folders; images at any size; \
                 edits; uploads; persistent changes and a change stream. Errors are one JSON form, \
                 {"error": {"code", "message"}}, with a stable word as code. Changes answer their \
-                transaction's change token in X-Lightbox-Change-Token.
+                transaction's change token in X-Lightbox-Change-Token. A user reaches an album \
+                shared with them by adding share=ID to a route's query.
                 """,
             ],
             "paths": .object(paths),
@@ -36,6 +37,11 @@ enum OpenAPIDocument {
                         "type": "http", "scheme": "bearer", "description": "A token from `lightbox token create`.",
                     ],
                     "session": ["type": "apiKey", "in": "cookie", "name": .string(AccessMiddleware.cookieName)],
+                    "link": [
+                        "type": "apiKey", "in": "query", "name": "link",
+                        "description":
+                            "A shared album's link key: the album's assets alone, read-only (also `X-Lightbox-Link`). A link with a password also wants the proof `POST /api/links/unlock` answers, as its cookie or `X-Lightbox-Link-Unlock`.",
+                    ],
                 ],
             ],
         ]
@@ -104,8 +110,12 @@ enum OpenAPIDocument {
             "content": ["application/json": ["schema": Schema.ref("Error")]],
         ]
         operation["responses"] = .object(responses)
-        operation["security"] =
-            route.access == .open ? [] : [["bearer": []], ["session": []]]
+        switch route.access {
+        case .open: operation["security"] = []
+        // A shared album's link reads, and reaches nothing else.
+        case .read: operation["security"] = [["bearer": []], ["session": []], ["link": []]]
+        default: operation["security"] = [["bearer": []], ["session": []]]
+        }
         operation["x-lightbox-access"] = .string("\(route.access)")
         return .object(operation)
     }

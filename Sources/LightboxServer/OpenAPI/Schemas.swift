@@ -106,9 +106,25 @@ enum Schemas {
             [
                 "status": Schema.string(["notDetermined", "authorized", "limited"]),
                 "accessLevel": Schema.string(["readWrite", "read"]), "user": Schema.ref("User"),
-                "credential": Schema.string(["session", "token", "local"]), "expirationDate": Schema.date,
+                "credential": Schema.string(["session", "token", "local", "link"]), "expirationDate": Schema.date,
                 "limitedTo": Schema.array(Schema.string),
+                "sharedAlbum": Schema.object(
+                    [
+                        "share": Schema.string, "album": Schema.string, "owner": Schema.string,
+                        "permission": Schema.string(["view", "contribute"]),
+                    ], required: ["share", "album", "owner", "permission"]),
             ], required: ["status"]),
+        "Share": Schema.object(
+            [
+                "id": Schema.string, "album": Schema.string, "permission": Schema.string(["view", "contribute"]),
+                "creationDate": Schema.date, "user": Schema.string, "link": Schema.string, "path": Schema.string,
+                "hasPassword": Schema.boolean, "expirationDate": Schema.date,
+            ], required: ["id", "album", "permission", "creationDate"]),
+        "SharedAlbum": Schema.object(
+            [
+                "id": Schema.string, "owner": Schema.string, "permission": Schema.string(["view", "contribute"]),
+                "creationDate": Schema.date, "collection": Schema.ref("Collection"),
+            ], required: ["id", "owner", "permission", "creationDate"]),
         "Session": Schema.object(
             [
                 "id": Schema.string, "creationDate": Schema.date, "lastSeenDate": Schema.date,

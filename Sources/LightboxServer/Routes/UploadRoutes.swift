@@ -45,7 +45,7 @@ enum UploadRoutes {
     static func add(to routes: Routes, limits: ServerLimits) {
         let streams = UploadStreams(perUser: limits.uploadsPerUser)
         routes.post(
-            "/api/uploads/check",
+            "/api/uploads/check", access: .contribute,
             doc: APIOperation(
                 "Which of these SHA-256 digests the library holds as originals.",
                 body: .json(
@@ -70,7 +70,7 @@ enum UploadRoutes {
                 ["existing": try await library.assetIdentifiers(withOriginalHashes: body.sha256)])
         }
         routes.post(
-            "/api/uploads",
+            "/api/uploads", access: .contribute,
             doc: APIOperation(
                 "Starts a resumable upload.",
                 body: .json(
@@ -104,7 +104,7 @@ enum UploadRoutes {
             return response
         }
         routes.delete(
-            "/api/uploads/:id",
+            "/api/uploads/:id", access: .contribute,
             doc: APIOperation("Gives an upload up.", responses: [.empty(204, "Removed.")])
         ) { _, context in
             let staging = try context.library().uploads
@@ -113,7 +113,7 @@ enum UploadRoutes {
             return Response(status: .noContent)
         }
         routes.patch(
-            "/api/uploads/:id",
+            "/api/uploads/:id", access: .contribute,
             doc: APIOperation(
                 "Appends bytes at Upload-Offset; the last ones import the file.",
                 parameters: [.header("Upload-Offset", Schema.string, required: true, "Where these bytes start.")],
@@ -138,10 +138,10 @@ enum UploadRoutes {
                 response.headers[offsetHeader] = String(status.offset)
                 return response
             }
-            return try await finish(id, in: served)
+            return try await finish(id, in: served, for: context.caller)
         }
         routes.post(
-            "/api/uploads/whole",
+            "/api/uploads/whole", access: .contribute,
             doc: APIOperation(
                 "A whole file in one request, streamed to disk, checked and imported.",
                 parameters: [
@@ -181,15 +181,25 @@ enum UploadRoutes {
                 try? served.uploads.cancel(start.id)
                 throw error
             }
-            return try await finish(start.id, in: served)
+            return try await finish(start.id, in: served, for: context.caller)
         }
     }
 
-    /// Imports a whole upload and answers what became of it.
-    private static func finish(_ id: String, in served: ServedLibrary) async throws -> Response {
+    /// Imports a whole upload and answers what became of it. Into an album shared to contribute
+    /// to, the file goes into the owner's library, and its asset into the album.
+    private static func finish(_ id: String, in served: ServedLibrary, for caller: Caller?) async throws -> Response {
         let result = try await mappedAsync { try await served.uploads.finish(id) }
         let library = served.library
-        let token = try await LightboxServer.token(nil, in: library)
+        var added: PersistentChangeToken?
+        if let shared = caller?.sharedAlbum, let asset = result.outcome.localIdentifier {
+            // A second transaction: a crash between the two leaves the asset in the owner's
+            // library, outside the album, and the contributor sends it again.
+            added = try await served.uploads.library.performChanges { changes in
+                changes.changeRequest(forAssetCollectionWithLocalIdentifier: shared.share.albumIdentifier)
+                    .addAssets([asset])
+            }
+        }
+        let token = try await LightboxServer.token(added, in: library)
         switch result.outcome {
         case .imported(let asset):
             return try await LightboxServer.written(

@@ -43,6 +43,8 @@ enum WebPage {
     static let index = File(PackageResources.index_html, "text/html; charset=utf-8")
     /// The sign-in page, `/signin`.
     static let signIn = File(PackageResources.signin_html, "text/html; charset=utf-8")
+    /// A shared album's page, `/s/KEY`.
+    static let shared = File(PackageResources.shared_html, "text/html; charset=utf-8")
 
     /// The files under `/web/`, by name.
     static let files: [String: File] = [
@@ -53,6 +55,7 @@ enum WebPage {
         "editor.js": File(PackageResources.editor_js, "text/javascript; charset=utf-8"),
         "main.js": File(PackageResources.main_js, "text/javascript; charset=utf-8"),
         "signin.js": File(PackageResources.signin_js, "text/javascript; charset=utf-8"),
+        "shared.js": File(PackageResources.shared_js, "text/javascript; charset=utf-8"),
     ]
 
     static func add(to routes: Routes) {

@@ -81,6 +81,27 @@ public struct SQLiteAccountStore: AccountStore {
                     CREATE INDEX tokenByUser ON token(userId);
                     """)
         }
+        migrator.registerMigration("v2: shared albums and links") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE share (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        ownerId TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        albumId TEXT NOT NULL,
+                        recipientId TEXT REFERENCES user(id) ON DELETE CASCADE,
+                        linkKey TEXT UNIQUE,
+                        permission TEXT NOT NULL CHECK (permission IN ('view', 'contribute')),
+                        passwordHash TEXT,
+                        expirationDate REAL,
+                        creationDate REAL NOT NULL,
+                        CHECK ((recipientId IS NULL) != (linkKey IS NULL)),
+                        CHECK (linkKey IS NULL OR permission = 'view'),
+                        UNIQUE (albumId, ownerId, recipientId)
+                    );
+                    CREATE INDEX shareByOwner ON share(ownerId);
+                    CREATE INDEX shareByRecipient ON share(recipientId);
+                    """)
+        }
         return migrator
     }
 
@@ -253,6 +274,81 @@ public struct SQLiteAccountStore: AccountStore {
         }
     }
 
+    // MARK: Shares
+
+    public func addShare(_ share: AlbumShare) async throws {
+        try await pool.write { db in
+            if let recipient = share.recipientID {
+                try db.execute(
+                    sql: "DELETE FROM share WHERE albumId = ? AND ownerId = ? AND recipientId = ?",
+                    arguments: [share.albumIdentifier, share.ownerID, recipient])
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO share (id, ownerId, albumId, recipientId, linkKey, permission, passwordHash,
+                        expirationDate, creationDate)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    share.id, share.ownerID, share.albumIdentifier, share.recipientID, share.linkKey,
+                    share.permission.rawValue, share.passwordHash, share.expirationDate?.timeIntervalSince1970,
+                    share.creationDate.timeIntervalSince1970,
+                ])
+        }
+    }
+
+    public func share(id: String) async throws -> (AlbumShare, owner: UserAccount)? {
+        try await shareWithOwner(where: "share.id = ?", id)
+    }
+
+    public func share(linkKey: String) async throws -> (AlbumShare, owner: UserAccount)? {
+        try await shareWithOwner(where: "share.linkKey = ?", linkKey)
+    }
+
+    private func shareWithOwner(where condition: String, _ value: String) async throws -> (
+        AlbumShare, owner: UserAccount
+    )? {
+        try await pool.read { db in
+            guard
+                let row = try Row.fetchOne(db, sql: "SELECT * FROM share WHERE \(condition)", arguments: [value]),
+                let owner = try Row.fetchOne(db, sql: "SELECT * FROM user WHERE id = ?", arguments: [row["ownerId"]])
+            else { return nil }
+            return (try Self.share(row), try Self.user(owner))
+        }
+    }
+
+    public func shares(ownerID: String) async throws -> [AlbumShare] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM share WHERE ownerId = ? ORDER BY creationDate, id", arguments: [ownerID]
+            ).map(Self.share)
+        }
+    }
+
+    public func shares(recipientID: String) async throws -> [(AlbumShare, owner: UserAccount)] {
+        try await pool.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM share WHERE recipientId = ? ORDER BY creationDate, id",
+                arguments: [recipientID])
+            return try rows.compactMap { row in
+                guard
+                    let owner = try Row.fetchOne(
+                        db, sql: "SELECT * FROM user WHERE id = ?", arguments: [row["ownerId"]])
+                else { return nil }
+                return (try Self.share(row), try Self.user(owner))
+            }
+        }
+    }
+
+    public func removeShare(id: String, userID: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM share WHERE id = ? AND (ownerId = ? OR recipientId = ?)",
+                arguments: [id, userID, userID])
+            return db.changesCount == 1
+        }
+    }
+
     // MARK: Rows
 
     private static func user(_ row: Row) throws -> UserAccount {
@@ -287,5 +383,25 @@ public struct SQLiteAccountStore: AccountStore {
             limitedTo: limitedTo, creationDate: Date(timeIntervalSince1970: row["creationDate"]),
             expirationDate: (row["expirationDate"] as Double?).map(Date.init(timeIntervalSince1970:)),
             lastUsedDate: (row["lastUsedDate"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    }
+
+    private static func share(_ row: Row) throws -> AlbumShare {
+        let permission: String = row["permission"]
+        guard let parsed = AlbumShare.Permission(rawValue: permission) else {
+            throw LibraryError(.storageFailed, "the accounts database names an unknown permission \(permission)")
+        }
+        let audience: AlbumShare.Audience
+        if let recipient = row["recipientId"] as String? {
+            audience = .user(id: recipient)
+        } else if let key = row["linkKey"] as String? {
+            audience = .link(key: key)
+        } else {
+            throw LibraryError(.storageFailed, "the accounts database holds a share with no one")
+        }
+        return AlbumShare(
+            id: row["id"], ownerID: row["ownerId"], albumIdentifier: row["albumId"], audience: audience,
+            permission: parsed, passwordHash: row["passwordHash"],
+            expirationDate: (row["expirationDate"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            creationDate: Date(timeIntervalSince1970: row["creationDate"]))
     }
 }
