@@ -82,7 +82,8 @@ public enum LightboxServer {
         host: String = "127.0.0.1", port: Int = 8080, limits: ServerLimits = ServerLimits(),
         onServerRunning: @escaping @Sendable () async -> Void = {}
     ) -> some ApplicationProtocol {
-        let perAddress = AddressConnections(limit: limits.connectionsPerAddress)
+        let perAddress = AddressConnections(
+            limit: limits.connectionsPerAddress, exemptingLoopback: policy.trustProxy)
         let headerTimeout = limits.headerTimeout.timeAmount
         return Application(
             router: router(library: library, accounts: accounts, policy: policy, limits: limits),

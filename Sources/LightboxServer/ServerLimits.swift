@@ -50,17 +50,24 @@ public struct ServerLimits: Sendable {
 }
 
 /// Counts the open connections of each address, for ``ServerLimits/connectionsPerAddress``.
+///
+/// A reverse proxy on the same machine carries every client's connections from a loopback
+/// address: behind a trusted proxy (`--trust-proxy`), loopback is not counted, or 64
+/// connections would be the whole site's.
 final class AddressConnections: Sendable {
     private let counts = Mutex<[String: Int]>([:])
     let limit: Int
+    let exemptsLoopback: Bool
 
-    init(limit: Int) {
+    init(limit: Int, exemptingLoopback: Bool = false) {
         self.limit = max(1, limit)
+        exemptsLoopback = exemptingLoopback
     }
 
     /// Counts a new connection from `address`; false (and not counted) when it has `limit`.
     func open(_ address: String) -> Bool {
-        counts.withLock { counts in
+        if exemptsLoopback && AccessPolicy.isLoopback(address) { return true }
+        return counts.withLock { counts in
             let count = counts[address, default: 0]
             guard count < limit else { return false }
             counts[address] = count + 1
@@ -69,6 +76,7 @@ final class AddressConnections: Sendable {
     }
 
     func close(_ address: String) {
+        if exemptsLoopback && AccessPolicy.isLoopback(address) { return }
         counts.withLock { counts in
             let count = counts[address, default: 1] - 1
             counts[address] = count > 0 ? count : nil

@@ -54,6 +54,25 @@ struct ServeLimitsTests {
         close(client)
     }
 
+    @Test("Behind a trusted proxy, loopback (where the proxy connects from) is not held to the per-address limit")
+    func proxyConnections() async throws {
+        let folder = try TemporaryDirectory()
+        let (library, _) = try await ChangeTests.makeLibrary(folder, count: 1)
+        let (server, port) = try Self.serve(
+            library.url.path, ["--max-connections-per-address", "2", "--trust-proxy", "--header-timeout", "60"])
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        // Four at once, all open until each is answered.
+        let held = try (0..<4).map { _ in try Self.connect(port) }
+        for socket in held {
+            Self.send(socket, "GET /api/none HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(Self.readResponse(socket).hasPrefix("HTTP/1.1 404"))
+        }
+        for socket in held { close(socket) }
+    }
+
     @Test("A new connection trickling its header is closed at the header timeout, long before the idle one")
     func headerTimeout() async throws {
         let folder = try TemporaryDirectory()
