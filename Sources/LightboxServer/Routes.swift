@@ -152,11 +152,46 @@ extension URI {
         for field in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ text: Substring) -> Substring {
-                let spaced = text.replacingOccurrences(of: "+", with: " ")
-                return Substring(spaced.removingPercentEncoding ?? spaced)
+                // Most parameters (numbers, words, identifiers) need nothing done: no copy.
+                guard text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else {
+                    return text
+                }
+                return Substring(Self.formDecoded(text))
             }
             pairs.append((decode(parts[0]), parts.count > 1 ? decode(parts[1]) : ""))
         }
         return Parameters(pairs)
+    }
+
+    /// `text` with `+` as a space and `%XX` as the byte it names; an escape that is not two
+    /// hexadecimal digits stays as it is, and bytes that are not UTF-8 leave the text undecoded
+    /// (but for its spaces).
+    static func formDecoded(_ text: Substring) -> String {
+        let utf8 = Array(text.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        func hex(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var index = 0
+        while index < utf8.count {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%"), index + 2 < utf8.count,
+                let high = hex(utf8[index + 1]), let low = hex(utf8[index + 2])
+            {
+                bytes.append(high << 4 | low)
+                index += 3
+            } else {
+                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index += 1
+            }
+        }
+        if let decoded = String(validating: bytes, as: UTF8.self) { return decoded }
+        return String(decoding: utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTesting
 import Lightbox
 import Testing
@@ -33,5 +34,15 @@ struct ErrorMiddlewareTests {
                 #expect(response.headers[.retryAfter] == nil)
             }
         }
+    }
+
+    @Test("Query parameters decode as a form sends them: + is a space, %XX a byte; what is not UTF-8 stays")
+    func formQuery() {
+        let query = URI("/x?a=1&b=fav+%3D%3D+true&c=%E2%9C%93&d=%ZZ%2&e=%FF+x&f=plain").formQuery
+        #expect(query.get("a") == "1" && query.get("f") == "plain")
+        #expect(query.get("b") == "fav == true")
+        #expect(query.get("c") == "✓")
+        #expect(query.get("d") == "%ZZ%2")
+        #expect(query.get("e") == "%FF x")
     }
 }
