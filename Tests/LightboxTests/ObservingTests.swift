@@ -106,3 +106,45 @@ struct ObservingTests {
         #expect(purge.details(for: target)?.objectWasDeleted == true)
     }
 }
+
+/// `recentAsset(withLocalIdentifier:)`: assets answered from memory, never older than the
+/// library than a change by this process (at once) or by another (within 0.1 s) allows.
+@Suite("Recent assets")
+struct RecentAssetsTests {
+    @Test("A change here is seen at once; another process's within a moment; a deleted asset is gone")
+    func freshness() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        _ = await library.importItems(at: Array(try Corpus.photoPaths().prefix(2)).map { URL(fileURLWithPath: $0) })
+        let ids = try await library.assets().map(\.localIdentifier)
+        let id = try #require(ids.first)
+        #expect(try await library.recentAsset(withLocalIdentifier: id)?.isFavorite == false)
+        #expect(try await library.recentAsset(withLocalIdentifier: "nothing") == nil)
+
+        // This process: the next answer already has it.
+        try await library.performChanges { $0.changeRequest(forAssetWithLocalIdentifier: id).isFavorite = true }
+        #expect(try await library.recentAsset(withLocalIdentifier: id)?.isFavorite == true)
+
+        // Another process (another opening of the same library, with a store of its own): seen
+        // once the last transaction is read again.
+        let other = try PhotoLibrary(url: library.url)
+        try await other.performChanges { $0.changeRequest(forAssetWithLocalIdentifier: id).isFavorite = false }
+        var seen = false
+        for _ in 0..<100 where !seen {
+            seen = try await library.recentAsset(withLocalIdentifier: id)?.isFavorite == false
+            if !seen { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(seen)
+        // It does not come back: the memory was emptied, not refilled with the old asset.
+        #expect(try await library.recentAsset(withLocalIdentifier: id)?.isFavorite == false)
+
+        try await other.performChanges { $0.deleteAssets([ids[1]]) }
+        let trashed = try await other.asset(withLocalIdentifier: ids[1])
+        var gone = false
+        for _ in 0..<100 where !gone {
+            gone = try await library.recentAsset(withLocalIdentifier: ids[1])?.trashedDate == trashed?.trashedDate
+            if !gone { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(gone && trashed?.trashedDate != nil)
+    }
+}

@@ -22,6 +22,8 @@ public final class PhotoLibrary: Sendable {
     /// Rendered images: the library folder's `derivatives/`, behind the blob protocol.
     let derivatives: any DerivativeStorage
     let changeMonitor = ChangeMonitor()
+    /// Assets read lately, for ``recentAsset(withLocalIdentifier:)``.
+    let recentAssets = RecentAssets()
 
     /// The name of the database file inside the library folder.
     public static let databaseFilename = "library.sqlite"

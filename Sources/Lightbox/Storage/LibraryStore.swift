@@ -22,6 +22,11 @@ protocol LibraryStore: Sendable {
     /// inside it.
     func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T
 
+    /// How many write transactions this process has run through the store (and the stores
+    /// over it): what was read is still true while this has not moved, as far as this process
+    /// goes. Another process's commits show in ``StoreReader/lastChangeTransaction()``.
+    var localWrites: UInt64 { get }
+
     // MARK: Fetching
     //
     // Each fetch reads one state of the catalog that later commits do not change (shared by

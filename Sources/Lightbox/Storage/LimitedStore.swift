@@ -58,6 +58,8 @@ struct LimitedStore: LibraryStore {
         throw LibraryError(.invalidRequest, "limited access reads the library; it cannot change it")
     }
 
+    var localWrites: UInt64 { base.localWrites }
+
     func fetchAssets(matching condition: FetchPredicate?, options: FetchOptions) throws -> any FetchSource<Asset> {
         try base.fetchAssets(matching: condition, options: try scoped(options))
     }

@@ -57,7 +57,7 @@ enum ImageRoutes {
             guard ["high", "fast", "opportunistic"].contains(delivery) else {
                 throw HTTPError(.badRequest, message: "delivery must be high, fast or opportunistic")
             }
-            guard let asset = try await library.asset(withLocalIdentifier: id) else {
+            guard let asset = try await library.recentAsset(withLocalIdentifier: id) else {
                 throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
             }
             var headers = HTTPFields()

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// How much persistent history a library keeps (see `fetchPersistentChanges(since:)`):
 /// transactions beyond either bound are pruned as new ones commit, and a change token older
@@ -28,6 +29,8 @@ struct SQLiteStore: Sendable {
     let historyRetention: HistoryRetention
     /// The snapshots fetch results read.
     let snapshots = SnapshotCache()
+    /// The write transactions run through this store (``LibraryStore/localWrites``).
+    let writes = WriteCounter()
 
     /// Opens (creating when missing) and migrates the database at `path`.
     ///
@@ -129,5 +132,16 @@ struct SQLiteStore: Sendable {
     /// The id of the last committed change transaction (0 for a library never written).
     static func lastChangeTransaction(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM changeTransaction") ?? 0
+    }
+}
+
+/// A count every copy of the store shares.
+final class WriteCounter: Sendable {
+    private let count = Atomic<UInt64>(0)
+
+    var value: UInt64 { count.load(ordering: .acquiring) }
+
+    func increment() {
+        count.add(1, ordering: .releasing)
     }
 }

@@ -11,8 +11,13 @@ extension SQLiteStore: LibraryStore {
     }
 
     func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
-        try writer.write { db in try body(SQLiteTransaction(db: db, store: self)) }
+        // Counted once the transaction is over, committed or not: a memory of reads taken
+        // before it then no longer matches.
+        defer { writes.increment() }
+        return try writer.write { db in try body(SQLiteTransaction(db: db, store: self)) }
     }
+
+    var localWrites: UInt64 { writes.value }
 }
 
 /// The catalog's operations on one GRDB connection, inside the transaction GRDB opened for
