@@ -103,6 +103,12 @@ final class AddressConnections: Sendable {
             }
             context.channel.closeFuture.whenComplete { [connections] _ in connections.close(address) }
         }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            context.fireChannelRead(data)
+            // Counted: later reads need not pass through it (the close is watched without it).
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
     }
 }
 
@@ -132,6 +138,8 @@ final class HeaderTimeoutHandler: ChannelInboundHandler, RemovableChannelHandler
         deadline?.cancel()
         deadline = nil
         context.fireChannelRead(data)
+        // Its work is done: later reads need not pass through it.
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 }
 
