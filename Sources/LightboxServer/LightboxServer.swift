@@ -94,7 +94,8 @@ public enum LightboxServer {
             configuration: .init(
                 address: .hostname(host, port: port), serverName: "Lightbox",
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.effectiveConnections)),
-            onServerRunning: { _ in await onServerRunning() })
+            onServerRunning: { _ in await onServerRunning() },
+            logger: ServerLogHandler.logger(label: "Lightbox"))
     }
 
     /// One page of a fetch with a text predicate and sort: the `limit` assets after the one
