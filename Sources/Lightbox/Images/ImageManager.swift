@@ -125,16 +125,40 @@ public class ImageManager: @unchecked Sendable {
         }
     }
 
-    /// The HTTP entity tag of a request's final image: its cache key, quoted, known without
-    /// rendering (the same photo rendered the same way gives the same bytes). Nil when the
-    /// asset has no photo.
+    /// What names a request's final image: its cache key (the same photo rendered the same
+    /// way gives the same bytes) and what the caches need to find it. Made once per request, for
+    /// the entity tag and the lookup both.
+    public struct FinalImageKey: Sendable {
+        let key: String
+        let localIdentifier: String
+        let render: ThumbnailOptions
+
+        /// The HTTP entity tag of the final image: its cache key, quoted.
+        public var entityTag: String { "\"" + key + "\"" }
+    }
+
+    /// The key of a request's final image, known without rendering; nil when the asset has no
+    /// photo. Throws for a size or options no request may ask for.
+    public func finalImageKey(
+        for asset: Asset, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
+        options: ImageRequestOptions = ImageRequestOptions()
+    ) throws -> FinalImageKey? {
+        try Self.validate(targetSize, options)
+        guard let source = try? source(of: asset, version: options.version) else { return nil }
+        let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
+        return FinalImageKey(
+            key: DerivativeKey.make(contentHash: source.contentHash, options: render),
+            localIdentifier: asset.localIdentifier, render: render)
+    }
+
+    /// The HTTP entity tag of a request's final image (``FinalImageKey/entityTag``); nil when
+    /// the asset has no photo.
     public func entityTag(
         for asset: Asset, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
         options: ImageRequestOptions = ImageRequestOptions()
     ) -> String? {
-        guard let source = try? source(of: asset, version: options.version) else { return nil }
-        let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
-        return "\"" + DerivativeKey.make(contentHash: source.contentHash, options: render) + "\""
+        (try? finalImageKey(for: asset, targetSize: targetSize, contentMode: contentMode, options: options))??
+            .entityTag
     }
 
     /// A request's final image when a cache holds it (the memory cache, then `derivatives/`),
@@ -148,6 +172,11 @@ public class ImageManager: @unchecked Sendable {
         let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
         return try await cached(
             DerivativeKey.make(contentHash: source.contentHash, options: render), asset.localIdentifier, render)
+    }
+
+    /// The final image `key` names when a cache holds it; nil on a miss.
+    public func cachedImage(for key: FinalImageKey) async throws -> (image: EncodedImage, source: ImageResultSource)? {
+        try await cached(key.key, key.localIdentifier, key.render)
     }
 
     // MARK: - Serving one request

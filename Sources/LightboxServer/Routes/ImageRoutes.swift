@@ -61,7 +61,8 @@ enum ImageRoutes {
                 throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
             }
             var headers = HTTPFields()
-            let tag = images.entityTag(for: asset, targetSize: size, contentMode: mode, options: options)
+            let key = try images.finalImageKey(for: asset, targetSize: size, contentMode: mode, options: options)
+            let tag = key?.entityTag
             if delivery != "fast", let tag, request.hasEntityTag(tag) {
                 headers[.eTag] = tag
                 headers[.cacheControl] = "private, max-age=3600"
@@ -72,10 +73,7 @@ enum ImageRoutes {
             let degraded: Bool
             // A final image a cache holds answers at once, whatever the delivery but fast: no
             // request, no stream (the route every grid tile asks, again and again).
-            if delivery != "fast",
-                let hit = try await images.cachedImage(
-                    for: asset, targetSize: size, contentMode: mode, options: options)
-            {
+            if delivery != "fast", let key, let hit = try await images.cachedImage(for: key) {
                 (image, source, degraded) = (hit.image, hit.source, false)
             } else {
                 // Fast, or opportunistic on a miss: the quick image now. The miss's final is then
