@@ -23,29 +23,45 @@ final class RecentAssets: Sendable {
 
     private let state = Mutex(State())
 
+    /// What the memory says of an identifier.
+    private enum Lookup {
+        /// Read lately: the asset, or nil for none.
+        case found(Asset?)
+        /// Not read lately.
+        case missing
+        /// Time to read the last transaction again first.
+        case due
+    }
+
     /// The asset with this identifier in `store` (nil when there is none), from memory when it
     /// is still true.
     func asset(withLocalIdentifier localIdentifier: String, in store: any LibraryStore) async throws -> Asset? {
         let now = ContinuousClock.now
         let writes = store.localWrites
-        let (hit, due) = state.withLock { state -> (Asset??, Bool) in
+        let lookup = state.withLock { state -> Lookup in
             if state.localWrites != writes {
                 state.assets.removeAll(keepingCapacity: true)
                 state.localWrites = writes
             }
-            let due = state.checked.map { now - $0 >= Self.checkInterval } ?? true
-            return (due ? nil : state.assets[localIdentifier], due)
+            if let checked = state.checked, now - checked < Self.checkInterval {
+                return state.assets[localIdentifier].map(Lookup.found) ?? .missing
+            }
+            return .due
         }
-        if let hit { return hit }
-        if due {
+        switch lookup {
+        case .found(let asset): return asset
+        case .missing: break
+        case .due:
             let transaction = try await store.read { try $0.lastChangeTransaction() }
-            state.withLock { state in
+            let found = state.withLock { state -> Asset?? in
                 if state.transaction != transaction {
                     state.assets.removeAll(keepingCapacity: true)
                     state.transaction = transaction
                 }
                 state.checked = now
+                return state.assets[localIdentifier]
             }
+            if let found { return found }
         }
         // The count is taken before the read: a write that ends meanwhile leaves a count that
         // no longer matches, and what was read is not kept.
