@@ -149,24 +149,36 @@ extension URI {
     var formQuery: Parameters {
         guard let query, !query.isEmpty else { return Parameters() }
         var pairs: [(Substring, Substring)] = []
-        for field in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> Substring {
-                // Most parameters (numbers, words, identifiers) need nothing done: no copy.
-                guard text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else {
-                    return text
-                }
-                return Substring(Self.formDecoded(text))
+        pairs.reserveCapacity(8)
+        // One pass: each field up to `&`, its name up to the first `=`.
+        var rest = query[...]
+        while !rest.isEmpty {
+            let end = rest.firstIndex(of: "&") ?? rest.endIndex
+            let field = rest[..<end]
+            rest = end < rest.endIndex ? rest[rest.index(after: end)...] : rest[rest.endIndex...]
+            guard !field.isEmpty else { continue }
+            if let equals = field.firstIndex(of: "=") {
+                pairs.append(
+                    (Self.formDecoded(field[..<equals]), Self.formDecoded(field[field.index(after: equals)...])))
+            } else {
+                pairs.append((Self.formDecoded(field), ""))
             }
-            pairs.append((decode(parts[0]), parts.count > 1 ? decode(parts[1]) : ""))
         }
         return Parameters(pairs)
+    }
+
+    /// A query's name or value as a form sent it: most need nothing done, and are not copied.
+    static func formDecoded(_ text: Substring) -> Substring {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else {
+            return text
+        }
+        return Substring(formDecodedString(text))
     }
 
     /// `text` with `+` as a space and `%XX` as the byte it names; an escape that is not two
     /// hexadecimal digits stays as it is, and bytes that are not UTF-8 leave the text undecoded
     /// (but for its spaces).
-    static func formDecoded(_ text: Substring) -> String {
+    static func formDecodedString(_ text: Substring) -> String {
         let utf8 = Array(text.utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)

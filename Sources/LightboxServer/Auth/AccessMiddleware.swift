@@ -151,8 +151,29 @@ struct AccessMiddleware: RouterMiddleware {
 
     /// A query parameter, looked for only when the query names it: the hot path does not parse.
     static func query(_ name: String, in request: Request) -> String? {
-        guard let query = request.uri.query, query.contains(name + "=") else { return nil }
+        guard let query = request.uri.query, names(query, name) else { return nil }
         return request.uri.formQuery.get(name).map { String($0) }
+    }
+
+    /// Whether `query` has a parameter called `name`: one pass over its bytes, nothing
+    /// allocated, for the requests (nearly all) that name neither a share nor a link.
+    static func names(_ query: String, _ name: String) -> Bool {
+        let bytes = query.utf8
+        let key = name.utf8
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            var cursor = index
+            var matched = key.startIndex
+            while matched < key.endIndex, cursor < bytes.endIndex, bytes[cursor] == key[matched] {
+                bytes.formIndex(after: &cursor)
+                key.formIndex(after: &matched)
+            }
+            if matched == key.endIndex, cursor < bytes.endIndex, bytes[cursor] == UInt8(ascii: "=") { return true }
+            // On to the next parameter.
+            guard let next = bytes[index...].firstIndex(of: UInt8(ascii: "&")) else { return false }
+            index = bytes.index(after: next)
+        }
+        return false
     }
 
     /// A cookie's value from the request's `Cookie` headers.
@@ -194,11 +215,14 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         return response
     }
 
+    static let referrerPolicy = HTTPFields.Element.Name("Referrer-Policy")!
+    static let frameOptions = HTTPFields.Element.Name("X-Frame-Options")!
+
     static func addSecurityHeaders(_ headers: inout HTTPFields) {
         headers[.xContentTypeOptions] = "nosniff"
         // A route may be stricter: a shared album's page tells no one its URL.
-        if headers[.init("Referrer-Policy")!] == nil { headers[.init("Referrer-Policy")!] = "same-origin" }
+        if headers[referrerPolicy] == nil { headers[referrerPolicy] = "same-origin" }
         headers[.contentSecurityPolicy] = contentSecurityPolicy
-        headers[.init("X-Frame-Options")!] = "DENY"
+        headers[frameOptions] = "DENY"
     }
 }

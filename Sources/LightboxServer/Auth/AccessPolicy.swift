@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What the server accepts before any route runs: the names it answers to, and whether it
 /// listens on loopback alone.
@@ -7,7 +8,10 @@ public struct AccessPolicy: Sendable {
     /// requests may be addressed to: the names of the server on the network or behind its
     /// proxy. A request for any other name is refused, so a DNS name an attacker points at
     /// the server (rebinding) cannot read it from a browser.
-    public var hostNames: [String] = []
+    public var hostNames: [String] = [] {
+        // A copy with other names must not answer from what this one accepted.
+        didSet { acceptedHosts = SharedSet() }
+    }
     /// Whether the server listens on a loopback address only. A library without users is
     /// served (to whoever reaches it, as its owner) only then.
     public var loopbackOnly = true
@@ -27,8 +31,22 @@ public struct AccessPolicy: Sendable {
         return false
     }
 
-    /// Whether a request's `Host` header names this server.
+    /// Whether a request's `Host` header names this server: remembered for the few values
+    /// clients send, so that the check is a lookup on every request but the first.
     func accepts(host header: String) -> Bool {
+        if acceptedHosts.withLock({ $0.contains(header) }) { return true }
+        guard parses(host: header) else { return false }
+        acceptedHosts.withLock { accepted in
+            if accepted.count >= 64 { accepted.removeAll() }
+            accepted.insert(header)
+        }
+        return true
+    }
+
+    /// The names accepted lately, exactly as their headers said them.
+    private var acceptedHosts = SharedSet()
+
+    private func parses(host header: String) -> Bool {
         var name = header.lowercased()
         if name.hasPrefix("[") {
             // An IPv6 literal, with or without a port.
@@ -55,4 +73,11 @@ public struct AccessPolicy: Sendable {
         }
         return bytes.count == 4 ? bytes : nil
     }
+}
+
+/// A set shared by every copy of the policy (a value type).
+final class SharedSet: Sendable {
+    private let set = Mutex<Set<String>>([])
+
+    func withLock<T>(_ body: (inout Set<String>) -> T) -> T { set.withLock { body(&$0) } }
 }
