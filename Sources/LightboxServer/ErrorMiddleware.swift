@@ -7,10 +7,22 @@ import Logging
 /// whoever threw them: a route, the router (no route: 404; a route without this method: 405
 /// with `Allow`), Hummingbird or the library. `code` is a stable word, never a number. This is
 /// the only place library errors meet HTTP status codes.
+///
+/// Outermost, it also gives every response, errors included, the security headers
+/// (``SecurityHeaders``): one layer rather than two, on every
+/// request.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let methods: MethodTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        var response = await answer(request, context: context, next: next)
+        SecurityHeaders.add(to: &response.headers)
+        return response
+    }
+
+    private func answer(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async
         -> Response
     {
         do {

@@ -8,8 +8,14 @@ import NIOCore
 public struct LightboxRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The client's IP address, for sign-in throttling and the list of sessions: the peer's, or
-    /// what a trusted proxy says in `X-Forwarded-For`.
-    public internal(set) var remoteAddress: String
+    /// what a trusted proxy says in `X-Forwarded-For`. Formatted when asked, not for every
+    /// request.
+    public internal(set) var remoteAddress: String {
+        get { forwardedAddress ?? peer?.ipAddress ?? "" }
+        set { forwardedAddress = newValue }
+    }
+    private let peer: SocketAddress?
+    private var forwardedAddress: String?
     /// The authenticated caller; nil before authentication, and on public routes without
     /// credentials.
     public internal(set) var caller: Caller?
@@ -20,7 +26,7 @@ public struct LightboxRequestContext: RequestContext {
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        remoteAddress = source.channel.remoteAddress?.ipAddress ?? ""
+        peer = source.channel.remoteAddress
     }
 
     /// The caller's library; a route that is not public never runs without one.

@@ -55,7 +55,7 @@ public enum LightboxServer {
     ) -> Router<LightboxRequestContext> {
         let router = Router(context: LightboxRequestContext.self)
         let routes = Routes(router: router)
-        router.add(middleware: SecurityHeadersMiddleware())
+        // Outermost: every answer, errors included, in one form and with the security headers.
         router.add(middleware: ErrorMiddleware(methods: routes.table))
         let libraries = ServedLibraries(home: library, waitingRenders: limits.waitingRenders)
         router.add(middleware: AccessMiddleware(accounts: accounts, libraries: libraries, policy: policy))

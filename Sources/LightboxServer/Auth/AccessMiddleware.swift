@@ -198,27 +198,18 @@ struct AccessMiddleware: RouterMiddleware {
     static let clearedCookie = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"
 }
 
-/// Every response, errors included, carries `nosniff`, a referrer policy and a content
-/// security policy that forbids framing and scripts or styles from elsewhere. Outermost.
-struct SecurityHeadersMiddleware: RouterMiddleware {
-    typealias Context = LightboxRequestContext
-
+/// What every response, errors included, carries: `nosniff`, a referrer policy and a content
+/// security policy that forbids framing and scripts or styles from elsewhere. Added by
+/// ``ErrorMiddleware``, the outermost.
+enum SecurityHeaders {
     static let contentSecurityPolicy =
         "default-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; object-src 'none'; "
         + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
-        -> Response
-    {
-        var response = try await next(request, context)
-        Self.addSecurityHeaders(&response.headers)
-        return response
-    }
-
     static let referrerPolicy = HTTPFields.Element.Name("Referrer-Policy")!
     static let frameOptions = HTTPFields.Element.Name("X-Frame-Options")!
 
-    static func addSecurityHeaders(_ headers: inout HTTPFields) {
+    static func add(to headers: inout HTTPFields) {
         headers[.xContentTypeOptions] = "nosniff"
         // A route may be stricter: a shared album's page tells no one its URL.
         if headers[referrerPolicy] == nil { headers[referrerPolicy] = "same-origin" }
