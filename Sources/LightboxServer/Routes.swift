@@ -137,7 +137,7 @@ extension Request {
     /// tags its `If-None-Match` lists (a client may list several).
     func hasEntityTag(_ tag: String) -> Bool {
         guard let ifNoneMatch = headers[.ifNoneMatch] else { return false }
-        return ifNoneMatch.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == tag }
+        return ifNoneMatch.split(separator: ",").contains { $0.trimmingSpaces() == tag }
     }
 }
 
@@ -205,5 +205,17 @@ extension URI {
         }
         if let decoded = String(validating: bytes, as: UTF8.self) { return decoded }
         return String(decoding: utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+    }
+}
+
+extension StringProtocol {
+    /// Without the spaces and tabs at either end: what HTTP allows around a header's values,
+    /// trimmed without Foundation's character sets (on every request's credentials).
+    func trimmingSpaces() -> SubSequence {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return self[endIndex...]
+        }
+        return self[first...last]
     }
 }

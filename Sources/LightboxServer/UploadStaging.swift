@@ -263,7 +263,7 @@ final class UploadStaging: Sendable {
         defer { try? handle.close() }
         var hasher = SHA256()
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return hasher.finalize().hexadecimal
     }
 
     static func freeBytes(_ path: String) -> Int64 {

@@ -91,13 +91,7 @@ package enum FileIO {
     }
 
     static func hex(_ digest: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        for byte in digest {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        digest.hexadecimal
     }
 
     /// Copies `source` to a new file `temporary` (which must not exist), hashing the bytes as

@@ -47,7 +47,7 @@ struct AccessMiddleware: RouterMiddleware {
             context.isSecure = request.headers[.init("X-Forwarded-Proto")!] == "https"
             // The proxy appends the address it saw: the last entry is the one it vouches for.
             if let forwarded = request.headers[.init("X-Forwarded-For")!],
-                let client = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
+                let client = forwarded.split(separator: ",").last.map({ String($0.trimmingSpaces()) }),
                 !client.isEmpty, client.count <= 64
             {
                 context.remoteAddress = client
@@ -76,7 +76,7 @@ struct AccessMiddleware: RouterMiddleware {
             (request.headers[.contentLength].flatMap { Int($0) } ?? 0) > 0 || request.headers[.transferEncoding] != nil
         if hasBody {
             let type = request.headers[.contentType]?.split(separator: ";").first.map {
-                $0.trimmingCharacters(in: .whitespaces).lowercased()
+                $0.trimmingSpaces().lowercased()
             }
             guard let type, Self.bodyTypes.contains(type) else {
                 throw HTTPError(
@@ -119,7 +119,7 @@ struct AccessMiddleware: RouterMiddleware {
         if let authorization = request.headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "bearer",
-                let caller = try await accounts.caller(bearer: String(parts[1]).trimmingCharacters(in: .whitespaces))
+                let caller = try await accounts.caller(bearer: String(parts[1].trimmingSpaces()))
             else {
                 throw HTTPError(
                     .unauthorized, headers: [.wwwAuthenticate: "Bearer realm=\"Lightbox\", error=\"invalid_token\""],
@@ -181,8 +181,8 @@ struct AccessMiddleware: RouterMiddleware {
         for header in request.headers[values: .cookie] {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
-                    return String(parts[1]).trimmingCharacters(in: .whitespaces)
+                if parts.count == 2, parts[0].trimmingSpaces() == name {
+                    return String(parts[1].trimmingSpaces())
                 }
             }
         }

@@ -300,7 +300,7 @@ public final class Accounts: Sendable {
     /// A high-entropy secret's hash: one SHA-256 suffices (nothing to guess), and lets a
     /// request's credential be found by an index.
     static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(secret.utf8)).hexadecimal
     }
 }
 

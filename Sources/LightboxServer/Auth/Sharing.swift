@@ -130,7 +130,7 @@ extension Accounts {
     static func unlockProof(for share: AlbumShare, until seconds: Int64) -> String {
         let key = SymmetricKey(data: Data((share.passwordHash ?? "").utf8))
         let mac = HMAC<SHA256>.authenticationCode(for: Data("\(share.id).\(seconds)".utf8), using: key)
-        return "\(seconds)." + mac.map { String(format: "%02x", $0) }.joined()
+        return "\(seconds)." + mac.hexadecimal
     }
 
     /// Whether `unlock` is a live proof for `share`, compared in constant time.
