@@ -19,6 +19,8 @@ final class RecentAssets: Sendable {
         var localWrites: UInt64 = 0
         var transaction: Int64 = -1
         var checked: ContinuousClock.Instant?
+        /// Whether a request is reading the last transaction now.
+        var checking = false
     }
 
     private let state = Mutex(State())
@@ -43,17 +45,27 @@ final class RecentAssets: Sendable {
                 state.assets.removeAll(keepingCapacity: true)
                 state.localWrites = writes
             }
-            if let checked = state.checked, now - checked < Self.checkInterval {
+            // While one request reads the last transaction, the others answer from memory: a
+            // check is at most one read in flight, not one for every request that finds it due.
+            if state.checking || state.checked.map({ now - $0 < Self.checkInterval }) == true {
                 return state.assets[localIdentifier].map(Lookup.found) ?? .missing
             }
+            state.checking = true
             return .due
         }
         switch lookup {
         case .found(let asset): return asset
         case .missing: break
         case .due:
-            let transaction = try await store.read { try $0.lastChangeTransaction() }
+            let transaction: Int64
+            do {
+                transaction = try await store.read { try $0.lastChangeTransaction() }
+            } catch {
+                state.withLock { $0.checking = false }
+                throw error
+            }
             let found = state.withLock { state -> Asset?? in
+                state.checking = false
                 if state.transaction != transaction {
                     state.assets.removeAll(keepingCapacity: true)
                     state.transaction = transaction
