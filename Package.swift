@@ -167,6 +167,8 @@ let package = Package(
                 "LightboxImaging",
                 "LightboxMetadata",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // The ceiling of serving: Hummingbird alone (serve-file).
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
         ),

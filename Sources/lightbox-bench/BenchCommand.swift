@@ -16,7 +16,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Measure Lightbox: import throughput, thumbnail latency, fetches, metadata, memory.",
         subcommands: [
             ImportBench.self, ThumbnailBench.self, FetchBench.self, MetadataBench.self, ImageBench.self,
-            ImageCacheBench.self, EditBench.self, OwnCodeBench.self, CaptureBench.self,
+            ImageCacheBench.self, EditBench.self, OwnCodeBench.self, CaptureBench.self, ServeFileBench.self,
         ])
 }
 
