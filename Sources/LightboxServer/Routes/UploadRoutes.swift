@@ -91,8 +91,9 @@ enum UploadRoutes {
             response.headers[.location] = "/api/uploads/" + status.id
             return response
         }
+        // Only who may upload follows an upload: a shared album's viewer sees none of its owner's.
         routes.get(
-            "/api/uploads/:id",
+            "/api/uploads/:id", access: .contribute,
             doc: APIOperation(
                 "Where an upload stands: the offset to resume from.",
                 responses: [.json(200, "The upload.", Schema.ref("Upload"))])
