@@ -98,15 +98,13 @@ public enum LightboxServer {
             logger: ServerLogHandler.logger(label: "Lightbox"))
     }
 
-    /// One page of a fetch with a text predicate and sort: the `limit` assets after the one
-    /// named `after`. Fetches run on a snapshot, off the event loop.
-    static func page(of library: PhotoLibrary, predicate: String?, sort: String?, after: String?, limit: Int)
-        async throws -> [Asset]
-    {
+    /// The fetch options a text predicate and sort make (the fetch language); 400 for text that
+    /// does not parse.
+    static func fetchOptions(predicate: String?, sort: String?) throws -> FetchOptions {
         var options = FetchOptions()
         options.predicate = try predicate.map { try FetchPredicate($0) }
         options.sortDescriptors = try sort.map { try FetchSortDescriptor.parse($0) } ?? []
-        return try await library.fetchAssets(options: options, after: after, limit: limit)
+        return options
     }
 
     /// The header every change's answer carries: the transaction's change token.
@@ -156,6 +154,8 @@ struct AssetPage: Encodable {
     var assets: [Asset]
     /// The `after` value for the next page; absent on the last page.
     var next: String?
+    /// How many assets the whole fetch holds, every page together.
+    var count: Int
 }
 
 extension Parameters {

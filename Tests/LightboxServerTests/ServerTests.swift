@@ -39,6 +39,7 @@ struct ServerTests {
         }
         var assets: [Item]
         var next: String?
+        var count: Int
     }
 
     @Test("GET /api/assets/{id}/movie answers a movie's bytes, byte ranges, 304, and 404 for a still")
@@ -128,7 +129,10 @@ struct ServerTests {
                 try await client.execute(uri: "/web/" + name, method: .get) { response in
                     #expect(response.status == .ok, "\(name)")
                     let type = response.headers[.contentType] ?? ""
-                    #expect(type.hasPrefix(name.hasSuffix(".css") ? "text/css" : "text/javascript"), "\(name)")
+                    let expected =
+                        name.hasSuffix(".css")
+                        ? "text/css" : name.hasSuffix(".svg") ? "image/svg+xml" : "text/javascript"
+                    #expect(type.hasPrefix(expected), "\(name)")
                     pending += Self.references(in: String(buffer: response.body), pattern: #"from '\./([^']+)'"#)
                 }
             }
@@ -174,6 +178,8 @@ struct ServerTests {
                     return try JSONDecoder().decode(Page.self, from: Data(response.body.readableBytesView))
                 }
                 #expect(page.assets.count <= 3)
+                // Every page says how many there are in all, not how many were loaded.
+                #expect(page.count == expected.count)
                 seen += page.assets.map(\.localIdentifier)
                 after = page.next
                 pages += 1
@@ -209,6 +215,7 @@ struct ServerTests {
                     #expect(response.status == .ok)
                     return try JSONDecoder().decode(Page.self, from: Data(response.body.readableBytesView))
                 }
+                #expect(page.count == expected.count)
                 seen += page.assets.map(\.localIdentifier)
                 after = page.next
             } while after != nil && seen.count < 20

@@ -42,7 +42,8 @@ enum Schemas {
                 "burstSelectionTypes", "representsBurst", "hasAdjustments", "resources",
             ]),
         "AssetPage": Schema.object(
-            ["assets": Schema.array(Schema.ref("Asset")), "next": Schema.string], required: ["assets"]),
+            ["assets": Schema.array(Schema.ref("Asset")), "next": Schema.string, "count": Schema.integer],
+            required: ["assets", "count"]),
         "ChangedAssets": Schema.object(
             ["changeToken": Schema.integer, "assets": Schema.array(Schema.ref("Asset"))],
             required: ["changeToken", "assets"]),

@@ -66,15 +66,17 @@ enum AssetRoutes {
             let predicate = query.get("predicate").map { String($0) }
             let sort = query.get("sort").map { String($0) }
             let assets: [Asset]
+            let options = try LightboxServer.fetchOptions(predicate: predicate, sort: sort)
             if predicate == nil && sort == nil {
                 assets = try await library.assets(limit: limit + 1, after: after)
             } else {
-                assets = try await LightboxServer.page(
-                    of: library, predicate: predicate, sort: sort, after: after, limit: limit + 1)
+                assets = try await library.fetchAssets(options: options, after: after, limit: limit + 1)
             }
+            // The whole fetch's count, from the tally: a page says how many there are in all.
+            let count = try await library.read { try $0.fetchAssets(options: options).count }
             let page = AssetPage(
                 assets: Array(assets.prefix(limit)),
-                next: assets.count > limit ? assets[limit - 1].localIdentifier : nil)
+                next: assets.count > limit ? assets[limit - 1].localIdentifier : nil, count: count)
             return try LightboxServer.jsonResponse(page)
         }
         routes.get(

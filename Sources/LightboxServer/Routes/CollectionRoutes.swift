@@ -167,10 +167,13 @@ enum CollectionRoutes {
             let after = query.get("after").map { String($0) }
             let assets = try await library.fetchAssets(
                 inCollectionWithLocalIdentifier: id, options: FetchOptions(), after: after, limit: limit + 1)
+            let count = try await library.read {
+                try $0.fetchAssets(inCollectionWithLocalIdentifier: id, options: FetchOptions()).count
+            }
             return try LightboxServer.jsonResponse(
                 AssetPage(
                     assets: Array(assets.prefix(limit)),
-                    next: assets.count > limit ? assets[limit - 1].localIdentifier : nil))
+                    next: assets.count > limit ? assets[limit - 1].localIdentifier : nil, count: count))
         }
         routes.post(
             "/api/collections",

@@ -4,27 +4,34 @@ import { open } from './viewer.js';
 
 const grid = document.getElementById('grid');
 const status = document.getElementById('status');
-let next = null, loading = false, done = false;
+let next = null, loading = null, done = false;
 
 // Every asset loaded so far, in the grid's order: the viewer walks it.
 export const assets = [];
 
-export async function loadPage() {
-  if (loading || done) return;
-  loading = true;
+// The next page; while one is loading, that one (the viewer waits for it as the grid does).
+export function loadPage() {
+  if (done) return Promise.resolve();
+  if (!loading) loading = fetchPage();
+  return loading;
+}
+
+async function fetchPage() {
   try {
     const response = await request('/api/assets?limit=60' + (next ? '&after=' + encodeURIComponent(next) : ''));
     const page = await response.json();
     for (const asset of page.assets) grid.appendChild(tile(asset, assets.push(asset) - 1));
     cache('start', page.assets.map(a => a.localIdentifier), TILE);
-    document.getElementById('count').textContent = assets.length + (page.next ? '+' : '') + ' photos';
+    // The library's count, whatever is loaded yet.
+    document.getElementById('count').textContent =
+      page.count.toLocaleString() + (page.count === 1 ? ' item' : ' items');
     next = page.next || null;
     done = !next;
     status.textContent = done ? (assets.length ? '' : 'No photos yet: lightbox import PATH') : 'Loading…';
   } catch (error) {
     status.textContent = 'Could not load photos: ' + error.message;
   } finally {
-    loading = false;
+    loading = null;
   }
   if (!done && status.getBoundingClientRect().top < innerHeight * 2) loadPage();
 }

@@ -1,7 +1,7 @@
 // The viewer: one photo large, the quick image first and the final one when it arrives;
 // a Live Photo's motion or a movie played from /movie.
 import { assetPath, cache, filename, version } from './api.js';
-import { assets } from './grid.js';
+import { assets, loadPage } from './grid.js';
 import { openEditor } from './editor.js';
 
 const viewer = document.getElementById('viewer');
@@ -64,6 +64,13 @@ function close() {
   cache('stopAll', []);
 }
 
+// The next photo, loading the next page first when the viewer is at the last one loaded.
+async function next() {
+  const index = current + 1;
+  if (index >= assets.length) await loadPage();
+  if (current === index - 1) open(index);
+}
+
 // A Live Photo plays once, then shows its still again.
 movie.addEventListener('ended', () => { if (!movie.controls) stopMovie(); });
 movie.addEventListener('click', event => event.stopPropagation());
@@ -73,6 +80,6 @@ viewer.addEventListener('click', close);
 addEventListener('keydown', event => {
   if (current < 0 || document.getElementById('editor').classList.contains('open')) return;
   if (event.key === 'Escape') close();
-  if (event.key === 'ArrowRight') open(current + 1);
+  if (event.key === 'ArrowRight') next();
   if (event.key === 'ArrowLeft') open(current - 1);
 });
