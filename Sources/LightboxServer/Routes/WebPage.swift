@@ -56,6 +56,7 @@ enum WebPage {
         "main.js": File(PackageResources.main_js, "text/javascript; charset=utf-8"),
         "signin.js": File(PackageResources.signin_js, "text/javascript; charset=utf-8"),
         "shared.js": File(PackageResources.shared_js, "text/javascript; charset=utf-8"),
+        "icon.svg": File(PackageResources.icon_svg, "image/svg+xml"),
     ]
 
     static func add(to routes: Routes) {
@@ -78,7 +79,8 @@ enum WebPage {
             doc: APIOperation(
                 "The page's style sheet and JavaScript modules.",
                 responses: [
-                    .media(200, "The file.", ["text/css", "text/javascript"]), .empty(304, "The client has it."),
+                    .media(200, "The file.", ["text/css", "text/javascript", "image/svg+xml"]),
+                    .empty(304, "The client has it."),
                 ])
         ) { request, context in
             guard let name = context.parameters.get("name"), let file = files[name] else {
