@@ -35,7 +35,7 @@ SAMPLES := \
 	.corpus/exiv2/data/exiv2-nikon-d70.jpg \
 	.corpus/lomiri/backgrounds
 
-.PHONY: all deps corpus build release test fuzz format bench run clean
+.PHONY: all deps web-deps corpus build release test fuzz format bench run clean
 
 all: build
 
@@ -48,6 +48,22 @@ deps:
 	command -v exiftool >/dev/null || missing="$$missing libimage-exiftool-perl"; \
 	command -v python3 >/dev/null || missing="$$missing python3"; \
 	python3 -c "import pip" 2>/dev/null || missing="$$missing python3-pip"; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing Debian packages:$$missing"; \
+		$(SUDO) apt-get update -q; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+# The browser tests (scripts/check-web) drive Debian's Chromium through its matching
+# chromium-driver with Selenium (from PyPI, in a venv of the check's own): `make test` only.
+WEB_PACKAGES := chromium chromium-driver python3-venv
+
+## web-deps: install Chromium and its driver for the browser tests, when missing
+web-deps:
+	@missing=""; \
+	for package in $(WEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' "$$package" 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
+	done; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing Debian packages:$$missing"; \
 		$(SUDO) apt-get update -q; \
@@ -72,7 +88,7 @@ release: deps
 	$(SWIFT_RELEASE) --product lightbox-bench
 
 ## test: build and run every test, on real photos
-test: deps corpus
+test: deps web-deps corpus
 	scripts/check-format
 	scripts/check-storage
 	@log=$$(mktemp); \
@@ -83,6 +99,7 @@ test: deps corpus
 	rm -f "$$log"
 	swift test --skip-build
 	scripts/check-api --examples $(API_CHECK_EXAMPLES)
+	scripts/check-web
 	scripts/fuzz --seconds $(FUZZ_CHECK_SECONDS) --jobs 2
 
 # make test has schemathesis (scripts/check-api) try this many generated requests per operation

@@ -1,0 +1,182 @@
+"""The web page in Chromium, as a person uses it, at a desktop's size and a phone's.
+
+scripts/check-web serves a library of real photos (more than the page's first load) with one
+user, and runs these with LIGHTBOX_URL, LIGHTBOX_USER, LIGHTBOX_PASSWORD and
+LIGHTBOX_SCREENSHOTS set. Every check reads what the page shows: counts, titles, URLs, whether
+images decoded; each test leaves screenshots in LIGHTBOX_SCREENSHOTS/TEST/, and fails on any
+error in the browser's console.
+"""
+
+import json
+import os
+import unittest
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+URL = os.environ["LIGHTBOX_URL"]
+USER = os.environ["LIGHTBOX_USER"]
+PASSWORD = os.environ["LIGHTBOX_PASSWORD"]
+SCREENSHOTS = os.environ.get("LIGHTBOX_SCREENSHOTS", ".build/web-screenshots")
+
+
+def make_driver(viewport):
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+        options.add_argument(argument)
+    width, height, phone = viewport
+    if phone:
+        options.add_experimental_option(
+            "mobileEmulation", {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 3.0, "touch": True}}
+        )
+    else:
+        options.add_argument(f"--window-size={width},{height}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+class PageChecks:
+    """The checks, run by a subclass for each viewport: (width, height, is a phone)."""
+
+    viewport = None
+
+    def setUp(self):
+        self.driver = make_driver(self.viewport)
+        self.wait = WebDriverWait(self.driver, 20)
+        name = self.id().split(".")[-2] + "." + self.id().split(".")[-1]
+        self.folder = os.path.join(SCREENSHOTS, name)
+        self.expected_console = None
+        os.makedirs(self.folder, exist_ok=True)
+        self.shots = 0
+
+    def tearDown(self):
+        try:
+            errors = [
+                entry
+                for entry in self.driver.get_log("browser")
+                if entry["level"] == "SEVERE"
+                and not (self.expected_console and self.expected_console in entry["message"])
+            ]
+            self.assertEqual(errors, [], "errors in the browser's console")
+        finally:
+            self.driver.quit()
+
+    def shot(self, step):
+        self.shots += 1
+        self.driver.save_screenshot(os.path.join(self.folder, f"{self.shots:02d}-{step}.png"))
+
+    def api(self, path, method="GET", body=None):
+        """A request from the page, with its session: the JSON answer, or its error."""
+        script = """
+            const [path, method, body, done] = arguments;
+            fetch(path, {method, headers: body ? {'Content-Type': 'application/json'} : {},
+                         body: body || undefined})
+              .then(async r => done({status: r.status, body: r.status === 204 ? null : await r.json()}))
+              .catch(e => done({status: 0, body: String(e)}));
+        """
+        answer = self.driver.execute_async_script(script, path, method, json.dumps(body) if body is not None else None)
+        self.assertLess(answer["status"], 300, f"{method} {path}: {answer}")
+        return answer["body"]
+
+    def sign_in(self):
+        self.driver.get(URL + "/")
+        self.wait.until(lambda d: d.current_url.endswith("/signin"))
+        self.shot("signin")
+        form = self.driver.find_element(By.ID, "signin")
+        form.find_element(By.NAME, "name").send_keys(USER)
+        form.find_element(By.NAME, "password").send_keys(PASSWORD)
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        self.wait.until(lambda d: d.current_url == URL + "/")
+
+    def tiles(self):
+        return self.driver.find_elements(By.CSS_SELECTOR, "#grid > a")
+
+    def wait_for_image(self, element):
+        self.wait.until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", element))
+
+    def test_sign_in_shows_the_library_and_its_count(self):
+        self.sign_in()
+        total = self.api("/api/assets?limit=1")["count"]
+        self.assertGreater(total, 60, "the library has more than the first load")
+        self.wait.until(lambda d: len(self.tiles()) >= 60)
+        # The whole library's count, not the loaded tiles' ("60+ photos" before).
+        self.wait.until(lambda d: d.find_element(By.ID, "count").text == f"{total:,} items")
+        for tile in self.tiles()[:4]:
+            self.wait_for_image(tile.find_element(By.TAG_NAME, "img"))
+        self.shot("grid")
+
+    def test_viewer_walks_past_what_is_loaded_and_closes(self):
+        self.sign_in()
+        self.wait.until(lambda d: len(self.tiles()) >= 60)
+        first = self.api("/api/assets?limit=60")
+        second = self.api("/api/assets?limit=1&after=" + first["next"])["assets"][0]["localIdentifier"]
+        last = self.tiles()[59]
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", last)
+        last.click()
+        viewer = self.driver.find_element(By.ID, "viewer")
+        self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
+        self.wait_for_image(viewer.find_element(By.TAG_NAME, "img"))
+        self.assertTrue(self.driver.current_url.endswith("#view=" + first["assets"][59]["localIdentifier"]))
+        self.shot("viewer")
+        # The 61st photo is past the first load: the viewer goes on to it all the same.
+        self.driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+        self.wait.until(lambda d: d.current_url.endswith("#view=" + second))
+        self.wait_for_image(viewer.find_element(By.TAG_NAME, "img"))
+        self.shot("next")
+        self.driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+        self.wait.until(lambda d: "open" not in viewer.get_attribute("class"))
+        self.assertNotIn("#view=", self.driver.current_url)
+
+    def test_a_shared_link_shows_its_album_to_anyone_and_asks_its_password(self):
+        self.sign_in()
+        ids = [asset["localIdentifier"] for asset in self.api("/api/assets?limit=3")["assets"]]
+        album = self.api("/api/collections", "POST", {"title": "Weekend", "assets": ids})["localIdentifier"]
+        open_link = self.api(f"/api/collections/{album}/links", "POST", {})["path"]
+        locked = self.api(f"/api/collections/{album}/links", "POST", {"password": "a link's password"})["path"]
+        # A visitor: no session.
+        self.driver.delete_all_cookies()
+        self.driver.get(URL + open_link)
+        self.wait.until(lambda d: d.find_element(By.ID, "shared-title").text == "Weekend")
+        self.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#shared-grid .tile")) == 3)
+        self.assertIn("3 items", self.driver.find_element(By.ID, "shared-count").text)
+        for image in self.driver.find_elements(By.CSS_SELECTOR, "#shared-grid img"):
+            self.wait_for_image(image)
+        self.shot("shared")
+        self.driver.find_elements(By.CSS_SELECTOR, "#shared-grid .tile")[0].click()
+        dialog = self.driver.find_element(By.ID, "shared-viewer")
+        self.wait.until(lambda d: dialog.get_attribute("open") is not None)
+        self.wait_for_image(dialog.find_element(By.TAG_NAME, "img"))
+        self.shot("shared-viewer")
+
+        self.driver.get(URL + locked)
+        form = self.driver.find_element(By.ID, "shared-unlock")
+        self.wait.until(lambda d: form.is_displayed())
+        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "#shared-grid .tile"), [])
+        form.find_element(By.NAME, "password").send_keys("not the password")
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        self.wait.until(lambda d: d.find_element(By.ID, "shared-error").text != "")
+        self.shot("locked")
+        field = form.find_element(By.NAME, "password")
+        field.clear()
+        field.send_keys("a link's password")
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        self.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#shared-grid .tile")) == 3)
+        self.shot("unlocked")
+        # A locked link and a wrong password are answers (401), not errors of the page.
+        self.expected_console = "the server responded with a status of 401"
+
+
+class DesktopTests(PageChecks, unittest.TestCase):
+    viewport = (1400, 900, False)
+
+
+class PhoneTests(PageChecks, unittest.TestCase):
+    viewport = (390, 844, True)
+
+
+if __name__ == "__main__":
+    unittest.main()
