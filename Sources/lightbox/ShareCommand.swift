@@ -86,8 +86,7 @@ struct ShareCommand: AsyncParsableCommand {
         var user: String?
 
         func run() async throws {
-            let accounts = try AccountsAccess.open(try libraryOptions.open())
-            let owner = try await TokenCommand.user(user, in: accounts)
+            let (accounts, owner) = try await AccountsAccess.open(libraryOptions, user: user)
             let formatter = ISO8601DateFormatter()
             let names = Dictionary(try await accounts.users().map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
             for share in try await accounts.sharesMade(by: owner) {
@@ -125,8 +124,7 @@ struct ShareCommand: AsyncParsableCommand {
         var id: String
 
         func run() async throws {
-            let accounts = try AccountsAccess.open(try libraryOptions.open())
-            let owner = try await TokenCommand.user(user, in: accounts)
+            let (accounts, owner) = try await AccountsAccess.open(libraryOptions, user: user)
             guard try await accounts.endShare(id: id, by: owner) else {
                 throw CommandError("\(owner.name) shares nothing as \(id), and nothing is shared with them so")
             }

@@ -74,8 +74,7 @@ struct TokenCommand: AsyncParsableCommand {
         var user: String?
 
         func run() async throws {
-            let accounts = try AccountsAccess.open(try libraryOptions.open())
-            let owner = try await TokenCommand.user(user, in: accounts)
+            let (accounts, owner) = try await AccountsAccess.open(libraryOptions, user: user)
             let formatter = ISO8601DateFormatter()
             for token in try await accounts.tokens(of: owner) {
                 Output.line(
@@ -100,8 +99,7 @@ struct TokenCommand: AsyncParsableCommand {
         var id: String
 
         func run() async throws {
-            let accounts = try AccountsAccess.open(try libraryOptions.open())
-            let owner = try await TokenCommand.user(user, in: accounts)
+            let (accounts, owner) = try await AccountsAccess.open(libraryOptions, user: user)
             guard try await accounts.revokeToken(id: id, of: owner) else {
                 throw CommandError("\(owner.name) has no token \(id)")
             }

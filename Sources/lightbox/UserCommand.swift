@@ -132,6 +132,13 @@ enum AccountsAccess {
         }
     }
 
+    /// The accounts of the library `options` name, and the user called `name` (or the only
+    /// user, or the first admin): what every token and share command starts from.
+    static func open(_ options: LibraryOptions, user name: String?) async throws -> (Accounts, UserAccount) {
+        let accounts = try open(try options.open())
+        return (accounts, try await TokenCommand.user(name, in: accounts))
+    }
+
     /// A user's own library: the first user's is the server's, the others' inside it.
     static func library(of user: UserAccount, in home: PhotoLibrary) throws -> PhotoLibrary {
         guard !user.libraryFolder.isEmpty else { return home }
