@@ -109,7 +109,7 @@ class PageChecks:
             self.wait_for_image(tile.find_element(By.TAG_NAME, "img"))
         self.shot("grid")
 
-    def test_viewer_walks_past_what_is_loaded_and_closes(self):
+    def test_viewer_walks_past_what_is_loaded_and_closes_with_escape_or_back(self):
         self.sign_in()
         self.wait.until(lambda d: len(self.tiles()) >= 60)
         first = self.api("/api/assets?limit=60")
@@ -130,6 +130,13 @@ class PageChecks:
         self.driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
         self.wait.until(lambda d: "open" not in viewer.get_attribute("class"))
         self.assertNotIn("#view=", self.driver.current_url)
+        # Back closes the viewer and stays on the page.
+        self.tiles()[0].click()
+        self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
+        self.driver.back()
+        self.wait.until(lambda d: "open" not in viewer.get_attribute("class"))
+        self.assertEqual(self.driver.current_url, URL + "/")
+        self.assertGreaterEqual(len(self.tiles()), 60)
 
     def test_a_shared_link_shows_its_album_to_anyone_and_asks_its_password(self):
         self.sign_in()

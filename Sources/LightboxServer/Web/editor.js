@@ -91,7 +91,7 @@ async function preview() {
 }
 
 export async function openEditor(asset) {
-  history.replaceState(null, '', '#edit=' + encodeURIComponent(asset.localIdentifier));
+  history.replaceState(history.state, '', '#edit=' + encodeURIComponent(asset.localIdentifier));
   // Not editing until the saved recipe is loaded: setting the controls moves nothing.
   editing = null;
   for (const input of sliders.querySelectorAll('input')) { input.value = 0; input.previousSibling.textContent = ''; }
@@ -119,7 +119,7 @@ export async function openEditor(asset) {
 
 function closeEditor() {
   editor.classList.remove('open');
-  if (editing) history.replaceState(null, '', '#view=' + encodeURIComponent(editing.localIdentifier));
+  if (editing) history.replaceState(history.state, '', '#view=' + encodeURIComponent(editing.localIdentifier));
   editing = null;
 }
 

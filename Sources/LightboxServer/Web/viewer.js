@@ -31,7 +31,11 @@ export function open(index) {
   final.src = url + '&delivery=high';
   const neighbours = [index - 2, index - 1, index + 1, index + 2].filter(i => i >= 0 && i < assets.length);
   cache('start', neighbours.map(i => assets[i].localIdentifier), { w: side, h: side });
-  history.replaceState(null, '', '#view=' + encodeURIComponent(asset.localIdentifier));
+  // Opening from the grid is a step in the browser's history, so that Back closes the viewer;
+  // walking from photo to photo is not.
+  const hash = '#view=' + encodeURIComponent(asset.localIdentifier);
+  if (history.state && history.state.viewer) history.replaceState({ viewer: true }, '', hash);
+  else history.pushState({ viewer: true }, '', hash);
   viewer.querySelector('p').textContent =
     [filename(asset), asset.pixelWidth + '×' + asset.pixelHeight, new Date(asset.creationDate).toLocaleString()].join(' · ');
   stopMovie();
@@ -56,13 +60,27 @@ function stopMovie() {
   movie.removeAttribute('src');
 }
 
+// Closes the viewer: Back when its opening was a step of the history, else the grid's URL.
 function close() {
+  if (history.state && history.state.viewer) {
+    history.back();
+    return;
+  }
+  hide();
+  history.replaceState(null, '', location.pathname);
+}
+
+function hide() {
   stopMovie();
   viewer.classList.remove('open');
-  history.replaceState(null, '', location.pathname);
   current = -1;
   cache('stopAll', []);
 }
+
+// Back (the browser's, a phone's gesture, or close above) leaves the viewer.
+addEventListener('popstate', () => {
+  if (current >= 0 && !(history.state && history.state.viewer)) hide();
+});
 
 // The next photo, loading the next page first when the viewer is at the last one loaded.
 async function next() {
