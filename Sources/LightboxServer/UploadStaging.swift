@@ -36,6 +36,21 @@ final class UploadStaging: Sendable {
     let library: PhotoLibrary
     /// The uploads being written to now: one writer each.
     private let writing = Mutex<Set<String>>([])
+    /// The SHA-256 of each checked upload's bytes so far, taken as they are written, so that a
+    /// finished upload is not read again to be checked. A restart loses them: the file is then
+    /// hashed whole at the end, as is one whose digest stopped matching its size.
+    private let digests = Mutex<[String: RunningDigest]>([:])
+
+    /// A digest of an upload's first `offset` bytes.
+    struct RunningDigest: Sendable {
+        var hasher = SHA256()
+        var offset: Int64 = 0
+
+        mutating func update(_ buffer: ByteBuffer) {
+            buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+            offset += Int64(buffer.readableBytes)
+        }
+    }
 
     /// An upload untouched this long is removed when another starts.
     static let abandonedAfter: TimeInterval = 24 * 3600
@@ -99,6 +114,7 @@ final class UploadStaging: Sendable {
         _ = try record(id)
         try claim(id)
         defer { release(id) }
+        _ = digests.withLock { $0.removeValue(forKey: id) }
         try FileManager.default.removeItem(atPath: path)
     }
 
@@ -118,8 +134,16 @@ final class UploadStaging: Sendable {
         let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard fd >= 0 else { throw UploadError.failed("cannot open the upload's file") }
         defer { close(fd) }
-        // Chunks are gathered up to a mebibyte and written off the cooperative pool: a write
-        // can wait on the disk, and the pool's threads must not.
+        // The digest goes on from where the file stands, or from the start of a new file;
+        // none when it no longer matches (a write that failed halfway, a restart).
+        var digest: RunningDigest?
+        if record.sha256 != nil {
+            let kept = digests.withLock { $0.removeValue(forKey: id) }
+            digest = kept?.offset == current ? kept : current == 0 ? RunningDigest() : nil
+        }
+        defer { if let digest { digests.withLock { $0[id] = digest } } }
+        // Chunks are gathered up to a mebibyte and written (and hashed) off the cooperative
+        // pool: a write can wait on the disk, and the pool's threads must not.
         var written = current
         var pending = ByteBuffer()
         do {
@@ -129,16 +153,24 @@ final class UploadStaging: Sendable {
                 }
                 pending.writeImmutableBuffer(chunk)
                 if pending.readableBytes >= 1 << 20 {
-                    written += try await Self.write(pending, to: fd)
+                    (written, digest) = try await Self.write(pending, to: fd, after: written, hashing: digest)
                     pending.clear()
                 }
             }
         } catch {
             // What arrived before the connection dropped is kept, to resume from.
-            if pending.readableBytes > 0 { _ = try? await Self.write(pending, to: fd) }
+            if pending.readableBytes > 0 {
+                if let (_, hashed) = try? await Self.write(pending, to: fd, after: written, hashing: digest) {
+                    digest = hashed
+                } else {
+                    digest = nil
+                }
+            }
             throw error
         }
-        if pending.readableBytes > 0 { written += try await Self.write(pending, to: fd) }
+        if pending.readableBytes > 0 {
+            (written, digest) = try await Self.write(pending, to: fd, after: written, hashing: digest)
+        }
         return Status(id: id, filename: record.filename, size: record.size, offset: written)
     }
 
@@ -156,21 +188,30 @@ final class UploadStaging: Sendable {
         }
     }
 
-    /// Writes `buffer` whole to `fd`, off the cooperative pool; answers the bytes written.
-    private static func write(_ buffer: ByteBuffer, to fd: Int32) async throws -> Int64 {
+    /// Writes `buffer` whole to `fd`, which holds `offset` bytes, off the cooperative pool, and
+    /// adds it to `digest`; answers the new offset and digest.
+    private static func write(_ buffer: ByteBuffer, to fd: Int32, after offset: Int64, hashing digest: RunningDigest?)
+        async throws -> (Int64, RunningDigest?)
+    {
         try await run(on: writer) {
-            try buffer.withUnsafeReadableBytes { bytes in
-                var start = 0
-                while start < bytes.count {
-                    let count = Glibc.write(fd, bytes.baseAddress! + start, bytes.count - start)
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        throw UploadError.failed(errno == ENOSPC ? "the disk is full" : "writing the upload failed")
-                    }
-                    start += count
+            var digest = digest
+            try write(buffer, to: fd)
+            digest?.update(buffer)
+            return (offset + Int64(buffer.readableBytes), digest)
+        }
+    }
+
+    private static func write(_ buffer: ByteBuffer, to fd: Int32) throws {
+        try buffer.withUnsafeReadableBytes { bytes in
+            var start = 0
+            while start < bytes.count {
+                let count = Glibc.write(fd, bytes.baseAddress! + start, bytes.count - start)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw UploadError.failed(errno == ENOSPC ? "the disk is full" : "writing the upload failed")
                 }
+                start += count
             }
-            return Int64(buffer.readableBytes)
         }
     }
 
@@ -186,7 +227,13 @@ final class UploadStaging: Sendable {
         }
         let data = folder + "/data"
         if let expected = record.sha256 {
-            let actual = try await Self.run(on: Self.hasher) { try Self.sha256(ofFileAt: data) }
+            let running = digests.withLock { $0.removeValue(forKey: id) }
+            let actual: String
+            if let running, running.offset == record.size {
+                actual = running.hasher.finalize().hexadecimal
+            } else {
+                actual = try await Self.run(on: Self.hasher) { try Self.sha256(ofFileAt: data) }
+            }
             guard actual == expected else {
                 try? FileManager.default.removeItem(atPath: folder)
                 throw UploadError.hashMismatch(

@@ -78,6 +78,44 @@ struct UploadTests {
         }
     }
 
+    @Test("The digest taken while the bytes arrive checks the file; after a restart the file itself is hashed")
+    func digests() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let paths = Array(try Corpus.photoPaths().prefix(2))
+        func chunks(_ bytes: ArraySlice<UInt8>) -> AsyncThrowingStream<ByteBuffer, any Error> {
+            AsyncThrowingStream { continuation in
+                var rest = bytes
+                while !rest.isEmpty {
+                    continuation.yield(ByteBuffer(bytes: rest.prefix(100_000)))
+                    rest = rest.dropFirst(100_000)
+                }
+                continuation.finish()
+            }
+        }
+        for (index, path) in paths.enumerated() {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let cut = bytes.count * 6 / 10
+            for claimed in [Self.sha256(Array(bytes.reversed())), Self.sha256(bytes)] {
+                var staging = UploadStaging(library: library)
+                let upload = try staging.start(
+                    filename: "photo\(index).jpg", size: Int64(bytes.count), sha256: claimed, maximumSize: 1 << 30)
+                _ = try await staging.append(upload.id, at: 0, chunks(bytes[..<cut]))
+                // The first photo's upload goes on in a server started again: no digest kept.
+                if index == 0 { staging = UploadStaging(library: library) }
+                let status = try await staging.append(upload.id, at: Int64(cut), chunks(bytes[cut...]))
+                #expect(status.offset == Int64(bytes.count))
+                if claimed == Self.sha256(bytes) {
+                    let result = try await staging.finish(upload.id)
+                    #expect(result.outcome.localIdentifier != nil, "\(result.outcome)")
+                } else {
+                    await #expect(throws: UploadError.self) { try await staging.finish(upload.id) }
+                }
+            }
+        }
+        #expect(try await library.assets().count == 2)
+    }
+
     @Test("File names are made safe, in time linear in their length, keeping their end")
     func names() {
         #expect(UploadStaging.safeName("../../etc/passwd") == "passwd")
