@@ -138,6 +138,29 @@ class PageChecks:
         self.assertEqual(self.driver.current_url, URL + "/")
         self.assertGreaterEqual(len(self.tiles()), 60)
 
+    def test_the_editor_shows_the_picture_and_keeps_save_in_sight(self):
+        self.sign_in()
+        self.wait.until(lambda d: len(self.tiles()) >= 1)
+        self.tiles()[0].click()
+        self.driver.find_element(By.ID, "edit").click()
+        editor = self.driver.find_element(By.ID, "editor")
+        self.wait.until(lambda d: "open" in editor.get_attribute("class"))
+        preview = editor.find_element(By.CSS_SELECTOR, "figure img")
+        self.wait_for_image(preview)
+        width, height, _ = self.viewport
+        box = lambda element: self.driver.execute_script(
+            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]", element
+        )
+        # The preview has most of the screen, not what a fixed sidebar leaves (90 px on a phone).
+        left, top, right, bottom = box(editor.find_element(By.TAG_NAME, "figure"))
+        self.assertGreater((right - left) * (bottom - top), width * height * 0.4)
+        # Save is on the screen without scrolling, whatever the controls need.
+        left, top, right, bottom = box(self.driver.find_element(By.ID, "save"))
+        self.assertTrue(0 <= left and right <= width and 0 <= top and bottom <= height, (left, top, right, bottom))
+        self.shot("editor")
+        self.driver.find_element(By.ID, "cancel").click()
+        self.wait.until(lambda d: "open" not in editor.get_attribute("class"))
+
     def test_a_shared_link_shows_its_album_to_anyone_and_asks_its_password(self):
         self.sign_in()
         ids = [asset["localIdentifier"] for asset in self.api("/api/assets?limit=3")["assets"]]
