@@ -161,6 +161,31 @@ class PageChecks:
         self.driver.find_element(By.ID, "cancel").click()
         self.wait.until(lambda d: "open" not in editor.get_attribute("class"))
 
+    def test_shortcuts_are_listed_under_a_question_mark(self):
+        self.sign_in()
+        self.wait.until(lambda d: len(self.tiles()) >= 1)
+        self.driver.find_element(By.TAG_NAME, "body").send_keys("?")
+        dialog = self.driver.find_element(By.ID, "shortcuts")
+        self.wait.until(lambda d: dialog.get_attribute("open") is not None)
+        self.assertIn("Escape", dialog.text)
+        self.shot("shortcuts")
+        dialog.find_element(By.TAG_NAME, "button").click()
+        self.wait.until(lambda d: dialog.get_attribute("open") is None)
+
+    def test_the_sign_in_page_follows_the_systems_light_or_dark(self):
+        backgrounds = {}
+        for scheme in ("light", "dark"):
+            self.driver.execute_cdp_cmd(
+                "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}
+            )
+            self.driver.get(URL + "/signin")
+            backgrounds[scheme] = self.driver.execute_script(
+                "return getComputedStyle(document.body).backgroundColor"
+            )
+            self.shot("signin-" + scheme)
+        self.assertEqual(backgrounds["light"], "rgb(245, 245, 247)")
+        self.assertEqual(backgrounds["dark"], "rgb(17, 17, 17)")
+
     def test_a_shared_link_shows_its_album_to_anyone_and_asks_its_password(self):
         self.sign_in()
         ids = [asset["localIdentifier"] for asset in self.api("/api/assets?limit=3")["assets"]]

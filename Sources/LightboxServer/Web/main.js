@@ -12,3 +12,10 @@ loadPage().then(() => {
   open(index);
   if (mode === 'edit') openEditor(assets[index]);
 });
+
+// "?" lists the keyboard's shortcuts (not while typing).
+const shortcuts = document.getElementById('shortcuts');
+addEventListener('keydown', event => {
+  if (event.key !== '?' || event.target.closest('input, select, textarea')) return;
+  if (shortcuts.open) shortcuts.close(); else shortcuts.showModal();
+});

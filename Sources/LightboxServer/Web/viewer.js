@@ -100,4 +100,6 @@ addEventListener('keydown', event => {
   if (event.key === 'Escape') close();
   if (event.key === 'ArrowRight') next();
   if (event.key === 'ArrowLeft') open(current - 1);
+  if (event.key === 'e' && !document.getElementById('edit').hidden) openEditor(assets[current]);
+  if (event.key === 'p' && !document.getElementById('play').hidden) playMovie();
 });
