@@ -122,12 +122,19 @@ class PageChecks:
         self.wait_for_image(viewer.find_element(By.TAG_NAME, "img"))
         self.assertTrue(self.driver.current_url.endswith("#view=" + first["assets"][59]["localIdentifier"]))
         self.shot("viewer")
-        # The 61st photo is past the first load: the viewer goes on to it all the same.
-        self.driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+        # The 61st photo is past the first load: the viewer goes on to it all the same. (Keys go
+        # to what has the focus, as a person's do: sending them to the body would move it.)
+        self.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
         self.wait.until(lambda d: d.current_url.endswith("#view=" + second))
         self.wait_for_image(viewer.find_element(By.TAG_NAME, "img"))
         self.shot("next")
-        self.driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+        # Focus is inside the viewer, and Tab keeps it there.
+        inside = "return document.getElementById('viewer').contains(document.activeElement)"
+        self.assertTrue(self.driver.execute_script(inside))
+        for _ in range(5):
+            self.driver.switch_to.active_element.send_keys(Keys.TAB)
+            self.assertTrue(self.driver.execute_script(inside), "Tab left the viewer")
+        self.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
         self.wait.until(lambda d: "open" not in viewer.get_attribute("class"))
         self.assertNotIn("#view=", self.driver.current_url)
         # Back closes the viewer and stays on the page.

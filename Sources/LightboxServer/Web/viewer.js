@@ -8,6 +8,8 @@ const viewer = document.getElementById('viewer');
 const picture = viewer.querySelector('img');
 const movie = viewer.querySelector('video');
 let current = -1;
+let returnFocus = null;
+viewer.tabIndex = -1;
 
 // The image the viewer shows now: the edit view starts from it.
 export function shownImage() {
@@ -43,7 +45,12 @@ export function open(index) {
   document.getElementById('play').hidden = !(asset.mediaType === 2 || (asset.mediaSubtypes & 8));
   // Lightbox edits photos and Live Photos, not movies.
   document.getElementById('edit').hidden = asset.mediaType === 2;
-  viewer.classList.add('open');
+  if (!viewer.classList.contains('open')) {
+    // Focus moves into the viewer, and back to where it was when the viewer closes.
+    returnFocus = document.activeElement;
+    viewer.classList.add('open');
+    viewer.focus();
+  }
 }
 
 function playMovie() {
@@ -75,7 +82,20 @@ function hide() {
   viewer.classList.remove('open');
   current = -1;
   cache('stopAll', []);
+  if (returnFocus && returnFocus.isConnected) returnFocus.focus();
+  returnFocus = null;
 }
+
+// Tab stays inside the viewer while it is open: its buttons, and the movie's controls.
+viewer.addEventListener('keydown', event => {
+  if (event.key !== 'Tab') return;
+  const stops = [...viewer.querySelectorAll('button, video[controls]')].filter(e => e.offsetParent !== null);
+  if (!stops.length) { event.preventDefault(); return; }
+  const at = stops.indexOf(document.activeElement);
+  const next = event.shiftKey ? (at <= 0 ? stops.length - 1 : at - 1) : (at + 1) % stops.length;
+  event.preventDefault();
+  stops[next].focus();
+});
 
 // Back (the browser's, a phone's gesture, or close above) leaves the viewer.
 addEventListener('popstate', () => {
