@@ -122,6 +122,26 @@ class PageChecks:
         self.wait_for_image(viewer.find_element(By.TAG_NAME, "img"))
         self.assertTrue(self.driver.current_url.endswith("#view=" + first["assets"][59]["localIdentifier"]))
         self.shot("viewer")
+        # Download gives the photo's file, as imported when it has no edit.
+        shown = first["assets"][59]["localIdentifier"]
+        link = self.driver.find_element(By.ID, "download")
+        # No edit: the current file is the original, and no second button offers it.
+        self.assertFalse(first["assets"][59]["hasAdjustments"])
+        self.assertFalse(self.driver.find_element(By.ID, "download-original").is_displayed())
+        self.assertTrue(link.get_attribute("href").endswith(f"/api/assets/{shown}/download?version=current"))
+        sizes = self.driver.execute_async_script(
+            """
+            const [current, done] = arguments;
+            const get = async url => { const r = await fetch(url); return [r.status, (await r.arrayBuffer()).byteLength,
+                                                                          r.headers.get('Content-Disposition')]; };
+            Promise.all([get(current), get(current.replace('/download?version=current', '/original'))]).then(done);
+            """,
+            link.get_attribute("href"),
+        )
+        self.assertEqual(sizes[0][0], 200)
+        self.assertGreater(sizes[0][1], 0)
+        self.assertEqual(sizes[0][1], sizes[1][1])
+        self.assertTrue(sizes[0][2].startswith("attachment"), sizes[0][2])
         # The 61st photo is past the first load: the viewer goes on to it all the same. (Keys go
         # to what has the focus, as a person's do: sending them to the body would move it.)
         self.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)

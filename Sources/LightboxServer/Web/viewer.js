@@ -45,6 +45,11 @@ export function open(index) {
   document.getElementById('play').hidden = !(asset.mediaType === 2 || (asset.mediaSubtypes & 8));
   // Lightbox edits photos and Live Photos, not movies.
   document.getElementById('edit').hidden = asset.mediaType === 2;
+  // The file as it is now (an edit's render), and, for an edited asset, as imported.
+  document.getElementById('download').href = assetPath(asset) + '/download?version=current';
+  const original = document.getElementById('download-original');
+  original.href = assetPath(asset) + '/download?version=original';
+  original.hidden = !asset.hasAdjustments;
   if (!viewer.classList.contains('open')) {
     // Focus moves into the viewer, and back to where it was when the viewer closes.
     returnFocus = document.activeElement;
@@ -89,7 +94,7 @@ function hide() {
 // Tab stays inside the viewer while it is open: its buttons, and the movie's controls.
 viewer.addEventListener('keydown', event => {
   if (event.key !== 'Tab') return;
-  const stops = [...viewer.querySelectorAll('button, video[controls]')].filter(e => e.offsetParent !== null);
+  const stops = [...viewer.querySelectorAll('button, a[href], video[controls]')].filter(e => e.offsetParent !== null);
   if (!stops.length) { event.preventDefault(); return; }
   const at = stops.indexOf(document.activeElement);
   const next = event.shiftKey ? (at <= 0 ? stops.length - 1 : at - 1) : (at + 1) % stops.length;
@@ -114,6 +119,7 @@ movie.addEventListener('ended', () => { if (!movie.controls) stopMovie(); });
 movie.addEventListener('click', event => event.stopPropagation());
 document.getElementById('play').addEventListener('click', event => { event.stopPropagation(); playMovie(); });
 document.getElementById('edit').addEventListener('click', event => { event.stopPropagation(); openEditor(assets[current]); });
+for (const link of viewer.querySelectorAll('a[download]')) link.addEventListener('click', event => event.stopPropagation());
 viewer.addEventListener('click', close);
 addEventListener('keydown', event => {
   if (current < 0 || document.getElementById('editor').classList.contains('open')) return;
