@@ -57,12 +57,9 @@ final class ServedLibraries: Sendable {
 
     private func ownLibrary(for user: UserAccount?) throws -> ServedLibrary {
         guard let user, !user.libraryFolder.isEmpty else { return home }
-        guard !user.libraryFolder.contains(".."), !user.libraryFolder.hasPrefix("/") else {
-            throw LibraryError(.storageFailed, "the accounts name a library folder outside the server's library")
-        }
+        let url = try user.libraryURL(inside: home.library.url)
         return try opened.withLock { opened in
             if let served = opened[user.id] { return served }
-            let url = home.library.url.appendingPathComponent(user.libraryFolder, isDirectory: true)
             let served = ServedLibrary(library: try PhotoLibrary(url: url), waitingRenders: waitingRenders)
             opened[user.id] = served
             return served

@@ -232,7 +232,13 @@ final class UploadStaging: Sendable {
             if let running, running.offset == record.size {
                 actual = running.hasher.finalize().hexadecimal
             } else {
-                actual = try await Self.run(on: Self.hasher) { try Self.sha256(ofFileAt: data) }
+                actual = try await Self.run(on: Self.hasher) {
+                    do {
+                        return try FileIO.sha256(ofFileAt: data).hex
+                    } catch {
+                        throw UploadError.failed("cannot read the upload")
+                    }
+                }
             }
             guard actual == expected else {
                 try? FileManager.default.removeItem(atPath: folder)
@@ -301,16 +307,6 @@ final class UploadStaging: Sendable {
         while kept.utf8.count > 200 { kept = kept.dropFirst(max(1, (kept.utf8.count - 200) / 4)) }
         base = String(kept)
         return base.isEmpty || base == "data" || base == "upload.json" ? "upload" : base
-    }
-
-    static func sha256(ofFileAt path: String) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw UploadError.failed("cannot read the upload")
-        }
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
-        return hasher.finalize().hexadecimal
     }
 
     static func freeBytes(_ path: String) -> Int64 {

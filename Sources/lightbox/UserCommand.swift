@@ -142,10 +142,11 @@ enum AccountsAccess {
     /// A user's own library: the first user's is the server's, the others' inside it.
     static func library(of user: UserAccount, in home: PhotoLibrary) throws -> PhotoLibrary {
         guard !user.libraryFolder.isEmpty else { return home }
-        guard !user.libraryFolder.contains(".."), !user.libraryFolder.hasPrefix("/") else {
-            throw CommandError("the accounts name a library folder outside the library: \(user.libraryFolder)")
+        do {
+            return try PhotoLibrary(url: try user.libraryURL(inside: home.url))
+        } catch let error as LibraryError {
+            throw CommandError(error.message)
         }
-        return try PhotoLibrary(url: home.url.appendingPathComponent(user.libraryFolder))
     }
 
     /// Runs an accounts operation, its refusals as messages.

@@ -35,7 +35,7 @@ extension PhotoLibrary {
                     head.isEmpty
                     ? "the file is empty"
                     : "not a photo or movie format Lightbox imports (JPEG, HEIC, HEIF, AVIF, PNG, WebP, TIFF, GIF, "
-                        + "DNG and camera RAW, QuickTime, MP4); it starts with bytes \(FileIO.hex(head.prefix(8)))"
+                        + "DNG and camera RAW, QuickTime, MP4); it starts with bytes \(head.prefix(8).hexadecimal)"
                 throw LibraryError(.unsupportedFormat, reason, path: path)
             }
             self.path = path

@@ -22,6 +22,17 @@ public struct UserAccount: Sendable, Hashable, Codable {
     public var libraryFolder: String
     public var creationDate: Date
 
+    /// Their library inside the server's at `home`: `home` itself for its owner. Throws for a
+    /// folder the accounts name outside it (`..`, an absolute path): it is never opened.
+    public func libraryURL(inside home: URL) throws -> URL {
+        guard !libraryFolder.isEmpty else { return home }
+        guard !libraryFolder.contains(".."), !libraryFolder.hasPrefix("/") else {
+            throw LibraryError(
+                .storageFailed, "the accounts name a library folder outside the server's library: \(libraryFolder)")
+        }
+        return home.appendingPathComponent(libraryFolder, isDirectory: true)
+    }
+
     public init(
         id: String, name: String, role: Role, passwordHash: String, libraryFolder: String, creationDate: Date
     ) {

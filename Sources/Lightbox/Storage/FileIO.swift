@@ -75,23 +75,19 @@ package enum FileIO {
     }
 
     /// SHA-256 of a file's bytes, lowercase hex, and its size.
-    static func sha256(ofFileAt path: String) throws -> (hex: String, size: Int64) {
+    package static func sha256(ofFileAt path: String) throws -> (hex: String, size: Int64) {
         var hasher = SHA256()
         var size: Int64 = 0
         try forEachChunk(ofFileAt: path) { chunk in
             hasher.update(bufferPointer: chunk)
             size += Int64(chunk.count)
         }
-        return (hex(hasher.finalize()), size)
+        return (hasher.finalize().hexadecimal, size)
     }
 
     /// SHA-256 of bytes in memory, lowercase hex.
     static func sha256(of bytes: [UInt8]) -> String {
-        hex(SHA256.hash(data: bytes))
-    }
-
-    static func hex(_ digest: some Sequence<UInt8>) -> String {
-        digest.hexadecimal
+        SHA256.hash(data: bytes).hexadecimal
     }
 
     /// Copies `source` to a new file `temporary` (which must not exist), hashing the bytes as
@@ -108,7 +104,7 @@ package enum FileIO {
             try file.append(chunk)
         }
         try file.finish(syncing: syncing)
-        return hex(hasher.finalize())
+        return hasher.finalize().hexadecimal
     }
 
     /// Writes bytes durably to a new file `path` (which must not exist) and fsyncs it.
