@@ -40,7 +40,7 @@ final class ServedLibraries: Sendable {
 
     /// A shared album as its audience sees it: the owner's library limited to the album's
     /// assets, whose uploads go into the owner's library.
-    private func library(for shared: SharedAlbum) throws -> ServedLibrary {
+    func library(for shared: SharedAlbum) throws -> ServedLibrary {
         let key = "share:" + shared.share.id
         if let served = limited.withLock({ $0[key] }) { return served }
         let owner = try ownLibrary(for: shared.owner)

@@ -31,8 +31,8 @@ extension PhotoLibrary {
             for: asset, targetSize: size, contentMode: options.contentMode, options: request)
         return FinalImage(
             image: final.image, source: final.source,
-            entityTag: manager.entityTag(
-                for: asset, targetSize: size, contentMode: options.contentMode, options: request))
+            entityTag: try manager.finalImageKey(
+                for: asset, targetSize: size, contentMode: options.contentMode, options: request)?.entityTag)
     }
 }
 

@@ -151,29 +151,6 @@ public class ImageManager: @unchecked Sendable {
             localIdentifier: asset.localIdentifier, render: render)
     }
 
-    /// The HTTP entity tag of a request's final image (``FinalImageKey/entityTag``); nil when
-    /// the asset has no photo.
-    public func entityTag(
-        for asset: Asset, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
-        options: ImageRequestOptions = ImageRequestOptions()
-    ) -> String? {
-        (try? finalImageKey(for: asset, targetSize: targetSize, contentMode: contentMode, options: options))??
-            .entityTag
-    }
-
-    /// A request's final image when a cache holds it (the memory cache, then `derivatives/`),
-    /// without rendering anything; nil on a miss.
-    public func cachedImage(
-        for asset: Asset, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
-        options: ImageRequestOptions = ImageRequestOptions()
-    ) async throws -> (image: EncodedImage, source: ImageResultSource)? {
-        try Self.validate(targetSize, options)
-        let source = try self.source(of: asset, version: options.version)
-        let render = Self.renderOptions(targetSize, contentMode, options, orientation: source.orientation)
-        return try await cached(
-            DerivativeKey.make(contentHash: source.contentHash, options: render), asset.localIdentifier, render)
-    }
-
     /// The final image `key` names when a cache holds it; nil on a miss.
     public func cachedImage(for key: FinalImageKey) async throws -> (image: EncodedImage, source: ImageResultSource)? {
         try await cached(key.key, key.localIdentifier, key.render)

@@ -95,7 +95,7 @@ enum ShareRoutes {
                 responses: [.json(201, "The share.", Schema.ref("Share"))])
         ) { request, context in
             let (accounts, owner) = try sharer(accounts, context)
-            let album = try await sharedAlbum(context)
+            let album = try await albumToShare(context)
             let body = try await request.decode(as: ShareBody.self, context: context)
             let share = try await accounts.shareAlbum(
                 album, of: owner, with: body.user, permission: body.permission ?? .view)
@@ -116,7 +116,7 @@ enum ShareRoutes {
                 responses: [.json(201, "The link, with its key.", Schema.ref("Share"))])
         ) { request, context in
             let (accounts, owner) = try sharer(accounts, context)
-            let album = try await sharedAlbum(context)
+            let album = try await albumToShare(context)
             let body = try await request.decode(as: LinkBody.self, context: context)
             var expires: Date?
             if let days = body.expiresInDays {
@@ -159,9 +159,7 @@ enum ShareRoutes {
             }
             var received: [ReceivedView] = []
             for shared in try await accounts.sharesReceived(by: user) {
-                let library = try libraries.library(
-                    for: Caller(user: user, credential: .local, sharedAlbum: shared)
-                ).library
+                let library = try libraries.library(for: shared).library
                 let album = shared.share.albumIdentifier
                 let collection = try? await library.read { try CollectionRoutes.entry(album, in: $0) }
                 received.append(
@@ -254,7 +252,7 @@ enum ShareRoutes {
 
     /// The album of the caller's library the route names: 404 when there is none, 400 for a
     /// smart album or a moment (an album is shared, not a query).
-    private static func sharedAlbum(_ context: LightboxRequestContext) async throws -> String {
+    private static func albumToShare(_ context: LightboxRequestContext) async throws -> String {
         let id = try context.parameters.require("id")
         let library = try context.library().library
         let entry = try await library.read { try CollectionRoutes.entry(id, in: $0) }
