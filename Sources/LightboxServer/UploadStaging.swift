@@ -292,6 +292,8 @@ final class UploadStaging: Sendable {
                 modified < cutoff, writing.withLock({ !$0.contains(name) })
             else { continue }
             try? fileManager.removeItem(atPath: root + "/" + name)
+            // Its digest goes with it: the memory holds no more than the open uploads.
+            _ = digests.withLock { $0.removeValue(forKey: name) }
         }
     }
 

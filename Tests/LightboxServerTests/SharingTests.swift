@@ -162,6 +162,34 @@ struct SharingTests {
         }
     }
 
+    @Test("A user keeps at most so many shares; sharing an album again with the same user replaces its share")
+    func shareBound() async throws {
+        let (folder, _, accounts, _, album, _, _) = try await Self.makeShared()
+        defer { withExtendedLifetime(folder) {} }
+        let ann = try #require(try await accounts.user(named: "ann"))
+        let bob = try #require(try await accounts.user(named: "bob"))
+        // Filled to the bound through the store, as the accounts would have made them.
+        for index in 0..<Accounts.maximumShares {
+            try await accounts.store.addShare(
+                AlbumShare(
+                    id: "filler\(index)", ownerID: ann.id, albumIdentifier: album,
+                    audience: .link(key: "filler-\(index)"),
+                    permission: .view, passwordHash: nil, expirationDate: nil, creationDate: Date()))
+        }
+        await #expect(throws: LibraryError.self) {
+            _ = try await accounts.createLink(to: album, of: ann, password: nil, expires: nil)
+        }
+        await #expect(throws: LibraryError.self) {
+            _ = try await accounts.shareAlbum(album, of: ann, with: "bob", permission: .view)
+        }
+        // Making room lets one more in; the same album with the same user again replaces it.
+        #expect(try await accounts.endShare(id: "filler0", by: ann))
+        let first = try await accounts.shareAlbum(album, of: ann, with: "bob", permission: .view)
+        let again = try await accounts.shareAlbum(album, of: ann, with: "bob", permission: .contribute)
+        #expect(first.id != again.id)
+        #expect(try await accounts.sharesReceived(by: bob).map(\.share.id) == [again.id])
+    }
+
     @Test("A link shows its album to whoever holds it: password, expiry, nothing else reachable, ended by its owner")
     func byLink() async throws {
         let (folder, _, accounts, app, album, inside, outside) = try await Self.makeShared()

@@ -16,6 +16,23 @@ import Synchronization
 extension Accounts {
     /// How long a password unlocks a link in one browser, at most.
     static let linkUnlockLifetime: TimeInterval = 7 * 24 * 3600
+    /// The most shares (with users and by link) one user keeps: what a list of shares reads,
+    /// and what a recipient's list opens, stays bounded.
+    static let maximumShares = 1000
+
+    /// Refuses a new share past ``maximumShares``; sharing an album again with the same user
+    /// replaces its share, and is always allowed.
+    private func checkRoom(for owner: UserAccount, replacing album: String? = nil, with recipient: String? = nil)
+        async throws
+    {
+        let made = try await store.shares(ownerID: owner.id)
+        if let album, made.contains(where: { $0.albumIdentifier == album && $0.recipientID == recipient }) { return }
+        guard made.count < Self.maximumShares else {
+            throw LibraryError(
+                .invalidRequest,
+                "you share \(made.count) albums and links already: end some first (at most \(Self.maximumShares))")
+        }
+    }
 
     /// Shares `album` of `owner`'s library with the user called `name`; sharing it with them
     /// again changes what they may do.
@@ -28,6 +45,7 @@ extension Accounts {
         guard recipient.id != owner.id else {
             throw LibraryError(.invalidRequest, "an album is shared with someone else: your albums are yours already")
         }
+        try await checkRoom(for: owner, replacing: album, with: recipient.id)
         let share = AlbumShare(
             id: Self.randomIdentifier(), ownerID: owner.id, albumIdentifier: album, audience: .user(id: recipient.id),
             permission: permission, passwordHash: nil, expirationDate: nil, creationDate: Date())
@@ -44,6 +62,7 @@ extension Accounts {
         if let expires, expires <= Date() {
             throw LibraryError(.invalidRequest, "a link's expiry must be in the future")
         }
+        try await checkRoom(for: owner)
         var passwordHash: String?
         if let password {
             try Self.checkPassword(password)
