@@ -139,8 +139,9 @@ struct SharingTests {
                     (try Self.object(response)["asset"] as? [String: Any])?["localIdentifier"] as? String)
             }
             #expect(try await library.assets(limit: 10).count == 3)
-            let members = try await library.fetchAssets(
-                inCollectionWithLocalIdentifier: album, options: FetchOptions(), after: nil, limit: 10)
+            let members = try await library.fetchAssetPage(
+                inCollectionWithLocalIdentifier: album, options: FetchOptions(), after: nil, limit: 10
+            ).assets
             #expect(Set(members.map(\.localIdentifier)) == [inside, added])
             try await client.execute(uri: "/api/assets?share=" + contributing, method: .get, headers: [.cookie: bob]) {
                 response throws in

@@ -16,18 +16,18 @@ extension PhotoLibrary {
     }
 
     /// A page of a fetch: the `limit` assets that follow the one whose identifier is `after`
-    /// (from the start when nil), for servers and tools that page through a fetch.
-    /// Runs off the caller's executor.
-    public func fetchAssets(options: FetchOptions, after: String?, limit: Int) async throws -> [Asset] {
+    /// (from the start when nil), and how many the whole fetch holds, both from one fetch
+    /// result; for servers and tools that page through a fetch. Runs off the caller's executor.
+    public func fetchAssetPage(options: FetchOptions, after: String?, limit: Int) async throws -> AssetFetchPage {
         try await read { library in
             try library.page(of: library.fetchAssets(options: options), after: after, limit: limit)
         }
     }
 
-    /// A page of a collection's assets; see ``fetchAssets(options:after:limit:)``.
-    public func fetchAssets(
+    /// A page of a collection's assets; see ``fetchAssetPage(options:after:limit:)``.
+    public func fetchAssetPage(
         inCollectionWithLocalIdentifier localIdentifier: String, options: FetchOptions, after: String?, limit: Int
-    ) async throws -> [Asset] {
+    ) async throws -> AssetFetchPage {
         try await read { library in
             try library.page(
                 of: library.fetchAssets(inCollectionWithLocalIdentifier: localIdentifier, options: options),
@@ -36,8 +36,8 @@ extension PhotoLibrary {
         }
     }
 
-    /// The `limit` assets of `result` after the one named `after`.
-    private func page(of result: FetchResult<Asset>, after: String?, limit: Int) throws -> [Asset] {
+    /// The `limit` assets of `result` after the one named `after`, and the result's count.
+    private func page(of result: FetchResult<Asset>, after: String?, limit: Int) throws -> AssetFetchPage {
         var start = 0
         if let after {
             guard let anchor = try asset(withLocalIdentifier: after), let index = result.index(of: anchor) else {
@@ -45,7 +45,9 @@ extension PhotoLibrary {
             }
             start = index + 1
         }
-        return result.objects(at: start..<Swift.min(result.count, start + Swift.max(0, limit)))
+        return AssetFetchPage(
+            assets: result.objects(at: start..<Swift.min(result.count, start + Swift.max(0, limit))),
+            count: result.count)
     }
 
     /// The assets of one media type.
@@ -138,4 +140,10 @@ extension PhotoLibrary {
             source: make(), refetch: { [self] in try self.fetched(options, make) },
             wantsIncrementalChangeDetails: options.wantsIncrementalChangeDetails)
     }
+}
+
+/// A page of a fetch of assets: the assets asked for, and how many the whole fetch holds.
+public struct AssetFetchPage: Sendable {
+    public var assets: [Asset]
+    public var count: Int
 }

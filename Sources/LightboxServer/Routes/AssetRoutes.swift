@@ -66,14 +66,16 @@ enum AssetRoutes {
             let predicate = query.get("predicate").map { String($0) }
             let sort = query.get("sort").map { String($0) }
             let assets: [Asset]
+            let count: Int
             let options = try LightboxServer.fetchOptions(predicate: predicate, sort: sort)
             if predicate == nil && sort == nil {
+                // Newest first by the index: the count from the tally, a read of its own.
                 assets = try await library.assets(limit: limit + 1, after: after)
+                count = try await library.read { try $0.fetchAssets(options: options).count }
             } else {
-                assets = try await library.fetchAssets(options: options, after: after, limit: limit + 1)
+                let page = try await library.fetchAssetPage(options: options, after: after, limit: limit + 1)
+                (assets, count) = (page.assets, page.count)
             }
-            // The whole fetch's count, from the tally: a page says how many there are in all.
-            let count = try await library.read { try $0.fetchAssets(options: options).count }
             let page = AssetPage(
                 assets: Array(assets.prefix(limit)),
                 next: assets.count > limit ? assets[limit - 1].localIdentifier : nil, count: count)

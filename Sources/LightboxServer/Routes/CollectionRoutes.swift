@@ -165,15 +165,12 @@ enum CollectionRoutes {
             let limit = try query.limit(
                 default: LightboxServer.defaultPageSize, maximum: LightboxServer.maximumPageSize)
             let after = query.get("after").map { String($0) }
-            let assets = try await library.fetchAssets(
+            let page = try await library.fetchAssetPage(
                 inCollectionWithLocalIdentifier: id, options: FetchOptions(), after: after, limit: limit + 1)
-            let count = try await library.read {
-                try $0.fetchAssets(inCollectionWithLocalIdentifier: id, options: FetchOptions()).count
-            }
             return try LightboxServer.jsonResponse(
                 AssetPage(
-                    assets: Array(assets.prefix(limit)),
-                    next: assets.count > limit ? assets[limit - 1].localIdentifier : nil, count: count))
+                    assets: Array(page.assets.prefix(limit)),
+                    next: page.assets.count > limit ? page.assets[limit - 1].localIdentifier : nil, count: page.count))
         }
         routes.post(
             "/api/collections",

@@ -83,9 +83,10 @@ enum TrashRoutes {
             guard let trash else {
                 throw HTTPError(.internalServerError, message: "the library has no Recently Deleted album")
             }
-            let assets = try await library.fetchAssets(
+            let assets = try await library.fetchAssetPage(
                 inCollectionWithLocalIdentifier: trash.localIdentifier, options: FetchOptions(), after: after,
-                limit: limit + 1)
+                limit: limit + 1
+            ).assets
             return try LightboxServer.jsonResponse(
                 TrashPage(
                     assets: Array(assets.prefix(limit)),
