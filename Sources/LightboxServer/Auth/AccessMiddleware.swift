@@ -53,8 +53,10 @@ struct AccessMiddleware: RouterMiddleware {
                 context.remoteAddress = client
             }
         }
-        if var caller = try await authenticate(request) {
-            if caller.sharedAlbum == nil, let shareID = Self.query("share", in: request) {
+        // Read once: both a link and a share may be named in it.
+        let query = request.uri.query
+        if var caller = try await authenticate(request, query: query) {
+            if caller.sharedAlbum == nil, let shareID = Self.parameter("share", in: query, of: request) {
                 caller.sharedAlbum = try await sharedAlbum(shareID, for: caller)
             }
             context.caller = caller
@@ -99,9 +101,9 @@ struct AccessMiddleware: RouterMiddleware {
 
     /// The caller the request's credential names; nil when it carries none and the library is
     /// not open to a local owner. Throws 401 for a credential that names no one.
-    private func authenticate(_ request: Request) async throws -> Caller? {
+    private func authenticate(_ request: Request, query: String?) async throws -> Caller? {
         guard let accounts else { return Caller(user: nil, credential: .local) }
-        if let key = request.headers[Self.linkHeader] ?? Self.query("link", in: request) {
+        if let key = request.headers[Self.linkHeader] ?? Self.parameter("link", in: query, of: request) {
             do {
                 let caller = try await accounts.caller(linkKey: key) { share in
                     request.headers[Self.unlockHeader] ?? Self.cookie(Self.linkCookieName(share), in: request)
@@ -149,9 +151,10 @@ struct AccessMiddleware: RouterMiddleware {
     /// The cookie that keeps a link unlocked in a browser: one for each link.
     static func linkCookieName(_ share: AlbumShare) -> String { "lightbox_link_" + share.id }
 
-    /// A query parameter, looked for only when the query names it: the hot path does not parse.
-    static func query(_ name: String, in request: Request) -> String? {
-        guard let query = request.uri.query, names(query, name) else { return nil }
+    /// A parameter of `request`'s query (`query`, read once), decoded only when the query
+    /// names it: the hot path does not parse.
+    static func parameter(_ name: String, in query: String?, of request: Request) -> String? {
+        guard let query, names(query, name) else { return nil }
         return request.uri.formQuery.get(name).map { String($0) }
     }
 
