@@ -24,6 +24,8 @@ final class RecentAssets: Sendable {
     }
 
     private let state = Mutex(State())
+    /// How many assets were read from the catalog: the misses.
+    let catalogReads = Atomic<Int>(0)
 
     /// What the memory says of an identifier.
     private enum Lookup {
@@ -78,6 +80,7 @@ final class RecentAssets: Sendable {
         // The count is taken before the read: a write that ends meanwhile leaves a count that
         // no longer matches, and what was read is not kept.
         let before = store.localWrites
+        catalogReads.add(1, ordering: .relaxed)
         let asset = try await store.read { try $0.asset(withLocalIdentifier: localIdentifier) }
         state.withLock { state in
             guard state.localWrites == before, store.localWrites == before else { return }
