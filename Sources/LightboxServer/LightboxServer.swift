@@ -154,11 +154,42 @@ struct AssetPage: Encodable {
     var assets: [Asset]
     /// The `after` value for the next page; absent on the last page.
     var next: String?
+    /// The index of the page's first asset in the whole fetch; absent on the pages after the
+    /// first of the default order asked with `after`, which are read by the index from the
+    /// last asset seen and never count what lies before it.
+    var offset: Int?
     /// How many assets the whole fetch holds, every page together.
     var count: Int
+
+    /// The page a request for `limit` assets answers with, from a page read with one asset
+    /// more than asked (its presence says there is a next page).
+    init(_ page: AssetFetchPage, limit: Int) {
+        assets = Array(page.assets.prefix(limit))
+        next = page.assets.count > limit ? page.assets[limit - 1].localIdentifier : nil
+        offset = page.offset
+        count = page.count
+    }
 }
 
 extension Parameters {
+    /// Where a page starts: `after` (the previous page's `next`), `offset` (an index of the
+    /// whole fetch, from 0) or `at` (an asset's identifier: the page it begins), at most one.
+    func pageStart() throws -> FetchPageStart {
+        let after = get("after").map { String($0) }
+        let offset = try get("offset", as: Int.self)
+        let at = get("at").map { String($0) }
+        guard [after != nil, offset != nil, at != nil].filter({ $0 }).count <= 1 else {
+            throw HTTPError(.badRequest, message: "give one of after, offset and at, not several")
+        }
+        if let offset {
+            guard (0...Int(Int32.max)).contains(offset) else {
+                throw HTTPError(.badRequest, message: "offset must be 0...\(Int32.max), not \(offset)")
+            }
+            return .offset(offset)
+        }
+        return at.map { .at($0) } ?? .after(after)
+    }
+
     /// The `limit` parameter: `fallback` when absent, else a number in 1...`maximum` (400 otherwise).
     func limit(default fallback: Int, maximum: Int) throws -> Int {
         let limit = try get("limit", as: Int.self) ?? fallback

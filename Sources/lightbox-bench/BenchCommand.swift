@@ -241,6 +241,15 @@ struct FetchBench: AsyncParsableCommand {
         _ = favorites.firstObject
         let predicateMs = Date().timeIntervalSince(start) * 1000
 
+        // A timeline: the days of everything newest first, then a page of 200 three quarters in
+        // (a scrubber's jump), each from a fetch of its own as a server makes them.
+        start = Date()
+        let days = try library.fetchAssets(options: sorted).creationDays()
+        let daysMs = Date().timeIntervalSince(start) * 1000
+        start = Date()
+        let jump = try await library.fetchAssetPage(options: sorted, from: .offset(count * 3 / 4), limit: 200)
+        let offsetPageMs = Date().timeIntervalSince(start) * 1000
+
         // Change details over 100,000 assets after a transaction touching 1% of them.
         let window = try library.fetchAssets(
             options: FetchOptions(sortDescriptors: sorted.sortDescriptors, fetchLimit: min(100_000, assets)))
@@ -259,6 +268,8 @@ struct FetchBench: AsyncParsableCommand {
             "firstObjectMs": Report.round(firstObjectMs), "countMs": Report.round(countMs),
             "predicateMs": Report.round(predicateMs), "predicateCount": favorites.count,
             "changeDetailsMs": Report.round(changeDetailsMs), "changedIndexes": details.changedIndexes.count,
+            "timelineDaysMs": Report.round(daysMs), "timelineDays": days.count,
+            "offsetPageMs": Report.round(offsetPageMs), "offsetPageAssets": jump.assets.count,
             "fetchResultBytes": fetchResultBytes, "lastObjectMs": Report.round(lastObjectMs),
             "fullFetchResultBytes": fullFetchResultBytes, "peakResidentMB": Report.peakResidentMegabytes(),
         ])

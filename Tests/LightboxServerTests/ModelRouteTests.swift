@@ -274,3 +274,55 @@ struct ModelRouteTests {
         }
     }
 }
+
+extension ModelRouteTests {
+    @Test("The timeline's days add up to the count; pages by offset and by asset are the fetch's own slices")
+    func timelineAndPositions() async throws {
+        let (folder, library, _, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        var newest = FetchOptions()
+        newest.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: false)]
+        let all = try library.fetchAssets(options: newest).map(\.localIdentifier)
+        let days = try library.fetchAssets(options: newest).creationDays()
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/timeline", method: .get) { response throws in
+                #expect(response.status == .ok)
+                let timeline = try Self.object(response)
+                #expect(timeline["count"] as? Int == all.count)
+                let listed = try #require(timeline["days"] as? [[String: Any]])
+                #expect(listed.map { $0["day"] as? String } == days.map(\.isoDay))
+                #expect(listed.compactMap { $0["count"] as? Int }.reduce(0, +) == all.count)
+            }
+            for offset in 0..<all.count {
+                try await client.execute(uri: "/api/assets?offset=\(offset)&limit=2", method: .get) { response throws in
+                    let page = try Self.object(response)
+                    #expect(page["offset"] as? Int == offset && page["count"] as? Int == all.count)
+                    let ids = (page["assets"] as? [[String: Any]])?.compactMap { $0["localIdentifier"] as? String }
+                    #expect(ids == Array(all[offset..<min(all.count, offset + 2)]))
+                }
+                try await client.execute(uri: "/api/assets?at=\(all[offset])&limit=1", method: .get) {
+                    response throws in
+                    #expect(try Self.object(response)["offset"] as? Int == offset)
+                }
+            }
+            // The first page of the index's own paging starts at 0; its later pages do not say.
+            try await client.execute(uri: "/api/assets?limit=2", method: .get) { response throws in
+                #expect(try Self.object(response)["offset"] as? Int == 0)
+            }
+            try await client.execute(uri: "/api/assets?limit=2&after=\(all[0])", method: .get) { response throws in
+                #expect(try Self.object(response)["offset"] == nil)
+            }
+            // A timeline with a predicate: only what it selects.
+            try await client.execute(
+                uri: "/api/timeline?predicate=mediaType%20%3D%3D%202&sort=creationDate%20desc", method: .get
+            ) { response throws in
+                #expect(try Self.object(response)["count"] as? Int == 0)
+            }
+            for bad in ["offset=1&after=\(all[0])", "offset=-1", "at=NOPE", "offset=x"] {
+                try await client.execute(uri: "/api/assets?" + bad, method: .get) { response in
+                    #expect(response.status == (bad == "at=NOPE" ? .notFound : .badRequest), "\(bad)")
+                }
+            }
+        }
+    }
+}

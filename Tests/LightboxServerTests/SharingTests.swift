@@ -140,7 +140,7 @@ struct SharingTests {
             }
             #expect(try await library.assets(limit: 10).count == 3)
             let members = try await library.fetchAssetPage(
-                inCollectionWithLocalIdentifier: album, options: FetchOptions(), after: nil, limit: 10
+                inCollectionWithLocalIdentifier: album, options: FetchOptions(), from: .after(nil), limit: 10
             ).assets
             #expect(Set(members.map(\.localIdentifier)) == [inside, added])
             try await client.execute(uri: "/api/assets?share=" + contributing, method: .get, headers: [.cookie: bob]) {

@@ -29,7 +29,7 @@ public final class FetchResult<ObjectType: FetchableObject>: @unchecked Sendable
     // @unchecked: the `let`s never change after init; `ids`, `complete`, `knownCount`,
     // `mediaTypeCounts` and the batch caches are read and written only while holding `lock`.
     /// Where a fetched result reads its rows; nil for one made in memory.
-    private let source: (any FetchSource<ObjectType>)?
+    let source: (any FetchSource<ObjectType>)?
     /// The objects of a result made in memory (transient collections), else nil.
     private let memory: [ObjectType]?
     /// Runs the same fetch again on the library as it is now (for change details).
@@ -322,4 +322,11 @@ protocol FetchSource<Object>: Sendable {
     func objects(_ rowIDs: [Int64]) throws -> [Int64: Object]
     /// The row ids of the objects with these identifiers (those that exist).
     func rowIDs(forLocalIdentifiers identifiers: [String]) throws -> [Int64]
+    /// For asset fetches read by a query: the days the rows were taken on, as runs in order
+    /// (see ``FetchResult/creationDays()``); nil where the source cannot say at once.
+    func creationDays() throws -> [AssetDay]?
+}
+
+extension FetchSource {
+    func creationDays() throws -> [AssetDay]? { nil }
 }

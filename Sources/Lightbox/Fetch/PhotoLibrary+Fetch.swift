@@ -15,39 +15,50 @@ extension PhotoLibrary {
         try await BlockingWork.run { try body(self) }
     }
 
-    /// A page of a fetch: the `limit` assets that follow the one whose identifier is `after`
-    /// (from the start when nil), and how many the whole fetch holds, both from one fetch
-    /// result; for servers and tools that page through a fetch. Runs off the caller's executor.
-    public func fetchAssetPage(options: FetchOptions, after: String?, limit: Int) async throws -> AssetFetchPage {
+    /// A page of a fetch: the `limit` assets from `start`, where the page begins in the fetch,
+    /// and how many the whole fetch holds, all from one fetch result; for servers and tools
+    /// that page through a fetch. Runs off the caller's executor.
+    public func fetchAssetPage(options: FetchOptions, from start: FetchPageStart, limit: Int) async throws
+        -> AssetFetchPage
+    {
         try await read { library in
-            try library.page(of: library.fetchAssets(options: options), after: after, limit: limit)
+            try library.page(of: library.fetchAssets(options: options), from: start, limit: limit)
         }
     }
 
-    /// A page of a collection's assets; see ``fetchAssetPage(options:after:limit:)``.
+    /// A page of a collection's assets; see ``fetchAssetPage(options:from:limit:)``.
     public func fetchAssetPage(
-        inCollectionWithLocalIdentifier localIdentifier: String, options: FetchOptions, after: String?, limit: Int
+        inCollectionWithLocalIdentifier localIdentifier: String, options: FetchOptions, from start: FetchPageStart,
+        limit: Int
     ) async throws -> AssetFetchPage {
         try await read { library in
             try library.page(
                 of: library.fetchAssets(inCollectionWithLocalIdentifier: localIdentifier, options: options),
-                after: after,
-                limit: limit)
+                from: start, limit: limit)
         }
     }
 
-    /// The `limit` assets of `result` after the one named `after`, and the result's count.
-    private func page(of result: FetchResult<Asset>, after: String?, limit: Int) throws -> AssetFetchPage {
-        var start = 0
-        if let after {
-            guard let anchor = try asset(withLocalIdentifier: after), let index = result.index(of: anchor) else {
-                throw LibraryError(.assetNotFound, "no asset \(after) in this fetch")
+    /// The `limit` assets of `result` from `start`, where they start, and the result's count.
+    private func page(of result: FetchResult<Asset>, from start: FetchPageStart, limit: Int) throws
+        -> AssetFetchPage
+    {
+        func index(of identifier: String) throws -> Int {
+            guard let anchor = try asset(withLocalIdentifier: identifier), let index = result.index(of: anchor) else {
+                throw LibraryError(.assetNotFound, "no asset \(identifier) in this fetch")
             }
-            start = index + 1
+            return index
+        }
+        let count = result.count
+        let first: Int
+        switch start {
+        case .after(nil): first = 0
+        case .after(let identifier?): first = try index(of: identifier) + 1
+        case .offset(let offset): first = Swift.min(Swift.max(0, offset), count)
+        case .at(let identifier): first = try index(of: identifier)
         }
         return AssetFetchPage(
-            assets: result.objects(at: start..<Swift.min(result.count, start + Swift.max(0, limit))),
-            count: result.count)
+            assets: result.objects(at: first..<Swift.min(count, first + Swift.min(Swift.max(0, limit), count))),
+            offset: first, count: count)
     }
 
     /// The assets of one media type.
@@ -142,8 +153,27 @@ extension PhotoLibrary {
     }
 }
 
-/// A page of a fetch of assets: the assets asked for, and how many the whole fetch holds.
+/// Where a page of a fetch starts.
+public enum FetchPageStart: Sendable, Hashable {
+    /// After the asset with this identifier, or at the first when nil (keyset paging: a page
+    /// follows on from the last one seen whatever was added before it).
+    case after(String?)
+    /// At this index of the fetch (a timeline's position; past the end gives an empty page).
+    case offset(Int)
+    /// At the asset with this identifier (a link to one asset, and where it lies).
+    case at(String)
+}
+
+/// A page of a fetch of assets: the assets asked for, the index of the first in the fetch,
+/// and how many the whole fetch holds.
 public struct AssetFetchPage: Sendable {
     public var assets: [Asset]
+    public var offset: Int
     public var count: Int
+
+    public init(assets: [Asset], offset: Int, count: Int) {
+        self.assets = assets
+        self.offset = offset
+        self.count = count
+    }
 }

@@ -36,6 +36,9 @@ struct APIParameter: Sendable {
 
     static let limit = query("limit", Schema.integer(1...500), "The most items in the page.")
     static let after = query("after", Schema.string, "The `next` of the previous page.")
+    static let offset = query(
+        "offset", Schema.integer(0...Int(Int32.max)), "Where the page starts in the whole fetch (instead of `after`).")
+    static let at = query("at", Schema.string, "The asset the page starts at (instead of `after`).")
 }
 
 /// A request's body.

@@ -42,8 +42,19 @@ enum Schemas {
                 "burstSelectionTypes", "representsBurst", "hasAdjustments", "resources",
             ]),
         "AssetPage": Schema.object(
-            ["assets": Schema.array(Schema.ref("Asset")), "next": Schema.string, "count": Schema.integer],
+            [
+                "assets": Schema.array(Schema.ref("Asset")), "next": Schema.string, "offset": Schema.integer,
+                "count": Schema.integer,
+            ],
             required: ["assets", "count"]),
+        "Timeline": Schema.object(
+            [
+                "count": Schema.integer,
+                "days": Schema.array(
+                    Schema.object(
+                        ["day": Schema.string, "count": Schema.integer], required: ["day", "count"])),
+            ],
+            required: ["count", "days"]),
         "ChangedAssets": Schema.object(
             ["changeToken": Schema.integer, "assets": Schema.array(Schema.ref("Asset"))],
             required: ["changeToken", "assets"]),

@@ -45,41 +45,80 @@ enum AssetRoutes {
         var permanently: Bool
     }
 
+    static let predicateParameter = APIParameter.query(
+        "predicate", Schema.string, "A predicate in the fetch language: `favorite == true`.")
+    static let sortParameter = APIParameter.query(
+        "sort", Schema.string, "Sort descriptors: `creationDate asc`; newest first without a sort or predicate.")
+
+    /// The fetch a request's `predicate` and `sort` ask for: newest first when it gives
+    /// neither (`isDefault`), which the index of creation dates pages through.
+    static func fetchOptions(_ query: Parameters) throws -> (options: FetchOptions, isDefault: Bool) {
+        let predicate = query.get("predicate").map { String($0) }
+        let sort = query.get("sort").map { String($0) }
+        var options = try LightboxServer.fetchOptions(predicate: predicate, sort: sort)
+        let isDefault = predicate == nil && sort == nil
+        if isDefault { options.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: false)] }
+        return (options, isDefault)
+    }
+
+    /// The answer of `/api/timeline`.
+    struct Timeline: Encodable {
+        struct Day: Encodable {
+            var day: String
+            var count: Int
+        }
+        var count: Int
+        var days: [Day]
+
+        init(_ days: [AssetDay]) {
+            self.days = days.map { Day(day: $0.isoDay, count: $0.count) }
+            count = days.reduce(0) { $0 + $1.count }
+        }
+    }
+
     static func add(to routes: Routes) {
         let files = ResourceFile()
         routes.get(
             "/api/assets",
             doc: APIOperation(
                 "A page of assets, newest first, or those a predicate selects in a sort's order.",
-                parameters: [
-                    .limit, .after,
-                    .query("predicate", Schema.string, "A predicate in the fetch language: `favorite == true`."),
-                    .query("sort", Schema.string, "Sort descriptors: `creationDate desc`."),
-                ],
+                parameters: [.limit, .after, .offset, .at, predicateParameter, sortParameter],
                 responses: [.json(200, "The page; `next` is the following page's `after`.", Schema.ref("AssetPage"))])
         ) { request, context in
             let library = try context.library().library
             let query = request.uri.formQuery
             let limit = try query.limit(
                 default: LightboxServer.defaultPageSize, maximum: LightboxServer.maximumPageSize)
-            let after = query.get("after").map { String($0) }
-            let predicate = query.get("predicate").map { String($0) }
-            let sort = query.get("sort").map { String($0) }
-            let assets: [Asset]
-            let count: Int
-            let options = try LightboxServer.fetchOptions(predicate: predicate, sort: sort)
-            if predicate == nil && sort == nil {
+            let start = try query.pageStart()
+            let (options, isDefault) = try fetchOptions(query)
+            if isDefault, case .after(let after) = start {
                 // Newest first by the index: the count from the tally, a read of its own.
-                assets = try await library.assets(limit: limit + 1, after: after)
-                count = try await library.read { try $0.fetchAssets(options: options).count }
-            } else {
-                let page = try await library.fetchAssetPage(options: options, after: after, limit: limit + 1)
-                (assets, count) = (page.assets, page.count)
+                let assets = try await library.assets(limit: limit + 1, after: after)
+                let count = try await library.read { try $0.fetchAssets(options: options).count }
+                var page = AssetPage(AssetFetchPage(assets: assets, offset: 0, count: count), limit: limit)
+                // Where a later page starts would cost a read of every id before it.
+                if after != nil { page.offset = nil }
+                return try LightboxServer.jsonResponse(page)
             }
-            let page = AssetPage(
-                assets: Array(assets.prefix(limit)),
-                next: assets.count > limit ? assets[limit - 1].localIdentifier : nil, count: count)
-            return try LightboxServer.jsonResponse(page)
+            let page = try await library.fetchAssetPage(options: options, from: start, limit: limit + 1)
+            return try LightboxServer.jsonResponse(AssetPage(page, limit: limit))
+        }
+        routes.get(
+            "/api/timeline",
+            doc: APIOperation(
+                """
+                The days the assets were taken on (in the time zone each was taken in), newest first, \
+                with how many each holds: a timeline's headings, laid out before its pages are read. \
+                The same fetch as `/api/assets` with the same `predicate` and `sort`: the assets of a \
+                day start at the sum of the counts before it.
+                """,
+                parameters: [predicateParameter, sortParameter],
+                responses: [.json(200, "The days, in the fetch's order.", Schema.ref("Timeline"))])
+        ) { request, context in
+            let library = try context.library().library
+            let (options, _) = try fetchOptions(request.uri.formQuery)
+            let days = try await library.read { try $0.fetchAssets(options: options).creationDays() }
+            return try LightboxServer.jsonResponse(Timeline(days))
         }
         routes.get(
             "/api/assets/:id",

@@ -156,7 +156,7 @@ enum CollectionRoutes {
         routes.get(
             "/api/collections/:id/assets",
             doc: APIOperation(
-                "A collection's assets, in its order.", parameters: [.limit, .after],
+                "A collection's assets, in its order.", parameters: [.limit, .after, .offset, .at],
                 responses: [.json(200, "The page.", Schema.ref("AssetPage"))])
         ) { request, context in
             let library = try context.library().library
@@ -164,13 +164,10 @@ enum CollectionRoutes {
             let query = request.uri.formQuery
             let limit = try query.limit(
                 default: LightboxServer.defaultPageSize, maximum: LightboxServer.maximumPageSize)
-            let after = query.get("after").map { String($0) }
             let page = try await library.fetchAssetPage(
-                inCollectionWithLocalIdentifier: id, options: FetchOptions(), after: after, limit: limit + 1)
-            return try LightboxServer.jsonResponse(
-                AssetPage(
-                    assets: Array(page.assets.prefix(limit)),
-                    next: page.assets.count > limit ? page.assets[limit - 1].localIdentifier : nil, count: page.count))
+                inCollectionWithLocalIdentifier: id, options: FetchOptions(), from: try query.pageStart(),
+                limit: limit + 1)
+            return try LightboxServer.jsonResponse(AssetPage(page, limit: limit))
         }
         routes.post(
             "/api/collections",

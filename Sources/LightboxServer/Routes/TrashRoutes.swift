@@ -84,7 +84,7 @@ enum TrashRoutes {
                 throw HTTPError(.internalServerError, message: "the library has no Recently Deleted album")
             }
             let assets = try await library.fetchAssetPage(
-                inCollectionWithLocalIdentifier: trash.localIdentifier, options: FetchOptions(), after: after,
+                inCollectionWithLocalIdentifier: trash.localIdentifier, options: FetchOptions(), from: .after(after),
                 limit: limit + 1
             ).assets
             return try LightboxServer.jsonResponse(

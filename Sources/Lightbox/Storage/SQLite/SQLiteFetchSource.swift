@@ -32,6 +32,11 @@ struct SQLiteFetchSource<Object: Sendable>: FetchSource {
     func rowIDs(forLocalIdentifiers identifiers: [String]) throws -> [Int64] {
         try snapshot.read { db in try lookup(db, identifiers) }
     }
+
+    func creationDays() throws -> [AssetDay]? {
+        guard query.creationDays != nil else { return nil }
+        return try snapshot.read { db in try query.creationDays(db) }
+    }
 }
 
 /// The query a lazy fetch result reads its row ids with.
@@ -46,6 +51,9 @@ struct RowIDQuery: Sendable {
     var fastCount: SQLFragment?
     /// For asset fetches: the count of one media type, its value bound last; nil for other classes.
     var mediaTypeCount: SQLFragment?
+    /// For asset fetches: each row's `creationDate` and `creationTimeZoneOffset`, in order, no
+    /// limit; nil for other classes.
+    var creationDays: SQLFragment?
 
     var countsMediaTypes: Bool { mediaTypeCount != nil }
 
@@ -54,6 +62,38 @@ struct RowIDQuery: Sendable {
         var arguments = select.arguments
         arguments += [count, offset]
         return try db.integers(sql: "\(select.sql) ORDER BY \(orderBy) LIMIT ? OFFSET ?", arguments: arguments)
+    }
+
+    /// The runs of rows taken on the same local day, in order, the limit applied: the dates
+    /// stepped through with SQLite's C API and parsed from their bytes, as a timeline over a
+    /// million assets reads them all.
+    func creationDays(_ db: Database) throws -> [AssetDay] {
+        guard let creationDays else { return [] }
+        var arguments = creationDays.arguments
+        arguments += [limit > 0 ? limit : -1]
+        let sql = "\(creationDays.sql) LIMIT ?"
+        let statement = try db.makeStatement(sql: sql)
+        try statement.setArguments(arguments)
+        let raw = statement.sqliteStatement
+        defer { sqlite3_reset(raw) }
+        var runs = AssetDay.Runs()
+        while true {
+            switch sqlite3_step(raw) {
+            case SQLITE_ROW:
+                let length = Int(sqlite3_column_bytes(raw, 0))
+                let text = sqlite3_column_text(raw, 0).map { UnsafeBufferPointer(start: $0, count: length) }
+                guard let text, let date = StoredDate.parse(bytes: text) else {
+                    throw LibraryError(.storageFailed, "an asset's creationDate is not a stored date")
+                }
+                runs.add(AssetDay.dayNumber(date, offsetSeconds: Int(sqlite3_column_int64(raw, 1))))
+            case SQLITE_DONE: return runs.finish()
+            case let code:
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code),
+                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                    sql: sql)
+            }
+        }
     }
 
     /// The number of rows, the limit applied.

@@ -181,7 +181,13 @@ extension SQLiteStore {
             select: SQLFragment(sql: "SELECT asset.id FROM asset WHERE \(whereSQL)", arguments: arguments),
             orderBy: order, limit: options.fetchLimit,
             mediaTypeCount: SQLFragment(
-                sql: "SELECT COUNT(*) FROM asset WHERE \(whereSQL) AND asset.mediaType = ?", arguments: arguments))
+                sql: "SELECT COUNT(*) FROM asset WHERE \(whereSQL) AND asset.mediaType = ?", arguments: arguments),
+            creationDays: SQLFragment(
+                sql: """
+                    SELECT asset.creationDate, asset.creationTimeZoneOffset FROM asset WHERE \(whereSQL) \
+                    ORDER BY \(order)
+                    """,
+                arguments: arguments))
         if conditions.isEmpty && extraCondition == nil {
             let tally = tallyClauses.joined(separator: " AND ")
             query.fastCount = SQLFragment(

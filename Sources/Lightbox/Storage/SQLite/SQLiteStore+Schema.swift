@@ -352,6 +352,18 @@ extension SQLiteStore {
                 arguments: [Int(PhotoLibrary.defaultTrashRetention)])
             try Self.addSmartAlbum(.smartAlbumRecentlyDeleted, title: "Recently Deleted", db)
         }
+        migrator.registerMigration("v16: timeline days") { db in
+            // The index the default order walks also holds each asset's time zone: a timeline's
+            // days (every visible asset's local date, newest first) read the index alone, not a
+            // row of the table for each asset.
+            try db.execute(
+                sql: """
+                    DROP INDEX asset_visible_on_creationDate;
+                    CREATE INDEX asset_visible_on_creationDate
+                    ON asset(creationDate, id, mediaType, creationTimeZoneOffset)
+                    WHERE isHidden = 0 AND (burstIdentifier IS NULL OR representsBurst = 1) AND trashedDate IS NULL;
+                    """)
+        }
         return migrator
     }
 

@@ -29,7 +29,12 @@ enum StoredDate {
 
     /// Parses `yyyy-MM-dd HH:mm:ss[.fraction]` as UTC, or returns nil.
     static func parse(_ text: String) -> Date? {
-        var utf8 = text.utf8.makeIterator()
+        parse(bytes: text.utf8)
+    }
+
+    /// ``parse(_:)`` of the text's UTF-8 bytes (a column's text read without a String).
+    static func parse(bytes: some Sequence<UInt8>) -> Date? {
+        var utf8 = bytes.makeIterator()
         func number(_ digits: Int) -> Int? {
             var value = 0
             for _ in 0..<digits {

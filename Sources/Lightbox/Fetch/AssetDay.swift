@@ -1,0 +1,99 @@
+import Foundation
+
+/// A run of consecutive assets of a fetch result taken on the same day, in the time zone each
+/// was taken in: what a timeline puts under one day's heading.
+///
+/// A result sorted by creation date gives one run a day; in another order a day can come back
+/// as several runs. The runs' counts add up to the result's count; the first asset of a run is
+/// at the sum of the counts before it.
+public struct AssetDay: Sendable, Hashable {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+    /// How many consecutive assets of the result were taken on this day.
+    public var count: Int
+
+    public init(year: Int, month: Int, day: Int, count: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+        self.count = count
+    }
+
+    /// The day as `yyyy-MM-dd`.
+    public var isoDay: String {
+        func padded(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))"
+    }
+
+    /// The day an asset was taken on where it was taken: days since 1970-01-01 of its
+    /// creation date moved by its time zone's offset.
+    static func dayNumber(_ date: Date, offsetSeconds: Int) -> Int {
+        let local = date.timeIntervalSince1970 + Double(offsetSeconds)
+        guard local.isFinite, abs(local) < 1e15 else { return 0 }
+        return Int((local / 86_400).rounded(.down))
+    }
+
+    /// Folds day numbers, in a result's order, into runs.
+    struct Runs {
+        private(set) var days: [AssetDay] = []
+        private var current: Int?
+        private var count = 0
+
+        mutating func add(_ dayNumber: Int) {
+            if dayNumber == current {
+                count += 1
+                return
+            }
+            close()
+            current = dayNumber
+            count = 1
+        }
+
+        mutating func finish() -> [AssetDay] {
+            close()
+            return days
+        }
+
+        private mutating func close() {
+            guard let current, count > 0 else { return }
+            let (year, month, day) = AssetDay.civil(fromDayNumber: current)
+            days.append(AssetDay(year: year, month: month, day: day, count: count))
+            count = 0
+        }
+    }
+
+    /// The proleptic Gregorian date of a day number (H. Hinnant's civil_from_days).
+    static func civil(fromDayNumber days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
+
+extension FetchResult where ObjectType == Asset {
+    /// The days the result's assets were taken on, in the time zone each was taken in, as runs
+    /// of consecutive assets in the result's order: a timeline's day headings, and where each
+    /// day starts (the sum of the counts before it), without loading the assets.
+    ///
+    /// From the result's snapshot, like everything else it answers: the counts add up to
+    /// ``count``. A fetch over the catalog reads two columns of each row in one query; a result
+    /// made in memory walks its objects.
+    public func creationDays() throws -> [AssetDay] {
+        if let source, let days = try source.creationDays() { return days }
+        var runs = AssetDay.Runs()
+        for asset in self {
+            runs.add(AssetDay.dayNumber(asset.creationDate, offsetSeconds: asset.creationTimeZoneOffset))
+        }
+        return runs.finish()
+    }
+}

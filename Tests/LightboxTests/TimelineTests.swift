@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+import Lightbox
+import LightboxTestSupport
+import Testing
+
+/// A fetch's days (``FetchResult/creationDays()``) and its pages by position: what the web
+/// app's timeline lays out and reads.
+@Suite("Timeline: days of a fetch, pages by position")
+struct TimelineTests {
+    /// 3,000 asset rows whose dates cross midnight in many time zones: an asset taken at 23:30
+    /// in New York belongs to that day, though it is the next day in UTC.
+    static func makeLibrary(_ folder: TemporaryDirectory) async throws -> PhotoLibrary {
+        let library = try folder.makeLibrary()
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).write {
+            db in
+            for index in 0..<3_000 {
+                let date = start.addingTimeInterval(Double(index * 7_919 % 5_000) * 1_200)
+                let offset = ((index * 37) % 27 - 12) * 3_600 + (index % 4 == 0 ? 1_800 : 0)
+                try db.execute(
+                    sql: """
+                        INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate,
+                        creationTimeZoneOffset, modificationDate, addedDate, isFavorite, isHidden)
+                        VALUES (?, 1, 4032, 3024, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        String(format: "DAY-%05d", index), date, offset, date, date, index % 3 == 0, index % 17 == 0,
+                    ])
+            }
+            try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", arguments: [Date()])
+        }
+        return library
+    }
+
+    /// The reference: each asset's day through Foundation's calendar in its own time zone, and
+    /// runs of equal days folded one asset at a time.
+    static func referenceDays(_ assets: [Asset]) -> [(String, Int)] {
+        var runs: [(String, Int)] = []
+        for asset in assets {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(secondsFromGMT: asset.creationTimeZoneOffset)!
+            let parts = calendar.dateComponents([.year, .month, .day], from: asset.creationDate)
+            let day = String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+            if runs.last?.0 == day { runs[runs.count - 1].1 += 1 } else { runs.append((day, 1)) }
+        }
+        return runs
+    }
+
+    static func pairs(_ days: [AssetDay]) -> [[String]] { days.map { [$0.isoDay, String($0.count)] } }
+    static func pairs(_ runs: [(String, Int)]) -> [[String]] { runs.map { [$0.0, String($0.1)] } }
+
+    @Test("Days of a fetch match the calendar's in each asset's time zone, in any order, with a predicate and a limit")
+    func daysMatchTheCalendar() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try await Self.makeLibrary(folder)
+        var variants: [FetchOptions] = []
+        for sort in [
+            [FetchSortDescriptor(key: "creationDate", ascending: false)], [], [FetchSortDescriptor(key: "favorite")],
+        ] {
+            var options = FetchOptions()
+            options.sortDescriptors = sort
+            variants.append(options)
+        }
+        var favourites = FetchOptions()
+        favourites.predicate = try FetchPredicate("favorite == true")
+        favourites.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: false)]
+        variants.append(favourites)
+        var limited = FetchOptions()
+        limited.fetchLimit = 1_234
+        limited.includeHiddenAssets = true
+        variants.append(limited)
+        for options in variants {
+            let result = try library.fetchAssets(options: options)
+            let days = try result.creationDays()
+            #expect(Self.pairs(days) == Self.pairs(Self.referenceDays(Array(result))), "\(options)")
+            #expect(days.reduce(0) { $0 + $1.count } == result.count)
+            // The same from a result made in memory, which walks its objects.
+            #expect(Self.pairs(try FetchResult(objects: Array(result)).creationDays()) == Self.pairs(days))
+        }
+        // Newest first by date, every day is one run: the days come in order, none twice.
+        var newest = FetchOptions()
+        newest.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: false)]
+        let days = try library.fetchAssets(options: newest).creationDays().map(\.isoDay)
+        #expect(days.count > 100 && Set(days).count < days.count, "time zones make some days come back")
+    }
+
+    @Test("The day of each corpus photo is the date its camera wrote (exiftool's DateTimeOriginal)")
+    func corpusDaysAreTheCamerasDates() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        // The photos of many cameras (exiv2's test files); some carry a time zone, most do not.
+        let paths = try Corpus.photoPaths() + Corpus.files(under: "exiv2", extensions: ["jpg", "jpeg", "heic"])
+        let summary = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+        var newest = FetchOptions()
+        newest.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: false)]
+        let result = try library.fetchAssets(options: newest)
+        var dayOfAsset: [String: String] = [:]
+        var index = 0
+        for day in try result.creationDays() {
+            for asset in result.objects(at: index..<index + day.count) {
+                dayOfAsset[asset.localIdentifier] = day.isoDay
+            }
+            index += day.count
+        }
+        #expect(index == result.count)
+        let tags = try ExifTool.allTags(of: paths)
+        var checked = 0
+        for item in summary.results {
+            guard case .imported = item.outcome, let id = item.outcome.localIdentifier,
+                let written = tags[item.path]?["EXIF:DateTimeOriginal"] as? String, written.count >= 10,
+                let day = dayOfAsset[id]
+            else { continue }
+            #expect(day == written.prefix(10).replacingOccurrences(of: ":", with: "-"), "\(item.path)")
+            checked += 1
+        }
+        #expect(checked >= 40, "photos with a camera date checked: \(checked)")
+    }
+
+    @Test("Pages by offset, by an asset and after an asset are the result's own slices")
+    func pagesByPosition() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try await Self.makeLibrary(folder)
+        var newest = FetchOptions()
+        newest.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: false)]
+        let all = Array(try library.fetchAssets(options: newest)).map(\.localIdentifier)
+        for offset in [0, 1, 999, 1_000, 2_000, all.count - 3] {
+            let page = try await library.fetchAssetPage(options: newest, from: .offset(offset), limit: 50)
+            #expect(page.offset == offset && page.count == all.count)
+            #expect(page.assets.map(\.localIdentifier) == Array(all[offset..<min(all.count, offset + 50)]))
+            let at = try await library.fetchAssetPage(options: newest, from: .at(all[offset]), limit: 5)
+            #expect(at.offset == offset && at.assets.first?.localIdentifier == all[offset])
+            let after = try await library.fetchAssetPage(options: newest, from: .after(all[offset]), limit: 5)
+            #expect(after.offset == offset + 1 && after.assets.first?.localIdentifier == all[safe: offset + 1])
+        }
+        let past = try await library.fetchAssetPage(options: newest, from: .offset(all.count + 10), limit: 50)
+        #expect(past.assets.isEmpty && past.offset == all.count)
+        await #expect(throws: LibraryError.self) {
+            _ = try await library.fetchAssetPage(options: newest, from: .at("NO-SUCH-ASSET"), limit: 5)
+        }
+    }
+}
+
+extension Array {
+    fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
