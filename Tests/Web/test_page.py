@@ -13,6 +13,7 @@ import unittest
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -93,42 +94,118 @@ class PageChecks:
         self.wait.until(lambda d: d.current_url == URL + "/")
 
     def tiles(self):
-        return self.driver.find_elements(By.CSS_SELECTOR, "#grid > a")
+        return self.driver.find_elements(By.CSS_SELECTOR, "#grid > a:not(.pending)")
+
+    def tile_of(self, localIdentifier):
+        found = self.driver.find_elements(By.CSS_SELECTOR, f'#grid > a[href="/api/assets/{localIdentifier}"]')
+        return found[0] if found else None
 
     def wait_for_image(self, element):
         self.wait.until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", element))
 
-    def test_sign_in_shows_the_library_and_its_count(self):
+    def newest_first(self, offset, limit):
+        return [a["localIdentifier"] for a in self.api(f"/api/assets?offset={offset}&limit={limit}")["assets"]]
+
+    def month_title(self, day):
+        """The page's own heading for the month of a yyyy-MM-dd day, as the browser formats it."""
+        return self.driver.execute_script(
+            "const [y, m] = arguments[0].split('-').map(Number);"
+            "return new Intl.DateTimeFormat(undefined, {month: 'long', year: 'numeric', timeZone: 'UTC'})"
+            ".format(new Date(Date.UTC(y, m - 1, 1)))",
+            day,
+        )
+
+    def test_sign_in_shows_the_timeline_and_its_count(self):
         self.sign_in()
-        total = self.api("/api/assets?limit=1")["count"]
-        self.assertGreater(total, 60, "the library has more than the first load")
-        self.wait.until(lambda d: len(self.tiles()) >= 60)
+        timeline = self.api("/api/timeline")
+        total = timeline["count"]
+        self.assertGreater(total, 200, "the library has more than one chunk of the timeline")
+        self.assertEqual(sum(day["count"] for day in timeline["days"]), total)
         # The whole library's count, not the loaded tiles' ("60+ photos" before).
         self.wait.until(lambda d: d.find_element(By.ID, "count").text == f"{total:,} items")
-        for tile in self.tiles()[:4]:
-            self.wait_for_image(tile.find_element(By.TAG_NAME, "img"))
-        self.shot("grid")
+        self.wait.until(lambda d: len(self.tiles()) >= 20)
+        # Newest first, under the month of the newest day.
+        months = self.driver.find_elements(By.CSS_SELECTOR, "#grid h2.month")
+        self.assertEqual(months[0].text, self.month_title(timeline["days"][0]["day"]))
+        self.assertGreaterEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#grid h3.day")), 1)
+        newest = self.newest_first(0, 4)
+        for identifier in newest:
+            self.wait_for_image(self.tile_of(identifier).find_element(By.TAG_NAME, "img"))
+        # Laid out for everything at once: the page is as tall as the whole library needs, though
+        # only what is near the screen is in it.
+        height = self.driver.execute_script("return document.getElementById('grid').offsetHeight")
+        self.assertGreater(height, self.driver.execute_script("return innerHeight") * 2)
+        self.assertLess(len(self.driver.find_elements(By.CSS_SELECTOR, "#grid > a")), total)
+        self.shot("timeline")
 
-    def test_viewer_walks_past_what_is_loaded_and_closes_with_escape_or_back(self):
+    def test_the_scrubber_jumps_to_the_oldest_month_and_back(self):
         self.sign_in()
-        self.wait.until(lambda d: len(self.tiles()) >= 60)
-        first = self.api("/api/assets?limit=60")
-        second = self.api("/api/assets?limit=1&after=" + first["next"])["assets"][0]["localIdentifier"]
-        last = self.tiles()[59]
-        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", last)
-        last.click()
+        timeline = self.api("/api/timeline")
+        self.wait.until(lambda d: len(self.tiles()) >= 20)
+        scrubber = self.driver.find_element(By.ID, "scrubber")
+        self.assertTrue(scrubber.is_displayed())
+        # The years along it, newest at the top, each below the one before.
+        labels = scrubber.find_elements(By.CLASS_NAME, "year")
+        years = [label.text for label in labels]
+        self.assertEqual(years[0], timeline["days"][0]["day"][:4])
+        self.assertGreater(len(years), 2)
+        self.assertEqual(years, sorted(set(years), reverse=True))
+        tops = [label.location["y"] for label in labels]
+        self.assertEqual(tops, sorted(tops))
+        self.assertGreater(tops[-1], tops[0])
+        scrubber.send_keys(Keys.END)
+        oldest_month = self.month_title(timeline["days"][-1]["day"])
+        self.wait.until(lambda d: scrubber.get_attribute("aria-valuetext") == oldest_month)
+        # The oldest photos are on the screen, their thumbnails decoded.
+        oldest = self.newest_first(timeline["count"] - 1, 1)[0]
+        self.wait.until(lambda d: self.tile_of(oldest) is not None)
+        self.wait_for_image(self.tile_of(oldest).find_element(By.TAG_NAME, "img"))
+        headings = [h.text for h in self.driver.find_elements(By.CSS_SELECTOR, "#grid h2.month") if h.is_displayed()]
+        self.assertIn(oldest_month, headings)
+        self.shot("oldest")
+        # Pressing the top of the scrubber goes back to the newest month.
+        ActionChains(self.driver).move_to_element_with_offset(scrubber, 0, -scrubber.size["height"] // 2 + 2).click().perform()
+        newest_month = self.month_title(timeline["days"][0]["day"])
+        self.wait.until(lambda d: scrubber.get_attribute("aria-valuetext") == newest_month)
+        self.wait.until(lambda d: self.tile_of(self.newest_first(0, 1)[0]) is not None)
+        self.shot("newest")
+
+    def test_changes_made_elsewhere_show_without_a_reload(self):
+        self.sign_in()
+        total = self.api("/api/timeline")["count"]
+        self.wait.until(lambda d: d.find_element(By.ID, "count").text == f"{total:,} items")
+        newest = self.newest_first(0, 2)
+        self.wait.until(lambda d: self.tile_of(newest[0]) is not None)
+        # Deleted by another client (this request is the page's session, not the page's code).
+        self.api("/api/assets/delete", "POST", {"assets": [newest[0]]})
+        self.wait.until(lambda d: d.find_element(By.ID, "count").text == f"{total - 1:,} items")
+        self.wait.until(lambda d: self.tile_of(newest[0]) is None)
+        self.assertEqual(self.newest_first(0, 1)[0], newest[1])
+        self.shot("deleted")
+        self.api("/api/assets/restore", "POST", {"assets": [newest[0]]})
+        self.wait.until(lambda d: d.find_element(By.ID, "count").text == f"{total:,} items")
+        self.wait.until(lambda d: self.tile_of(newest[0]) is not None)
+        self.wait_for_image(self.tile_of(newest[0]).find_element(By.TAG_NAME, "img"))
+        self.shot("restored")
+
+    def test_viewer_walks_the_whole_timeline_and_closes_with_escape_or_back(self):
+        self.sign_in()
+        self.wait.until(lambda d: len(self.tiles()) >= 20)
+        # A link to the last photo of the first chunk: the viewer opens on it, wherever it is.
+        around = self.newest_first(199, 3)
+        self.driver.get(URL + "/#view=" + around[0])
         viewer = self.driver.find_element(By.ID, "viewer")
         self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
         self.wait_for_image(viewer.find_element(By.TAG_NAME, "img"))
-        self.assertTrue(self.driver.current_url.endswith("#view=" + first["assets"][59]["localIdentifier"]))
+        self.assertTrue(self.driver.current_url.endswith("#view=" + around[0]))
         self.shot("viewer")
+        first = self.api("/api/assets?offset=199&limit=1")["assets"][0]
         # Download gives the photo's file, as imported when it has no edit.
-        shown = first["assets"][59]["localIdentifier"]
         link = self.driver.find_element(By.ID, "download")
         # No edit: the current file is the original, and no second button offers it.
-        self.assertFalse(first["assets"][59]["hasAdjustments"])
+        self.assertFalse(first["hasAdjustments"])
         self.assertFalse(self.driver.find_element(By.ID, "download-original").is_displayed())
-        self.assertTrue(link.get_attribute("href").endswith(f"/api/assets/{shown}/download?version=current"))
+        self.assertTrue(link.get_attribute("href").endswith(f"/api/assets/{around[0]}/download?version=current"))
         sizes = self.driver.execute_async_script(
             """
             const [current, done] = arguments;
@@ -142,11 +219,12 @@ class PageChecks:
         self.assertGreater(sizes[0][1], 0)
         self.assertEqual(sizes[0][1], sizes[1][1])
         self.assertTrue(sizes[0][2].startswith("attachment"), sizes[0][2])
-        # The 61st photo is past the first load: the viewer goes on to it all the same. (Keys go
-        # to what has the focus, as a person's do: sending them to the body would move it.)
-        self.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
-        self.wait.until(lambda d: d.current_url.endswith("#view=" + second))
-        self.wait_for_image(viewer.find_element(By.TAG_NAME, "img"))
+        # On past the first chunk, into one no screen has asked for. (Keys go to what has the
+        # focus, as a person's do: sending them to the body would move it.)
+        for expected in around[1:]:
+            self.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+            self.wait.until(lambda d: d.current_url.endswith("#view=" + expected))
+            self.wait_for_image(viewer.find_element(By.TAG_NAME, "img"))
         self.shot("next")
         # Focus is inside the viewer, and Tab keeps it there.
         inside = "return document.getElementById('viewer').contains(document.activeElement)"
@@ -157,13 +235,16 @@ class PageChecks:
         self.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
         self.wait.until(lambda d: "open" not in viewer.get_attribute("class"))
         self.assertNotIn("#view=", self.driver.current_url)
+        # The grid shows where the walk ended.
+        self.wait.until(lambda d: self.tile_of(around[-1]) is not None)
+        self.wait_for_image(self.tile_of(around[-1]).find_element(By.TAG_NAME, "img"))
+        self.shot("revealed")
         # Back closes the viewer and stays on the page.
-        self.tiles()[0].click()
+        self.tile_of(around[-1]).click()
         self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
         self.driver.back()
         self.wait.until(lambda d: "open" not in viewer.get_attribute("class"))
         self.assertEqual(self.driver.current_url, URL + "/")
-        self.assertGreaterEqual(len(self.tiles()), 60)
 
     def test_the_editor_shows_the_picture_and_keeps_save_in_sight(self):
         self.sign_in()

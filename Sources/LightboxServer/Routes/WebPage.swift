@@ -6,9 +6,10 @@ import NIOCore
 /// modules, compiled into the server (`PackageResources`) so that an installed binary needs
 /// no files beside it.
 ///
-/// The page is a grid of tiles, newest first, loading as the user scrolls (`grid.js`); a
-/// viewer that shows the quick image at once and the final one when it arrives, and plays
-/// Live Photos and movies (`viewer.js`); and an edit view whose sliders and effects build a
+/// The page is a timeline of the whole library, newest first under month and day headings,
+/// laid out from `/api/timeline` and read by position near the screen, with a scrubber
+/// (`grid.js`); a viewer over the whole timeline that shows the quick image at once and the
+/// final one when it arrives, and plays Live Photos and movies (`viewer.js`); and an edit view whose sliders and effects build a
 /// recipe, previewed at the view's size and saved at full size (`editor.js`). Image URLs
 /// carry the asset's modification date, so an edit shows at once everywhere.
 enum WebPage {

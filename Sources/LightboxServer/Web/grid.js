@@ -1,61 +1,255 @@
-// The grid: tiles newest first, a page of assets at a time as the user scrolls.
+// The timeline: the whole library newest first, under month and day headings. It is laid out
+// from the days alone (/api/timeline: each day and how many it holds) before any asset is
+// read, so the scroll bar and the scrubber span the whole library at once and nothing moves
+// as pages arrive. Only what is near the screen is in the page; the assets of a position are
+// read a chunk at a time (/api/assets?offset=), the chunks on screen first.
 import { TILE, assetPath, cache, clock, filename, request, version } from './api.js';
 import { open } from './viewer.js';
 
 const grid = document.getElementById('grid');
 const status = document.getElementById('status');
-let next = null, loading = null, done = false;
+const scrubber = document.getElementById('scrubber');
+const bubble = document.getElementById('scrubber-label');
+const CHUNK = 200;
+const GAP = 3;
+const MONTH_HEIGHT = 56;
+const DAY_HEIGHT = 34;
+// Chunks kept in memory (12,000 assets), and read at once.
+const KEPT_CHUNKS = 60;
+const PARALLEL_READS = 3;
 
-// Every asset loaded so far, in the grid's order: the viewer walks it.
-export const assets = [];
+// Where everything is: the days and months with their positions in the grid, the tile size.
+let layout = { days: [], months: [], height: 0, columns: 1, side: 0, count: 0 };
+let timelineDays = [];
+// Chunk number -> its assets once read; the chunks being read. After a change, the chunks
+// read before it show until their new reads arrive (no blank tiles for a moment).
+let chunks = new Map();
+let stale = new Map();
+const reading = new Map();
+// What the page holds now, by key: month and day headings, tiles by index.
+const shown = new Map();
+// Bumped when the library changes: answers to older reads are dropped.
+let generation = 0;
+let scheduled = false;
 
-// The next page; while one is loading, that one (the viewer waits for it as the grid does).
-export function loadPage() {
-  if (done) return Promise.resolve();
-  if (!loading) loading = fetchPage();
-  return loading;
+const monthName = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
+const dayName = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC' });
+const dayWithYear = new Intl.DateTimeFormat(undefined,
+                                           { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+function utcDate(day) {
+  const [year, month, date] = day.split('-').map(Number);
+  return new Date(Date.UTC(year, month - 1, date || 1));
 }
 
-async function fetchPage() {
-  try {
-    const response = await request('/api/assets?limit=60' + (next ? '&after=' + encodeURIComponent(next) : ''));
+// The number of assets, all of the library's (not what is loaded).
+export function total() {
+  return layout.count;
+}
+
+// The asset at a position, if its chunk is read.
+export function loadedAsset(index) {
+  const chunk = chunks.get(Math.floor(index / CHUNK));
+  return chunk ? chunk[index % CHUNK] : undefined;
+}
+
+// The asset at a position, reading its chunk when it is not.
+export async function assetAt(index) {
+  const number = Math.floor(index / CHUNK);
+  if (!chunks.has(number)) await readChunk(number);
+  return loadedAsset(index);
+}
+
+// Where an asset is in the timeline (a link to it): the server finds it in the same fetch.
+export async function indexOf(localIdentifier) {
+  const page = await (await request('/api/assets?limit=1&at=' + encodeURIComponent(localIdentifier))).json();
+  return page.offset;
+}
+
+async function readChunk(number) {
+  if (reading.has(number)) return reading.get(number);
+  const asked = generation;
+  const read = (async () => {
+    const response = await request('/api/assets?offset=' + number * CHUNK + '&limit=' + CHUNK);
     const page = await response.json();
-    for (const asset of page.assets) grid.appendChild(tile(asset, assets.push(asset) - 1));
+    if (asked !== generation) return;
+    chunks.set(number, page.assets);
     cache('start', page.assets.map(a => a.localIdentifier), TILE);
-    // The library's count, whatever is loaded yet.
+    forgetFarChunks(number);
+  })().finally(() => reading.delete(number));
+  reading.set(number, read);
+  return read;
+}
+
+function forgetFarChunks(near) {
+  if (chunks.size <= KEPT_CHUNKS) return;
+  const far = [...chunks.keys()].sort((a, b) => Math.abs(b - near) - Math.abs(a - near));
+  for (const number of far.slice(0, chunks.size - KEPT_CHUNKS)) chunks.delete(number);
+}
+
+// Reads the days and lays the timeline out; again when the library changes.
+export async function loadTimeline() {
+  try {
+    const timeline = await (await request('/api/timeline')).json();
+    timelineDays = timeline.days;
     document.getElementById('count').textContent =
-      page.count.toLocaleString() + (page.count === 1 ? ' item' : ' items');
-    next = page.next || null;
-    done = !next;
-    status.textContent = done ? (assets.length ? '' : 'No photos yet: lightbox import PATH') : 'Loading…';
+      timeline.count.toLocaleString() + (timeline.count === 1 ? ' item' : ' items');
+    status.textContent = timeline.count ? '' : 'No photos yet: lightbox import PATH';
+    relayout();
   } catch (error) {
     status.textContent = 'Could not load photos: ' + error.message;
-  } finally {
-    loading = null;
   }
-  if (!done && status.getBoundingClientRect().top < innerHeight * 2) loadPage();
 }
 
-// Loads the next page whenever the end of the grid comes near.
-export function loadAsScrolled() {
-  new IntersectionObserver(entries => { if (entries.some(e => e.isIntersecting)) loadPage(); },
-                           { rootMargin: '800px' }).observe(status);
+// The library changed elsewhere (the change push): read the days and the chunks again.
+export async function refresh() {
+  generation++;
+  stale = chunks;
+  chunks = new Map();
+  reading.clear();
+  await loadTimeline();
 }
 
-// Puts an asset the server changed (an edit) in its tile.
-export function replace(asset) {
-  const index = assets.findIndex(a => a.localIdentifier === asset.localIdentifier);
-  if (index < 0) return -1;
-  assets[index] = asset;
-  grid.replaceChild(tile(asset, index), grid.children[index]);
-  return index;
+function relayout() {
+  const width = grid.clientWidth;
+  const target = width < 500 ? 90 : width < 900 ? 140 : 180;
+  const columns = Math.max(1, Math.floor((width + GAP) / (target + GAP)));
+  const side = (width - GAP * (columns - 1)) / columns;
+  const days = [], months = [];
+  let top = 0, start = 0, month = null;
+  for (const { day, count } of timelineDays) {
+    if (day.slice(0, 7) !== month) {
+      month = day.slice(0, 7);
+      months.push({ key: month, top, start });
+      top += MONTH_HEIGHT;
+    }
+    const rows = Math.ceil(count / columns);
+    days.push({ day, count, start, top, rows });
+    top += DAY_HEIGHT + rows * (side + GAP);
+    start += count;
+  }
+  layout = { days, months, height: top, columns, side, count: start };
+  grid.style.height = top + 'px';
+  drawScrubber();
+  schedule();
+}
+
+function schedule() {
+  if (scheduled) return;
+  scheduled = true;
+  requestAnimationFrame(() => { scheduled = false; render(); });
+}
+
+// The grid's top in the document, and the header's height (what hides the top of the grid).
+function gridTop() {
+  return grid.getBoundingClientRect().top + scrollY;
+}
+
+function headerHeight() {
+  return document.querySelector('header').getBoundingClientRect().height;
+}
+
+// The first day whose block ends below `y`.
+function dayAt(y) {
+  const days = layout.days;
+  let low = 0, high = days.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (days[middle].top <= y) low = middle; else high = middle - 1;
+  }
+  return low;
+}
+
+// Puts in the page what lies within a screen of the visible part, and takes out the rest.
+function render() {
+  const { days, months, columns, side } = layout;
+  const offset = scrollY - gridTop();
+  const from = offset - innerHeight, to = offset + 2 * innerHeight;
+  const wanted = new Set();
+  const needed = new Set();
+  for (const month of months) {
+    if (month.top + MONTH_HEIGHT < from || month.top > to) continue;
+    const key = 'm' + month.key;
+    wanted.add(key);
+    (shown.get(key) || add(key, heading('h2', 'month', monthName.format(utcDate(month.key))))).style.top = month.top + 'px';
+  }
+  const thisYear = new Date().getFullYear();
+  for (let i = days.length ? dayAt(from) : 0; i < days.length && days[i].top < to; i++) {
+    const day = days[i];
+    // A day's heading stands for its run: the same day at another place is another heading.
+    const key = 'd' + day.day + '@' + day.start;
+    wanted.add(key);
+    if (!shown.has(key)) {
+      const date = utcDate(day.day);
+      add(key, heading('h3', 'day', (date.getUTCFullYear() === thisYear ? dayName : dayWithYear).format(date)));
+    }
+    shown.get(key).style.top = day.top + 'px';
+    const rowsTop = day.top + DAY_HEIGHT;
+    const first = Math.max(0, Math.floor((from - rowsTop) / (side + GAP)));
+    const last = Math.min(day.rows - 1, Math.floor((to - rowsTop) / (side + GAP)));
+    for (let row = first; row <= last; row++) {
+      for (let column = 0; column < columns; column++) {
+        const index = day.start + row * columns + column;
+        if (index >= day.start + day.count) break;
+        wanted.add(index);
+        let asset = loadedAsset(index);
+        if (!asset) {
+          needed.add(Math.floor(index / CHUNK));
+          asset = (stale.get(Math.floor(index / CHUNK)) || [])[index % CHUNK];
+        }
+        let element = shown.get(index);
+        if (!element || (element.dataset.id || '') !== (asset ? asset.localIdentifier + asset.modificationDate : '')) {
+          const made = tile(asset, index);
+          if (element) { element.replaceWith(made); shown.set(index, made); } else add(index, made);
+          element = made;
+        }
+        Object.assign(element.style, { top: rowsTop + row * (side + GAP) + 'px', left: column * (side + GAP) + 'px',
+                                       width: side + 'px', height: side + 'px' });
+      }
+    }
+  }
+  for (const [key, element] of shown) if (!wanted.has(key)) { element.remove(); shown.delete(key); }
+  // The chunks on screen, nearest the middle first, a few at a time.
+  const middle = Math.floor(positionAt(offset + innerHeight / 2) / CHUNK);
+  for (const number of [...needed].sort((a, b) => Math.abs(a - middle) - Math.abs(b - middle))) {
+    if (reading.size >= PARALLEL_READS) break;
+    if (!reading.has(number)) readChunk(number).then(schedule, error => { status.textContent = error.message; });
+  }
+  markScrubber(offset);
+}
+
+function add(key, element) {
+  shown.set(key, element);
+  grid.appendChild(element);
+  return element;
+}
+
+function heading(tag, className, text) {
+  const element = document.createElement(tag);
+  element.className = className;
+  element.textContent = text;
+  return element;
+}
+
+// The index of the asset at `y` of the grid (the first of its row), for the chunk to read first.
+function positionAt(y) {
+  const day = layout.days[dayAt(y)];
+  if (!day) return 0;
+  const row = Math.max(0, Math.floor((y - day.top - DAY_HEIGHT) / (layout.side + GAP)));
+  return Math.min(day.start + day.count - 1, day.start + row * layout.columns);
 }
 
 function tile(asset, index) {
   const link = document.createElement('a');
+  if (!asset) {
+    // Its place, until its chunk is read.
+    link.className = 'pending';
+    link.setAttribute('aria-hidden', 'true');
+    return link;
+  }
+  link.dataset.id = asset.localIdentifier + asset.modificationDate;
   link.href = assetPath(asset);
   const image = new Image();
-  image.loading = 'lazy';
   image.decoding = 'async';
   image.src = assetPath(asset) + '/image?' + new URLSearchParams(TILE) + version(asset);
   const name = filename(asset) || asset.localIdentifier;
@@ -81,3 +275,111 @@ function tile(asset, index) {
   link.addEventListener('click', event => { event.preventDefault(); open(index); });
   return link;
 }
+
+// Puts an asset the server changed (an edit) in its tile; its index, or -1 when not read.
+export function replace(asset) {
+  for (const [number, assets] of chunks) {
+    const at = assets.findIndex(a => a.localIdentifier === asset.localIdentifier);
+    if (at < 0) continue;
+    assets[at] = asset;
+    schedule();
+    return number * CHUNK + at;
+  }
+  return -1;
+}
+
+// Scrolls so that the asset at `index` is in sight (the viewer closing on another photo).
+export function reveal(index) {
+  const day = layout.days[layout.days.findIndex(d => index < d.start + d.count)];
+  if (!day) return;
+  const row = Math.floor((index - day.start) / layout.columns);
+  const top = gridTop() + day.top + DAY_HEIGHT + row * (layout.side + GAP);
+  if (top < scrollY + headerHeight() || top + layout.side > scrollY + innerHeight) {
+    scrollTo(0, top - headerHeight() - innerHeight / 3);
+  }
+}
+
+// The scrubber: the years along the screen's edge, each where its photos are; pressing or
+// dragging jumps to the month under the finger, the keys move a month or a year.
+
+function drawScrubber() {
+  scrubber.querySelectorAll('.year').forEach(label => label.remove());
+  // Shown before it is measured: a hidden scrubber has no height to place years along.
+  scrubber.hidden = layout.months.length < 2;
+  let lastTop = -Infinity, lastYear = null;
+  for (const month of layout.months) {
+    // Each year at its newest month, unless the one above is too close to read.
+    const year = month.key.slice(0, 4);
+    if (year === lastYear) continue;
+    lastYear = year;
+    const fraction = layout.height ? month.top / layout.height : 0;
+    const top = fraction * scrubber.clientHeight;
+    if (top - lastTop < 18) continue;
+    lastTop = top;
+    const label = document.createElement('span');
+    label.className = 'year';
+    label.textContent = year;
+    label.style.top = (fraction * 100) + '%';
+    scrubber.appendChild(label);
+  }
+}
+
+function markScrubber(offset) {
+  if (!layout.months.length) return;
+  // At the bottom, the oldest month, though it is too short to reach the top of the screen.
+  const bottom = scrollY + innerHeight >= document.documentElement.scrollHeight - 2;
+  const at = bottom ? layout.months.length - 1 : monthIndexAt(offset + headerHeight());
+  scrubber.setAttribute('aria-valuenow', String(at));
+  scrubber.setAttribute('aria-valuemax', String(layout.months.length - 1));
+  scrubber.setAttribute('aria-valuetext', monthName.format(utcDate(layout.months[at].key)));
+}
+
+function monthIndexAt(y) {
+  const months = layout.months;
+  let low = 0, high = months.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (months[middle].top <= y) low = middle; else high = middle - 1;
+  }
+  return low;
+}
+
+// Scrolls to the month with this index (0: the newest).
+export function jumpToMonth(index) {
+  const month = layout.months[Math.max(0, Math.min(layout.months.length - 1, index))];
+  if (!month) return;
+  scrollTo(0, gridTop() + month.top - headerHeight());
+  bubble.textContent = monthName.format(utcDate(month.key));
+  schedule();
+}
+
+function scrub(event) {
+  const box = scrubber.getBoundingClientRect();
+  const fraction = Math.max(0, Math.min(1, (event.clientY - box.top) / box.height));
+  bubble.style.top = (event.clientY - box.top) + 'px';
+  bubble.hidden = false;
+  jumpToMonth(monthIndexAt(fraction * layout.height));
+}
+
+scrubber.addEventListener('pointerdown', event => {
+  scrubber.setPointerCapture(event.pointerId);
+  scrubber.classList.add('scrubbing');
+  scrub(event);
+});
+scrubber.addEventListener('pointermove', event => { if (scrubber.hasPointerCapture(event.pointerId)) scrub(event); });
+for (const type of ['pointerup', 'pointercancel']) {
+  scrubber.addEventListener(type, () => { scrubber.classList.remove('scrubbing'); bubble.hidden = true; });
+}
+scrubber.addEventListener('keydown', event => {
+  const now = monthIndexAt(scrollY - gridTop() + headerHeight() + 1);
+  const step = { ArrowDown: 1, ArrowUp: -1, PageDown: 12, PageUp: -12 }[event.key];
+  if (step) jumpToMonth(now + step);
+  else if (event.key === 'Home') jumpToMonth(0);
+  else if (event.key === 'End') jumpToMonth(layout.months.length - 1);
+  else return;
+  event.preventDefault();
+});
+
+addEventListener('scroll', schedule, { passive: true });
+let width = 0;
+addEventListener('resize', () => { if (grid.clientWidth !== width) { width = grid.clientWidth; relayout(); } else schedule(); });

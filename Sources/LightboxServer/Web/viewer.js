@@ -1,13 +1,15 @@
 // The viewer: one photo large, the quick image first and the final one when it arrives;
 // a Live Photo's motion or a movie played from /movie.
 import { assetPath, cache, filename, version } from './api.js';
-import { assets, loadPage } from './grid.js';
+import { assetAt, loadedAsset, reveal, total } from './grid.js';
 import { openEditor } from './editor.js';
 
 const viewer = document.getElementById('viewer');
 const picture = viewer.querySelector('img');
 const movie = viewer.querySelector('video');
 let current = -1;
+// The asset shown (current's), for the buttons.
+let shownAsset = null;
 let returnFocus = null;
 viewer.tabIndex = -1;
 
@@ -20,10 +22,13 @@ function viewerSide() {
   return Math.min(8192, Math.ceil(Math.max(innerWidth, innerHeight) * (devicePixelRatio || 1)));
 }
 
-export function open(index) {
-  if (index < 0 || index >= assets.length) return;
+// Shows the asset at a position of the timeline, reading it first when it is not loaded.
+export async function open(index) {
+  if (index < 0 || index >= total()) return;
   current = index;
-  const asset = assets[index];
+  const asset = await assetAt(index);
+  if (current !== index || !asset) return;
+  shownAsset = asset;
   const side = viewerSide();
   const url = assetPath(asset) + '/image?w=' + side + '&h=' + side + version(asset);
   // At once the quick image, then the final one when it is ready.
@@ -31,8 +36,8 @@ export function open(index) {
   const final = new Image();
   final.onload = () => { if (current === index) picture.src = final.src; };
   final.src = url + '&delivery=high';
-  const neighbours = [index - 2, index - 1, index + 1, index + 2].filter(i => i >= 0 && i < assets.length);
-  cache('start', neighbours.map(i => assets[i].localIdentifier), { w: side, h: side });
+  const neighbours = [index - 2, index - 1, index + 1, index + 2].map(loadedAsset).filter(Boolean);
+  cache('start', neighbours.map(a => a.localIdentifier), { w: side, h: side });
   // Opening from the grid is a step in the browser's history, so that Back closes the viewer;
   // walking from photo to photo is not.
   const hash = '#view=' + encodeURIComponent(asset.localIdentifier);
@@ -59,7 +64,7 @@ export function open(index) {
 }
 
 function playMovie() {
-  const asset = assets[current];
+  const asset = shownAsset;
   movie.controls = asset.mediaType === 2;
   movie.src = assetPath(asset) + '/movie' + version(asset).replace('&', '?');
   viewer.classList.add('playing');
@@ -85,7 +90,10 @@ function close() {
 function hide() {
   stopMovie();
   viewer.classList.remove('open');
+  // The grid shows where the walk ended.
+  if (current >= 0) reveal(current);
   current = -1;
+  shownAsset = null;
   cache('stopAll', []);
   if (returnFocus && returnFocus.isConnected) returnFocus.focus();
   returnFocus = null;
@@ -107,25 +115,18 @@ addEventListener('popstate', () => {
   if (current >= 0 && !(history.state && history.state.viewer)) hide();
 });
 
-// The next photo, loading the next page first when the viewer is at the last one loaded.
-async function next() {
-  const index = current + 1;
-  if (index >= assets.length) await loadPage();
-  if (current === index - 1) open(index);
-}
-
 // A Live Photo plays once, then shows its still again.
 movie.addEventListener('ended', () => { if (!movie.controls) stopMovie(); });
 movie.addEventListener('click', event => event.stopPropagation());
 document.getElementById('play').addEventListener('click', event => { event.stopPropagation(); playMovie(); });
-document.getElementById('edit').addEventListener('click', event => { event.stopPropagation(); openEditor(assets[current]); });
+document.getElementById('edit').addEventListener('click', event => { event.stopPropagation(); openEditor(shownAsset); });
 for (const link of viewer.querySelectorAll('a[download]')) link.addEventListener('click', event => event.stopPropagation());
 viewer.addEventListener('click', close);
 addEventListener('keydown', event => {
   if (current < 0 || document.getElementById('editor').classList.contains('open')) return;
   if (event.key === 'Escape') close();
-  if (event.key === 'ArrowRight') next();
+  if (event.key === 'ArrowRight') open(current + 1);
   if (event.key === 'ArrowLeft') open(current - 1);
-  if (event.key === 'e' && !document.getElementById('edit').hidden) openEditor(assets[current]);
+  if (event.key === 'e' && !document.getElementById('edit').hidden && shownAsset) openEditor(shownAsset);
   if (event.key === 'p' && !document.getElementById('play').hidden) playMovie();
 });
