@@ -306,20 +306,26 @@ function drawScrubber() {
   scrubber.querySelectorAll('.year').forEach(label => label.remove());
   // Shown before it is measured: a hidden scrubber has no height to place years along.
   scrubber.hidden = layout.months.length < 2;
-  let lastTop = -Infinity, lastYear = null;
+  // Each year at its newest month. Where two would overlap, the one with more of the
+  // library keeps its label.
+  const years = [];
   for (const month of layout.months) {
-    // Each year at its newest month, unless the one above is too close to read.
     const year = month.key.slice(0, 4);
-    if (year === lastYear) continue;
-    lastYear = year;
-    const fraction = layout.height ? month.top / layout.height : 0;
-    const top = fraction * scrubber.clientHeight;
-    if (top - lastTop < 18) continue;
-    lastTop = top;
+    if (years.length && years[years.length - 1].year === year) continue;
+    if (years.length) years[years.length - 1].size = month.top - years[years.length - 1].top;
+    years.push({ year, top: month.top, size: layout.height - month.top });
+  }
+  const scale = layout.height ? scrubber.clientHeight / layout.height : 0;
+  const placed = [];
+  for (const year of [...years].sort((a, b) => b.size - a.size)) {
+    if (placed.some(other => Math.abs(other.top - year.top) * scale < 18)) continue;
+    placed.push(year);
+  }
+  for (const year of placed.sort((a, b) => a.top - b.top)) {
     const label = document.createElement('span');
     label.className = 'year';
-    label.textContent = year;
-    label.style.top = (fraction * 100) + '%';
+    label.textContent = year.year;
+    label.style.top = (layout.height ? year.top / layout.height * 100 : 0) + '%';
     scrubber.appendChild(label);
   }
 }
@@ -362,7 +368,8 @@ function scrub(event) {
 }
 
 scrubber.addEventListener('pointerdown', event => {
-  scrubber.setPointerCapture(event.pointerId);
+  // A pointer the browser no longer knows (gone before the event ran) cannot be captured.
+  try { scrubber.setPointerCapture(event.pointerId); } catch { /* then no dragging */ }
   scrubber.classList.add('scrubbing');
   scrub(event);
 });
