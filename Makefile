@@ -130,7 +130,7 @@ BENCH_JPEGS := \
 	.corpus/digikam/body-background.jpg .corpus/exiv2/data/exiv2-bug922a.jpg \
 	.corpus/lomiri/backgrounds/Dragonfly_by_Bolly.jpg
 
-## bench: build in release mode (make release) and measure import, thumbnails, images, caches, metadata, edits, capture and own C
+## bench: build in release mode (make release) and measure import, thumbnails, images, caches, metadata, edits, capture, serving, the web page and own C
 bench: release corpus
 	@missing=""; \
 	command -v exiv2 >/dev/null || missing="$$missing exiv2"; \
@@ -162,6 +162,9 @@ bench: release corpus
 	.build/release/lightbox-bench capture --captures 10 --interval 1 --format jpeg
 	# Thumbnails served against nginx, uploads against cp (docs/BENCHMARKS.md, Serving and uploading).
 	scripts/bench-server --seconds 10
+	# The web page in Chromium over 100,000 assets (docs/BENCHMARKS.md, The web page).
+	$(MAKE) web-deps
+	scripts/bench-web --assets 100000 --runs 5
 	# Lightbox's own C against the library each piece replaces (docs/BENCHMARKS.md, Own code).
 	.build/release/lightbox-bench own-code --rounds 11 $(BENCH_JPEGS) .corpus/exiv2/data/IMG_3578.heic \
 		.corpus/exiv2/data/2021-02-13-1929.heic

@@ -8,4 +8,24 @@ extension PhotoLibrary {
     public func insertSyntheticAssets(count: Int, spreadFrom start: Date) throws {
         try store.write { try $0.insertSyntheticAssets(count: max(0, count), spreadFrom: start) }
     }
+
+    /// Inserts `count` copies of the library's assets (its imported photos, taken in turn), each
+    /// dated anew over `years` years from `start` and sharing its template's original file and
+    /// rendered images (hard links): a library a web page can be measured on, at a size no
+    /// import could fill in a benchmark's time. The copies share files, so deleting one would
+    /// take its template's original: never for a real library.
+    @_spi(Benchmarks)
+    public func insertCopiesOfAssets(count: Int, spreadFrom start: Date, years: Int) throws {
+        let made = try store.write {
+            try $0.insertCopiesOfAssets(count: max(0, count), spreadFrom: start, years: years)
+        }
+        guard let folder = derivatives as? DerivativeFolder else { return }
+        for (copy, template) in made {
+            let source = folder.path(localIdentifier: template, key: "").folder
+            let target = folder.path(localIdentifier: copy, key: "").folder
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: source) else { continue }
+            try FileIO.makeDirectory(target)
+            for name in names { link(source + "/" + name, target + "/" + name) }
+        }
+    }
 }

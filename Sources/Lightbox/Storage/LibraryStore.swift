@@ -177,6 +177,11 @@ protocol StoreWriter: StoreReader {
     /// Inserts asset rows without files, for benchmarks (see
     /// `PhotoLibrary.insertSyntheticAssets(count:spreadFrom:)`).
     func insertSyntheticAssets(count: Int, spreadFrom start: Date) throws
+
+    /// Inserts copies of the visible assets sharing their files, for benchmarks (see
+    /// `PhotoLibrary.insertCopiesOfAssets(count:spreadFrom:years:)`); each copy's identifier
+    /// with its template's.
+    func insertCopiesOfAssets(count: Int, spreadFrom start: Date, years: Int) throws -> [(String, String)]
 }
 
 /// An asset's original bytes are already another asset's.
