@@ -12,11 +12,12 @@ import os
 import unittest
 
 from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 URL = os.environ["LIGHTBOX_URL"]
 USER = os.environ["LIGHTBOX_USER"]
@@ -249,6 +250,143 @@ class PageChecks:
         self.driver.back()
         self.wait.until(lambda d: "open" not in viewer.get_attribute("class"))
         self.assertEqual(self.driver.current_url, URL + "/")
+
+    def open_sidebar(self):
+        """The sidebar: always there on a desktop, behind the menu button on a phone."""
+        menu = self.driver.find_element(By.ID, "menu")
+        sidebar = self.driver.find_element(By.ID, "sidebar")
+        if menu.is_displayed() and not sidebar.is_displayed():
+            menu.click()
+        self.wait.until(lambda d: sidebar.is_displayed())
+        return sidebar
+
+    def click_sidebar(self, label, count=None):
+        """Clicks the sidebar's link whose label starts so (once its count is `count`), read
+        afresh each try: the sidebar is made again whenever the library changes."""
+
+        def attempt(driver):
+            try:
+                for link in self.open_sidebar().find_elements(By.TAG_NAME, "a"):
+                    if link.text.startswith(label) and (
+                        count is None or link.find_element(By.CLASS_NAME, "count").text == str(count)
+                    ):
+                        link.click()
+                        return True
+            except (StaleElementReferenceException, NoSuchElementException):
+                pass
+            return False
+
+        self.wait.until(attempt)
+
+    def count_shown(self):
+        return int(self.driver.find_element(By.ID, "count").text.split()[0].replace(",", ""))
+
+    def select_tiles(self, identifiers, shift_to=None):
+        """Selection mode, then a click on each tile (a shift-click on the last, when asked)."""
+        self.driver.find_element(By.ID, "select").click()
+        self.wait.until(lambda d: d.find_element(By.ID, "actions").is_displayed())
+        for identifier in identifiers:
+            self.wait.until(lambda d: self.tile_of(identifier) is not None)
+            self.tile_of(identifier).click()
+        if shift_to:
+            ActionChains(self.driver).key_down(Keys.SHIFT).click(self.tile_of(shift_to)).key_up(Keys.SHIFT).perform()
+
+    def test_an_album_is_made_filled_renamed_emptied_and_deleted(self):
+        self.sign_in()
+        newest = self.newest_first(0, 4)
+        self.wait.until(lambda d: self.tile_of(newest[0]) is not None)
+        sidebar = self.open_sidebar()
+        sidebar.find_element(By.ID, "new-album").click()
+        dialog = self.driver.find_element(By.ID, "name-dialog")
+        self.wait.until(lambda d: dialog.get_attribute("open") is not None)
+        dialog.find_element(By.NAME, "name").send_keys("Summer")
+        dialog.find_element(By.CSS_SELECTOR, "button[value=ok]").click()
+        # The new album is shown, empty, and listed in the sidebar.
+        self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Summer")
+        self.wait.until(lambda d: "#album=" in d.current_url)
+        album = self.driver.current_url.split("#album=")[1]
+        self.wait.until(lambda d: self.count_shown() == 0)
+        self.shot("empty-album")
+        # Back to the library; four photos chosen (one click, then a shift-click for a range of
+        # three) and added to the album from the bar.
+        self.click_sidebar("Library")
+        self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Library")
+        self.select_tiles([newest[0]], shift_to=newest[3])
+        self.wait.until(lambda d: d.find_element(By.ID, "selected-count").text == "4 selected")
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#grid a.selected")), 4)
+        self.shot("selected")
+        Select(self.driver.find_element(By.ID, "add-to")).select_by_visible_text("Summer")
+        self.wait.until(lambda d: not d.find_element(By.ID, "actions").is_displayed())
+        members = self.api(f"/api/collections/{album}/assets")["assets"]
+        self.assertEqual(sorted(a["localIdentifier"] for a in members), sorted(newest))
+        # The album's page shows them, in the album's order; renamed, the title and sidebar follow.
+        self.driver.get(URL + "/#album=" + album)
+        self.wait.until(lambda d: self.count_shown() == 4)
+        for asset in members:
+            self.wait_for_image(self.tile_of(asset["localIdentifier"]).find_element(By.TAG_NAME, "img"))
+        self.shot("album")
+        self.driver.find_element(By.ID, "rename-album").click()
+        field = dialog.find_element(By.NAME, "name")
+        field.clear()
+        field.send_keys("Summer 2024")
+        dialog.find_element(By.CSS_SELECTOR, "button[value=ok]").click()
+        self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Summer 2024")
+        self.assertEqual(self.api(f"/api/collections/{album}")["localizedTitle"], "Summer 2024")
+        self.click_sidebar("Summer 2024", count=4)
+        # Two taken out of the album: still in the library.
+        self.select_tiles([members[0]["localIdentifier"], members[1]["localIdentifier"]])
+        self.driver.find_element(By.CSS_SELECTOR, "#actions [data-action=remove]").click()
+        self.wait.until(lambda d: self.count_shown() == 2)
+        self.assertEqual(len(self.api(f"/api/collections/{album}/assets")["assets"]), 2)
+        self.assertEqual(self.api("/api/assets?at=" + members[0]["localIdentifier"] + "&limit=1")["assets"][0]["localIdentifier"],
+                         members[0]["localIdentifier"])
+        self.driver.find_element(By.ID, "delete-album").click()
+        self.driver.switch_to.alert.accept()
+        self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Library")
+        albums = [c["localIdentifier"] for c in self.api("/api/collections?type=album")["collections"]]
+        self.assertNotIn(album, albums)
+
+    def test_favourite_hide_delete_and_restore_many_at_once(self):
+        self.sign_in()
+        total = self.api("/api/timeline")["count"]
+        chosen = self.newest_first(5, 2)
+        self.wait.until(lambda d: self.tile_of(chosen[0]) is not None)
+        # Favourites: both in the Favourites smart album, with its count in the sidebar.
+        self.select_tiles(chosen)
+        self.wait.until(lambda d: d.find_element(By.ID, "selected-count").text == "2 selected")
+        self.driver.find_element(By.CSS_SELECTOR, "#actions [data-action=favorite]").click()
+        self.wait.until(lambda d: all(self.api(f"/api/assets/{i}")["isFavorite"] for i in chosen))
+        self.click_sidebar("Favorites", count=2)
+        self.wait.until(lambda d: self.count_shown() == 2)
+        self.shot("favourites")
+        # Deleted from there: gone from the library and in Recently Deleted, which restores them.
+        self.select_tiles(chosen)
+        self.driver.find_element(By.CSS_SELECTOR, "#actions [data-action=delete]").click()
+        self.wait.until(lambda d: self.count_shown() == 0)
+        self.assertEqual(self.api("/api/timeline")["count"], total - 2)
+        self.click_sidebar("Recently Deleted", count=2)
+        self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Recently Deleted")
+        self.wait.until(lambda d: self.count_shown() == 2)
+        self.select_tiles(chosen)
+        self.assertTrue(self.driver.find_element(By.CSS_SELECTOR, "#actions [data-action=restore]").is_displayed())
+        self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "#actions [data-action=favorite]").is_displayed())
+        self.shot("recently-deleted")
+        self.driver.find_element(By.CSS_SELECTOR, "#actions [data-action=restore]").click()
+        self.wait.until(lambda d: self.count_shown() == 0)
+        self.assertEqual(self.api("/api/timeline")["count"], total)
+        # Unfavourited and hidden from the library: the Hidden album shows them, and unhides them.
+        self.api("/api/assets", "PATCH", {"assets": chosen, "favorite": False})
+        self.click_sidebar("Library")
+        self.select_tiles(chosen)
+        self.driver.find_element(By.CSS_SELECTOR, "#actions [data-action=hide]").click()
+        self.wait.until(lambda d: self.count_shown() == total - 2)
+        self.click_sidebar("Hidden", count=2)
+        self.wait.until(lambda d: self.count_shown() == 2)
+        self.select_tiles(chosen)
+        self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, "#actions [data-action=hide]").text, "Unhide")
+        self.driver.find_element(By.CSS_SELECTOR, "#actions [data-action=hide]").click()
+        self.wait.until(lambda d: self.count_shown() == 0)
+        self.assertEqual(self.api("/api/timeline")["count"], total)
 
     def test_the_editor_shows_the_picture_and_keeps_save_in_sight(self):
         self.sign_in()

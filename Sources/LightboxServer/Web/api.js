@@ -38,3 +38,18 @@ export function clock(seconds) {
 export function filename(asset) {
   return asset.resources.length ? asset.resources[0].originalFilename : '';
 }
+
+// The page's address (#album=ID&view=ID) with parameters set, or taken out where null.
+export function address(changes) {
+  const params = new URLSearchParams(location.hash.slice(1));
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === null) params.delete(name); else params.set(name, value);
+  }
+  const text = params.toString();
+  return text ? '#' + text : location.pathname + location.search;
+}
+
+// Changes many assets, a thousand at a time (the most one request takes).
+export async function inBatches(ids, send) {
+  for (let start = 0; start < ids.length; start += 1000) await send(ids.slice(start, start + 1000));
+}

@@ -1,7 +1,7 @@
 // The edit view: sliders and effects build a Lightbox recipe, previewed at the view's size
 // and saved at full size. Saving keeps the saved recipe's order and every filter the view
 // has no control for (a crop made with the CLI), changing only what the user moved.
-import { assetPath, postJSON, request } from './api.js';
+import { address, assetPath, postJSON, request } from './api.js';
 import { replace } from './grid.js';
 import { open, shownImage } from './viewer.js';
 
@@ -91,7 +91,7 @@ async function preview() {
 }
 
 export async function openEditor(asset) {
-  history.replaceState(history.state, '', '#edit=' + encodeURIComponent(asset.localIdentifier));
+  history.replaceState(history.state, '', address({ view: null, edit: asset.localIdentifier }));
   // Not editing until the saved recipe is loaded: setting the controls moves nothing.
   editing = null;
   for (const input of sliders.querySelectorAll('input')) { input.value = 0; input.previousSibling.textContent = ''; }
@@ -119,7 +119,7 @@ export async function openEditor(asset) {
 
 function closeEditor() {
   editor.classList.remove('open');
-  if (editing) history.replaceState(history.state, '', '#view=' + encodeURIComponent(editing.localIdentifier));
+  if (editing) history.replaceState(history.state, '', address({ edit: null, view: editing.localIdentifier }));
   editing = null;
 }
 

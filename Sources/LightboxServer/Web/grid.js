@@ -1,8 +1,9 @@
-// The timeline: the whole library newest first, under month and day headings. It is laid out
-// from the days alone (/api/timeline: each day and how many it holds) before any asset is
-// read, so the scroll bar and the scrubber span the whole library at once and nothing moves
-// as pages arrive. Only what is near the screen is in the page; the assets of a position are
-// read a chunk at a time (/api/assets?offset=), the chunks on screen first.
+// The grid: the whole library newest first under month and day headings (the timeline), or one
+// album in its order. The timeline is laid out from the days alone (/api/timeline: each day
+// and how many it holds) before any asset is read, so the scroll bar and the scrubber span
+// the whole library at once and nothing moves as pages arrive. Only what is near the screen
+// is in the page; the assets of a position are read a chunk at a time (?offset=), the chunks
+// on screen first. In selection mode a click selects (shift-click: a range) instead of opening.
 import { TILE, assetPath, cache, clock, filename, request, version } from './api.js';
 import { open } from './viewer.js';
 
@@ -28,8 +29,13 @@ let stale = new Map();
 const reading = new Map();
 // What the page holds now, by key: month and day headings, tiles by index.
 const shown = new Map();
-// Bumped when the library changes: answers to older reads are dropped.
+// Bumped when the library changes or another source is shown: answers to older reads are dropped.
 let generation = 0;
+// What the grid shows: where its assets are read, and whether it has days (the library's
+// timeline) or is one run in its own order (an album).
+let source = { assets: '/api/assets', timeline: '/api/timeline' };
+// The selection: asset identifiers, and the index a shift-click extends from.
+export const selection = { active: false, ids: new Set(), anchor: -1, changed: () => {} };
 let scheduled = false;
 
 const monthName = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
@@ -62,15 +68,31 @@ export async function assetAt(index) {
 
 // Where an asset is in the timeline (a link to it): the server finds it in the same fetch.
 export async function indexOf(localIdentifier) {
-  const page = await (await request('/api/assets?limit=1&at=' + encodeURIComponent(localIdentifier))).json();
+  const page = await (await request(source.assets + '?limit=1&at=' + encodeURIComponent(localIdentifier))).json();
   return page.offset;
+}
+
+// Shows the library's timeline (no argument) or a collection's assets, from the top.
+export async function show(collection) {
+  source = collection
+    ? { assets: '/api/collections/' + encodeURIComponent(collection) + '/assets', timeline: null }
+    : { assets: '/api/assets', timeline: '/api/timeline' };
+  generation++;
+  chunks = new Map();
+  stale = new Map();
+  reading.clear();
+  for (const [key, element] of shown) { element.remove(); shown.delete(key); }
+  timelineDays = [];
+  relayout();
+  scrollTo(0, 0);
+  await loadTimeline();
 }
 
 async function readChunk(number) {
   if (reading.has(number)) return reading.get(number);
   const asked = generation;
   const read = (async () => {
-    const response = await request('/api/assets?offset=' + number * CHUNK + '&limit=' + CHUNK);
+    const response = await request(source.assets + '?offset=' + number * CHUNK + '&limit=' + CHUNK);
     const page = await response.json();
     if (asked !== generation) return;
     chunks.set(number, page.assets);
@@ -89,12 +111,24 @@ function forgetFarChunks(near) {
 
 // Reads the days and lays the timeline out; again when the library changes.
 export async function loadTimeline() {
+  const asked = generation;
   try {
-    const timeline = await (await request('/api/timeline')).json();
-    timelineDays = timeline.days;
-    document.getElementById('count').textContent =
-      timeline.count.toLocaleString() + (timeline.count === 1 ? ' item' : ' items');
-    status.textContent = timeline.count ? '' : 'No photos yet: lightbox import PATH';
+    let count;
+    if (source.timeline) {
+      const timeline = await (await request(source.timeline)).json();
+      if (asked !== generation) return;
+      timelineDays = timeline.days;
+      count = timeline.count;
+    } else {
+      // One run in the collection's order: its first chunk says how many there are.
+      const page = await (await request(source.assets + '?offset=0&limit=' + CHUNK)).json();
+      if (asked !== generation) return;
+      chunks.set(0, page.assets);
+      count = page.count;
+      timelineDays = count ? [{ day: null, count }] : [];
+    }
+    document.getElementById('count').textContent = count.toLocaleString() + (count === 1 ? ' item' : ' items');
+    status.textContent = count ? '' : source.timeline ? 'No photos yet: lightbox import PATH' : 'Nothing here yet.';
     relayout();
   } catch (error) {
     status.textContent = 'Could not load photos: ' + error.message;
@@ -118,6 +152,14 @@ function relayout() {
   const days = [], months = [];
   let top = 0, start = 0, month = null;
   for (const { day, count } of timelineDays) {
+    if (day === null) {
+      // An album: one run, no headings.
+      const rows = Math.ceil(count / columns);
+      days.push({ day, count, start, top: top - DAY_HEIGHT, rows });
+      top += rows * (side + GAP);
+      start += count;
+      continue;
+    }
     if (day.slice(0, 7) !== month) {
       month = day.slice(0, 7);
       months.push({ key: month, top, start });
@@ -177,13 +219,15 @@ function render() {
   for (let i = days.length ? dayAt(from) : 0; i < days.length && days[i].top < to; i++) {
     const day = days[i];
     // A day's heading stands for its run: the same day at another place is another heading.
-    const key = 'd' + day.day + '@' + day.start;
-    wanted.add(key);
-    if (!shown.has(key)) {
-      const date = utcDate(day.day);
-      add(key, heading('h3', 'day', (date.getUTCFullYear() === thisYear ? dayName : dayWithYear).format(date)));
+    if (day.day !== null) {
+      const key = 'd' + day.day + '@' + day.start;
+      wanted.add(key);
+      if (!shown.has(key)) {
+        const date = utcDate(day.day);
+        add(key, heading('h3', 'day', (date.getUTCFullYear() === thisYear ? dayName : dayWithYear).format(date)));
+      }
+      shown.get(key).style.top = day.top + 'px';
     }
-    shown.get(key).style.top = day.top + 'px';
     const rowsTop = day.top + DAY_HEIGHT;
     const first = Math.max(0, Math.floor((from - rowsTop) / (side + GAP)));
     const last = Math.min(day.rows - 1, Math.floor((to - rowsTop) / (side + GAP)));
@@ -198,11 +242,13 @@ function render() {
           asset = (stale.get(Math.floor(index / CHUNK)) || [])[index % CHUNK];
         }
         let element = shown.get(index);
-        if (!element || (element.dataset.id || '') !== (asset ? asset.localIdentifier + asset.modificationDate : '')) {
+        if (!element || (element.dataset.id || '') !== (asset ? asset.localIdentifier + asset.modificationDate : '')
+            || element.dataset.index !== String(index)) {
           const made = tile(asset, index);
           if (element) { element.replaceWith(made); shown.set(index, made); } else add(index, made);
           element = made;
         }
+        element.classList.toggle('selected', !!asset && selection.ids.has(asset.localIdentifier));
         Object.assign(element.style, { top: rowsTop + row * (side + GAP) + 'px', left: column * (side + GAP) + 'px',
                                        width: side + 'px', height: side + 'px' });
       }
@@ -245,6 +291,7 @@ function tile(asset, index) {
     // Its place, until its chunk is read.
     link.className = 'pending';
     link.setAttribute('aria-hidden', 'true');
+    link.dataset.index = String(index);
     return link;
   }
   link.dataset.id = asset.localIdentifier + asset.modificationDate;
@@ -272,8 +319,33 @@ function tile(asset, index) {
     label.textContent = badge;
     link.appendChild(label);
   }
-  link.addEventListener('click', event => { event.preventDefault(); open(index); });
+  link.dataset.index = String(index);
+  link.addEventListener('click', event => {
+    event.preventDefault();
+    if (selection.active) select(index, event.shiftKey); else open(index);
+  });
   return link;
+}
+
+// Selects or unselects the asset at `index`; with `range`, everything from the last one
+// clicked to it takes that one's new state.
+async function select(index, range) {
+  const from = range && selection.anchor >= 0 ? Math.min(selection.anchor, index) : index;
+  const to = range && selection.anchor >= 0 ? Math.max(selection.anchor, index) : index;
+  const asset = await assetAt(index);
+  const adding = !selection.ids.has(asset.localIdentifier);
+  for (let i = from; i <= to; i++) {
+    const each = await assetAt(i);
+    if (adding) selection.ids.add(each.localIdentifier); else selection.ids.delete(each.localIdentifier);
+  }
+  selection.anchor = index;
+  selection.changed();
+  schedule();
+}
+
+// Redraws the tiles (the selection changed).
+export function redraw() {
+  schedule();
 }
 
 // Puts an asset the server changed (an edit) in its tile; its index, or -1 when not read.

@@ -1,39 +1,47 @@
-// The page: the timeline laid out from the library's days; a link to #view=ID or #edit=ID
-// opens that photo (wherever it is in the library), or its edit view. Changes made anywhere
-// (another tab, an import, the command line) arrive through the change push and show without
-// a reload.
-import { assetAt, indexOf, loadTimeline, refresh, total } from './grid.js';
+// The page: the sidebar, and the grid showing the library's timeline or an album (#album=ID);
+// #view=ID or #edit=ID opens that photo (wherever it is), or its edit view. Changes made
+// anywhere (another tab, an import, the command line) arrive through the change push and show
+// without a reload.
+import { assetAt, indexOf, refresh, total } from './grid.js';
 import { open } from './viewer.js';
 import { openEditor } from './editor.js';
+import { loadSidebar, showFromAddress } from './sidebar.js';
+import './select.js';
 
 // The page keeps its own place: the browser's restoring of the scroll on Back would undo the
 // viewer's showing where its walk ended.
 history.scrollRestoration = 'manual';
 
-// Opens what the address names: #view=ID, #edit=ID.
-async function openFromAddress() {
-  const [, mode, id] = location.hash.match(/^#(view|edit)=(.+)$/) || [];
+// Shows what the address names: the album (or the library), then the photo or its edit view.
+async function follow() {
+  await showFromAddress();
+  const params = new URLSearchParams(location.hash.slice(1));
+  const editing = params.has('edit');
+  const id = params.get('view') || params.get('edit');
   if (!id || !total()) return;
-  const index = await indexOf(decodeURIComponent(id)).catch(() => -1);
+  const index = await indexOf(id).catch(() => -1);
   if (index < 0) return;
-  // The link's own entry becomes the timeline's, and the viewer a step after it: Back and
-  // Escape show the timeline, as after opening a photo from it.
-  history.replaceState(null, '', location.pathname);
+  // The link's own entry becomes the grid's, and the viewer a step after it: Back and Escape
+  // show the grid, as after opening a photo from it.
+  params.delete('view');
+  params.delete('edit');
+  history.replaceState(null, '', params.toString() ? '#' + params : location.pathname);
   await open(index);
-  if (mode === 'edit') openEditor(await assetAt(index));
+  if (editing) openEditor(await assetAt(index));
 }
 
-loadTimeline().then(openFromAddress);
+loadSidebar().catch(() => {});
+follow();
 // A link followed in this tab (the viewer's own steps change the address without this event).
-addEventListener('hashchange', openFromAddress);
+addEventListener('hashchange', follow);
 
-// Each committed change of the library (the server pushes them as they commit): the timeline
-// is read again, once for a burst of them.
+// Each committed change of the library (the server pushes them as they commit): the grid and
+// the sidebar's counts are read again, once for a burst of them.
 let pending = null;
 const changes = new EventSource('/api/changes/stream');
 changes.addEventListener('change', () => {
   clearTimeout(pending);
-  pending = setTimeout(refresh, 250);
+  pending = setTimeout(() => { refresh(); loadSidebar().catch(() => {}); }, 250);
 });
 
 // "?" lists the keyboard's shortcuts (not while typing).

@@ -1,6 +1,6 @@
 // The viewer: one photo large, the quick image first and the final one when it arrives;
 // a Live Photo's motion or a movie played from /movie.
-import { assetPath, cache, filename, version } from './api.js';
+import { address, assetPath, cache, filename, version } from './api.js';
 import { assetAt, loadedAsset, reveal, total } from './grid.js';
 import { openEditor } from './editor.js';
 
@@ -40,7 +40,7 @@ export async function open(index) {
   cache('start', neighbours.map(a => a.localIdentifier), { w: side, h: side });
   // Opening from the grid is a step in the browser's history, so that Back closes the viewer;
   // walking from photo to photo is not.
-  const hash = '#view=' + encodeURIComponent(asset.localIdentifier);
+  const hash = address({ view: asset.localIdentifier });
   if (history.state && history.state.viewer) history.replaceState({ viewer: true }, '', hash);
   else history.pushState({ viewer: true }, '', hash);
   viewer.querySelector('p').textContent =
@@ -84,7 +84,7 @@ function close() {
     return;
   }
   hide();
-  history.replaceState(null, '', location.pathname);
+  history.replaceState(null, '', address({ view: null }));
 }
 
 function hide() {

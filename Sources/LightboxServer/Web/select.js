@@ -1,0 +1,85 @@
+// Selecting many: "Select" turns clicks into choosing (shift-click a range), and a bar acts on
+// everything chosen at once: favourite, hide or show, add to an album or take out of the one
+// shown, delete, or, in Recently Deleted, restore. Each action is one request per thousand.
+import { inBatches, postJSON, request } from './api.js';
+import { redraw, refresh, selection } from './grid.js';
+import { SMART, albums, current, loadSidebar, shownChanged } from './sidebar.js';
+
+const bar = document.getElementById('actions');
+const button = document.getElementById('select');
+const addTo = document.getElementById('add-to');
+
+function setActive(active) {
+  selection.active = active;
+  selection.ids.clear();
+  selection.anchor = -1;
+  document.body.classList.toggle('selecting', active);
+  button.textContent = active ? 'Cancel' : 'Select';
+  bar.hidden = !active;
+  update();
+  redraw();
+}
+
+// The bar says how many are chosen and offers what applies where the user is.
+function update() {
+  const count = selection.ids.size;
+  document.getElementById('selected-count').textContent =
+    count ? count.toLocaleString() + ' selected' : 'Choose photos';
+  const trash = current && current.subtype === SMART.recentlyDeleted;
+  const hidden = current && current.subtype === SMART.hidden;
+  const show = (action, visible) => { bar.querySelector('[data-action=' + action + ']').hidden = !visible; };
+  show('favorite', !trash); show('unfavorite', !trash);
+  show('hide', !trash && !hidden);
+  bar.querySelector('[data-action=hide]').textContent = 'Hide';
+  show('remove', !!(current && current.isAlbum));
+  show('restore', trash);
+  bar.querySelector('[data-action=delete]').textContent = trash ? 'Delete for good' : 'Delete';
+  if (hidden) { show('hide', true); bar.querySelector('[data-action=hide]').textContent = 'Unhide'; }
+  addTo.parentElement.hidden = !!trash;
+  addTo.replaceChildren(new Option('album…', ''), ...albums.map(album => new Option(album.title, album.id)));
+  for (const control of bar.querySelectorAll('button[data-action], select')) control.disabled = count === 0;
+}
+
+selection.changed = update;
+shownChanged.listeners.push(() => { if (selection.active) setActive(false); });
+
+async function act(action) {
+  const ids = [...selection.ids];
+  const patch = body => inBatches(ids, batch => request('/api/assets', {
+    method: 'PATCH', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(Object.assign({ assets: batch }, body)) }));
+  const trash = current && current.subtype === SMART.recentlyDeleted;
+  switch (action) {
+  case 'favorite': await patch({ favorite: true }); break;
+  case 'unfavorite': await patch({ favorite: false }); break;
+  case 'hide': await patch({ hidden: !(current && current.subtype === SMART.hidden) }); break;
+  case 'remove':
+    await inBatches(ids, batch => postJSON('/api/collections/' + encodeURIComponent(current.id) + '/assets/remove',
+                                           { assets: batch }));
+    break;
+  case 'restore': await inBatches(ids, batch => postJSON('/api/assets/restore', { assets: batch })); break;
+  case 'delete':
+    if (trash && !confirm('Delete ' + ids.length + ' for good? This cannot be undone.')) return;
+    await inBatches(ids, batch => postJSON('/api/assets/delete', { assets: batch, permanently: !!trash }));
+    break;
+  }
+  setActive(false);
+  await Promise.all([refresh(), loadSidebar()]);
+}
+
+button.addEventListener('click', () => setActive(!selection.active));
+document.getElementById('select-done').addEventListener('click', () => setActive(false));
+for (const control of bar.querySelectorAll('button[data-action]')) {
+  control.addEventListener('click', () => act(control.dataset.action).catch(error => alert(error.message)));
+}
+addTo.addEventListener('change', async () => {
+  const album = addTo.value;
+  if (!album) return;
+  await inBatches([...selection.ids], batch =>
+    postJSON('/api/collections/' + encodeURIComponent(album) + '/assets', { assets: batch }));
+  setActive(false);
+  await loadSidebar();
+});
+addEventListener('keydown', event => {
+  if (event.key === 'Escape' && selection.active && !document.querySelector('#viewer.open, dialog[open]')) setActive(false);
+});

@@ -1,0 +1,165 @@
+// The sidebar (a menu on a phone): the library, the smart albums that hold something (and
+// Favourites, Hidden and Recently Deleted always), and the albums and folders, each with its
+// count; a folder opens in place. Choosing one shows it in the grid (#album=ID); an album's
+// page can be renamed or deleted, and "+" makes an album.
+import { postJSON, request } from './api.js';
+import { show } from './grid.js';
+
+const sidebar = document.getElementById('sidebar');
+const menu = document.getElementById('menu');
+const smartList = document.getElementById('smart-albums');
+const albumList = document.getElementById('albums');
+const title = document.getElementById('title');
+const nameDialog = document.getElementById('name-dialog');
+
+export const SMART = { favorites: 203, hidden: 205, library: 209, recentlyDeleted: 1000000201 };
+const ALWAYS = new Set([SMART.favorites, SMART.hidden, SMART.recentlyDeleted]);
+
+// What the grid shows: null for the library, else the collection (its identifier, title,
+// whether it is an album of the user's, its smart album subtype).
+export let current = null;
+// Called when what the grid shows changes (the selection's actions depend on it).
+export const shownChanged = { listeners: [] };
+// The user's albums, for "Add to album".
+export let albums = [];
+
+function entry(label, count, collection) {
+  const link = document.createElement('a');
+  link.href = collection ? '#album=' + encodeURIComponent(collection) : '#';
+  link.dataset.collection = collection || '';
+  link.textContent = label;
+  if (count !== undefined) {
+    const number = document.createElement('span');
+    number.className = 'count';
+    number.textContent = count.toLocaleString();
+    link.appendChild(number);
+  }
+  return link;
+}
+
+async function listed(path) {
+  return (await (await request(path)).json());
+}
+
+// Reads the smart albums and the albums again (after a change anywhere).
+export async function loadSidebar() {
+  const smart = (await listed('/api/collections?type=smartAlbum&limit=1000')).collections;
+  smartList.replaceChildren(...smart
+    .filter(c => c.assetCollectionSubtype !== SMART.library && (c.estimatedAssetCount > 0 || ALWAYS.has(c.assetCollectionSubtype)))
+    .map(c => entry(c.localizedTitle, c.estimatedAssetCount, c.localIdentifier)));
+  albums = [];
+  albumList.replaceChildren(...await members('top'));
+  markCurrent();
+}
+
+// A folder's albums and folders, as links (albums) and disclosure widgets (folders).
+async function members(list) {
+  const found = (await listed('/api/lists/' + encodeURIComponent(list) + '/collections')).collections;
+  const elements = [];
+  for (const member of found) {
+    if (member.kind === 'folder') {
+      const folder = document.createElement('details');
+      const summary = document.createElement('summary');
+      summary.textContent = member.localizedTitle || 'Folder';
+      folder.appendChild(summary);
+      folder.addEventListener('toggle', async () => {
+        if (folder.open && folder.children.length === 1) folder.append(...await members(member.localIdentifier));
+      });
+      elements.push(folder);
+    } else if (member.kind === 'album') {
+      albums.push({ id: member.localIdentifier, title: member.localizedTitle || 'Untitled' });
+      elements.push(entry(member.localizedTitle || 'Untitled', member.estimatedAssetCount, member.localIdentifier));
+    }
+  }
+  return elements;
+}
+
+function markCurrent() {
+  for (const link of sidebar.querySelectorAll('a')) {
+    if (link.dataset.collection === (current ? current.id : '')) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
+
+// Shows what the address names: #album=ID, or the library.
+let shownOnce = false;
+
+export async function showFromAddress() {
+  const id = new URLSearchParams(location.hash.slice(1)).get('album');
+  if (shownOnce && (id || null) === (current ? current.id : null)) return false;
+  shownOnce = true;
+  if (id) {
+    const collection = await (await request('/api/collections/' + encodeURIComponent(id))).json();
+    current = { id, title: collection.localizedTitle || 'Untitled', isAlbum: collection.assetCollectionType === 1,
+                subtype: collection.assetCollectionSubtype };
+  } else {
+    current = null;
+  }
+  closeMenu();
+  title.textContent = current ? current.title : 'Library';
+  document.title = current ? current.title + ' · Lightbox' : 'Lightbox';
+  document.getElementById('rename-album').hidden = !(current && current.isAlbum);
+  document.getElementById('delete-album').hidden = !(current && current.isAlbum);
+  markCurrent();
+  shownChanged.listeners.forEach(listener => listener());
+  await show(current ? current.id : null);
+  return true;
+}
+
+// Asks for a name (a new album's, or an album's new one); null when cancelled.
+export function askName(label, value) {
+  document.getElementById('name-label').textContent = label;
+  const input = nameDialog.querySelector('input');
+  input.value = value || '';
+  nameDialog.showModal();
+  return new Promise(resolve => nameDialog.addEventListener('close', () => {
+    resolve(nameDialog.returnValue === 'ok' && input.value.trim() ? input.value.trim() : null);
+  }, { once: true }));
+}
+
+function closeMenu() {
+  document.body.classList.remove('menu-open');
+  menu.setAttribute('aria-expanded', 'false');
+}
+
+menu.addEventListener('click', () => {
+  const open = document.body.classList.toggle('menu-open');
+  menu.setAttribute('aria-expanded', String(open));
+});
+sidebar.addEventListener('click', event => { if (event.target.closest('a')) closeMenu(); });
+// On a phone the menu covers the page: a tap beside it or Escape closes it.
+addEventListener('click', event => {
+  if (document.body.classList.contains('menu-open') && !event.target.closest('#sidebar, #menu, dialog')) closeMenu();
+});
+addEventListener('keydown', event => {
+  if (event.key === 'Escape' && document.body.classList.contains('menu-open')) closeMenu();
+});
+
+document.getElementById('new-album').addEventListener('click', async () => {
+  const name = await askName('New album', '');
+  if (!name) return;
+  const album = await (await postJSON('/api/collections', { title: name })).json();
+  await loadSidebar();
+  location.hash = 'album=' + encodeURIComponent(album.localIdentifier);
+});
+
+document.getElementById('rename-album').addEventListener('click', async () => {
+  if (!current) return;
+  const name = await askName('Album name', current.title);
+  if (!name) return;
+  await request('/api/collections/' + encodeURIComponent(current.id), {
+    method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title: name }) });
+  current.title = name;
+  title.textContent = name;
+  await loadSidebar();
+});
+
+document.getElementById('delete-album').addEventListener('click', async () => {
+  if (!current || !confirm('Delete the album "' + current.title + '"? Its photos stay in the library.')) return;
+  const album = current.id;
+  // The library first, so that nothing reads the album once it is gone.
+  history.pushState(null, '', location.pathname);
+  await showFromAddress();
+  await request('/api/collections/' + encodeURIComponent(album), { method: 'DELETE' });
+  await loadSidebar();
+});
