@@ -144,3 +144,45 @@ struct TimelineTests {
 extension Array {
     fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
+
+@Suite("Camera details read from originals")
+struct CameraDetailsTests {
+    @Test("Camera, lens and exposure of the corpus's camera photos are exiftool's")
+    func matchExifTool() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let paths = try Corpus.photoPaths() + Corpus.files(under: "exiv2", extensions: ["jpg", "jpeg", "heic"])
+        let summary = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+        let tags = try ExifTool.allTags(of: paths)
+        var compared = 0
+        for item in summary.results {
+            guard case .imported = item.outcome, let id = item.outcome.localIdentifier,
+                let asset = try library.fetchAssets(withLocalIdentifiers: [id]).firstObject,
+                let written = tags[item.path]
+            else { continue }
+            let details = try await library.cameraDetails(for: asset)
+            func text(_ tag: String) -> String? {
+                (written[tag] as? String).map { $0.trimmingCharacters(in: .whitespaces) }.flatMap {
+                    $0.isEmpty ? nil : $0
+                }
+            }
+            func number(_ tag: String) -> Double? {
+                (written[tag] as? NSNumber)?.doubleValue
+            }
+            #expect(details.make == text("EXIF:Make"), "\(item.path)")
+            #expect(details.model == text("EXIF:Model"), "\(item.path)")
+            if let lens = text("EXIF:LensModel") { #expect(details.lensModel == lens, "\(item.path)") }
+            for (value, tag) in [
+                (details.exposureTime, "EXIF:ExposureTime"), (details.fNumber, "EXIF:FNumber"),
+                (details.focalLength, "EXIF:FocalLength"),
+            ] {
+                if let expected = number(tag), expected > 0 {
+                    #expect(abs((value ?? -1) - expected) <= expected * 0.001, "\(item.path) \(tag)")
+                }
+            }
+            if let iso = number("EXIF:ISO"), iso > 0 { #expect(details.iso == Int(iso), "\(item.path)") }
+            if details.model != nil { compared += 1 }
+        }
+        #expect(compared >= 30, "photos with a camera compared: \(compared)")
+    }
+}

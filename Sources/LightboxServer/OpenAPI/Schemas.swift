@@ -47,6 +47,12 @@ enum Schemas {
                 "count": Schema.integer,
             ],
             required: ["assets", "count"]),
+        "CameraDetails": Schema.object(
+            [
+                "make": Schema.string, "model": Schema.string, "lensMake": Schema.string, "lensModel": Schema.string,
+                "software": Schema.string, "exposureTime": Schema.number, "fNumber": Schema.number,
+                "iso": Schema.integer, "focalLength": Schema.number, "focalLengthIn35mmFormat": Schema.integer,
+            ], required: []),
         "Timeline": Schema.object(
             [
                 "count": Schema.integer,

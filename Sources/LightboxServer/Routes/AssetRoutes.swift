@@ -6,7 +6,8 @@ import Lightbox
 ///
 /// - `GET /api/assets?limit=&after=&predicate=&sort=`: a page of assets, newest first (keyset
 ///   pagination), or those a predicate selects in the order a sort gives.
-/// - `GET /api/assets/{id}`: one asset.
+/// - `GET /api/assets/{id}`: one asset; `GET /api/assets/{id}/details`: its camera, lens and
+///   exposure, read from its original.
 /// - `PATCH /api/assets/{id}` with `{"favorite", "hidden", "rating"}` (any of them): the asset
 ///   changed; `PATCH /api/assets` with `{"assets": [ids], ...}` changes up to 1,000 at once.
 /// - `POST /api/assets/delete` with `{"assets": [ids], "permanently": false}`: to Recently
@@ -126,6 +127,16 @@ enum AssetRoutes {
         ) { _, context in
             let library = try context.library().library
             return try LightboxServer.jsonResponse(try await asset(try context.parameters.require("id"), in: library))
+        }
+        routes.get(
+            "/api/assets/:id/details",
+            doc: APIOperation(
+                "The camera, lens and exposure its original's metadata names (absent what it does not).",
+                responses: [.json(200, "What the camera wrote.", Schema.ref("CameraDetails"))])
+        ) { _, context in
+            let library = try context.library().library
+            let asset = try await asset(try context.parameters.require("id"), in: library)
+            return try LightboxServer.jsonResponse(try await library.cameraDetails(for: asset))
         }
         routes.patch(
             "/api/assets/:id",
