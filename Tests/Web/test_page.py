@@ -15,6 +15,9 @@ from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions import interaction
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -387,6 +390,56 @@ class PageChecks:
         self.driver.find_element(By.CSS_SELECTOR, "#actions [data-action=hide]").click()
         self.wait.until(lambda d: self.count_shown() == 0)
         self.assertEqual(self.api("/api/timeline")["count"], total)
+
+    def test_the_viewer_shows_information_favourites_and_follows_a_swipe(self):
+        self.sign_in()
+        # A photo whose camera wrote its model and exposure (what the panel is for).
+        chosen = None
+        for identifier in self.newest_first(0, 200):
+            details = self.api(f"/api/assets/{identifier}/details")
+            if details.get("model") and details.get("iso") and details.get("exposureTime"):
+                chosen = identifier
+                break
+        self.assertIsNotNone(chosen, "a photo with camera details in the library")
+        asset = self.api(f"/api/assets/{chosen}")
+        index = self.api(f"/api/assets?at={chosen}&limit=1")["offset"]
+        self.driver.get(URL + "/#view=" + chosen)
+        viewer = self.driver.find_element(By.ID, "viewer")
+        self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
+        self.driver.find_element(By.ID, "info").click()
+        panel = self.driver.find_element(By.ID, "info-panel")
+        self.wait.until(lambda d: "Camera" in panel.text)
+        self.assertIn(details["model"], panel.text)
+        self.assertIn(f"ISO {details['iso']}", panel.text)
+        self.assertIn(asset["resources"][0]["originalFilename"], panel.text)
+        # The time as the camera's clock read it, with its zone: the hour and minute of the
+        # creation date as written, whatever this browser's zone.
+        clock = asset["creationDate"][11:16]
+        shown = self.driver.execute_script(
+            "return new Intl.DateTimeFormat(undefined, {timeStyle: 'short', timeZone: 'UTC'})"
+            ".format(new Date(Date.UTC(2000, 0, 1, +arguments[0].slice(0, 2), +arguments[0].slice(3, 5))))", clock)
+        self.assertIn(shown, panel.text)
+        self.shot("info")
+        # Favourite from the viewer, and back.
+        favourite = self.driver.find_element(By.ID, "favorite")
+        favourite.click()
+        self.wait.until(lambda d: favourite.get_attribute("aria-pressed") == "true")
+        self.assertTrue(self.api(f"/api/assets/{chosen}")["isFavorite"])
+        favourite.click()
+        self.wait.until(lambda d: favourite.get_attribute("aria-pressed") == "false")
+        self.assertFalse(self.api(f"/api/assets/{chosen}")["isFavorite"])
+        self.driver.find_element(By.ID, "info").click()
+        self.wait.until(lambda d: not panel.is_displayed())
+        if self.viewport[2]:
+            # A swipe to the left: the next photo.
+            following = self.newest_first(index + 1, 1)[0]
+            stage = self.driver.find_element(By.ID, "stage")
+            touch = ActionBuilder(self.driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+            touch.pointer_action.move_to(stage, 120, 0).pointer_down().pause(0.05)
+            touch.pointer_action.move_to(stage, -120, 0).pause(0.05).pointer_up()
+            touch.perform()
+            self.wait.until(lambda d: d.current_url.endswith("#view=" + following))
+            self.shot("swiped")
 
     def test_the_editor_shows_the_picture_and_keeps_save_in_sight(self):
         self.sign_in()

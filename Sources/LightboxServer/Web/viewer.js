@@ -1,7 +1,7 @@
 // The viewer: one photo large, the quick image first and the final one when it arrives;
 // a Live Photo's motion or a movie played from /movie.
-import { address, assetPath, cache, filename, version } from './api.js';
-import { assetAt, loadedAsset, reveal, total } from './grid.js';
+import { address, assetPath, cache, filename, request, version } from './api.js';
+import { assetAt, loadedAsset, replace, reveal, total } from './grid.js';
 import { openEditor } from './editor.js';
 
 const viewer = document.getElementById('viewer');
@@ -12,6 +12,8 @@ let current = -1;
 let shownAsset = null;
 let returnFocus = null;
 viewer.tabIndex = -1;
+const infoPanel = document.getElementById('info-panel');
+const stage = document.getElementById('stage');
 
 // The image the viewer shows now: the edit view starts from it.
 export function shownImage() {
@@ -44,8 +46,13 @@ export async function open(index) {
   if (history.state && history.state.viewer) history.replaceState({ viewer: true }, '', hash);
   else history.pushState({ viewer: true }, '', hash);
   viewer.querySelector('p').textContent =
-    [filename(asset), asset.pixelWidth + '×' + asset.pixelHeight, new Date(asset.creationDate).toLocaleString()].join(' · ');
+    [filename(asset), asset.pixelWidth + '×' + asset.pixelHeight, wallClock(asset.creationDate)].join(' · ');
   stopMovie();
+  resetZoom();
+  const live = !!(asset.mediaSubtypes & 8);
+  document.getElementById('live-badge').hidden = !live;
+  showFavorite(asset);
+  if (!infoPanel.hidden) showInfo(asset);
   // A Live Photo's motion (edited with its still) or a movie: played from /movie.
   document.getElementById('play').hidden = !(asset.mediaType === 2 || (asset.mediaSubtypes & 8));
   // Lightbox edits photos and Live Photos, not movies.
@@ -62,6 +69,143 @@ export async function open(index) {
     viewer.focus();
   }
 }
+
+// "2024-05-03T14:05:09+02:00" as the clock read where the photo was taken, with its zone.
+function wallClock(text, withZone) {
+  const parts = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.\d+)?(Z|[+-]\d\d:?\d\d)?$/.exec(text || '');
+  if (!parts) return text || '';
+  const [, y, mo, d, h, mi, se, zone] = parts;
+  const shown = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
+    .format(new Date(Date.UTC(+y, +mo - 1, +d, +h, +mi, +se)));
+  return withZone && zone ? shown + ' (UTC' + (zone === 'Z' ? '' : zone) + ')' : shown;
+}
+
+function showFavorite(asset) {
+  const button = document.getElementById('favorite');
+  button.setAttribute('aria-pressed', String(asset.isFavorite));
+  button.textContent = asset.isFavorite ? '♥ Favourite' : '♡ Favourite';
+}
+
+async function toggleFavorite() {
+  const asset = shownAsset;
+  if (!asset) return;
+  const response = await request(assetPath(asset), {
+    method: 'PATCH', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ favorite: !asset.isFavorite }) });
+  const changed = await response.json();
+  replace(changed);
+  if (shownAsset && shownAsset.localIdentifier === changed.localIdentifier) { shownAsset = changed; showFavorite(changed); }
+}
+
+// The information panel: what the catalog knows, then what the original's metadata says.
+async function showInfo(asset) {
+  const list = infoPanel.querySelector('dl');
+  const rows = [];
+  const add = (term, value, link) => { if (value) rows.push([term, value, link]); };
+  const resource = asset.resources[0];
+  add('File', filename(asset));
+  add('Taken', wallClock(asset.creationDate, true));
+  add('Size', asset.pixelWidth + ' × ' + asset.pixelHeight + ' (' +
+      (asset.pixelWidth * asset.pixelHeight / 1e6).toFixed(1) + ' MP)' +
+      (resource ? ' · ' + (resource.fileSize / 1e6).toFixed(1) + ' MB' : ''));
+  if (asset.location) {
+    const { latitude, longitude } = asset.location;
+    add('Place', latitude.toFixed(5) + ', ' + longitude.toFixed(5),
+        'https://www.openstreetmap.org/?mlat=' + latitude + '&mlon=' + longitude + '#map=15/' + latitude + '/' + longitude);
+  }
+  const render = () => list.replaceChildren(...rows.flatMap(([term, value, link]) => {
+    const dt = document.createElement('dt');
+    dt.textContent = term;
+    const dd = document.createElement('dd');
+    if (link) {
+      const a = document.createElement('a');
+      Object.assign(a, { href: link, textContent: value, target: '_blank', rel: 'noopener' });
+      dd.appendChild(a);
+    } else dd.textContent = value;
+    return [dt, dd];
+  }));
+  render();
+  try {
+    const details = await (await request(assetPath(asset) + '/details')).json();
+    if (shownAsset !== asset) return;
+    const camera = details.model && details.make && !details.model.startsWith(details.make)
+      ? details.make + ' ' + details.model : details.model || details.make;
+    const exposure = [
+      details.exposureTime && (details.exposureTime >= 1 ? details.exposureTime + ' s'
+                               : '1/' + Math.round(1 / details.exposureTime) + ' s'),
+      details.fNumber && 'ƒ/' + details.fNumber.toFixed(1),
+      details.iso && 'ISO ' + details.iso,
+      details.focalLength && (Math.round(details.focalLength * 10) / 10) + ' mm' +
+        (details.focalLengthIn35mmFormat ? ' (' + details.focalLengthIn35mmFormat + ' mm equivalent)' : ''),
+    ].filter(Boolean).join(' · ');
+    rows.splice(2, 0, ...[['Camera', camera], ['Lens', details.lensModel], ['Exposure', exposure]].filter(r => r[1]));
+    render();
+  } catch { /* the catalog's part stays */ }
+}
+
+function toggleInfo() {
+  infoPanel.hidden = !infoPanel.hidden;
+  viewer.classList.toggle('with-info', !infoPanel.hidden);
+  document.getElementById('info').setAttribute('aria-expanded', String(!infoPanel.hidden));
+  if (!infoPanel.hidden && shownAsset) showInfo(shownAsset);
+}
+
+// Touch: a swipe walks to the next or previous photo, two fingers zoom (a double tap resets),
+// and pressing and holding a Live Photo plays its motion until let go (as in Photos).
+const pointers = new Map();
+let gesture = null, zoom = 1, pressTimer = null, pressedPlay = false;
+
+function resetZoom() {
+  zoom = 1;
+  picture.style.transform = '';
+}
+
+stage.addEventListener('pointerdown', event => {
+  pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+  if (pointers.size === 2) {
+    const [a, b] = [...pointers.values()];
+    gesture = { pinch: Math.hypot(a.x - b.x, a.y - b.y), zoom };
+    clearTimeout(pressTimer);
+    return;
+  }
+  gesture = { x: event.clientX, y: event.clientY, time: event.timeStamp };
+  if (shownAsset && (shownAsset.mediaSubtypes & 8)) {
+    pressTimer = setTimeout(() => { pressedPlay = true; playMovie(); }, 300);
+  }
+});
+stage.addEventListener('pointermove', event => {
+  if (!pointers.has(event.pointerId)) return;
+  pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+  if (pointers.size === 2 && gesture && gesture.pinch) {
+    const [a, b] = [...pointers.values()];
+    zoom = Math.max(1, Math.min(8, gesture.zoom * Math.hypot(a.x - b.x, a.y - b.y) / gesture.pinch));
+    picture.style.transform = 'scale(' + zoom + ')';
+  } else if (gesture && Math.hypot(event.clientX - gesture.x, event.clientY - gesture.y) > 10) {
+    clearTimeout(pressTimer);
+  }
+});
+function release(event) {
+  pointers.delete(event.pointerId);
+  clearTimeout(pressTimer);
+  if (pressedPlay) { stopMovie(); return; }
+  if (!gesture || gesture.pinch || zoom > 1 || event.type !== 'pointerup') return;
+  const dx = event.clientX - gesture.x, dy = event.clientY - gesture.y;
+  if (Math.abs(dx) > 60 && Math.abs(dx) > 2 * Math.abs(dy) && event.timeStamp - gesture.time < 800) {
+    swiped = true;
+    if (dx < 0) open(current + 1); else open(current - 1);
+  }
+  gesture = null;
+}
+let swiped = false;
+stage.addEventListener('pointerup', release);
+stage.addEventListener('pointercancel', release);
+stage.addEventListener('dblclick', event => { event.stopPropagation(); resetZoom(); });
+// A press that played, a swipe or a zoomed picture is not a click that closes the viewer.
+stage.addEventListener('click', event => {
+  if (pressedPlay || swiped || zoom > 1) event.stopPropagation();
+  pressedPlay = false;
+  swiped = false;
+});
 
 function playMovie() {
   const asset = shownAsset;
@@ -119,6 +263,9 @@ addEventListener('popstate', () => {
 movie.addEventListener('ended', () => { if (!movie.controls) stopMovie(); });
 movie.addEventListener('click', event => event.stopPropagation());
 document.getElementById('play').addEventListener('click', event => { event.stopPropagation(); playMovie(); });
+document.getElementById('favorite').addEventListener('click', event => { event.stopPropagation(); toggleFavorite(); });
+document.getElementById('info').addEventListener('click', event => { event.stopPropagation(); toggleInfo(); });
+infoPanel.addEventListener('click', event => event.stopPropagation());
 document.getElementById('edit').addEventListener('click', event => { event.stopPropagation(); openEditor(shownAsset); });
 for (const link of viewer.querySelectorAll('a[download]')) link.addEventListener('click', event => event.stopPropagation());
 viewer.addEventListener('click', close);
@@ -129,4 +276,6 @@ addEventListener('keydown', event => {
   if (event.key === 'ArrowLeft') open(current - 1);
   if (event.key === 'e' && !document.getElementById('edit').hidden && shownAsset) openEditor(shownAsset);
   if (event.key === 'p' && !document.getElementById('play').hidden) playMovie();
+  if (event.key === 'i') toggleInfo();
+  if (event.key === 'f') toggleFavorite();
 });
