@@ -47,6 +47,28 @@ public enum FFmpeg {
         return result
     }
 
+    /// The codec of a movie's first video stream, as ffprobe names it (`h264`, `hevc`), and its
+    /// duration in seconds.
+    public static func videoCodec(_ movie: String) throws -> (codec: String, seconds: Double) {
+        let fields = try output(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,duration", "-of",
+                "csv=p=0", movie,
+            ]
+        ).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").map(String.init)
+        return (fields.first ?? "", fields.count > 1 ? Double(fields[1]) ?? 0 : 0)
+    }
+
+    /// An iPhone's kind of movie made from a real one: its video re-encoded as HEVC (libx265,
+    /// tagged `hvc1` as iPhones write it), its sound copied.
+    public static func hevc(_ movie: String, to output: String) throws {
+        try run([
+            "-i", movie, "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
+            "-c:a", "copy", "-f", "mov", output,
+        ])
+    }
+
     /// A copy of the movie whose video track says to turn it `degrees` clockwise (its display
     /// matrix), the frames untouched.
     public static func rotated(_ movie: String, degrees: Int, to output: String) throws {

@@ -326,3 +326,39 @@ extension ModelRouteTests {
         }
     }
 }
+
+extension ModelRouteTests {
+    @Test("A movie asked for as playable: an HEVC one answered as its H.264 copy, with ranges; as stored without")
+    func playableMovie() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let hevc = folder.path("HEVC.MOV")
+        try FFmpeg.hevc(try Corpus.path(Corpus.livePhotoMovie), to: hevc)
+        _ = await library.importItems(at: [URL(fileURLWithPath: hevc)])
+        let asset = try #require(try library.fetchAssets().firstObject)
+        let app = Application(router: LightboxServer.router(library: library))
+        try await app.test(.router) { client in
+            let path = "/api/assets/\(asset.localIdentifier)/movie"
+            let copy = folder.path("copy.mov")
+            try await client.execute(uri: path + "?playable=true", method: .get) { response throws in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "video/quicktime")
+                try Data(response.body.readableBytesView).write(to: URL(fileURLWithPath: copy))
+            }
+            #expect(try FFmpeg.videoCodec(copy).codec == "h264")
+            try await client.execute(uri: path + "?playable=true", method: .get, headers: [.range: "bytes=0-99"]) {
+                response in
+                #expect(response.status == .partialContent && response.body.readableBytes == 100)
+            }
+            try await client.execute(uri: path, method: .get) { response throws in
+                #expect(response.status == .ok)
+                let stored = folder.path("stored.mov")
+                try Data(response.body.readableBytesView).write(to: URL(fileURLWithPath: stored))
+                #expect(try FFmpeg.videoCodec(stored).codec == "hevc")
+            }
+            try await client.execute(uri: path + "?playable=maybe", method: .get) { response in
+                #expect(response.status == .badRequest)
+            }
+        }
+    }
+}

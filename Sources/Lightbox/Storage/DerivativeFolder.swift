@@ -51,6 +51,18 @@ struct DerivativeFolder: DerivativeStorage {
         try FileIO.writeAtomically(bytes, to: file, syncing: false)
     }
 
+    /// Moves a finished file in (a movie's copy for browsers), synced first: it took minutes
+    /// to make, and a crash must not leave a short file under its name.
+    func storeFile(at path: String, localIdentifier: String, key: String) throws {
+        let (folder, file) = self.path(localIdentifier: localIdentifier, key: key)
+        try FileIO.makeDirectory(folder)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileIO.posixError("opening", path) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw FileIO.posixError("syncing", path) }
+        guard rename(path, file) == 0 else { throw FileIO.posixError("moving into place", file) }
+    }
+
     /// Removes every cached image of one file of an asset (a render an edit replaced).
     func removeImages(localIdentifier: String, contentHash: String) {
         let folder = path(localIdentifier: localIdentifier, key: "").folder

@@ -2,18 +2,26 @@ import Foundation
 import Hummingbird
 import Lightbox
 
-/// Movies over HTTP: `GET /api/assets/{id}/movie?version=current|original` answers a Live
-/// Photo's movie (by default the current one: the edited movie when an edit made one) or a
-/// video asset's file, with its type, an entity tag (the file's SHA-256) and byte ranges, as
-/// `<video>` elements ask for them. 404 when the asset has no movie.
+/// Movies over HTTP: `GET /api/assets/{id}/movie?version=current|original&playable=` answers a
+/// Live Photo's movie (by default the current one: the edited movie when an edit made one) or a
+/// video asset's file, with its type, an entity tag and byte ranges, as `<video>` elements ask
+/// for them. 404 when the asset has no movie. With `playable=true` a movie browsers cannot
+/// decode (HEVC, ProRes, Motion JPEG) is answered as an H.264 copy made by FFmpeg's libraries
+/// and kept; while the copy is made (beyond 20 s), 503 with `Retry-After`; 422 when the movie
+/// cannot be decoded at all.
 enum MovieRoutes {
     static func add(to routes: Routes) {
         let files = ResourceFile()
         routes.get(
             "/api/assets/:id/movie",
             doc: APIOperation(
-                "A Live Photo's or a video's movie, with byte ranges.",
-                parameters: [.query("version", Schema.string(["current", "original"]), "current by default.")],
+                "A Live Photo's or a video's movie, with byte ranges; with `playable`, one a browser plays.",
+                parameters: [
+                    .query("version", Schema.string(["current", "original"]), "current by default."),
+                    .query(
+                        "playable", Schema.string(["true", "false"]),
+                        "true: an H.264 copy when browsers cannot decode the movie's codec."),
+                ],
                 responses: [
                     .media(200, "The movie.", ["video/mp4", "video/quicktime"]),
                     .media(206, "A range of it.", ["video/mp4", "video/quicktime"]), .empty(304, "The client has it."),
@@ -21,14 +29,41 @@ enum MovieRoutes {
         ) { request, context in
             let library = try context.library().library
             let asset = try await EditRoutes.asset(try context.parameters.require("id"), in: library)
-            let version = request.uri.formQuery.get("version").map { String($0) } ?? "current"
+            let query = request.uri.formQuery
+            let version = query.get("version").map { String($0) } ?? "current"
             guard version == "current" || version == "original" else {
                 throw HTTPError(.badRequest, message: "version must be current or original, not \(version)")
             }
-            guard let resource = version == "current" ? asset.currentMovieResource : asset.originalMovieResource else {
+            let playable = query.get("playable").map { String($0) } ?? "false"
+            guard playable == "true" || playable == "false" else {
+                throw HTTPError(.badRequest, message: "playable must be true or false, not \(playable)")
+            }
+            let resource = version == "current" ? asset.currentMovieResource : asset.originalMovieResource
+            guard let resource else {
                 throw HTTPError(.notFound, message: "asset \(asset.localIdentifier) has no movie")
             }
-            return try await files.response(for: resource, in: library, request: request, context: context)
+            guard playable == "true" else {
+                return try await files.response(for: resource, in: library, request: request, context: context)
+            }
+            let movie: PlayableMovie?
+            do {
+                movie = try await library.playableMovie(for: asset, current: version == "current")
+            } catch let error as LibraryError where error.code == .unreadableFile {
+                throw HTTPError(.unprocessableContent, message: error.message)
+            }
+            switch movie {
+            case nil, .stored:
+                return try await files.response(for: resource, in: library, request: request, context: context)
+            case .transcoded(let path, let tag):
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+                return try await files.response(
+                    forFileAt: path, size: size, entityTag: tag, contentType: "video/quicktime", request: request,
+                    context: context)
+            case .preparing:
+                throw HTTPError(
+                    .serviceUnavailable, headers: [.retryAfter: "2"],
+                    message: "the movie is being made playable for browsers; ask again in a moment")
+            }
         }
     }
 }

@@ -15,16 +15,26 @@ struct ResourceFile: Sendable {
         attachment: String? = nil
     ) async throws -> Response {
         let tag = "\"\(resource.sha256)\""
-        var headers: HTTPFields = [:]
-        headers[.contentType] =
+        let contentType =
             FileFormat(uniformTypeIdentifier: resource.uniformTypeIdentifier)?.mimeType ?? "application/octet-stream"
+        return try await response(
+            forFileAt: try await library.fileURL(for: resource).path, size: Int(resource.fileSize), entityTag: tag,
+            contentType: contentType, request: request, context: context, attachment: attachment)
+    }
+
+    /// The response for a file of the library's (an original, a movie's copy for browsers)
+    /// of `size` bytes, ranges as asked.
+    func response(
+        forFileAt path: String, size: Int, entityTag tag: String, contentType: String, request: Request,
+        context: LightboxRequestContext, attachment: String? = nil
+    ) async throws -> Response {
+        var headers: HTTPFields = [:]
+        headers[.contentType] = contentType
         headers[.eTag] = tag
         headers[.acceptRanges] = "bytes"
         headers[.cacheControl] = "private, max-age=3600"
         if let attachment { headers[.contentDisposition] = Self.disposition(attachment) }
         if request.hasEntityTag(tag) { return Response(status: .notModified, headers: headers) }
-        let path = try await library.fileURL(for: resource).path
-        let size = Int(resource.fileSize)
         guard size > 0 else { throw HTTPError(.internalServerError, message: "the stored file is empty") }
         var status = HTTPResponse.Status.ok
         var range = 0...(size - 1)

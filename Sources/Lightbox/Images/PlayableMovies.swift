@@ -1,0 +1,100 @@
+import Foundation
+import LightboxImaging
+import LightboxMetadata
+
+/// A movie as a web browser can play it.
+public enum PlayableMovie: Sendable {
+    /// The stored movie plays as it is (H.264, VP8 or VP9, AV1): serve the resource.
+    case stored(AssetResource)
+    /// A copy re-encoded as H.264 (with the sound copied), kept with the asset's rendered
+    /// images: the file's path and an entity tag for it.
+    case transcoded(path: String, entityTag: String)
+    /// The copy is being made; ask again in a moment.
+    case preparing
+}
+
+extension PhotoLibrary {
+    /// The video codecs (QuickTime sample entry types) every current browser decodes; HEVC,
+    /// ProRes and Motion JPEG are not among them (Chromium on Linux plays no HEVC).
+    static let browserCodecs: Set<String> = ["avc1", "avc3", "vp08", "vp09", "av01"]
+
+    /// The long side a copy for a browser is made at, at most.
+    static let playableSide = 1920
+
+    /// An asset's movie (`current`: the edited one when there is one; else as imported) in a
+    /// form a browser plays: the stored file when its codec is one browsers decode, else a copy
+    /// re-encoded as H.264 by FFmpeg's libraries, made once (however many ask at the same time)
+    /// and kept with the asset's images until the movie changes. Waits at most `wait` for a
+    /// copy being made, then answers ``PlayableMovie/preparing``. Nil when the asset has no
+    /// movie; throws when the movie cannot be decoded, naming it.
+    public func playableMovie(for asset: Asset, current: Bool = true, wait: Duration = .seconds(20)) async throws
+        -> PlayableMovie?
+    {
+        guard let resource = current ? asset.currentMovieResource : asset.originalMovieResource else { return nil }
+        let source = try await fileURL(for: resource).path
+        let codec = try await BlockingWork.run { try? MetadataReader.read(fileAtPath: source).quickTime?.videoCodec }
+        if let codec, Self.browserCodecs.contains(codec) { return .stored(resource) }
+        guard let folder = derivatives as? DerivativeFolder else { return .stored(resource) }
+        let key = "\(resource.sha256.prefix(16))-h264-\(Self.playableSide)-v1.mov"
+        let target = folder.path(localIdentifier: asset.localIdentifier, key: key).file
+        let tag = "\"\(resource.sha256.prefix(32))-h264\""
+        if FileManager.default.fileExists(atPath: target) { return .transcoded(path: target, entityTag: tag) }
+        let name = resource.originalFilename
+        let job = await MovieTranscoder.shared.job(for: target) {
+            try await BlockingWork.run {
+                let scratch = try ProcessFolder(parent: folder.root + "/.incoming")
+                let partial = scratch.path + "/" + key
+                do {
+                    _ = try ImageFile.editMovie(
+                        at: source, to: partial, photoSide: Self.playableSide,
+                        options: MovieEditOptions(keepsAudio: true, quality: 23, maximumSide: Self.playableSide)
+                    ) { frame in frame.image }
+                } catch {
+                    throw LibraryError(
+                        .unreadableFile, "the movie \(name) cannot be made playable: \(error)", underlying: error)
+                }
+                try folder.storeFile(at: partial, localIdentifier: asset.localIdentifier, key: key)
+            }
+        }
+        let finished = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await job.value
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: wait)
+                return false
+            }
+            let first = try await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        return finished ? .transcoded(path: target, entityTag: tag) : .preparing
+    }
+}
+
+/// Copies of movies being made, one job per file however many ask, one at a time (x264 uses
+/// every core); a job that failed is forgotten, so that the next ask tries again.
+actor MovieTranscoder {
+    static let shared = MovieTranscoder()
+
+    private var jobs: [String: Task<Void, any Error>] = [:]
+    private var last: Task<Void, Never>?
+
+    func job(for target: String, _ make: @escaping @Sendable () async throws -> Void) -> Task<Void, any Error> {
+        if let running = jobs[target] { return running }
+        let previous = last
+        let task = Task<Void, any Error> {
+            await previous?.value
+            defer { Task { await self.finished(target) } }
+            try await make()
+        }
+        jobs[target] = task
+        last = Task { _ = try? await task.value }
+        return task
+    }
+
+    private func finished(_ target: String) {
+        jobs[target] = nil
+    }
+}
