@@ -207,15 +207,44 @@ stage.addEventListener('click', event => {
   swiped = false;
 });
 
+// Plays the movie as a browser can: the server answers an H.264 copy of what Chromium cannot
+// decode (an iPhone's HEVC), says when the copy is still being made, and says when a movie
+// cannot be played at all; the viewer tells which.
 function playMovie() {
   const asset = shownAsset;
+  if (!asset) return;
   movie.controls = asset.mediaType === 2;
-  movie.src = assetPath(asset) + '/movie' + version(asset).replace('&', '?');
+  movie.src = assetPath(asset) + '/movie?playable=true' + version(asset);
   viewer.classList.add('playing');
-  movie.play().catch(stopMovie);
+  say('');
+  movie.play().catch(() => {});
 }
 
+const notice = document.getElementById('movie-notice');
+function say(text) {
+  notice.textContent = text;
+  notice.hidden = !text;
+}
+
+movie.addEventListener('error', async () => {
+  const asked = movie.getAttribute('src');
+  if (!asked) return;
+  const answer = await fetch(asked, { headers: { Range: 'bytes=0-0' } }).catch(() => null);
+  if (movie.getAttribute('src') !== asked) return;
+  if (answer && answer.status === 503) {
+    say('Preparing this movie for the browser…');
+    setTimeout(() => { if (movie.getAttribute('src') === asked) { movie.src = asked; movie.play().catch(() => {}); } }, 2000);
+    return;
+  }
+  let reason = 'This browser cannot play this movie.';
+  if (answer && !answer.ok) reason = await answer.json().then(body => body.error.message, () => reason);
+  viewer.classList.remove('playing');
+  say(reason);
+});
+movie.addEventListener('playing', () => say(''));
+
 function stopMovie() {
+  say('');
   viewer.classList.remove('playing');
   movie.pause();
   movie.removeAttribute('src');
