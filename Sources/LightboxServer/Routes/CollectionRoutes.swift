@@ -518,9 +518,12 @@ enum CollectionRoutes {
     }
 
     static func entry(_ collection: AssetCollection, in library: PhotoLibrary) throws -> CollectionEntry {
+        // An empty collection has no cover: not looked for (a smart album's search for its first
+        // asset walks every asset when there is none).
         CollectionEntry(
             collection: collection,
-            keyAssetIdentifier: try library.fetchKeyAssets(in: collection).firstObject?.localIdentifier)
+            keyAssetIdentifier: collection.estimatedAssetCount == 0
+                ? nil : try library.fetchKeyAssets(in: collection).firstObject?.localIdentifier)
     }
 
     static func list(_ id: String, in library: PhotoLibrary) throws -> CollectionList {

@@ -271,22 +271,33 @@ extension SQLiteStore {
     static func loadAssetCollections(_ db: Database, _ ids: [Int64]) throws -> [Int64: AssetCollection] {
         guard !ids.isEmpty else { return [:] }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+        // Smart albums' figures come from one pass over the assets for all of them (below); the
+        // others' from their memberships.
+        let smart = AssetCollectionType.smartAlbum.rawValue
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT id, localIdentifier, type, subtype, title, \(AssetCollectionColumns.assetCount) AS count,
-                \(AssetCollectionColumns.startDate) AS startDate, \(AssetCollectionColumns.endDate) AS endDate
+                SELECT id, localIdentifier, type, subtype, title,
+                CASE WHEN type = \(smart) THEN NULL ELSE \(AssetCollectionColumns.assetCount) END AS count,
+                CASE WHEN type = \(smart) THEN NULL ELSE \(AssetCollectionColumns.startDate) END AS startDate,
+                CASE WHEN type = \(smart) THEN NULL ELSE \(AssetCollectionColumns.endDate) END AS endDate
                 FROM assetCollection WHERE id IN (\(marks))
                 """,
             arguments: StatementArguments(ids))
+        let smartSubtypes = Set(rows.filter { ($0["type"] as Int) == smart }.map { $0["subtype"] as Int })
+        let figures = try SmartAlbums.aggregates(db, subtypes: smartSubtypes)
         var byID: [Int64: AssetCollection] = [:]
         for row in rows {
+            let subtype: Int = row["subtype"]
+            let isSmart = (row["type"] as Int) == smart
+            let smartFigures = isSmart ? figures[subtype] : nil
             byID[row["id"]] = AssetCollection(
                 localIdentifier: row["localIdentifier"],
                 assetCollectionType: AssetCollectionType(rawValue: row["type"]) ?? .album,
-                assetCollectionSubtype: AssetCollectionSubtype(rawValue: row["subtype"]) ?? .albumRegular,
-                localizedTitle: row["title"], estimatedAssetCount: row["count"],
-                startDate: row["startDate"], endDate: row["endDate"])
+                assetCollectionSubtype: AssetCollectionSubtype(rawValue: subtype) ?? .albumRegular,
+                localizedTitle: row["title"], estimatedAssetCount: isSmart ? smartFigures?.count ?? 0 : row["count"],
+                startDate: isSmart ? smartFigures?.start : row["startDate"],
+                endDate: isSmart ? smartFigures?.end : row["endDate"])
         }
         return byID
     }

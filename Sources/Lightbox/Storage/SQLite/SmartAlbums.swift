@@ -1,3 +1,5 @@
+import Foundation
+import GRDB
 import LightboxMetadata
 
 /// The smart albums the library keeps (PhotoKit's `smartAlbum*` subtypes): each is a rule
@@ -77,6 +79,35 @@ enum SmartAlbums {
         return
             "(CASE WHEN assetCollection.type = \(AssetCollectionType.smartAlbum.rawValue) THEN (CASE assetCollection.subtype "
             + cases.joined(separator: " ") + " ELSE NULL END) ELSE " + membership(expression) + " END)"
+    }
+
+    /// The count and first and last creation dates of the smart albums with these subtypes,
+    /// from one pass over the assets: listing the smart albums made three passes each (17
+    /// albums, 51 passes, 13 s over 100,000 assets), and held the snapshot every other read of
+    /// the library waits for.
+    static func aggregates(_ db: Database, subtypes: Set<Int>) throws -> [Int: (count: Int, start: Date?, end: Date?)] {
+        let wanted = rules.filter { subtypes.contains($0.subtype.rawValue) }
+        guard !wanted.isEmpty else { return [:] }
+        let columns = wanted.map { rule in
+            let condition = "(\(rule.visibility)) AND (\(rule.condition))"
+            return """
+                SUM(CASE WHEN \(condition) THEN 1 ELSE 0 END), \
+                MIN(CASE WHEN \(condition) THEN asset.creationDate END), \
+                MAX(CASE WHEN \(condition) THEN asset.creationDate END)
+                """
+        }
+        guard let row = try Row.fetchOne(db, sql: "SELECT " + columns.joined(separator: ", ") + " FROM asset") else {
+            return [:]
+        }
+        var found: [Int: (count: Int, start: Date?, end: Date?)] = [:]
+        for (index, rule) in wanted.enumerated() {
+            found[rule.subtype.rawValue] = (
+                (row[index * 3] as Int?) ?? 0,
+                try StoredDate.decodeIfPresent(row, index * 3 + 1, "creationDate"),
+                try StoredDate.decodeIfPresent(row, index * 3 + 2, "creationDate")
+            )
+        }
+        return found
     }
 
     private static func membership(_ expression: String) -> String {
