@@ -98,6 +98,8 @@ async function readChunk(number) {
     chunks.set(number, page.assets);
     cache('start', page.assets.map(a => a.localIdentifier), TILE);
     forgetFarChunks(number);
+    // Whoever asked (the grid, the viewer, a link), the grid shows what arrived.
+    schedule();
   })().finally(() => reading.delete(number));
   reading.set(number, read);
   return read;
@@ -259,7 +261,7 @@ function render() {
   const middle = Math.floor(positionAt(offset + innerHeight / 2) / CHUNK);
   for (const number of [...needed].sort((a, b) => Math.abs(a - middle) - Math.abs(b - middle))) {
     if (reading.size >= PARALLEL_READS) break;
-    if (!reading.has(number)) readChunk(number).then(schedule, error => { status.textContent = error.message; });
+    if (!reading.has(number)) readChunk(number).catch(error => { status.textContent = error.message; });
   }
   markScrubber(offset);
 }

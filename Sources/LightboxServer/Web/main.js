@@ -30,8 +30,9 @@ async function follow() {
   if (editing) openEditor(await assetAt(index));
 }
 
-loadSidebar().catch(() => {});
-follow();
+// The photos first: the sidebar's counts (a pass over every asset for the smart albums) are
+// asked for once the first screen's assets are read.
+follow().then(() => total() ? assetAt(0) : null).catch(() => {}).then(() => loadSidebar()).catch(() => {});
 // A link followed in this tab (the viewer's own steps change the address without this event).
 addEventListener('hashchange', follow);
 
