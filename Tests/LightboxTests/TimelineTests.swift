@@ -33,6 +33,17 @@ struct TimelineTests {
         return library
     }
 
+    /// A library of the photos of many cameras (the corpus's, and exiv2's test files): some
+    /// carry a time zone or a place, most do not.
+    static func cameraPhotos(in folder: TemporaryDirectory) async throws -> (
+        library: PhotoLibrary, paths: [String], summary: ImportSummary
+    ) {
+        let library = try folder.makeLibrary()
+        let paths = try Corpus.photoPaths() + Corpus.files(under: "exiv2", extensions: ["jpg", "jpeg", "heic"])
+        let summary = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+        return (library, paths, summary)
+    }
+
     /// The reference: each asset's day through Foundation's calendar in its own time zone, and
     /// runs of equal days folded one asset at a time.
     static func referenceDays(_ assets: [Asset]) -> [(String, Int)] {
@@ -88,10 +99,7 @@ struct TimelineTests {
     @Test("The day of each corpus photo is the date its camera wrote (exiftool's DateTimeOriginal)")
     func corpusDaysAreTheCamerasDates() async throws {
         let folder = try TemporaryDirectory()
-        let library = try folder.makeLibrary()
-        // The photos of many cameras (exiv2's test files); some carry a time zone, most do not.
-        let paths = try Corpus.photoPaths() + Corpus.files(under: "exiv2", extensions: ["jpg", "jpeg", "heic"])
-        let summary = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+        let (library, paths, summary) = try await Self.cameraPhotos(in: folder)
         var newest = FetchOptions()
         newest.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: false)]
         let result = try library.fetchAssets(options: newest)
@@ -150,9 +158,7 @@ struct CameraDetailsTests {
     @Test("Camera, lens and exposure of the corpus's camera photos are exiftool's")
     func matchExifTool() async throws {
         let folder = try TemporaryDirectory()
-        let library = try folder.makeLibrary()
-        let paths = try Corpus.photoPaths() + Corpus.files(under: "exiv2", extensions: ["jpg", "jpeg", "heic"])
-        let summary = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+        let (library, paths, summary) = try await TimelineTests.cameraPhotos(in: folder)
         let tags = try ExifTool.allTags(of: paths)
         var compared = 0
         for item in summary.results {
@@ -184,5 +190,40 @@ struct CameraDetailsTests {
             if details.model != nil { compared += 1 }
         }
         #expect(compared >= 30, "photos with a camera compared: \(compared)")
+    }
+}
+
+@Suite("Search keys: file name and place")
+struct SearchKeyTests {
+    @Test("filename and latitude/longitude predicates select what filtering every asset in Swift selects")
+    func againstBruteForce() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try await TimelineTests.cameraPhotos(in: folder).library
+        let all = Array(try library.fetchAssets())
+        #expect(all.contains { $0.location != nil }, "some photos carry a place")
+        func name(_ asset: Asset) -> String {
+            (asset.resources.first { $0.type == .photo } ?? asset.resources.first { $0.type == .video })?
+                .originalFilename ?? ""
+        }
+        let cases: [(String, (Asset) -> Bool)] = [
+            (#"filename CONTAINS[c] "exiv2""#, { name($0).lowercased().contains("exiv2") }),
+            (#"filename BEGINSWITH "IMG""#, { name($0).hasPrefix("IMG") }),
+            (#"filename ENDSWITH[c] ".heic""#, { name($0).lowercased().hasSuffix(".heic") }),
+            (
+                "latitude BETWEEN {30, 60} AND longitude BETWEEN {-10, 40}",
+                {
+                    guard let place = $0.location else { return false }
+                    return (30...60).contains(place.latitude) && (-10...40).contains(place.longitude)
+                }
+            ),
+        ]
+        for (text, reference) in cases {
+            var options = FetchOptions()
+            options.predicate = try FetchPredicate(text)
+            let found = Set(try library.fetchAssets(options: options).map(\.localIdentifier))
+            let expected = Set(all.filter(reference).map(\.localIdentifier))
+            #expect(found == expected, "\(text)")
+            #expect(!expected.isEmpty, "\(text) selects something in the corpus")
+        }
     }
 }

@@ -43,7 +43,8 @@ public struct FetchKeys: Sendable {
 
     /// Asset keys: SELF, localIdentifier, creationDate, modificationDate, mediaType,
     /// mediaSubtypes, duration, pixelWidth, pixelHeight, favorite/isFavorite,
-    /// hidden/isHidden, burstIdentifier, rating.
+    /// hidden/isHidden, burstIdentifier, rating, filename (the original's name when imported),
+    /// latitude, longitude.
     public static let asset = FetchKeys(
         className: "Asset",
         keys: [
@@ -62,6 +63,14 @@ public struct FetchKeys: Sendable {
             "isHidden": Key(column: "asset.isHidden", kind: .bool),
             "burstIdentifier": Key(column: "asset.burstIdentifier", kind: .string, nullable: true),
             "rating": Key(column: "asset.rating", kind: .int, nullable: true),
+            // The name the original photo (a movie's file for a movie) had when imported.
+            "filename": Key(
+                column: """
+                    (SELECT resource.originalFilename FROM resource WHERE resource.assetId = asset.id \
+                    AND resource.type IN (1, 2) ORDER BY resource.type LIMIT 1)
+                    """, kind: .string, nullable: true),
+            "latitude": Key(column: "asset.latitude", kind: .double, nullable: true),
+            "longitude": Key(column: "asset.longitude", kind: .double, nullable: true),
         ],
         tiebreaker: "asset.id")
 
