@@ -141,7 +141,8 @@ let package = Package(
             // The web page's files, compiled into the server: nothing to find at run time.
             resources: [
                 "index.html", "signin.html", "style.css", "api.js", "grid.js", "viewer.js", "editor.js", "main.js",
-                "signin.js", "shared.html", "shared.js", "icon.svg", "sidebar.js", "select.js",
+                "signin.js", "shared.html", "shared.js", "icon.svg", "sidebar.js", "select.js", "upload.js",
+                "search.js",
             ].map {
                 .embedInCode("Web/" + $0)
             },

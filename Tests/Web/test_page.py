@@ -10,6 +10,7 @@ error in the browser's console.
 import json
 import os
 import unittest
+import urllib.parse
 
 from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
@@ -471,6 +472,94 @@ class PageChecks:
             self.shot("playing-" + name.split(".")[0].lower())
             self.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
             self.wait.until(lambda d: "open" not in viewer.get_attribute("class"))
+
+    def test_upload_by_picker_and_by_drop_reports_added_and_duplicates(self):
+        self.sign_in()
+        total = self.api("/api/timeline")["count"]
+        self.wait.until(lambda d: self.count_shown() == total)
+        # A phone's HEIC the library lacks, and a photo it holds already: one added, one duplicate.
+        new = os.path.abspath(".corpus/exiv2/data/2021-02-13-1929.heic")
+        held = os.path.abspath(".corpus/lomiri/backgrounds/Dragonfly_by_Bolly.jpg")
+        self.driver.find_element(By.ID, "upload-input").send_keys(new + "\n" + held)
+        summary = self.driver.find_element(By.ID, "upload-summary")
+        self.wait.until(lambda d: summary.text.startswith("Done"))
+        self.assertIn("1 added", summary.text)
+        self.assertIn("1 duplicate", summary.text)
+        self.wait.until(lambda d: self.count_shown() == total + 1)
+        self.shot("uploaded")
+        # Dropped on the page (as a file manager's drag gives them): a file it cannot read is
+        # reported with its name and reason, and the rest goes on.
+        self.driver.execute_async_script(
+            """
+            const done = arguments[0];
+            (async () => {
+            const photo = await (await fetch('/api/assets?limit=1')).json();
+            const bytes = await (await fetch('/api/assets/' + photo.assets[0].localIdentifier + '/image?w=64&h=64')).blob();
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([bytes], 'small-copy.jpg', {type: 'image/jpeg'}));
+            transfer.items.add(new File([new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])], 'broken.jpg', {type: 'image/jpeg'}));
+            document.body.dispatchEvent(new DragEvent('drop', {dataTransfer: transfer, bubbles: true, cancelable: true}));
+            })().then(() => done(), error => done(String(error)));
+            """
+        )
+        self.wait.until(lambda d: summary.text.startswith("Done") and "1 failed" in summary.text)
+        self.assertIn("1 added", summary.text)
+        self.assertIn("broken.jpg", self.driver.find_element(By.ID, "upload-failures").text)
+        self.wait.until(lambda d: self.count_shown() == total + 2)
+        self.shot("dropped")
+        # What this test added goes for good, so that the next run of it (the phone's, after
+        # the desktop's: one library serves both) adds it again.
+        added = [a["localIdentifier"] for a in self.api("/api/assets?limit=500")["assets"]
+                 if a["resources"][0]["originalFilename"] in ("2021-02-13-1929.heic", "small-copy.jpg")]
+        self.assertEqual(len(added), 2)
+        self.api("/api/assets/delete", "POST", {"assets": added, "permanently": True})
+        # The broken file is a rejected upload, reported; not an error of the page.
+        self.expected_console = "the server responded with a status of"
+
+    def test_search_filters_show_as_chips_and_select_what_the_api_does(self):
+        self.sign_in()
+        total = self.api("/api/timeline")["count"]
+        self.wait.until(lambda d: self.count_shown() == total)
+        counted = lambda predicate: self.api("/api/timeline?predicate=" + urllib.parse.quote(predicate))["count"]
+        self.driver.find_element(By.ID, "search-toggle").click()
+        form = self.driver.find_element(By.ID, "search")
+        self.wait.until(lambda d: form.is_displayed())
+        Select(form.find_element(By.NAME, "type")).select_by_visible_text("Photos")
+        photos = counted("mediaType == image")
+        self.assertLess(photos, total)
+        self.wait.until(lambda d: self.count_shown() == photos)
+        self.assertEqual([c.text for c in self.driver.find_elements(By.CSS_SELECTOR, "#chips .chip")], ["Photos ×"])
+        form.find_element(By.NAME, "name").send_keys("exiv2" + Keys.ENTER)
+        both = counted('mediaType == image AND filename CONTAINS[c] "exiv2"')
+        self.assertGreater(both, 0)
+        self.wait.until(lambda d: self.count_shown() == both)
+        self.assertEqual(self.driver.find_element(By.ID, "title").text, "Search")
+        self.shot("filtered")
+        # The kind's chip removed: the name's filter alone.
+        self.driver.find_element(By.CSS_SELECTOR, '#chips .chip[data-filter="type"]').click()
+        self.wait.until(lambda d: self.count_shown() == counted('filename CONTAINS[c] "exiv2"'))
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#chips .chip")), 1)
+        # From a photo's place: its neighbours within about 11 km.
+        placed = None
+        for offset in range(0, 400, 200):
+            placed = next((a for a in self.api(f"/api/assets?offset={offset}&limit=200")["assets"] if a.get("location")), None)
+            if placed:
+                break
+        self.assertIsNotNone(placed, "a photo with a place")
+        self.driver.get(URL + "/#view=" + placed["localIdentifier"])
+        viewer = self.driver.find_element(By.ID, "viewer")
+        self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
+        self.driver.find_element(By.ID, "info").click()
+        panel = self.driver.find_element(By.ID, "info-panel")
+        self.wait.until(lambda d: panel.get_attribute("data-complete") == placed["localIdentifier"])
+        panel.find_element(By.CSS_SELECTOR, "button.near").click()
+        self.wait.until(lambda d: "Near" in d.find_element(By.ID, "chips").text)
+        lat, lon = round(placed["location"]["latitude"], 4), round(placed["location"]["longitude"], 4)
+        nearby = counted(f"latitude BETWEEN {{{lat - 0.1}, {lat + 0.1}}} AND longitude BETWEEN {{{lon - 0.1}, {lon + 0.1}}}")
+        self.assertGreaterEqual(nearby, 1)
+        self.wait.until(lambda d: self.count_shown() == nearby)
+        self.wait.until(lambda d: self.tile_of(placed["localIdentifier"]) is not None)
+        self.shot("near")
 
     def test_the_editor_shows_the_picture_and_keeps_save_in_sight(self):
         self.sign_in()

@@ -8,11 +8,13 @@ import NIOCore
 ///
 /// The page is a timeline of the whole library, newest first under month and day headings,
 /// laid out from `/api/timeline` and read by position near the screen, with a scrubber
-/// (`grid.js`), or an album chosen in the sidebar (`sidebar.js`), whose photos can be selected
-/// and acted on many at once (`select.js`); a viewer over the whole timeline that shows the quick image at once and the
-/// final one when it arrives, and plays Live Photos and movies (`viewer.js`); and an edit view whose sliders and effects build a
-/// recipe, previewed at the view's size and saved at full size (`editor.js`). Image URLs
-/// carry the asset's modification date, so an edit shows at once everywhere.
+/// (`grid.js`), or an album chosen in the sidebar (`sidebar.js`); photos are selected and acted
+/// on many at once (`select.js`), files dropped or chosen are uploaded with their progress
+/// (`upload.js`), and filters build the fetch's predicate, shown as chips (`search.js`). A
+/// viewer walks the whole timeline, showing the quick image at once and the final one when it
+/// arrives, and plays Live Photos and movies (`viewer.js`); an edit view's sliders and effects
+/// build a recipe, previewed at the view's size and saved at full size (`editor.js`). Image
+/// URLs carry the asset's modification date, so an edit shows at once everywhere.
 enum WebPage {
     struct File: Sendable {
         let bytes: [UInt8]
@@ -57,6 +59,8 @@ enum WebPage {
         "editor.js": File(PackageResources.editor_js, "text/javascript; charset=utf-8"),
         "sidebar.js": File(PackageResources.sidebar_js, "text/javascript; charset=utf-8"),
         "select.js": File(PackageResources.select_js, "text/javascript; charset=utf-8"),
+        "upload.js": File(PackageResources.upload_js, "text/javascript; charset=utf-8"),
+        "search.js": File(PackageResources.search_js, "text/javascript; charset=utf-8"),
         "main.js": File(PackageResources.main_js, "text/javascript; charset=utf-8"),
         "signin.js": File(PackageResources.signin_js, "text/javascript; charset=utf-8"),
         "shared.js": File(PackageResources.shared_js, "text/javascript; charset=utf-8"),

@@ -48,6 +48,11 @@ function utcDate(day) {
   return new Date(Date.UTC(year, month - 1, date || 1));
 }
 
+// The assets' address with more of a query.
+function assetsURL(query) {
+  return source.assets + (source.assets.includes('?') ? '&' : '?') + query;
+}
+
 // The number of assets, all of the library's (not what is loaded).
 export function total() {
   return layout.count;
@@ -68,15 +73,18 @@ export async function assetAt(index) {
 
 // Where an asset is in the timeline (a link to it): the server finds it in the same fetch.
 export async function indexOf(localIdentifier) {
-  const page = await (await request(source.assets + '?limit=1&at=' + encodeURIComponent(localIdentifier))).json();
+  const page = await (await request(assetsURL('limit=1&at=' + encodeURIComponent(localIdentifier)))).json();
   return page.offset;
 }
 
-// Shows the library's timeline (no argument) or a collection's assets, from the top.
-export async function show(collection) {
+// Shows the library's timeline (no argument), its assets a predicate selects (newest first,
+// under their days), or a collection's assets in its order; from the top.
+export async function show({ collection = null, predicate = null } = {}) {
+  const filter = predicate
+    ? '?predicate=' + encodeURIComponent(predicate) + '&sort=' + encodeURIComponent('creationDate desc') : '';
   source = collection
     ? { assets: '/api/collections/' + encodeURIComponent(collection) + '/assets', timeline: null }
-    : { assets: '/api/assets', timeline: '/api/timeline' };
+    : { assets: '/api/assets' + filter, timeline: '/api/timeline' + filter };
   generation++;
   chunks = new Map();
   stale = new Map();
@@ -92,7 +100,7 @@ async function readChunk(number) {
   if (reading.has(number)) return reading.get(number);
   const asked = generation;
   const read = (async () => {
-    const response = await request(source.assets + '?offset=' + number * CHUNK + '&limit=' + CHUNK);
+    const response = await request(assetsURL('offset=' + number * CHUNK + '&limit=' + CHUNK));
     const page = await response.json();
     if (asked !== generation) return;
     chunks.set(number, page.assets);
@@ -123,14 +131,16 @@ export async function loadTimeline() {
       count = timeline.count;
     } else {
       // One run in the collection's order: its first chunk says how many there are.
-      const page = await (await request(source.assets + '?offset=0&limit=' + CHUNK)).json();
+      const page = await (await request(assetsURL('offset=0&limit=' + CHUNK))).json();
       if (asked !== generation) return;
       chunks.set(0, page.assets);
       count = page.count;
       timelineDays = count ? [{ day: null, count }] : [];
     }
     document.getElementById('count').textContent = count.toLocaleString() + (count === 1 ? ' item' : ' items');
-    status.textContent = count ? '' : source.timeline ? 'No photos yet: lightbox import PATH' : 'Nothing here yet.';
+    status.textContent = count ? ''
+      : source.assets.includes('predicate=') ? 'Nothing matches these filters.'
+      : source.timeline ? 'No photos yet: lightbox import PATH' : 'Nothing here yet.';
     relayout();
   } catch (error) {
     status.textContent = 'Could not load photos: ' + error.message;
@@ -193,15 +203,19 @@ function headerHeight() {
   return document.querySelector('header').getBoundingClientRect().height;
 }
 
-// The first day whose block ends below `y`.
-function dayAt(y) {
-  const days = layout.days;
-  let low = 0, high = days.length - 1;
+// The index of the last of `items` (in order of `top`) that starts at or above `y`, or 0.
+function lastStartingAbove(items, y) {
+  let low = 0, high = items.length - 1;
   while (low < high) {
     const middle = (low + high + 1) >> 1;
-    if (days[middle].top <= y) low = middle; else high = middle - 1;
+    if (items[middle].top <= y) low = middle; else high = middle - 1;
   }
   return low;
+}
+
+// The day whose block holds `y` (the first when above them all).
+function dayAt(y) {
+  return lastStartingAbove(layout.days, y);
 }
 
 // Puts in the page what lies within a screen of the visible part, and takes out the rest.
@@ -415,13 +429,7 @@ function markScrubber(offset) {
 }
 
 function monthIndexAt(y) {
-  const months = layout.months;
-  let low = 0, high = months.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >> 1;
-    if (months[middle].top <= y) low = middle; else high = middle - 1;
-  }
-  return low;
+  return lastStartingAbove(layout.months, y);
 }
 
 // Scrolls to the month with this index (0: the newest).

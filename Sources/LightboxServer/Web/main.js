@@ -7,6 +7,7 @@ import { open } from './viewer.js';
 import { openEditor } from './editor.js';
 import { loadSidebar, showFromAddress } from './sidebar.js';
 import './select.js';
+import './upload.js';
 
 // The page keeps its own place: the browser's restoring of the scroll on Back would undo the
 // viewer's showing where its walk ended.

@@ -4,6 +4,7 @@
 // page can be renamed or deleted, and "+" makes an album.
 import { postJSON, request } from './api.js';
 import { show } from './grid.js';
+import { filtersFromAddress } from './search.js';
 
 const sidebar = document.getElementById('sidebar');
 const menu = document.getElementById('menu');
@@ -82,12 +83,15 @@ function markCurrent() {
 }
 
 // Shows what the address names: #album=ID, or the library.
-let shownOnce = false;
+let shownOnce = false, shownKey = '';
 
 export async function showFromAddress() {
   const id = new URLSearchParams(location.hash.slice(1)).get('album');
-  if (shownOnce && (id || null) === (current ? current.id : null)) return false;
+  const predicate = id ? null : filtersFromAddress();
+  const key = (id || '') + '|' + (predicate || '');
+  if (shownOnce && key === shownKey) return false;
   shownOnce = true;
+  shownKey = key;
   if (id) {
     const collection = await (await request('/api/collections/' + encodeURIComponent(id))).json();
     current = { id, title: collection.localizedTitle || 'Untitled', isAlbum: collection.assetCollectionType === 1,
@@ -96,13 +100,13 @@ export async function showFromAddress() {
     current = null;
   }
   closeMenu();
-  title.textContent = current ? current.title : 'Library';
+  title.textContent = current ? current.title : predicate ? 'Search' : 'Library';
   document.title = current ? current.title + ' · Lightbox' : 'Lightbox';
   document.getElementById('rename-album').hidden = !(current && current.isAlbum);
   document.getElementById('delete-album').hidden = !(current && current.isAlbum);
   markCurrent();
   shownChanged.listeners.forEach(listener => listener());
-  await show(current ? current.id : null);
+  await show({ collection: current ? current.id : null, predicate });
   return true;
 }
 

@@ -3,6 +3,7 @@
 import { address, assetPath, cache, filename, request, version } from './api.js';
 import { assetAt, loadedAsset, replace, reveal, total } from './grid.js';
 import { openEditor } from './editor.js';
+import { searchNear } from './search.js';
 
 const viewer = document.getElementById('viewer');
 const picture = viewer.querySelector('img');
@@ -112,12 +113,18 @@ async function showInfo(asset) {
     const { latitude, longitude } = asset.location;
     add('Place', latitude.toFixed(5) + ', ' + longitude.toFixed(5),
         'https://www.openstreetmap.org/?mlat=' + latitude + '&mlon=' + longitude + '#map=15/' + latitude + '/' + longitude);
+    rows.push(['', 'Photos taken near here', null, () => { hide(); searchNear(latitude, longitude); }]);
   }
-  const render = () => list.replaceChildren(...rows.flatMap(([term, value, link]) => {
+  const render = () => list.replaceChildren(...rows.flatMap(([term, value, link, action]) => {
     const dt = document.createElement('dt');
     dt.textContent = term;
     const dd = document.createElement('dd');
-    if (link) {
+    if (action) {
+      const button = document.createElement('button');
+      Object.assign(button, { type: 'button', textContent: value, className: 'near' });
+      button.addEventListener('click', action);
+      dd.appendChild(button);
+    } else if (link) {
       const a = document.createElement('a');
       Object.assign(a, { href: link, textContent: value, target: '_blank', rel: 'noopener' });
       dd.appendChild(a);
@@ -125,6 +132,7 @@ async function showInfo(asset) {
     return [dt, dd];
   }));
   render();
+  delete infoPanel.dataset.complete;
   try {
     const details = await (await request(assetPath(asset) + '/details')).json();
     if (shownAsset !== asset) return;
@@ -141,6 +149,8 @@ async function showInfo(asset) {
     rows.splice(2, 0, ...[['Camera', camera], ['Lens', details.lensModel], ['Exposure', exposure]].filter(r => r[1]));
     render();
   } catch { /* the catalog's part stays */ }
+  // Said when the panel holds all it will (the file's part comes a moment after the catalog's).
+  if (shownAsset === asset) infoPanel.dataset.complete = asset.localIdentifier;
 }
 
 function toggleInfo() {

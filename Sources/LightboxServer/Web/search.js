@@ -1,0 +1,106 @@
+// Search: filters on the library (kind, favourites, rating, dates, file name, place) that
+// build a predicate of the model's fetch language, kept in the address (#type=video&fav=1...)
+// and shown as chips, each removed with its ×. The grid shows what the predicate selects,
+// newest first under its days.
+import { address } from './api.js';
+
+const form = document.getElementById('search');
+const chips = document.getElementById('chips');
+const toggle = document.getElementById('search-toggle');
+
+const KINDS = {
+  photo: ['Photos', 'mediaType == image'],
+  video: ['Videos', 'mediaType == video'],
+  live: ['Live Photos', 'mediaSubtypes & photoLive != 0'],
+  screenshot: ['Screenshots', 'mediaSubtypes & photoScreenshot != 0'],
+  panorama: ['Panoramas', 'mediaSubtypes & photoPanorama != 0'],
+};
+
+// Goes to the address with these changes (a hash change: the page follows it).
+function go(changes) {
+  const target = address(changes);
+  location.hash = target.startsWith('#') ? target.slice(1) : '';
+}
+
+// Text as a string of the fetch language: quotes and backslashes are not in file names people
+// search for, and are left out rather than escaped.
+function quoted(text) {
+  return '"' + text.replace(/["\\]/g, '') + '"';
+}
+
+function day(text) {
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) ? text : null;
+}
+
+function nextDay(text) {
+  const date = new Date(text + 'T00:00:00Z');
+  date.setUTCDate(date.getUTCDate() + 1);
+  return date.toISOString().slice(0, 10);
+}
+
+// The filters the address holds, each with its chip's label and its part of the predicate.
+function filters() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const found = [];
+  const kind = KINDS[params.get('type')];
+  if (kind) found.push(['type', kind[0], kind[1]]);
+  if (params.get('fav') === '1') found.push(['fav', 'Favourites', 'favorite == true']);
+  const rating = +params.get('rating');
+  if (rating >= 1 && rating <= 5) found.push(['rating', '★'.repeat(rating) + ' or more', 'rating >= ' + rating]);
+  const from = day(params.get('from') || ''), to = day(params.get('to') || '');
+  if (from) found.push(['from', 'From ' + from, 'creationDate >= ' + from]);
+  if (to) found.push(['to', 'Until ' + to, 'creationDate < ' + nextDay(to)]);
+  const name = (params.get('name') || '').trim().slice(0, 100);
+  if (name) found.push(['name', 'Name: ' + name, 'filename CONTAINS[c] ' + quoted(name)]);
+  const near = (params.get('near') || '').split(',').map(Number);
+  if (near.length === 2 && near.every(Number.isFinite) && Math.abs(near[0]) <= 90 && Math.abs(near[1]) <= 180) {
+    // About 11 km each way.
+    const [lat, lon] = near;
+    found.push(['near', 'Near ' + lat.toFixed(3) + ', ' + lon.toFixed(3),
+                'latitude BETWEEN {' + (lat - 0.1) + ', ' + (lat + 0.1) + '} AND longitude BETWEEN {' +
+                (lon - 0.1) + ', ' + (lon + 0.1) + '}']);
+  }
+  return found;
+}
+
+// The predicate of the address's filters, or null for none; the chips and the form follow it.
+export function filtersFromAddress() {
+  const found = filters();
+  chips.replaceChildren(...found.map(([name, label]) => {
+    const chip = document.createElement('button');
+    chip.type = 'button';
+    chip.className = 'chip';
+    chip.dataset.filter = name;
+    chip.textContent = label + ' ×';
+    chip.setAttribute('aria-label', 'Remove the filter ' + label);
+    chip.addEventListener('click', () => go({ [name]: null }));
+    return chip;
+  }));
+  chips.hidden = !found.length;
+  const params = new URLSearchParams(location.hash.slice(1));
+  for (const name of ['type', 'rating', 'from', 'to', 'name']) form.elements[name].value = params.get(name) || '';
+  form.elements.fav.checked = params.get('fav') === '1';
+  return found.length ? found.map(([, , predicate]) => predicate).join(' AND ') : null;
+}
+
+// The form's values into the address (the library, not an album: filters search the library).
+form.addEventListener('submit', event => {
+  event.preventDefault();
+  const changes = { album: null, view: null };
+  for (const name of ['type', 'rating', 'from', 'to', 'name']) changes[name] = form.elements[name].value.trim() || null;
+  changes.fav = form.elements.fav.checked ? '1' : null;
+  go(changes);
+});
+for (const control of form.querySelectorAll('select, input[type=checkbox], input[type=date]')) {
+  control.addEventListener('change', () => form.requestSubmit());
+}
+toggle.addEventListener('click', () => {
+  form.hidden = !form.hidden;
+  toggle.setAttribute('aria-expanded', String(!form.hidden));
+  if (!form.hidden) form.elements.name.focus();
+});
+
+// "Photos near here": from the viewer's information panel.
+export function searchNear(latitude, longitude) {
+  go({ album: null, view: null, near: latitude.toFixed(4) + ',' + longitude.toFixed(4) });
+}
