@@ -19,6 +19,8 @@ const EFFECTS = ['mono', 'noir', 'sepia', 'comic'];
 let turns = 0, flip = null, editing = null, previewing = false, stale = false, saving = false;
 // The recipe as saved, [name, value] in order, and the controls the user has moved.
 let saved = [], touched = new Set();
+// Undo within the session: each step the controls' state before a change, and the steps undone.
+let undoStack = [], redoStack = [], beforeImage = '', previewImage = '';
 
 for (const [name, title, min, max] of SLIDERS) {
   const label = document.createElement('label');
@@ -29,8 +31,73 @@ for (const [name, title, min, max] of SLIDERS) {
     label.querySelector('output').textContent = (+input.value).toFixed(2);
     if (editing) { touched.add(name); preview(); }
   });
-  input.addEventListener('dblclick', () => { input.value = 0; input.dispatchEvent(new Event('input')); });
+  // A drag of the slider is one step: its state from before the drag began.
+  input.addEventListener('pointerdown', () => remember());
+  input.addEventListener('keydown', () => remember());
+  input.addEventListener('dblclick', () => { remember(); input.value = 0; input.dispatchEvent(new Event('input')); });
   sliders.appendChild(label);
+}
+
+// The controls' whole state, to go back to.
+function snapshot() {
+  return { values: [...sliders.querySelectorAll('input')].map(input => input.value), effect: effectMenu.value,
+           turns, flip, touched: new Set(touched) };
+}
+
+function restore(state) {
+  sliders.querySelectorAll('input').forEach((input, index) => {
+    input.value = state.values[index];
+    input.previousSibling.textContent = +input.value ? (+input.value).toFixed(2) : '';
+  });
+  effectMenu.value = state.effect;
+  turns = state.turns;
+  flip = state.flip;
+  touched = new Set(state.touched);
+  preview();
+}
+
+// Called before a change: the state it changes is a step to undo.
+function remember() {
+  if (!editing) return;
+  const state = snapshot();
+  const last = undoStack[undoStack.length - 1];
+  if (last && JSON.stringify({ ...last, touched: [...last.touched] }) === JSON.stringify({ ...state, touched: [...state.touched] })) return;
+  undoStack.push(state);
+  redoStack = [];
+  steps();
+}
+
+function steps() {
+  document.getElementById('undo').disabled = !undoStack.length;
+  document.getElementById('redo').disabled = !redoStack.length;
+}
+
+function undo() {
+  if (!undoStack.length) return;
+  redoStack.push(snapshot());
+  restore(undoStack.pop());
+  steps();
+}
+
+function redo() {
+  if (!redoStack.length) return;
+  undoStack.push(snapshot());
+  restore(redoStack.pop());
+  steps();
+}
+
+// Holding Before (or B) shows the photo as it was when the editor opened.
+function compare(holding) {
+  const picture = editor.querySelector('img');
+  if (holding) {
+    if (!previewImage) previewImage = picture.src;
+    picture.src = beforeImage;
+    editor.classList.add('comparing');
+  } else if (previewImage) {
+    picture.src = previewImage;
+    previewImage = '';
+    editor.classList.remove('comparing');
+  }
 }
 
 // What the controls the user moved say: a value, or null to leave the filter out.
@@ -79,8 +146,11 @@ async function preview() {
     const response = await postJSON(assetPath(editing) + '/edits/preview', { filters: recipe(), maximumSide: previewSide() });
     const blob = await response.blob();
     const picture = editor.querySelector('img');
-    if (picture.src.startsWith('blob:')) URL.revokeObjectURL(picture.src);
-    picture.src = URL.createObjectURL(blob);
+    const shown = previewImage || picture.src;
+    if (shown.startsWith('blob:')) URL.revokeObjectURL(shown);
+    // While Before is held, the new preview waits to be shown when it is let go.
+    if (previewImage) previewImage = URL.createObjectURL(blob);
+    else picture.src = URL.createObjectURL(blob);
     note.textContent = '';
   } catch (error) {
     note.textContent = error.message;
@@ -97,7 +167,10 @@ export async function openEditor(asset) {
   for (const input of sliders.querySelectorAll('input')) { input.value = 0; input.previousSibling.textContent = ''; }
   effectMenu.value = '';
   turns = 0; flip = null; saved = []; touched = new Set();
-  editor.querySelector('img').src = shownImage();
+  undoStack = []; redoStack = []; previewImage = '';
+  steps();
+  beforeImage = shownImage();
+  editor.querySelector('img').src = beforeImage;
   editor.classList.add('open');
   const state = await (await request(assetPath(asset) + '/edits')).json();
   document.getElementById('edit-kept').textContent = state.hasAdjustments && !state.canContinue
@@ -140,9 +213,27 @@ async function finish(send) {
   }
 }
 
+effectMenu.addEventListener('focus', () => remember());
 effectMenu.addEventListener('change', () => { EFFECTS.forEach(n => touched.add(n)); preview(); });
-document.getElementById('rotate').addEventListener('click', () => { turns = (turns + 1) % 4; touched.add('rotate'); preview(); });
-document.getElementById('flip').addEventListener('click', () => { flip = flip ? null : 'horizontal'; touched.add('flip'); preview(); });
+document.getElementById('rotate').addEventListener('click', () => {
+  remember(); turns = (turns + 1) % 4; touched.add('rotate'); preview();
+});
+document.getElementById('flip').addEventListener('click', () => {
+  remember(); flip = flip ? null : 'horizontal'; touched.add('flip'); preview();
+});
+document.getElementById('undo').addEventListener('click', undo);
+document.getElementById('redo').addEventListener('click', redo);
+const compareButton = document.getElementById('compare');
+compareButton.addEventListener('pointerdown', () => compare(true));
+for (const type of ['pointerup', 'pointerleave', 'pointercancel']) compareButton.addEventListener(type, () => compare(false));
+addEventListener('keydown', event => {
+  if (!editing || event.target.closest('input[type=text], select, textarea')) return;
+  if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'z') {
+    event.preventDefault();
+    if (event.shiftKey) redo(); else undo();
+  } else if (event.key === 'b' && !event.repeat) compare(true);
+});
+addEventListener('keyup', event => { if (event.key === 'b') compare(false); });
 document.getElementById('cancel').addEventListener('click', closeEditor);
 document.getElementById('save').addEventListener('click', () => finish(path => postJSON(path, { filters: recipe() })));
 document.getElementById('revert').addEventListener('click', () => finish(path => request(path, { method: 'DELETE' })));
