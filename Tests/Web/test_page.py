@@ -32,7 +32,9 @@ SCREENSHOTS = os.environ.get("LIGHTBOX_SCREENSHOTS", ".build/web-screenshots")
 def make_driver(viewport):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+    # A fake camera (a test pattern) that needs no permission prompt, for the camera's test.
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"):
         options.add_argument(argument)
     width, height, phone = viewport
     if phone:
@@ -560,6 +562,31 @@ class PageChecks:
         self.wait.until(lambda d: self.count_shown() == nearby)
         self.wait.until(lambda d: self.tile_of(placed["localIdentifier"]) is not None)
         self.shot("near")
+
+    def test_the_devices_camera_takes_a_photo_into_the_library(self):
+        self.sign_in()
+        total = self.api("/api/timeline")["count"]
+        self.wait.until(lambda d: self.count_shown() == total)
+        self.driver.find_element(By.ID, "camera-open").click()
+        dialog = self.driver.find_element(By.ID, "camera")
+        video = dialog.find_element(By.TAG_NAME, "video")
+        self.wait.until(lambda d: d.execute_script("return arguments[0].videoWidth", video) > 0)
+        width, height = self.driver.execute_script("return [arguments[0].videoWidth, arguments[0].videoHeight]", video)
+        self.shot("camera")
+        self.driver.find_element(By.ID, "camera-take").click()
+        summary = self.driver.find_element(By.ID, "upload-summary")
+        self.wait.until(lambda d: summary.text.startswith("Done") and "1 added" in summary.text)
+        self.wait.until(lambda d: self.count_shown() == total + 1)
+        taken = [a for a in self.api("/api/assets?limit=500")["assets"]
+                 if a["resources"][0]["originalFilename"].startswith("Camera_")]
+        self.assertEqual(len(taken), 1)
+        # The camera's whole frame, as the browser gave it.
+        self.assertEqual((taken[0]["pixelWidth"], taken[0]["pixelHeight"]), (width, height))
+        dialog.find_element(By.CSS_SELECTOR, "form button:not([type])").click()
+        self.wait.until(lambda d: dialog.get_attribute("open") is None)
+        # The camera is let go (its stream stopped) once the dialog closes.
+        self.wait.until(lambda d: d.execute_script("return arguments[0].srcObject === null", video))
+        self.api("/api/assets/delete", "POST", {"assets": [taken[0]["localIdentifier"]], "permanently": True})
 
     def test_the_editor_shows_the_picture_and_keeps_save_in_sight(self):
         self.sign_in()

@@ -9,8 +9,8 @@ import NIOCore
 /// The page is a timeline of the whole library, newest first under month and day headings,
 /// laid out from `/api/timeline` and read by position near the screen, with a scrubber
 /// (`grid.js`), or an album chosen in the sidebar (`sidebar.js`); photos are selected and acted
-/// on many at once (`select.js`), files dropped or chosen are uploaded with their progress
-/// (`upload.js`), and filters build the fetch's predicate, shown as chips (`search.js`). A
+/// on many at once (`select.js`), files dropped or chosen (or the device camera's photos,
+/// `camera.js`) are uploaded with their progress (`upload.js`), and filters build the fetch's predicate, shown as chips (`search.js`). A
 /// viewer walks the whole timeline, showing the quick image at once and the final one when it
 /// arrives, and plays Live Photos and movies (`viewer.js`); an edit view's sliders and effects
 /// build a recipe, previewed at the view's size and saved at full size (`editor.js`). Image
@@ -61,6 +61,7 @@ enum WebPage {
         "select.js": File(PackageResources.select_js, "text/javascript; charset=utf-8"),
         "upload.js": File(PackageResources.upload_js, "text/javascript; charset=utf-8"),
         "search.js": File(PackageResources.search_js, "text/javascript; charset=utf-8"),
+        "camera.js": File(PackageResources.camera_js, "text/javascript; charset=utf-8"),
         "main.js": File(PackageResources.main_js, "text/javascript; charset=utf-8"),
         "signin.js": File(PackageResources.signin_js, "text/javascript; charset=utf-8"),
         "shared.js": File(PackageResources.shared_js, "text/javascript; charset=utf-8"),
