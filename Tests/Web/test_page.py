@@ -588,6 +588,44 @@ class PageChecks:
         self.wait.until(lambda d: d.execute_script("return arguments[0].srcObject === null", video))
         self.api("/api/assets/delete", "POST", {"assets": [taken[0]["localIdentifier"]], "permanently": True})
 
+    def test_a_crop_drawn_on_the_picture_is_saved_in_the_recipe(self):
+        self.sign_in()
+        chosen = next(a for a in self.api("/api/assets?offset=30&limit=50")["assets"]
+                      if a["mediaType"] == 1 and not a["hasAdjustments"] and a["pixelWidth"] >= 400)
+        identifier = chosen["localIdentifier"]
+        self.driver.get(URL + "/#edit=" + identifier)
+        editor = self.driver.find_element(By.ID, "editor")
+        self.wait.until(lambda d: "open" in editor.get_attribute("class"))
+        preview = editor.find_element(By.CSS_SELECTOR, "figure img")
+        self.wait_for_image(preview)
+        crop = self.driver.find_element(By.ID, "crop")
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", crop)
+        crop.click()
+        self.wait.until(lambda d: "cropping" in editor.get_attribute("class"))
+        self.wait.until(lambda d: preview.get_attribute("src").startswith("blob:"))
+        self.wait_for_image(preview)
+        width, height = preview.size["width"], preview.size["height"]
+        ActionChains(self.driver).move_to_element_with_offset(preview, int(-0.4 * width), int(-0.4 * height)) \
+            .click_and_hold().move_by_offset(int(0.25 * width), int(0.3 * height)) \
+            .move_to_element_with_offset(preview, int(0.1 * width), int(0.2 * height)).release().perform()
+        self.assertTrue(self.driver.find_element(By.ID, "crop-box").is_displayed())
+        self.shot("cropping")
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", crop)
+        crop.click()
+        self.wait.until(lambda d: "cropping" not in editor.get_attribute("class"))
+        self.driver.find_element(By.ID, "save").click()
+        self.wait.until(lambda d: "open" not in editor.get_attribute("class"))
+        filters = self.api(f"/api/assets/{identifier}/edits")["filters"]
+        crops = [f for f in filters if f.startswith("crop=")]
+        self.assertEqual(len(crops), 1, filters)
+        x, y, w, h = (float(v) for v in crops[0][5:].split(","))
+        for value, expected in ((x, 0.1), (y, 0.1), (w, 0.5), (h, 0.6)):
+            self.assertAlmostEqual(value, expected, delta=0.03)
+        edited = self.api(f"/api/assets/{identifier}")
+        self.assertAlmostEqual(edited["pixelWidth"] / chosen["pixelWidth"], w, delta=0.01)
+        self.assertAlmostEqual(edited["pixelHeight"] / chosen["pixelHeight"], h, delta=0.01)
+        self.api(f"/api/assets/{identifier}/edits", "DELETE")
+
     def test_the_editor_shows_the_picture_and_keeps_save_in_sight(self):
         self.sign_in()
         self.wait.until(lambda d: len(self.tiles()) >= 1)

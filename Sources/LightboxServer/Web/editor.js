@@ -21,6 +21,12 @@ let turns = 0, flip = null, editing = null, previewing = false, stale = false, s
 let saved = [], touched = new Set();
 // Undo within the session: each step the controls' state before a change, and the steps undone.
 let undoStack = [], redoStack = [], beforeImage = '', previewImage = '';
+// The crop drawn on the picture: undefined while untouched (a saved one stays where it is),
+// null when taken off, else [x, y, width, height] in unit coordinates of the picture the other
+// filters make, so that it goes last in the recipe. While cropping, the picture is shown whole.
+let crop, cropping = false;
+const figure = editor.querySelector('figure');
+const cropBox = document.getElementById('crop-box');
 
 for (const [name, title, min, max] of SLIDERS) {
   const label = document.createElement('label');
@@ -41,7 +47,7 @@ for (const [name, title, min, max] of SLIDERS) {
 // The controls' whole state, to go back to.
 function snapshot() {
   return { values: [...sliders.querySelectorAll('input')].map(input => input.value), effect: effectMenu.value,
-           turns, flip, touched: new Set(touched) };
+           turns, flip, crop, touched: new Set(touched) };
 }
 
 function restore(state) {
@@ -52,6 +58,7 @@ function restore(state) {
   effectMenu.value = state.effect;
   turns = state.turns;
   flip = state.flip;
+  crop = state.crop;
   touched = new Set(state.touched);
   preview();
 }
@@ -117,10 +124,13 @@ function controls() {
 }
 
 // The saved recipe in its order, with what the user changed; filters the view has no
-// control for (a crop, a blur made elsewhere) stay as they were.
+// control for (a blur made elsewhere) stay as they were. A crop drawn here goes last, as it
+// was drawn on the picture the rest make; while cropping, the picture has no crop.
 function recipe() {
   const values = controls(), filters = [], done = new Set();
+  const ownCrop = crop !== undefined || cropping;
   for (const [name, value] of saved) {
+    if (name === 'crop' && ownCrop) continue;
     if (!(name in values)) { filters.push(name + '=' + value); continue; }
     if (done.has(name)) continue;
     done.add(name);
@@ -128,8 +138,64 @@ function recipe() {
   }
   for (const [name, value] of Object.entries(values))
     if (!done.has(name) && value !== null) filters.push(name + '=' + value);
+  if (!cropping && crop) filters.push('crop=' + crop.map(v => v.toFixed(4)).join(','));
   return filters;
 }
+
+// Cropping: the picture whole, a rectangle drawn on it with the pointer.
+function startCropping() {
+  if (!editing || cropping) return;
+  remember();
+  cropping = true;
+  editor.classList.add('cropping');
+  document.getElementById('crop').textContent = 'Done cropping';
+  showCropBox(crop || null);
+  preview();
+}
+
+function stopCropping() {
+  if (!cropping) return;
+  cropping = false;
+  editor.classList.remove('cropping');
+  document.getElementById('crop').textContent = 'Crop';
+  cropBox.hidden = true;
+  preview();
+}
+
+function showCropBox(rect) {
+  const picture = editor.querySelector('img').getBoundingClientRect(), frame = figure.getBoundingClientRect();
+  cropBox.hidden = !rect;
+  if (!rect) return;
+  Object.assign(cropBox.style, {
+    left: picture.left - frame.left + rect[0] * picture.width + 'px', top: picture.top - frame.top + rect[1] * picture.height + 'px',
+    width: rect[2] * picture.width + 'px', height: rect[3] * picture.height + 'px' });
+}
+
+let drawing = null;
+figure.addEventListener('pointerdown', event => {
+  if (!cropping) return;
+  const box = editor.querySelector('img').getBoundingClientRect();
+  const at = [(event.clientX - box.left) / box.width, (event.clientY - box.top) / box.height];
+  if (at.some(v => v < 0 || v > 1)) return;
+  drawing = { box, at };
+  figure.setPointerCapture(event.pointerId);
+  event.preventDefault();
+});
+figure.addEventListener('pointermove', event => {
+  if (!drawing) return;
+  const { box, at } = drawing;
+  const to = [Math.min(1, Math.max(0, (event.clientX - box.left) / box.width)),
+              Math.min(1, Math.max(0, (event.clientY - box.top) / box.height))];
+  const rect = [Math.min(at[0], to[0]), Math.min(at[1], to[1]), Math.abs(to[0] - at[0]), Math.abs(to[1] - at[1])];
+  drawing.rect = rect;
+  showCropBox(rect);
+});
+figure.addEventListener('pointerup', () => {
+  if (!drawing) return;
+  // A click without a drag, or a sliver, is not a crop.
+  if (drawing.rect && drawing.rect[2] > 0.02 && drawing.rect[3] > 0.02) { crop = drawing.rect; touched.add('crop'); }
+  drawing = null;
+});
 
 // The preview fits the view, in device pixels.
 function previewSide() {
@@ -168,6 +234,8 @@ export async function openEditor(asset) {
   effectMenu.value = '';
   turns = 0; flip = null; saved = []; touched = new Set();
   undoStack = []; redoStack = []; previewImage = '';
+  crop = undefined; cropping = false; editor.classList.remove('cropping'); cropBox.hidden = true;
+  document.getElementById('crop').textContent = 'Crop';
   steps();
   beforeImage = shownImage();
   editor.querySelector('img').src = beforeImage;
@@ -183,7 +251,7 @@ export async function openEditor(asset) {
     else if (name === 'flip') flip = value;
     else if (EFFECTS.includes(name)) effectMenu.value = name;
   }
-  const controlled = new Set([...SLIDERS.map(([name]) => name), ...EFFECTS, 'rotate', 'flip']);
+  const controlled = new Set([...SLIDERS.map(([name]) => name), ...EFFECTS, 'rotate', 'flip', 'crop']);
   const kept = saved.filter(([name]) => !controlled.has(name)).map(([name, value]) => name + ' ' + value);
   if (kept.length) document.getElementById('edit-kept').textContent = 'Kept as saved: ' + kept.join(', ') + '.';
   editing = asset;
@@ -221,6 +289,10 @@ document.getElementById('rotate').addEventListener('click', () => {
 document.getElementById('flip').addEventListener('click', () => {
   remember(); flip = flip ? null : 'horizontal'; touched.add('flip'); preview();
 });
+document.getElementById('crop').addEventListener('click', () => (cropping ? stopCropping() : startCropping()));
+document.getElementById('crop-reset').addEventListener('click', () => {
+  remember(); crop = null; cropBox.hidden = true; if (!cropping) preview();
+});
 document.getElementById('undo').addEventListener('click', undo);
 document.getElementById('redo').addEventListener('click', redo);
 const compareButton = document.getElementById('compare');
@@ -235,6 +307,10 @@ addEventListener('keydown', event => {
 });
 addEventListener('keyup', event => { if (event.key === 'b') compare(false); });
 document.getElementById('cancel').addEventListener('click', closeEditor);
-document.getElementById('save').addEventListener('click', () => finish(path => postJSON(path, { filters: recipe() })));
+document.getElementById('save').addEventListener('click', () => {
+  cropping = false;
+  editor.classList.remove('cropping');
+  finish(path => postJSON(path, { filters: recipe() }));
+});
 document.getElementById('revert').addEventListener('click', () => finish(path => request(path, { method: 'DELETE' })));
 addEventListener('keydown', event => { if (event.key === 'Escape' && editing) closeEditor(); });
