@@ -86,7 +86,8 @@ actor MovieTranscoder {
         let previous = last
         let task = Task<Void, any Error> {
             await previous?.value
-            defer { Task { await self.finished(target) } }
+            // The task runs on this actor (it inherits the isolation): forgotten when done.
+            defer { self.finished(target) }
             try await make()
         }
         jobs[target] = task
