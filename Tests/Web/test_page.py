@@ -346,6 +346,21 @@ class PageChecks:
         self.assertEqual(len(self.api(f"/api/collections/{album}/assets")["assets"]), 2)
         self.assertEqual(self.api("/api/assets?at=" + members[0]["localIdentifier"] + "&limit=1")["assets"][0]["localIdentifier"],
                          members[0]["localIdentifier"])
+        # A folder, listed in the sidebar as one that opens.
+        self.open_sidebar().find_element(By.ID, "new-folder").click()
+        self.wait.until(lambda d: dialog.get_attribute("open") is not None)
+        dialog.find_element(By.NAME, "name").send_keys("Trips")
+        dialog.find_element(By.CSS_SELECTOR, "button[value=ok]").click()
+        self.wait.until(lambda d: "Trips" in [s.text for s in d.find_elements(By.CSS_SELECTOR, "#sidebar details summary")])
+        folders = [f for f in self.api("/api/lists")["lists"] if f.get("localizedTitle") == "Trips"]
+        self.assertEqual(len(folders), 1)
+        self.api("/api/lists/" + folders[0]["localIdentifier"], "DELETE")
+        # On a phone the menu covers the page: closed as a person would, with a tap beside it.
+        if self.driver.find_element(By.ID, "menu").is_displayed():
+            tap = ActionBuilder(self.driver)
+            tap.pointer_action.move_to_location(370, 600).click()
+            tap.perform()
+            self.wait.until(lambda d: not d.find_element(By.ID, "sidebar").is_displayed())
         self.driver.find_element(By.ID, "delete-album").click()
         self.driver.switch_to.alert.accept()
         self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Library")

@@ -1,7 +1,7 @@
 // The sidebar (a menu on a phone): the library, the smart albums that hold something (and
 // Favourites, Hidden and Recently Deleted always), and the albums and folders, each with its
 // count; a folder opens in place. Choosing one shows it in the grid (#album=ID); an album's
-// page can be renamed or deleted, and "+" makes an album.
+// page can be renamed or deleted, and the buttons make an album or a folder.
 import { postJSON, request } from './api.js';
 import { show } from './grid.js';
 import { filtersFromAddress } from './search.js';
@@ -145,6 +145,13 @@ document.getElementById('new-album').addEventListener('click', async () => {
   const album = await (await postJSON('/api/collections', { title: name })).json();
   await loadSidebar();
   location.hash = 'album=' + encodeURIComponent(album.localIdentifier);
+});
+
+document.getElementById('new-folder').addEventListener('click', async () => {
+  const name = await askName('New folder', '');
+  if (!name) return;
+  await postJSON('/api/lists', { title: name });
+  await loadSidebar();
 });
 
 document.getElementById('rename-album').addEventListener('click', async () => {
