@@ -325,6 +325,24 @@ class PageChecks:
         self.wait.until(lambda d: not d.find_element(By.ID, "actions").is_displayed())
         members = self.api(f"/api/collections/{album}/assets")["assets"]
         self.assertEqual(sorted(a["localIdentifier"] for a in members), sorted(newest))
+        # One more dragged from the grid onto the album in the sidebar (the events a drag makes).
+        fifth = self.newest_first(4, 1)[0]
+        self.open_sidebar()
+        self.driver.execute_script(
+            """
+            const [tile, album] = arguments;
+            const transfer = new DataTransfer();
+            tile.dispatchEvent(new DragEvent('dragstart', {dataTransfer: transfer, bubbles: true}));
+            album.dispatchEvent(new DragEvent('dragover', {dataTransfer: transfer, bubbles: true, cancelable: true}));
+            album.dispatchEvent(new DragEvent('drop', {dataTransfer: transfer, bubbles: true, cancelable: true}));
+            """,
+            self.tile_of(fifth), self.driver.find_element(By.CSS_SELECTOR, f'#sidebar a[data-collection="{album}"]'),
+        )
+        self.wait.until(lambda d: len(self.api(f"/api/collections/{album}/assets")["assets"]) == 5)
+        members = self.api(f"/api/collections/{album}/assets")["assets"]
+        self.assertIn(fifth, [a["localIdentifier"] for a in members])
+        self.api(f"/api/collections/{album}/assets/remove", "POST", {"assets": [fifth]})
+        members = [a for a in members if a["localIdentifier"] != fifth]
         # The album's page shows them, in the album's order; renamed, the title and sidebar follow.
         self.driver.get(URL + "/#album=" + album)
         self.wait.until(lambda d: self.count_shown() == 4)

@@ -12,6 +12,8 @@ const status = document.getElementById('status');
 const scrubber = document.getElementById('scrubber');
 const bubble = document.getElementById('scrubber-label');
 const CHUNK = 200;
+// The type of a drag of photos from the grid (to an album).
+export const DRAGGED_ASSETS = 'application/x-lightbox-assets';
 const GAP = 3;
 const MONTH_HEIGHT = 56;
 const DAY_HEIGHT = 34;
@@ -336,6 +338,12 @@ function tile(asset, index) {
     link.appendChild(label);
   }
   link.dataset.index = String(index);
+  // Dragged onto an album of the sidebar: this photo, or all those selected with it.
+  link.addEventListener('dragstart', event => {
+    const ids = selection.ids.has(asset.localIdentifier) ? [...selection.ids] : [asset.localIdentifier];
+    event.dataTransfer.setData(DRAGGED_ASSETS, JSON.stringify(ids));
+    event.dataTransfer.effectAllowed = 'copy';
+  });
   link.addEventListener('click', event => {
     event.preventDefault();
     if (selection.active) select(index, event.shiftKey); else open(index);

@@ -3,7 +3,7 @@
 // count; a folder opens in place. Choosing one shows it in the grid (#album=ID); an album's
 // page can be renamed or deleted, and the buttons make an album or a folder.
 import { postJSON, request } from './api.js';
-import { show } from './grid.js';
+import { DRAGGED_ASSETS, show } from './grid.js';
 import { filtersFromAddress } from './search.js';
 
 const sidebar = document.getElementById('sidebar');
@@ -23,6 +23,26 @@ export let current = null;
 export const shownChanged = { listeners: [] };
 // The user's albums, for "Add to album".
 export let albums = [];
+
+// Photos dragged from the grid onto an album go into it.
+function acceptsPhotos(link, album) {
+  link.addEventListener('dragover', event => {
+    if (!event.dataTransfer.types.includes(DRAGGED_ASSETS)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'copy';
+    link.classList.add('drop-target');
+  });
+  link.addEventListener('dragleave', () => link.classList.remove('drop-target'));
+  link.addEventListener('drop', async event => {
+    link.classList.remove('drop-target');
+    const ids = event.dataTransfer.getData(DRAGGED_ASSETS);
+    if (!ids) return;
+    event.preventDefault();
+    event.stopPropagation();
+    await postJSON('/api/collections/' + encodeURIComponent(album) + '/assets', { assets: JSON.parse(ids) });
+    await loadSidebar();
+  });
+}
 
 function entry(label, count, collection) {
   const link = document.createElement('a');
@@ -69,7 +89,9 @@ async function members(list) {
       elements.push(folder);
     } else if (member.kind === 'album') {
       albums.push({ id: member.localIdentifier, title: member.localizedTitle || 'Untitled' });
-      elements.push(entry(member.localizedTitle || 'Untitled', member.estimatedAssetCount, member.localIdentifier));
+      const link = entry(member.localizedTitle || 'Untitled', member.estimatedAssetCount, member.localIdentifier);
+      acceptsPhotos(link, member.localIdentifier);
+      elements.push(link);
     }
   }
   return elements;

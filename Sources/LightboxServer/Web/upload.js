@@ -123,7 +123,8 @@ addEventListener('dragenter', event => {
 addEventListener('dragleave', () => { if (--dragging <= 0) { dragging = 0; document.body.classList.remove('dropping'); } });
 addEventListener('dragover', event => { if (event.dataTransfer) event.preventDefault(); });
 addEventListener('drop', async event => {
-  if (!event.dataTransfer) return;
+  // Files from outside; photos dragged within the page are the sidebar's.
+  if (!event.dataTransfer || !event.dataTransfer.types.includes('Files')) return;
   event.preventDefault();
   dragging = 0;
   document.body.classList.remove('dropping');
