@@ -372,7 +372,23 @@ class PageChecks:
         self.wait.until(lambda d: "Trips" in [s.text for s in d.find_elements(By.CSS_SELECTOR, "#sidebar details summary")])
         folders = [f for f in self.api("/api/lists")["lists"] if f.get("localizedTitle") == "Trips"]
         self.assertEqual(len(folders), 1)
-        self.api("/api/lists/" + folders[0]["localIdentifier"], "DELETE")
+        folder = folders[0]["localIdentifier"]
+        # The album dragged onto the folder moves into it.
+        self.driver.execute_script(
+            """
+            const [album, folder] = arguments;
+            const transfer = new DataTransfer();
+            album.dispatchEvent(new DragEvent('dragstart', {dataTransfer: transfer, bubbles: true}));
+            folder.dispatchEvent(new DragEvent('dragover', {dataTransfer: transfer, bubbles: true, cancelable: true}));
+            folder.dispatchEvent(new DragEvent('drop', {dataTransfer: transfer, bubbles: true, cancelable: true}));
+            """,
+            self.driver.find_element(By.CSS_SELECTOR, f'#sidebar a[data-collection="{album}"]'),
+            self.driver.find_element(By.CSS_SELECTOR, f'#sidebar summary[data-list="{folder}"]'),
+        )
+        self.wait.until(lambda d: [c["localIdentifier"] for c in self.api(f"/api/lists/{folder}/collections")["collections"]]
+                        == [album])
+        self.api(f"/api/lists/{folder}/collections/remove", "POST", {"collections": [album]})
+        self.api("/api/lists/" + folder, "DELETE")
         # On a phone the menu covers the page: closed as a person would, with a tap beside it.
         if self.driver.find_element(By.ID, "menu").is_displayed():
             tap = ActionBuilder(self.driver)

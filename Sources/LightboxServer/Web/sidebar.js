@@ -24,6 +24,29 @@ export const shownChanged = { listeners: [] };
 // The user's albums, for "Add to album".
 export let albums = [];
 
+// The type of a drag of an album in the sidebar (to a folder).
+const DRAGGED_ALBUM = 'application/x-lightbox-album';
+
+// Albums dragged onto a folder move into it (out of the folder they were in).
+function acceptsAlbums(summary, folder) {
+  summary.addEventListener('dragover', event => {
+    if (!event.dataTransfer.types.includes(DRAGGED_ALBUM)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'move';
+    summary.classList.add('drop-target');
+  });
+  summary.addEventListener('dragleave', () => summary.classList.remove('drop-target'));
+  summary.addEventListener('drop', async event => {
+    summary.classList.remove('drop-target');
+    const album = event.dataTransfer.getData(DRAGGED_ALBUM);
+    if (!album) return;
+    event.preventDefault();
+    event.stopPropagation();
+    await postJSON('/api/lists/' + encodeURIComponent(folder) + '/collections', { collections: [album] });
+    await loadSidebar();
+  });
+}
+
 // Photos dragged from the grid onto an album go into it.
 function acceptsPhotos(link, album) {
   link.addEventListener('dragover', event => {
@@ -82,6 +105,8 @@ async function members(list) {
       const folder = document.createElement('details');
       const summary = document.createElement('summary');
       summary.textContent = member.localizedTitle || 'Folder';
+      summary.dataset.list = member.localIdentifier;
+      acceptsAlbums(summary, member.localIdentifier);
       folder.appendChild(summary);
       folder.addEventListener('toggle', async () => {
         if (folder.open && folder.children.length === 1) folder.append(...await members(member.localIdentifier));
@@ -91,6 +116,10 @@ async function members(list) {
       albums.push({ id: member.localIdentifier, title: member.localizedTitle || 'Untitled' });
       const link = entry(member.localizedTitle || 'Untitled', member.estimatedAssetCount, member.localIdentifier);
       acceptsPhotos(link, member.localIdentifier);
+      link.addEventListener('dragstart', event => {
+        event.dataTransfer.setData(DRAGGED_ALBUM, member.localIdentifier);
+        event.dataTransfer.effectAllowed = 'move';
+      });
       elements.push(link);
     }
   }
