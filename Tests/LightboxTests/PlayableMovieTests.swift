@@ -36,7 +36,8 @@ struct PlayableMovieTests {
             let name = asset.originalMovieResource?.originalFilename ?? ""
             let stored = try await library.fileURL(for: try #require(asset.originalMovieResource)).path
             let isHEVC = try FFmpeg.videoCodec(stored).codec == "hevc"
-            let movie = try await library.playableMovie(for: asset)
+            // However busy the machine: the copy is waited for, never "preparing".
+            let movie = try await library.playableMovie(for: asset, wait: .seconds(900))
             switch movie {
             case .stored(let resource):
                 #expect(!isHEVC, "\(name): HEVC served as it is")
@@ -52,7 +53,8 @@ struct PlayableMovieTests {
                 #expect(max(copy.width, copy.height) <= 1920)
                 // Made once: asked again, the same file, untouched.
                 let made = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
-                guard case .transcoded(let again, _) = try await library.playableMovie(for: asset) else {
+                guard case .transcoded(let again, _) = try await library.playableMovie(for: asset, wait: .seconds(900))
+                else {
                     Issue.record("\(name): not the copy the second time")
                     continue
                 }
