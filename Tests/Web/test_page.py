@@ -284,6 +284,21 @@ class PageChecks:
 
         self.wait.until(attempt)
 
+    def drag(self, source, target):
+        """The events a drag from `source` dropped on `target` makes (WebDriver's own drags do
+        not make HTML drag and drop events in Chromium)."""
+        self.driver.execute_script(
+            """
+            const [source, target] = arguments;
+            const transfer = new DataTransfer();
+            source.dispatchEvent(new DragEvent('dragstart', {dataTransfer: transfer, bubbles: true}));
+            target.dispatchEvent(new DragEvent('dragover', {dataTransfer: transfer, bubbles: true, cancelable: true}));
+            target.dispatchEvent(new DragEvent('drop', {dataTransfer: transfer, bubbles: true, cancelable: true}));
+            """,
+            source,
+            target,
+        )
+
     def count_shown(self):
         return int(self.driver.find_element(By.ID, "count").text.split()[0].replace(",", ""))
 
@@ -328,16 +343,7 @@ class PageChecks:
         # One more dragged from the grid onto the album in the sidebar (the events a drag makes).
         fifth = self.newest_first(4, 1)[0]
         self.open_sidebar()
-        self.driver.execute_script(
-            """
-            const [tile, album] = arguments;
-            const transfer = new DataTransfer();
-            tile.dispatchEvent(new DragEvent('dragstart', {dataTransfer: transfer, bubbles: true}));
-            album.dispatchEvent(new DragEvent('dragover', {dataTransfer: transfer, bubbles: true, cancelable: true}));
-            album.dispatchEvent(new DragEvent('drop', {dataTransfer: transfer, bubbles: true, cancelable: true}));
-            """,
-            self.tile_of(fifth), self.driver.find_element(By.CSS_SELECTOR, f'#sidebar a[data-collection="{album}"]'),
-        )
+        self.drag(self.tile_of(fifth), self.driver.find_element(By.CSS_SELECTOR, f'#sidebar a[data-collection="{album}"]'))
         self.wait.until(lambda d: len(self.api(f"/api/collections/{album}/assets")["assets"]) == 5)
         members = self.api(f"/api/collections/{album}/assets")["assets"]
         self.assertIn(fifth, [a["localIdentifier"] for a in members])
@@ -374,14 +380,7 @@ class PageChecks:
         self.assertEqual(len(folders), 1)
         folder = folders[0]["localIdentifier"]
         # The album dragged onto the folder moves into it.
-        self.driver.execute_script(
-            """
-            const [album, folder] = arguments;
-            const transfer = new DataTransfer();
-            album.dispatchEvent(new DragEvent('dragstart', {dataTransfer: transfer, bubbles: true}));
-            folder.dispatchEvent(new DragEvent('dragover', {dataTransfer: transfer, bubbles: true, cancelable: true}));
-            folder.dispatchEvent(new DragEvent('drop', {dataTransfer: transfer, bubbles: true, cancelable: true}));
-            """,
+        self.drag(
             self.driver.find_element(By.CSS_SELECTOR, f'#sidebar a[data-collection="{album}"]'),
             self.driver.find_element(By.CSS_SELECTOR, f'#sidebar summary[data-list="{folder}"]'),
         )

@@ -27,44 +27,37 @@ export let albums = [];
 // The type of a drag of an album in the sidebar (to a folder).
 const DRAGGED_ALBUM = 'application/x-lightbox-album';
 
-// Albums dragged onto a folder move into it (out of the folder they were in).
-function acceptsAlbums(summary, folder) {
-  summary.addEventListener('dragover', event => {
-    if (!event.dataTransfer.types.includes(DRAGGED_ALBUM)) return;
+// `target` takes drops of drags of `type`, lit while one is over it: `send` gets the dragged
+// data, and the sidebar is read again after.
+function acceptsDrops(target, type, effect, send) {
+  target.addEventListener('dragover', event => {
+    if (!event.dataTransfer.types.includes(type)) return;
     event.preventDefault();
-    event.dataTransfer.dropEffect = 'move';
-    summary.classList.add('drop-target');
+    event.dataTransfer.dropEffect = effect;
+    target.classList.add('drop-target');
   });
-  summary.addEventListener('dragleave', () => summary.classList.remove('drop-target'));
-  summary.addEventListener('drop', async event => {
-    summary.classList.remove('drop-target');
-    const album = event.dataTransfer.getData(DRAGGED_ALBUM);
-    if (!album) return;
+  target.addEventListener('dragleave', () => target.classList.remove('drop-target'));
+  target.addEventListener('drop', async event => {
+    target.classList.remove('drop-target');
+    const data = event.dataTransfer.getData(type);
+    if (!data) return;
     event.preventDefault();
     event.stopPropagation();
-    await postJSON('/api/lists/' + encodeURIComponent(folder) + '/collections', { collections: [album] });
+    await send(data);
     await loadSidebar();
   });
 }
 
+// Albums dragged onto a folder move into it (out of the folder they were in).
+function acceptsAlbums(summary, folder) {
+  acceptsDrops(summary, DRAGGED_ALBUM, 'move', album =>
+    postJSON('/api/lists/' + encodeURIComponent(folder) + '/collections', { collections: [album] }));
+}
+
 // Photos dragged from the grid onto an album go into it.
 function acceptsPhotos(link, album) {
-  link.addEventListener('dragover', event => {
-    if (!event.dataTransfer.types.includes(DRAGGED_ASSETS)) return;
-    event.preventDefault();
-    event.dataTransfer.dropEffect = 'copy';
-    link.classList.add('drop-target');
-  });
-  link.addEventListener('dragleave', () => link.classList.remove('drop-target'));
-  link.addEventListener('drop', async event => {
-    link.classList.remove('drop-target');
-    const ids = event.dataTransfer.getData(DRAGGED_ASSETS);
-    if (!ids) return;
-    event.preventDefault();
-    event.stopPropagation();
-    await postJSON('/api/collections/' + encodeURIComponent(album) + '/assets', { assets: JSON.parse(ids) });
-    await loadSidebar();
-  });
+  acceptsDrops(link, DRAGGED_ASSETS, 'copy', ids =>
+    postJSON('/api/collections/' + encodeURIComponent(album) + '/assets', { assets: JSON.parse(ids) }));
 }
 
 function entry(label, count, collection) {
