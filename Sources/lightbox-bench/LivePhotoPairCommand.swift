@@ -20,10 +20,11 @@ struct LivePhotoPairCommand: ParsableCommand {
         let stillBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: still)))
         let movieBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: movie)))
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        // New files only: never over a file this command did not write (a photo of the folder).
         try Data(try AppleMetadataWriter.jpeg(stillBytes, contentIdentifier: identifier)).write(
-            to: URL(fileURLWithPath: output + "/" + name + ".JPG"))
+            to: URL(fileURLWithPath: output + "/" + name + ".JPG"), options: .withoutOverwriting)
         try Data(try AppleMetadataWriter.movie(movieBytes, contentIdentifier: identifier)).write(
-            to: URL(fileURLWithPath: output + "/" + name + ".MOV"))
+            to: URL(fileURLWithPath: output + "/" + name + ".MOV"), options: .withoutOverwriting)
         print(identifier)
     }
 }

@@ -9,6 +9,9 @@ struct WebLibraryBench: AsyncParsableCommand {
         commandName: "web-library",
         abstract: "Make a library of N assets from a few real photos, for measuring the web page (scripts/bench-web).")
 
+    /// The file in a library this command made.
+    static let marker = ".lightbox-bench-web-library"
+
     @Option(help: "Where the library is made; it must not exist.")
     var library: String
 
@@ -17,6 +20,10 @@ struct WebLibraryBench: AsyncParsableCommand {
 
     @Argument(help: "Photos to import, then copy.")
     var paths: [String]
+
+    func validate() throws {
+        guard (1...100_000_000).contains(assets) else { throw ValidationError("--assets must be 1...100000000") }
+    }
 
     func run() async throws {
         guard !FileManager.default.fileExists(atPath: library) else {
@@ -32,6 +39,9 @@ struct WebLibraryBench: AsyncParsableCommand {
         try made.insertCopiesOfAssets(
             count: max(0, assets - imported),
             spreadFrom: Date().addingTimeInterval(-Double(years) * 365 * 24 * 3600), years: years)
+        // What scripts/bench-web checks before it adds its user to a library it is given: only
+        // one this command made, never a person's.
+        try Data().write(to: made.url.appendingPathComponent(Self.marker), options: .withoutOverwriting)
         Report.print([
             "benchmark": "web-library", "assets": try made.fetchAssets().count, "imported": imported,
             "seconds": Report.round(Date().timeIntervalSince(start)),
