@@ -31,18 +31,28 @@ extension PhotoLibrary {
         -> PlayableMovie?
     {
         guard let resource = current ? asset.currentMovieResource : asset.originalMovieResource else { return nil }
-        let source = try await fileURL(for: resource).path
-        let codec = try await BlockingWork.run { try? MetadataReader.read(fileAtPath: source).quickTime?.videoCodec }
-        if let codec, Self.browserCodecs.contains(codec) { return .stored(resource) }
-        guard let folder = derivatives as? DerivativeFolder else { return .stored(resource) }
         let key = "\(resource.sha256.prefix(16))-h264-\(Self.playableSide)-v1.mov"
-        let target = folder.path(localIdentifier: asset.localIdentifier, key: key).file
         let tag = "\"\(resource.sha256.prefix(32))-h264\""
-        if FileManager.default.fileExists(atPath: target) { return .transcoded(path: target, entityTag: tag) }
+        let copy = { [derivatives] in derivatives.localFile(localIdentifier: asset.localIdentifier, key: key) }
+        // A <video> asks for a movie in many ranges: the copy made before is found by one stat,
+        // and whether the stored movie plays is read from its headers once.
+        if let made = copy() { return .transcoded(path: made, entityTag: tag) }
+        let source = try await fileURL(for: resource).path
+        let playsAsIs: Bool
+        if let known = await MovieTranscoder.shared.verdict(for: resource.sha256) {
+            playsAsIs = known
+        } else {
+            let codec = try await BlockingWork.run {
+                try? MetadataReader.read(fileAtPath: source).quickTime?.videoCodec
+            }
+            playsAsIs = codec.map(Self.browserCodecs.contains) ?? false
+            await MovieTranscoder.shared.record(playsAsIs, for: resource.sha256)
+        }
+        if playsAsIs { return .stored(resource) }
         let name = resource.originalFilename
-        let job = await MovieTranscoder.shared.job(for: target) {
+        let job = await MovieTranscoder.shared.job(for: asset.localIdentifier + "/" + key) { [derivatives] in
             try await BlockingWork.run {
-                let scratch = try ProcessFolder(parent: folder.root + "/.incoming")
+                let scratch = try derivatives.scratchFolder()
                 let partial = scratch.path + "/" + key
                 do {
                     _ = try ImageFile.editMovie(
@@ -53,7 +63,7 @@ extension PhotoLibrary {
                     throw LibraryError(
                         .unreadableFile, "the movie \(name) cannot be made playable: \(error)", underlying: error)
                 }
-                try folder.storeFile(at: partial, localIdentifier: asset.localIdentifier, key: key)
+                try derivatives.storeFile(at: partial, localIdentifier: asset.localIdentifier, key: key)
             }
         }
         let finished = try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -69,7 +79,11 @@ extension PhotoLibrary {
             group.cancelAll()
             return first
         }
-        return finished ? .transcoded(path: target, entityTag: tag) : .preparing
+        guard finished else { return .preparing }
+        guard let made = copy() else {
+            throw LibraryError(.storageFailed, "the playable copy of \(name) was made but is not stored")
+        }
+        return .transcoded(path: made, entityTag: tag)
     }
 }
 
@@ -80,6 +94,19 @@ actor MovieTranscoder {
 
     private var jobs: [String: Task<Void, any Error>] = [:]
     private var last: Task<Void, Never>?
+    /// Whether a stored movie (by its digest) plays in browsers as it is; forgotten whole past
+    /// ``maximumVerdicts``, which bounds it whatever is asked.
+    private var verdicts: [String: Bool] = [:]
+    static let maximumVerdicts = 4_096
+
+    func verdict(for digest: String) -> Bool? {
+        verdicts[digest]
+    }
+
+    func record(_ playsAsIs: Bool, for digest: String) {
+        if verdicts.count >= Self.maximumVerdicts { verdicts.removeAll() }
+        verdicts[digest] = playsAsIs
+    }
 
     func job(for target: String, _ make: @escaping @Sendable () async throws -> Void) -> Task<Void, any Error> {
         if let running = jobs[target] { return running }

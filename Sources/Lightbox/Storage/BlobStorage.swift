@@ -79,6 +79,18 @@ protocol DerivativeStorage: Sendable {
 
     /// The assets that have images stored, each with where they are, for reports (checks).
     func storedAssets() -> [(localIdentifier: String, location: String)]
+
+    /// A stored file's path on this machine (a movie's copy for browsers, served with byte
+    /// ranges); nil when absent.
+    func localFile(localIdentifier: String, key: String) -> String?
+
+    /// A folder of this process's own for a file being made, on the disk ``storeFile`` moves
+    /// it from; removed with what is left in it when released.
+    func scratchFolder() throws -> ProcessFolder
+
+    /// Moves a finished file in, synced first: a movie's copy takes minutes to make, and a
+    /// crash must not leave a short file under its name.
+    func storeFile(at path: String, localIdentifier: String, key: String) throws
 }
 
 extension DerivativeStorage {

@@ -51,8 +51,16 @@ struct DerivativeFolder: DerivativeStorage {
         try FileIO.writeAtomically(bytes, to: file, syncing: false)
     }
 
-    /// Moves a finished file in (a movie's copy for browsers), synced first: it took minutes
-    /// to make, and a crash must not leave a short file under its name.
+    func localFile(localIdentifier: String, key: String) -> String? {
+        let file = path(localIdentifier: localIdentifier, key: key).file
+        return FileManager.default.fileExists(atPath: file) ? file : nil
+    }
+
+    /// In `derivatives/.incoming/`, which listings of stored assets leave out.
+    func scratchFolder() throws -> ProcessFolder {
+        try ProcessFolder(parent: root + "/.incoming")
+    }
+
     func storeFile(at path: String, localIdentifier: String, key: String) throws {
         let (folder, file) = self.path(localIdentifier: localIdentifier, key: key)
         try FileIO.makeDirectory(folder)
