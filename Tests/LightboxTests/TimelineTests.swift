@@ -8,14 +8,15 @@ import Testing
 /// app's timeline lays out and reads.
 @Suite("Timeline: days of a fetch, pages by position")
 struct TimelineTests {
-    /// 3,000 asset rows whose dates cross midnight in many time zones: an asset taken at 23:30
+    /// 5,000 asset rows (past twice the first window of ids and more, so that a jump reads a
+    /// far batch alone) whose dates cross midnight in many time zones: an asset taken at 23:30
     /// in New York belongs to that day, though it is the next day in UTC.
     static func makeLibrary(_ folder: TemporaryDirectory) async throws -> PhotoLibrary {
         let library = try folder.makeLibrary()
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).write {
             db in
-            for index in 0..<3_000 {
+            for index in 0..<5_000 {
                 let date = start.addingTimeInterval(Double(index * 7_919 % 5_000) * 1_200)
                 let offset = ((index * 37) % 27 - 12) * 3_600 + (index % 4 == 0 ? 1_800 : 0)
                 try db.execute(
@@ -132,7 +133,9 @@ struct TimelineTests {
         var newest = FetchOptions()
         newest.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: false)]
         let all = Array(try library.fetchAssets(options: newest)).map(\.localIdentifier)
-        for offset in [0, 1, 999, 1_000, 2_000, all.count - 3] {
+        // Near the start (the first window of ids), past it (the prefix grows), and far past it
+        // (a batch's ids read alone).
+        for offset in [0, 1, 999, 1_000, 2_000, 3_150, 4_321, all.count - 3] {
             let page = try await library.fetchAssetPage(options: newest, from: .offset(offset), limit: 50)
             #expect(page.offset == offset && page.count == all.count)
             #expect(page.assets.map(\.localIdentifier) == Array(all[offset..<min(all.count, offset + 50)]))
@@ -141,6 +144,13 @@ struct TimelineTests {
             let after = try await library.fetchAssetPage(options: newest, from: .after(all[offset]), limit: 5)
             #expect(after.offset == offset + 1 && after.assets.first?.localIdentifier == all[safe: offset + 1])
         }
+        // One result read far first, then near, then whole: every object where the reference has it.
+        let result = try library.fetchAssets(options: newest)
+        #expect(
+            result[4_321].localIdentifier == all[4_321] && result[all.count - 1].localIdentifier == all[all.count - 1])
+        #expect(result[3_500].localIdentifier == all[3_500] && result[10].localIdentifier == all[10])
+        #expect(result.index(of: result[4_321]) == 4_321 && result.count == all.count)
+        #expect(result.map(\.localIdentifier) == all)
         let past = try await library.fetchAssetPage(options: newest, from: .offset(all.count + 10), limit: 50)
         #expect(past.assets.isEmpty && past.offset == all.count)
         await #expect(throws: LibraryError.self) {
