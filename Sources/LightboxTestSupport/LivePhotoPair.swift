@@ -8,15 +8,16 @@ extension Corpus {
     public static let livePhotoStill = "digikam/body-background.jpg"
 
     /// A Live Photo's two halves, named as an iPhone names them, in `folder`: a real still and
-    /// a real movie given one content identifier by Lightbox's own writers (checked with
-    /// exiftool in AppleMetadataWriterTests), as the corpus README explains.
-    public static func livePhotoPair(in folder: TemporaryDirectory, identifier: String, name: String = "IMG_0001")
-        throws -> (still: String, movie: String)
-    {
+    /// a real movie (``livePhotoMovie``, or the file at `moviePath`: an HEVC re-encoding of
+    /// it) given one content identifier by Lightbox's own writers (checked with exiftool in
+    /// AppleMetadataWriterTests), as the corpus README explains.
+    public static func livePhotoPair(
+        in folder: TemporaryDirectory, identifier: String, name: String = "IMG_0001", moviePath: String? = nil
+    ) throws -> (still: String, movie: String) {
         let still = folder.path(name + ".JPG")
         let movie = folder.path(name + ".MOV")
         let stillBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(livePhotoStill))))
-        let movieBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(livePhotoMovie))))
+        let movieBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try moviePath ?? path(livePhotoMovie))))
         try Data(try AppleMetadataWriter.jpeg(stillBytes, contentIdentifier: identifier)).write(
             to: URL(fileURLWithPath: still))
         try Data(try AppleMetadataWriter.movie(movieBytes, contentIdentifier: identifier)).write(

@@ -1,6 +1,5 @@
 import Foundation
 import Lightbox
-import LightboxMetadata
 import LightboxTestSupport
 import Testing
 
@@ -17,14 +16,8 @@ struct PlayableMovieTests {
         try FFmpeg.hevc(phoneMovie, to: hevc)
         #expect(try FFmpeg.videoCodec(hevc).codec == "hevc")
         // A Live Photo whose movie is that HEVC clip, paired by Lightbox's own writers.
-        let identifier = UUID().uuidString
-        let pair = (still: folder.path("IMG_0002.JPG"), movie: folder.path("IMG_0002.MOV"))
-        let stillBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Corpus.path(Corpus.livePhotoStill))))
-        try Data(try AppleMetadataWriter.jpeg(stillBytes, contentIdentifier: identifier)).write(
-            to: URL(fileURLWithPath: pair.still))
-        let movieBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: hevc)))
-        try Data(try AppleMetadataWriter.movie(movieBytes, contentIdentifier: identifier)).write(
-            to: URL(fileURLWithPath: pair.movie))
+        let pair = try Corpus.livePhotoPair(
+            in: folder, identifier: UUID().uuidString, name: "IMG_0002", moviePath: hevc)
         let summary = await library.importItems(
             at: [hevc, phoneMovie, pair.still, pair.movie].map(URL.init(fileURLWithPath:)))
         #expect(summary.progress.failed == 0)
