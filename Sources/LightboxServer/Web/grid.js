@@ -122,7 +122,7 @@ function forgetFarChunks(near) {
 }
 
 // Reads the days and lays the timeline out; again when the library changes.
-export async function loadTimeline() {
+async function loadTimeline() {
   const asked = generation;
   try {
     let count;
