@@ -1,5 +1,6 @@
 import Foundation
 import Lightbox
+import Logging
 import Synchronization
 
 /// Every user's library: the server's own for its first user (and for the local owner of a
@@ -13,6 +14,23 @@ final class ServedLibraries: Sendable {
     init(home: PhotoLibrary, waitingRenders: Int) {
         self.home = ServedLibrary(library: home, waitingRenders: waitingRenders)
         self.waitingRenders = waitingRenders
+        Self.readCameras(of: home)
+    }
+
+    /// Reads the cameras and lenses of the assets a library imported before the catalog kept
+    /// them, in the background, so that search finds them; logs when it starts and ends.
+    static func readCameras(of library: PhotoLibrary) {
+        guard let waiting = try? library.captureDetailsBacklogCount(), waiting > 0 else { return }
+        Task.detached(priority: .background) {
+            let logger = ServerLogHandler.logger(label: "Lightbox")
+            logger.info("reading the camera and lens of \(waiting) assets imported before search had them")
+            do {
+                let read = try await library.fillCaptureDetails()
+                logger.info("read the camera and lens of \(read) assets")
+            } catch {
+                logger.error("reading cameras and lenses stopped: \(error)")
+            }
+        }
     }
 
     /// Limited views, by token and by share: each keeps its image manager between requests.
@@ -62,6 +80,7 @@ final class ServedLibraries: Sendable {
             if let served = opened[user.id] { return served }
             let served = ServedLibrary(library: try PhotoLibrary(url: url), waitingRenders: waitingRenders)
             opened[user.id] = served
+            Self.readCameras(of: served.library)
             return served
         }
     }

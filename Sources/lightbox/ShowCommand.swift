@@ -45,6 +45,9 @@ struct ShowCommand: AsyncParsableCommand {
             let altitude = location.altitude.map { String(format: ", %.1f m", $0) } ?? ""
             details.append(("location", String(format: "%.6f, %.6f", location.latitude, location.longitude) + altitude))
         }
+        let camera = [asset.cameraMake, asset.cameraModel].compactMap { $0 }.joined(separator: " ")
+        if !camera.isEmpty { details.append(("camera", camera)) }
+        if let lens = asset.lensModel { details.append(("lens", lens)) }
         if asset.hasAdjustments {
             details.append(("adjustments", "edited, \(asset.adjustmentFormatIdentifier ?? "unknown format")"))
         }

@@ -318,6 +318,23 @@ extension ModelRouteTests {
             ) { response throws in
                 #expect(try Self.object(response)["count"] as? Int == 0)
             }
+            // The cameras of the same fetch, the library's own.
+            let cameras = try library.fetchAssets().cameras()
+            try await client.execute(uri: "/api/cameras", method: .get) { response throws in
+                let listed = try #require(try Self.object(response)["cameras"] as? [[String: Any]])
+                #expect(listed.map { $0["model"] as? String } == cameras.map(\.model))
+                #expect(listed.map { $0["count"] as? Int } == cameras.map(\.count))
+                #expect(cameras.contains { $0.model != nil })
+            }
+            if let model = cameras.compactMap(\.model).first {
+                let predicate = "cameraModel == \"\(model)\"".addingPercentEncoding(
+                    withAllowedCharacters: .alphanumerics)!
+                try await client.execute(uri: "/api/timeline?predicate=\(predicate)", method: .get) { response throws in
+                    #expect(
+                        try Self.object(response)["count"] as? Int
+                            == cameras.filter { $0.model == model }.reduce(0) { $0 + $1.count })
+                }
+            }
             for bad in ["offset=1&after=\(all[0])", "offset=-1", "at=NOPE", "offset=x"] {
                 try await client.execute(uri: "/api/assets?" + bad, method: .get) { response in
                     #expect(response.status == (bad == "at=NOPE" ? .notFound : .badRequest), "\(bad)")

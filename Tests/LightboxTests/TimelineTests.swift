@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Lightbox
 import LightboxTestSupport
+import Synchronization
 import Testing
 
 /// A fetch's days (``FetchResult/creationDays()``) and its pages by position: what the web
@@ -188,6 +189,9 @@ struct CameraDetailsTests {
             #expect(details.make == text("EXIF:Make"), "\(item.path)")
             #expect(details.model == text("EXIF:Model"), "\(item.path)")
             if let lens = text("EXIF:LensModel") { #expect(details.lensModel == lens, "\(item.path)") }
+            // The catalog keeps the camera and lens from import.
+            #expect(asset.cameraMake == details.make && asset.cameraModel == details.model, "\(item.path)")
+            #expect(asset.lensModel == details.lensModel, "\(item.path)")
             for (value, tag) in [
                 (details.exposureTime, "EXIF:ExposureTime"), (details.fNumber, "EXIF:FNumber"),
                 (details.focalLength, "EXIF:FocalLength"),
@@ -200,6 +204,103 @@ struct CameraDetailsTests {
             if details.model != nil { compared += 1 }
         }
         #expect(compared >= 30, "photos with a camera compared: \(compared)")
+    }
+}
+
+@Suite("Cameras and lenses in the catalog")
+struct CameraSearchTests {
+    /// The reference: every asset's camera, counted one by one.
+    static func counted(_ assets: [Asset]) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for asset in assets {
+            counts["\(asset.cameraMake ?? "-")|\(asset.cameraModel ?? "-")|\(asset.lensModel ?? "-")", default: 0] += 1
+        }
+        return counts
+    }
+
+    static func keyed(_ cameras: [AssetCamera]) -> [String: Int] {
+        Dictionary(
+            uniqueKeysWithValues: cameras.map {
+                ("\($0.make ?? "-")|\($0.model ?? "-")|\($0.lensModel ?? "-")", $0.count)
+            })
+    }
+
+    @Test("A fetch's cameras and the camera and lens keys select what counting every asset in Swift finds")
+    func againstBruteForce() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try await TimelineTests.cameraPhotos(in: folder).library
+        let all = Array(try library.fetchAssets())
+        let cameras = try library.fetchAssets().cameras()
+        #expect(Self.keyed(cameras) == Self.counted(all))
+        #expect(cameras.map(\.count) == cameras.map(\.count).sorted(by: >), "the most used first")
+        #expect(
+            try FetchResult(objects: all).cameras() == cameras, "a result in memory counts the same, in the same order")
+        #expect(Set(cameras.compactMap(\.model)).count >= 10, "the corpus has many cameras")
+        var limited = FetchOptions()
+        limited.fetchLimit = 17
+        let few = try library.fetchAssets(options: limited)
+        #expect(Self.keyed(try few.cameras()) == Self.counted(Array(few)), "the limit applies")
+        var checked = 0
+        for camera in cameras.prefix(8) {
+            for (key, value, reference) in [
+                ("cameraModel", camera.model, { (asset: Asset) in asset.cameraModel == camera.model }),
+                ("lensModel", camera.lensModel, { (asset: Asset) in asset.lensModel == camera.lensModel }),
+                ("cameraMake", camera.make, { (asset: Asset) in asset.cameraMake == camera.make }),
+            ] {
+                guard let value else { continue }
+                var options = FetchOptions()
+                options.predicate = try FetchPredicate(
+                    "\(key) == \"\(value.replacingOccurrences(of: "\"", with: "\\\""))\"")
+                let found = Set(try library.fetchAssets(options: options).map(\.localIdentifier))
+                #expect(found == Set(all.filter(reference).map(\.localIdentifier)), "\(key) == \(value)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 10)
+    }
+
+    @Test("A library from before the catalog kept cameras reads them from its originals, resuming where it stopped")
+    func backfill() async throws {
+        let folder = try TemporaryDirectory()
+        let imported = try await TimelineTests.cameraPhotos(in: folder).library
+        let expected = Self.counted(Array(try imported.fetchAssets(options: FetchOptions(includeHiddenAssets: true))))
+        #expect(try imported.captureDetailsBacklogCount() == 0, "imports write their cameras")
+        // What schema step v17 leaves in a library that had assets: no cameras, and the backlog.
+        let database = try DatabaseQueue(
+            path: imported.url.appendingPathComponent(PhotoLibrary.databaseFilename).path)
+        let assetCount = try await database.write { db in
+            try db.execute(sql: "UPDATE asset SET cameraMake = NULL, cameraModel = NULL, lensModel = NULL")
+            try db.execute(
+                sql: """
+                    INSERT INTO libraryState (key, value) VALUES ('captureDetailsAfter', 0),
+                    ('captureDetailsThrough', (SELECT MAX(id) FROM asset))
+                    """)
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset") ?? 0
+        }
+        let library = try PhotoLibrary(url: imported.url)
+        #expect(try library.captureDetailsBacklogCount() == assetCount)
+        #expect(try library.fetchAssets().cameras().count == 1, "no camera known before")
+        // Stopped after the first batch: the next run goes on from there.
+        let stopped = Task {
+            try await library.fillCaptureDetails { done, _ in
+                if done >= 100 { withUnsafeCurrentTask { $0?.cancel() } }
+            }
+        }
+        #expect(try await stopped.value == 100)
+        #expect(try library.captureDetailsBacklogCount() == assetCount - 100)
+        let progress = Mutex<[Int]>([])
+        let rest = try await library.fillCaptureDetails { done, total in progress.withLock { $0.append(total) } }
+        #expect(rest == assetCount - 100 && progress.withLock { $0.allSatisfy { $0 == assetCount - 100 } })
+        #expect(try library.captureDetailsBacklogCount() == 0)
+        let filled = Self.counted(Array(try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true))))
+        #expect(
+            filled == expected,
+            "\(filled.filter { expected[$0.key] != $0.value }) \(expected.filter { filled[$0.key] != $0.value })")
+        let left = try await database.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM libraryState WHERE key LIKE 'captureDetails%'")
+        }
+        #expect(left == 0, "the backlog's keys go when it is done")
+        #expect(try await library.fillCaptureDetails() == 0)
     }
 }
 

@@ -589,6 +589,24 @@ class PageChecks:
         self.driver.find_element(By.CSS_SELECTOR, '#chips .chip[data-filter="type"]').click()
         self.wait.until(lambda d: self.count_shown() == counted('filename CONTAINS[c] "exiv2"'))
         self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#chips .chip")), 1)
+        # By camera, from the library's own cameras, the most used first.
+        self.driver.find_element(By.CSS_SELECTOR, '#chips .chip[data-filter="name"]').click()
+        self.wait.until(lambda d: self.count_shown() == total)
+        cameras = [c for c in self.api("/api/cameras")["cameras"] if c.get("model")]
+        self.assertGreater(len(cameras), 3)
+        camera = Select(form.find_element(By.NAME, "camera"))
+        self.wait.until(lambda d: len(camera.options) > 3)
+        model = camera.options[1].get_attribute("value")
+        self.assertEqual(model, cameras[0]["model"])
+        camera.select_by_index(1)
+        taken = counted(f'cameraModel == "{model}"')
+        self.assertEqual(taken, sum(c["count"] for c in cameras if c["model"] == model))
+        self.wait.until(lambda d: self.count_shown() == taken)
+        self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, '#chips .chip[data-filter="camera"]').text,
+                         f"Camera: {model} ×")
+        self.shot("camera")
+        self.driver.find_element(By.CSS_SELECTOR, '#chips .chip[data-filter="camera"]').click()
+        self.wait.until(lambda d: self.count_shown() == total)
         # From a photo's place: its neighbours within about 11 km.
         placed = None
         for offset in range(0, 400, 200):

@@ -325,8 +325,12 @@ protocol FetchSource<Object>: Sendable {
     /// For asset fetches read by a query: the days the rows were taken on, as runs in order
     /// (see ``FetchResult/creationDays()``); nil where the source cannot say at once.
     func creationDays() throws -> [AssetDay]?
+    /// For asset fetches read by a query: the rows' cameras and lenses with their counts (see
+    /// ``FetchResult/cameras()``); nil where the source cannot say at once.
+    func cameras() throws -> [AssetCamera]?
 }
 
 extension FetchSource {
     func creationDays() throws -> [AssetDay]? { nil }
+    func cameras() throws -> [AssetCamera]? { nil }
 }

@@ -44,6 +44,10 @@ public struct AssetMetadata: Sendable, Hashable {
     public var rating: Int?
     /// Whether the file is an Android Motion Photo (a movie appended to the still).
     public var motionPhotoVideoLength: Int?
+    /// The camera's maker, model and lens, as ``CameraDetails`` reads them (trimmed, bounded).
+    public var cameraMake: String?
+    public var cameraModel: String?
+    public var lensModel: String?
 
     /// Maps `metadata`; `sidecar` is the XMP file next to it, when there is one.
     public init(_ metadata: MediaMetadata, sidecar: XMPMetadata? = nil, fileModificationDate: Date) {
@@ -139,6 +143,8 @@ public struct AssetMetadata: Sendable, Hashable {
         playbackStyle = mediaType == .video ? .video : (metadata.isAnimated ? .imageAnimated : .image)
         rating = sidecar?.rating ?? xmp?.rating
         motionPhotoVideoLength = (xmp?.isMotionPhoto ?? false) ? xmp?.motionPhotoVideoLength : nil
+        let camera = CameraDetails(metadata)
+        (cameraMake, cameraModel, lensModel) = (camera.make, camera.model, camera.lensModel)
     }
 
     /// An EXIF wall-clock time read as if it were UTC (the offset is applied by the caller).

@@ -24,11 +24,15 @@ public struct CameraDetails: Sendable, Hashable, Encodable {
     /// From a file's metadata; numbers outside what a camera can write are left out, never
     /// passed on (a file is untrusted input).
     init(_ metadata: MediaMetadata) {
+        // Control characters (a terminal's escapes among them) become spaces: the text is
+        // shown by terminals and pages, and kept in the catalog for search.
         func text(_ value: String?) -> String? {
-            guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines.union(.controlCharacters)),
-                !trimmed.isEmpty
-            else { return nil }
-            return String(trimmed.prefix(200))
+            guard let value else { return nil }
+            let scalars = value.unicodeScalars.prefix(400).map {
+                CharacterSet.controlCharacters.contains($0) ? " " : $0
+            }
+            let trimmed = String(String.UnicodeScalarView(scalars)).trimmingCharacters(in: .whitespacesAndNewlines)
+            return trimmed.isEmpty ? nil : String(trimmed.prefix(200))
         }
         func positive(_ value: Double?, below limit: Double) -> Double? {
             guard let value, value.isFinite, value > 0, value < limit else { return nil }
@@ -73,5 +77,50 @@ extension PhotoLibrary {
                     .unreadableFile, "could not read the metadata of \(resource.originalFilename): \(error)")
             }
         }
+    }
+}
+
+extension PhotoLibrary {
+    /// Reads the camera and lens of the assets imported before the catalog kept them (a
+    /// library older than schema step v17) from their originals, in batches of 100, each batch
+    /// one write that also records how far it got: stopped or crashed, the next call goes on
+    /// from there. Assets imported since have theirs from import. Returns how many assets it
+    /// read; an original that cannot be read leaves its asset without a camera.
+    ///
+    /// Nothing changes that observers see: the camera is not in change details, and the
+    /// history records nothing. `lightbox serve` runs it when it starts.
+    @discardableResult
+    public func fillCaptureDetails(progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) async throws
+        -> Int
+    {
+        let total = try await store.read { try $0.captureDetailsBacklogCount() }
+        var done = 0
+        while !Task.isCancelled {
+            let read = try await BlockingWork.run { [store, originals] in
+                let items = try store.read { try $0.captureDetailsBacklog(limit: 100) }
+                guard let last = items.last else { return 0 }
+                let filled = items.map { item in
+                    var camera = CameraDetails()
+                    if let stored = item.storedPath,
+                        let metadata = try? MetadataReader.read(fileAtPath: originals.localPath(of: stored))
+                    {
+                        camera = CameraDetails(metadata)
+                    }
+                    return CaptureDetailsBacklogItem.Filled(
+                        rowID: item.rowID, make: camera.make, model: camera.model, lens: camera.lensModel)
+                }
+                try store.write { try $0.fillCaptureDetails(filled, through: last.rowID) }
+                return items.count
+            }
+            guard read > 0 else { break }
+            done += read
+            progress?(min(done, total), total)
+        }
+        return done
+    }
+
+    /// How many assets ``fillCaptureDetails(progress:)`` has still to read.
+    public func captureDetailsBacklogCount() throws -> Int {
+        try store.read { try $0.captureDetailsBacklogCount() }
     }
 }

@@ -8,7 +8,7 @@ extension Asset: Encodable {
         case creationDate, modificationDate, addedDate, duration, isFavorite, isHidden
         case playbackStyle, sourceType, resources, location
         case burstIdentifier, burstSelectionTypes, representsBurst, hasAdjustments, adjustmentFormatIdentifier
-        case rating, trashedDate
+        case rating, trashedDate, cameraMake, cameraModel, lensModel
     }
 
     /// Encodes the model's fields, dates as ISO 8601 with their offset.
@@ -37,6 +37,9 @@ extension Asset: Encodable {
         try container.encodeIfPresent(adjustmentFormatIdentifier, forKey: .adjustmentFormatIdentifier)
         try container.encode(resources, forKey: .resources)
         try container.encodeIfPresent(trashedDate.map(ISO8601.localString), forKey: .trashedDate)
+        try container.encodeIfPresent(cameraMake, forKey: .cameraMake)
+        try container.encodeIfPresent(cameraModel, forKey: .cameraModel)
+        try container.encodeIfPresent(lensModel, forKey: .lensModel)
     }
 }
 

@@ -57,6 +57,12 @@ public struct Asset: Sendable, Hashable, Identifiable {
     /// album's, until it is restored or purged. Nil for an asset in the library.
     /// Lightbox's, as Apple's Photos app shows it; PhotoKit does not expose it.
     public var trashedDate: Date?
+    /// The camera's maker and model, and the lens, as the original's metadata names them
+    /// (EXIF Make, Model and LensModel; a movie's QuickTime make and model); nil where it
+    /// does not. Lightbox's: PhotoKit leaves them in the image's properties.
+    public var cameraMake: String?
+    public var cameraModel: String?
+    public var lensModel: String?
 
     /// The local identifier, for `Identifiable`.
     public var id: String { localIdentifier }

@@ -137,6 +137,15 @@ protocol StoreReader {
     /// Every asset's identifier, those in Recently Deleted included.
     func allAssetIdentifiers() throws -> [String]
 
+    // MARK: Cameras read after import
+
+    /// Assets imported before the catalog kept cameras and lenses whose originals are still to
+    /// be read, in id order, at most `limit`; empty when none is left.
+    func captureDetailsBacklog(limit: Int) throws -> [CaptureDetailsBacklogItem]
+
+    /// How many assets ``captureDetailsBacklog(limit:)`` has left, at most.
+    func captureDetailsBacklogCount() throws -> Int
+
     // MARK: Import
 
     /// The asset holding these bytes as an original (a photo, a movie, a RAW, a paired movie).
@@ -160,6 +169,10 @@ protocol StoreWriter: StoreReader {
     /// first request that cannot be applied (the caller's transaction then writes nothing).
     func apply(_ operations: [ChangeRequests.Operation], prepared: PreparedChanges) throws -> AppliedChanges
 
+    /// Writes the cameras and lenses read for backlog items (an asset that has any already
+    /// keeps them) and moves the backlog past `rowID`, forgetting it once it is all read.
+    func fillCaptureDetails(_ filled: [CaptureDetailsBacklogItem.Filled], through rowID: Int64) throws
+
     /// Records in the import journal that the file at `source.path` is in the library.
     func journal(_ source: PhotoLibrary.ImportSource) throws
 
@@ -182,6 +195,22 @@ protocol StoreWriter: StoreReader {
     /// `PhotoLibrary.insertCopiesOfAssets(count:spreadFrom:years:)`); each copy's identifier
     /// with its template's.
     func insertCopiesOfAssets(count: Int, spreadFrom start: Date, years: Int) throws -> [(String, String)]
+}
+
+/// An asset whose camera and lens are still to be read from its original: its row, and the
+/// original photo (a movie's for a movie) to read, if it has one.
+struct CaptureDetailsBacklogItem: Sendable {
+    var rowID: Int64
+    var storedPath: String?
+    var originalFilename: String?
+
+    /// What the original names, for ``StoreWriter/fillCaptureDetails(_:through:)``.
+    struct Filled: Sendable {
+        var rowID: Int64
+        var make: String?
+        var model: String?
+        var lens: String?
+    }
 }
 
 /// An asset's original bytes are already another asset's.

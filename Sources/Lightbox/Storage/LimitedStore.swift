@@ -221,6 +221,8 @@ struct LimitedReader: StoreReader {
         try base.storedResources().filter { visible.contains($0.assetLocalIdentifier) }
     }
     func allAssetIdentifiers() throws -> [String] { try base.allAssetIdentifiers().filter(visible.contains) }
+    func captureDetailsBacklog(limit: Int) throws -> [CaptureDetailsBacklogItem] { [] }
+    func captureDetailsBacklogCount() throws -> Int { 0 }
 
     func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
         try base.assetIdentifier(withOriginalHash: sha256).flatMap { visible.contains($0) ? $0 : nil }

@@ -34,7 +34,8 @@ enum Schemas {
                 "burstIdentifier": Schema.string, "burstSelectionTypes": Schema.integer,
                 "representsBurst": Schema.boolean, "hasAdjustments": Schema.boolean,
                 "adjustmentFormatIdentifier": Schema.string, "resources": Schema.array(Schema.ref("AssetResource")),
-                "trashedDate": Schema.date,
+                "trashedDate": Schema.date, "cameraMake": Schema.string, "cameraModel": Schema.string,
+                "lensModel": Schema.string,
             ],
             required: [
                 "localIdentifier", "mediaType", "mediaSubtypes", "pixelWidth", "pixelHeight", "creationDate",
@@ -61,6 +62,15 @@ enum Schemas {
                         ["day": Schema.string, "count": Schema.integer], required: ["day", "count"])),
             ],
             required: ["count", "days"]),
+        "Cameras": Schema.object(
+            [
+                "cameras": Schema.array(
+                    Schema.object(
+                        [
+                            "make": Schema.string, "model": Schema.string, "lensModel": Schema.string,
+                            "count": Schema.integer,
+                        ], required: ["count"]))
+            ], required: ["cameras"]),
         "ChangedAssets": Schema.object(
             ["changeToken": Schema.integer, "assets": Schema.array(Schema.ref("Asset"))],
             required: ["changeToken", "assets"]),

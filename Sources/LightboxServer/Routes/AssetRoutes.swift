@@ -6,6 +6,8 @@ import Lightbox
 ///
 /// - `GET /api/assets?limit=&after=&predicate=&sort=`: a page of assets, newest first (keyset
 ///   pagination), or those a predicate selects in the order a sort gives.
+/// - `GET /api/timeline` and `GET /api/cameras` (with the same `predicate`): the days a fetch's
+///   assets were taken on, and the cameras and lenses they were taken with.
 /// - `GET /api/assets/{id}`: one asset; `GET /api/assets/{id}/details`: its camera, lens and
 ///   exposure, read from its original.
 /// - `PATCH /api/assets/{id}` with `{"favorite", "hidden", "rating"}` (any of them): the asset
@@ -120,6 +122,22 @@ enum AssetRoutes {
             let (options, _) = try fetchOptions(request.uri.formQuery)
             let days = try await library.read { try $0.fetchAssets(options: options).creationDays() }
             return try LightboxServer.jsonResponse(Timeline(days))
+        }
+        routes.get(
+            "/api/cameras",
+            doc: APIOperation(
+                """
+                The cameras and lenses the assets a fetch selects were taken with, as their files name \
+                them, with how many each; the most used first. Those whose files name none are one \
+                entry with no make, model or lens. For search: `cameraModel == "..."`.
+                """,
+                parameters: [predicateParameter],
+                responses: [.json(200, "The cameras and lenses.", Schema.ref("Cameras"))])
+        ) { request, context in
+            let library = try context.library().library
+            let (options, _) = try fetchOptions(request.uri.formQuery)
+            let cameras = try await library.read { try $0.fetchAssets(options: options).cameras() }
+            return try LightboxServer.jsonResponse(["cameras": cameras])
         }
         routes.get(
             "/api/assets/:id",

@@ -1,8 +1,8 @@
-// Search: filters on the library (kind, favourites, rating, dates, file name, place) that
-// build a predicate of the model's fetch language, kept in the address (#type=video&fav=1...)
+// Search: filters on the library (kind, favourites, rating, dates, file name, place, camera and
+// lens) that build a predicate of the model's fetch language, kept in the address (#type=video&fav=1...)
 // and shown as chips, each removed with its ×. The grid shows what the predicate selects,
 // newest first under its days.
-import { address } from './api.js';
+import { address, request } from './api.js';
 
 const form = document.getElementById('search');
 const chips = document.getElementById('chips');
@@ -14,7 +14,13 @@ const KINDS = {
   live: ['Live Photos', 'mediaSubtypes & photoLive != 0'],
   screenshot: ['Screenshots', 'mediaSubtypes & photoScreenshot != 0'],
   panorama: ['Panoramas', 'mediaSubtypes & photoPanorama != 0'],
+  hdr: ['HDR', 'mediaSubtypes & photoHDR != 0'],
+  portrait: ['Portraits', 'mediaSubtypes & photoDepthEffect != 0'],
+  slomo: ['Slo-mo', 'mediaSubtypes & videoHighFrameRate != 0'],
+  timelapse: ['Time-lapse', 'mediaSubtypes & videoTimelapse != 0'],
+  burst: ['Bursts', 'burstIdentifier != nil'],
 };
+const FIELDS = ['type', 'rating', 'from', 'to', 'name', 'camera', 'lens'];
 
 // Goes to the address with these changes (a hash change: the page follows it).
 function go(changes) {
@@ -52,6 +58,10 @@ function filters() {
   if (to) found.push(['to', 'Until ' + to, 'creationDate < ' + nextDay(to)]);
   const name = (params.get('name') || '').trim().slice(0, 100);
   if (name) found.push(['name', 'Name: ' + name, 'filename CONTAINS[c] ' + quoted(name)]);
+  const camera = (params.get('camera') || '').slice(0, 200);
+  if (camera) found.push(['camera', 'Camera: ' + camera, 'cameraModel == ' + quoted(camera)]);
+  const lens = (params.get('lens') || '').slice(0, 200);
+  if (lens) found.push(['lens', 'Lens: ' + lens, 'lensModel == ' + quoted(lens)]);
   const near = (params.get('near') || '').split(',').map(Number);
   if (near.length === 2 && near.every(Number.isFinite) && Math.abs(near[0]) <= 90 && Math.abs(near[1]) <= 180) {
     // About 11 km each way.
@@ -78,7 +88,8 @@ export function filtersFromAddress() {
   }));
   chips.hidden = !found.length;
   const params = new URLSearchParams(location.hash.slice(1));
-  for (const name of ['type', 'rating', 'from', 'to', 'name']) form.elements[name].value = params.get(name) || '';
+  for (const name of ['camera', 'lens']) offer(form.elements[name], params.get(name) || '');
+  for (const name of FIELDS) form.elements[name].value = params.get(name) || '';
   form.elements.fav.checked = params.get('fav') === '1';
   return found.length ? found.map(([, , predicate]) => predicate).join(' AND ') : null;
 }
@@ -87,7 +98,7 @@ export function filtersFromAddress() {
 form.addEventListener('submit', event => {
   event.preventDefault();
   const changes = { album: null, view: null };
-  for (const name of ['type', 'rating', 'from', 'to', 'name']) changes[name] = form.elements[name].value.trim() || null;
+  for (const name of FIELDS) changes[name] = form.elements[name].value.trim() || null;
   changes.fav = form.elements.fav.checked ? '1' : null;
   go(changes);
 });
@@ -97,8 +108,49 @@ for (const control of form.querySelectorAll('select, input[type=checkbox], input
 toggle.addEventListener('click', () => {
   form.hidden = !form.hidden;
   toggle.setAttribute('aria-expanded', String(!form.hidden));
-  if (!form.hidden) form.elements.name.focus();
+  if (!form.hidden) {
+    form.elements.name.focus();
+    loadCameras();
+  }
 });
+
+// A select keeps the value the address names even before the library's cameras are read.
+function offer(select, value) {
+  if (value && ![...select.options].some(option => option.value === value)) select.add(new Option(value, value));
+}
+
+// The cameras and lenses of the library, most used first, as the selects' choices: a camera by
+// its model (with its make when the model does not start with it), a lens by its model.
+let camerasRead = false;
+async function loadCameras() {
+  if (camerasRead) return;
+  camerasRead = true;
+  let cameras;
+  try {
+    cameras = (await (await request('/api/cameras')).json()).cameras;
+  } catch {
+    camerasRead = false;
+    return;
+  }
+  const models = new Map(), lenses = new Map();
+  for (const { make, model, lensModel, count } of cameras) {
+    if (model) {
+      const label = make && !model.toLowerCase().startsWith(make.toLowerCase()) ? make + ' ' + model : model;
+      const seen = models.get(model) || [label, 0];
+      models.set(model, [seen[0], seen[1] + count]);
+    }
+    if (lensModel) lenses.set(lensModel, (lenses.get(lensModel) || 0) + count);
+  }
+  const fill = (select, entries, anyLabel) => {
+    const current = select.value;
+    select.replaceChildren(new Option(anyLabel, ''),
+      ...entries.map(([value, label, count]) => new Option(label + ' (' + count + ')', value)));
+    offer(select, current);
+    select.value = current;
+  };
+  fill(form.elements.camera, [...models].map(([model, [label, count]]) => [model, label, count]), 'Any camera');
+  fill(form.elements.lens, [...lenses].map(([lens, count]) => [lens, lens, count]), 'Any lens');
+}
 
 // "Photos near here": from the viewer's information panel.
 export function searchNear(latitude, longitude) {

@@ -37,6 +37,10 @@ struct AssetRecord: Codable, Hashable, FetchableRecord, MutablePersistableRecord
     var rating: Int?
     /// When the asset went to Recently Deleted (schema step v15); nil: in the library.
     var trashedDate: Date?
+    /// The camera and lens the original names (schema step v17).
+    var cameraMake: String?
+    var cameraModel: String?
+    var lensModel: String?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -110,6 +114,9 @@ struct AssetInfo {
         model.orientationOverride = asset.orientationOverride
         model.rating = asset.rating
         model.trashedDate = asset.trashedDate
+        model.cameraMake = asset.cameraMake
+        model.cameraModel = asset.cameraModel
+        model.lensModel = asset.lensModel
         return model
     }
 }
@@ -120,7 +127,8 @@ extension AssetInfo {
         id, localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate, creationTimeZoneOffset,
         modificationDate, addedDate, duration, isFavorite, isHidden, playbackStyle, sourceType, latitude, longitude,
         altitude, locationTimestamp, burstIdentifier, burstSelectionTypes, representsBurst, hasAdjustments,
-        adjustmentFormatIdentifier, isSelfPortrait, orientationOverride, rating, trashedDate
+        adjustmentFormatIdentifier, isSelfPortrait, orientationOverride, rating, trashedDate, cameraMake, cameraModel,
+        lensModel
         """
 
     /// The assets that `condition` (SQL over `asset`, with its `ORDER BY` and `LIMIT` when it
@@ -149,7 +157,8 @@ extension AssetInfo {
                 burstIdentifier: row[19], burstSelectionTypes: row[20], representsBurst: row[21],
                 hasAdjustments: row[22], adjustmentFormatIdentifier: row[23], isSelfPortrait: row[24],
                 orientationOverride: row[25], rating: row[26],
-                trashedDate: StoredDate.decodeIfPresent(row, 27, "trashedDate"))
+                trashedDate: StoredDate.decodeIfPresent(row, 27, "trashedDate"), cameraMake: row[28],
+                cameraModel: row[29], lensModel: row[30])
             positions[row[0]] = infos.count
             infos.append(AssetInfo(asset: record, resources: []))
         }

@@ -44,7 +44,7 @@ public struct FetchKeys: Sendable {
     /// Asset keys: SELF, localIdentifier, creationDate, modificationDate, mediaType,
     /// mediaSubtypes, duration, pixelWidth, pixelHeight, favorite/isFavorite,
     /// hidden/isHidden, burstIdentifier, rating, filename (the original's name when imported),
-    /// latitude, longitude.
+    /// latitude, longitude, cameraMake, cameraModel, lensModel.
     public static let asset = FetchKeys(
         className: "Asset",
         keys: [
@@ -71,6 +71,9 @@ public struct FetchKeys: Sendable {
                     """, kind: .string, nullable: true),
             "latitude": Key(column: "asset.latitude", kind: .double, nullable: true),
             "longitude": Key(column: "asset.longitude", kind: .double, nullable: true),
+            "cameraMake": Key(column: "asset.cameraMake", kind: .string, nullable: true),
+            "cameraModel": Key(column: "asset.cameraModel", kind: .string, nullable: true),
+            "lensModel": Key(column: "asset.lensModel", kind: .string, nullable: true),
         ],
         tiebreaker: "asset.id")
 

@@ -37,6 +37,11 @@ struct SQLiteFetchSource<Object: Sendable>: FetchSource {
         guard query.creationDays != nil else { return nil }
         return try snapshot.read { db in try query.creationDays(db) }
     }
+
+    func cameras() throws -> [AssetCamera]? {
+        guard query.cameras != nil else { return nil }
+        return try snapshot.read { db in try query.cameras(db) }
+    }
 }
 
 /// The query a lazy fetch result reads its row ids with.
@@ -54,6 +59,9 @@ struct RowIDQuery: Sendable {
     /// For asset fetches: each row's `creationDate` and `creationTimeZoneOffset`, in order, no
     /// limit; nil for other classes.
     var creationDays: SQLFragment?
+    /// For asset fetches: the rows' cameras and lenses with how many rows have each, no limit;
+    /// nil for other classes.
+    var cameras: SQLFragment?
 
     var countsMediaTypes: Bool { mediaTypeCount != nil }
 
@@ -93,6 +101,25 @@ struct RowIDQuery: Sendable {
                     message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
                     sql: sql)
             }
+        }
+    }
+
+    /// The cameras and lenses of the rows, the limit applied, the most used first.
+    func cameras(_ db: Database) throws -> [AssetCamera] {
+        guard let cameras else { return [] }
+        var sql = cameras.sql
+        var arguments = cameras.arguments
+        if limit > 0 {
+            // Which rows the limit keeps depends on the order: group those.
+            sql = """
+                SELECT asset.cameraMake, asset.cameraModel, asset.lensModel, COUNT(*) FROM asset
+                WHERE asset.id IN (\(select.sql) ORDER BY \(orderBy) LIMIT ?) GROUP BY 1, 2, 3
+                """
+            arguments = select.arguments
+            arguments += [limit]
+        }
+        return try Row.fetchAll(db, sql: sql + " ORDER BY 4 DESC, 1, 2, 3", arguments: arguments).map { row in
+            AssetCamera(make: row[0], model: row[1], lensModel: row[2], count: row[3])
         }
     }
 

@@ -187,6 +187,12 @@ extension SQLiteStore {
                     SELECT asset.creationDate, asset.creationTimeZoneOffset FROM asset WHERE \(whereSQL) \
                     ORDER BY \(order)
                     """,
+                arguments: arguments),
+            cameras: SQLFragment(
+                sql: """
+                    SELECT asset.cameraMake, asset.cameraModel, asset.lensModel, COUNT(*) FROM asset \
+                    WHERE \(whereSQL) GROUP BY 1, 2, 3
+                    """,
                 arguments: arguments))
         if conditions.isEmpty && extraCondition == nil {
             let tally = tallyClauses.joined(separator: " AND ")
@@ -197,7 +203,7 @@ extension SQLiteStore {
                 arguments: tallyArguments)
         }
         return SQLiteFetchSource(
-            query: query, snapshot: try snapshots.snapshot(of: writer),
+            query: query, snapshot: try snapshots.snapshot(of: writer, localWrites: localWrites),
             loader: { db, ids in try AssetInfo.load(db, ids: ids) },
             lookup: { db, localIdentifiers in try db.rowIDs("id", in: "asset", localIdentifiers: localIdentifiers) })
     }
@@ -217,7 +223,7 @@ extension SQLiteStore {
                 arguments: queryArguments),
             orderBy: try FetchSortDescriptor.orderBy(options.sortDescriptors, keys: keys), limit: options.fetchLimit)
         return SQLiteFetchSource(
-            query: query, snapshot: try snapshots.snapshot(of: writer), loader: loader,
+            query: query, snapshot: try snapshots.snapshot(of: writer, localWrites: localWrites), loader: loader,
             lookup: { db, localIdentifiers in try db.rowIDs("id", in: table, localIdentifiers: localIdentifiers) })
     }
 
@@ -253,7 +259,7 @@ extension SQLiteStore {
             query: RowIDQuery(
                 select: SQLFragment(sql: sql, arguments: predicate.arguments), orderBy: order, limit: options.fetchLimit
             ),
-            snapshot: try snapshots.snapshot(of: writer),
+            snapshot: try snapshots.snapshot(of: writer, localWrites: localWrites),
             loader: { db, ids in
                 var byID: [Int64: PhotoCollection] = [:]
                 let albums = try Self.loadAssetCollections(db, ids.filter { $0 > 0 })

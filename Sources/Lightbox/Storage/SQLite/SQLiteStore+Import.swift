@@ -75,11 +75,12 @@ extension PhotoLibrary.PreparedAsset {
             try db.execute(
                 sql: """
                     UPDATE asset SET pixelWidth = ?, pixelHeight = ?, mediaSubtypes = ?, orientationOverride = ?,
-                    rating = COALESCE(?, rating), modificationDate = ? WHERE id = ?
+                    rating = COALESCE(?, rating), modificationDate = ?, cameraMake = COALESCE(cameraMake, ?),
+                    cameraModel = COALESCE(cameraModel, ?), lensModel = COALESCE(lensModel, ?) WHERE id = ?
                     """,
                 arguments: [
                     pixelWidth, pixelHeight, metadata.mediaSubtypes.rawValue, orientationOverride, rating, Date(),
-                    partner.id,
+                    metadata.cameraMake, metadata.cameraModel, metadata.lensModel, partner.id,
                 ])
             return partner.localIdentifier
         }
@@ -100,14 +101,17 @@ extension PhotoLibrary.PreparedAsset {
                 creationDate = ?, creationTimeZoneOffset = ?, latitude = COALESCE(?, latitude),
                 longitude = COALESCE(?, longitude), altitude = COALESCE(?, altitude),
                 locationTimestamp = COALESCE(?, locationTimestamp), burstIdentifier = ?, isSelfPortrait = ?,
-                captureKey = ?, orientationOverride = ?, rating = COALESCE(?, rating), modificationDate = ? WHERE id = ?
+                captureKey = ?, orientationOverride = ?, rating = COALESCE(?, rating), modificationDate = ?,
+                cameraMake = COALESCE(?, cameraMake), cameraModel = COALESCE(?, cameraModel),
+                lensModel = COALESCE(?, lensModel) WHERE id = ?
                 """,
             arguments: [
                 AssetMediaType.image.rawValue, metadata.mediaSubtypes.union(.photoLive).rawValue,
                 AssetPlaybackStyle.livePhoto.rawValue, pixelWidth, pixelHeight, metadata.creationDate,
                 metadata.creationTimeZoneOffset, location?.latitude, location?.longitude,
                 location?.altitude, location?.timestamp, metadata.burstIdentifier, metadata.isSelfPortrait, captureKey,
-                orientationOverride, rating, Date(), assetID,
+                orientationOverride, rating, Date(), metadata.cameraMake, metadata.cameraModel, metadata.lensModel,
+                assetID,
             ])
         try db.execute(
             sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
@@ -140,10 +144,13 @@ extension PhotoLibrary.PreparedAsset {
         let assetID = assetRecord.id!
         try db.execute(
             sql: """
-                UPDATE asset SET contentIdentifier = ?, captureKey = ?, orientationOverride = ?, rating = ?
-                WHERE id = ?
+                UPDATE asset SET contentIdentifier = ?, captureKey = ?, orientationOverride = ?, rating = ?,
+                cameraMake = ?, cameraModel = ?, lensModel = ? WHERE id = ?
                 """,
-            arguments: [metadata.contentIdentifier, captureKey, orientationOverride, rating, assetID])
+            arguments: [
+                metadata.contentIdentifier, captureKey, orientationOverride, rating, metadata.cameraMake,
+                metadata.cameraModel, metadata.lensModel, assetID,
+            ])
         try insertResource(db, assetID: assetID, type: resourceType)
         if let movie = pairedMovie { try Self.insert(movie, db, assetID: assetID) }
         if let burst = metadata.burstIdentifier { try Self.electRepresentative(ofBurst: burst, db) }

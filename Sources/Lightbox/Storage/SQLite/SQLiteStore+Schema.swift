@@ -364,6 +364,26 @@ extension SQLiteStore {
                     WHERE isHidden = 0 AND (burstIdentifier IS NULL OR representsBurst = 1) AND trashedDate IS NULL;
                     """)
         }
+        migrator.registerMigration("v17: cameras and lenses") { db in
+            // The camera and lens the original names, for search: written on import. Assets
+            // imported before this step have them read from their originals afterwards (see
+            // `PhotoLibrary.fillCaptureDetails`), those up to `captureDetailsThrough`, walked
+            // in id order from `captureDetailsAfter`; both keys go when it is done.
+            try db.alter(table: "asset") { t in
+                t.add(column: "cameraMake", .text)
+                t.add(column: "cameraModel", .text)
+                t.add(column: "lensModel", .text)
+            }
+            try db.create(index: "asset_on_camera", on: "asset", columns: ["cameraModel", "lensModel"])
+            if let last = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM asset") {
+                try db.execute(
+                    sql: """
+                        INSERT INTO libraryState (key, value) VALUES ('captureDetailsThrough', ?),
+                        ('captureDetailsAfter', 0)
+                        """,
+                    arguments: [last])
+            }
+        }
         return migrator
     }
 

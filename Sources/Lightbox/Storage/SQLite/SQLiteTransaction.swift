@@ -191,7 +191,51 @@ struct SQLiteTransaction: StoreWriter {
         try String.fetchAll(db, sql: "SELECT localIdentifier FROM asset")
     }
 
+    func captureDetailsBacklog(limit: Int) throws -> [CaptureDetailsBacklogItem] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT asset.id, resource.storedPath, resource.originalFilename FROM asset
+                LEFT JOIN resource ON resource.id = (
+                    SELECT id FROM resource WHERE assetId = asset.id AND type IN (1, 2) ORDER BY type LIMIT 1)
+                WHERE asset.id > (SELECT value FROM libraryState WHERE key = 'captureDetailsAfter')
+                AND asset.id <= (SELECT value FROM libraryState WHERE key = 'captureDetailsThrough')
+                ORDER BY asset.id LIMIT ?
+                """, arguments: [limit]
+        ).map { row in CaptureDetailsBacklogItem(rowID: row[0], storedPath: row[1], originalFilename: row[2]) }
+    }
+
+    func captureDetailsBacklogCount() throws -> Int {
+        try Int.fetchOne(
+            db,
+            sql: """
+                SELECT COUNT(*) FROM asset
+                WHERE id > (SELECT value FROM libraryState WHERE key = 'captureDetailsAfter')
+                AND id <= (SELECT value FROM libraryState WHERE key = 'captureDetailsThrough')
+                """) ?? 0
+    }
+
     // MARK: Writes
+
+    func fillCaptureDetails(_ filled: [CaptureDetailsBacklogItem.Filled], through rowID: Int64) throws {
+        let update = try db.cachedStatement(
+            sql: """
+                UPDATE asset SET cameraMake = ?, cameraModel = ?, lensModel = ?
+                WHERE id = ? AND cameraMake IS NULL AND cameraModel IS NULL AND lensModel IS NULL
+                """)
+        for item in filled where item.make != nil || item.model != nil || item.lens != nil {
+            try update.execute(arguments: [item.make, item.model, item.lens, item.rowID])
+        }
+        // Another process filling at once moves it as far: the furthest wins.
+        try db.execute(
+            sql: "UPDATE libraryState SET value = MAX(value, ?) WHERE key = 'captureDetailsAfter'", arguments: [rowID])
+        try db.execute(
+            sql: """
+                DELETE FROM libraryState WHERE key IN ('captureDetailsAfter', 'captureDetailsThrough')
+                AND (SELECT value FROM libraryState WHERE key = 'captureDetailsAfter')
+                    >= (SELECT value FROM libraryState WHERE key = 'captureDetailsThrough')
+                """)
+    }
 
     func setTrashRetention(seconds: Int) throws {
         try db.execute(

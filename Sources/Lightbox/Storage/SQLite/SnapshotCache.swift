@@ -4,15 +4,18 @@ import GRDB
 /// Hands out database snapshots to fetch results: one per state of the library, shared by
 /// every fetch made while no transaction commits, so that many live results cost one
 /// connection, not one each. A snapshot closes when the last result holding it goes.
+///
+/// A state is the last change transaction, and this process's count of writes: a write that
+/// records no change (cameras read after import) is seen by the fetches made after it.
 final class SnapshotCache: @unchecked Sendable {
     // @unchecked: `current` is read and written only while holding `lock`.
     private let lock = NSLock()
-    private var current: (token: Int64, snapshot: DatabaseSnapshot)?
+    private var current: (token: Int64, writes: UInt64, snapshot: DatabaseSnapshot)?
 
-    func snapshot(of pool: DatabasePool) throws -> DatabaseSnapshot {
+    func snapshot(of pool: DatabasePool, localWrites writes: UInt64) throws -> DatabaseSnapshot {
         let token = try pool.read(SQLiteStore.lastChangeTransaction)
         lock.lock()
-        if let current, current.token == token {
+        if let current, current.token == token, current.writes == writes {
             lock.unlock()
             return current.snapshot
         }
@@ -20,7 +23,7 @@ final class SnapshotCache: @unchecked Sendable {
         let snapshot = try pool.makeSnapshot()
         let snapshotToken = try snapshot.read(SQLiteStore.lastChangeTransaction)
         lock.lock()
-        current = (snapshotToken, snapshot)
+        current = (snapshotToken, writes, snapshot)
         lock.unlock()
         return snapshot
     }

@@ -1,0 +1,50 @@
+import Foundation
+
+/// A camera and lens some assets of a fetch result were taken with, and how many: what a
+/// search offers to filter by. The fields are as the originals name them (see
+/// ``Asset/cameraModel``); all nil for the assets whose files name no camera.
+public struct AssetCamera: Sendable, Hashable, Encodable {
+    public var make: String?
+    public var model: String?
+    public var lensModel: String?
+    public var count: Int
+
+    public init(make: String?, model: String?, lensModel: String?, count: Int) {
+        self.make = make
+        self.model = model
+        self.lensModel = lensModel
+        self.count = count
+    }
+}
+
+extension FetchResult where ObjectType == Asset {
+    /// The cameras and lenses the result's assets were taken with, each with how many, the
+    /// most used first (then by make, model and lens): the counts add up to ``count``. A fetch
+    /// over the catalog groups them in one query, without loading the assets; a result made
+    /// in memory walks its objects.
+    public func cameras() throws -> [AssetCamera] {
+        if let source, let cameras = try source.cameras() { return cameras }
+        // Keyed by the camera with a count of 0.
+        var counts: [AssetCamera: Int] = [:]
+        for asset in self {
+            let camera = AssetCamera(
+                make: asset.cameraMake, model: asset.cameraModel, lensModel: asset.lensModel, count: 0)
+            counts[camera, default: 0] += 1
+        }
+        // SQLite's order: NULL before any text, text by its bytes.
+        func before(_ a: String?, _ b: String?) -> Bool? {
+            guard a != b else { return nil }
+            guard let a else { return true }
+            guard let b else { return false }
+            return Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
+        }
+        return counts.map { camera, count in
+            var counted = camera
+            counted.count = count
+            return counted
+        }.sorted { a, b in
+            if a.count != b.count { return a.count > b.count }
+            return before(a.make, b.make) ?? before(a.model, b.model) ?? before(a.lensModel, b.lensModel) ?? false
+        }
+    }
+}
