@@ -386,7 +386,38 @@ class PageChecks:
         )
         self.wait.until(lambda d: [c["localIdentifier"] for c in self.api(f"/api/lists/{folder}/collections")["collections"]]
                         == [album])
-        self.api(f"/api/lists/{folder}/collections/remove", "POST", {"collections": [album]})
+        # A second album in the folder; dragged onto the first, it takes its place.
+        second = self.api("/api/collections", "POST", {"title": "Autumn", "list": folder})["localIdentifier"]
+        in_folder = lambda: [c["localIdentifier"] for c in self.api(f"/api/lists/{folder}/collections")["collections"]]
+        self.assertEqual(in_folder(), [album, second])
+        self.driver.get(URL + "/#album=" + album)
+        self.driver.refresh()
+        sidebar = self.open_sidebar()
+        self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#sidebar summary[data-list="{folder}"]'))
+        sidebar.find_element(By.CSS_SELECTOR, f'summary[data-list="{folder}"]').click()
+        self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#sidebar a[data-collection="{second}"]'))
+        self.shot("folder")
+        self.drag(
+            self.driver.find_element(By.CSS_SELECTOR, f'#sidebar a[data-collection="{second}"]'),
+            self.driver.find_element(By.CSS_SELECTOR, f'#sidebar a[data-collection="{album}"]'),
+        )
+        self.wait.until(lambda d: in_folder() == [second, album])
+        # Dragged onto the Albums heading, the first leaves the folder for the top level.
+        # (The page read again, so that the sidebar is the one the order made.)
+        self.driver.refresh()
+        self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#sidebar summary[data-list="{folder}"]'))
+        self.open_sidebar().find_element(By.CSS_SELECTOR, f'summary[data-list="{folder}"]').click()
+        self.wait.until(lambda d: [a.get_attribute("data-collection") for a in d.find_elements(By.CSS_SELECTOR, "#sidebar details a")]
+                        == [second, album])
+        self.drag(
+            self.driver.find_element(By.CSS_SELECTOR, f'#sidebar details a[data-collection="{album}"]'),
+            self.driver.find_element(By.CSS_SELECTOR, "#sidebar h2"),
+        )
+        self.wait.until(lambda d: in_folder() == [second])
+        top = [c["localIdentifier"] for c in self.api("/api/lists/top/collections")["collections"]]
+        self.assertIn(album, top)
+        self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#albums > a[data-collection="{album}"]'))
+        self.api("/api/collections/" + second, "DELETE")
         self.api("/api/lists/" + folder, "DELETE")
         # On a phone the menu covers the page: closed as a person would, with a tap beside it.
         if self.driver.find_element(By.ID, "menu").is_displayed():

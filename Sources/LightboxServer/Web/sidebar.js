@@ -1,7 +1,9 @@
 // The sidebar (a menu on a phone): the library, the smart albums that hold something (and
 // Favourites, Hidden and Recently Deleted always), and the albums and folders, each with its
 // count; a folder opens in place. Choosing one shows it in the grid (#album=ID); an album's
-// page can be renamed or deleted, and the buttons make an album or a folder.
+// page can be renamed or deleted, and the buttons make an album or a folder. Albums and folders
+// are dragged into folders, out of them (onto the Albums heading) and into another place in
+// their folder.
 import { postJSON, request } from './api.js';
 import { DRAGGED_ASSETS, show } from './grid.js';
 import { filtersFromAddress } from './search.js';
@@ -24,12 +26,12 @@ export const shownChanged = { listeners: [] };
 // The user's albums, for "Add to album".
 export let albums = [];
 
-// The type of a drag of an album in the sidebar (to a folder).
+// The type of a drag of an album or folder in the sidebar: {id, parent, index}.
 const DRAGGED_ALBUM = 'application/x-lightbox-album';
 
 // `target` takes drops of drags of `type`, lit while one is over it: `send` gets the dragged
-// data, and the sidebar is read again after.
-function acceptsDrops(target, type, effect, send) {
+// data (of the type `read`, `type`'s own by default), and the sidebar is read again after.
+function acceptsDrops(target, type, effect, send, read = type) {
   target.addEventListener('dragover', event => {
     if (!event.dataTransfer.types.includes(type)) return;
     event.preventDefault();
@@ -39,7 +41,7 @@ function acceptsDrops(target, type, effect, send) {
   target.addEventListener('dragleave', () => target.classList.remove('drop-target'));
   target.addEventListener('drop', async event => {
     target.classList.remove('drop-target');
-    const data = event.dataTransfer.getData(type);
+    const data = event.dataTransfer.getData(read);
     if (!data) return;
     event.preventDefault();
     event.stopPropagation();
@@ -48,11 +50,42 @@ function acceptsDrops(target, type, effect, send) {
   });
 }
 
-// Albums dragged onto a folder move into it (out of the folder they were in).
+// Albums and folders dragged onto a folder move into it (out of the folder they were in); a
+// folder is not moved into itself.
 function acceptsAlbums(summary, folder) {
-  acceptsDrops(summary, DRAGGED_ALBUM, 'move', album =>
-    postJSON('/api/lists/' + encodeURIComponent(folder) + '/collections', { collections: [album] }));
+  acceptsDrops(summary, DRAGGED_ALBUM, 'move', async data => {
+    const dragged = JSON.parse(data);
+    if (dragged.id === folder) return;
+    await postJSON('/api/lists/' + encodeURIComponent(folder) + '/collections', { collections: [dragged.id] });
+  });
 }
+
+// An album or folder in a folder dragged onto an album of the same folder takes its place (the
+// others move up or down one; onto a folder, it goes inside); dragged onto the Albums heading,
+// it leaves its folder.
+function reorderable(element, member, parent, index, isFolder) {
+  element.draggable = true;
+  // Which folder a drag comes from, as a type of its own: dragover cannot read the data.
+  const fromHere = DRAGGED_ALBUM + '-from-' + parent.toLowerCase();
+  element.addEventListener('dragstart', event => {
+    event.stopPropagation();
+    event.dataTransfer.setData(DRAGGED_ALBUM, JSON.stringify({ id: member, parent, index }));
+    event.dataTransfer.setData(fromHere, '');
+    event.dataTransfer.effectAllowed = 'move';
+  });
+  if (parent === 'top' || isFolder) return;
+  acceptsDrops(element, fromHere, 'move', async data => {
+    const dragged = JSON.parse(data);
+    if (dragged.index === index) return;
+    await postJSON('/api/lists/' + encodeURIComponent(parent) + '/collections/move', { from: [dragged.index], to: index });
+  }, DRAGGED_ALBUM);
+}
+
+acceptsDrops(document.querySelector('#sidebar h2'), DRAGGED_ALBUM, 'move', async data => {
+  const dragged = JSON.parse(data);
+  if (dragged.parent === 'top') return;
+  await postJSON('/api/lists/' + encodeURIComponent(dragged.parent) + '/collections/remove', { collections: [dragged.id] });
+});
 
 // Photos dragged from the grid onto an album go into it.
 function acceptsPhotos(link, album) {
@@ -93,13 +126,14 @@ export async function loadSidebar() {
 async function members(list) {
   const found = (await listed('/api/lists/' + encodeURIComponent(list) + '/collections')).collections;
   const elements = [];
-  for (const member of found) {
+  for (const [index, member] of found.entries()) {
     if (member.kind === 'folder') {
       const folder = document.createElement('details');
       const summary = document.createElement('summary');
       summary.textContent = member.localizedTitle || 'Folder';
       summary.dataset.list = member.localIdentifier;
       acceptsAlbums(summary, member.localIdentifier);
+      reorderable(summary, member.localIdentifier, list, index, true);
       folder.appendChild(summary);
       folder.addEventListener('toggle', async () => {
         if (folder.open && folder.children.length === 1) folder.append(...await members(member.localIdentifier));
@@ -109,10 +143,7 @@ async function members(list) {
       albums.push({ id: member.localIdentifier, title: member.localizedTitle || 'Untitled' });
       const link = entry(member.localizedTitle || 'Untitled', member.estimatedAssetCount, member.localIdentifier);
       acceptsPhotos(link, member.localIdentifier);
-      link.addEventListener('dragstart', event => {
-        event.dataTransfer.setData(DRAGGED_ALBUM, member.localIdentifier);
-        event.dataTransfer.effectAllowed = 'move';
-      });
+      reorderable(link, member.localIdentifier, list, index, false);
       elements.push(link);
     }
   }
