@@ -472,6 +472,31 @@ class PageChecks:
         self.driver.find_element(By.CSS_SELECTOR, "#actions [data-action=hide]").click()
         self.wait.until(lambda d: self.count_shown() == 0)
         self.assertEqual(self.api("/api/timeline")["count"], total)
+        # On touch, a finger swept sideways from a tile chooses every tile up to the one under it.
+        self.click_sidebar("Library")
+        newest = self.newest_first(0, 12)
+        self.wait.until(lambda d: all(self.tile_of(i) is not None for i in newest))
+        self.driver.find_element(By.ID, "select").click()
+        self.wait.until(lambda d: d.find_element(By.ID, "actions").is_displayed())
+        # The longest row of them (sideways: a finger moved up or down first scrolls).
+        rows = {}
+        for index, identifier in enumerate(newest):
+            rows.setdefault(self.tile_of(identifier).rect["y"], []).append(index)
+        row = max(rows.values(), key=len)
+        self.assertGreater(len(row), 1)
+        first, last = self.tile_of(newest[row[0]]), self.tile_of(newest[row[-1]])
+        finger = ActionBuilder(self.driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+        finger.pointer_action.move_to(first).pointer_down().pause(0.05)
+        for step in range(1, 6):
+            finger.pointer_action.move_to(first, int((last.rect["x"] - first.rect["x"]) * step / 5), 0).pause(0.03)
+        finger.pointer_action.pointer_up()
+        finger.perform()
+        self.wait.until(lambda d: d.find_element(By.ID, "selected-count").text == f"{len(row)} selected")
+        self.assertEqual([a.get_attribute("data-index") for a in self.driver.find_elements(By.CSS_SELECTOR, "#grid a.selected")],
+                         [str(i) for i in row])
+        self.shot("swept")
+        self.driver.find_element(By.ID, "select").click()
+        self.wait.until(lambda d: not d.find_element(By.ID, "actions").is_displayed())
 
     def test_the_viewer_shows_information_favourites_and_follows_a_swipe(self):
         self.sign_in()

@@ -3,7 +3,8 @@
 // and how many it holds) before any asset is read, so the scroll bar and the scrubber span
 // the whole library at once and nothing moves as pages arrive. Only what is near the screen
 // is in the page; the assets of a position are read a chunk at a time (?offset=), the chunks
-// on screen first. In selection mode a click selects (shift-click: a range) instead of opening.
+// on screen first. In selection mode a click selects (shift-click: a range; on touch, a sweep)
+// instead of opening.
 import { TILE, assetPath, cache, clock, filename, request, version } from './api.js';
 import { open } from './viewer.js';
 
@@ -346,9 +347,57 @@ function tile(asset, index) {
   });
   link.addEventListener('click', event => {
     event.preventDefault();
+    if (sweep && sweep.moved) return;
     if (selection.active) select(index, event.shiftKey); else open(index);
   });
   return link;
+}
+
+// Selecting by sweeping on touch, as in Photos: in selection mode a finger pressed on a tile
+// and moved sideways chooses every tile from that one to the one under the finger (or, started
+// on a chosen one, unchooses them), moving back gives back what it passed; a finger moved up
+// or down first scrolls the page (the grid's touch-action is pan-y while selecting).
+let sweep = null;
+
+grid.addEventListener('pointerdown', event => {
+  if (!selection.active || event.pointerType === 'mouse') return;
+  const start = event.target.closest('a[data-index]');
+  const asset = start && loadedAsset(+start.dataset.index);
+  if (!asset) return;
+  sweep = { pointer: event.pointerId, x: event.clientX, start: +start.dataset.index, last: -1, moved: false,
+            adding: !selection.ids.has(asset.localIdentifier), before: new Set(selection.ids) };
+});
+
+grid.addEventListener('pointermove', event => {
+  if (!sweep || event.pointerId !== sweep.pointer) return;
+  if (!sweep.moved) {
+    if (Math.abs(event.clientX - sweep.x) < 12) return;
+    sweep.moved = true;
+  }
+  const under = document.elementFromPoint(event.clientX, event.clientY);
+  const tileUnder = under && under.closest('#grid a[data-index]');
+  if (!tileUnder || +tileUnder.dataset.index === sweep.last) return;
+  const index = +tileUnder.dataset.index;
+  sweep.last = index;
+  selection.ids.clear();
+  for (const id of sweep.before) selection.ids.add(id);
+  for (let i = Math.min(sweep.start, index); i <= Math.max(sweep.start, index); i++) {
+    const each = loadedAsset(i);
+    if (!each) continue;
+    if (sweep.adding) selection.ids.add(each.localIdentifier); else selection.ids.delete(each.localIdentifier);
+  }
+  selection.anchor = index;
+  selection.changed();
+  schedule();
+});
+
+// The click a lifted finger makes is not a tap once it swept.
+for (const type of ['pointerup', 'pointercancel']) {
+  grid.addEventListener(type, event => {
+    if (!sweep || event.pointerId !== sweep.pointer) return;
+    const ended = sweep;
+    setTimeout(() => { if (sweep === ended) sweep = null; }, 0);
+  });
 }
 
 // Selects or unselects the asset at `index`; with `range`, everything from the last one
