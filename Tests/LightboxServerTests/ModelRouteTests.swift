@@ -390,3 +390,23 @@ extension ModelRouteTests {
         }
     }
 }
+
+extension ModelRouteTests {
+    @Test("An album deleted while a listing reads its cover is listed as the listing's fetch saw it")
+    func albumDeletedWhileListed() async throws {
+        let (folder, library, ids, _) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        var album = ""
+        try await library.performChanges { changes in
+            let request = changes.creationRequestForAssetCollection(withTitle: "Going")
+            request.addAssets(Array(ids.prefix(2)))
+            album = request.localIdentifier
+        }
+        // The listing's fetch, then the deletion, then the cover's read: what a request listing
+        // albums meets when another deletes one meanwhile.
+        let listed = try #require(try library.fetchAssetCollections(withLocalIdentifiers: [album]).firstObject)
+        try await library.performChanges { $0.deleteAssetCollections([album]) }
+        let entry = try CollectionRoutes.entry(listed, in: library)
+        #expect(entry.collection.localIdentifier == album && entry.keyAssetIdentifier == nil)
+    }
+}

@@ -54,7 +54,8 @@ class PageChecks:
 
     def setUp(self):
         self.driver = make_driver(self.viewport)
-        self.wait = WebDriverWait(self.driver, 20)
+        # Waits read again what the page made anew meanwhile (the sidebar is rebuilt on changes).
+        self.wait = WebDriverWait(self.driver, 20, ignored_exceptions=[StaleElementReferenceException])
         name = self.id().split(".")[-2] + "." + self.id().split(".")[-1]
         self.folder = os.path.join(SCREENSHOTS, name)
         self.expected_console = None

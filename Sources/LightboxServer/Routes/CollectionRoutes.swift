@@ -520,10 +520,16 @@ enum CollectionRoutes {
     static func entry(_ collection: AssetCollection, in library: PhotoLibrary) throws -> CollectionEntry {
         // An empty collection has no cover: not looked for (a smart album's search for its first
         // asset walks every asset when there is none).
-        CollectionEntry(
-            collection: collection,
-            keyAssetIdentifier: collection.estimatedAssetCount == 0
-                ? nil : try library.fetchKeyAssets(in: collection).firstObject?.localIdentifier)
+        guard collection.estimatedAssetCount > 0 else { return CollectionEntry(collection: collection) }
+        do {
+            return CollectionEntry(
+                collection: collection,
+                keyAssetIdentifier: try library.fetchKeyAssets(in: collection).firstObject?.localIdentifier)
+        } catch let error as LibraryError where error.code == .collectionNotFound {
+            // Deleted since the fetch that listed it (each fetch reads the library as it is
+            // then): listed as that fetch saw it, without a cover.
+            return CollectionEntry(collection: collection)
+        }
     }
 
     static func list(_ id: String, in library: PhotoLibrary) throws -> CollectionList {
