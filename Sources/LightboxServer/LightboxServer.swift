@@ -123,8 +123,9 @@ public enum LightboxServer {
         return response
     }
 
-    /// A deletion's answer: 204 with the change token.
-    static func deleted(token: PersistentChangeToken?, in library: PhotoLibrary) async throws -> Response {
+    /// The answer of a change with nothing to show (a deletion, a reorder): 204 with the change
+    /// token.
+    static func noContent(token: PersistentChangeToken?, in library: PhotoLibrary) async throws -> Response {
         var response = Response(status: .noContent)
         response.headers[changeTokenHeader] = try await self.token(token, in: library).description
         return response

@@ -172,6 +172,17 @@ struct ModelRouteTests {
             response = try await Self.send(
                 client, .post, "/api/lists/\(europe)/collections/remove", #"{"collections": ["\#(album)"]}"#)
             #expect(try Self.object(response)["count"] as? Int == 0)
+            // The top level reordered: oldest first (the album, made before the folder) until then.
+            let top = { try library.fetchTopLevelUserCollections().map(\.localIdentifier) }
+            #expect(try top() == [album, trips])
+            before = try library.currentChangeToken()
+            response = try await Self.send(client, .post, "/api/lists/top/collections/move", #"{"from": [1], "to": 0}"#)
+            #expect(response.status == .noContent)
+            try Self.expectOneTransaction(response, since: before, in: library)
+            #expect(try top() == [trips, album])
+            response = try await Self.send(client, .post, "/api/lists/top/collections/move", #"{"from": [2], "to": 0}"#)
+            #expect(response.status == .badRequest)
+            #expect(try top() == [trips, album])
             try await client.execute(uri: "/api/lists/\(europe)", method: .delete) { #expect($0.status == .noContent) }
             try await client.execute(uri: "/api/collections/\(album)", method: .delete) { response throws in
                 #expect(response.status == .noContent)

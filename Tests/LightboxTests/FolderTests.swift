@@ -116,4 +116,76 @@ struct FolderTests {
         #expect(details.insertedObjects.first?.localizedTitle == "Album")
         #expect(change.details(for: folderList)?.objectAfterChanges?.localizedTitle == "Folder")
     }
+
+    @Test("The top level keeps the order it is given, against the same moves made on an array")
+    func topLevelOrder() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        var made: [String] = []
+        for index in 0..<6 {
+            try await library.performChanges { changes in
+                made.append(
+                    index % 3 == 2
+                        ? changes.creationRequestForCollectionList(withTitle: "Folder \(index)").localIdentifier
+                        : changes.creationRequestForAssetCollection(withTitle: "Album \(index)").localIdentifier)
+            }
+        }
+        var expected = made
+        #expect(try library.fetchTopLevelUserCollections().map(\.localIdentifier) == expected, "oldest first at first")
+        // Moves as a person makes them, one at a time and several at once, each checked against an array.
+        let moves: [([Int], Int)] = [([5], 0), ([0, 1], 3), ([2], 2), ([4, 0, 2], 1), ([3], 5)]
+        for (indexes, destination) in moves {
+            let before = try library.fetchTopLevelUserCollections()
+            let stream = try library.changes()
+            try await library.performChanges { changes in
+                changes.changeRequestForTopLevelCollections().moveChildCollections(at: indexes, to: destination)
+            }
+            let moving = indexes.sorted().map { expected[$0] }
+            for index in indexes.sorted().reversed() { expected.remove(at: index) }
+            expected.insert(contentsOf: moving, at: destination)
+            #expect(
+                try library.fetchTopLevelUserCollections().map(\.localIdentifier) == expected,
+                "\(indexes) to \(destination)")
+            var iterator = stream.makeAsyncIterator()
+            let change = try #require(await iterator.next())
+            let details = change.details(for: before)
+            #expect(details?.hasMoves == true || before.map(\.localIdentifier) == expected)
+            #expect(details?.removedIndexes.isEmpty ?? true)
+        }
+        // Made later: at the end. Into a folder and out again: with those without a place,
+        // oldest first (before the one made later).
+        var late = ""
+        try await library.performChanges {
+            late = $0.creationRequestForAssetCollection(withTitle: "Late").localIdentifier
+        }
+        expected.append(late)
+        #expect(try library.fetchTopLevelUserCollections().map(\.localIdentifier) == expected)
+        let holder = made[2]
+        let traveller = expected.first { $0 != holder }!
+        try await library.performChanges {
+            $0.changeRequest(forCollectionListWithLocalIdentifier: holder).addChildCollections([traveller])
+        }
+        expected.removeAll { $0 == traveller }
+        #expect(try library.fetchTopLevelUserCollections().map(\.localIdentifier) == expected)
+        try await library.performChanges {
+            $0.changeRequest(forCollectionListWithLocalIdentifier: holder).removeChildCollections([traveller])
+        }
+        expected.insert(traveller, at: expected.count - 1)
+        #expect(try library.fetchTopLevelUserCollections().map(\.localIdentifier) == expected)
+        // A move past the end is refused, and changes nothing; a deleted album leaves the order.
+        await #expect(throws: LibraryError.self) {
+            try await library.performChanges {
+                $0.changeRequestForTopLevelCollections().moveChildCollections(at: [0], to: expected.count)
+            }
+        }
+        #expect(try library.fetchTopLevelUserCollections().map(\.localIdentifier) == expected)
+        let gone = expected.first { try! library.fetchAssetCollections(withLocalIdentifiers: [$0]).count == 1 }!
+        try await library.performChanges { changes in
+            changes.changeRequestForTopLevelCollections().moveChildCollections(at: [expected.count - 1], to: 0)
+            changes.deleteAssetCollections([gone])
+        }
+        expected.insert(expected.removeLast(), at: 0)
+        expected.removeAll { $0 == gone }
+        #expect(try library.fetchTopLevelUserCollections().map(\.localIdentifier) == expected)
+    }
 }

@@ -418,6 +418,27 @@ class PageChecks:
         top = [c["localIdentifier"] for c in self.api("/api/lists/top/collections")["collections"]]
         self.assertIn(album, top)
         self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#albums > a[data-collection="{album}"]'))
+        # At the top level, dragged onto another album there, it takes its place (the top level's
+        # order, as an array would move it).
+        other = self.api("/api/collections", "POST", {"title": "Winter"})["localIdentifier"]
+        top_level = lambda: [c["localIdentifier"] for c in self.api("/api/lists/top/collections")["collections"]]
+        self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#albums > a[data-collection="{other}"]'))
+        before = top_level()
+        top_albums = [c["localIdentifier"] for c in self.api("/api/lists/top/collections")["collections"]
+                      if c["kind"] == "album"]
+        target = top_albums[0] if top_albums[0] != album else top_albums[-1]
+        self.drag(
+            self.driver.find_element(By.CSS_SELECTOR, f'#albums > a[data-collection="{album}"]'),
+            self.driver.find_element(By.CSS_SELECTOR, f'#albums > a[data-collection="{target}"]'),
+        )
+        expected = [i for i in before if i != album]
+        expected.insert(before.index(target), album)
+        self.assertNotEqual(expected, before)
+        self.wait.until(lambda d: top_level() == expected)
+        self.wait.until(lambda d: [a.get_attribute("data-collection") for a in d.find_elements(By.CSS_SELECTOR, "#albums > a")]
+                        == [i for i in expected if i in top_albums])
+        self.shot("top-level")
+        self.api("/api/collections/" + other, "DELETE")
         self.api("/api/collections/" + second, "DELETE")
         self.api("/api/lists/" + folder, "DELETE")
         # On a phone the menu covers the page: closed as a person would, with a tap beside it.

@@ -40,6 +40,7 @@ public final class ChangeRequests {
         case moveChildren(list: String, from: [Int], to: Int)
         case replaceChildren(list: String, indexes: [Int], with: [String])
         case deleteLists([String])
+        case moveTopLevel(from: [Int], to: Int)
     }
 
     /// One property an asset change request sets.
@@ -179,6 +180,13 @@ public final class ChangeRequests {
         -> CollectionListChangeRequest
     {
         CollectionListChangeRequest(localIdentifier: localIdentifier, requests: self, isCreation: false)
+    }
+
+    /// A request to reorder the albums and folders in no folder (PhotoKit's
+    /// `PHCollectionListChangeRequest(forTopLevelCollectionListUserCollections:)`), in the
+    /// order ``PhotoLibrary/fetchTopLevelUserCollections(options:)`` gives them.
+    public func changeRequestForTopLevelCollections() -> TopLevelCollectionsChangeRequest {
+        TopLevelCollectionsChangeRequest(requests: self)
     }
 
     /// Deletes folders. What they held stays in the library, at the top level.
@@ -408,5 +416,23 @@ public final class CollectionListChangeRequest {
     /// Moves the children at `indexes` so that the first lands at `destination`.
     public func moveChildCollections(at indexes: [Int], to destination: Int) {
         requests.operations.append(.moveChildren(list: localIdentifier, from: indexes, to: destination))
+    }
+}
+
+/// Reorders the albums and folders in no folder. Until it is first used they are oldest
+/// first; after, in the order it leaves, followed by those without a place (made since, or
+/// back from a folder), oldest first. An album or folder goes to the top level by leaving its
+/// folder (``CollectionListChangeRequest/removeChildCollections(_:)``).
+public final class TopLevelCollectionsChangeRequest {
+    private unowned let requests: ChangeRequests
+
+    init(requests: ChangeRequests) {
+        self.requests = requests
+    }
+
+    /// Moves the albums and folders at `indexes` so that the first lands at `destination` (an
+    /// index once they are taken out).
+    public func moveChildCollections(at indexes: [Int], to destination: Int) {
+        requests.operations.append(.moveTopLevel(from: indexes, to: destination))
     }
 }

@@ -42,7 +42,8 @@ extension PhotoLibrary {
     }
 
     /// The albums and folders in no folder (PhotoKit's `fetchTopLevelUserCollections(with:)`),
-    /// oldest first unless the options sort them.
+    /// in the order the user gave them (``ChangeRequests/changeRequestForTopLevelCollections()``;
+    /// oldest first until then, and those made since at the end), unless the options sort them.
     public func fetchTopLevelUserCollections(options: FetchOptions = FetchOptions()) throws -> FetchResult<
         PhotoCollection
     > {

@@ -25,7 +25,8 @@ import Lightbox
 /// - `POST /api/lists` with `{"title", "list": ID}`: a new folder (inside another with
 ///   `list`); `PATCH /api/lists/{id}` with `{"title"}`; `DELETE /api/lists/{id}`.
 /// - `POST /api/lists/{id}/collections` with `{"collections", "at"}` (moved out of the
-///   folder they were in), `.../collections/remove` (to the top level), `.../collections/move`.
+///   folder they were in), `.../collections/remove` (to the top level), `.../collections/move`
+///   (`top`: the top level's order; 204).
 ///
 /// Every change is one transaction and carries its change token (`X-Lightbox-Change-Token`).
 enum CollectionRoutes {
@@ -225,7 +226,7 @@ enum CollectionRoutes {
             let id = try context.parameters.require("id")
             _ = try await library.read { try entry(id, in: $0) }
             let token = try await library.performChanges { $0.deleteAssetCollections([id]) }
-            return try await LightboxServer.deleted(token: token, in: library)
+            return try await LightboxServer.noContent(token: token, in: library)
         }
         routes.post(
             "/api/collections/:id/assets",
@@ -389,7 +390,7 @@ enum CollectionRoutes {
             let id = try context.parameters.require("id")
             _ = try await library.read { try list(id, in: $0) }
             let token = try await library.performChanges { $0.deleteCollectionLists([id]) }
-            return try await LightboxServer.deleted(token: token, in: library)
+            return try await LightboxServer.noContent(token: token, in: library)
         }
         routes.post(
             "/api/lists/:id/collections",
@@ -458,19 +459,28 @@ enum CollectionRoutes {
         routes.post(
             "/api/lists/:id/collections/move",
             doc: APIOperation(
-                "Reorders a folder.",
+                "Reorders a folder, or with `top` the albums and folders in no folder.",
                 body: .json(
                     Schema.object(
                         [
                             "from": Schema.array(Schema.integer(0...1_000_000), count: 1...1000),
                             "to": Schema.integer(0...1_000_000),
                         ], required: ["from", "to"])),
-                responses: [.json(200, "The folder.", Schema.ref("List"), changeToken: true)])
+                responses: [
+                    .json(200, "The folder.", Schema.ref("List"), changeToken: true),
+                    .empty(204, "The top level reordered.", changeToken: true),
+                ])
         ) { request, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
             let move = try await request.decode(as: Move.self, context: context)
             try checkedMove(move)
+            if id == "top" {
+                let token = try await library.performChanges {
+                    $0.changeRequestForTopLevelCollections().moveChildCollections(at: move.from, to: move.to)
+                }
+                return try await LightboxServer.noContent(token: token, in: library)
+            }
             let token = try await library.performChanges {
                 $0.changeRequest(forCollectionListWithLocalIdentifier: id).moveChildCollections(
                     at: move.from, to: move.to)

@@ -44,7 +44,7 @@ enum TrashRoutes {
             let permanently = request.uri.formQuery.get("permanently").map { $0 == "true" || $0 == "1" } ?? false
             if permanently {
                 let token = try await library.performChanges { $0.purgeAssets([id]) }
-                return try await LightboxServer.deleted(token: token, in: library)
+                return try await LightboxServer.noContent(token: token, in: library)
             }
             let token = try await library.performChanges { $0.deleteAssets([id]) }
             return try await answer(id, library, token: token)

@@ -60,9 +60,9 @@ function acceptsAlbums(summary, folder) {
   });
 }
 
-// An album or folder in a folder dragged onto an album of the same folder takes its place (the
-// others move up or down one; onto a folder, it goes inside); dragged onto the Albums heading,
-// it leaves its folder.
+// An album or folder dragged onto an album of the same folder (or both in none) takes its place
+// (the others move up or down one; onto a folder, it goes inside); dragged onto the Albums
+// heading, it leaves its folder.
 function reorderable(element, member, parent, index, isFolder) {
   element.draggable = true;
   // Which folder a drag comes from, as a type of its own: dragover cannot read the data.
@@ -73,7 +73,7 @@ function reorderable(element, member, parent, index, isFolder) {
     event.dataTransfer.setData(fromHere, '');
     event.dataTransfer.effectAllowed = 'move';
   });
-  if (parent === 'top' || isFolder) return;
+  if (isFolder) return;
   acceptsDrops(element, fromHere, 'move', async data => {
     const dragged = JSON.parse(data);
     if (dragged.index === index) return;

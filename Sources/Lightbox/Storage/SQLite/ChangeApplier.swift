@@ -36,6 +36,8 @@ struct ChangeApplier {
     private var deletedAlbums: Set<String> = []
     private var lists: [String: ListState] = [:]
     private var deletedLists: Set<String> = []
+    /// The albums and folders in no folder, in order, once the block reorders them.
+    private var topLevel: OrderedMembers<Child>?
     private var log: [ObjectKey: ObjectChangeRecord.Kind] = [:]
     private var logOrder: [ObjectKey] = []
     private var result = AppliedChanges()
@@ -142,9 +144,16 @@ struct ChangeApplier {
                 var list = try listState(id)
                 try list.members.move(at: indexes, to: destination)
                 store(list, id)
+            case .moveTopLevel(let indexes, let destination):
+                var members = try topLevelState()
+                let before = members.elements
+                try members.move(at: indexes, to: destination)
+                for index in Set(indexes) { try recordUpdated(before[index]) }
+                topLevel = members
             case .deleteLists(let ids):
                 for id in ids {
                     let list = try listState(id)
+                    topLevel?.remove([.list(list.rowID)])
                     try db.execute(sql: "DELETE FROM collectionList WHERE id = ?", arguments: [list.rowID])
                     lists[id] = nil
                     deletedLists.insert(id)
@@ -157,6 +166,7 @@ struct ChangeApplier {
             case .deleteCollections(let ids):
                 for id in ids {
                     let album = try albumState(id)
+                    topLevel?.remove([.collection(album.rowID)])
                     for key in lists.keys where lists[key]!.children.contains(.collection(album.rowID)) {
                         lists[key]!.members.remove([.collection(album.rowID)])
                         lists[key]!.dirty = true
@@ -183,10 +193,28 @@ struct ChangeApplier {
             let insert = try db.cachedStatement(
                 sql: "INSERT INTO collectionListChild (listId, collectionId, childListId, position) VALUES (?, ?, ?, ?)"
             )
+            // A child leaves its place at the top level: back there, it comes last.
+            let leaveTop = try db.cachedStatement(
+                sql: "DELETE FROM topLevelPosition WHERE collectionId = ? OR childListId = ?")
             for (position, child) in list.children.enumerated() {
                 switch child {
-                case .collection(let row): try insert.execute(arguments: [list.rowID, row, nil, position])
-                case .list(let row): try insert.execute(arguments: [list.rowID, nil, row, position])
+                case .collection(let row):
+                    try insert.execute(arguments: [list.rowID, row, nil, position])
+                    try leaveTop.execute(arguments: [row, nil])
+                case .list(let row):
+                    try insert.execute(arguments: [list.rowID, nil, row, position])
+                    try leaveTop.execute(arguments: [nil, row])
+                }
+            }
+        }
+        if let topLevel {
+            try db.execute(sql: "DELETE FROM topLevelPosition")
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO topLevelPosition (collectionId, childListId, position) VALUES (?, ?, ?)")
+            for (position, child) in topLevel.elements.enumerated() {
+                switch child {
+                case .collection(let row): try insert.execute(arguments: [row, nil, position])
+                case .list(let row): try insert.execute(arguments: [nil, row, position])
                 }
             }
         }
@@ -527,6 +555,42 @@ struct ChangeApplier {
         list.dirty = true
         lists[id] = list
         record(.collectionList, id, .updated)
+    }
+
+    /// The albums and folders in no folder as the block leaves them, in the top level's order.
+    private mutating func topLevelState() throws -> OrderedMembers<Child> {
+        if let topLevel { return topLevel }
+        let rows = try Int64.fetchAll(
+            db,
+            sql: """
+                SELECT rid FROM (
+                    SELECT id AS rid, creationDate FROM assetCollection WHERE type = \(AssetCollectionType.album.rawValue)
+                    UNION ALL
+                    SELECT -id, creationDate FROM collectionList WHERE type = \(CollectionListType.folder.rawValue)
+                ) AS collection ORDER BY \(SQLiteStore.topLevelOrder), collection.rid ASC
+                """)
+        var children: [Child] = []
+        for row in rows {
+            let child: Child = row > 0 ? .collection(row) : .list(-row)
+            if try parent(of: child) == nil { children.append(child) }
+        }
+        let members = OrderedMembers(elements: children, owner: "the top level")
+        topLevel = members
+        return members
+    }
+
+    /// Records an album or folder as updated.
+    private mutating func recordUpdated(_ child: Child) throws {
+        let (type, table, row): (ObjectChangeRecord.ObjectType, String, Int64) =
+            switch child {
+            case .collection(let row): (.assetCollection, "assetCollection", row)
+            case .list(let row): (.collectionList, "collectionList", row)
+            }
+        guard
+            let id = try String.fetchOne(
+                db, sql: "SELECT localIdentifier FROM \(table) WHERE id = ?", arguments: [row])
+        else { return }
+        record(type, id, .updated)
     }
 
     /// An album or folder a folder may hold: user albums and folders only.

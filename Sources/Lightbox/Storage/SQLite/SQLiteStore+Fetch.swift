@@ -94,7 +94,7 @@ extension SQLiteStore {
                     "assetCollection.id NOT IN (SELECT collectionId FROM collectionListChild WHERE collectionId IS NOT NULL)",
                 lists:
                     "collectionList.id NOT IN (SELECT childListId FROM collectionListChild WHERE childListId IS NOT NULL)",
-                extra: nil, defaultOrder: nil, options: options)
+                extra: nil, defaultOrder: Self.topLevelOrder, options: options)
         }
         guard
             let rowID = try writer.read({ db in
@@ -226,6 +226,13 @@ extension SQLiteStore {
             query: query, snapshot: try snapshots.snapshot(of: writer, localWrites: localWrites), loader: loader,
             lookup: { db, localIdentifiers in try db.rowIDs("id", in: table, localIdentifiers: localIdentifiers) })
     }
+
+    /// The order of the top level: where the user put each (schema step v18), then those
+    /// without a place oldest first.
+    static let topLevelOrder = """
+        (SELECT position FROM topLevelPosition WHERE collectionId = collection.rid OR childListId = -collection.rid) \
+        ASC NULLS LAST, collection.creationDate ASC
+        """
 
     /// A fetch over user albums and folders together. Row ids are the album's id, or minus
     /// the folder's, so one result can hold both.

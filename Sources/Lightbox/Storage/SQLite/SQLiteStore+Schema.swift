@@ -384,6 +384,24 @@ extension SQLiteStore {
                     arguments: [last])
             }
         }
+        migrator.registerMigration("v18: top-level order") { db in
+            // Where the user put each album and folder of the top level (none until they reorder
+            // it): those without a place come after, oldest first. One that goes into a folder
+            // loses its place.
+            try db.create(table: "topLevelPosition") { t in
+                t.belongsTo("collection", inTable: "assetCollection", onDelete: .cascade)
+                t.belongsTo("childList", inTable: "collectionList", onDelete: .cascade)
+                t.column("position", .integer).notNull()
+                t.check(sql: "(collectionId IS NULL) != (childListId IS NULL)")
+            }
+            try db.execute(
+                sql: """
+                    DROP INDEX topLevelPosition_on_collectionId;
+                    DROP INDEX topLevelPosition_on_childListId;
+                    CREATE UNIQUE INDEX topLevelPosition_unique_collection ON topLevelPosition(collectionId);
+                    CREATE UNIQUE INDEX topLevelPosition_unique_childList ON topLevelPosition(childListId);
+                    """)
+        }
         return migrator
     }
 
