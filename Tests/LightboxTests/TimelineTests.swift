@@ -37,14 +37,48 @@ struct TimelineTests {
 
     /// A library of the photos of many cameras (the corpus's, and exiv2's test files): some
     /// carry a time zone or a place, most do not.
-    static func cameraPhotos(in folder: TemporaryDirectory) async throws -> (
-        library: PhotoLibrary, paths: [String], summary: ImportSummary
-    ) {
+    static func cameraPhotos(in folder: TemporaryDirectory) async throws -> CameraPhotos {
         let library = try folder.makeLibrary()
         let paths = try Corpus.photoPaths() + Corpus.files(under: "exiv2", extensions: ["jpg", "jpeg", "heic"])
         let summary = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
-        return (library, paths, summary)
+        return CameraPhotos(library: library, paths: paths, summary: summary)
     }
+
+    struct CameraPhotos: Sendable {
+        var library: PhotoLibrary
+        var paths: [String]
+        var summary: ImportSummary
+
+        var unpacked: (PhotoLibrary, [String], ImportSummary) { (library, paths, summary) }
+    }
+
+    /// The camera photos imported once for the tests that only read them: each import is
+    /// minutes of a loaded machine's blocking work, which the suites share.
+    static func sharedCameraPhotos() async throws -> CameraPhotos {
+        try await SharedCameraPhotos.shared.photos()
+    }
+}
+
+/// The one import of the camera photos the read-only tests share, in a folder removed when the
+/// test process exits.
+private actor SharedCameraPhotos {
+    static let shared = SharedCameraPhotos()
+    nonisolated static let folder: TemporaryDirectory = {
+        let folder = try! TemporaryDirectory("lightbox-camera-photos")
+        atexit { try? FileManager.default.removeItem(at: SharedCameraPhotos.folder.url) }
+        return folder
+    }()
+    private var imported: Task<TimelineTests.CameraPhotos, any Error>?
+
+    func photos() async throws -> TimelineTests.CameraPhotos {
+        if let imported { return try await imported.value }
+        let task = Task { try await TimelineTests.cameraPhotos(in: Self.folder) }
+        imported = task
+        return try await task.value
+    }
+}
+
+extension TimelineTests {
 
     /// The reference: each asset's day through Foundation's calendar in its own time zone, and
     /// runs of equal days folded one asset at a time.
@@ -100,8 +134,7 @@ struct TimelineTests {
 
     @Test("The day of each corpus photo is the date its camera wrote (exiftool's DateTimeOriginal)")
     func corpusDaysAreTheCamerasDates() async throws {
-        let folder = try TemporaryDirectory()
-        let (library, paths, summary) = try await Self.cameraPhotos(in: folder)
+        let (library, paths, summary) = try await Self.sharedCameraPhotos().unpacked
         var newest = FetchOptions()
         newest.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: false)]
         let result = try library.fetchAssets(options: newest)
@@ -168,8 +201,7 @@ extension Array {
 struct CameraDetailsTests {
     @Test("Camera, lens and exposure of the corpus's camera photos are exiftool's")
     func matchExifTool() async throws {
-        let folder = try TemporaryDirectory()
-        let (library, paths, summary) = try await TimelineTests.cameraPhotos(in: folder)
+        let (library, paths, summary) = try await TimelineTests.sharedCameraPhotos().unpacked
         let tags = try ExifTool.allTags(of: paths)
         var compared = 0
         for item in summary.results {
@@ -227,8 +259,7 @@ struct CameraSearchTests {
 
     @Test("A fetch's cameras and the camera and lens keys select what counting every asset in Swift finds")
     func againstBruteForce() async throws {
-        let folder = try TemporaryDirectory()
-        let library = try await TimelineTests.cameraPhotos(in: folder).library
+        let library = try await TimelineTests.sharedCameraPhotos().library
         let all = Array(try library.fetchAssets())
         let cameras = try library.fetchAssets().cameras()
         #expect(Self.keyed(cameras) == Self.counted(all))
@@ -308,8 +339,7 @@ struct CameraSearchTests {
 struct SearchKeyTests {
     @Test("filename and latitude/longitude predicates select what filtering every asset in Swift selects")
     func againstBruteForce() async throws {
-        let folder = try TemporaryDirectory()
-        let library = try await TimelineTests.cameraPhotos(in: folder).library
+        let library = try await TimelineTests.sharedCameraPhotos().library
         let all = Array(try library.fetchAssets())
         #expect(all.contains { $0.location != nil }, "some photos carry a place")
         func name(_ asset: Asset) -> String {
