@@ -145,6 +145,26 @@ class PageChecks:
         self.assertGreater(height, self.driver.execute_script("return innerHeight") * 2)
         self.assertLess(len(self.driver.find_elements(By.CSS_SELECTOR, "#grid > a")), total)
         self.shot("timeline")
+        # The aspect ratio grid: whole photos in the same squares (nothing moves), kept on reload.
+        assets = self.api("/api/assets?offset=0&limit=4")["assets"]
+        place = {a["localIdentifier"]: self.tile_of(a["localIdentifier"]).rect for a in assets}
+        self.driver.find_element(By.ID, "aspect").click()
+        for asset in assets:
+            self.wait.until(lambda d: "mode=fit" in self.tile_of(asset["localIdentifier"]).find_element(By.TAG_NAME, "img").get_attribute("src"))
+            image = self.tile_of(asset["localIdentifier"]).find_element(By.TAG_NAME, "img")
+            self.wait_for_image(image)
+            width, height = self.driver.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", image)
+            # The whole photo: its aspect ratio (the longer side 360, or its own when smaller), not a square.
+            longer = max(asset["pixelWidth"], asset["pixelHeight"])
+            self.assertEqual(max(width, height), min(360, longer))
+            self.assertAlmostEqual(width / height, asset["pixelWidth"] / asset["pixelHeight"], delta=2 / min(360, longer))
+            self.assertEqual(self.tile_of(asset["localIdentifier"]).rect, place[asset["localIdentifier"]])
+        self.shot("aspect-grid")
+        self.driver.refresh()
+        self.wait.until(lambda d: self.tile_of(assets[0]["localIdentifier"]) is not None)
+        self.assertIn("mode=fit", self.tile_of(assets[0]["localIdentifier"]).find_element(By.TAG_NAME, "img").get_attribute("src"))
+        self.driver.find_element(By.TAG_NAME, "body").send_keys("a")
+        self.wait.until(lambda d: "mode=fill" in self.tile_of(assets[0]["localIdentifier"]).find_element(By.TAG_NAME, "img").get_attribute("src"))
 
     def test_the_scrubber_jumps_to_the_oldest_month_and_back(self):
         self.sign_in()

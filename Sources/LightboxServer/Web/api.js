@@ -1,6 +1,8 @@
 // What every part of the page asks the server, and the small helpers they share.
 
 export const TILE = { w: 360, h: 360, mode: 'fill', resize: 'exact' };
+// The aspect ratio grid's tiles (as Photos' option): the whole photo fitted in the same square.
+export const WHOLE_TILE = { w: 360, h: 360, mode: 'fit', resize: 'exact' };
 
 export function assetPath(asset) {
   return '/api/assets/' + encodeURIComponent(asset.localIdentifier);

@@ -5,7 +5,7 @@
 // is in the page; the assets of a position are read a chunk at a time (?offset=), the chunks
 // on screen first. In selection mode a click selects (shift-click: a range; on touch, a sweep)
 // instead of opening.
-import { TILE, assetPath, cache, clock, filename, request, version } from './api.js';
+import { TILE, WHOLE_TILE, assetPath, cache, clock, filename, request, version } from './api.js';
 import { open } from './viewer.js';
 
 const grid = document.getElementById('grid');
@@ -107,7 +107,7 @@ async function readChunk(number) {
     const page = await response.json();
     if (asked !== generation) return;
     chunks.set(number, page.assets);
-    cache('start', page.assets.map(a => a.localIdentifier), TILE);
+    cache('start', page.assets.map(a => a.localIdentifier), tileSize());
     forgetFarChunks(number);
     // Whoever asked (the grid, the viewer, a link), the grid shows what arrived.
     schedule();
@@ -317,7 +317,7 @@ function tile(asset, index) {
   link.href = assetPath(asset);
   const image = new Image();
   image.decoding = 'async';
-  image.src = assetPath(asset) + '/image?' + new URLSearchParams(TILE) + version(asset);
+  image.src = assetPath(asset) + '/image?' + new URLSearchParams(tileSize()) + version(asset);
   const name = filename(asset) || asset.localIdentifier;
   image.alt = name;
   link.title = name + ' · ' + asset.creationDate;
@@ -399,6 +399,32 @@ for (const type of ['pointerup', 'pointercancel']) {
     setTimeout(() => { if (sweep === ended) sweep = null; }, 0);
   });
 }
+
+// Square crops, or whole photos in the same squares (the aspect ratio grid): the layout is the
+// same either way, so switching moves nothing. The choice is kept in the browser.
+const aspectButton = document.getElementById('aspect');
+
+function tileSize() {
+  return document.body.classList.contains('aspect') ? WHOLE_TILE : TILE;
+}
+
+function showWhole(whole) {
+  document.body.classList.toggle('aspect', whole);
+  aspectButton.setAttribute('aria-pressed', String(whole));
+  try { localStorage.setItem('lightbox.aspectGrid', whole ? '1' : ''); } catch { /* private mode */ }
+  // Every tile made again with its image at the new size.
+  for (const [key, element] of shown) if (typeof key === 'number') { element.remove(); shown.delete(key); }
+  schedule();
+}
+
+try { document.body.classList.toggle('aspect', localStorage.getItem('lightbox.aspectGrid') === '1'); } catch { /* private mode */ }
+aspectButton.setAttribute('aria-pressed', String(document.body.classList.contains('aspect')));
+aspectButton.addEventListener('click', () => showWhole(!document.body.classList.contains('aspect')));
+addEventListener('keydown', event => {
+  if (event.key !== 'a' || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target.closest('input, select, textarea') || document.querySelector('#viewer.open, #editor.open, dialog[open]')) return;
+  showWhole(!document.body.classList.contains('aspect'));
+});
 
 // Selects or unselects the asset at `index`; with `range`, everything from the last one
 // clicked to it takes that one's new state.
