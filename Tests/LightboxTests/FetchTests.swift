@@ -328,8 +328,15 @@ enum Reference {
                 ? .text(key: key, .beginsWith, String(id.prefix(1)).lowercased(), caseInsensitive: true)
                 : .isIn(key: key, [sample, value(of: key, in: assets[Int(random.next()) % assets.count])])
         case "burstIdentifier":
-            return random.next() % 2 == 0
-                ? .comparison(key: key, .equal, .null) : .comparison(key: key, .notEqual, .string("BURST-A"))
+            // A key that may be nil: compared with nil, with a value (and under NOT, where a nil
+            // must count as not matching the value), and by its text.
+            switch random.next() % 5 {
+            case 0: return .comparison(key: key, .equal, .null)
+            case 1: return .comparison(key: key, .notEqual, .string("BURST-A"))
+            case 2: return .comparison(key: key, .equal, .string("BURST-A"))
+            case 3: return .comparison(key: key, .greater, .string("BURST-A"))
+            default: return .text(key: key, .beginsWith, "burst-b", caseInsensitive: true)
+            }
         default:
             let op = ComparisonOperator.allCases[Int(random.next()) % ComparisonOperator.allCases.count]
             if case .bool = sample { return .comparison(key: key, random.next() % 2 == 0 ? .equal : .notEqual, sample) }

@@ -17,6 +17,12 @@ public struct FetchKeys: Sendable {
         /// Whether the column may be NULL: its conditions are then made two-valued, so that
         /// `NOT (burstIdentifier == "x")` holds for assets in no burst.
         var nullable = false
+
+        /// Whether the column is a table's column (`asset.rating`), not an expression.
+        var isPlainColumn: Bool {
+            let parts = column.split(separator: ".")
+            return parts.count == 2 && parts.allSatisfy { $0.allSatisfy { $0.isLetter || $0.isNumber } }
+        }
     }
 
     /// The class the keys belong to, for error messages ("Asset").

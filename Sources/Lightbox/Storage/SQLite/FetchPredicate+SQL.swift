@@ -20,9 +20,16 @@ extension FetchPredicate {
     private func compile(_ keys: FetchKeys, _ arguments: inout StatementArguments) throws -> String {
         let condition = try compileCondition(keys, &arguments)
         // SQL's NULL would make `NOT (x = 1)` unknown, and drop the row; a predicate is true or false.
+        // A condition with a value is NULL only where the column is: `AND column IS NOT NULL`
+        // makes it false there and leaves the column's index usable, which COALESCE hides.
         switch self {
-        case .comparison(let name, _, _), .between(let name, _, _), .isIn(let name, _), .bitmask(let name, _, _),
-            .text(let name, _, _, _):
+        case .comparison(_, let op, let value) where value == .null || op == .notEqual:
+            return condition  // IS NULL, IS NOT NULL, IS NOT ?: never NULL
+        case .comparison(let name, _, _), .between(let name, _, _), .bitmask(let name, _, _), .text(let name, _, _, _):
+            let key = try keys.key(name)
+            guard key.nullable else { return condition }
+            return key.isPlainColumn ? "(\(condition) AND \(key.column) IS NOT NULL)" : "COALESCE(\(condition), 0)"
+        case .isIn(let name, _):
             if try keys.key(name).nullable { return "COALESCE(\(condition), 0)" }
         default:
             break
