@@ -402,6 +402,23 @@ extension SQLiteStore {
                     CREATE UNIQUE INDEX topLevelPosition_unique_childList ON topLevelPosition(childListId);
                     """)
         }
+        migrator.registerMigration("v19: cameras of the library") { db in
+            // Over the visible assets (the partial index's condition of step v16): a library's
+            // cameras and lenses, what search offers, grouped from an index in their order (no
+            // row of the table read, no sort); and a search by camera or by lens read, in the
+            // timeline's order, from an index alone, days and pages. Step v17's index, which
+            // needed every row it found read and sorted, goes.
+            let visible = "isHidden = 0 AND (burstIdentifier IS NULL OR representsBurst = 1) AND trashedDate IS NULL"
+            try db.execute(
+                sql: """
+                    DROP INDEX asset_on_camera;
+                    CREATE INDEX asset_visible_on_camera ON asset(cameraMake, cameraModel, lensModel) WHERE \(visible);
+                    CREATE INDEX asset_visible_on_cameraModel
+                    ON asset(cameraModel, creationDate, id, creationTimeZoneOffset) WHERE \(visible);
+                    CREATE INDEX asset_visible_on_lensModel
+                    ON asset(lensModel, creationDate, id, creationTimeZoneOffset) WHERE \(visible);
+                    """)
+        }
         return migrator
     }
 
