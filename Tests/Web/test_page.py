@@ -108,6 +108,15 @@ class PageChecks:
         found = self.driver.find_elements(By.CSS_SELECTOR, f'#grid > a[href="/api/assets/{localIdentifier}"]')
         return found[0] if found else None
 
+    def image_of(self, localIdentifier):
+        """The image of an asset's tile, once the grid shows it: tiles are made anew as the grid
+        redraws (a chunk read, the aspect grid switched), and for a moment an asset has none."""
+        def found(driver):
+            tile = self.tile_of(localIdentifier)
+            images = tile.find_elements(By.TAG_NAME, "img") if tile else []
+            return images[0] if images else False
+        return self.wait.until(found)
+
     def wait_for_image(self, element):
         self.wait.until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", element))
 
@@ -138,7 +147,7 @@ class PageChecks:
         self.assertGreaterEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#grid h3.day")), 1)
         newest = self.newest_first(0, 4)
         for identifier in newest:
-            self.wait_for_image(self.tile_of(identifier).find_element(By.TAG_NAME, "img"))
+            self.wait_for_image(self.image_of(identifier))
         # Laid out for everything at once: the page is as tall as the whole library needs, though
         # only what is near the screen is in it.
         height = self.driver.execute_script("return document.getElementById('grid').offsetHeight")
@@ -150,8 +159,8 @@ class PageChecks:
         place = {a["localIdentifier"]: self.tile_of(a["localIdentifier"]).rect for a in assets}
         self.driver.find_element(By.ID, "aspect").click()
         for asset in assets:
-            self.wait.until(lambda d: "mode=fit" in self.tile_of(asset["localIdentifier"]).find_element(By.TAG_NAME, "img").get_attribute("src"))
-            image = self.tile_of(asset["localIdentifier"]).find_element(By.TAG_NAME, "img")
+            self.wait.until(lambda d: "mode=fit" in self.image_of(asset["localIdentifier"]).get_attribute("src"))
+            image = self.image_of(asset["localIdentifier"])
             self.wait_for_image(image)
             width, height = self.driver.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", image)
             # The whole photo: its aspect ratio (the longer side 360, or its own when smaller), not a square.
@@ -162,9 +171,9 @@ class PageChecks:
         self.shot("aspect-grid")
         self.driver.refresh()
         self.wait.until(lambda d: self.tile_of(assets[0]["localIdentifier"]) is not None)
-        self.assertIn("mode=fit", self.tile_of(assets[0]["localIdentifier"]).find_element(By.TAG_NAME, "img").get_attribute("src"))
+        self.assertIn("mode=fit", self.image_of(assets[0]["localIdentifier"]).get_attribute("src"))
         self.driver.find_element(By.TAG_NAME, "body").send_keys("a")
-        self.wait.until(lambda d: "mode=fill" in self.tile_of(assets[0]["localIdentifier"]).find_element(By.TAG_NAME, "img").get_attribute("src"))
+        self.wait.until(lambda d: "mode=fill" in self.image_of(assets[0]["localIdentifier"]).get_attribute("src"))
 
     def test_the_scrubber_jumps_to_the_oldest_month_and_back(self):
         self.sign_in()
@@ -191,7 +200,7 @@ class PageChecks:
         # The oldest photos are on the screen, their thumbnails decoded.
         oldest = self.newest_first(timeline["count"] - 1, 1)[0]
         self.wait.until(lambda d: self.tile_of(oldest) is not None)
-        self.wait_for_image(self.tile_of(oldest).find_element(By.TAG_NAME, "img"))
+        self.wait_for_image(self.image_of(oldest))
         headings = [h.text for h in self.driver.find_elements(By.CSS_SELECTOR, "#grid h2.month") if h.is_displayed()]
         self.assertIn(oldest_month, headings)
         self.shot("oldest")
@@ -217,7 +226,7 @@ class PageChecks:
         self.api("/api/assets/restore", "POST", {"assets": [newest[0]]})
         self.wait.until(lambda d: d.find_element(By.ID, "count").text == f"{total:,} items")
         self.wait.until(lambda d: self.tile_of(newest[0]) is not None)
-        self.wait_for_image(self.tile_of(newest[0]).find_element(By.TAG_NAME, "img"))
+        self.wait_for_image(self.image_of(newest[0]))
         self.shot("restored")
 
     def test_viewer_walks_the_whole_timeline_and_closes_with_escape_or_back(self):
@@ -269,7 +278,7 @@ class PageChecks:
         self.assertNotIn("#view=", self.driver.current_url)
         # The grid shows where the walk ended.
         self.wait.until(lambda d: self.tile_of(around[-1]) is not None)
-        self.wait_for_image(self.tile_of(around[-1]).find_element(By.TAG_NAME, "img"))
+        self.wait_for_image(self.image_of(around[-1]))
         self.shot("revealed")
         # Back closes the viewer and stays on the page.
         self.tile_of(around[-1]).click()
@@ -374,7 +383,7 @@ class PageChecks:
         self.driver.get(URL + "/#album=" + album)
         self.wait.until(lambda d: self.count_shown() == 4)
         for asset in members:
-            self.wait_for_image(self.tile_of(asset["localIdentifier"]).find_element(By.TAG_NAME, "img"))
+            self.wait_for_image(self.image_of(asset["localIdentifier"]))
         self.shot("album")
         self.driver.find_element(By.ID, "rename-album").click()
         field = dialog.find_element(By.NAME, "name")
