@@ -179,7 +179,7 @@ struct UploadTests {
         let library = try folder.makeLibrary()
         let movie = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Corpus.path(Corpus.livePhotoMovie))))
         let digest = Self.sha256(movie)
-        // Every request on its own socket with a minute's patience: the test client's 20 s is
+        // Every request on its own socket with RawHTTP's patience: the test client's 20 s is
         // not enough while the whole suite shares two cores.
         try await Application(router: LightboxServer.router(library: library)).test(.live) { client in
             let port = try #require(client.port)
