@@ -619,7 +619,9 @@ class PageChecks:
                 self.assertTrue(self.driver.find_element(By.ID, "live-badge").is_displayed())
             self.driver.find_element(By.ID, "play").click()
             video = viewer.find_element(By.TAG_NAME, "video")
-            WebDriverWait(self.driver, 90).until(
+            # The first play makes the H.264 copy, which shares the server's two cores with the
+            # grid's thumbnails: it took past 90 s in a fresh-clone run.
+            WebDriverWait(self.driver, 240).until(
                 lambda d: d.execute_script("return arguments[0].videoWidth", video) > 0, f"{name}: no picture")
             start = self.driver.execute_script("return arguments[0].currentTime", video)
             self.wait.until(
