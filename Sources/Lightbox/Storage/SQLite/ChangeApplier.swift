@@ -148,7 +148,7 @@ struct ChangeApplier {
                 var members = try topLevelState()
                 let before = members.elements
                 try members.move(at: indexes, to: destination)
-                for index in Set(indexes) { try recordUpdated(before[index]) }
+                for index in Set(indexes).sorted() { try recordUpdated(before[index]) }
                 topLevel = members
             case .deleteLists(let ids):
                 for id in ids {
@@ -193,17 +193,10 @@ struct ChangeApplier {
             let insert = try db.cachedStatement(
                 sql: "INSERT INTO collectionListChild (listId, collectionId, childListId, position) VALUES (?, ?, ?, ?)"
             )
-            // A child leaves its place at the top level: back there, it comes last.
-            let leaveTop = try db.cachedStatement(
-                sql: "DELETE FROM topLevelPosition WHERE collectionId = ? OR childListId = ?")
             for (position, child) in list.children.enumerated() {
                 switch child {
-                case .collection(let row):
-                    try insert.execute(arguments: [list.rowID, row, nil, position])
-                    try leaveTop.execute(arguments: [row, nil])
-                case .list(let row):
-                    try insert.execute(arguments: [list.rowID, nil, row, position])
-                    try leaveTop.execute(arguments: [nil, row])
+                case .collection(let row): try insert.execute(arguments: [list.rowID, row, nil, position])
+                case .list(let row): try insert.execute(arguments: [list.rowID, nil, row, position])
                 }
             }
         }
@@ -217,6 +210,15 @@ struct ChangeApplier {
                 case .list(let row): try insert.execute(arguments: [nil, row, position])
                 }
             }
+        }
+        if topLevel != nil || lists.values.contains(where: \.dirty) {
+            // What went into a folder leaves its place at the top level: back there, it comes last.
+            try db.execute(
+                sql: """
+                    DELETE FROM topLevelPosition
+                    WHERE collectionId IN (SELECT collectionId FROM collectionListChild WHERE collectionId IS NOT NULL)
+                    OR childListId IN (SELECT childListId FROM collectionListChild WHERE childListId IS NOT NULL)
+                    """)
         }
         for path in releasedPaths.sorted() {
             let references =
