@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 import Lightbox
@@ -419,5 +420,36 @@ extension ModelRouteTests {
         try await library.performChanges { $0.deleteAssetCollections([album]) }
         let entry = try CollectionRoutes.entry(listed, in: library)
         #expect(entry.collection.localIdentifier == album && entry.keyAssetIdentifier == nil)
+    }
+}
+
+extension ModelRouteTests {
+    @Test("/api/cameras lists at most 1,000 cameras, the most used, however many the files name")
+    func camerasAreBounded() async throws {
+        let (folder, library, _, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        // 1,100 assets, each naming a camera of its own but for 10 of one camera: what files
+        // written to fill a listing would do.
+        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).write {
+            db in
+            for index in 0..<1_100 {
+                try db.execute(
+                    sql: """
+                        INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate,
+                        modificationDate, addedDate, cameraModel) VALUES (?, 1, 10, 10, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        "CAMERA-\(index)", Date(), Date(), Date(), index < 10 ? "Common" : "Camera \(index)",
+                    ])
+            }
+            try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", arguments: [Date()])
+        }
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/cameras", method: .get) { response throws in
+                let listed = try #require(try Self.object(response)["cameras"] as? [[String: Any]])
+                #expect(listed.count == AssetRoutes.maximumCameras)
+                #expect(listed.first?["model"] as? String == "Common" && listed.first?["count"] as? Int == 10)
+            }
+        }
     }
 }

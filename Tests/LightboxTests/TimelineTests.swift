@@ -267,6 +267,10 @@ struct CameraSearchTests {
         #expect(
             try FetchResult(objects: all).cameras() == cameras, "a result in memory counts the same, in the same order")
         #expect(Set(cameras.compactMap(\.model)).count >= 10, "the corpus has many cameras")
+        // The first so many, from the catalog and from memory alike.
+        #expect(try library.fetchAssets().cameras(limit: 3) == Array(cameras.prefix(3)))
+        #expect(try FetchResult(objects: all).cameras(limit: 3) == Array(cameras.prefix(3)))
+        #expect(try library.fetchAssets().cameras(limit: 0).isEmpty)
         var limited = FetchOptions()
         limited.fetchLimit = 17
         let few = try library.fetchAssets(options: limited)

@@ -19,11 +19,12 @@ public struct AssetCamera: Sendable, Hashable, Encodable {
 
 extension FetchResult where ObjectType == Asset {
     /// The cameras and lenses the result's assets were taken with, each with how many, the
-    /// most used first (then by make, model and lens): the counts add up to ``count``. A fetch
+    /// most used first (then by make, model and lens): all of them add up to ``count``; `limit`
+    /// keeps the first so many (a library's files may name any number of cameras). A fetch
     /// over the catalog groups them in one query, without loading the assets; a result made
     /// in memory walks its objects.
-    public func cameras() throws -> [AssetCamera] {
-        if let source, let cameras = try source.cameras() { return cameras }
+    public func cameras(limit: Int? = nil) throws -> [AssetCamera] {
+        if let source, let cameras = try source.cameras(limit: limit) { return cameras }
         // Keyed by the camera with a count of 0.
         var counts: [AssetCamera: Int] = [:]
         for asset in self {
@@ -38,7 +39,7 @@ extension FetchResult where ObjectType == Asset {
             guard let b else { return false }
             return Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
         }
-        return counts.map { camera, count in
+        let sorted = counts.map { camera, count in
             var counted = camera
             counted.count = count
             return counted
@@ -46,5 +47,6 @@ extension FetchResult where ObjectType == Asset {
             if a.count != b.count { return a.count > b.count }
             return before(a.make, b.make) ?? before(a.model, b.model) ?? before(a.lensModel, b.lensModel) ?? false
         }
+        return limit.map { Array(sorted.prefix(Swift.max(0, $0))) } ?? sorted
     }
 }

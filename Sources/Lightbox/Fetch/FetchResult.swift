@@ -325,12 +325,13 @@ protocol FetchSource<Object>: Sendable {
     /// For asset fetches read by a query: the days the rows were taken on, as runs in order
     /// (see ``FetchResult/creationDays()``); nil where the source cannot say at once.
     func creationDays() throws -> [AssetDay]?
-    /// For asset fetches read by a query: the rows' cameras and lenses with their counts (see
-    /// ``FetchResult/cameras()``); nil where the source cannot say at once.
-    func cameras() throws -> [AssetCamera]?
+    /// For asset fetches read by a query: the rows' cameras and lenses with their counts, at
+    /// most `limit` of them (see ``FetchResult/cameras(limit:)``); nil where the source cannot
+    /// say at once.
+    func cameras(limit: Int?) throws -> [AssetCamera]?
 }
 
 extension FetchSource {
     func creationDays() throws -> [AssetDay]? { nil }
-    func cameras() throws -> [AssetCamera]? { nil }
+    func cameras(limit: Int?) throws -> [AssetCamera]? { nil }
 }

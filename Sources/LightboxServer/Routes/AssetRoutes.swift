@@ -24,6 +24,9 @@ import Lightbox
 enum AssetRoutes {
     /// The most assets one request changes.
     static let maximumBatch = 1000
+    /// The most cameras `/api/cameras` lists: the files of a library (uploads among them) may
+    /// name any number, and one answer must stay small.
+    static let maximumCameras = 1000
 
     struct Change: Decodable {
         var assets: [String]?
@@ -128,15 +131,17 @@ enum AssetRoutes {
             doc: APIOperation(
                 """
                 The cameras and lenses the assets a fetch selects were taken with, as their files name \
-                them, with how many each; the most used first. Those whose files name none are one \
-                entry with no make, model or lens. For search: `cameraModel == "..."`.
+                them, with how many each; the most used first, at most 1,000. Those whose files name \
+                none are one entry with no make, model or lens. For search: `cameraModel == "..."`.
                 """,
                 parameters: [predicateParameter],
                 responses: [.json(200, "The cameras and lenses.", Schema.ref("Cameras"))])
         ) { request, context in
             let library = try context.library().library
             let (options, _) = try fetchOptions(request.uri.formQuery)
-            let cameras = try await library.read { try $0.fetchAssets(options: options).cameras() }
+            let cameras = try await library.read {
+                try $0.fetchAssets(options: options).cameras(limit: maximumCameras)
+            }
             return try LightboxServer.jsonResponse(["cameras": cameras])
         }
         routes.get(

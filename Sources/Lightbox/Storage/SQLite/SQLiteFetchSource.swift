@@ -38,9 +38,9 @@ struct SQLiteFetchSource<Object: Sendable>: FetchSource {
         return try snapshot.read { db in try query.creationDays(db) }
     }
 
-    func cameras() throws -> [AssetCamera]? {
+    func cameras(limit: Int?) throws -> [AssetCamera]? {
         guard query.cameras != nil else { return nil }
-        return try snapshot.read { db in try query.cameras(db) }
+        return try snapshot.read { db in try query.cameras(db, limit: limit) }
     }
 }
 
@@ -104,8 +104,9 @@ struct RowIDQuery: Sendable {
         }
     }
 
-    /// The cameras and lenses of the rows, the limit applied, the most used first.
-    func cameras(_ db: Database) throws -> [AssetCamera] {
+    /// The cameras and lenses of the rows, the fetch limit applied, the most used first; at most
+    /// `limit` of them (nil: all).
+    func cameras(_ db: Database, limit most: Int?) throws -> [AssetCamera] {
         guard let cameras else { return [] }
         var sql = cameras.sql
         var arguments = cameras.arguments
@@ -118,7 +119,8 @@ struct RowIDQuery: Sendable {
             arguments = select.arguments
             arguments += [limit]
         }
-        return try Row.fetchAll(db, sql: sql + " ORDER BY 4 DESC, 1, 2, 3", arguments: arguments).map { row in
+        arguments += [most.map { max(0, $0) } ?? -1]
+        return try Row.fetchAll(db, sql: sql + " ORDER BY 4 DESC, 1, 2, 3 LIMIT ?", arguments: arguments).map { row in
             AssetCamera(make: row[0], model: row[1], lensModel: row[2], count: row[3])
         }
     }
