@@ -120,17 +120,19 @@ function offer(select, value) {
 }
 
 // The cameras and lenses of the library, most used first, as the selects' choices: a camera by
-// its model (with its make when the model does not start with it), a lens by its model.
-let camerasRead = false;
+// its model (with its make when the model does not start with it), a lens by its model. Read
+// each time the form opens: an upload may have brought a camera.
+let readingCameras = false;
 async function loadCameras() {
-  if (camerasRead) return;
-  camerasRead = true;
+  if (readingCameras) return;
+  readingCameras = true;
   let cameras;
   try {
     cameras = (await (await request('/api/cameras')).json()).cameras;
   } catch {
-    camerasRead = false;
     return;
+  } finally {
+    readingCameras = false;
   }
   const models = new Map(), lenses = new Map();
   for (const { make, model, lensModel, count } of cameras) {
