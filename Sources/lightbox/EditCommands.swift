@@ -126,28 +126,36 @@ struct EditCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "An external editor program speaking Lightbox's editor protocol (docs/EDITORS.md); the filters are its settings.",
-            valueName: "PROGRAM"))
+            "An installed editor's identifier (lightbox editors ls), or a program speaking Lightbox's editor protocol (docs/EDITORS.md); the filters are its settings.",
+            valueName: "EDITOR"))
     var editor: String?
 
-    @Option(help: ArgumentHelp("The external editor's memory limit, in MiB.", valueName: "MIB"))
+    @Option(
+        help: ArgumentHelp(
+            "A program editor's memory limit, in MiB (an installed one's is in its manifest).", valueName: "MIB"))
     var editorMemory = 512
 
-    @Option(help: ArgumentHelp("The external editor's time limit, in seconds.", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "A program editor's time limit, in seconds (an installed one's is in its manifest).", valueName: "SECONDS"))
     var editorTime = 60.0
 
     @Flag(help: "Print the edited asset as one JSON line.")
     var json = false
 
     func run() async throws {
+        let library = try libraryOptions.open()
         let controller: any ContentEditingController
-        if let editor {
+        let catalog = editor.map { _ in library.installedEditors() }
+        if let installed = editor.flatMap({ catalog?.editor(withIdentifier: $0) }) {
+            controller = installed.controller(filters: filters)
+        } else if let editor {
             guard (16...1_048_576).contains(editorMemory), editorTime > 0, editorTime <= 86_400 else {
                 throw ValidationError(
                     "--editor-memory must be 16...1048576 MiB and --editor-time more than 0 and at most 86400 s")
             }
             controller = ExternalEditor(
-                program: try Self.program(editor), filters: filters, memoryLimit: editorMemory << 20,
+                program: try Self.program(editor, catalog: catalog), filters: filters, memoryLimit: editorMemory << 20,
                 timeLimit: editorTime)
         } else {
             let recipe: EditRecipe
@@ -159,7 +167,6 @@ struct EditCommand: AsyncParsableCommand {
             guard !recipe.filters.isEmpty else { throw ValidationError("give at least one --filter NAME=VALUE") }
             controller = RecipeEditor(adding: recipe.filters)
         }
-        let library = try libraryOptions.open()
         let id = try Names(library: library).asset(id)
         guard let asset = try await library.asset(withLocalIdentifier: id) else {
             throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
@@ -181,7 +188,7 @@ struct EditCommand: AsyncParsableCommand {
 extension EditCommand {
     /// The editor program's absolute path: a file from the current folder, as the shell finds
     /// `./editor.py` or `tools/editor.py`; else a bare name looked up in `$PATH`.
-    static func program(_ given: String) throws -> String {
+    static func program(_ given: String, catalog: EditorCatalog? = nil) throws -> String {
         let manager = FileManager.default
         var isFolder: ObjCBool = false
         if manager.fileExists(atPath: given, isDirectory: &isFolder), !isFolder.boolValue {
@@ -197,7 +204,10 @@ extension EditCommand {
                 return found
             }
         }
-        throw CommandError("no editor program at \(given) (a path from the current folder, or a name in $PATH)")
+        let problems = (catalog?.problems ?? []).map { "\n  skipped \($0.path): \($0.message)" }.joined()
+        throw CommandError(
+            "no installed editor has the identifier \(given), and no editor program is at \(given) "
+                + "(lightbox editors ls lists the installed ones)\(problems)")
     }
 }
 

@@ -14,7 +14,8 @@ struct LightboxCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ImportCommand.self, ListCommand.self, ShowCommand.self, AssetThumbnailCommand.self, FavoriteCommand.self,
-            HideCommand.self, EditCommand.self, RevertCommand.self, DeleteCommand.self, RestoreCommand.self,
+            HideCommand.self, EditCommand.self, EditorsCommand.self, RevertCommand.self, DeleteCommand.self,
+            RestoreCommand.self,
             TrashCommand.self, AlbumCommand.self, FolderCommand.self, HistoryCommand.self, WatchCommand.self,
             ServeCommand.self, MetadataCommand.self, ExportCommand.self, ThumbnailCommand.self, RenderCommand.self,
             CheckCommand.self, CaptureCommand.self, BurstCommand.self, UserCommand.self, TokenCommand.self,

@@ -79,6 +79,11 @@ struct ServeCommand: AsyncParsableCommand {
                 users == 0
                     ? "No users: anyone on this machine can reach the library; `lightbox user add NAME` requires signing in"
                     : "\(users) user\(users == 1 ? "" : "s") may sign in")
+            let editors = library.installedEditors()
+            if !editors.editors.isEmpty {
+                Output.message("Editors: " + editors.editors.map(\.manifest.name).joined(separator: ", "))
+            }
+            for problem in editors.problems { Output.message("warning: \(problem.path): \(problem.message); skipped") }
         }
         do {
             try await app.runService()

@@ -283,7 +283,7 @@ struct EditingTests {
     func externalEditor() async throws {
         let (library, asset, source, folder) = try await Self.library()
         defer { withExtendedLifetime(folder) {} }
-        let program = Corpus.packageRoot.appendingPathComponent("examples/editors/negative.py").path
+        let program = Corpus.packageRoot.appendingPathComponent("examples/editors/negative/negative.sh").path
         let edited = try await library.edit(asset, with: ExternalEditor(program: program, filters: ["strength=1"]))
         #expect(edited.adjustmentFormatIdentifier == "org.lightbox.example.negative")
         let render = try await library.fileURL(for: try #require(edited.resource(ofType: .fullSizePhoto))).path

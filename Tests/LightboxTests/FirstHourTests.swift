@@ -132,14 +132,14 @@ struct FirstHourTests {
         #expect(try CLI.run(["history", "--library", library, "--since", "1"]).status == 0)
 
         // The editor named as a file of the current folder, without "./".
-        let editors = Corpus.packageRoot.appendingPathComponent("examples/editors").path
+        let editors = Corpus.packageRoot.appendingPathComponent("examples/editors/negative").path
         let edited = try CLI.run(
-            ["edit", "--library", library, id, "--editor", "negative.py", "--filter", "strength=1"],
+            ["edit", "--library", library, id, "--editor", "negative.sh", "--filter", "strength=1"],
             currentDirectory: editors)
         #expect(edited.status == 0, "\(edited.stderr)")
         let missing = try CLI.run(["edit", "--library", library, id, "--editor", "nowhere/editor.py"])
         #expect(
-            missing.status == 1 && missing.stderr.contains("no editor program at nowhere/editor.py"),
+            missing.status == 1 && missing.stderr.contains("no editor program is at nowhere/editor.py"),
             "\(missing.stderr)")
     }
 

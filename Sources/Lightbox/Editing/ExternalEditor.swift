@@ -20,6 +20,8 @@ public final class ExternalEditor: ContentEditingController {
     public let arguments: [String]
     /// `NAME=VALUE` settings passed to the program with the edit request.
     public let filters: [String]
+    /// The installed editor it runs, when it was found by its manifest.
+    public let installed: InstalledEditor?
     /// The most memory the program may use, in bytes (512 MiB by default).
     public let memoryLimit: Int
     /// The longest an edit may take, in seconds (60 by default); a `canHandle` question gets
@@ -42,10 +44,28 @@ public final class ExternalEditor: ContentEditingController {
         self.filters = filters
         self.memoryLimit = memoryLimit
         self.timeLimit = timeLimit
+        installed = nil
     }
 
-    /// Asks the program; a program that fails to answer cannot handle it.
+    /// Runs an installed editor, with its manifest's program, arguments and limits.
+    public init(installed editor: InstalledEditor, filters: [String] = []) {
+        program = editor.programPath
+        arguments = editor.manifest.arguments
+        self.filters = filters
+        memoryLimit = editor.manifest.memoryLimit
+        timeLimit = editor.manifest.timeLimit
+        installed = editor
+    }
+
+    /// How errors name it: an installed editor by its name, a program by its path.
+    private var title: String { installed.map { "\($0.manifest.name) (\($0.identifier))" } ?? program }
+
+    /// Asks the program; a program that fails to answer cannot handle it. An installed editor
+    /// is asked only of the formats its manifest declares.
     public func canHandle(_ adjustmentData: AdjustmentData) -> Bool {
+        if let installed, !installed.manifest.adjustmentFormats.contains(adjustmentData.formatIdentifier) {
+            return false
+        }
         if let known = state.withLock({ $0.canHandle[adjustmentData] }) { return known }
         let request: [String: Any] = [
             "protocol": Self.protocolVersion, "action": "canHandle", "adjustmentData": Self.json(adjustmentData),
@@ -61,6 +81,12 @@ public final class ExternalEditor: ContentEditingController {
     }
 
     public func startContentEditing(with input: ContentEditingInput, placeholderImage: EncodedImage?) async throws {
+        if let installed, !installed.manifest.mediaTypes.contains(input.mediaType) {
+            throw LibraryError(
+                .invalidRequest,
+                "the editor \(title) does not edit \(input.mediaType == .video ? "movies" : "photos") (its manifest's mediaTypes)"
+            )
+        }
         state.withLock { $0.input = input }
     }
 
@@ -100,11 +126,11 @@ public final class ExternalEditor: ContentEditingController {
             else {
                 throw LibraryError(
                     .invalidRequest,
-                    "the editor \(program) answered without adjustmentData {formatIdentifier, formatVersion, data}")
+                    "the editor \(title) answered without adjustmentData {formatIdentifier, formatVersion, data}")
             }
             guard FileIO.fileExists(output.renderedContentURL.path) else {
                 throw LibraryError(
-                    .invalidRequest, "the editor \(program) wrote no render to \(output.renderedContentURL.path)")
+                    .invalidRequest, "the editor \(title) wrote no render to \(output.renderedContentURL.path)")
             }
             // What the editor made is read with the care of any untrusted file: a pipe would
             // hang the read.
@@ -160,22 +186,22 @@ public final class ExternalEditor: ContentEditingController {
         case .timedOut:
             throw LibraryError(
                 .invalidRequest,
-                "the editor \(program) was stopped: it ran past its time limit of \(Self.format(seconds)) s")
+                "the editor \(title) was stopped: it ran past its time limit of \(Self.format(seconds)) s")
         case .outOfMemory:
             throw LibraryError(
                 .invalidRequest,
-                "the editor \(program) was stopped: it used more than its memory limit of \(megabytes) MiB")
+                "the editor \(title) was stopped: it used more than its memory limit of \(megabytes) MiB")
         case .cancelled:
-            throw LibraryError(.cancelled, "the edit was cancelled; the editor \(program) was stopped")
+            throw LibraryError(.cancelled, "the edit was cancelled; the editor \(title) was stopped")
         case .signalled(let signal):
             throw LibraryError(
                 .invalidRequest,
-                "the editor \(program) died (signal \(signal)) under its memory limit of \(megabytes) MiB\(said)")
+                "the editor \(title) died (signal \(signal)) under its memory limit of \(megabytes) MiB\(said)")
         case .exited(let status) where status != 0:
             let memory =
                 Self.mentionsMemory(outcome.standardErrorTail)
                 ? " It ran out of memory: its limit is \(megabytes) MiB." : ""
-            throw LibraryError(.invalidRequest, "the editor \(program) failed (exit status \(status))\(said).\(memory)")
+            throw LibraryError(.invalidRequest, "the editor \(title) failed (exit status \(status))\(said).\(memory)")
         case .exited:
             return outcome.standardOutput
         }
@@ -184,10 +210,10 @@ public final class ExternalEditor: ContentEditingController {
     /// The program's answer: a JSON object, which may carry an error.
     private func parse(_ output: [UInt8]) throws -> [String: Any] {
         guard let answer = try? JSONSerialization.jsonObject(with: Data(output)) as? [String: Any] else {
-            throw LibraryError(.invalidRequest, "the editor \(program) did not answer with a JSON object")
+            throw LibraryError(.invalidRequest, "the editor \(title) did not answer with a JSON object")
         }
         if let message = answer["error"] as? String {
-            throw LibraryError(.invalidRequest, "the editor \(program) refused: \(message)")
+            throw LibraryError(.invalidRequest, "the editor \(title) refused: \(message)")
         }
         return answer
     }
