@@ -453,3 +453,52 @@ extension ModelRouteTests {
         }
     }
 }
+
+extension ModelRouteTests {
+    @Test("Installed editors over HTTP: listed, those for an asset with mayContinue, an edit by identifier")
+    func installedEditors() async throws {
+        let (folder, library, ids, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        let editors = library.url.path + "/editors"
+        try FileManager.default.createDirectory(atPath: editors, withIntermediateDirectories: true)
+        let examples = Corpus.packageRoot.appendingPathComponent("examples/editors").path
+        try FileManager.default.copyItem(atPath: examples + "/negative", toPath: editors + "/negative")
+        let identifier = "org.lightbox.example.negative"
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/editors", method: .get) { response throws in
+                #expect(response.status == .ok)
+                let list = try #require(
+                    try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [[String: Any]])
+                let negative = try #require(list.first { $0["identifier"] as? String == identifier })
+                #expect(negative["mediaTypes"] as? [String] == ["image"] && negative["scope"] as? String == "library")
+                #expect((negative["settings"] as? [[String: Any]])?.first?["name"] as? String == "strength")
+            }
+            let before = try library.currentChangeToken()
+            let edited = try await Self.send(
+                client, .post, "/api/assets/\(ids[0])/edits",
+                #"{"editor": "\#(identifier)", "filters": ["strength=1"]}"#)
+            #expect(edited.status == .ok, "\(String(buffer: edited.body))")
+            try Self.expectOneTransaction(edited, since: before, in: library)
+            #expect(try Self.object(edited)["adjustmentFormatIdentifier"] as? String == identifier)
+            try await client.execute(uri: "/api/assets/\(ids[0])/editors", method: .get) { response throws in
+                let list = try #require(
+                    try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [[String: Any]])
+                let negative = try #require(list.first { $0["identifier"] as? String == identifier })
+                #expect(negative["mayContinue"] as? Bool == true)
+            }
+            try await client.execute(uri: "/api/assets/\(ids[1])/editors", method: .get) { response throws in
+                let list =
+                    try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [[String: Any]]
+                #expect(list?.first { $0["identifier"] as? String == identifier }?["mayContinue"] as? Bool == false)
+            }
+            let unknown = try await Self.send(
+                client, .post, "/api/assets/\(ids[1])/edits", #"{"editor": "org.nobody.x", "filters": []}"#)
+            #expect(unknown.status == .notFound)
+            let refused = try await Self.send(
+                client, .post, "/api/assets/\(ids[1])/edits",
+                #"{"editor": "\#(identifier)", "filters": ["strength=7"]}"#)
+            #expect(
+                refused.status == .badRequest && String(buffer: refused.body).contains("strength must be from 0 to 1"))
+        }
+    }
+}

@@ -29,6 +29,26 @@ PASSWORD = os.environ["LIGHTBOX_PASSWORD"]
 SCREENSHOTS = os.environ.get("LIGHTBOX_SCREENSHOTS", ".build/web-screenshots")
 
 
+# The mean of an image's red, green and blue, read by the browser from a same-origin URL
+# (the session's cookie goes with it): execute_async_script(MEAN_OF, url).
+MEAN_OF = """
+const done = arguments[arguments.length - 1];
+const image = new Image();
+image.onload = () => {
+  const canvas = document.createElement('canvas');
+  [canvas.width, canvas.height] = [image.naturalWidth, image.naturalHeight];
+  const context = canvas.getContext('2d');
+  context.drawImage(image, 0, 0);
+  const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+  let sum = 0;
+  for (let i = 0; i < data.length; i += 4) sum += data[i] + data[i + 1] + data[i + 2];
+  done(sum / (data.length / 4 * 3));
+};
+image.onerror = () => done(-1);
+image.src = arguments[0];
+"""
+
+
 def make_driver(viewport):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
@@ -799,6 +819,38 @@ class PageChecks:
         edited = self.api(f"/api/assets/{identifier}")
         self.assertAlmostEqual(edited["pixelWidth"] / chosen["pixelWidth"], w, delta=0.01)
         self.assertAlmostEqual(edited["pixelHeight"] / chosen["pixelHeight"], h, delta=0.01)
+        self.api(f"/api/assets/{identifier}/edits", "DELETE")
+
+    def test_an_installed_editor_is_offered_and_edits_at_full_size(self):
+        self.sign_in()
+        chosen = next(a for a in self.api("/api/assets?offset=60&limit=50")["assets"]
+                      if a["mediaType"] == 1 and not a["hasAdjustments"] and a["pixelWidth"] >= 400)
+        identifier = chosen["localIdentifier"]
+        offered = [e["identifier"] for e in self.api(f"/api/assets/{identifier}/editors")]
+        self.driver.get(URL + "/#edit=" + identifier)
+        editor = self.driver.find_element(By.ID, "editor")
+        self.wait.until(lambda d: "open" in editor.get_attribute("class"))
+        box = self.driver.find_element(By.ID, "editors")
+        self.wait.until(lambda d: box.is_displayed())
+        choice = Select(self.driver.find_element(By.ID, "editor-choice"))
+        self.assertEqual([o.get_attribute("value") for o in choice.options], offered)
+        summary = box.find_element(By.TAG_NAME, "summary")
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)
+        summary.click()
+        choice.select_by_value("org.lightbox.example.negative")
+        strength = self.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#editor-settings input[name=strength]"))
+        self.assertEqual(float(strength.get_attribute("value")), 1)
+        self.shot("installed-editor")
+        apply = self.driver.find_element(By.ID, "editor-apply")
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", apply)
+        apply.click()
+        self.wait.until(lambda d: "open" not in editor.get_attribute("class"))
+        edited = self.api(f"/api/assets/{identifier}")
+        self.assertEqual(edited["adjustmentFormatIdentifier"], "org.lightbox.example.negative")
+        # The negative's render: its mean is 255 less the original's, by the grid's own thumbnails.
+        before = self.driver.execute_async_script(MEAN_OF, f"{URL}/api/assets/{identifier}/image?w=64&h=64&version=original")
+        after = self.driver.execute_async_script(MEAN_OF, f"{URL}/api/assets/{identifier}/image?w=64&h=64&t=1")
+        self.assertAlmostEqual(before + after, 255, delta=12)
         self.api(f"/api/assets/{identifier}/edits", "DELETE")
 
     def test_the_editor_shows_the_picture_and_keeps_save_in_sight(self):

@@ -121,6 +121,24 @@ enum Schemas {
                 "hasAdjustments": Schema.boolean, "adjustmentFormatIdentifier": Schema.string,
                 "formatVersion": Schema.string, "filters": Schema.array(Schema.string), "canContinue": Schema.boolean,
             ], required: ["hasAdjustments", "filters", "canContinue"]),
+        "Editor": Schema.object(
+            [
+                "identifier": Schema.string, "name": Schema.string, "version": Schema.string, "summary": Schema.string,
+                "mediaTypes": Schema.array(Schema.string(["image", "video"])),
+                "adjustmentFormats": Schema.array(Schema.string), "memoryLimitMiB": Schema.integer,
+                "timeLimitSeconds": Schema.number, "scope": Schema.string(["system", "user", "library"]),
+                "settings": Schema.array(
+                    Schema.object(
+                        [
+                            "name": Schema.string, "label": Schema.string, "minimum": Schema.number,
+                            "maximum": Schema.number, "default": Schema.number, "step": Schema.number,
+                        ], required: ["name", "label", "minimum", "maximum", "default"])),
+                "mayContinue": Schema.boolean,
+            ],
+            required: [
+                "identifier", "name", "version", "summary", "mediaTypes", "adjustmentFormats", "memoryLimitMiB",
+                "timeLimitSeconds", "scope", "settings",
+            ]),
         "TrashPage": Schema.object(
             [
                 "assets": Schema.array(Schema.ref("Asset")), "next": Schema.string, "retentionDays": Schema.number,

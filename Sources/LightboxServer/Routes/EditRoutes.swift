@@ -12,6 +12,9 @@ import LightboxImaging
 ///   renders the edit at full size and lands it; answers the edited asset. `replace` (the
 ///   default) makes the filters the whole recipe, applied to the unedited photo; `append` adds
 ///   them to the recipe the asset has. An edit by another editor is chained on either way.
+///   With `"editor": IDENTIFIER`, an installed editor makes the edit, the filters its settings.
+/// - `GET /api/editors`: the installed editors; `GET /api/assets/{id}/editors`: those that can
+///   edit the asset, each with `mayContinue` (it declares the format of the asset's edit).
 /// - `DELETE /api/assets/{id}/edits`: reverts to the original; answers the asset.
 /// - `POST /api/assets/{id}/edits/preview` with the same body: the display-size image (2048 px)
 ///   with the recipe applied, as JPEG: what sliders redraw; `"maximumSide": N` makes it
@@ -20,6 +23,8 @@ enum EditRoutes {
     struct EditBody: Decodable {
         var filters: [String]
         var mode: String?
+        /// An installed editor's identifier: it makes the edit, the filters its settings.
+        var editor: String?
         /// A preview's long side, to fit the view showing it (at most the display size).
         var maximumSide: Int?
     }
@@ -31,6 +36,20 @@ enum EditRoutes {
         var formatVersion: String?
         var filters: [String]
         var canContinue: Bool
+    }
+
+    /// An installed editor as `GET /api/assets/{id}/editors` lists it.
+    struct AssetEditor: Encodable {
+        var editor: InstalledEditor
+        var mayContinue: Bool
+
+        func encode(to encoder: any Encoder) throws {
+            try editor.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(mayContinue, forKey: .mayContinue)
+        }
+
+        enum Key: String, CodingKey { case mayContinue }
     }
 
     static func add(to routes: Routes) {
@@ -62,12 +81,25 @@ enum EditRoutes {
                         [
                             "filters": Schema.array(Schema.string, count: 0...100),
                             "mode": Schema.string(["replace", "append"]), "maximumSide": Schema.integer(16...8192),
+                            "editor": Schema.string,
                         ], required: ["filters"])),
                 responses: [.json(200, "The asset edited.", Schema.ref("Asset"), changeToken: true)])
         ) { request, context in
             let served = try context.library()
             let library = served.library
             let body = try await request.decode(as: EditBody.self, context: context)
+            if let identifier = body.editor {
+                let asset = try await asset(try context.parameters.require("id"), in: library)
+                guard let installed = library.installedEditors().editor(withIdentifier: identifier) else {
+                    throw HTTPError(.notFound, message: "no installed editor has the identifier \(identifier)")
+                }
+                guard installed.canEdit(asset) else {
+                    throw HTTPError(
+                        .badRequest, message: "the editor \(identifier) does not edit assets of this kind")
+                }
+                let edited = try await library.edit(asset, with: installed.controller(filters: body.filters))
+                return try await LightboxServer.written(edited, token: nil, in: library)
+            }
             let (filters, replaces) = try recipe(body)
             guard !filters.isEmpty else {
                 throw HTTPError(
@@ -80,6 +112,29 @@ enum EditRoutes {
             let edited = try await library.edit(asset, with: editor)
             // The library's token once the edit has committed.
             return try await LightboxServer.written(edited, token: nil, in: library)
+        }
+        routes.get(
+            "/api/editors",
+            doc: APIOperation(
+                "The installed editors: the system's, the user's and the library's own.",
+                responses: [.json(200, "The editors.", Schema.array(Schema.ref("Editor")))])
+        ) { _, context in
+            let served = try context.library()
+            return try LightboxServer.jsonResponse(served.library.installedEditors().editors)
+        }
+        routes.get(
+            "/api/assets/:id/editors",
+            doc: APIOperation(
+                "The installed editors that can edit the asset.",
+                responses: [.json(200, "The editors.", Schema.array(Schema.ref("Editor")))])
+        ) { _, context in
+            let served = try context.library()
+            let library = served.library
+            let asset = try await asset(try context.parameters.require("id"), in: library)
+            let editors = library.installedEditors().editors(for: asset).map {
+                AssetEditor(editor: $0, mayContinue: $0.mayContinue(asset))
+            }
+            return try LightboxServer.jsonResponse(editors)
         }
         routes.delete(
             "/api/assets/:id/edits",

@@ -197,6 +197,53 @@ figure.addEventListener('pointerup', () => {
   drawing = null;
 });
 
+// Installed editors (docs/EDITORS.md): those that can edit the asset, each with its settings
+// as sliders. They run at full size on the server: no preview, Apply saves.
+const editorsBox = document.getElementById('editors');
+const editorChoice = document.getElementById('editor-choice');
+const editorSettings = document.getElementById('editor-settings');
+let installed = [];
+
+async function loadEditors(asset) {
+  editorsBox.hidden = true;
+  installed = [];
+  try { installed = await (await request(assetPath(asset) + '/editors')).json(); } catch { return; }
+  if (editing !== asset) return;
+  editorChoice.replaceChildren(...installed.map(item => {
+    const option = document.createElement('option');
+    option.value = item.identifier;
+    option.textContent = item.name + (item.mayContinue ? ' (continues this edit)' : '');
+    return option;
+  }));
+  editorsBox.hidden = !installed.length;
+  showEditorSettings();
+}
+
+function showEditorSettings() {
+  const chosen = installed.find(item => item.identifier === editorChoice.value);
+  document.getElementById('editor-summary').textContent = chosen ? chosen.summary + ' (version ' + chosen.version + ')' : '';
+  editorSettings.replaceChildren(...(chosen ? chosen.settings : []).map(setting => {
+    const label = document.createElement('label');
+    label.append(setting.label + ' ');
+    const output = document.createElement('output');
+    const input = document.createElement('input');
+    Object.assign(input, { type: 'range', name: setting.name, min: setting.minimum, max: setting.maximum,
+                           step: setting.step || 'any', value: setting.default });
+    output.textContent = (+input.value).toFixed(2);
+    input.addEventListener('input', () => { output.textContent = (+input.value).toFixed(2); });
+    label.append(output, input);
+    return label;
+  }));
+}
+
+editorChoice.addEventListener('change', showEditorSettings);
+document.getElementById('editor-apply').addEventListener('click', () => {
+  const chosen = installed.find(item => item.identifier === editorChoice.value);
+  if (!chosen) return;
+  const filters = [...editorSettings.querySelectorAll('input')].map(input => input.name + '=' + input.value);
+  finish(path => postJSON(path, { editor: chosen.identifier, filters }), chosen.name + ' is editing at full size…');
+});
+
 // The preview fits the view, in device pixels.
 function previewSide() {
   const figure = editor.querySelector('figure');
@@ -256,6 +303,7 @@ export async function openEditor(asset) {
   if (kept.length) document.getElementById('edit-kept').textContent = 'Kept as saved: ' + kept.join(', ') + '.';
   editing = asset;
   preview();
+  loadEditors(asset);
 }
 
 function closeEditor() {
@@ -265,10 +313,10 @@ function closeEditor() {
 }
 
 // Saves or reverts at full size, then shows the result in the grid and the viewer.
-async function finish(send) {
+async function finish(send, message = 'Saving at full size…') {
   if (saving) return;
   saving = true;
-  note.textContent = 'Saving at full size…';
+  note.textContent = message;
   try {
     const asset = await (await send(assetPath(editing) + '/edits')).json();
     const index = replace(asset);
