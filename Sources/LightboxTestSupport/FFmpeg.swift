@@ -106,6 +106,41 @@ extension FFmpeg {
         return (probe.width, probe.height, frames)
     }
 
+    /// The root mean square of a movie's first sound stream, every channel's samples together,
+    /// decoded by ffmpeg to 32-bit floats; with `seconds`, only of that part of it.
+    public static func soundRMS(of movie: String, seconds: ClosedRange<Double>? = nil) throws -> Double {
+        var arguments = ["-v", "error", "-i", movie]
+        if let seconds {
+            arguments = [
+                "-v", "error", "-ss", "\(seconds.lowerBound)", "-i", movie, "-t",
+                "\(seconds.upperBound - seconds.lowerBound)",
+            ]
+        }
+        let raw = try outputData(
+            "/usr/bin/ffmpeg", arguments + ["-map", "0:a:0", "-f", "f32le", "-c:a", "pcm_f32le", "-"])
+        let count = raw.count / 4
+        guard count > 0 else { return 0 }
+        let sum = raw.withUnsafeBytes { bytes in
+            (0..<count).reduce(0.0) { total, i in
+                let value = Double(Float(bitPattern: bytes.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)))
+                return total + value * value
+            }
+        }
+        return (sum / Double(count)).squareRoot()
+    }
+
+    /// The duration of a movie's first stream of a kind (`v` or `a`), in seconds, as ffprobe
+    /// reads it from the stream's packets.
+    public static func streamDuration(of movie: String, _ kind: String) throws -> Double {
+        let text = try output(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "\(kind):0", "-show_entries", "stream=duration", "-of", "csv=p=0",
+                movie,
+            ])
+        return Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
     private static func output(_ command: String, _ arguments: [String]) throws -> String {
         String(decoding: try outputData(command, arguments), as: UTF8.self)
     }

@@ -95,7 +95,7 @@ struct LivePhotoEditingTests {
     }
 
     @Test(
-        "The context hands the processor the still and each frame in order; silence, a preview, and volumes it cannot apply"
+        "The context hands the processor the still and each frame in order; silence, a preview, half the volume"
     )
     func contextLifecycle() async throws {
         let (library, live, movie, folder) = try await Self.livePhoto()
@@ -133,11 +133,20 @@ struct LivePhotoEditingTests {
         #expect(max(small.width, small.height) <= 320 && small.frames == 41)
         #expect(max(preview.photo.pixelWidth, preview.photo.pixelHeight) <= 320)
 
+        // Half the volume halves the sound's RMS, by ffmpeg's decoding of both.
         context.audioVolume = 0.5
-        await #expect(throws: LibraryError.self, "a volume between 0 and 1 is refused") {
+        let half = ContentEditingOutput(contentEditingInput: input)
+        defer { half.discard() }
+        try await context.saveLivePhoto(to: half)
+        let halved = half.renderedLivePhotoMovieURL.path
+        let ratio = try FFmpeg.soundRMS(of: halved) / FFmpeg.soundRMS(of: movie)
+        #expect(abs(ratio - 0.5) < 0.02, "RMS ratio \(ratio)")
+        #expect(try FFmpeg.probe(halved).frames == 41)
+        #expect(abs(try FFmpeg.streamDuration(of: halved, "a") - FFmpeg.streamDuration(of: movie, "a")) < 0.05)
+        context.audioVolume = 1.5
+        await #expect(throws: LibraryError.self, "a volume past 1 is refused") {
             try await context.saveLivePhoto(to: ContentEditingOutput(contentEditingInput: input))
         }
-        _ = movie
     }
 
     @Test("A Live Photo edit refused in its transaction (its input is stale) leaves no file behind")

@@ -59,8 +59,9 @@ public final class LivePhotoEditingContext: Sendable {
         set { settings.withLock { $0.frameProcessor = newValue } }
     }
 
-    /// 1 keeps the movie's sound as recorded, 0 makes the movie silent. Lightbox copies the
-    /// sound unchanged rather than decoding it, so other volumes are refused when saving.
+    /// The movie's sound volume, from 0 (silent) to 1 (as recorded, copied unchanged); between
+    /// them every sample is scaled and the sound encoded again. Outside 0...1 is refused when
+    /// saving.
     public var audioVolume: Float {
         get { settings.withLock { $0.audioVolume } }
         set { settings.withLock { $0.audioVolume = newValue } }
@@ -70,7 +71,7 @@ public final class LivePhotoEditingContext: Sendable {
     /// long sides at most `maximumSide`, both through the frame processor. The movie is written
     /// to a temporary file the caller removes.
     public func prepareLivePhotoForPlayback(maximumSide: Int) async throws -> (photo: EncodedImage, movieURL: URL) {
-        let (process, keepsAudio) = try processing()
+        let (process, volume) = try processing()
         let display = try input.displaySizeImage.resized(maximumSide: maximumSide)
         let time = photoTime
         let photo = try await BlockingWork.run {
@@ -81,7 +82,7 @@ public final class LivePhotoEditingContext: Sendable {
         let movie = folder.appendingPathComponent("preview.mov")
         do {
             try await renderMovie(
-                to: movie, options: MovieEditOptions(keepsAudio: keepsAudio, quality: 23, maximumSide: maximumSide),
+                to: movie, options: MovieEditOptions(audioVolume: volume, quality: 23, maximumSide: maximumSide),
                 process: process)
         } catch {
             try? FileManager.default.removeItem(at: folder)
@@ -94,7 +95,7 @@ public final class LivePhotoEditingContext: Sendable {
     /// and ``ContentEditingOutput/renderedLivePhotoMovieURL``). Set its adjustment data and
     /// land it as any edit.
     public func saveLivePhoto(to output: ContentEditingOutput) async throws {
-        let (process, keepsAudio) = try processing()
+        let (process, volume) = try processing()
         let source = fullSizeImageURL.path
         let orientation = self.orientation
         let time = photoTime
@@ -112,7 +113,7 @@ public final class LivePhotoEditingContext: Sendable {
             }
         }
         try await renderMovie(
-            to: output.renderedLivePhotoMovieURL, options: MovieEditOptions(keepsAudio: keepsAudio), process: process)
+            to: output.renderedLivePhotoMovieURL, options: MovieEditOptions(audioVolume: volume), process: process)
     }
 
     /// The movie with every frame through `process`, at `url`, carrying the Live Photo's
@@ -160,15 +161,13 @@ public final class LivePhotoEditingContext: Sendable {
         try FileIO.writeAtomically(bytes, to: path)
     }
 
-    /// The processor to use (the identity when none is set) and whether the sound is kept.
-    private func processing() throws -> (@Sendable (LivePhotoFrame) throws -> EditableImage, Bool) {
+    /// The processor to use (the identity when none is set) and the sound's volume.
+    private func processing() throws -> (@Sendable (LivePhotoFrame) throws -> EditableImage, Double) {
         let (processor, volume) = settings.withLock { ($0.frameProcessor, $0.audioVolume) }
-        guard volume == 0 || volume == 1 else {
-            throw LibraryError(
-                .invalidRequest,
-                "audioVolume \(volume) is not supported: Lightbox keeps the sound as recorded (1) or removes it (0)")
+        guard volume >= 0 && volume <= 1 else {
+            throw LibraryError(.invalidRequest, "audioVolume \(volume) is outside 0...1 (0 silent, 1 as recorded)")
         }
-        return (processor ?? { $0.image }, volume == 1)
+        return (processor ?? { $0.image }, Double(volume))
     }
 
     /// The long side of the upright full-size still, from its header.

@@ -57,7 +57,7 @@ extension PhotoLibrary {
                 do {
                     _ = try ImageFile.editMovie(
                         at: source, to: partial, photoSide: Self.playableSide,
-                        options: MovieEditOptions(keepsAudio: true, quality: 23, maximumSide: Self.playableSide)
+                        options: MovieEditOptions(quality: 23, maximumSide: Self.playableSide)
                     ) { frame in frame.image }
                 } catch {
                     throw LibraryError(

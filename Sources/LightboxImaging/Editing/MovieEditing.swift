@@ -31,8 +31,9 @@ public struct LivePhotoFrame: @unchecked Sendable {
 
 /// How a movie is re-encoded after its frames are edited.
 public struct MovieEditOptions: Sendable {
-    /// Whether the sound is copied unchanged (true), or left out.
-    public var keepsAudio = true
+    /// The sound's volume, 0 to 1: 1 copies the sound unchanged (re-encoded only when trimmed),
+    /// 0 leaves it out, a value between scales every sample and encodes it again (AAC).
+    public var audioVolume = 1.0
     /// x264's constant rate factor: 18 is visually lossless, lower is larger.
     public var quality = 18
     /// The largest frame decoded, in pixels.
@@ -40,11 +41,19 @@ public struct MovieEditOptions: Sendable {
     /// When set, frames larger than this on their long side are made smaller before they are
     /// processed (a playback preview).
     public var maximumSide: Int?
+    /// The part kept, in seconds from the movie's start: frames shown from `start` until before
+    /// `end` (nil: to the end); the sound is cut at the same times. The kept part starts at 0.
+    public var start = 0.0
+    public var end: Double?
 
-    public init(keepsAudio: Bool = true, quality: Int = 18, maximumSide: Int? = nil) {
-        self.keepsAudio = keepsAudio
+    public init(
+        audioVolume: Double = 1, quality: Int = 18, maximumSide: Int? = nil, start: Double = 0, end: Double? = nil
+    ) {
+        self.audioVolume = audioVolume
         self.quality = quality
         self.maximumSide = maximumSide
+        self.start = start
+        self.end = end
     }
 }
 
@@ -63,9 +72,17 @@ extension ImageFile {
         return try withoutActuallyEscaping(process) { process in
             let editing = FrameEditing(
                 process: process, photoSide: Double(max(1, photoSide)), maximumSide: options.maximumSide)
+            guard (0...1).contains(options.audioVolume), options.start.isFinite, options.start >= 0,
+                options.end.map({ $0.isFinite && $0 > options.start }) ?? true
+            else {
+                throw ImagingError(
+                    .corrupt,
+                    "cannot edit the movie: the volume must be from 0 to 1 and the part kept must end after it starts",
+                    path: inputPath)
+            }
             var settings = cvideo_edit_options(
-                keep_audio: options.keepsAudio ? 1 : 0, quality: Int32(options.quality),
-                max_pixels: options.maximumPixels)
+                audio_volume: options.audioVolume, quality: Int32(options.quality), max_pixels: options.maximumPixels,
+                start: options.start, end: options.end ?? 0)
             var message = [CChar](repeating: 0, count: 512)
             let context = Unmanaged.passUnretained(editing).toOpaque()
             let status = cvideo_edit_movie(

@@ -33,6 +33,29 @@ const int *cvideo_coefficients(enum AVColorSpace space) {
     return ffmpeg.sws_getCoefficients(space == AVCOL_SPC_UNSPECIFIED ? SWS_CS_DEFAULT : (int)space);
 }
 
+float cvideo_sample(const AVFrame *frame, int channels, int channel, int index, int *known) {
+    int planar = ffmpeg.av_sample_fmt_is_planar(frame->format);
+    const uint8_t *plane = frame->extended_data[planar ? channel : 0];
+    size_t at = planar ? (size_t)index : (size_t)index * (size_t)channels + (size_t)channel;
+    float value;
+    switch (frame->format) {
+    case AV_SAMPLE_FMT_S16:
+    case AV_SAMPLE_FMT_S16P: value = ((const int16_t *)plane)[at] / 32768.0f; break;
+    case AV_SAMPLE_FMT_S32:
+    case AV_SAMPLE_FMT_S32P: value = ((const int32_t *)plane)[at] / 2147483648.0f; break;
+    case AV_SAMPLE_FMT_FLT:
+    case AV_SAMPLE_FMT_FLTP: value = ((const float *)plane)[at]; break;
+    case AV_SAMPLE_FMT_DBL:
+    case AV_SAMPLE_FMT_DBLP: value = (float)((const double *)plane)[at]; break;
+    case AV_SAMPLE_FMT_U8:
+    case AV_SAMPLE_FMT_U8P: value = (((const uint8_t *)plane)[at] - 128) / 128.0f; break;
+    default: *known = 0; return 0;
+    }
+    if (!(value >= -1.0f)) value = value > 0 ? 1.0f : -1.0f;  // NaN and below -1
+    if (value > 1.0f) value = 1.0f;
+    return value;
+}
+
 struct SwsContext *cvideo_rgb_converter(const AVFrame *frame) {
     struct SwsContext *converter =
         ffmpeg.sws_getContext(frame->width, frame->height, (enum AVPixelFormat)frame->format, frame->width, frame->height,

@@ -405,31 +405,13 @@ static cvideo_status deliver_audio(ccapture_source *source, ccapture_item *item,
         source->sample_capacity = count * channels;
     }
     float *out = source->samples;
-    int planar = ffmpeg.av_sample_fmt_is_planar(frame->format);
+    int known = 1;
     for (int c = 0; c < channels; c++) {
-        const uint8_t *plane = frame->extended_data[planar ? c : 0];
-        for (int i = 0; i < count; i++) {
-            int at = planar ? i : i * channels + c;
-            float value;
-            switch (frame->format) {
-            case AV_SAMPLE_FMT_S16:
-            case AV_SAMPLE_FMT_S16P: value = ((const int16_t *)plane)[at] / 32768.0f; break;
-            case AV_SAMPLE_FMT_S32:
-            case AV_SAMPLE_FMT_S32P: value = ((const int32_t *)plane)[at] / 2147483648.0f; break;
-            case AV_SAMPLE_FMT_FLT:
-            case AV_SAMPLE_FMT_FLTP: value = ((const float *)plane)[at]; break;
-            case AV_SAMPLE_FMT_DBL:
-            case AV_SAMPLE_FMT_DBLP: value = (float)((const double *)plane)[at]; break;
-            case AV_SAMPLE_FMT_U8:
-            case AV_SAMPLE_FMT_U8P: value = (((const uint8_t *)plane)[at] - 128) / 128.0f; break;
-            default:
-                cvideo_set_message(message, length, "the source's sound has an unknown sample format", -1);
-                return CVIDEO_CORRUPT;
-            }
-            if (!(value >= -1.0f)) value = value > 0 ? 1.0f : -1.0f;  // NaN and below -1
-            if (value > 1.0f) value = 1.0f;
-            out[i * channels + c] = value;
-        }
+        for (int i = 0; i < count; i++) out[i * channels + c] = cvideo_sample(frame, channels, c, i, &known);
+    }
+    if (!known) {
+        cvideo_set_message(message, length, "the source's sound has an unknown sample format", -1);
+        return CVIDEO_CORRUPT;
     }
     item->kind = CCAPTURE_ITEM_AUDIO;
     item->time_us = item_time(source, frame, source->input->streams[source->audio]->time_base);

@@ -24,7 +24,26 @@ typedef struct {
     int rotation;  // degrees clockwise the frames turn to be upright
     char *message;
     size_t message_length;
+    // The part kept, in seconds from the video's start (end <= start: to the end), and
+    // whether a frame past it was seen.
+    double start, end;
+    int video_done;
+    // The sound re-encoded (a volume other than 1, or a trim): decoded, scaled by `gain`, cut
+    // to the samples [sound_start, sound_end) from the video's start, in chunks of the AAC
+    // encoder's frame size.
+    AVCodecContext *sound_decoder, *sound_encoder;
+    AVFrame *sound_frame, *chunk;
+    int chunk_size, chunk_filled;
+    int channels, rate;
+    float gain;
+    int64_t sound_start, sound_end;
+    int64_t sound_position;  // the next decoded sample's place, from the video's start; -1 until known
+    int64_t sound_next;      // the next chunk's time, in samples of the output
 } edit;
+
+/// At most this many sound packets wait for the first frame: a movie whose video starts
+/// minutes after its sound is refused rather than held in memory.
+#define MAX_PENDING 65536
 
 static void finish(edit *e) {
     for (int i = 0; i < e->pending_count; i++) ffmpeg.av_packet_free(&e->pending[i]);
@@ -38,6 +57,10 @@ static void finish(edit *e) {
     ffmpeg.av_packet_free(&e->encoded);
     ffmpeg.avcodec_free_context(&e->decoder);
     ffmpeg.avcodec_free_context(&e->encoder);
+    ffmpeg.avcodec_free_context(&e->sound_decoder);
+    ffmpeg.avcodec_free_context(&e->sound_encoder);
+    ffmpeg.av_frame_free(&e->sound_frame);
+    ffmpeg.av_frame_free(&e->chunk);
     if (e->out) {
         if (e->out->pb) ffmpeg.avio_closep(&e->out->pb);
         ffmpeg.avformat_free_context(e->out);
@@ -102,11 +125,17 @@ static cvideo_status start_output(edit *e, int width, int height) {
     e->out_video = stream->index;
     if (e->audio >= 0) {
         AVStream *sound = ffmpeg.avformat_new_stream(e->out, NULL);
-        if (!sound || ffmpeg.avcodec_parameters_copy(sound->codecpar, e->in->streams[e->audio]->codecpar) < 0) {
-            return CVIDEO_WRITE_FAILED;
+        if (!sound) return CVIDEO_WRITE_FAILED;
+        if (e->sound_encoder) {
+            if (ffmpeg.avcodec_parameters_from_context(sound->codecpar, e->sound_encoder) < 0) return CVIDEO_WRITE_FAILED;
+            sound->time_base = e->sound_encoder->time_base;
+        } else {
+            if (ffmpeg.avcodec_parameters_copy(sound->codecpar, e->in->streams[e->audio]->codecpar) < 0) {
+                return CVIDEO_WRITE_FAILED;
+            }
+            sound->time_base = e->in->streams[e->audio]->time_base;
         }
         sound->codecpar->codec_tag = 0;
-        sound->time_base = e->in->streams[e->audio]->time_base;
         ffmpeg.av_dict_copy(&sound->metadata, e->in->streams[e->audio]->metadata, 0);
         e->out_audio = sound->index;
     }
@@ -166,8 +195,20 @@ static cvideo_status edit_frame(edit *e, const cvideo_edit_options *options, cvi
         AVRational rate = source->avg_frame_rate.num > 0 ? source->avg_frame_rate : (AVRational){30, 1};
         pts = ffmpeg.av_rescale_q(e->frames, av_inv_q(rate), source->time_base);
     }
-    double seconds = (double)(pts - (source->start_time == AV_NOPTS_VALUE ? 0 : source->start_time)) *
-                     av_q2d(source->time_base);
+    int64_t origin = source->start_time == AV_NOPTS_VALUE ? 0 : source->start_time;
+    double seconds = (double)(pts - origin) * av_q2d(source->time_base);
+    // A frame shown before the part kept is left out; one at its end or after ends the video.
+    const double slack = 1e-6;
+    if (seconds < e->start - slack) return CVIDEO_OK;
+    if (e->end > e->start && seconds >= e->end - slack) {
+        e->video_done = 1;
+        return CVIDEO_OK;
+    }
+    if (e->start > 0) {
+        pts -= origin + (int64_t)llround(e->start / av_q2d(source->time_base));
+        if (pts < 0) pts = 0;
+        seconds -= e->start;
+    }
     cvideo_frame edited = {0};
     if (editor(context, e->rgb, f->width, f->height, e->rotation, seconds, &edited) != 0 ||
         !edited.pixels) {
@@ -223,6 +264,10 @@ static cvideo_status copy_audio(edit *e) {
         e->packet->stream_index = e->out_audio;
         return ffmpeg.av_interleaved_write_frame(e->out, e->packet) < 0 ? CVIDEO_WRITE_FAILED : CVIDEO_OK;
     }
+    if (e->pending_count >= MAX_PENDING) {
+        cvideo_set_message(e->message, e->message_length, "the movie's sound runs far ahead of its first frame", -1);
+        return CVIDEO_CORRUPT;
+    }
     if (e->pending_count == e->pending_capacity) {
         int capacity = e->pending_capacity ? e->pending_capacity * 2 : 16;
         AVPacket **grown = realloc(e->pending, sizeof(AVPacket *) * (size_t)capacity);
@@ -237,6 +282,160 @@ static cvideo_status copy_audio(edit *e) {
     return CVIDEO_OK;
 }
 
+/// Opens the sound's decoder and an AAC encoder of its rate and channels, for a volume other
+/// than 1 or a trim.
+static cvideo_status start_sound(edit *e, double volume) {
+    AVStream *source = e->in->streams[e->audio];
+    const AVCodecParameters *parameters = source->codecpar;
+    e->channels = parameters->ch_layout.nb_channels;
+    e->rate = parameters->sample_rate;
+    if (e->channels < 1 || e->channels > 8 || e->rate < 8000 || e->rate > 96000) {
+        cvideo_set_message(e->message, e->message_length,
+                           "the movie's sound has a channel count or rate Lightbox does not re-encode", -1);
+        return CVIDEO_CORRUPT;
+    }
+    const AVCodec *decoder = ffmpeg.avcodec_find_decoder(parameters->codec_id);
+    e->sound_decoder = decoder ? ffmpeg.avcodec_alloc_context3(decoder) : NULL;
+    if (!e->sound_decoder || ffmpeg.avcodec_parameters_to_context(e->sound_decoder, parameters) < 0 ||
+        ffmpeg.avcodec_open2(e->sound_decoder, decoder, NULL) < 0) {
+        cvideo_set_message(e->message, e->message_length, "FFmpeg cannot decode the movie's sound", -1);
+        return CVIDEO_CORRUPT;
+    }
+    e->sound_decoder->pkt_timebase = source->time_base;
+    const AVCodec *aac = ffmpeg.avcodec_find_encoder(AV_CODEC_ID_AAC);
+    AVCodecContext *encoder = e->sound_encoder = aac ? ffmpeg.avcodec_alloc_context3(aac) : NULL;
+    if (!encoder) {
+        cvideo_set_message(e->message, e->message_length, "FFmpeg has no AAC encoder", -1);
+        return CVIDEO_WRITE_FAILED;
+    }
+    encoder->sample_rate = e->rate;
+    encoder->sample_fmt = AV_SAMPLE_FMT_FLTP;
+    if (parameters->ch_layout.order == AV_CHANNEL_ORDER_NATIVE) {
+        ffmpeg.av_channel_layout_copy(&encoder->ch_layout, &parameters->ch_layout);
+    } else {
+        ffmpeg.av_channel_layout_default(&encoder->ch_layout, e->channels);
+    }
+    // The source's bit rate, within what AAC makes sense of for its channels.
+    int64_t rate = parameters->bit_rate > 0 ? parameters->bit_rate : 64000 * (int64_t)e->channels;
+    if (rate < 32000 * (int64_t)e->channels) rate = 32000 * (int64_t)e->channels;
+    if (rate > 160000 * (int64_t)e->channels) rate = 160000 * (int64_t)e->channels;
+    encoder->bit_rate = rate;
+    encoder->time_base = (AVRational){1, e->rate};
+    if (e->out->oformat->flags & AVFMT_GLOBALHEADER) encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    int error = ffmpeg.avcodec_open2(encoder, aac, NULL);
+    if (error < 0) {
+        cvideo_set_message(e->message, e->message_length, "cannot open the AAC encoder for the sound", error);
+        return CVIDEO_WRITE_FAILED;
+    }
+    e->sound_frame = ffmpeg.av_frame_alloc();
+    e->chunk = ffmpeg.av_frame_alloc();
+    if (!e->sound_frame || !e->chunk) return CVIDEO_WRITE_FAILED;
+    e->chunk->format = AV_SAMPLE_FMT_FLTP;
+    e->chunk->nb_samples = e->chunk_size = encoder->frame_size > 0 ? encoder->frame_size : 1024;
+    e->chunk->sample_rate = e->rate;
+    if (ffmpeg.av_channel_layout_copy(&e->chunk->ch_layout, &encoder->ch_layout) < 0 ||
+        ffmpeg.av_frame_get_buffer(e->chunk, 0) < 0) {
+        return CVIDEO_WRITE_FAILED;
+    }
+    e->gain = (float)volume;
+    e->sound_start = (int64_t)llround(e->start * e->rate);
+    e->sound_end = e->end > e->start ? (int64_t)llround(e->end * e->rate) : INT64_MAX;
+    e->sound_position = -1;
+    return CVIDEO_OK;
+}
+
+/// Sends the sound encoder's finished packets on: to the muxer, or kept (in the source's time
+/// base, as copied packets are) until the header is written. It receives into `e->packet`,
+/// whose source packet the decoder has taken already.
+static cvideo_status drain_sound(edit *e) {
+    for (;;) {
+        int error = ffmpeg.avcodec_receive_packet(e->sound_encoder, e->packet);
+        if (error == AVERROR(EAGAIN) || error == AVERROR_EOF) return CVIDEO_OK;
+        if (error < 0) {
+            cvideo_set_message(e->message, e->message_length, "cannot encode the sound", error);
+            return CVIDEO_WRITE_FAILED;
+        }
+        ffmpeg.av_packet_rescale_ts(e->packet, e->sound_encoder->time_base, e->in->streams[e->audio]->time_base);
+        cvideo_status status = copy_audio(e);
+        ffmpeg.av_packet_unref(e->packet);
+        if (status != CVIDEO_OK) return status;
+    }
+}
+
+/// Encodes the chunk's `chunk_filled` samples; with none, flushes the encoder.
+static cvideo_status encode_chunk(edit *e) {
+    int error;
+    if (e->chunk_filled > 0) {
+        e->chunk->nb_samples = e->chunk_filled;
+        e->chunk->pts = e->sound_next;
+        e->sound_next += e->chunk_filled;
+        e->chunk_filled = 0;
+        error = ffmpeg.avcodec_send_frame(e->sound_encoder, e->chunk);
+        e->chunk->nb_samples = e->chunk_size;
+    } else {
+        error = ffmpeg.avcodec_send_frame(e->sound_encoder, NULL);
+    }
+    if (error < 0) {
+        cvideo_set_message(e->message, e->message_length, "cannot encode the sound", error);
+        return CVIDEO_WRITE_FAILED;
+    }
+    return drain_sound(e);
+}
+
+/// Decodes a sound packet (NULL: the rest the decoder holds) and moves the samples of the part
+/// kept, scaled, into chunks for the encoder.
+static cvideo_status decode_sound(edit *e, const AVPacket *packet) {
+    int error = ffmpeg.avcodec_send_packet(e->sound_decoder, packet);
+    if (error < 0 && error != AVERROR(EAGAIN) && error != AVERROR_EOF) {
+        cvideo_set_message(e->message, e->message_length, "cannot decode the movie's sound", error);
+        return CVIDEO_CORRUPT;
+    }
+    for (;;) {
+        error = ffmpeg.avcodec_receive_frame(e->sound_decoder, e->sound_frame);
+        if (error == AVERROR(EAGAIN) || error == AVERROR_EOF) return CVIDEO_OK;
+        if (error < 0) {
+            cvideo_set_message(e->message, e->message_length, "cannot decode the movie's sound", error);
+            return CVIDEO_CORRUPT;
+        }
+        AVFrame *f = e->sound_frame;
+        if (f->ch_layout.nb_channels != e->channels || f->nb_samples < 0 || f->nb_samples > 1 << 20) {
+            ffmpeg.av_frame_unref(f);
+            cvideo_set_message(e->message, e->message_length, "the movie's sound changes its channels", -1);
+            return CVIDEO_CORRUPT;
+        }
+        if (e->sound_position < 0) {
+            // Where the first sample plays, from the video's start: the two stay in step.
+            AVStream *video = e->in->streams[e->video], *sound = e->in->streams[e->audio];
+            double origin = video->start_time == AV_NOPTS_VALUE ? 0 : video->start_time * av_q2d(video->time_base);
+            double at = f->pts == AV_NOPTS_VALUE ? origin : f->pts * av_q2d(sound->time_base);
+            e->sound_position = (int64_t)llround((at - origin) * e->rate);
+            e->sound_next = e->sound_position > e->sound_start ? e->sound_position - e->sound_start : 0;
+        }
+        int known = 1;
+        cvideo_status status = CVIDEO_OK;
+        for (int i = 0; i < f->nb_samples && status == CVIDEO_OK; i++) {
+            int64_t place = e->sound_position + i;
+            if (place < e->sound_start || place >= e->sound_end) continue;
+            if (e->chunk_filled == 0 && ffmpeg.av_frame_make_writable(e->chunk) < 0) {
+                status = CVIDEO_WRITE_FAILED;
+                break;
+            }
+            for (int c = 0; c < e->channels; c++) {
+                ((float *)e->chunk->extended_data[c])[e->chunk_filled] =
+                    cvideo_sample(f, e->channels, c, i, &known) * e->gain;
+            }
+            if (++e->chunk_filled == e->chunk_size) status = encode_chunk(e);
+        }
+        e->sound_position += f->nb_samples;
+        ffmpeg.av_frame_unref(f);
+        if (!known) {
+            cvideo_set_message(e->message, e->message_length, "the movie's sound has an unknown sample format", -1);
+            return CVIDEO_CORRUPT;
+        }
+        if (status != CVIDEO_OK) return status;
+    }
+}
+
 cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvideo_edit_options *options,
                                 cvideo_frame_editor editor, void *context, char *message, size_t message_length) {
     if (message && message_length) message[0] = 0;
@@ -247,6 +446,14 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
     e.message = message;
     e.message_length = message_length;
     e.quality = options->quality;
+    double volume = options->audio_volume;
+    if (!(volume >= 0 && volume <= 1) || !isfinite(options->start) || !isfinite(options->end) || options->start < 0) {
+        cvideo_set_message(message, message_length, "the volume must be from 0 to 1, and the times finite", -1);
+        return CVIDEO_STOPPED;
+    }
+    e.start = options->start;
+    e.end = options->end;
+    int trimmed = e.start > 0 || e.end > e.start;
     cvideo_status status = CVIDEO_OK;
 
     int error = ffmpeg.avformat_open_input(&e.in, input, NULL, NULL);
@@ -267,7 +474,7 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
         return CVIDEO_NO_VIDEO;
     }
     e.rotation = cvideo_rotation(e.in->streams[e.video]);
-    if (options->keep_audio) {
+    if (volume > 0) {
         e.audio = ffmpeg.av_find_best_stream(e.in, AVMEDIA_TYPE_AUDIO, -1, e.video, NULL, 0);
         if (e.audio < 0) e.audio = -1;
     }
@@ -286,6 +493,10 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
         return CVIDEO_WRITE_FAILED;
     }
     ffmpeg.av_dict_copy(&e.out->metadata, e.in->metadata, 0);
+    if (e.audio >= 0 && (volume < 1 || trimmed) && (status = start_sound(&e, volume)) != CVIDEO_OK) {
+        finish(&e);
+        return status;
+    }
     e.packet = ffmpeg.av_packet_alloc();
     e.encoded = ffmpeg.av_packet_alloc();
     e.frame = ffmpeg.av_frame_alloc();
@@ -295,7 +506,14 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
         return CVIDEO_TOO_LARGE;
     }
     while (status == CVIDEO_OK && ffmpeg.av_read_frame(e.in, e.packet) >= 0) {
-        if (e.packet->stream_index == e.video) {
+        // Past the part kept: nothing more to read once the sound is past it too.
+        if (e.video_done && (!e.sound_decoder || e.sound_position >= e.sound_end)) {
+            ffmpeg.av_packet_unref(e.packet);
+            break;
+        }
+        if (e.packet->stream_index == e.video && e.video_done) {
+            // Frames after the end are not decoded.
+        } else if (e.packet->stream_index == e.video) {
             error = ffmpeg.avcodec_send_packet(e.decoder, e.packet);
             if (error < 0 && error != AVERROR(EAGAIN)) {
                 cvideo_set_message(message, message_length, "cannot decode the video", error);
@@ -304,7 +522,7 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
                 status = drain_decoder(&e, options, editor, context);
             }
         } else if (e.packet->stream_index == e.audio) {
-            status = copy_audio(&e);
+            status = e.sound_decoder ? decode_sound(&e, e.packet) : copy_audio(&e);
         }
         ffmpeg.av_packet_unref(e.packet);
     }
@@ -315,6 +533,12 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
     if (status == CVIDEO_OK && !e.encoder) {
         cvideo_set_message(message, message_length, "no video frame could be decoded", -1);
         status = CVIDEO_CORRUPT;
+    }
+    if (status == CVIDEO_OK && e.sound_decoder) {
+        // The decoder's last samples, the last short chunk, and the encoder's last packets.
+        status = decode_sound(&e, NULL);
+        if (status == CVIDEO_OK && e.chunk_filled > 0) status = encode_chunk(&e);
+        if (status == CVIDEO_OK) status = encode_chunk(&e);
     }
     if (status == CVIDEO_OK) {
         ffmpeg.avcodec_send_frame(e.encoder, NULL);

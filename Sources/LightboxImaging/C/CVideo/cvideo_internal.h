@@ -36,12 +36,13 @@
     F(avcodec_receive_packet) F(avcodec_send_frame) F(avformat_alloc_output_context2) F(avformat_close_input)     \
     F(avformat_find_stream_info) F(avformat_free_context) F(avformat_new_stream) F(avformat_open_input)           \
     F(avformat_write_header) F(avio_closep) F(avio_open) F(sws_freeContext) F(sws_getCoefficients)                \
-    F(sws_getContext) F(sws_scale) F(sws_setColorspaceDetails)
+    F(sws_getContext) F(sws_scale) F(sws_setColorspaceDetails) F(av_sample_fmt_is_planar) F(av_channel_layout_copy) \
+    F(av_channel_layout_default)
 // Capture adds libavdevice (cameras, microphones, FFmpeg's filter graphs as a source) and the
 // encoders' and muxers' functions only it calls (`cvideo_load_capture`).
 #define CVIDEO_CAPTURE_FUNCTIONS(F)                                                                                \
     F(avdevice_register_all) F(av_find_input_format) F(avformat_alloc_context) F(av_gettime_relative)             \
-    F(av_usleep) F(av_channel_layout_default) F(av_channel_layout_uninit) F(av_sample_fmt_is_planar)   \
+    F(av_usleep) F(av_channel_layout_uninit)                                                            \
     F(avio_alloc_context) F(avio_context_free) F(av_free)
 #define CVIDEO_FFMPEG_FUNCTIONS(F) CVIDEO_CODEC_FUNCTIONS(F) CVIDEO_FORMAT_FUNCTIONS(F) CVIDEO_CAPTURE_FUNCTIONS(F)
 
@@ -77,5 +78,10 @@ struct SwsContext *cvideo_rgb_converter(const AVFrame *frame);
 
 /// The colour matrix swscale needs for a colour space (BT.601 when unstated).
 const int *cvideo_coefficients(enum AVColorSpace space);
+
+/// Sample `index` of `channel` of a decoded audio frame with `channels` channels, as a float
+/// from -1 to 1 (NaN and what lies beyond clipped); 0 with `*known` set to 0 for a sample
+/// format it does not know.
+float cvideo_sample(const AVFrame *frame, int channels, int channel, int index, int *known);
 
 #endif

@@ -56,19 +56,24 @@ typedef int (*cvideo_frame_editor)(void *context, const unsigned char *pixels, i
                                    double seconds, cvideo_frame *out);
 
 typedef struct {
-    /// 1: the audio streams' packets are copied unchanged; 0: the movie is silent.
-    int keep_audio;
+    /// The sound's gain, 0 to 1: 1 copies the sound's packets unchanged (unless trimmed), 0
+    /// leaves it out, anything between decodes it, scales every sample and encodes it as AAC.
+    double audio_volume;
     /// x264's constant rate factor: 0 lossless, 18 visually lossless, 23 its default.
     int quality;
     /// The largest frame decoded, in pixels.
     size_t max_pixels;
+    /// What of the movie is kept, in seconds from its start: frames shown from `start` until
+    /// before `end` (`end` <= `start`: to the end). The kept part starts at 0 in the output; a
+    /// trimmed movie's sound is re-encoded, cut at the same times to the sample.
+    double start, end;
 } cvideo_edit_options;
 
 /// Writes to `output` (a QuickTime movie) the main video stream of `input` with every frame
 /// passed through `editor`, encoded as H.264 (libx264) with the source's frame times and
 /// colour description, upright (no rotation matrix), and the source's container metadata and,
-/// per `options`, its audio. Returns CVIDEO_OK, or an error with `message` set; then `output`
-/// may hold a partial file for the caller to remove.
+/// per `options`, its sound and the part kept. Returns CVIDEO_OK, or an error with `message`
+/// set; then `output` may hold a partial file for the caller to remove.
 cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvideo_edit_options *options,
                                 cvideo_frame_editor editor, void *context, char *message, size_t message_length);
 
