@@ -143,7 +143,7 @@ struct InstalledEditorTests {
 
         // Photos: every editor; the movie: only the one that declares video.
         #expect(catalog.editors(for: photo).count == 3)
-        #expect(catalog.editors(for: movie).map(\.identifier) == ["org.example.both"])
+        #expect(catalog.editors(for: movie).map(\.identifier) == ["org.example.both", "org.lightbox.example.negative"])
     }
 
     @Test("An installed editor edits by identifier under its manifest's limits, and continues its own recipe")
@@ -226,8 +226,9 @@ extension InstalledEditorTests {
         #expect(lines.compactMap { $0["scope"] as? String } == ["user", "library"])
         #expect(listed.stderr.contains("warning: \(path)/editors/broken.json: lightboxEditor"), "\(listed.stderr)")
         let forMovie = try CLI.run(
-            ["editors", "--library", path, "--for", movie.localIdentifier], environment: environment)
-        #expect(forMovie.stdout.isEmpty && forMovie.stderr.contains("no editor can edit it"), "\(forMovie.stderr)")
+            ["editors", "--library", path, "--for", movie.localIdentifier, "--json"], environment: environment)
+        #expect(
+            try forMovie.jsonLines().compactMap { $0["identifier"] as? String } == ["org.lightbox.example.negative"])
 
         let edited = try CLI.run(
             ["edit", "--library", path, photo.localIdentifier, "--editor", "org.lightbox.example.negative", "--json"],
@@ -237,7 +238,9 @@ extension InstalledEditorTests {
             try edited.jsonLines().first?["adjustmentFormatIdentifier"] as? String == "org.lightbox.example.negative")
         let text = try CLI.run(
             ["editors", "--library", path, "--for", photo.localIdentifier], environment: environment)
-        #expect(text.stdout.contains("org.lightbox.example.negative  Negative 1.1  photos  user: "), "\(text.stdout)")
+        #expect(
+            text.stdout.contains("org.lightbox.example.negative  Negative 1.1  photos, movies  user: "),
+            "\(text.stdout)")
         #expect(text.stdout.split(separator: "\n").first?.hasSuffix("continues its edit") == true, "\(text.stdout)")
         let unknown = try CLI.run(
             ["edit", "--library", path, photo.localIdentifier, "--editor", "org.nobody.editor"],
@@ -245,5 +248,31 @@ extension InstalledEditorTests {
         #expect(
             unknown.status == 1 && unknown.stderr.contains("no installed editor has the identifier org.nobody.editor"))
         #expect(unknown.stderr.contains("skipped \(path)/editors/broken.json"), "\(unknown.stderr)")
+    }
+}
+
+extension InstalledEditorTests {
+    @Test("An installed editor that declares video edits a movie: its frames through ffmpeg, its sound kept")
+    func editsMovie() async throws {
+        let (folder, library, _, movie, environment) = try await Self.setUp()
+        try Self.install("negative", in: library.url.path + "/editors")
+        let negative = try #require(
+            library.installedEditors(environment: environment).editor(withIdentifier: "org.lightbox.example.negative"))
+        #expect(negative.canEdit(movie))
+        let edited = try await library.edit(movie, with: negative.controller(filters: ["strength=1"]))
+        #expect(edited.adjustmentFormatIdentifier == "org.lightbox.example.negative")
+        let render = try await library.fileURL(for: try #require(edited.resource(ofType: .fullSizeVideo))).path
+        let source = try await library.fileURL(for: try #require(movie.resource(ofType: .video))).path
+        let (probe, sourceProbe) = (try FFmpeg.probe(render), try FFmpeg.probe(source))
+        #expect(probe.hasAudio && probe.frames == sourceProbe.frames)
+        // A full negative: each frame's mean is 255 less the source frame's, as libvips measures them.
+        for index in [0, 20] {
+            try FFmpeg.frame(index, of: source, to: folder.path("source-\(index).png"))
+            try FFmpeg.frame(index, of: render, to: folder.path("negative-\(index).png"))
+            let sum =
+                try VipsTool.average(folder.path("source-\(index).png"))
+                + VipsTool.average(folder.path("negative-\(index).png"))
+            #expect(abs(sum - 255) < 3, "frame \(index): means add up to \(sum)")
+        }
     }
 }

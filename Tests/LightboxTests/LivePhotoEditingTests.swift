@@ -181,7 +181,7 @@ struct LivePhotoEditingTests {
         try FileManager.default.copyItem(
             atPath: try Corpus.path(PairingTests.movie), toPath: output.renderedLivePhotoMovieURL.path)
         _ = try ImageFile.renderEdit(
-            ofFileAt: input.fullSizeImageURL.path, recipe: EditRecipe(filters: [.mono(1)]),
+            ofFileAt: try #require(input.fullSizeImageURL).path, recipe: EditRecipe(filters: [.mono(1)]),
             toJPEGAt: output.renderedContentURL.path)
         output.adjustmentData = AdjustmentData(recipe: EditRecipe(filters: [.mono(1)]))
         let before = try FileManager.default.subpathsOfDirectory(

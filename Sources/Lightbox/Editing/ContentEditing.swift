@@ -90,27 +90,29 @@ public struct ContentEditingInputRequestOptions: Sendable {
 
 /// What an editor starts from (PhotoKit's `PHContentEditingInput`).
 ///
-/// When the editor handles the asset's adjustment data, the input is the unedited image (the
-/// original, or the adjustment base an earlier chained edit left) with that data; otherwise it
-/// is the current rendered image, with no adjustment data, and the new edit chains on it.
+/// When the editor handles the asset's adjustment data, the input is the unedited image or
+/// movie (the original, or the adjustment base an earlier chained edit left) with that data;
+/// otherwise it is the current render, with no adjustment data, and the new edit chains on it.
 public struct ContentEditingInput: Sendable {
     public var mediaType: AssetMediaType
     public var mediaSubtypes: AssetMediaSubtypes
     public var creationDate: Date
     public var location: Location?
     public var playbackStyle: AssetPlaybackStyle
-    /// The Uniform Type Identifier of ``fullSizeImageURL``'s file.
+    /// The Uniform Type Identifier of ``fullSizeImageURL``'s file (a movie's: ``audiovisualAssetURL``'s).
     public var uniformTypeIdentifier: String
     /// The adjustment data to continue, when the editor said it can; nil otherwise.
     public var adjustmentData: AdjustmentData?
-    /// A small upright image to edit interactively, in memory.
+    /// A small upright image to edit interactively, in memory (a movie's first frame).
     public var displaySizeImage: EditableImage
-    /// The full-size image to render the final edit from. Read it, never write it.
-    public var fullSizeImageURL: URL
+    /// The full-size image to render the final edit from. Read it, never write it. Nil for a movie.
+    public var fullSizeImageURL: URL?
     /// The EXIF orientation to show ``fullSizeImageURL`` in (1 for a rendered edit).
     public var fullSizeImageOrientation: Int
     /// A Live Photo's movie, read-only.
     public var livePhotoMovieURL: URL?
+    /// A movie's file to edit (PhotoKit's `audiovisualAsset`), read-only; nil for a photo.
+    public var audiovisualAssetURL: URL?
 
     /// The asset the input belongs to.
     public let assetLocalIdentifier: String
@@ -131,13 +133,15 @@ enum EditBase: Sendable, Hashable {
 }
 
 /// What an editor produces (PhotoKit's `PHContentEditingOutput`): new adjustment data and
-/// the full-size render written to ``renderedContentURL``. It lands through
-/// ``AssetChangeRequest/contentEditingOutput``.
+/// the full-size render written to ``renderedContentURL`` (a movie for a movie). It lands
+/// through ``AssetChangeRequest/contentEditingOutput``.
 public struct ContentEditingOutput: Sendable {
     /// The recipe of the new edit; an output without one is refused.
     public var adjustmentData: AdjustmentData?
-    /// Where the editor writes the full-size render: a JPEG, upright (orientation applied),
-    /// keeping the original's metadata. The file is copied into the library when the edit lands.
+    /// Where the editor writes the full-size render: for a photo a JPEG (`render.jpg`), upright
+    /// (orientation applied), keeping the original's metadata; for a movie a QuickTime or MPEG-4
+    /// movie (`render.mov`) with its sound and metadata. The file is copied into the library
+    /// when the edit lands.
     public let renderedContentURL: URL
     /// Where a Live Photo's edited movie goes (``LivePhotoEditingContext/saveLivePhoto(to:)``
     /// writes it). Without a file there, the edit changes the still and leaves the movie as it is.
@@ -149,7 +153,7 @@ public struct ContentEditingOutput: Sendable {
     public init(contentEditingInput input: ContentEditingInput) {
         self.input = input
         let folder = ProcessFolder.makeTemporaryFolder("edit")
-        renderedContentURL = folder.appendingPathComponent("render.jpg")
+        renderedContentURL = folder.appendingPathComponent(input.mediaType == .video ? "render.mov" : "render.jpg")
         renderedLivePhotoMovieURL = folder.appendingPathComponent("render.mov")
         adjustmentData = nil
     }

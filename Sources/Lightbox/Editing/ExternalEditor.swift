@@ -103,13 +103,19 @@ public final class ExternalEditor: ContentEditingController {
             try FileIO.writeAtomically(image.bytes, to: display)
             // The editor reads copies: a program that writes where it should read cannot reach
             // the library's files.
-            let fullSizeImage = try Self.readOnlyCopy(of: input.fullSizeImageURL.path, in: folder, as: "input")
             var inputs: [String: Any] = [
-                "fullSizeImage": fullSizeImage, "orientation": input.fullSizeImageOrientation,
                 "displaySizeImage": display, "uniformTypeIdentifier": input.uniformTypeIdentifier,
-                "mediaType": "image", "creationDate": ISO8601.string(from: input.creationDate, offsetSeconds: 0),
+                "mediaType": input.mediaType == .video ? "video" : "image",
+                "creationDate": ISO8601.string(from: input.creationDate, offsetSeconds: 0),
                 "adjustmentData": input.adjustmentData.map(Self.json) ?? NSNull(),
             ]
+            if let image = input.fullSizeImageURL {
+                inputs["fullSizeImage"] = try Self.readOnlyCopy(of: image.path, in: folder, as: "input")
+                inputs["orientation"] = input.fullSizeImageOrientation
+            }
+            if let movie = input.audiovisualAssetURL {
+                inputs["movie"] = try Self.readOnlyCopy(of: movie.path, in: folder, as: "input")
+            }
             var outputs = ["renderedContent": output.renderedContentURL.path]
             if let movie = input.livePhotoMovieURL {
                 inputs["livePhotoMovie"] = try Self.readOnlyCopy(of: movie.path, in: folder, as: "input-movie")
@@ -135,9 +141,11 @@ public final class ExternalEditor: ContentEditingController {
             // What the editor made is read with the care of any untrusted file: a pipe would
             // hang the read.
             try FileIO.requireRegularFile(output.renderedContentURL.path)
-            if let movie = input.livePhotoMovieURL, FileIO.fileExists(output.renderedLivePhotoMovieURL.path) {
+            if let movie = input.livePhotoMovieURL, let image = input.fullSizeImageURL,
+                FileIO.fileExists(output.renderedLivePhotoMovieURL.path)
+            {
                 try FileIO.requireRegularFile(output.renderedLivePhotoMovieURL.path)
-                let (still, edited) = (input.fullSizeImageURL.path, output.renderedLivePhotoMovieURL.path)
+                let (still, edited) = (image.path, output.renderedLivePhotoMovieURL.path)
                 try await BlockingWork.run {
                     try LivePhotoEditingContext.pair(movieAt: edited, still: still, sourceMovie: movie.path)
                 }

@@ -37,11 +37,12 @@ public final class LivePhotoEditingContext: Sendable {
 
     /// A context for `input`, which must be a Live Photo's (it has a movie).
     public init(livePhotoEditingInput input: ContentEditingInput) throws {
-        guard let movie = input.livePhotoMovieURL else {
+        guard let movie = input.livePhotoMovieURL, let still = input.fullSizeImageURL else {
             throw LibraryError(
                 .invalidRequest, "asset \(input.assetLocalIdentifier) is not a Live Photo: it has no movie to edit")
         }
         self.input = input
+        fullSizeImageURL = still
         let metadata = try? MetadataReader.read(fileAtPath: movie.path)
         let duration = metadata?.quickTime?.duration ?? 0
         self.duration = duration
@@ -49,7 +50,7 @@ public final class LivePhotoEditingContext: Sendable {
     }
 
     /// The still's file and the orientation to show it in.
-    public var fullSizeImageURL: URL { input.fullSizeImageURL }
+    public let fullSizeImageURL: URL
     public var orientation: Int { input.fullSizeImageOrientation }
 
     /// Called with the still and with every frame of the movie; returns the edited frame,
@@ -123,7 +124,7 @@ public final class LivePhotoEditingContext: Sendable {
         to url: URL, options: MovieEditOptions, process: @escaping @Sendable (LivePhotoFrame) throws -> EditableImage
     ) async throws {
         guard let movie = input.livePhotoMovieURL else { return }
-        let still = input.fullSizeImageURL.path
+        let still = fullSizeImageURL.path
         let photoSide = fullSizePhotoSide()
         try await BlockingWork.run {
             do {

@@ -9,6 +9,8 @@ struct PreparedEdit: Sendable {
     /// A Live Photo's edited movie; nil when the edit leaves the movie as it is.
     var movie: StoredFile?
     var adjustment: StoredFile
+    /// A movie's edit: the render is a movie, and this its duration.
+    var movieDuration: Double?
     var formatIdentifier: String
     var base: EditBase
     /// The render the input was made from; the edit lands only if it is still the current one.
@@ -28,10 +30,11 @@ struct PreparedEdit: Sendable {
     }
 }
 
-/// A revert ready to land: the unedited size the asset goes back to.
+/// A revert ready to land: the unedited size the asset goes back to, and a movie's duration.
 struct PreparedRevert: Sendable {
     var pixelWidth: Int
     var pixelHeight: Int
+    var duration: Double?
 }
 
 extension PhotoLibrary {
@@ -45,29 +48,18 @@ extension PhotoLibrary {
         guard let current = try await self.asset(withLocalIdentifier: asset.localIdentifier) else {
             throw LibraryError(.assetNotFound, "no asset has the identifier \(asset.localIdentifier)")
         }
+        if current.mediaType == .video {
+            return try await movieEditingInput(for: current, options: options)
+        }
         guard current.mediaType == .image, let photo = current.resource(ofType: .photo) else {
             throw LibraryError(
-                .invalidRequest,
-                "asset \(current.localIdentifier) is a movie; Lightbox edits photos and Live Photos' stills")
+                .invalidRequest, "asset \(current.localIdentifier) has no photo or movie to edit")
         }
         let render = current.resource(ofType: .fullSizePhoto)
-        var adjustmentData = try await self.adjustmentData(for: current)
-        let image: AssetResource
-        let base: EditBase
-        var orientation: Int?
-        if let data = adjustmentData, options.canHandleAdjustmentData(data) {
-            if let adjustmentBase = current.resource(ofType: .adjustmentBasePhoto) {
-                (image, base, orientation) = (adjustmentBase, .adjustmentBase, 1)
-            } else {
-                (image, base, orientation) = (photo, .original, current.orientationOverride)
-            }
-        } else if let render {
-            (image, base, orientation) = (render, .render, 1)
-            adjustmentData = nil
-        } else {
-            (image, base, orientation) = (photo, .original, current.orientationOverride)
-            adjustmentData = nil
-        }
+        let (chosen, base, adjustmentData) = try await editingBase(
+            of: current, original: photo, render: render, adjustmentBase: .adjustmentBasePhoto, options: options)
+        let image = chosen
+        let orientation: Int? = base == .original ? current.orientationOverride : 1
         let url = try await fileURL(for: image)
         // The movie that goes with the image: the original's, an adjustment base's, or the
         // current edit's.
@@ -98,7 +90,55 @@ extension PhotoLibrary {
             uniformTypeIdentifier: image.uniformTypeIdentifier, adjustmentData: adjustmentData,
             displaySizeImage: display,
             fullSizeImageURL: url, fullSizeImageOrientation: fileOrientation, livePhotoMovieURL: movie,
-            assetLocalIdentifier: current.localIdentifier, base: base, renderSHA256: render?.sha256)
+            audiovisualAssetURL: nil, assetLocalIdentifier: current.localIdentifier, base: base,
+            renderSHA256: render?.sha256)
+    }
+
+    /// A movie's input: its file (the original, an adjustment base or the current render, as
+    /// for a photo), and its first frame as the display-size image.
+    private func movieEditingInput(for current: Asset, options: ContentEditingInputRequestOptions) async throws
+        -> ContentEditingInput
+    {
+        guard let original = current.resource(ofType: .video) else {
+            throw LibraryError(.invalidRequest, "asset \(current.localIdentifier) has no movie to edit")
+        }
+        let render = current.resource(ofType: .fullSizeVideo)
+        let (movie, base, adjustmentData) = try await editingBase(
+            of: current, original: original, render: render, adjustmentBase: .adjustmentBaseVideo, options: options)
+        let url = try await fileURL(for: movie)
+        let side = max(16, options.displaySizeImageMaximumSide)
+        let display: EditableImage = try await BlockingWork.run {
+            do throws(ImagingError) {
+                return try EditableImage(fileAt: url.path, maximumSide: side)
+            } catch {
+                throw LibraryError(
+                    .corruptFile, "cannot decode the movie to edit: \(error.message)", path: url.path)
+            }
+        }
+        return ContentEditingInput(
+            mediaType: .video, mediaSubtypes: current.mediaSubtypes, creationDate: current.creationDate,
+            location: current.location, playbackStyle: current.playbackStyle,
+            uniformTypeIdentifier: movie.uniformTypeIdentifier, adjustmentData: adjustmentData,
+            displaySizeImage: display, fullSizeImageURL: nil, fullSizeImageOrientation: 1, livePhotoMovieURL: nil,
+            audiovisualAssetURL: url, assetLocalIdentifier: current.localIdentifier, base: base,
+            renderSHA256: render?.sha256)
+    }
+
+    /// What an edit starts from: with adjustment data the editor handles, the unedited file
+    /// (the adjustment base an earlier chained edit kept, else the original) and that data;
+    /// otherwise the current render, which the new edit chains on (or the original when there
+    /// is none), and no data.
+    private func editingBase(
+        of asset: Asset, original: AssetResource, render: AssetResource?, adjustmentBase: AssetResourceType,
+        options: ContentEditingInputRequestOptions
+    ) async throws -> (AssetResource, EditBase, AdjustmentData?) {
+        let adjustmentData = try await self.adjustmentData(for: asset)
+        if let data = adjustmentData, options.canHandleAdjustmentData(data) {
+            if let kept = asset.resource(ofType: adjustmentBase) { return (kept, .adjustmentBase, data) }
+            return (original, .original, data)
+        }
+        if let render { return (render, .render, nil) }
+        return (original, .original, nil)
     }
 
     /// The adjustment data of an asset's current edit; nil when it is not edited.
@@ -175,6 +215,9 @@ extension PhotoLibrary {
             throw LibraryError.refusedChange("the edit of asset \(id) has no adjustment data; nothing was changed")
         }
         try adjustment.validate(assetIdentifier: id)
+        if output.input.mediaType == .video {
+            return try prepareMovieEdit(output, adjustment: adjustment, assetIdentifier: id)
+        }
         let path = output.renderedContentURL.path
         guard FileIO.fileExists(path) else {
             throw LibraryError.refusedChange(
@@ -187,25 +230,68 @@ extension PhotoLibrary {
             try ingestSource(at: path, as: .render, reportedPath: path), as: .render, reportedPath: path)
         let movie = try prepareEditedMovie(output, assetIdentifier: id)
         let render = try store(inspected)
-        let adjustmentBytes = adjustment.encoded()
-        let adjustmentHash = FileIO.sha256(of: adjustmentBytes)
-        let storedAdjustment = try originals.store(
-            bytes: adjustmentBytes, sha256: adjustmentHash, filenameExtension: "json")
-        let base =
-            (try? asset(withLocalIdentifier: id))??.resource(ofType: .photo)?.originalFilename ?? "IMG_\(id.prefix(8))"
-        let stem = (base as NSString).deletingPathExtension
         return PreparedEdit(
             render: .init(
                 storedPath: render.storedPath, sha256: render.source.sha256, size: render.source.size,
                 pixelWidth: render.properties?.storedWidth ?? 0, pixelHeight: render.properties?.storedHeight ?? 0,
                 originalFilename: "FullSizeRender.jpg", uniformTypeIdentifier: "public.jpeg"),
-            movie: movie,
-            adjustment: .init(
-                storedPath: storedAdjustment, sha256: adjustmentHash, size: Int64(adjustmentBytes.count),
-                originalFilename: stem + ".AAE.json", uniformTypeIdentifier: "public.json"),
+            movie: movie, adjustment: try storeAdjustment(adjustment, assetIdentifier: id),
             formatIdentifier: adjustment.formatIdentifier, base: output.input.base,
             expectedRenderSHA256: output.input.renderSHA256,
             thumbnails: render.thumbnails)
+    }
+
+    /// The adjustment data stored as the `.adjustmentData` resource's file, named after the original.
+    private func storeAdjustment(_ adjustment: AdjustmentData, assetIdentifier id: String) throws
+        -> PreparedEdit.StoredFile
+    {
+        let bytes = adjustment.encoded()
+        let hash = FileIO.sha256(of: bytes)
+        let stored = try originals.store(bytes: bytes, sha256: hash, filenameExtension: "json")
+        let original = (try? asset(withLocalIdentifier: id))??.imageResource?.originalFilename ?? "IMG_\(id.prefix(8))"
+        return .init(
+            storedPath: stored, sha256: hash, size: Int64(bytes.count),
+            originalFilename: (original as NSString).deletingPathExtension + ".AAE.json",
+            uniformTypeIdentifier: "public.json")
+    }
+
+    /// A movie's edit: the rendered movie read as an import reads one (sniffed, its headers
+    /// parsed), its first frame decoded (which proves it plays and gives its thumbnails: the
+    /// poster follows the edit), then stored.
+    private func prepareMovieEdit(
+        _ output: ContentEditingOutput, adjustment: AdjustmentData, assetIdentifier id: String
+    )
+        throws -> PreparedEdit
+    {
+        let path = output.renderedContentURL.path
+        guard FileIO.fileExists(path) else {
+            throw LibraryError.refusedChange(
+                "the edit of asset \(id) has no rendered movie at its renderedContentURL; nothing was changed")
+        }
+        let role = IngestRole.movie("the edited movie")
+        let inspected = try inspect(
+            try ingestSource(at: path, as: role, reportedPath: path), as: role, reportedPath: path)
+        let thumbnails: [EncodedImage]
+        do {
+            thumbnails = try ImageFile.thumbnails(ofFileAt: path, options: [.preview, .grid]).images
+        } catch {
+            throw LibraryError(
+                .corruptFile, "the edited movie's first frame cannot be decoded: \(error.message); nothing was changed",
+                path: path)
+        }
+        let movie = try store(inspected)
+        let format = movie.source.format
+        return PreparedEdit(
+            render: .init(
+                storedPath: movie.storedPath, sha256: movie.source.sha256, size: movie.source.size,
+                pixelWidth: movie.media.pixelWidth ?? 0, pixelHeight: movie.media.pixelHeight ?? 0,
+                originalFilename: "FullSizeRender." + format.preferredFilenameExtension,
+                uniformTypeIdentifier: format.uniformTypeIdentifier),
+            movie: nil, adjustment: try storeAdjustment(adjustment, assetIdentifier: id),
+            movieDuration: movie.media.quickTime?.duration ?? 0,
+            formatIdentifier: adjustment.formatIdentifier, base: output.input.base,
+            expectedRenderSHA256: output.input.renderSHA256,
+            thumbnails: Array(zip([ThumbnailOptions.preview, .grid], thumbnails)))
     }
 
     /// A Live Photo's edited movie, checked and stored; nil when the output has none.
@@ -227,10 +313,11 @@ extension PhotoLibrary {
             uniformTypeIdentifier: movie.source.format.uniformTypeIdentifier)
     }
 
-    /// The displayed size of an asset's unedited photo; nil when the asset is not edited.
+    /// The displayed size of an asset's unedited photo or movie, and a movie's duration; nil
+    /// when the asset is not edited.
     private func uneditedSize(_ id: String) throws -> PreparedRevert? {
         guard let asset = try asset(withLocalIdentifier: id), asset.hasAdjustments,
-            let photo = asset.resource(ofType: .photo)
+            let photo = asset.imageResource
         else { return nil }
         let path = try fileURL(for: photo).path
         let metadata: MediaMetadata
@@ -246,7 +333,8 @@ extension PhotoLibrary {
             swap(&mapped.pixelWidth, &mapped.pixelHeight)
         }
         return PreparedRevert(
-            pixelWidth: mapped.pixelWidth ?? photo.pixelWidth, pixelHeight: mapped.pixelHeight ?? photo.pixelHeight)
+            pixelWidth: mapped.pixelWidth ?? photo.pixelWidth, pixelHeight: mapped.pixelHeight ?? photo.pixelHeight,
+            duration: asset.mediaType == .video ? mapped.duration : nil)
     }
 
     /// After the commit: the new renders' thumbnails, and the cached images of renders that

@@ -1,5 +1,6 @@
 import Foundation
 import LightboxImaging
+import LightboxMetadata
 import Synchronization
 
 /// Lightbox's built-in editor: it continues Lightbox recipes (an earlier edit's filters come
@@ -76,11 +77,24 @@ public final class RecipeEditor: ContentEditingController {
         }
         let recipe = self.recipe
         var output = ContentEditingOutput(contentEditingInput: input)
-        let path = input.fullSizeImageURL.path
+        let cancelled: @Sendable () -> Bool = { [self] in state.withLock { $0.cancelled } }
+        if let movie = input.audiovisualAssetURL {
+            try await Self.renderMovie(movie, recipe: recipe, to: output, cancelled: cancelled)
+            output.adjustmentData = AdjustmentData(recipe: recipe)
+            return output
+        }
+        guard let image = input.fullSizeImageURL else {
+            throw LibraryError(.invalidRequest, "the editing input of \(input.assetLocalIdentifier) has no image")
+        }
+        if recipe.keptTime != nil {
+            output.discard()
+            throw LibraryError(
+                .invalidRequest, "trim keeps part of a movie; asset \(input.assetLocalIdentifier) is a photo")
+        }
+        let path = image.path
         let destination = output.renderedContentURL.path
         let orientation = input.fullSizeImageOrientation
         let quality = self.quality
-        let cancelled: @Sendable () -> Bool = { [self] in state.withLock { $0.cancelled } }
         do {
             _ = try await BlockingWork.run {
                 try ImageFile.renderEdit(
@@ -108,6 +122,39 @@ public final class RecipeEditor: ContentEditingController {
         }
         output.adjustmentData = AdjustmentData(recipe: recipe)
         return output
+    }
+
+    /// A movie's render: every frame through the recipe (its lengths in the movie's own
+    /// pixels), the part its trims keep, the sound and metadata kept.
+    static func renderMovie(
+        _ movie: URL, recipe: EditRecipe, to output: ContentEditingOutput, cancelled: @escaping @Sendable () -> Bool
+    ) async throws {
+        var options = MovieEditOptions()
+        if let kept = recipe.keptTime {
+            guard kept.end > kept.start else {
+                output.discard()
+                throw LibraryError(.invalidRequest, "the recipe's trims keep nothing of the movie")
+            }
+            (options.start, options.end) = (kept.start, kept.end)
+        }
+        let (destination, settings) = (output.renderedContentURL.path, options)
+        do {
+            try await BlockingWork.run {
+                let metadata = try? MetadataReader.read(fileAtPath: movie.path)
+                let side = max(metadata?.pixelWidth ?? 0, metadata?.pixelHeight ?? 0)
+                _ = try ImageFile.editMovie(
+                    at: movie.path, to: destination, photoSide: side > 0 ? side : 1, options: settings
+                ) { frame in
+                    if cancelled() { throw ImagingError(.cancelled, "the edit was cancelled") }
+                    return try frame.image.applying(recipe)
+                }
+            }
+        } catch let error as ImagingError {
+            output.discard()
+            if error.code == .cancelled { throw LibraryError(.cancelled, "the edit was cancelled") }
+            throw LibraryError(
+                .corruptFile, "cannot edit the movie: \(error.message)", path: movie.path, underlying: error)
+        }
     }
 
     public func cancelContentEditing() {

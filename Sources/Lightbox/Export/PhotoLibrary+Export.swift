@@ -42,13 +42,17 @@ extension PhotoLibrary {
             guard let asset = try await asset(withLocalIdentifier: identifier) else {
                 throw LibraryError(.assetNotFound, "no asset has the identifier \(identifier)")
             }
-            // The current version of an edited photo is its render, in the photo's place.
-            let render = version == .current ? asset.resource(ofType: .fullSizePhoto) : nil
+            // The current version of an edited photo or movie is its render, in its place.
+            let render =
+                version == .current
+                ? asset.resource(ofType: .fullSizePhoto) ?? asset.resource(ofType: .fullSizeVideo) : nil
             // With it, a Live Photo's current movie: the edited one, when the edit made one.
             let types: [AssetResourceType] =
-                render == nil
-                ? [.photo, .video, .pairedVideo, .alternatePhoto]
-                : [.fullSizePhoto] + [asset.currentMovieResource?.type].compactMap { $0 }
+                switch render?.type {
+                case nil: [.photo, .video, .pairedVideo, .alternatePhoto]
+                case .fullSizeVideo: [.fullSizeVideo]
+                default: [.fullSizePhoto] + [asset.currentMovieResource?.type].compactMap { $0 }
+                }
             let resources = types.compactMap { asset.resource(ofType: $0) }
             for resource in asset.resources { inputs.append(try await fileURL(for: resource).path) }
             exports.append((asset, resources))
@@ -137,10 +141,11 @@ extension PhotoLibrary {
     /// The resource's original file name; a paired movie takes the still's base name when
     /// its own is of another shot (a Motion Photo's cut-out movie is named after it already).
     static func exportName(_ resource: AssetResource, asset: Asset) -> String {
-        if resource.type == .fullSizePhoto || resource.type == .fullSizePairedVideo,
-            let photo = asset.resource(ofType: .photo)
+        if [.fullSizePhoto, .fullSizePairedVideo, .fullSizeVideo].contains(resource.type),
+            let photo = asset.imageResource
         {
-            // A rendered edit takes the photo's name, as a JPEG (and a Live Photo's movie, as a movie).
+            // A rendered edit takes the photo's name, as a JPEG (a Live Photo's movie and an
+            // edited movie, as a movie of their own kind).
             let stem = ((photo.originalFilename as NSString).lastPathComponent as NSString).deletingPathExtension
             let own = ((resource.originalFilename as NSString).pathExtension as String)
             return (stem.isEmpty ? asset.localIdentifier : stem) + "." + (resource.type == .fullSizePhoto ? "jpg" : own)

@@ -71,9 +71,11 @@ public struct Asset: Sendable, Hashable, Identifiable {
     /// RAW + JPEG pair's JPEG), else its movie, whose first frame shows it.
     var imageResource: AssetResource? { resource(ofType: .photo) ?? resource(ofType: .video) }
 
-    /// The file the asset's current image is rendered from: its rendered edit when it has one,
-    /// else ``imageResource``.
-    var currentImageResource: AssetResource? { resource(ofType: .fullSizePhoto) ?? imageResource }
+    /// The file the asset's current image is rendered from: its rendered edit when it has one
+    /// (an edited movie's first frame shows it), else ``imageResource``.
+    var currentImageResource: AssetResource? {
+        resource(ofType: .fullSizePhoto) ?? resource(ofType: .fullSizeVideo) ?? imageResource
+    }
 
     /// The movie of the asset as it is now: a Live Photo's edited movie when an edit made one,
     /// else its movie; a video's file. Lightbox's, not PhotoKit's.
@@ -87,7 +89,9 @@ public struct Asset: Sendable, Hashable, Identifiable {
 
     /// The orientation the current image is shown in instead of its file's own: the sidecar's
     /// correction for the original; none for a rendered edit, which is upright.
-    var currentOrientationOverride: Int? { resource(ofType: .fullSizePhoto) == nil ? orientationOverride : nil }
+    var currentOrientationOverride: Int? {
+        resource(ofType: .fullSizePhoto) == nil && resource(ofType: .fullSizeVideo) == nil ? orientationOverride : nil
+    }
 
     /// The orientation an XMP sidecar corrected the photo to, which its thumbnails are
     /// rendered in; nil: the file's own. Lightbox's, not PhotoKit's: internal.

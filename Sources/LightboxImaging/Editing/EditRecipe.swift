@@ -9,7 +9,7 @@ import Foundation
 /// try ImageFile.renderEdit(ofFileAt: photo, recipe: recipe, toJPEGAt: output)
 /// ```
 ///
-/// Its JSON form: `{"version":"1.0","filters":[{"name":"exposure","value":0.5},
+/// Its JSON form: `{"version":"1.1","filters":[{"name":"exposure","value":0.5},
 /// {"name":"crop","value":[0.1,0.1,0.8,0.8]},{"name":"flip","value":"horizontal"}]}`.
 /// A recipe written by a newer minor version (1.x) loads: keys it does not know are ignored and
 /// filters it does not know are skipped and listed in ``skippedFilters``. Another major version
@@ -18,7 +18,8 @@ public struct EditRecipe: Sendable, Hashable {
     /// The adjustment data format identifier of Lightbox's recipes.
     public static let formatIdentifier = "org.lightbox.recipe"
     /// The version this Lightbox writes.
-    public static let formatVersion = "1.0"
+    /// (1.1 added `trim`: a 1.0 reader skips it, as a filter of a newer minor version.)
+    public static let formatVersion = "1.1"
     /// The largest recipe, encoded, that Lightbox reads: far more than any list of filters needs.
     public static let maximumEncodedSize = 64 << 10
     /// The most filters one recipe holds.
@@ -39,6 +40,19 @@ public struct EditRecipe: Sendable, Hashable {
         for argument in arguments { filters.append(try EditFilter(parsing: argument)) }
         self.init(filters: filters)
         try validate()
+    }
+
+    /// The part of a movie the recipe keeps, its trims composed in order: nil when it has none.
+    /// A part that ends after the movie ends with it; one whose end is not after its start
+    /// keeps nothing.
+    public var keptTime: (start: Double, end: Double)? {
+        var kept: (start: Double, end: Double)?
+        for case .trim(let start, let end) in filters {
+            let origin = kept?.start ?? 0
+            let limit = kept?.end ?? .infinity
+            kept = (origin + start, min(limit, origin + end))
+        }
+        return kept
     }
 
     /// Whether this Lightbox can continue recipes of this format and version: the same
@@ -168,12 +182,16 @@ public enum EditFilter: Sendable, Hashable {
     case straighten(Double)
     /// Mirror left to right (`horizontal`) or top to bottom (`vertical`).
     case flip(vertical: Bool)
+    /// A movie's part kept, from `start` until before `end`, in seconds of the movie as the
+    /// filters before it leave it (two trims make the second's times the first's part's). It
+    /// changes no pixel: a photo's recipe has none.
+    case trim(start: Double, end: Double)
 
     /// Every filter's name, as recipes and the CLI spell them.
     public static let names: [String] = [
         "exposure", "brightness", "contrast", "saturation", "vibrance", "temperature", "tint", "highlights",
         "shadows", "vignette", "sepia", "mono", "noir", "comic", "sharpen", "blur", "crop", "rotate", "straighten",
-        "flip",
+        "flip", "trim",
     ]
 
     public var name: String {
@@ -198,6 +216,7 @@ public enum EditFilter: Sendable, Hashable {
         case .rotate: "rotate"
         case .straighten: "straighten"
         case .flip: "flip"
+        case .trim: "trim"
         }
     }
 
@@ -209,7 +228,7 @@ public enum EditFilter: Sendable, Hashable {
         case "sharpen": 0...5
         case "blur": 0...100
         case "straighten": -45...45
-        case "crop", "rotate", "flip": nil
+        case "crop", "rotate", "flip", "trim": nil
         default: -1...1
         }
     }
@@ -240,6 +259,13 @@ public enum EditFilter: Sendable, Hashable {
                 throw ImagingError(.invalidRecipe, "flip=\(value): give horizontal or vertical")
             }
             self = .flip(vertical: vertical)
+        case "trim":
+            let times = value.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard times.count == 2, let start = times[0], let end = times[1] else {
+                throw ImagingError(
+                    .invalidRecipe, "trim=\(value): give START,END in seconds of the movie, e.g. trim=1.5,4")
+            }
+            self = .trim(start: start, end: end)
         default:
             guard let number = Double(value), number.isFinite else {
                 throw ImagingError(.invalidRecipe, "\(name)=\(value): the value must be a number")
@@ -301,6 +327,10 @@ public enum EditFilter: Sendable, Hashable {
                 throw ImagingError(.invalidRecipe, "a flip's value is \"horizontal\" or \"vertical\"")
             }
             self = .flip(vertical: vertical)
+        case "trim":
+            let values = (value as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue } ?? []
+            guard values.count == 2 else { throw ImagingError(.invalidRecipe, "a trim's value is [start, end]") }
+            self = .trim(start: values[0], end: values[1])
         default:
             // JSON's true and false are not numbers, though Foundation would bridge them.
             guard let value, type(of: value) != Bool.self, let number = (value as? NSNumber)?.doubleValue else {
@@ -319,7 +349,7 @@ public enum EditFilter: Sendable, Hashable {
             .mono(let v), .noir(let v), .comic(let v), .sharpen(let v), .blur(let v), .straighten(let v):
             v
         case .rotate(let turns): Double(turns * 90)
-        case .crop, .flip: nil
+        case .crop, .flip, .trim: nil
         }
     }
 
@@ -329,6 +359,7 @@ public enum EditFilter: Sendable, Hashable {
         case .crop(let rect): "[\(rect.x),\(rect.y),\(rect.width),\(rect.height)]"
         case .flip(let vertical): vertical ? "\"vertical\"" : "\"horizontal\""
         case .rotate(let turns): "\(turns * 90)"
+        case .trim(let start, let end): "[\(start),\(end)]"
         default: "\(amount ?? 0)"
         }
     }
@@ -339,6 +370,7 @@ public enum EditFilter: Sendable, Hashable {
         case .crop(let rect): "crop=\(rect.text)"
         case .flip(let vertical): "flip=\(vertical ? "vertical" : "horizontal")"
         case .rotate(let turns): "rotate=\(turns * 90)"
+        case .trim(let start, let end): "trim=\(start),\(end)"
         default: "\(name)=\(amount ?? 0)"
         }
     }
@@ -352,6 +384,13 @@ public enum EditFilter: Sendable, Hashable {
             }
         case .rotate, .flip:
             return
+        case .trim(let start, let end):
+            guard start.isFinite, end.isFinite, start >= 0, end > start, end <= Self.longestMovie else {
+                throw ImagingError(
+                    .invalidRecipe,
+                    "trim=\(start),\(end) must start at 0 or later and end after it, within \(Int(Self.longestMovie)) s"
+                )
+            }
         default:
             guard let value = amount, value.isFinite, let range = Self.range(of: name), range.contains(value) else {
                 let range = Self.range(of: name).map { "\($0.lowerBound)...\($0.upperBound)" } ?? ""
@@ -365,6 +404,9 @@ public enum EditFilter: Sendable, Hashable {
     public static func straightenedSize(width: Int, height: Int, degrees: Double) -> (width: Int, height: Int) {
         RecipePipeline.straightenCrop(width: width, height: height, degrees: degrees)
     }
+
+    /// The longest movie a trim names a time of, in seconds: a day.
+    public static let longestMovie = 86_400.0
 
     /// Whether the filter moves pixels (crop, turn, straighten, flip) rather than changing them.
     public var isGeometric: Bool {

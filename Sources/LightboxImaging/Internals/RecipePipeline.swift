@@ -225,6 +225,8 @@ enum RecipePipeline {
             }
         case .flip(let vertical):
             return try call("flip") { cvips_flip(image.pointer, &$0, vertical ? 1 : 0) }
+        case .trim:
+            return image  // time, not pixels: the movie editor keeps the part
         case .exposure, .brightness, .contrast, .temperature, .tint, .saturation, .mono, .sepia, .noir, .vibrance,
             .highlights, .shadows, .vignette:
             preconditionFailure("point filters are gathered into one stage before this")

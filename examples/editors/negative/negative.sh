@@ -1,9 +1,10 @@
 #!/bin/sh
-# A Lightbox editor in shell: turns a photo into its negative, optionally part of the way.
+# A Lightbox editor in shell: turns a photo or a movie into its negative, optionally part of
+# the way.
 #
 # It speaks Lightbox's editor protocol (docs/EDITORS.md): one JSON request on standard input,
 # one JSON answer on standard output; jq reads and writes the JSON, the `vips` command
-# (Debian's libvips-tools) the pixels. Its recipe is its own format, which it can continue:
+# (Debian's libvips-tools) a photo's pixels and the `ffmpeg` command a movie's. Its recipe is its own format, which it can continue:
 # strengths multiply, so a half negative of a half negative is a quarter one.
 #
 #     lightbox edit ID --editor org.lightbox.example.negative --filter strength=0.8
@@ -38,10 +39,29 @@ if ! jq -n --argjson s "$strength" -e '$s >= 0 and $s <= 1' >/dev/null 2>&1; the
     jq -n --arg s "$strength" '{error: ("strength must be from 0 to 1, not " + $s)}'
     exit 0
 fi
-source=$(field .input.fullSizeImage)
-orientation=$(field .input.orientation)
 output=$(field .output.renderedContent)
 folder=$(dirname "$output")
+a=$(jq -n --argjson s "$strength" '1 - 2 * $s')
+b=$(jq -n --argjson s "$strength" '255 * $s')
+data=$(jq -cn --argjson s "$strength" '{strength: $s}' | base64 -w0)
+answer() {
+    jq -n --arg format "$FORMAT" --arg data "$data" \
+        '{adjustmentData: {formatIdentifier: $format, formatVersion: "1.1", data: $data}}'
+}
+
+# A movie: every frame through the same line by ffmpeg (Debian's), the sound and the
+# metadata copied; ffmpeg writes the upright frames (it applies the track's rotation).
+if [ "$(field .input.mediaType)" = video ]; then
+    curve="$a*val+$b"
+    ffmpeg -v error -nostdin -y -i "$(field .input.movie)" -map 0:v:0 -map '0:a?' -map_metadata 0 \
+        -vf "format=rgb24,lutrgb=r='$curve':g='$curve':b='$curve'" -c:v libx264 -crf 18 -preset veryfast \
+        -pix_fmt yuv420p -fps_mode passthrough -threads 2 -c:a copy -f mov "$output"
+    answer
+    exit 0
+fi
+
+source=$(field .input.fullSizeImage)
+orientation=$(field .input.orientation)
 
 # Upright first, by the orientation Lightbox gives (it may differ from the file's own tag),
 # then out = (1 - 2s) * in + 255 s, in sRGB.
@@ -57,11 +77,6 @@ case "$orientation" in
 *) vips copy "$source" "$upright" ;;
 esac
 vips colourspace "$upright" "$folder/srgb.v" srgb
-a=$(jq -n --argjson s "$strength" '1 - 2 * $s')
-b=$(jq -n --argjson s "$strength" '255 * $s')
 vips linear --uchar -- "$folder/srgb.v" "$output[Q=92,strip]" "$a" "$b"
 rm -f "$folder/upright.v" "$folder/turned.v" "$folder/srgb.v"
-
-data=$(jq -cn --argjson s "$strength" '{strength: $s}' | base64 -w0)
-jq -n --arg format "$FORMAT" --arg data "$data" \
-    '{adjustmentData: {formatIdentifier: $format, formatVersion: "1.1", data: $data}}'
+answer

@@ -373,19 +373,22 @@ struct ChangeApplier {
     }
 
     private mutating func applyContentEdit(_ id: String, _ row: Int64, _ edit: PreparedEdit) throws {
-        let current = try resource(row, .fullSizePhoto)
+        // A movie's render is its edited movie; a photo's, its still.
+        let (renderType, baseType): (AssetResourceType, AssetResourceType) =
+            edit.movieDuration != nil ? (.fullSizeVideo, .adjustmentBaseVideo) : (.fullSizePhoto, .adjustmentBasePhoto)
+        let current = try resource(row, renderType)
         guard current?.sha256 == edit.expectedRenderSHA256 else {
             throw invalid(
                 "asset \(id) was edited or reverted after its editing input was made; edit it again from a new input")
         }
         try removeResources(row, [.adjustmentData])
-        try makeRoom(row, for: edit.base, render: .fullSizePhoto, adjustmentBase: .adjustmentBasePhoto)
+        try makeRoom(row, for: edit.base, render: renderType, adjustmentBase: baseType)
         if let current { result.replacedRenders[id] = current.sha256 }
         // A Live Photo's movie follows its still; an edit without a movie leaves it as it is.
         if edit.movie != nil {
             try makeRoom(row, for: edit.base, render: .fullSizePairedVideo, adjustmentBase: .adjustmentBasePairedVideo)
         }
-        var files = [(AssetResourceType.fullSizePhoto, edit.render), (.adjustmentData, edit.adjustment)]
+        var files = [(renderType, edit.render), (.adjustmentData, edit.adjustment)]
         if let movie = edit.movie { files.append((.fullSizePairedVideo, movie)) }
         for (type, file) in files {
             var record = ResourceRecord(
@@ -398,9 +401,11 @@ struct ChangeApplier {
         try db.execute(
             sql: """
                 UPDATE asset SET hasAdjustments = 1, adjustmentFormatIdentifier = ?, pixelWidth = ?, pixelHeight = ?,
-                modificationDate = ? WHERE id = ?
+                duration = COALESCE(?, duration), modificationDate = ? WHERE id = ?
                 """,
-            arguments: [edit.formatIdentifier, edit.render.pixelWidth, edit.render.pixelHeight, now, row])
+            arguments: [
+                edit.formatIdentifier, edit.render.pixelWidth, edit.render.pixelHeight, edit.movieDuration, now, row,
+            ])
         record(.asset, id, .updated)
     }
 
@@ -412,16 +417,21 @@ struct ChangeApplier {
     }
 
     private mutating func revert(_ id: String, _ row: Int64, _ size: PreparedRevert) throws {
-        if let current = try resource(row, .fullSizePhoto) { result.replacedRenders[id] = current.sha256 }
+        if let current = try resource(row, .fullSizePhoto) ?? resource(row, .fullSizeVideo) {
+            result.replacedRenders[id] = current.sha256
+        }
         try removeResources(
             row,
-            [.fullSizePhoto, .adjustmentData, .adjustmentBasePhoto, .fullSizePairedVideo, .adjustmentBasePairedVideo])
+            [
+                .fullSizePhoto, .adjustmentData, .adjustmentBasePhoto, .fullSizePairedVideo, .adjustmentBasePairedVideo,
+                .fullSizeVideo, .adjustmentBaseVideo,
+            ])
         try db.execute(
             sql: """
                 UPDATE asset SET hasAdjustments = 0, adjustmentFormatIdentifier = NULL, pixelWidth = ?, pixelHeight = ?,
-                modificationDate = ? WHERE id = ?
+                duration = COALESCE(?, duration), modificationDate = ? WHERE id = ?
                 """,
-            arguments: [size.pixelWidth, size.pixelHeight, now, row])
+            arguments: [size.pixelWidth, size.pixelHeight, size.duration, now, row])
         record(.asset, id, .updated)
     }
 
