@@ -652,6 +652,33 @@ class PageChecks:
             self.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
             self.wait.until(lambda d: "open" not in viewer.get_attribute("class"))
 
+    def test_a_movie_is_trimmed_and_edited_in_the_editor(self):
+        self.sign_in()
+        movie = self.find_asset("HEVC_MOVIE.MOV")
+        identifier = movie["localIdentifier"]
+        self.driver.get(URL + "/#edit=" + identifier)
+        editor = self.driver.find_element(By.ID, "editor")
+        self.wait.until(lambda d: "open" in editor.get_attribute("class"))
+        start, end = self.driver.find_element(By.ID, "trim-start"), self.driver.find_element(By.ID, "trim-end")
+        self.assertTrue(start.is_displayed())
+        self.assertAlmostEqual(float(end.get_attribute("value")), movie["duration"], delta=0.01)
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", start)
+        for field, value in ((start, "0.3"), (end, "1.2")):
+            field.click()
+            field.send_keys(Keys.CONTROL, "a")
+            field.send_keys(value, Keys.TAB)
+        Select(self.driver.find_element(By.ID, "effect")).select_by_value("mono")
+        self.shot("trim")
+        self.driver.find_element(By.ID, "save").click()
+        # The whole movie is decoded and encoded again on the server's two cores.
+        WebDriverWait(self.driver, 240).until(lambda d: "open" not in editor.get_attribute("class"))
+        edited = self.api(f"/api/assets/{identifier}")
+        self.assertTrue(edited["hasAdjustments"])
+        self.assertAlmostEqual(edited["duration"], 0.9, delta=1 / 30)
+        self.assertEqual(self.api(f"/api/assets/{identifier}/edits")["filters"], ["mono=1.0", "trim=0.3,1.2"])
+        self.api(f"/api/assets/{identifier}/edits", "DELETE")
+        self.assertAlmostEqual(self.api(f"/api/assets/{identifier}")["duration"], movie["duration"], delta=0.001)
+
     def test_upload_by_picker_and_by_drop_reports_added_and_duplicates(self):
         self.sign_in()
         total = self.api("/api/timeline")["count"]

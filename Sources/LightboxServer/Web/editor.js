@@ -9,6 +9,10 @@ const editor = document.getElementById('editor');
 const sliders = document.getElementById('sliders');
 const effectMenu = document.getElementById('effect');
 const note = document.getElementById('edit-note');
+// A movie's part kept, in seconds: saved as trim=START,END when it is less than the whole.
+const trimRow = document.getElementById('trim');
+const trimStart = document.getElementById('trim-start'), trimEnd = document.getElementById('trim-end');
+let duration = 0;
 const SLIDERS = [
   ['exposure', 'Exposure', -2, 2], ['brightness', 'Brightness', -1, 1], ['contrast', 'Contrast', -1, 1],
   ['highlights', 'Highlights', -1, 1], ['shadows', 'Shadows', -1, 1], ['saturation', 'Saturation', -1, 1],
@@ -47,7 +51,7 @@ for (const [name, title, min, max] of SLIDERS) {
 // The controls' whole state, to go back to.
 function snapshot() {
   return { values: [...sliders.querySelectorAll('input')].map(input => input.value), effect: effectMenu.value,
-           turns, flip, crop, touched: new Set(touched) };
+           turns, flip, crop, touched: new Set(touched), trim: [trimStart.value, trimEnd.value] };
 }
 
 function restore(state) {
@@ -56,6 +60,7 @@ function restore(state) {
     input.previousSibling.textContent = +input.value ? (+input.value).toFixed(2) : '';
   });
   effectMenu.value = state.effect;
+  [trimStart.value, trimEnd.value] = state.trim;
   turns = state.turns;
   flip = state.flip;
   crop = state.crop;
@@ -119,6 +124,11 @@ function controls() {
   }
   values.rotate = turns ? String(turns * 90) : null;
   values.flip = flip;
+  // An end left empty, or at the movie's length, keeps it to its end.
+  const from = Math.max(0, +trimStart.value || 0);
+  let to = trimEnd.value === '' ? Infinity : +trimEnd.value;
+  if (to >= duration) to = Infinity;
+  values.trim = to > from && (from > 0 || isFinite(to)) ? from.toFixed(3) + ',' + (isFinite(to) ? to.toFixed(3) : '86400') : null;
   for (const name of Object.keys(values)) if (!touched.has(name)) delete values[name];
   return values;
 }
@@ -282,6 +292,10 @@ export async function openEditor(asset) {
   turns = 0; flip = null; saved = []; touched = new Set();
   undoStack = []; redoStack = []; previewImage = '';
   crop = undefined; cropping = false; editor.classList.remove('cropping'); cropBox.hidden = true;
+  // The asset's duration is the trimmed one when it was trimmed: the untrimmed length is then unknown here.
+  duration = asset.mediaType === 2 ? asset.duration : 0;
+  trimRow.hidden = asset.mediaType !== 2;
+  trimStart.value = 0; trimEnd.value = duration ? (Math.ceil(duration * 100) / 100).toFixed(2) : '';
   document.getElementById('crop').textContent = 'Crop';
   steps();
   beforeImage = shownImage();
@@ -296,9 +310,10 @@ export async function openEditor(asset) {
     if (input) { input.value = value; input.dispatchEvent(new Event('input')); }
     else if (name === 'rotate') turns = ((+value / 90) % 4 + 4) % 4;
     else if (name === 'flip') flip = value;
+    else if (name === 'trim') { [trimStart.value, trimEnd.value] = value.split(','); duration = Infinity; }
     else if (EFFECTS.includes(name)) effectMenu.value = name;
   }
-  const controlled = new Set([...SLIDERS.map(([name]) => name), ...EFFECTS, 'rotate', 'flip', 'crop']);
+  const controlled = new Set([...SLIDERS.map(([name]) => name), ...EFFECTS, 'rotate', 'flip', 'crop', 'trim']);
   const kept = saved.filter(([name]) => !controlled.has(name)).map(([name, value]) => name + ' ' + value);
   if (kept.length) document.getElementById('edit-kept').textContent = 'Kept as saved: ' + kept.join(', ') + '.';
   editing = asset;
@@ -329,6 +344,10 @@ async function finish(send, message = 'Saving at full size…') {
   }
 }
 
+for (const input of [trimStart, trimEnd]) {
+  input.addEventListener('focus', () => remember());
+  input.addEventListener('change', () => touched.add('trim'));
+}
 effectMenu.addEventListener('focus', () => remember());
 effectMenu.addEventListener('change', () => { EFFECTS.forEach(n => touched.add(n)); preview(); });
 document.getElementById('rotate').addEventListener('click', () => {

@@ -56,8 +56,6 @@ export async function open(index) {
   if (!infoPanel.hidden) showInfo(asset);
   // A Live Photo's motion (edited with its still) or a movie: played from /movie.
   document.getElementById('play').hidden = !(asset.mediaType === 2 || (asset.mediaSubtypes & 8));
-  // Lightbox edits photos and Live Photos, not movies.
-  document.getElementById('edit').hidden = asset.mediaType === 2;
   // The file as it is now (an edit's render), and, for an edited asset, as imported.
   document.getElementById('download').href = assetPath(asset) + '/download?version=current';
   const original = document.getElementById('download-original');
