@@ -243,6 +243,27 @@ struct EditingTests {
             ])
     }
 
+    @Test("An iPhone HEIC turned by its container edits upright, in its displayed size, its render tagged 1")
+    func heicEditsUpright() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        // EXIF Orientation 6, describing the container's irot, which decoders apply.
+        let source = try folder.copy(Corpus.path("exiv2/data/2021-02-13-1929.heic"))
+        let heic = try #require(
+            PairingTests.assets(await library.importItems(at: [URL(fileURLWithPath: source)])).first)
+        #expect(heic.pixelWidth == 3024 && heic.pixelHeight == 4032)
+        let edited = try await library.edit(heic, with: RecipeEditor(adding: [.exposure(0.2)]))
+        #expect(edited.pixelWidth == 3024 && edited.pixelHeight == 4032)
+        let render = try await library.fileURL(for: try #require(edited.resource(ofType: .fullSizePhoto))).path
+        #expect(try ExifTool.tags(["Orientation", "Model"], of: render) == ["Orientation": "1", "Model": "iPhone XR"])
+        // Its pixels are the original's, turned as libvips shows it, a little brighter.
+        try VipsTool.run("thumbnail", source, folder.path("original.png"), "96")
+        try VipsTool.run("thumbnail", render, folder.path("render.png"), "96")
+        let (_, width, height, _) = try ImageComparison.pixels(ofFileAt: folder.path("render.png"))
+        #expect(width < height)
+        #expect(try VipsTool.average(folder.path("render.png")) > VipsTool.average(folder.path("original.png")))
+    }
+
     @Test("Observers hear an edit as a content change")
     func observedEdit() async throws {
         let (library, asset, _, folder) = try await Self.library()

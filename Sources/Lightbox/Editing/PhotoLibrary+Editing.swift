@@ -78,7 +78,9 @@ extension PhotoLibrary {
         let (display, fileOrientation): (EditableImage, Int) = try await BlockingWork.run {
             do throws(ImagingError) {
                 let display = try EditableImage(fileAt: url.path, maximumSide: side, orientation: override)
-                let own = override ?? (try? MetadataReader.read(fileAtPath: url.path))?.exif?.orientation ?? 1
+                let own =
+                    override ?? (try? MetadataReader.read(fileAtPath: url.path)).flatMap(AssetMetadata.fileOrientation)
+                    ?? 1
                 return (display, own)
             } catch {
                 throw LibraryError(.corruptFile, "cannot decode the photo to edit: \(error.message)", path: url.path)

@@ -49,6 +49,18 @@ public struct AssetMetadata: Sendable, Hashable {
     public var cameraModel: String?
     public var lensModel: String?
 
+    /// A photo file's own orientation, the EXIF orientation to show its decoded pixels in,
+    /// within 1...8; nil for a movie or none stated. A HEIF's is 1: its rotation is in the
+    /// container (`irot`, `imir`), which decoders apply, and its EXIF tag only describes it.
+    static func fileOrientation(_ metadata: MediaMetadata) -> Int? {
+        guard metadata.format.kind != .video else { return nil }
+        if [.heic, .heif, .avif].contains(metadata.format) { return 1 }
+        guard let value = metadata.exif?.orientation ?? metadata.xmp?.orientation, (1...8).contains(value) else {
+            return nil
+        }
+        return value
+    }
+
     /// Maps `metadata`; `sidecar` is the XMP file next to it, when there is one.
     public init(_ metadata: MediaMetadata, sidecar: XMPMetadata? = nil, fileModificationDate: Date) {
         let exif = metadata.exif

@@ -249,6 +249,9 @@ enum EditMetadata {
         {
             var exif = Array(UnsafeRawBufferPointer(start: data, count: length))
             withoutThumbnail(&exif)
+            // libvips rewrites the tag from `orientation` only in EXIF it parses itself: a
+            // HEIF's block kept its 6, and the upright render said to turn it again.
+            uprightOrientation(&exif)
             exif.withUnsafeBytes { cvips_set_blob(image.pointer, "exif-data", $0.baseAddress, $0.count) }
         }
     }
@@ -256,8 +259,33 @@ enum EditMetadata {
     /// Unlinks IFD1 (the embedded thumbnail) from an `Exif\0\0`-prefixed TIFF block: IFD0's
     /// next-IFD offset becomes 0. Leaves malformed blocks as they are.
     static func withoutThumbnail(_ exif: inout [UInt8]) {
+        guard let (ifd0, count, _) = firstDirectory(exif) else { return }
+        let next = ifd0 + 2 + count * 12
+        guard next + 4 <= exif.count else { return }
+        for i in 0..<4 { exif[next + i] = 0 }
+    }
+
+    /// Sets IFD0's Orientation (tag 0x0112, a SHORT) to 1, where the block has one. Leaves
+    /// malformed blocks as they are.
+    static func uprightOrientation(_ exif: inout [UInt8]) {
+        guard let (ifd0, count, little) = firstDirectory(exif) else { return }
+        for index in 0..<min(count, 1_000) {
+            let entry = ifd0 + 2 + index * 12
+            guard entry + 12 <= exif.count else { return }
+            let tag =
+                little ? Int(exif[entry]) | Int(exif[entry + 1]) << 8 : Int(exif[entry]) << 8 | Int(exif[entry + 1])
+            guard tag == 0x0112 else { continue }
+            // The value sits in the entry's first two value bytes.
+            (exif[entry + 8], exif[entry + 9]) = little ? (1, 0) : (0, 1)
+            return
+        }
+    }
+
+    /// IFD0 of a TIFF block (after an optional `Exif\0\0`): its offset in the block, its entry
+    /// count, and whether the block is little-endian; nil when it is malformed.
+    private static func firstDirectory(_ exif: [UInt8]) -> (offset: Int, count: Int, little: Bool)? {
         let base = exif.starts(with: Array("Exif\0\0".utf8)) ? 6 : 0
-        guard exif.count >= base + 8 else { return }
+        guard exif.count >= base + 8 else { return nil }
         let little = exif[base] == 0x49
         func read(_ offset: Int, _ count: Int) -> Int? {
             guard offset >= 0, offset + count <= exif.count else { return nil }
@@ -268,10 +296,8 @@ enum EditMetadata {
             }
             return value
         }
-        guard let ifd0 = read(base + 4, 4), let entries = read(base + ifd0, 2) else { return }
-        let next = base + ifd0 + 2 + entries * 12
-        guard next + 4 <= exif.count else { return }
-        for i in 0..<4 { exif[next + i] = 0 }
+        guard let ifd0 = read(base + 4, 4), let entries = read(base + ifd0, 2) else { return nil }
+        return (base + ifd0, entries, little)
     }
 }
 
