@@ -470,7 +470,9 @@ extension ModelRouteTests {
                 let list = try #require(
                     try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [[String: Any]])
                 let negative = try #require(list.first { $0["identifier"] as? String == identifier })
-                #expect(negative["mediaTypes"] as? [String] == ["image"] && negative["scope"] as? String == "library")
+                #expect(
+                    negative["mediaTypes"] as? [String] == ["image", "video"]
+                        && negative["scope"] as? String == "library")
                 #expect((negative["settings"] as? [[String: Any]])?.first?["name"] as? String == "strength")
             }
             let before = try library.currentChangeToken()
