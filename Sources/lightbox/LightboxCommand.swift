@@ -13,7 +13,8 @@ struct LightboxCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            ImportCommand.self, ListCommand.self, ShowCommand.self, AssetThumbnailCommand.self, FavoriteCommand.self,
+            ImportCommand.self, ListCommand.self, ShowCommand.self, AssetThumbnailCommand.self, ImageDataCommand.self,
+            FavoriteCommand.self,
             HideCommand.self, EditCommand.self, EditorsCommand.self, RevertCommand.self, DeleteCommand.self,
             RestoreCommand.self,
             TrashCommand.self, AlbumCommand.self, FolderCommand.self, HistoryCommand.self, WatchCommand.self,

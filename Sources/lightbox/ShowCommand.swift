@@ -41,6 +41,13 @@ struct ShowCommand: AsyncParsableCommand {
             details.append(("mediaSubtypes", asset.mediaSubtypes.names.joined(separator: ", ")))
         }
         if asset.duration > 0 { details.append(("duration", String(format: "%.2f s", asset.duration))) }
+        if asset.mediaType == .image {
+            let names = [
+                1: "up", 2: "up, mirrored", 3: "down", 4: "down, mirrored", 5: "left, mirrored", 6: "right",
+                7: "right, mirrored", 8: "left",
+            ]
+            details.append(("orientation", "\(asset.orientation) (\(names[asset.orientation] ?? "up"))"))
+        }
         if let location = asset.location {
             let altitude = location.altitude.map { String(format: ", %.1f m", $0) } ?? ""
             details.append(("location", String(format: "%.6f, %.6f", location.latitude, location.longitude) + altitude))

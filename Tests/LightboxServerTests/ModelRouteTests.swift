@@ -504,3 +504,29 @@ extension ModelRouteTests {
         }
     }
 }
+
+extension ModelRouteTests {
+    @Test("Image data over HTTP: the photo's bytes as stored, with its orientation and type")
+    func imageData() async throws {
+        let (folder, library, ids, app) = try await Self.makeApp()
+        defer { withExtendedLifetime(folder) {} }
+        let asset = try #require(try await library.asset(withLocalIdentifier: ids[0]))
+        let stored = try Data(contentsOf: try await library.fileURL(for: try #require(asset.resources.first)))
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/assets/\(ids[0])/data", method: .get) { response throws in
+                #expect(response.status == .ok)
+                #expect(Data(response.body.readableBytesView) == stored)
+                #expect(response.headers[.init("X-Lightbox-Orientation")!] == String(asset.orientation))
+                #expect(
+                    response.headers[.init("X-Lightbox-Uniform-Type-Identifier")!]
+                        == asset.resources.first?.uniformTypeIdentifier)
+            }
+            try await client.execute(uri: "/api/assets/\(ids[0])/data?version=sideways", method: .get) {
+                #expect($0.status == .badRequest)
+            }
+            try await client.execute(uri: "/api/assets/\(ids[0])", method: .get) { response throws in
+                #expect(try Self.object(response)["orientation"] as? Int == asset.orientation)
+            }
+        }
+    }
+}

@@ -111,18 +111,35 @@ public class ImageManager: @unchecked Sendable {
     public func requestImageDataAndOrientation(
         for asset: Asset, options: ImageRequestOptions = ImageRequestOptions()
     ) async throws -> ImageData {
-        let source = try self.source(of: asset, version: options.version)
-        let orientation = source.orientation
-        let path = try await library.fileURL(for: source.photo).path
+        let (resource, orientation) = try await imageDataSource(for: asset, version: options.version)
+        let path = try await library.fileURL(for: resource).path
         return try await BlockingWork.run {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw LibraryError(.unreadableFile, "cannot read the asset's photo", path: path)
             }
-            let own = (try? MetadataReader.read(fileAtPath: path))?.exif?.orientation ?? 1
             return ImageData(
-                bytes: [UInt8](data), uniformTypeIdentifier: source.uniformTypeIdentifier,
-                orientation: orientation ?? own)
+                bytes: [UInt8](data), uniformTypeIdentifier: resource.uniformTypeIdentifier, orientation: orientation)
         }
+    }
+
+    /// What ``requestImageDataAndOrientation(for:options:)`` reads, without reading it: the
+    /// resource of the version's photo, and the orientation to show it in (a sidecar's
+    /// correction, else the file's own, read from its header). For a server that streams the
+    /// bytes. A movie has no image data: it is refused.
+    public func imageDataSource(for asset: Asset, version: ImageRequestOptions.Version) async throws -> (
+        resource: AssetResource, orientation: Int
+    ) {
+        guard asset.mediaType == .image else {
+            throw LibraryError(
+                .invalidRequest, "asset \(asset.localIdentifier) is a movie: it has no image data (request its movie)")
+        }
+        let source = try self.source(of: asset, version: version)
+        if let orientation = source.orientation { return (source.photo, orientation) }
+        let path = try await library.fileURL(for: source.photo).path
+        let own = try await BlockingWork.run {
+            (try? MetadataReader.read(fileAtPath: path)).flatMap(AssetMetadata.fileOrientation)
+        }
+        return (source.photo, own ?? 1)
     }
 
     /// What names a request's final image: its cache key (the same photo rendered the same

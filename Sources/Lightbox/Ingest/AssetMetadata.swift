@@ -40,6 +40,9 @@ public struct AssetMetadata: Sendable, Hashable {
     public var playbackStyle: AssetPlaybackStyle
     /// EXIF orientation (1...8) after overrides; 1 when the file has none.
     public var orientation: Int
+    /// The orientation to show the photo file's decoded pixels in, by its own EXIF (or XMP)
+    /// tag, 1...8 (a HEIF's 1); nil for a movie or a file that states none.
+    public var fileOrientation: Int?
     /// The rating, -1 (rejected) to 5, from a sidecar or the file's XMP.
     public var rating: Int?
     /// Whether the file is an Android Motion Photo (a movie appended to the still).
@@ -68,6 +71,7 @@ public struct AssetMetadata: Sendable, Hashable {
         let movie = metadata.quickTime
         mediaType = metadata.format.kind == .video ? .video : .image
         orientation = sidecar?.orientation ?? exif?.orientation ?? xmp?.orientation ?? 1
+        fileOrientation = Self.fileOrientation(metadata)
 
         // Displayed size: HEIF rotates by its irot property (its EXIF orientation only
         // describes that); other images by their EXIF orientation; movies by their matrix.

@@ -82,7 +82,8 @@ extension PhotoLibrary {
 
 extension PhotoLibrary {
     /// Reads the camera and lens of the assets imported before the catalog kept them (a
-    /// library older than schema step v17) from their originals, in batches of 100, each batch
+    /// library older than schema step v17), and their photo's orientation (v20), from their
+    /// originals, in batches of 100, each batch
     /// one write that also records how far it got: stopped or crashed, the next call goes on
     /// from there. Assets imported since have theirs from import. Returns how many assets it
     /// read; an original that cannot be read leaves its asset without a camera.
@@ -101,13 +102,16 @@ extension PhotoLibrary {
                 guard let last = items.last else { return 0 }
                 let filled = items.map { item in
                     var camera = CameraDetails()
+                    var orientation: Int?
                     if let stored = item.storedPath,
                         let metadata = try? MetadataReader.read(fileAtPath: originals.localPath(of: stored))
                     {
                         camera = CameraDetails(metadata)
+                        orientation = AssetMetadata.fileOrientation(metadata)
                     }
                     return CaptureDetailsBacklogItem.Filled(
-                        rowID: item.rowID, make: camera.make, model: camera.model, lens: camera.lensModel)
+                        rowID: item.rowID, make: camera.make, model: camera.model, lens: camera.lensModel,
+                        orientation: orientation)
                 }
                 try store.write { try $0.fillCaptureDetails(filled, through: last.rowID) }
                 return items.count

@@ -8,7 +8,7 @@ extension Asset: Encodable {
         case creationDate, modificationDate, addedDate, duration, isFavorite, isHidden
         case playbackStyle, sourceType, resources, location
         case burstIdentifier, burstSelectionTypes, representsBurst, hasAdjustments, adjustmentFormatIdentifier
-        case rating, trashedDate, cameraMake, cameraModel, lensModel
+        case rating, trashedDate, cameraMake, cameraModel, lensModel, orientation
     }
 
     /// Encodes the model's fields, dates as ISO 8601 with their offset.
@@ -40,6 +40,7 @@ extension Asset: Encodable {
         try container.encodeIfPresent(cameraMake, forKey: .cameraMake)
         try container.encodeIfPresent(cameraModel, forKey: .cameraModel)
         try container.encodeIfPresent(lensModel, forKey: .lensModel)
+        try container.encode(orientation, forKey: .orientation)
     }
 }
 

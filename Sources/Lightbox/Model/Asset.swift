@@ -97,6 +97,26 @@ public struct Asset: Sendable, Hashable, Identifiable {
     /// rendered in; nil: the file's own. Lightbox's, not PhotoKit's: internal.
     var orientationOverride: Int?
 
+    /// The original photo file's own EXIF orientation, as the catalog keeps it; nil for a
+    /// movie, or for a library's asset whose original has not been read since it was upgraded.
+    var fileOrientation: Int?
+
+    /// The EXIF orientation (1...8) to show the current image's bytes in: what
+    /// ``ImageManager/requestImageDataAndOrientation(for:options:)`` gives for the current
+    /// version. 1 for an edit's render (upright) and for a movie; else a sidecar's correction,
+    /// else the original file's own. Lightbox's: PhotoKit has it only from that request.
+    public var orientation: Int { orientation(for: .current) }
+
+    /// The orientation of one version's bytes, as ``orientation`` is of the current one's.
+    public func orientation(for version: ImageRequestOptions.Version) -> Int {
+        if version == .current, resource(ofType: .fullSizePhoto) != nil || resource(ofType: .fullSizeVideo) != nil {
+            return 1
+        }
+        guard mediaType == .image else { return 1 }
+        if version != .original, let orientationOverride { return orientationOverride }
+        return fileOrientation ?? 1
+    }
+
     /// A snapshot with every field given; the library makes these, tests and tools may too.
     public init(
         localIdentifier: String, mediaType: AssetMediaType, mediaSubtypes: AssetMediaSubtypes = [],

@@ -210,6 +210,8 @@ struct CaptureDetailsBacklogItem: Sendable {
         var make: String?
         var model: String?
         var lens: String?
+        /// The photo's own orientation (schema step v20).
+        var orientation: Int?
     }
 }
 

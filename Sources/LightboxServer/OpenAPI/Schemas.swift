@@ -35,12 +35,16 @@ enum Schemas {
                 "representsBurst": Schema.boolean, "hasAdjustments": Schema.boolean,
                 "adjustmentFormatIdentifier": Schema.string, "resources": Schema.array(Schema.ref("AssetResource")),
                 "trashedDate": Schema.date, "cameraMake": Schema.string, "cameraModel": Schema.string,
+                "orientation": Schema.integer(1...8).merging([
+                    "description":
+                        "The EXIF orientation to show the current image's bytes in (1 for an edit and a movie)."
+                ]),
                 "lensModel": Schema.string,
             ],
             required: [
                 "localIdentifier", "mediaType", "mediaSubtypes", "pixelWidth", "pixelHeight", "creationDate",
                 "modificationDate", "addedDate", "duration", "isFavorite", "isHidden", "playbackStyle", "sourceType",
-                "burstSelectionTypes", "representsBurst", "hasAdjustments", "resources",
+                "burstSelectionTypes", "representsBurst", "hasAdjustments", "resources", "orientation",
             ]),
         "AssetPage": Schema.object(
             [

@@ -23,6 +23,12 @@ import LightboxImaging
 ///   (or `opportunistic`) first and swapping in `high` when it arrives.
 /// - `format`: `jpeg` (default) or `webp`; `q`: quality 1...100 (default 82).
 ///
+/// `GET /api/assets/{id}/data?version=` is `requestImageDataAndOrientation`: the photo's bytes
+/// as stored (the current version is an edit's render when it has one), with
+/// `X-Lightbox-Orientation` (the EXIF orientation, 1...8, to show them in) and
+/// `X-Lightbox-Uniform-Type-Identifier`; ranges and `If-None-Match` as for a download. A movie
+/// has none: 400.
+///
 /// `POST /api/cache` with `{"action": "start"|"stop"|"stopAll", "assets": [ids], "w", "h",
 /// "mode", "resize", "version", "format"}` starts or stops preparing images (the caching image
 /// manager, at background priority); it answers `{"caching": N}`, the images being prepared.
@@ -108,6 +114,35 @@ enum ImageRoutes {
                 if let tag { headers[.eTag] = tag }
             }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
+        }
+
+        routes.get(
+            "/api/assets/:id/data",
+            doc: APIOperation(
+                "The photo's bytes as stored and the orientation to show them in (requestImageDataAndOrientation).",
+                parameters: [
+                    .query("version", Schema.string(["current", "unadjusted", "original"]), "current by default.")
+                ],
+                responses: [
+                    .media(200, "The bytes; X-Lightbox-Orientation says how to turn them.", ["*/*"]),
+                    .media(206, "A range of them.", ["*/*"]), .empty(304, "The client has them."),
+                ])
+        ) { request, context in
+            let served = try context.library()
+            let asset = try await AssetRoutes.asset(try context.parameters.require("id"), in: served.library)
+            let name = request.uri.formQuery.get("version").map { String($0) } ?? "current"
+            let versions: [String: ImageRequestOptions.Version] = [
+                "current": .current, "unadjusted": .unadjusted, "original": .original,
+            ]
+            guard let version = versions[name] else {
+                throw HTTPError(.badRequest, message: "version must be current, unadjusted or original, not \(name)")
+            }
+            let (resource, orientation) = try await served.images.imageDataSource(for: asset, version: version)
+            var response = try await ResourceFile().response(
+                for: resource, in: served.library, request: request, context: context)
+            response.headers[.init("X-Lightbox-Orientation")!] = String(orientation)
+            response.headers[.init("X-Lightbox-Uniform-Type-Identifier")!] = resource.uniformTypeIdentifier
+            return response
         }
 
         routes.post(

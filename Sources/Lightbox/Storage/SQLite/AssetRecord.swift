@@ -41,6 +41,8 @@ struct AssetRecord: Codable, Hashable, FetchableRecord, MutablePersistableRecord
     var cameraMake: String?
     var cameraModel: String?
     var lensModel: String?
+    /// The original photo's own orientation (schema step v20); nil for a movie, or not read yet.
+    var fileOrientation: Int?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -117,6 +119,7 @@ struct AssetInfo {
         model.cameraMake = asset.cameraMake
         model.cameraModel = asset.cameraModel
         model.lensModel = asset.lensModel
+        model.fileOrientation = asset.fileOrientation
         return model
     }
 }
@@ -128,7 +131,7 @@ extension AssetInfo {
         modificationDate, addedDate, duration, isFavorite, isHidden, playbackStyle, sourceType, latitude, longitude,
         altitude, locationTimestamp, burstIdentifier, burstSelectionTypes, representsBurst, hasAdjustments,
         adjustmentFormatIdentifier, isSelfPortrait, orientationOverride, rating, trashedDate, cameraMake, cameraModel,
-        lensModel
+        lensModel, fileOrientation
         """
 
     /// The assets that `condition` (SQL over `asset`, with its `ORDER BY` and `LIMIT` when it
@@ -158,7 +161,7 @@ extension AssetInfo {
                 hasAdjustments: row[22], adjustmentFormatIdentifier: row[23], isSelfPortrait: row[24],
                 orientationOverride: row[25], rating: row[26],
                 trashedDate: StoredDate.decodeIfPresent(row, 27, "trashedDate"), cameraMake: row[28],
-                cameraModel: row[29], lensModel: row[30])
+                cameraModel: row[29], lensModel: row[30], fileOrientation: row[31])
             positions[row[0]] = infos.count
             infos.append(AssetInfo(asset: record, resources: []))
         }

@@ -76,11 +76,13 @@ extension PhotoLibrary.PreparedAsset {
                 sql: """
                     UPDATE asset SET pixelWidth = ?, pixelHeight = ?, mediaSubtypes = ?, orientationOverride = ?,
                     rating = COALESCE(?, rating), modificationDate = ?, cameraMake = COALESCE(cameraMake, ?),
-                    cameraModel = COALESCE(cameraModel, ?), lensModel = COALESCE(lensModel, ?) WHERE id = ?
+                    cameraModel = COALESCE(cameraModel, ?), lensModel = COALESCE(lensModel, ?), fileOrientation = ?
+                    WHERE id = ?
                     """,
                 arguments: [
                     pixelWidth, pixelHeight, metadata.mediaSubtypes.rawValue, orientationOverride, rating, Date(),
-                    metadata.cameraMake, metadata.cameraModel, metadata.lensModel, partner.id,
+                    metadata.cameraMake, metadata.cameraModel, metadata.lensModel, metadata.fileOrientation,
+                    partner.id,
                 ])
             return partner.localIdentifier
         }
@@ -103,7 +105,7 @@ extension PhotoLibrary.PreparedAsset {
                 locationTimestamp = COALESCE(?, locationTimestamp), burstIdentifier = ?, isSelfPortrait = ?,
                 captureKey = ?, orientationOverride = ?, rating = COALESCE(?, rating), modificationDate = ?,
                 cameraMake = COALESCE(?, cameraMake), cameraModel = COALESCE(?, cameraModel),
-                lensModel = COALESCE(?, lensModel) WHERE id = ?
+                lensModel = COALESCE(?, lensModel), fileOrientation = ? WHERE id = ?
                 """,
             arguments: [
                 AssetMediaType.image.rawValue, metadata.mediaSubtypes.union(.photoLive).rawValue,
@@ -111,7 +113,7 @@ extension PhotoLibrary.PreparedAsset {
                 metadata.creationTimeZoneOffset, location?.latitude, location?.longitude,
                 location?.altitude, location?.timestamp, metadata.burstIdentifier, metadata.isSelfPortrait, captureKey,
                 orientationOverride, rating, Date(), metadata.cameraMake, metadata.cameraModel, metadata.lensModel,
-                assetID,
+                metadata.fileOrientation, assetID,
             ])
         try db.execute(
             sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
@@ -145,11 +147,11 @@ extension PhotoLibrary.PreparedAsset {
         try db.execute(
             sql: """
                 UPDATE asset SET contentIdentifier = ?, captureKey = ?, orientationOverride = ?, rating = ?,
-                cameraMake = ?, cameraModel = ?, lensModel = ? WHERE id = ?
+                cameraMake = ?, cameraModel = ?, lensModel = ?, fileOrientation = ? WHERE id = ?
                 """,
             arguments: [
                 metadata.contentIdentifier, captureKey, orientationOverride, rating, metadata.cameraMake,
-                metadata.cameraModel, metadata.lensModel, assetID,
+                metadata.cameraModel, metadata.lensModel, metadata.fileOrientation, assetID,
             ])
         try insertResource(db, assetID: assetID, type: resourceType)
         if let movie = pairedMovie { try Self.insert(movie, db, assetID: assetID) }

@@ -419,6 +419,21 @@ extension SQLiteStore {
                     ON asset(lensModel, creationDate, id, creationTimeZoneOffset) WHERE \(visible);
                     """)
         }
+        migrator.registerMigration("v20: orientation") { db in
+            // The original photo's own orientation, what an asset's JSON and its image data
+            // give: written on import. Older assets have it read from their originals by the
+            // camera backfill of step v17, which starts over (its camera writes fill only what
+            // is empty).
+            try db.alter(table: "asset") { t in t.add(column: "fileOrientation", .integer) }
+            if let last = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM asset") {
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO libraryState (key, value) VALUES ('captureDetailsThrough', ?),
+                        ('captureDetailsAfter', 0)
+                        """,
+                    arguments: [last])
+            }
+        }
         return migrator
     }
 

@@ -226,6 +226,11 @@ struct SQLiteTransaction: StoreWriter {
         for item in filled where item.make != nil || item.model != nil || item.lens != nil {
             try update.execute(arguments: [item.make, item.model, item.lens, item.rowID])
         }
+        let orient = try db.cachedStatement(
+            sql: "UPDATE asset SET fileOrientation = ? WHERE id = ? AND fileOrientation IS NULL")
+        for item in filled where item.orientation != nil {
+            try orient.execute(arguments: [item.orientation, item.rowID])
+        }
         // Another process filling at once moves it as far: the furthest wins.
         try db.execute(
             sql: "UPDATE libraryState SET value = MAX(value, ?) WHERE key = 'captureDetailsAfter'", arguments: [rowID])
