@@ -223,6 +223,11 @@ int main(int argc, char **argv) {
     }
     struct sigaction term = {.sa_handler = on_term};
     sigaction(SIGTERM, &term, NULL);
+    // Whoever started it may have blocked signals (a thread's mask is inherited): the cancel
+    // must reach it, and the program must start with none blocked.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
 
     pid_t child = fork();
     if (child < 0) {

@@ -55,6 +55,9 @@ struct LimitedProcess {
     static func run(
         _ arguments: [String], input: [UInt8], limits: Limits, writable: String, cancellation: Cancellation? = nil
     ) throws -> Outcome {
+        if cancellation?.isCancelled == true {
+            return Outcome(ending: .cancelled, standardOutput: [], standardErrorTail: "", peakResidentBytes: 0)
+        }
         let confine = try confinePath()
         let folder = ProcessFolder.makeTemporaryFolder("run").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -85,7 +88,17 @@ struct LimitedProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        // No signal blocked, every one at its default: a thread of Swift's pool or of a
+        // dispatch queue blocks most, and a spawned program inherits the mask, so a supervisor
+        // spawned from one never heard the SIGTERM that cancels it.
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         posix_spawnattr_setpgroup(&attributes, 0)
         var environment = ProcessInfo.processInfo.environment
         // Temporary files go where the program may write.
@@ -120,6 +133,11 @@ struct LimitedProcess {
         let result = String(
             decoding: ((try? FileIO.contents(ofFileAt: resultPath, limit: 4096)) ?? nil) ?? [], as: UTF8.self)
         let words = result.split(whereSeparator: \.isWhitespace)
+        // Cancelled before the supervisor set its handler (it installs it before it starts the
+        // program): nothing ran.
+        if told && status & 0x7F == SIGTERM {
+            return Outcome(ending: .cancelled, standardOutput: [], standardErrorTail: "", peakResidentBytes: 0)
+        }
         guard status & 0x7F == 0, (status >> 8) & 0xFF == 0, let first = words.first else {
             throw LibraryError(
                 .invalidRequest, "cannot run \(arguments[0]) confined\(tail.isEmpty ? "" : ": " + tail)")
