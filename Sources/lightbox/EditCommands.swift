@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Lightbox
 import LightboxImaging
+import Synchronization
 
 /// Runs one change block for a command, turning a refused request into a clean error.
 enum Changes {
@@ -173,7 +174,10 @@ struct EditCommand: AsyncParsableCommand {
         }
         let edited: Asset
         do {
-            edited = try await library.edit(asset, with: controller)
+            edited = try await Self.editCancellable(asset, with: controller, in: library)
+        } catch let error as LibraryError where error.code == .cancelled {
+            Output.message("The edit was cancelled; \(asset.localIdentifier) is as it was.")
+            throw ExitCode(130)
         } catch let error as LibraryError {
             throw CommandError(error.message)
         }
@@ -186,6 +190,39 @@ struct EditCommand: AsyncParsableCommand {
 }
 
 extension EditCommand {
+    /// The edit, cancelled by Ctrl-C. When the editor has work to lose
+    /// (`shouldShowCancelConfirmation`) and a person is at the terminal, Ctrl-C asks first.
+    static func editCancellable(
+        _ asset: Asset, with controller: any ContentEditingController, in library: PhotoLibrary
+    ) async throws -> Asset {
+        let task = Task { try await library.edit(asset, with: controller) }
+        // A handler that only notes the signal (all a handler may do); a watcher acts on it.
+        // A dispatch signal source missed it: the process's other threads took the signal.
+        Interrupts.count.store(0, ordering: .relaxed)
+        signal(SIGINT) { _ in Interrupts.count.add(1, ordering: .relaxed) }
+        defer { signal(SIGINT, SIG_DFL) }
+        if let external = controller as? ExternalEditor {
+            Output.message("Editing with \(external.installed?.manifest.name ?? external.program)… (Ctrl-C cancels)")
+        }
+        let watcher = Task.detached {
+            var seen = 0
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 50_000_000)
+                let now = Interrupts.count.load(ordering: .relaxed)
+                guard now > seen else { continue }
+                seen = now
+                if controller.shouldShowCancelConfirmation, isatty(STDIN_FILENO) != 0, isatty(STDERR_FILENO) != 0 {
+                    FileHandle.standardError.write(Data("\nDiscard the edit in progress? [y/N] ".utf8))
+                    guard (readLine() ?? "").lowercased().hasPrefix("y") else { continue }
+                }
+                task.cancel()
+                return
+            }
+        }
+        defer { watcher.cancel() }
+        return try await task.value
+    }
+
     /// The editor program's absolute path: a file from the current folder, as the shell finds
     /// `./editor.py` or `tools/editor.py`; else a bare name looked up in `$PATH`.
     static func program(_ given: String, catalog: EditorCatalog? = nil) throws -> String {
@@ -227,4 +264,9 @@ struct RevertCommand: AsyncParsableCommand {
             for id in ids { changes.changeRequest(forAssetWithLocalIdentifier: id).revertAssetContentToOriginal() }
         }
     }
+}
+
+/// How many times Ctrl-C was pressed during an edit: written by the signal handler.
+enum Interrupts {
+    static let count = Atomic<Int>(0)
 }

@@ -924,7 +924,14 @@ class PageChecks:
         self.shot("before")
         ActionChains(self.driver).release(compare).perform()
         self.wait.until(lambda d: preview.get_attribute("src").startswith("blob:"))
+        # Cancel with a change made asks first: kept when refused, closed when confirmed.
         self.driver.find_element(By.ID, "cancel").click()
+        alert = self.wait.until(lambda d: d.switch_to.alert)
+        self.assertIn("Discard your changes", alert.text)
+        alert.dismiss()
+        self.assertIn("open", editor.get_attribute("class"))
+        self.driver.find_element(By.ID, "cancel").click()
+        self.wait.until(lambda d: d.switch_to.alert).accept()
         self.wait.until(lambda d: "open" not in editor.get_attribute("class"))
 
     def test_shortcuts_are_listed_under_a_question_mark(self):

@@ -30,7 +30,10 @@ public final class ExternalEditor: ContentEditingController {
 
     private struct State {
         var input: ContentEditingInput?
+        var placeholder: EncodedImage?
         var canHandle: [AdjustmentData: Bool] = [:]
+        /// Whether the program is editing: cancelling now loses its work.
+        var running = false
     }
     private let state = Mutex(State())
     private let cancellation = LimitedProcess.Cancellation()
@@ -87,11 +90,15 @@ public final class ExternalEditor: ContentEditingController {
                 "the editor \(title) does not edit \(input.mediaType == .video ? "movies" : "photos") (its manifest's mediaTypes)"
             )
         }
-        state.withLock { $0.input = input }
+        state.withLock {
+            $0.input = input
+            $0.placeholder = placeholderImage
+        }
     }
 
     public func finishContentEditing() async throws -> ContentEditingOutput {
-        guard let input = state.withLock({ $0.input }) else {
+        let (started, placeholder) = state.withLock { ($0.input, $0.placeholder) }
+        guard let input = started else {
             throw LibraryError(.invalidRequest, "the editor has not been started")
         }
         var output = ContentEditingOutput(contentEditingInput: input)
@@ -116,6 +123,12 @@ public final class ExternalEditor: ContentEditingController {
             if let movie = input.audiovisualAssetURL {
                 inputs["movie"] = try Self.readOnlyCopy(of: movie.path, in: folder, as: "input")
             }
+            if let placeholder {
+                // What the host shows now, for an editor with a window to show while it loads.
+                let path = folder + "/placeholder." + (placeholder.format == .webp ? "webp" : "jpg")
+                try FileIO.writeAtomically(placeholder.bytes, to: path)
+                inputs["placeholderImage"] = path
+            }
             var outputs = ["renderedContent": output.renderedContentURL.path]
             if let movie = input.livePhotoMovieURL {
                 inputs["livePhotoMovie"] = try Self.readOnlyCopy(of: movie.path, in: folder, as: "input-movie")
@@ -126,6 +139,8 @@ public final class ExternalEditor: ContentEditingController {
                 "output": outputs,
             ]
             let bytes = Self.encode(request)
+            state.withLock { $0.running = true }
+            defer { state.withLock { $0.running = false } }
             let answered = try await BlockingWork.run { [self] in try run(bytes, seconds: timeLimit, writable: folder) }
             let answer = try parse(answered)
             guard let data = answer["adjustmentData"] as? [String: Any], let adjustment = Self.adjustmentData(data)
@@ -163,7 +178,8 @@ public final class ExternalEditor: ContentEditingController {
         cancellation.cancel()
     }
 
-    public var shouldShowCancelConfirmation: Bool { false }
+    /// True while the program edits: cancelling then throws its work away.
+    public var shouldShowCancelConfirmation: Bool { state.withLock { $0.running } }
 
     /// A copy of `path` in `folder`, named `name` with the file's extension, that only its
     /// owner can read.

@@ -155,7 +155,10 @@ extension PhotoLibrary {
     }
 
     /// Edits an asset with an editor from start to commit: the input it asks for, its output,
-    /// and one change block landing it. Returns the edited asset. When anything fails, the
+    /// and one change block landing it. Returns the edited asset. The editor starts with a
+    /// placeholder image to show while it loads (the asset as it looks now, from its stored
+    /// preview: PhotoKit's host does the same). When anything fails, or the task is cancelled
+    /// (a host asks ``ContentEditingController/shouldShowCancelConfirmation`` first), the
     /// editor is cancelled and the asset is unchanged.
     @discardableResult
     public func edit(
@@ -165,10 +168,23 @@ extension PhotoLibrary {
             canHandleAdjustmentData: { [editor] in editor.canHandle($0) },
             displaySizeImageMaximumSide: displaySizeImageMaximumSide)
         let input = try await requestContentEditingInput(for: asset, options: options)
+        let placeholder = await placeholderImage(for: asset)
         let output: ContentEditingOutput
         do {
-            try await editor.startContentEditing(with: input, placeholderImage: nil)
-            output = try await editor.finishContentEditing()
+            output = try await withTaskCancellationHandler {
+                try await editor.startContentEditing(with: input, placeholderImage: placeholder)
+                try Task.checkCancellation()
+                return try await editor.finishContentEditing()
+            } onCancel: {
+                editor.cancelContentEditing()
+            }
+            if Task.isCancelled {
+                output.discard()
+                throw LibraryError(.cancelled, "the edit was cancelled")
+            }
+        } catch is CancellationError {
+            editor.cancelContentEditing()
+            throw LibraryError(.cancelled, "the edit was cancelled")
         } catch {
             editor.cancelContentEditing()
             throw error
@@ -181,6 +197,18 @@ extension PhotoLibrary {
             throw LibraryError(.assetNotFound, "asset \(asset.localIdentifier) was deleted while it was edited")
         }
         return edited
+    }
+
+    /// The image an editor shows while it loads: the asset's current look at preview size,
+    /// from its stored thumbnails when they serve (milliseconds), else rendered fast; nil when
+    /// none can be made (the editor then shows its own).
+    func placeholderImage(for asset: Asset) async -> EncodedImage? {
+        var options = ImageRequestOptions()
+        options.deliveryMode = .fastFormat
+        let results = await ImageManager(library: self).requestImage(
+            for: asset, targetSize: PixelSize(width: 1024, height: 1024), options: options
+        ).results()
+        return results.last?.image
     }
 
     // MARK: - Preparing edits before the transaction

@@ -321,7 +321,11 @@ export async function openEditor(asset) {
   loadEditors(asset);
 }
 
-function closeEditor() {
+// Closing with changes made (a step to undo) asks first, as Photos asks before it discards an
+// edit; saving or reverting closes without asking.
+function closeEditor(ask = true) {
+  if (ask && editing && undoStack.length &&
+      !confirm('Discard your changes to this ' + (editing.mediaType === 2 ? 'movie' : 'photo') + '?')) return;
   editor.classList.remove('open');
   if (editing) history.replaceState(history.state, '', address({ edit: null, view: editing.localIdentifier }));
   editing = null;
@@ -335,7 +339,7 @@ async function finish(send, message = 'Saving at full size…') {
   try {
     const asset = await (await send(assetPath(editing) + '/edits')).json();
     const index = replace(asset);
-    closeEditor();
+    closeEditor(false);
     open(index);
   } catch (error) {
     note.textContent = error.message;
@@ -373,7 +377,7 @@ addEventListener('keydown', event => {
   } else if (event.key === 'b' && !event.repeat) compare(true);
 });
 addEventListener('keyup', event => { if (event.key === 'b') compare(false); });
-document.getElementById('cancel').addEventListener('click', closeEditor);
+document.getElementById('cancel').addEventListener('click', () => closeEditor());
 document.getElementById('save').addEventListener('click', () => {
   cropping = false;
   editor.classList.remove('cropping');
