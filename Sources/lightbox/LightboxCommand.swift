@@ -14,6 +14,7 @@ struct LightboxCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ImportCommand.self, ListCommand.self, ShowCommand.self, AssetThumbnailCommand.self, ImageDataCommand.self,
+            MovieCommand.self,
             FavoriteCommand.self,
             HideCommand.self, EditCommand.self, EditorsCommand.self, RevertCommand.self, DeleteCommand.self,
             RestoreCommand.self,

@@ -396,6 +396,22 @@ extension ModelRouteTests {
                 try Data(response.body.readableBytesView).write(to: URL(fileURLWithPath: stored))
                 #expect(try FFmpeg.videoCodec(stored).codec == "hevc")
             }
+            // At a size: the 640 preset, H.264 (waited for as above).
+            status = .serviceUnavailable
+            let small = folder.path("small.mov")
+            for _ in 0..<600 where status == .serviceUnavailable {
+                try await client.execute(uri: path + "?size=700", method: .get) { response throws in
+                    status = response.status
+                    if status == .ok {
+                        try Data(response.body.readableBytesView).write(to: URL(fileURLWithPath: small))
+                    }
+                }
+                if status == .serviceUnavailable { try await Task.sleep(for: .seconds(1)) }
+            }
+            #expect(status == .ok)
+            let probe = try FFmpeg.probe(small)
+            #expect(probe.width == 640 && probe.height == 360)
+            try await client.execute(uri: path + "?size=8", method: .get) { #expect($0.status == .badRequest) }
             try await client.execute(uri: path + "?playable=maybe", method: .get) { response in
                 #expect(response.status == .badRequest)
             }

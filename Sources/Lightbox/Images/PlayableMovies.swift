@@ -21,18 +21,32 @@ extension PhotoLibrary {
     /// The long side a copy for a browser is made at, at most.
     static let playableSide = 1920
 
+    /// The sides a sized copy is made at: what PhotoKit's export presets offer (640x480 to
+    /// 3840x2160), so that a few copies serve every request.
+    public static let movieSides = [640, 960, 1280, 1920, 3840]
+
     /// An asset's movie (`current`: the edited one when there is one; else as imported) in a
     /// form a browser plays: the stored file when its codec is one browsers decode, else a copy
     /// re-encoded as H.264 by FFmpeg's libraries, made once (however many ask at the same time)
     /// and kept with the asset's images until the movie changes. Waits at most `wait` for a
     /// copy being made, then answers ``PlayableMovie/preparing``. Nil when the asset has no
     /// movie; throws when the movie cannot be decoded, naming it.
-    public func playableMovie(for asset: Asset, current: Bool = true, wait: Duration = .seconds(20)) async throws
-        -> PlayableMovie?
-    {
+    ///
+    /// `maximumSide` asks for the movie at most that long on its long side (PhotoKit's export
+    /// presets): a larger movie is copied at the largest of ``movieSides`` not above it (640 at
+    /// least). `transcode` asks for an H.264 copy whatever the stored codec.
+    public func playableMovie(
+        for asset: Asset, current: Bool = true, maximumSide: Int? = nil, transcode: Bool = false,
+        wait: Duration = .seconds(20)
+    ) async throws -> PlayableMovie? {
         guard let resource = current ? asset.currentMovieResource : asset.originalMovieResource else { return nil }
-        let key = "\(resource.sha256.prefix(16))-h264-\(Self.playableSide)-v1.mov"
-        let tag = "\"\(resource.sha256.prefix(32))-h264\""
+        let ownSide = max(resource.pixelWidth, resource.pixelHeight)
+        // The copy's side: the preset that fits what was asked, never larger than the movie.
+        let side =
+            maximumSide.map { asked in Self.movieSides.last { $0 <= asked } ?? Self.movieSides[0] } ?? Self.playableSide
+        let smaller = ownSide > side
+        let key = "\(resource.sha256.prefix(16))-h264-\(side)-v1.mov"
+        let tag = "\"\(resource.sha256.prefix(32))-h264-\(side)\""
         let copy = { [derivatives] in derivatives.localFile(localIdentifier: asset.localIdentifier, key: key) }
         // A <video> asks for a movie in many ranges: the copy made before is found by one stat,
         // and whether the stored movie plays is read from its headers once.
@@ -48,7 +62,7 @@ extension PhotoLibrary {
             playsAsIs = codec.map(Self.browserCodecs.contains) ?? false
             await MovieTranscoder.shared.record(playsAsIs, for: resource.sha256)
         }
-        if playsAsIs { return .stored(resource) }
+        if playsAsIs && !transcode && !(maximumSide != nil && smaller) { return .stored(resource) }
         let name = resource.originalFilename
         let job = await MovieTranscoder.shared.job(for: asset.localIdentifier + "/" + key) { [derivatives] in
             try await BlockingWork.run {
@@ -56,8 +70,8 @@ extension PhotoLibrary {
                 let partial = scratch.path + "/" + key
                 do {
                     _ = try ImageFile.editMovie(
-                        at: source, to: partial, photoSide: Self.playableSide,
-                        options: MovieEditOptions(quality: 23, maximumSide: Self.playableSide)
+                        at: source, to: partial, photoSide: side,
+                        options: MovieEditOptions(quality: 23, maximumSide: side)
                     ) { frame in frame.image }
                 } catch {
                     throw LibraryError(

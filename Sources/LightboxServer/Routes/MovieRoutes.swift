@@ -8,7 +8,10 @@ import Lightbox
 /// for them. 404 when the asset has no movie. With `playable=true` a movie browsers cannot
 /// decode (HEVC, ProRes, Motion JPEG) is answered as an H.264 copy made by FFmpeg's libraries
 /// and kept; while the copy is made (beyond 20 s), 503 with `Retry-After`; 422 when the movie
-/// cannot be decoded at all.
+/// cannot be decoded at all. `size=N` asks for it at most N pixels on its long side (a larger
+/// movie is copied at the largest of 640, 960, 1280, 1920 and 3840 not above N, as PhotoKit's
+/// export presets) and `transcode=true` for an H.264 copy whatever its codec; both imply
+/// `playable`.
 enum MovieRoutes {
     static func add(to routes: Routes) {
         let files = ResourceFile()
@@ -21,6 +24,9 @@ enum MovieRoutes {
                     .query(
                         "playable", Schema.string(["true", "false"]),
                         "true: an H.264 copy when browsers cannot decode the movie's codec."),
+                    .query(
+                        "size", Schema.integer(16...16384), "At most this long on the long side: a copy when larger."),
+                    .query("transcode", Schema.string(["true", "false"]), "true: an H.264 copy whatever the codec."),
                 ],
                 responses: [
                     .media(200, "The movie.", ["video/mp4", "video/quicktime"]),
@@ -34,10 +40,22 @@ enum MovieRoutes {
             guard version == "current" || version == "original" else {
                 throw HTTPError(.badRequest, message: "version must be current or original, not \(version)")
             }
-            let playable = query.get("playable").map { String($0) } ?? "false"
+            var playable = query.get("playable").map { String($0) } ?? "false"
             guard playable == "true" || playable == "false" else {
                 throw HTTPError(.badRequest, message: "playable must be true or false, not \(playable)")
             }
+            let transcode = query.get("transcode").map { String($0) } ?? "false"
+            guard transcode == "true" || transcode == "false" else {
+                throw HTTPError(.badRequest, message: "transcode must be true or false, not \(transcode)")
+            }
+            var size: Int?
+            if let text = query.get("size") {
+                guard let value = Int(text), (16...16384).contains(value) else {
+                    throw HTTPError(.badRequest, message: "size must be a number of pixels from 16 to 16384")
+                }
+                size = value
+            }
+            if size != nil || transcode == "true" { playable = "true" }
             let resource = version == "current" ? asset.currentMovieResource : asset.originalMovieResource
             guard let resource else {
                 throw HTTPError(.notFound, message: "asset \(asset.localIdentifier) has no movie")
@@ -47,7 +65,8 @@ enum MovieRoutes {
             }
             let movie: PlayableMovie?
             do {
-                movie = try await library.playableMovie(for: asset, current: version == "current")
+                movie = try await library.playableMovie(
+                    for: asset, current: version == "current", maximumSide: size, transcode: transcode == "true")
             } catch let error as LibraryError where error.code == .unreadableFile {
                 throw HTTPError(.unprocessableContent, message: error.message)
             }
