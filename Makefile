@@ -130,7 +130,7 @@ BENCH_JPEGS := \
 	.corpus/digikam/body-background.jpg .corpus/exiv2/data/exiv2-bug922a.jpg \
 	.corpus/lomiri/backgrounds/Dragonfly_by_Bolly.jpg
 
-## bench: build in release mode (make release) and measure import, thumbnails, images, caches, metadata, edits, capture, serving, the web page and own C
+## bench: build in release mode (make release) and measure import, thumbnails, images, caches, metadata, edits, movie edits, capture, serving, the web page and own C
 bench: release corpus
 	@missing=""; \
 	command -v exiv2 >/dev/null || missing="$$missing exiv2"; \
@@ -157,6 +157,10 @@ bench: release corpus
 	.build/release/lightbox-bench image-cache .corpus/forensics/original-files/pic2 .corpus/exiv2/data/IMG_3578.heic \
 		.corpus/digikam/body-background.jpg
 	.build/release/lightbox-bench edit .corpus/exiv2/data/exiv2-bug922a.jpg
+	# A 10 s 1080p phone movie (a real one looped) edited with three filters, against ffmpeg.
+	ffmpeg -v error -y -stream_loop 6 -i .corpus/forensics/original-files/movie1/VID_20191220_170832.mp4 -t 10 \
+		-c copy /tmp/lightbox-movie10.mp4
+	.build/release/lightbox-bench movie-edit /tmp/lightbox-movie10.mp4 --rounds 3
 	# Live Photo capture from the synthetic camera at 1920x1080, 30 frames a second (docs/BENCHMARKS.md, Capture).
 	.build/release/lightbox-bench capture --captures 10 --interval 1 --format heic
 	.build/release/lightbox-bench capture --captures 10 --interval 1 --format jpeg

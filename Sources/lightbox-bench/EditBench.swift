@@ -125,13 +125,9 @@ struct EditBench: AsyncParsableCommand {
                 ))
         }
         for (tool, arguments) in tools where !previewOnly {
-            var runs: [ImageBench.Run] = []
-            for _ in 0..<rounds {
-                if tool == "lightbox edit" {
-                    _ = try ImageBench.measure([lightbox, "revert", "--library", library, asset])
-                }
-                runs.append(try ImageBench.measure(arguments))
-            }
+            let runs = try Self.measure(
+                arguments, rounds: rounds,
+                reverting: tool == "lightbox edit" ? (lightbox: lightbox, library: library, asset: asset) : nil)
             let seconds = runs.map(\.seconds).sorted()
             Report.print([
                 "benchmark": "edit", "tool": tool, "file": (file as NSString).lastPathComponent,
@@ -166,6 +162,23 @@ struct EditBench: AsyncParsableCommand {
                 "medianMs": Report.round(times[times.count / 2]), "bestMs": Report.round(times[0]),
             ])
         }
+    }
+
+    /// `rounds` runs of a command, each a process of its own; with `reverting`, the asset's
+    /// edit is reverted before each (a `lightbox edit` that edits the original each time).
+    static func measure(
+        _ arguments: [String], rounds: Int, reverting: (lightbox: String, library: String, asset: String)?
+    ) throws -> [ImageBench.Run] {
+        var runs: [ImageBench.Run] = []
+        for _ in 0..<rounds {
+            if let reverting {
+                _ = try ImageBench.measure([
+                    reverting.lightbox, "revert", "--library", reverting.library, reverting.asset,
+                ])
+            }
+            runs.append(try ImageBench.measure(arguments))
+        }
+        return runs
     }
 
     /// The identifier of the one asset of a library, from `lightbox ls --json`.

@@ -29,17 +29,9 @@ struct AssetThumbnailCommand: AsyncParsableCommand {
         let (width, height, contentMode) = (sizeOptions.size.width, sizeOptions.size.height, sizeOptions.contentMode)
         let format: EncodedImageFormat = out.lowercased().hasSuffix(".webp") ? .webp : .jpeg
         let library = try libraryOptions.open()
-        let id = try Names(library: library).asset(id)
-        guard let asset = try await library.asset(withLocalIdentifier: id) else {
-            throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
-        }
-        var inputs: [String] = []
-        for resource in asset.resources { inputs.append(try await library.fileURL(for: resource).path) }
-        let file = URL(fileURLWithPath: out)
+        let (asset, folder, planned) = try await OutputFiles.plan(
+            asset: id, out: out, overwrite: overwrite, in: library)
         do {
-            let folder = try OutputFolder(
-                path: file.deletingLastPathComponent().path, inputs: inputs, overwrite: overwrite)
-            let planned = try folder.plan([file.lastPathComponent], whenTaken: .refuse)[0]
             // Exact, not the fast resize a screen can live with: the file is kept.
             let options = ImageRequestOptions(resizeMode: .exact, format: format)
             let thumbnail = try await ImageManager(library: library).finalImage(

@@ -45,20 +45,12 @@ struct ImageDataCommand: AsyncParsableCommand {
 
     func run() async throws {
         let library = try libraryOptions.open()
-        let id = try Names(library: library).asset(id)
-        guard let asset = try await library.asset(withLocalIdentifier: id) else {
-            throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
-        }
-        var inputs: [String] = []
-        for resource in asset.resources { inputs.append(try await library.fileURL(for: resource).path) }
-        let file = URL(fileURLWithPath: out)
+        let (asset, folder, planned) = try await OutputFiles.plan(
+            asset: id, out: out, overwrite: overwrite, in: library)
         let versions: [Version: ImageRequestOptions.Version] = [
             .current: .current, .unadjusted: .unadjusted, .original: .original,
         ]
         do {
-            let folder = try OutputFolder(
-                path: file.deletingLastPathComponent().path, inputs: inputs, overwrite: overwrite)
-            let planned = try folder.plan([file.lastPathComponent], whenTaken: .refuse)[0]
             var options = ImageRequestOptions()
             options.version = versions[version] ?? .current
             let data = try await ImageManager(library: library).requestImageDataAndOrientation(

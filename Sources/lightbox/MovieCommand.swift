@@ -44,20 +44,12 @@ struct MovieCommand: AsyncParsableCommand {
     func run() async throws {
         if let size, !(16...16384).contains(size) { throw ValidationError("--size must be 16...16384") }
         let library = try libraryOptions.open()
-        let id = try Names(library: library).asset(id)
-        guard let asset = try await library.asset(withLocalIdentifier: id) else {
-            throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
-        }
+        let (asset, folder, planned) = try await OutputFiles.plan(
+            asset: id, out: out, overwrite: overwrite, in: library)
         guard let resource = version == .current ? asset.currentMovieResource : asset.originalMovieResource else {
-            throw CommandError("asset \(id) has no movie (it is neither a video nor a Live Photo)")
+            throw CommandError("asset \(asset.localIdentifier) has no movie (it is neither a video nor a Live Photo)")
         }
-        var inputs: [String] = []
-        for resource in asset.resources { inputs.append(try await library.fileURL(for: resource).path) }
-        let file = URL(fileURLWithPath: out)
         do {
-            let folder = try OutputFolder(
-                path: file.deletingLastPathComponent().path, inputs: inputs, overwrite: overwrite)
-            let planned = try folder.plan([file.lastPathComponent], whenTaken: .refuse)[0]
             var source = try await library.fileURL(for: resource).path
             var kind = "as stored"
             if size != nil || transcode {

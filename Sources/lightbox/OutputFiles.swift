@@ -19,4 +19,25 @@ enum OutputFiles {
             throw CommandError(error.description)
         }
     }
+
+    /// The asset `id` names (or starts), and the file `out` planned for it, checked before any
+    /// work: never one of the asset's own files, and an existing file only with `overwrite`.
+    static func plan(asset id: String, out: String, overwrite: Bool, in library: PhotoLibrary) async throws -> (
+        asset: Asset, folder: OutputFolder, planned: String
+    ) {
+        let id = try Names(library: library).asset(id)
+        guard let asset = try await library.asset(withLocalIdentifier: id) else {
+            throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
+        }
+        var inputs: [String] = []
+        for resource in asset.resources { inputs.append(try await library.fileURL(for: resource).path) }
+        let file = URL(fileURLWithPath: out)
+        do {
+            let folder = try OutputFolder(
+                path: file.deletingLastPathComponent().path, inputs: inputs, overwrite: overwrite)
+            return (asset, folder, try folder.plan([file.lastPathComponent], whenTaken: .refuse)[0])
+        } catch let error as LibraryError {
+            throw CommandError(error.description)
+        }
+    }
 }
