@@ -105,14 +105,17 @@ struct HistoryCommand: AsyncParsableCommand {
 
 struct EditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "edit", abstract: "Edit a photo without touching its original: filters added to its recipe.",
+        commandName: "edit",
+        abstract: "Edit a photo or a movie without touching its original: filters added to its recipe.",
         discussion: """
             Filters apply in the order given, after those of an earlier Lightbox edit, which the \
             edit continues: \(EditFilter.names.joined(separator: ", ")). For example: \
             --filter exposure=0.5 --filter straighten=3 --filter crop=0.1,0.1,0.8,0.8 (the crop \
-            as X,Y,W,H in unit coordinates). The render is written at full size, the original \
-            stays as it was, and `lightbox revert` brings it back. With --editor, another program \
-            makes the edit (docs/EDITORS.md), under a memory and a time limit. Prints the edited asset.
+            as X,Y,W,H in unit coordinates). A movie gets them on every frame, and trim=START,END \
+            keeps the part between those seconds. The render is written at full size, the original \
+            stays as it was, and `lightbox revert` brings it back. With --editor, an installed \
+            editor or another program makes the edit (docs/EDITORS.md), under a memory and a time \
+            limit; Ctrl-C cancels it. Prints the edited asset.
             """)
 
     @OptionGroup var libraryOptions: LibraryOptions
