@@ -36,7 +36,7 @@ enum OutputFiles {
             let folder = try OutputFolder(
                 path: file.deletingLastPathComponent().path, inputs: inputs, overwrite: overwrite)
             return (asset, folder, try folder.plan([file.lastPathComponent], whenTaken: .refuse)[0])
-        } catch let error as LibraryError {
+        } catch {
             throw CommandError(error.description)
         }
     }
