@@ -68,12 +68,13 @@ struct EditorLifecycleTests {
         let editor = ExternalEditor(program: sleeper, timeLimit: 120)
         #expect(!editor.shouldShowCancelConfirmation)
         let task = Task { try await library.edit(asset, with: editor) }
+        // Up to five minutes: under the whole suite the input's blocking work queues.
         var waited = 0
-        while !editor.shouldShowCancelConfirmation && waited < 600 {
+        while !editor.shouldShowCancelConfirmation && waited < 6_000 {
             try await Task.sleep(nanoseconds: 50_000_000)
             waited += 1
         }
-        #expect(editor.shouldShowCancelConfirmation, "work would be lost while it runs")
+        try #require(editor.shouldShowCancelConfirmation, "work would be lost while it runs")
         task.cancel()
         let error = await #expect(throws: LibraryError.self) { try await task.value }
         #expect(error?.code == .cancelled, "\(error?.message ?? "")")
@@ -95,7 +96,7 @@ struct EditorLifecycleTests {
         var waited = 0
         // The editor's own process: the command names the script too.
         let editors = { EditingTests.processes(withArgument: sleeper).filter { $0 != "\(process.processIdentifier)" } }
-        while editors().isEmpty && waited < 600 {
+        while editors().isEmpty && waited < 6_000 {
             try await Task.sleep(nanoseconds: 50_000_000)
             waited += 1
         }

@@ -9,6 +9,10 @@ import Testing
 /// still first; sizes and codecs as ffprobe reads them.
 @Suite("Movie and Live Photo requests")
 struct MovieRequestTests {
+    /// How long a test waits for a copy: under the whole suite the blocking work queues (a
+    /// copy waited past the default 20 s in a fresh-clone run).
+    static let wait = Duration.seconds(600)
+
     @Test("A movie at a size, as H.264, or as stored; the command writes each")
     func sizedMovies() async throws {
         let (library, video, source, folder) = try await MovieEditTests.library()
@@ -19,7 +23,9 @@ struct MovieRequestTests {
         }
         #expect(stored.sha256 == video.resource(ofType: .video)?.sha256)
         // At most 700 px: the 640 preset, its shape kept; the same copy again.
-        guard case .transcoded(let small, let tag) = try await library.playableMovie(for: video, maximumSide: 700)
+        guard
+            case .transcoded(let small, let tag) = try await library.playableMovie(
+                for: video, maximumSide: 700, wait: Self.wait)
         else {
             Issue.record("no sized copy")
             return
@@ -29,7 +35,9 @@ struct MovieRequestTests {
         let sourceFrames = try FFmpeg.probe(source).frames
         #expect(probe.frames == sourceFrames)
         #expect(try FFmpeg.videoCodec(small).codec == "h264")
-        guard case .transcoded(let again, let sameTag) = try await library.playableMovie(for: video, maximumSide: 640)
+        guard
+            case .transcoded(let again, let sameTag) = try await library.playableMovie(
+                for: video, maximumSide: 640, wait: Self.wait)
         else {
             Issue.record("no sized copy the second time")
             return
@@ -40,7 +48,10 @@ struct MovieRequestTests {
             Issue.record("a movie smaller than asked was copied")
             return
         }
-        guard case .transcoded(let full, _) = try await library.playableMovie(for: video, transcode: true) else {
+        guard
+            case .transcoded(let full, _) = try await library.playableMovie(
+                for: video, transcode: true, wait: Self.wait)
+        else {
             Issue.record("transcode gave no copy")
             return
         }
