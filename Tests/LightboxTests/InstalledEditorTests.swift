@@ -105,6 +105,12 @@ struct InstalledEditorTests {
                 "memoryLimitMiB must be from 16"
             ),
             (
+                // A range narrower than the smallest step once trapped (an empty range of steps).
+                "narrow.json",
+                #"{"lightboxEditor": 1, "identifier": "org.x.g", "name": "G", "version": "1", "program": "invert.sh", "mediaTypes": ["image"], "settings": [{"name": "s", "minimum": 0, "maximum": 1e-10, "step": 1}]}"#,
+                "step must be from 0"
+            ),
+            (
                 "twice.json",
                 Self.manifest("org.example.both", name: "Again", media: #"["image"]"#, program: "invert.sh"),
                 "is taken by"

@@ -387,7 +387,9 @@ private struct ManifestFields {
                 throw problem("setting \(name) needs a minimum below its maximum")
             }
             let initial = try number("default", in: minimum...maximum, from: setting) ?? minimum
-            let step = try number("step", in: 1e-9...(maximum - minimum), from: setting)
+            // The range is never empty: minimum < maximum, both within ±1e9.
+            let step = try number("step", in: 0...(maximum - minimum), from: setting)
+            guard step != 0 else { throw problem("setting \(name)'s step must be above 0") }
             return EditorManifest.Setting(
                 name: name, label: label, minimum: minimum, maximum: maximum, defaultValue: initial, step: step)
         }
