@@ -23,6 +23,9 @@ enum FuzzTarget: String, CaseIterable {
     /// A whole render of any file: libvips' loaders, libheif and the HEIF tile decoder,
     /// FFmpeg's poster frames, under the pixel budget.
     case image
+    /// A movie edited frame by frame (`cvideo_edit.c`): FFmpeg's demuxers and decoders, the
+    /// trim, and the sound decoded, scaled and encoded again.
+    case movie
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -31,6 +34,7 @@ enum FuzzTarget: String, CaseIterable {
         case .range: Self.range(bytes)
         case .jpeg: Self.jpeg(bytes)
         case .image: Self.image(bytes)
+        case .movie: Self.movie(bytes)
         }
     }
 
@@ -104,5 +108,26 @@ enum FuzzTarget: String, CaseIterable {
         let options = ThumbnailOptions(width: 64, height: 64)
         _ = try? ImageFile.thumbnails(ofFileAt: imagePath, contents: bytes, options: [options])
         _ = try? ImageFile.embeddedThumbnail(ofFileAt: imagePath, options: options)
+    }
+
+    private static let moviePaths = (
+        FileManager.default.temporaryDirectory.appendingPathComponent("lightbox-fuzz-\(getpid()).movie").path,
+        FileManager.default.temporaryDirectory.appendingPathComponent("lightbox-fuzz-\(getpid())-edited.mov").path
+    )
+
+    /// The input as a movie, edited small: every frame turned grey, the part from 0.1 s to
+    /// 0.6 s kept, the sound at half its volume.
+    private static func movie(_ bytes: [UInt8]) {
+        let (input, output) = moviePaths
+        guard FileManager.default.createFile(atPath: input, contents: Data(bytes)) else {
+            fatalError("fuzz: cannot write \(input)")
+        }
+        defer { unlink(output) }
+        var options = MovieEditOptions(audioVolume: 0.5, quality: 40, maximumSide: 32, start: 0.1, end: 0.6)
+        options.maximumPixels = 4_000_000
+        let grey = EditRecipe(filters: [.mono(1)])
+        _ = try? ImageFile.editMovie(at: input, to: output, photoSide: 32, options: options) {
+            try $0.image.applying(grey)
+        }
     }
 }

@@ -120,6 +120,16 @@ struct MovieEditTests {
         }
         #expect(throws: ImagingError.self) { try EditRecipe(parsing: ["trim=2,1"]) }
         #expect(throws: ImagingError.self) { try EditRecipe(parsing: ["trim=-1,1"]) }
+        // Times no movie has are refused before they reach the C's arithmetic.
+        let source = try await library.fileURL(for: try #require(video.resource(ofType: .video))).path
+        for options in [MovieEditOptions(start: 1e300), MovieEditOptions(start: 1, end: 1e18)] {
+            #expect(throws: ImagingError.self) {
+                try ImageFile.editMovie(at: source, to: folder.path("never.mov"), photoSide: 1920, options: options) {
+                    $0.image
+                }
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path("never.mov")))
         let composed = try #require(try EditRecipe(parsing: ["trim=0.2,0.6", "trim=0.1,0.3"]).keptTime)
         #expect(abs(composed.start - 0.3) < 1e-9 && abs(composed.end - 0.5) < 1e-9)
         let photo = try folder.copy(Corpus.path(EditingTests.photo))

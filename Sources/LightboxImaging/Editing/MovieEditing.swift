@@ -72,8 +72,9 @@ extension ImageFile {
         return try withoutActuallyEscaping(process) { process in
             let editing = FrameEditing(
                 process: process, photoSide: Double(max(1, photoSide)), maximumSide: options.maximumSide)
-            guard (0...1).contains(options.audioVolume), options.start.isFinite, options.start >= 0,
-                options.end.map({ $0.isFinite && $0 > options.start }) ?? true
+            let longest = EditFilter.longestMovie
+            guard (0...1).contains(options.audioVolume), options.start >= 0, options.start < longest,
+                options.end.map({ $0 > options.start && $0 <= longest }) ?? true
             else {
                 throw ImagingError(
                     .corrupt,

@@ -41,6 +41,10 @@ typedef struct {
     int64_t sound_next;      // the next chunk's time, in samples of the output
 } edit;
 
+/// The longest time a trim or a timestamp may name, in seconds (about 11 days): a file's
+/// timestamps beyond it are refused before they reach integer arithmetic.
+#define MAX_SECONDS 1e6
+
 /// At most this many sound packets wait for the first frame: a movie whose video starts
 /// minutes after its sound is refused rather than held in memory.
 #define MAX_PENDING 65536
@@ -196,7 +200,11 @@ static cvideo_status edit_frame(edit *e, const cvideo_edit_options *options, cvi
         pts = ffmpeg.av_rescale_q(e->frames, av_inv_q(rate), source->time_base);
     }
     int64_t origin = source->start_time == AV_NOPTS_VALUE ? 0 : source->start_time;
-    double seconds = (double)(pts - origin) * av_q2d(source->time_base);
+    double seconds = ((double)pts - (double)origin) * av_q2d(source->time_base);
+    if (!(fabs(seconds) < MAX_SECONDS)) {
+        cvideo_set_message(e->message, e->message_length, "a video frame's time is beyond any movie's", -1);
+        return CVIDEO_CORRUPT;
+    }
     // A frame shown before the part kept is left out; one at its end or after ends the video.
     const double slack = 1e-6;
     if (seconds < e->start - slack) return CVIDEO_OK;
@@ -205,9 +213,9 @@ static cvideo_status edit_frame(edit *e, const cvideo_edit_options *options, cvi
         return CVIDEO_OK;
     }
     if (e->start > 0) {
-        pts -= origin + (int64_t)llround(e->start / av_q2d(source->time_base));
-        if (pts < 0) pts = 0;
+        // Both bounded (seconds and start below MAX_SECONDS, the time base checked at open).
         seconds -= e->start;
+        pts = seconds > 0 ? (int64_t)llround(seconds / av_q2d(source->time_base)) : 0;
     }
     cvideo_frame edited = {0};
     if (editor(context, e->rgb, f->width, f->height, e->rotation, seconds, &edited) != 0 ||
@@ -408,6 +416,11 @@ static cvideo_status decode_sound(edit *e, const AVPacket *packet) {
             AVStream *video = e->in->streams[e->video], *sound = e->in->streams[e->audio];
             double origin = video->start_time == AV_NOPTS_VALUE ? 0 : video->start_time * av_q2d(video->time_base);
             double at = f->pts == AV_NOPTS_VALUE ? origin : f->pts * av_q2d(sound->time_base);
+            if (!(fabs(at - origin) < MAX_SECONDS)) {
+                ffmpeg.av_frame_unref(f);
+                cvideo_set_message(e->message, e->message_length, "the movie's sound starts beyond any movie's time", -1);
+                return CVIDEO_CORRUPT;
+            }
             e->sound_position = (int64_t)llround((at - origin) * e->rate);
             e->sound_next = e->sound_position > e->sound_start ? e->sound_position - e->sound_start : 0;
         }
@@ -447,8 +460,9 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
     e.message_length = message_length;
     e.quality = options->quality;
     double volume = options->audio_volume;
-    if (!(volume >= 0 && volume <= 1) || !isfinite(options->start) || !isfinite(options->end) || options->start < 0) {
-        cvideo_set_message(message, message_length, "the volume must be from 0 to 1, and the times finite", -1);
+    if (!(volume >= 0 && volume <= 1) || !(options->start >= 0 && options->start < MAX_SECONDS) ||
+        !(options->end > -MAX_SECONDS && options->end < MAX_SECONDS)) {
+        cvideo_set_message(message, message_length, "the volume must be from 0 to 1, and the times within a movie's", -1);
         return CVIDEO_STOPPED;
     }
     e.start = options->start;
@@ -472,6 +486,12 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
         cvideo_set_message(message, message_length, "the movie has no video stream FFmpeg can decode", e.video);
         finish(&e);
         return CVIDEO_NO_VIDEO;
+    }
+    AVRational base = e.in->streams[e.video]->time_base;
+    if (base.num <= 0 || base.den <= 0) {
+        cvideo_set_message(message, message_length, "the movie's video has no time base", -1);
+        finish(&e);
+        return CVIDEO_CORRUPT;
     }
     e.rotation = cvideo_rotation(e.in->streams[e.video]);
     if (volume > 0) {
