@@ -134,7 +134,11 @@ public class ImageManager: @unchecked Sendable {
                 .invalidRequest, "asset \(asset.localIdentifier) is a movie: it has no image data (request its movie)")
         }
         let source = try self.source(of: asset, version: version)
-        if let orientation = source.orientation { return (source.photo, orientation) }
+        // The catalog knows it (a render is upright, a correction or the file's own is kept):
+        // only an asset of a library whose originals were not read again yet needs the header.
+        if source.orientation != nil || source.photo.type == .fullSizePhoto || asset.fileOrientation != nil {
+            return (source.photo, asset.orientation(for: version))
+        }
         let path = try await library.fileURL(for: source.photo).path
         let own = try await BlockingWork.run {
             (try? MetadataReader.read(fileAtPath: path)).flatMap(AssetMetadata.fileOrientation)
