@@ -158,9 +158,10 @@ bench: release corpus
 		.corpus/digikam/body-background.jpg
 	.build/release/lightbox-bench edit .corpus/exiv2/data/exiv2-bug922a.jpg
 	# A 10 s 1080p phone movie (a real one looped) edited with three filters, against ffmpeg.
+	mkdir -p .build/bench
 	ffmpeg -v error -y -stream_loop 6 -i .corpus/forensics/original-files/movie1/VID_20191220_170832.mp4 -t 10 \
-		-c copy /tmp/lightbox-movie10.mp4
-	.build/release/lightbox-bench movie-edit /tmp/lightbox-movie10.mp4 --rounds 3
+		-c copy .build/bench/movie10.mp4
+	.build/release/lightbox-bench movie-edit .build/bench/movie10.mp4 --rounds 3
 	# Live Photo capture from the synthetic camera at 1920x1080, 30 frames a second (docs/BENCHMARKS.md, Capture).
 	.build/release/lightbox-bench capture --captures 10 --interval 1 --format heic
 	.build/release/lightbox-bench capture --captures 10 --interval 1 --format jpeg
