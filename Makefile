@@ -97,7 +97,7 @@ test: deps web-deps corpus
 		echo "Lightbox's own code has warnings (above); it must build without any." >&2; rm -f "$$log"; exit 1; \
 	fi; \
 	rm -f "$$log"
-	swift test --skip-build
+	scripts/services swift test --skip-build
 	scripts/check-api --examples $(API_CHECK_EXAMPLES)
 	scripts/check-web
 	scripts/fuzz --seconds $(FUZZ_CHECK_SECONDS) --jobs 2

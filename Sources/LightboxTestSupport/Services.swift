@@ -1,0 +1,38 @@
+import Foundation
+
+/// The servers `scripts/services` starts for the tests (`make test` runs the tests under it).
+public enum Services {
+    /// The S3-compatible server's address; nil when the tests run without it.
+    public static var s3: URL? {
+        ProcessInfo.processInfo.environment["LIGHTBOX_TEST_S3"].flatMap(URL.init(string:))
+    }
+
+    /// Whether a missing server fails the test rather than skipping it (under `make test`).
+    public static var required: Bool {
+        ProcessInfo.processInfo.environment["LIGHTBOX_TEST_SERVICES"] == "required"
+    }
+
+    /// Whether a test needing the S3 server runs: it does when the server is there, and when
+    /// it is required (to fail, saying so).
+    public static var s3Enabled: Bool { s3 != nil || required }
+
+    /// The server's address, or an error saying how to start it.
+    public static func requireS3() throws -> URL {
+        guard let s3 else { throw Missing(service: "an S3 server") }
+        return s3
+    }
+
+    /// The Python beside the services (its venv has boto3 and botocore, AWS's own client, the
+    /// signer's oracle); nil without them.
+    public static var python: String? {
+        ProcessInfo.processInfo.environment["LIGHTBOX_TEST_SERVICES_PYTHON"]
+    }
+
+    public struct Missing: Error, CustomStringConvertible {
+        public var service: String
+        public init(service: String) { self.service = service }
+        public var description: String {
+            "This test needs \(service): run it under scripts/services (make test does)."
+        }
+    }
+}
