@@ -83,10 +83,12 @@ public final class S3Client: Sendable {
     /// Stores the file at `path` under `key`: in one request up to ``partSize``, in parts
     /// beyond (a movie of gigabytes is never held in memory: one part per request in flight).
     /// Returns the object's size.
+    /// With `sha256` (hex), the bytes read must have that SHA-256, else nothing is stored and
+    /// it throws ``S3Error/Code-swift.struct/checksumMismatch`` (the file changed meanwhile).
     @discardableResult
-    public func putFile(at path: String, key: String, contentType: String = "application/octet-stream") throws
-        -> Int64
-    {
+    public func putFile(
+        at path: String, key: String, contentType: String = "application/octet-stream", sha256: String? = nil
+    ) throws -> Int64 {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw S3Error(.invalidLocation, "\(path) cannot be read", key: key)
         }
@@ -95,13 +97,14 @@ public final class S3Client: Sendable {
         try handle.seek(toOffset: 0)
         if size <= Int64(partSize) {
             let bytes = [UInt8](try handle.readToEnd() ?? Data())
-            guard Int64(bytes.count) == size else {
+            guard Int64(bytes.count) == size, sha256.map({ $0 == SignatureV4.hex(SHA256.hash(data: bytes)) }) ?? true
+            else {
                 throw S3Error(.checksumMismatch, "\(path) changed while it was read", key: key)
             }
             try put(bytes, key: key, contentType: contentType)
             return size
         }
-        try putInParts(handle, size: size, key: key, contentType: contentType, path: path)
+        try putInParts(handle, size: size, key: key, contentType: contentType, path: path, sha256: sha256)
         return size
     }
 
@@ -161,6 +164,21 @@ public final class S3Client: Sendable {
                 checksumSHA256: response.headers.first(name: "x-amz-checksum-sha256"))
         } catch let error as S3Error where error.code == .notFound {
             return nil
+        }
+    }
+
+    /// Makes the object's last-modified date now, its bytes unchanged (a copy onto itself, on the
+    /// server): what an age-based sweep of unreferenced objects reads. Throws
+    /// ``S3Error/Code-swift.struct/notFound`` when there is none.
+    public func touch(_ key: String) throws {
+        let source = "/\(location.bucket)/" + SignatureV4.encodePath(location.prefix + key)
+        let response = try send(
+            "PUT", key: key, headers: [("x-amz-copy-source", source), ("x-amz-metadata-directive", "REPLACE")],
+            deadline: .now() + .minutes(10))
+        // A copy may answer 200 with an error in its body.
+        if let code = S3XML(response.body).elements("Error").first?.text("Code") {
+            throw S3Error(
+                .server, "\(location)\(key): the copy onto itself failed: \(code)", key: key, serverCode: code)
         }
     }
 
@@ -244,7 +262,9 @@ public final class S3Client: Sendable {
         return Upload(key: key, uploadID: uploadID, initiated: nil)
     }
 
-    private func putInParts(_ handle: FileHandle, size: Int64, key: String, contentType: String, path: String) throws {
+    private func putInParts(
+        _ handle: FileHandle, size: Int64, key: String, contentType: String, path: String, sha256: String?
+    ) throws {
         // S3 allows 10,000 parts.
         let partSize = max(Int64(self.partSize), (size + 9_999) / 10_000)
         let upload = try startUpload(key: key, contentType: contentType)
@@ -253,6 +273,8 @@ public final class S3Client: Sendable {
             let count = Int((size + partSize - 1) / partSize)
             var eTags = [String](repeating: "", count: count)
             var partMD5s = [[UInt8]](repeating: [], count: count)
+            // Parts are read in order: the whole file's hash is made as they are.
+            var whole = SHA256()
             var number = 0
             while number < count {
                 // A few parts in flight, each read when its turn comes: memory is bounded by
@@ -267,6 +289,7 @@ public final class S3Client: Sendable {
                     }
                     let md5 = Array(Insecure.MD5.hash(data: bytes))
                     partMD5s[number] = md5
+                    whole.update(data: bytes)
                     let future = start(
                         "PUT", key: key, query: [("partNumber", "\(number + 1)"), ("uploadId", uploadID)],
                         headers: [("content-md5", Data(md5).base64EncodedString())], body: bytes,
@@ -284,6 +307,9 @@ public final class S3Client: Sendable {
                     eTags[index] = eTag
                 }
             }
+            if let sha256, SignatureV4.hex(whole.finalize()) != sha256 {
+                throw S3Error(.checksumMismatch, "\(path) changed while it was read", key: key)
+            }
             let parts = eTags.enumerated().map {
                 "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(Self.escape($0.element))</ETag></Part>"
             }
@@ -299,8 +325,8 @@ public final class S3Client: Sendable {
                 throw S3Error(
                     .server, "\(location)\(key): completing the upload failed: \(code)", key: key, serverCode: code)
             }
-            let whole = SignatureV4.hex(Insecure.MD5.hash(data: partMD5s.flatMap { $0 })) + "-\(count)"
-            try checkEntityTag(answer.text("ETag"), expected: whole, key: key)
+            let tag = SignatureV4.hex(Insecure.MD5.hash(data: partMD5s.flatMap { $0 })) + "-\(count)"
+            try checkEntityTag(answer.text("ETag"), expected: tag, key: key)
         } catch {
             try? abort(upload)
             throw error

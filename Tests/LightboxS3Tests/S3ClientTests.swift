@@ -46,6 +46,14 @@ struct S3ClientTests {
             head.checksumSHA256 == nil || head.checksumSHA256 == Data(SHA256.hash(data: photo)).base64EncodedString())
         #expect(head.eTag == "\"\(md5(photo))\"")
 
+        // A touch makes it newer and leaves its bytes.
+        Thread.sleep(forTimeInterval: 1.1)
+        try client.touch(key)
+        let touched = try #require(try client.head(key))
+        #expect(touched.lastModified! > head.lastModified!)
+        #expect(try client.get(key) == photo)
+        #expect(throws: S3Error.self) { try client.touch("absent") }
+
         try client.delete(key)
         #expect(try client.head(key) == nil)
         #expect(throws: S3Error.self) { try client.get(key) }
@@ -95,6 +103,20 @@ struct S3ClientTests {
         #expect(
             try client.get("originals/movie.mov", range: (boundary - 3)...(boundary + 3))
                 == Array(bytes[Int(boundary - 3)...Int(boundary + 3)]))
+
+        // A file that is not what the caller hashed is not stored.
+        let changed = try #require(
+            throws: S3Error.self,
+            performing: {
+                try client.putFile(at: source, key: "originals/changed.mov", sha256: String(repeating: "0", count: 64))
+            })
+        #expect(changed.code == .checksumMismatch)
+        #expect(try client.head("originals/changed.mov") == nil)
+        #expect(try client.unfinishedUploads().isEmpty)
+        #expect(
+            try client.putFile(
+                at: source, key: "originals/same.mov", sha256: SignatureV4.hex(SHA256.hash(data: bytes)))
+                == Int64(bytes.count))
 
         let copy = folder.path("copy.mov")
         #expect(try client.download("originals/movie.mov", to: copy) == Int64(bytes.count))
@@ -251,5 +273,41 @@ struct S3LocationTests {
             }
             _ = xml.text("NextContinuationToken")
         }
+    }
+
+    @Test("Credentials from the environment, else from a credentials file's profile; none said clearly")
+    func credentials() throws {
+        let fromEnvironment = try S3Credentials.fromEnvironment([
+            "AWS_ACCESS_KEY_ID": "AK", "AWS_SECRET_ACCESS_KEY": "SK", "AWS_SESSION_TOKEN": "T",
+        ])
+        #expect(fromEnvironment == S3Credentials(accessKeyID: "AK", secretAccessKey: "SK", sessionToken: "T"))
+        let folder = try TemporaryDirectory()
+        let file = folder.path("credentials")
+        try Data(
+            """
+            # a comment
+            [default]
+            aws_access_key_id = DEFAULTKEY
+            aws_secret_access_key = default/secret+=
+            [photos]
+            aws_access_key_id=PHOTOSKEY
+            ; another comment
+            aws_secret_access_key=photos secret
+            """.utf8
+        ).write(to: URL(fileURLWithPath: file))
+        #expect(
+            try S3Credentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": file])
+                == S3Credentials(accessKeyID: "DEFAULTKEY", secretAccessKey: "default/secret+="))
+        #expect(
+            try S3Credentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": file, "AWS_PROFILE": "photos"])
+                == S3Credentials(accessKeyID: "PHOTOSKEY", secretAccessKey: "photos secret"))
+        let noProfile = try #require(throws: S3Error.self) {
+            try S3Credentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": file, "AWS_PROFILE": "other"])
+        }
+        #expect(noProfile.message.contains("[other]"))
+        let none = try #require(throws: S3Error.self) {
+            try S3Credentials.fromEnvironment(["HOME": folder.path("nobody")])
+        }
+        #expect(none.message.contains("AWS_ACCESS_KEY_ID"))
     }
 }
