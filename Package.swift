@@ -133,6 +133,7 @@ let package = Package(
                 "LightboxImaging",
                 "LightboxMetadata",
                 "LightboxCapture",
+                "LightboxS3",
                 "CDirectIO",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, from GRDB's own package: fetch results step through row ids raw.
@@ -234,7 +235,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LightboxTests",
-            dependencies: ["Lightbox", "LightboxTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Lightbox", "LightboxTestSupport", "LightboxS3", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -10,6 +10,26 @@ struct LibraryOptions: ParsableArguments {
             "The library folder (default: $LIGHTBOX_LIBRARY, else ./Photos.lightbox).", valueName: "DIR"))
     var library: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Keep a new library's originals in S3-compatible object storage, s3://BUCKET/PREFIX; the library remembers it. Credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or ~/.aws/credentials.",
+            valueName: "URL"))
+    var originals: String?
+
+    @Option(
+        name: .customLong("s3-endpoint"),
+        help: ArgumentHelp(
+            "The object storage server, http(s)://HOST[:PORT] (default: $AWS_ENDPOINT_URL, else AWS).",
+            valueName: "URL"))
+    var s3Endpoint: String?
+
+    @Option(
+        name: .customLong("s3-region"),
+        help: ArgumentHelp(
+            "The region requests are signed for (default: $AWS_REGION, else us-east-1).", valueName: "NAME"))
+    var s3Region: String?
+
     /// The folder this command works on.
     var libraryPath: String {
         if let library { return library }
@@ -27,7 +47,9 @@ struct LibraryOptions: ParsableArguments {
             throw CommandError("no library at \(libraryPath) (lightbox import creates one)")
         }
         do {
-            return try PhotoLibrary(url: URL(fileURLWithPath: libraryPath))
+            return try PhotoLibrary(
+                url: URL(fileURLWithPath: libraryPath),
+                originals: originals.map { ObjectStorageSettings(url: $0, endpoint: s3Endpoint, region: s3Region) })
         } catch let error as LibraryError {
             throw CommandError("cannot open the library: \(error)")
         }

@@ -61,9 +61,12 @@ struct CommandLineTests {
     /// Runs `lightbox` with `arguments`, stopped at a fault-injection point
     /// (`LIGHTBOX_TEST_PAUSE_AT`) and killed there with SIGKILL; returns what it said on
     /// standard error, which names the point when it was reached.
-    static func runKilled(_ arguments: [String], at point: String) throws -> String {
+    static func runKilled(_ arguments: [String], at point: String, environment: [String: String] = [:]) throws
+        -> String
+    {
         let (process, said) = try start(
-            arguments, environment: ["LIGHTBOX_TEST_PAUSE_AT": point], until: "paused at \(point)")
+            arguments, environment: environment.merging(["LIGHTBOX_TEST_PAUSE_AT": point]) { $1 },
+            until: "paused at \(point)")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         return said

@@ -65,7 +65,8 @@ extension PhotoLibrary {
         let result: AppliedChanges
         do {
             result = try store.write { [originals] store in
-                for asset in prepared.assets.values { try asset.checkStored(in: originals) }
+                // New assets' originals and edits' renders alike.
+                try originals.requireStored(prepared.storedPaths, for: nil)
                 let result = try store.apply(operations, prepared: prepared)
                 FaultInjection.pause(at: .changesApplied)
                 return result

@@ -126,17 +126,10 @@ extension PhotoLibrary {
         /// The files this asset stored in `originals/`: its photo or movie, and a paired movie.
         var storedPaths: [String] { [storedPath] + [pairedMovie?.storedPath].compactMap { $0 } }
 
-        /// Throws unless the files this asset stored are still in `originals/`: called inside the
-        /// write transaction that records them. A stored file may be one an earlier import left
-        /// or an asset used, reused here, and a purge's removal (in a write transaction too) may
-        /// take it between the store and this transaction: the import then fails cleanly
-        /// rather than commit a row without its file.
+        /// Throws unless the files this asset stored are still stored: called inside the write
+        /// transaction that records them (``OriginalStorage/requireStored(_:for:)``).
         func checkStored(in originals: any OriginalStorage) throws {
-            for path in storedPaths where !originals.contains(path) {
-                throw LibraryError(
-                    .storageFailed, "the stored original was removed by a purge meanwhile; import the file again",
-                    path: source.path)
-            }
+            try originals.requireStored(storedPaths, for: source.path)
         }
     }
 }

@@ -104,7 +104,7 @@ extension PhotoLibrary {
                     var camera = CameraDetails()
                     var orientation: Int?
                     if let stored = item.storedPath,
-                        let metadata = try? MetadataReader.read(fileAtPath: originals.localPath(of: stored))
+                        let metadata = try? MetadataReader.read(fileAtPath: try originals.localPath(of: stored))
                     {
                         camera = CameraDetails(metadata)
                         orientation = AssetMetadata.fileOrientation(metadata)

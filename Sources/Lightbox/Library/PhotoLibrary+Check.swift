@@ -89,7 +89,8 @@ extension PhotoLibrary {
                 verdict = known.map { $0.about(resource.assetLocalIdentifier, resource.type) }
             } else {
                 verdict = try checkOriginal(
-                    resource.storedPath, sha256: resource.sha256, verifying: verifyingHashes, repairing: repairing,
+                    resource.storedPath, sha256: resource.sha256, size: resource.fileSize, verifying: verifyingHashes,
+                    repairing: repairing,
                     as: (resource.assetLocalIdentifier, resource.type), report: &report)
                 verdicts[resource.storedPath] = .some(verdict)
                 report.originals += 1
@@ -120,36 +121,31 @@ extension PhotoLibrary {
 
     /// One stored file's problem, if any; a writable one is made read-only when repairing.
     private func checkOriginal(
-        _ path: String, sha256: String, verifying: Bool, repairing: Bool, as owner: (String, AssetResourceType),
+        _ path: String, sha256: String, size: Int64, verifying: Bool, repairing: Bool,
+        as owner: (String, AssetResourceType),
         report: inout LibraryCheck
     ) throws -> LibraryCheck.Problem? {
-        let absolute = originals.localPath(of: path)
-        var info = stat()
-        guard lstat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            return .missingOriginal(asset: owner.0, resource: owner.1, storedPath: path)
-        }
-        if verifying, (try? FileIO.sha256(ofFileAt: absolute).hex) != sha256 {
-            return .damagedOriginal(asset: owner.0, resource: owner.1, storedPath: path)
-        }
-        guard info.st_mode & 0o222 != 0 else { return nil }
-        let problem = LibraryCheck.Problem.writableOriginal(asset: owner.0, resource: owner.1, storedPath: path)
-        if repairing, chmod(absolute, 0o444) == 0 {
-            report.repaired.append(problem)
+        switch originals.examine(path, sha256: sha256, size: size, verifying: verifying, repairing: repairing) {
+        case .sound: return nil
+        case .missing: return .missingOriginal(asset: owner.0, resource: owner.1, storedPath: path)
+        case .damaged: return .damagedOriginal(asset: owner.0, resource: owner.1, storedPath: path)
+        case .writable: return .writableOriginal(asset: owner.0, resource: owner.1, storedPath: path)
+        case .madeReadOnly:
+            report.repaired.append(.writableOriginal(asset: owner.0, resource: owner.1, storedPath: path))
             return nil
         }
-        return problem
     }
 
     /// Stored originals that no row refers to and no live process staged, by key.
     private func unreferencedOriginals(_ referenced: Set<String>) throws -> [String] {
-        let inFlight = originals.keysInFlight()
-        return originals.allKeys().filter { !referenced.contains($0) && !inFlight.contains($0) }
+        let inFlight = try originals.keysInFlight()
+        return try originals.allKeys().filter { !referenced.contains($0) && !inFlight.contains($0) }
     }
 
     /// Removes a stored file inside a write transaction, unless a row refers to it by then.
     private func removeIfUnreferenced(_ path: String) throws -> Bool {
         try store.write { store in
-            guard try !store.isReferenced(storedPath: path) else { return false }
+            guard try !store.isReferenced(storedPath: path), originals.mayRemoveUnreferenced(path) else { return false }
             originals.remove(path)
             return true
         }

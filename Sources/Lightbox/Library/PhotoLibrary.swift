@@ -34,7 +34,16 @@ public final class PhotoLibrary: Sendable {
     /// and ``LibraryError/Code-swift.struct/newerLibraryVersion`` for a library a newer
     /// Lightbox wrote. An older library is migrated. `historyRetention` bounds the persistent
     /// history writes keep.
-    public init(url: URL, historyRetention: HistoryRetention = HistoryRetention()) throws {
+    ///
+    /// `originals` puts a new library's originals in object storage (kept in its folder for
+    /// every later open, which need not give it again); an existing library keeps its originals
+    /// where they are, and throws ``LibraryError/Code-swift.struct/storageFailed`` when given
+    /// another place. Credentials come from `environment`.
+    public init(
+        url: URL, historyRetention: HistoryRetention = HistoryRetention(),
+        originals objectStorage: ObjectStorageSettings? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
         let path = url.standardizedFileURL.path
         let fileManager = FileManager.default
         let databasePath = path + "/" + Self.databaseFilename
@@ -63,7 +72,30 @@ public final class PhotoLibrary: Sendable {
             throw LibraryError(
                 .storageFailed, "cannot open the library database: \(error)", path: databasePath, underlying: error)
         }
-        originals = try OriginalFolder(root: path + "/originals")
+        let kept = try ObjectStorageSettings.read(libraryFolder: path)
+        if let objectStorage, objectStorage != kept {
+            if let kept {
+                throw LibraryError(.storageFailed, "this library keeps its originals in \(kept.url)", path: path)
+            }
+            guard try store.read({ try $0.allAssetIdentifiers().isEmpty }), !FileIO.fileExists(path + "/originals")
+            else {
+                throw LibraryError(
+                    .storageFailed,
+                    "this library keeps its originals in its folder; only a new library can be made with them elsewhere",
+                    path: path)
+            }
+        }
+        if let settings = kept ?? objectStorage {
+            let storage = try settings.originalStorage(libraryFolder: path, environment: environment)
+            if kept == nil {
+                // The bucket answers before the library is said to be in it.
+                try storage.checkReachable(libraryFolder: path)
+                try settings.write(libraryFolder: path)
+            }
+            originals = storage
+        } else {
+            originals = try OriginalFolder(root: path + "/originals")
+        }
         derivatives = try DerivativeFolder(root: path + "/derivatives")
         originals.removeLeftovers { staged in removeUnreferenced(staged) }
         ProcessFolder.removeScratchLeftovers()
@@ -153,6 +185,6 @@ public final class PhotoLibrary: Sendable {
             throw LibraryError(
                 .assetNotFound, "no \(resource.type) resource for asset \(resource.assetLocalIdentifier)")
         }
-        return URL(fileURLWithPath: originals.localPath(of: stored))
+        return URL(fileURLWithPath: try originals.localPath(of: stored))
     }
 }

@@ -40,17 +40,53 @@ protocol OriginalStorage: Sendable {
     /// Whether an original is stored under `key`.
     func contains(_ key: String) -> Bool
 
-    /// A file on this machine holding the original, to read (never to write).
-    func localPath(of key: String) -> String
+    /// A file on this machine holding the original, to read (never to write): the stored file
+    /// itself, or a copy fetched from object storage. Throws when it cannot be had.
+    func localPath(of key: String) throws -> String
+
+    /// The state of the original under `key`, which should have these bytes: read again and
+    /// hashed only when `verifying`; a writable one made read-only when `repairing`.
+    func examine(_ key: String, sha256: String, size: Int64, verifying: Bool, repairing: Bool) -> OriginalCondition
 
     /// Removes an original no row refers to any more.
     func remove(_ key: String)
 
     /// Every stored key, sorted (for checks).
-    func allKeys() -> [String]
+    func allKeys() throws -> [String]
 
     /// The keys staged by processes still running (for checks: not yet referenced, not stray).
-    func keysInFlight() -> Set<String>
+    func keysInFlight() throws -> Set<String>
+
+    /// Whether an original no row refers to may go now: asked inside the write transaction
+    /// that removes it, after the listing that found it (it may have been stored again since).
+    func mayRemoveUnreferenced(_ key: String) -> Bool
+}
+
+extension OriginalStorage {
+    /// Throws unless every key is still stored: called inside the write transaction that
+    /// records them. A stored original may be one an earlier import left or an asset used,
+    /// reused here, and a purge's or sweep's removal (in a write transaction too) may take it
+    /// between the store and this transaction: the change then fails cleanly rather than commit
+    /// a row without its original.
+    func requireStored(_ keys: [String], for source: String?) throws {
+        for key in keys where !contains(key) {
+            throw LibraryError(
+                .storageFailed, "the stored original \(key) was removed by a purge meanwhile; try again",
+                path: source ?? key)
+        }
+    }
+}
+
+/// What ``OriginalStorage/examine(_:sha256:size:verifying:repairing:)`` found.
+enum OriginalCondition: Sendable, Equatable {
+    case sound
+    case missing
+    /// Not the bytes it was stored with.
+    case damaged
+    /// A file that may be written (someone changed its permissions).
+    case writable
+    /// It was writable, and is read-only again.
+    case madeReadOnly
 }
 
 /// An original stored and not yet referenced by a committed row.

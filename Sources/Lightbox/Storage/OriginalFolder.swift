@@ -46,6 +46,15 @@ struct OriginalFolder: OriginalStorage {
         absolutePath(key)
     }
 
+    func examine(_ key: String, sha256: String, size: Int64, verifying: Bool, repairing: Bool) -> OriginalCondition {
+        let absolute = absolutePath(key)
+        var info = stat()
+        guard lstat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return .missing }
+        if verifying, (try? FileIO.sha256(ofFileAt: absolute).hex) != sha256 { return .damaged }
+        guard info.st_mode & 0o222 != 0 else { return .sound }
+        return repairing && chmod(absolute, 0o444) == 0 ? .madeReadOnly : .writable
+    }
+
     func contains(_ key: String) -> Bool {
         FileIO.fileExists(absolutePath(key))
     }
@@ -140,6 +149,9 @@ struct OriginalFolder: OriginalStorage {
         }
         return keys
     }
+
+    /// Files a running process marked are in ``keysInFlight()``, which the sweep leaves.
+    func mayRemoveUnreferenced(_ key: String) -> Bool { true }
 
     func keysInFlight() -> Set<String> {
         let fileManager = FileManager.default
