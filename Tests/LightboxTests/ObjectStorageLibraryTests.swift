@@ -80,12 +80,26 @@ struct ObjectStorageLibraryTests {
         let again = await library.importItems(at: [URL(fileURLWithPath: sources[0])])
         #expect(again.progress.duplicates == 1)
 
-        // Images: a final render from the fetched original.
+        // Images: the import's thumbnails are in the bucket, for every server of the library.
+        var derivatives: [String] = []
+        try bucket.list(prefix: "derivatives/") { page in
+            derivatives += page.map(\.key)
+            return true
+        }
+        for asset in assets {
+            #expect(derivatives.contains { $0.contains("/\(asset.localIdentifier)/") }, "\(derivatives)")
+        }
+        // A final render from the fetched original, stored; with this machine's copies gone,
+        // it comes from the bucket, not rendered again.
         let photo = try #require(assets.first { $0.mediaType == .image && !$0.mediaSubtypes.contains(.photoLive) })
-        let results = await ImageManager(library: library).requestImage(
-            for: photo, targetSize: PixelSize(width: 400, height: 400)
-        ).results()
+        let size = PixelSize(width: 400, height: 400)
+        let results = await ImageManager(library: library).requestImage(for: photo, targetSize: size).results()
         #expect(results.last?.image != nil && results.last?.info.isDegraded == false)
+        try FileManager.default.removeItem(atPath: url.path + "/cache/derivatives")
+        let fromBucket = await ImageManager(library: try PhotoLibrary(url: url, environment: Self.environment))
+            .requestImage(for: photo, targetSize: size).results()
+        #expect(fromBucket.last?.info.source == .diskCache, "\(fromBucket.map(\.info.source))")
+        #expect(fromBucket.last?.image?.bytes == results.last?.image?.bytes)
 
         // An edit's render and recipe go to the bucket too; revert lets them go.
         let edited = try await library.edit(photo, with: RecipeEditor(adding: [.exposure(0.4)]))
@@ -106,6 +120,13 @@ struct ObjectStorageLibraryTests {
             return true
         }
         #expect(afterRemoval.count == 4, "\(afterRemoval)")
+        var derivativesLeft: [String] = []
+        try bucket.list(prefix: "derivatives/") { page in
+            derivativesLeft += page.map(\.key)
+            return true
+        }
+        #expect(!derivativesLeft.contains { $0.contains(photo.localIdentifier) }, "its images go with it")
+        #expect(!derivativesLeft.isEmpty)
 
         // Opened again with no settings: the folder says where its originals are; the check
         // reads each object again and finds them whole.

@@ -76,8 +76,11 @@ public struct ObjectStorageSettings: Codable, Sendable, Equatable {
         }
     }
 
-    /// The storage of originals these settings describe, with credentials from the environment.
-    func originalStorage(libraryFolder: String, environment: [String: String]) throws -> ObjectOriginalStorage {
+    /// The storage of originals and of derivatives these settings describe, with credentials
+    /// from the environment: one bucket and prefix, one client.
+    func storages(libraryFolder: String, environment: [String: String]) throws -> (
+        ObjectOriginalStorage, ObjectDerivativeStorage
+    ) {
         let location = try location(environment: environment)
         let credentials: S3Credentials
         do {
@@ -85,8 +88,12 @@ public struct ObjectStorageSettings: Codable, Sendable, Equatable {
         } catch {
             throw LibraryError(.storageFailed, "the originals are in \(location): \(error)", underlying: error)
         }
-        return try ObjectOriginalStorage(
-            client: S3Client(location: location, credentials: credentials), libraryFolder: libraryFolder,
-            graceInterval: TimeInterval(min(max(sweepGraceSeconds ?? 86_400, 0), 365 * 86_400)))
+        let client = S3Client(location: location, credentials: credentials)
+        return (
+            try ObjectOriginalStorage(
+                client: client, libraryFolder: libraryFolder,
+                graceInterval: TimeInterval(min(max(sweepGraceSeconds ?? 86_400, 0), 365 * 86_400))),
+            try ObjectDerivativeStorage(client: client, libraryFolder: libraryFolder)
+        )
     }
 }

@@ -17,9 +17,9 @@ public final class PhotoLibrary: Sendable {
     public let url: URL
     /// The catalog: SQLite through GRDB, behind the store protocol.
     let store: any LibraryStore
-    /// The originals: the library folder's `originals/`, behind the blob protocol.
+    /// The originals: the library folder's `originals/`, or a bucket, behind the blob protocol.
     let originals: any OriginalStorage
-    /// Rendered images: the library folder's `derivatives/`, behind the blob protocol.
+    /// Rendered images: the library folder's `derivatives/`, or the originals' bucket, behind the blob protocol.
     let derivatives: any DerivativeStorage
     let changeMonitor = ChangeMonitor()
     /// Assets read lately, for ``recentAsset(withLocalIdentifier:)``.
@@ -86,17 +86,18 @@ public final class PhotoLibrary: Sendable {
             }
         }
         if let settings = kept ?? objectStorage {
-            let storage = try settings.originalStorage(libraryFolder: path, environment: environment)
+            let (stored, rendered) = try settings.storages(libraryFolder: path, environment: environment)
             if kept == nil {
                 // The bucket answers before the library is said to be in it.
-                try storage.checkReachable(libraryFolder: path)
+                try stored.checkReachable(libraryFolder: path)
                 try settings.write(libraryFolder: path)
             }
-            originals = storage
+            originals = stored
+            derivatives = rendered
         } else {
             originals = try OriginalFolder(root: path + "/originals")
+            derivatives = try DerivativeFolder(root: path + "/derivatives")
         }
-        derivatives = try DerivativeFolder(root: path + "/derivatives")
         originals.removeLeftovers { staged in removeUnreferenced(staged) }
         ProcessFolder.removeScratchLeftovers()
         // What a process stopped before it finished: originals a commit let go, and assets
