@@ -35,7 +35,7 @@ SAMPLES := \
 	.corpus/exiv2/data/exiv2-nikon-d70.jpg \
 	.corpus/lomiri/backgrounds
 
-.PHONY: all deps web-deps corpus build release test fuzz format bench run clean
+.PHONY: all deps web-deps service-deps corpus build release test fuzz format bench run clean
 
 all: build
 
@@ -70,6 +70,22 @@ web-deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 
+# The servers `make test` starts for the tests (scripts/services): Debian's PostgreSQL server,
+# and a venv for moto's S3 server from PyPI.
+SERVICE_PACKAGES := postgresql python3-venv
+
+## service-deps: install the servers the tests start (PostgreSQL), when missing
+service-deps:
+	@missing=""; \
+	for package in $(SERVICE_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' "$$package" 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing Debian packages:$$missing"; \
+		$(SUDO) apt-get update -q; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
 ## corpus: fetch the real photos the tests and the demo use into .corpus/
 corpus:
 	scripts/fetch-corpus
@@ -88,7 +104,7 @@ release: deps
 	$(SWIFT_RELEASE) --product lightbox-bench
 
 ## test: build and run every test, on real photos
-test: deps web-deps corpus
+test: deps web-deps service-deps corpus
 	scripts/check-format
 	scripts/check-storage
 	@log=$$(mktemp); \

@@ -7,6 +7,21 @@ public enum Services {
         ProcessInfo.processInfo.environment["LIGHTBOX_TEST_S3"].flatMap(URL.init(string:))
     }
 
+    /// The PostgreSQL server's address (`postgres://lightbox@/postgres?host=SOCKET_FOLDER`); nil
+    /// when the tests run without it.
+    public static var postgres: String? {
+        ProcessInfo.processInfo.environment["LIGHTBOX_TEST_POSTGRES"]
+    }
+
+    /// Whether a test needing PostgreSQL runs (see ``s3Enabled``).
+    public static var postgresEnabled: Bool { postgres != nil || required }
+
+    /// The PostgreSQL server's address, or an error saying how to start it.
+    public static func requirePostgres() throws -> String {
+        guard let postgres else { throw Missing(service: "a PostgreSQL server") }
+        return postgres
+    }
+
     /// Whether a missing server fails the test rather than skipping it (under `make test`).
     public static var required: Bool {
         ProcessInfo.processInfo.environment["LIGHTBOX_TEST_SERVICES"] == "required"
