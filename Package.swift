@@ -40,6 +40,12 @@ let package = Package(
         // connection pooling, TLS and streamed bodies; no S3 package is available here, and the
         // requests are signed by our own small Signature Version 4 (LightboxS3).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // The catalog on PostgreSQL when one machine is outgrown: Vapor's client, on SwiftNIO,
+        // speaks the protocol (extended queries with bound values, LISTEN/NOTIFY, Unix sockets);
+        // a client we would write could only be a lesser copy.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        // Already postgres-nio's and async-http-client's; named for a catalog's TLS connection.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
     ],
     targets: [
         // GLib and GObject, linked: libvips' images are GObjects.
@@ -139,6 +145,11 @@ let package = Package(
                 // SQLite's C API, from GRDB's own package: fetch results step through row ids raw.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             exclude: ["Storage/CDirectIO"],
             swiftSettings: strictSettings
