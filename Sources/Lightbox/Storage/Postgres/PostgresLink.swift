@@ -5,38 +5,6 @@ import NIOPosix
 import NIOSSL
 import PostgresNIO
 
-/// A value bound to a statement or read from a row: the types the catalog stores, the same on
-/// SQLite and PostgreSQL (dates are text, flags integers), so that one statement reads alike
-/// on both.
-enum SQLValue: Sendable, Hashable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob([UInt8])
-
-    var integer: Int64? {
-        switch self {
-        case .integer(let value): value
-        case .real(let value) where value.isFinite && value.rounded() == value && abs(value) < 9e18: Int64(value)
-        default: nil
-        }
-    }
-
-    var real: Double? {
-        switch self {
-        case .real(let value): value
-        case .integer(let value): Double(value)
-        default: nil
-        }
-    }
-
-    var text: String? {
-        if case .text(let value) = self { return value }
-        return nil
-    }
-}
-
 /// One connection to a PostgreSQL server, used by one thread at a time: each call blocks its
 /// caller until the server has answered (the protocol runs on SwiftNIO's event loops), so call
 /// it from threads of blocking work, never from an event loop, as the SQLite store's are.
@@ -124,6 +92,13 @@ final class PostgresLink: Sendable {
     /// Every row a query gives, each a list of its columns' values in order.
     func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [[SQLValue]] {
         try run(sql, arguments).rows.map { row in row.map(Self.value) }
+    }
+
+    /// The column names of a query's answer, and its rows (none: no names either).
+    func namedRows(_ sql: String, _ arguments: [SQLValue] = []) throws -> ([String], [[SQLValue]]) {
+        let rows = try run(sql, arguments).rows
+        guard let first = rows.first else { return ([], []) }
+        return (first.map(\.columnName), rows.map { row in row.map(Self.value) })
     }
 
     /// The first column of the first row; nil when there is no row.
@@ -228,7 +203,11 @@ final class PostgresLink: Sendable {
         case .float4, .float8:
             return (try? cell.decode(Double.self)).map(SQLValue.real) ?? .null
         case .numeric:
-            return (try? cell.decode(String.self)).flatMap(Double.init).map(SQLValue.real) ?? .null
+            // A sum of integers: an integer again while it is whole and fits.
+            guard let decimal = try? cell.decode(Decimal.self) else { return .null }
+            let text = "\(decimal)"
+            if let integer = Int64(text) { return .integer(integer) }
+            return Double(text).map(SQLValue.real) ?? .null
         case .bool:
             return (try? cell.decode(Bool.self)).map { .integer($0 ? 1 : 0) } ?? .null
         case .bytea:

@@ -27,6 +27,13 @@ enum StoredDate {
         return date
     }
 
+    /// The stored form of a date: GRDB's own encoding, so that a date written through either
+    /// path compares equal.
+    static func format(_ date: Date) -> String {
+        if case .string(let text) = date.databaseValue.storage { return text }
+        return "\(date.databaseValue)"
+    }
+
     /// Parses `yyyy-MM-dd HH:mm:ss[.fraction]` as UTC, or returns nil.
     static func parse(_ text: String) -> Date? {
         parse(bytes: text.utf8)
