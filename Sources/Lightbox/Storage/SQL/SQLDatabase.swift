@@ -122,9 +122,10 @@ struct SQLRow: Sendable {
     let columns: [String: Int]
     let values: [SQLValue]
 
-    /// The value of the named column; `.null` for a name the query did not select.
+    /// The value of the named column, in any case (PostgreSQL folds unquoted names to lower
+    /// case); `.null` for a name the query did not select.
     subscript(_ name: String) -> SQLValue {
-        columns[name].map { values[$0] } ?? .null
+        (columns[name] ?? columns[name.lowercased()]).map { values[$0] } ?? .null
     }
 
     /// The named column as an integer; throws when it is NULL or not one.

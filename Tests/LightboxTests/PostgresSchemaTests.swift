@@ -1,0 +1,126 @@
+import Foundation
+import LightboxTestSupport
+import Synchronization
+import Testing
+
+@testable import Lightbox
+
+/// The catalog's schema on PostgreSQL (scripts/services starts the server).
+@Suite("The PostgreSQL schema", .enabled(if: Services.postgresEnabled))
+struct PostgresSchemaTests {
+    static func asset(_ db: any SQLDatabase, _ index: Int, hidden: Bool = false, burst: String? = nil) throws -> Int64 {
+        try #require(
+            try db.integer(
+                """
+                INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate, modificationDate,
+                    addedDate, isHidden, burstIdentifier, representsBurst, sourceType)
+                VALUES (?, ?, 100, 100, ?, ?, ?, ?, ?, 0, 1) RETURNING id
+                """,
+                [
+                    "asset-\(index)", index % 3 == 0 ? 2 : 1, Date(), Date(), Date(), hidden, burst,
+                ]))
+    }
+
+    @Test("The steps apply once; the tally's triggers keep counts a brute-force count agrees with")
+    func tally() throws {
+        let (address, link) = try PostgresLinkTests.database()
+        try PostgresSchema.migrate(link)
+        try PostgresSchema.migrate(try PostgresLink.connect(to: address))
+        #expect(try link.value("SELECT count(*) FROM schemaStep") == .integer(Int64(PostgresSchema.steps.count)))
+        let db = PostgresTransaction(link: link)
+        var ids: [Int64] = []
+        for index in 0..<40 {
+            ids.append(try Self.asset(db, index, hidden: index % 7 == 0, burst: index % 5 == 0 ? "burst" : nil))
+        }
+        try db.execute("UPDATE asset SET trashedDate = ? WHERE id % 4 = 0", [Date()])
+        try db.execute("UPDATE asset SET isHidden = 1 - isHidden WHERE id % 6 = 0")
+        try db.execute("UPDATE asset SET representsBurst = 1 WHERE id = ?", [ids[5]])
+        try db.execute("DELETE FROM asset WHERE id % 9 = 0")
+        let tally = try db.rows(
+            """
+            SELECT isHidden, isBurstFrame, isTrashed, mediaType, sourceType, count FROM assetTally WHERE count > 0
+            ORDER BY 1, 2, 3, 4, 5
+            """
+        ).map(\.values)
+        let brute = try db.rows(
+            """
+            SELECT isHidden,
+                CASE WHEN burstIdentifier IS NOT NULL AND representsBurst = 0 THEN 1 ELSE 0 END AS isBurstFrame,
+                CASE WHEN trashedDate IS NOT NULL THEN 1 ELSE 0 END AS isTrashed, mediaType, sourceType, count(*)
+            FROM asset GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+            """
+        ).map(\.values)
+        #expect(tally == brute)
+        #expect(tally.count > 4, "the changes reach several groups")
+        #expect(try db.integer("SELECT SUM(count) FROM assetTally") == db.integer("SELECT count(*) FROM asset"))
+    }
+
+    @Test("Servers starting at once migrate once; a catalog with an unknown step is refused")
+    func concurrentAndNewer() throws {
+        let (address, _) = try PostgresLinkTests.database()
+        let failures = Mutex<[String]>([])
+        let threads = (0..<4).map { _ in
+            Thread {
+                do { try PostgresSchema.migrate(try PostgresLink.connect(to: address)) } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        for thread in threads { thread.start() }
+        let link = try PostgresLink.connect(to: address)
+        var waited = 0
+        while try link.value("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'advisory'") != .integer(0)
+            || (try? link.value("SELECT count(*) FROM schemaStep")) != .integer(Int64(PostgresSchema.steps.count))
+        {
+            Thread.sleep(forTimeInterval: 0.1)
+            waited += 1
+            if waited > 600 { break }
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        #expect(try link.value("SELECT count(*) FROM schemaStep") == .integer(Int64(PostgresSchema.steps.count)))
+
+        try link.execute("INSERT INTO schemaStep (name, appliedDate) VALUES ('v99: from the future', 'x')")
+        let newer = try #require(throws: LibraryError.self) { try PostgresSchema.migrate(link) }
+        #expect(newer.code == .newerLibraryVersion && newer.message.contains("v99"))
+    }
+
+    @Test("Two connections inserting the same original at once: one commits, the other is refused")
+    func uniqueOriginal() throws {
+        let (address, first) = try PostgresLinkTests.database()
+        try PostgresSchema.migrate(first)
+        let second = try PostgresLink.connect(to: address)
+        let sha = String(repeating: "ab", count: 32)
+        @Sendable func resource(_ db: any SQLDatabase, _ asset: Int64) throws {
+            try db.execute(
+                """
+                INSERT INTO resource (assetId, type, originalFilename, uniformTypeIdentifier, fileSize, sha256, storedPath)
+                VALUES (?, 1, 'IMG_0001.JPG', 'public.jpeg', 10, ?, 'ab/x.jpg')
+                """, [asset, sha])
+        }
+        let refused = Mutex<(any Error)?>(nil)
+        try first.transaction {
+            let db = PostgresTransaction(link: first)
+            try resource(db, try Self.asset(db, 1))
+            // The second waits on the first's uncommitted row, then fails when it commits.
+            let other = Thread {
+                do {
+                    try second.transaction {
+                        let db = PostgresTransaction(link: second)
+                        try resource(db, try Self.asset(db, 2))
+                    }
+                } catch { refused.withLock { $0 = error } }
+            }
+            other.start()
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        var waited = 0
+        while refused.withLock({ $0 }) == nil && waited < 100 {
+            Thread.sleep(forTimeInterval: 0.1)
+            waited += 1
+        }
+        let error = try #require(refused.withLock { $0 } as? PostgresLink.Failure)
+        #expect(error.isUniqueViolation)
+        #expect(try first.value("SELECT count(*) FROM asset") == .integer(1))
+    }
+}
