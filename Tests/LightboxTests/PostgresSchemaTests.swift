@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import LightboxTestSupport
 import Synchronization
 import Testing
@@ -122,5 +123,72 @@ struct PostgresSchemaTests {
         let error = try #require(refused.withLock { $0 } as? PostgresLink.Failure)
         #expect(error.isUniqueViolation)
         #expect(try first.value("SELECT count(*) FROM asset") == .integer(1))
+    }
+
+    @Test("The shared catalog statements give the same answers on a SQLite library and on PostgreSQL")
+    func sharedStatements() throws {
+        func transcript(_ db: any SQLDatabase) throws -> [String] {
+            var lines: [String] = []
+            var ids: [Int64] = []
+            for index in 0..<5 { ids.append(try Self.asset(db, index)) }
+            let retention = HistoryRetention(maximumTransactions: 3)
+            for id in ids {
+                let token = try db.recordChangeTransaction(
+                    author: "test",
+                    changes: [
+                        ObjectChangeRecord(.asset, "asset-\(id - 1)", .inserted),
+                        ObjectChangeRecord(.assetCollection, "album", .updated),
+                    ], retention: retention)
+                lines.append("token \(token.rawValue)")
+            }
+            lines.append("floor \(try db.historyFloor()) last \(try db.lastChangeTransaction())")
+            for change in try db.changes(after: 0, limit: nil) {
+                lines.append(
+                    "\(change.changeToken.rawValue) \(change.author ?? "") \(change.details.keys.map(\.rawValue).sorted())"
+                )
+            }
+            lines.append("limited \(try db.changes(after: 0, limit: 1).map(\.changeToken.rawValue))")
+            try db.setTrashRetention(seconds: 86_400)
+            lines.append("retention \(try db.trashRetention() ?? -1)")
+            try db.execute("UPDATE asset SET trashedDate = ? WHERE id IN (?, ?)", [Date(), ids[1], ids[3]])
+            lines.append("trashed \(try db.trashedAssetIdentifiers(deletedBefore: Date().addingTimeInterval(1)))")
+            lines.append("pending \(try db.hasPendingRemovals())")
+            try db.execute("INSERT INTO pendingRemoval (storedPath) VALUES ('ab/x.jpg')")
+            lines.append(
+                "pending \(try db.hasPendingRemovals()) \(try db.pendingRemovals()) \(try db.isReferenced(storedPath: "ab/x.jpg")) \(try db.isReferenced(storedPath: "cd/y.jpg"))"
+            )
+            try db.clearPendingRemovals()
+            lines.append("cleared \(try db.hasPendingRemovals()) \(try db.resourceCount(storedPath: "ab/x.jpg"))")
+            try db.execute(
+                "INSERT INTO libraryState (key, value) VALUES ('captureDetailsAfter', 0), ('captureDetailsThrough', ?)",
+                [ids[4]])
+            lines.append(
+                "backlog \(try db.captureDetailsBacklogCount()) \(try db.captureDetailsBacklog(limit: 2).map(\.rowID))")
+            try db.fillCaptureDetails(
+                [
+                    CaptureDetailsBacklogItem.Filled(
+                        rowID: ids[0], make: "Apple", model: "iPhone 15", lens: nil, orientation: 6)
+                ],
+                through: ids[2])
+            lines.append("backlog \(try db.captureDetailsBacklogCount())")
+            try db.fillCaptureDetails([], through: ids[1])
+            lines.append("backlog \(try db.captureDetailsBacklogCount()) (a lower mark does not move it back)")
+            try db.fillCaptureDetails([], through: ids[4])
+            lines.append(
+                "backlog \(try db.captureDetailsBacklogCount()) \(try db.integer("SELECT COUNT(*) FROM libraryState") ?? -1)"
+            )
+            lines.append(
+                "\(try db.rows("SELECT cameraMake, cameraModel, fileOrientation FROM asset WHERE id = ?", [ids[0]]).map(\.values))"
+            )
+            return lines
+        }
+        let folder = try TemporaryDirectory()
+        let store = try SQLiteStore(path: folder.path("library.sqlite"))
+        let sqlite = try store.writer.write { db in try transcript(db) }
+        let (_, link) = try PostgresLinkTests.database()
+        try PostgresSchema.migrate(link)
+        let postgres = try link.transaction { try transcript(PostgresTransaction(link: link)) }
+        #expect(sqlite == postgres)
+        #expect(sqlite.contains("floor 2 last 5"), "\(sqlite)")
     }
 }

@@ -93,45 +93,12 @@ struct SQLiteStore: Sendable {
     func recordChangeTransaction(_ db: Database, author: String, changes: [ObjectChangeRecord]) throws
         -> PersistentChangeToken
     {
-        try db.execute(
-            sql: "INSERT INTO changeTransaction (date, author) VALUES (?, ?)", arguments: [Date(), author])
-        let transaction = db.lastInsertedRowID
-        let statement = try db.cachedStatement(
-            sql: "INSERT INTO changeRecord (transactionId, objectType, localIdentifier, kind) VALUES (?, ?, ?, ?)")
-        for change in changes {
-            try statement.execute(arguments: [
-                transaction, change.objectType.rawValue, change.localIdentifier, change.kind.rawValue,
-            ])
-        }
-        try pruneHistory(db, newest: transaction)
-        return PersistentChangeToken(rawValue: transaction)
-    }
-
-    /// Drops the transactions the retention no longer keeps, and raises the history floor.
-    func pruneHistory(_ db: Database, newest: Int64) throws {
-        let retention = historyRetention
-        var floor = newest - Int64(retention.maximumTransactions)
-        let cutoff = Date().addingTimeInterval(-retention.maximumAge)
-        if let aged = try Int64.fetchOne(
-            db, sql: "SELECT MAX(id) FROM changeTransaction WHERE date < ?", arguments: [cutoff])
-        {
-            floor = max(floor, aged)
-        }
-        floor = min(floor, newest - 1)
-        let current = try Self.historyFloor(db)
-        guard floor > current else { return }
-        try db.execute(sql: "DELETE FROM changeTransaction WHERE id <= ?", arguments: [floor])
-        try db.execute(sql: "UPDATE libraryState SET value = ? WHERE key = 'historyFloor'", arguments: [floor])
-    }
-
-    /// The last pruned change token: history is complete after it.
-    static func historyFloor(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT value FROM libraryState WHERE key = 'historyFloor'") ?? 0
+        try db.recordChangeTransaction(author: author, changes: changes, retention: historyRetention)
     }
 
     /// The id of the last committed change transaction (0 for a library never written).
     static func lastChangeTransaction(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM changeTransaction") ?? 0
+        try db.lastChangeTransaction()
     }
 }
 

@@ -83,86 +83,39 @@ struct SQLiteTransaction: StoreWriter {
     }
 
     func lastChangeTransaction() throws -> Int64 {
-        try SQLiteStore.lastChangeTransaction(db)
+        try db.lastChangeTransaction()
     }
 
     func historyFloor() throws -> Int64 {
-        try SQLiteStore.historyFloor(db)
+        try db.historyFloor()
     }
 
     func changes(after token: Int64, limit: Int?) throws -> [PersistentChange] {
-        var changes: [Int64: PersistentChange] = [:]
-        var order: [Int64] = []
-        let transactions = try Row.fetchCursor(
-            db, sql: "SELECT id, date, author FROM changeTransaction WHERE id > ? ORDER BY id LIMIT ?",
-            arguments: [token, limit.map { max(0, $0) } ?? -1])
-        while let row = try transactions.next() {
-            let id: Int64 = row["id"]
-            changes[id] = PersistentChange(
-                changeToken: PersistentChangeToken(rawValue: id), date: row["date"], author: row["author"],
-                details: [:])
-            order.append(id)
-        }
-        guard let last = order.last else { return [] }
-        let records = try Row.fetchCursor(
-            db,
-            sql: """
-                SELECT transactionId, objectType, localIdentifier, kind FROM changeRecord
-                WHERE transactionId > ? AND transactionId <= ?
-                """,
-            arguments: [token, last])
-        while let row = try records.next() {
-            let id: Int64 = row["transactionId"]
-            guard let type = PersistentObjectType(rawValue: row["objectType"]),
-                let kind = ObjectChangeRecord.Kind(rawValue: row["kind"])
-            else { continue }
-            var details = changes[id]?.details[type] ?? PersistentObjectChangeDetails(objectType: type)
-            let localIdentifier: String = row["localIdentifier"]
-            switch kind {
-            case .inserted: details.insertedLocalIdentifiers.insert(localIdentifier)
-            case .updated: details.updatedLocalIdentifiers.insert(localIdentifier)
-            case .deleted: details.deletedLocalIdentifiers.insert(localIdentifier)
-            case .trashed: details.trashedLocalIdentifiers.insert(localIdentifier)
-            case .restored: details.restoredLocalIdentifiers.insert(localIdentifier)
-            }
-            changes[id]?.details[type] = details
-        }
-        return order.compactMap { changes[$0] }
+        try db.changes(after: token, limit: limit)
     }
 
     func trashRetention() throws -> TimeInterval? {
-        try Double.fetchOne(db, sql: "SELECT value FROM libraryState WHERE key = 'trashRetentionSeconds'")
+        try db.trashRetention()
     }
 
     func trashedAssetIdentifiers(deletedBefore date: Date) throws -> [String] {
-        try String.fetchAll(
-            db,
-            sql: """
-                SELECT localIdentifier FROM asset WHERE trashedDate IS NOT NULL AND trashedDate < ?
-                ORDER BY trashedDate DESC, id DESC
-                """,
-            arguments: [date])
+        try db.trashedAssetIdentifiers(deletedBefore: date)
     }
 
     func hasPendingRemovals() throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pendingRemoval)") ?? false
+        try db.hasPendingRemovals()
     }
 
     func pendingRemovals() throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT storedPath FROM pendingRemoval")
+        try db.pendingRemovals()
     }
 
     func isReferenced(storedPath: String) throws -> Bool {
-        try Bool.fetchOne(
-            db,
-            sql: """
-                SELECT EXISTS (SELECT 1 FROM resource WHERE storedPath = ?1)
-                    OR EXISTS (SELECT 1 FROM pendingRemoval WHERE storedPath = ?1)
-                """, arguments: [storedPath]) ?? true
+        try db.isReferenced(storedPath: storedPath)
     }
 
     func resourceCount(storedPath: String) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [storedPath]) ?? 0
+        try db.resourceCount(storedPath: storedPath)
     }
 
     func integrityProblems() throws -> [String] {
@@ -174,82 +127,33 @@ struct SQLiteTransaction: StoreWriter {
     }
 
     func storedResources() throws -> [StoredResource] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT asset.localIdentifier, resource.type, resource.storedPath, resource.sha256, resource.fileSize
-                FROM resource JOIN asset ON asset.id = resource.assetId ORDER BY resource.storedPath
-                """
-        ).map { row in
-            StoredResource(
-                assetLocalIdentifier: row[0], type: AssetResourceType(rawValue: row[1]) ?? .photo, storedPath: row[2],
-                sha256: row[3], fileSize: row[4])
-        }
+        try db.storedResources()
     }
 
     func allAssetIdentifiers() throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT localIdentifier FROM asset")
+        try db.allAssetIdentifiers()
     }
 
     func captureDetailsBacklog(limit: Int) throws -> [CaptureDetailsBacklogItem] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT asset.id, resource.storedPath, resource.originalFilename FROM asset
-                LEFT JOIN resource ON resource.id = (
-                    SELECT id FROM resource WHERE assetId = asset.id AND type IN (1, 2) ORDER BY type LIMIT 1)
-                WHERE asset.id > (SELECT value FROM libraryState WHERE key = 'captureDetailsAfter')
-                AND asset.id <= (SELECT value FROM libraryState WHERE key = 'captureDetailsThrough')
-                ORDER BY asset.id LIMIT ?
-                """, arguments: [limit]
-        ).map { row in CaptureDetailsBacklogItem(rowID: row[0], storedPath: row[1], originalFilename: row[2]) }
+        try db.captureDetailsBacklog(limit: limit)
     }
 
     func captureDetailsBacklogCount() throws -> Int {
-        try Int.fetchOne(
-            db,
-            sql: """
-                SELECT COUNT(*) FROM asset
-                WHERE id > (SELECT value FROM libraryState WHERE key = 'captureDetailsAfter')
-                AND id <= (SELECT value FROM libraryState WHERE key = 'captureDetailsThrough')
-                """) ?? 0
+        try db.captureDetailsBacklogCount()
     }
 
     // MARK: Writes
 
     func fillCaptureDetails(_ filled: [CaptureDetailsBacklogItem.Filled], through rowID: Int64) throws {
-        let update = try db.cachedStatement(
-            sql: """
-                UPDATE asset SET cameraMake = ?, cameraModel = ?, lensModel = ?
-                WHERE id = ? AND cameraMake IS NULL AND cameraModel IS NULL AND lensModel IS NULL
-                """)
-        for item in filled where item.make != nil || item.model != nil || item.lens != nil {
-            try update.execute(arguments: [item.make, item.model, item.lens, item.rowID])
-        }
-        let orient = try db.cachedStatement(
-            sql: "UPDATE asset SET fileOrientation = ? WHERE id = ? AND fileOrientation IS NULL")
-        for item in filled where item.orientation != nil {
-            try orient.execute(arguments: [item.orientation, item.rowID])
-        }
-        // Another process filling at once moves it as far: the furthest wins.
-        try db.execute(
-            sql: "UPDATE libraryState SET value = MAX(value, ?) WHERE key = 'captureDetailsAfter'", arguments: [rowID])
-        try db.execute(
-            sql: """
-                DELETE FROM libraryState WHERE key IN ('captureDetailsAfter', 'captureDetailsThrough')
-                AND (SELECT value FROM libraryState WHERE key = 'captureDetailsAfter')
-                    >= (SELECT value FROM libraryState WHERE key = 'captureDetailsThrough')
-                """)
+        try db.fillCaptureDetails(filled, through: rowID)
     }
 
     func setTrashRetention(seconds: Int) throws {
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO libraryState (key, value) VALUES ('trashRetentionSeconds', ?)",
-            arguments: [seconds])
+        try db.setTrashRetention(seconds: seconds)
     }
 
     func clearPendingRemovals() throws {
-        try db.execute(sql: "DELETE FROM pendingRemoval")
+        try db.clearPendingRemovals()
     }
 
     func apply(_ operations: [ChangeRequests.Operation], prepared: PreparedChanges) throws -> AppliedChanges {
