@@ -20,7 +20,7 @@ extension PhotoLibrary.PreparedAsset {
     /// - A RAW whose capture key a JPEG (or HEIC) has: it becomes its `.alternatePhoto`.
     /// - A JPEG whose capture key a lone RAW has: the JPEG becomes the `.photo`, the RAW the
     ///   `.alternatePhoto`.
-    func pair(_ db: Database) throws -> String? {
+    func pair(_ db: any SQLDatabase) throws -> String? {
         if let identifier = metadata.contentIdentifier {
             if kind == .image,
                 let partner = try find(
@@ -43,14 +43,13 @@ extension PhotoLibrary.PreparedAsset {
             {
                 try insertResource(db, assetID: partner.id, type: .pairedVideo)
                 try db.execute(
-                    sql: """
-                        UPDATE asset SET mediaSubtypes = mediaSubtypes | ?, playbackStyle = ?, duration = ?,
-                        modificationDate = ? WHERE id = ?
-                        """,
-                    arguments: [
+                    """
+                    UPDATE asset SET mediaSubtypes = mediaSubtypes | ?, playbackStyle = ?, duration = ?,
+                    modificationDate = ? WHERE id = ?
+                    """,
+                    [
                         AssetMediaSubtypes.photoLive.rawValue, AssetPlaybackStyle.livePhoto.rawValue, metadata.duration,
-                        Date(),
-                        partner.id,
+                        Date(), partner.id,
                     ])
                 return partner.localIdentifier
             }
@@ -64,22 +63,22 @@ extension PhotoLibrary.PreparedAsset {
             """
         if kind == .raw, let partner = try find(db, lonePhoto.replacingOccurrences(of: "%@", with: "NOT IN"), key) {
             try insertResource(db, assetID: partner.id, type: .alternatePhoto)
-            try db.execute(sql: "UPDATE asset SET modificationDate = ? WHERE id = ?", arguments: [Date(), partner.id])
+            try db.execute("UPDATE asset SET modificationDate = ? WHERE id = ?", [Date(), partner.id])
             return partner.localIdentifier
         }
         if kind == .image, let partner = try find(db, lonePhoto.replacingOccurrences(of: "%@", with: "IN"), key) {
             try db.execute(
-                sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
-                arguments: [AssetResourceType.alternatePhoto.rawValue, partner.id, AssetResourceType.photo.rawValue])
+                "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
+                [AssetResourceType.alternatePhoto.rawValue, partner.id, AssetResourceType.photo.rawValue])
             try insertResource(db, assetID: partner.id, type: .photo)
             try db.execute(
-                sql: """
-                    UPDATE asset SET pixelWidth = ?, pixelHeight = ?, mediaSubtypes = ?, orientationOverride = ?,
-                    rating = COALESCE(?, rating), modificationDate = ?, cameraMake = COALESCE(cameraMake, ?),
-                    cameraModel = COALESCE(cameraModel, ?), lensModel = COALESCE(lensModel, ?), fileOrientation = ?
-                    WHERE id = ?
-                    """,
-                arguments: [
+                """
+                UPDATE asset SET pixelWidth = ?, pixelHeight = ?, mediaSubtypes = ?, orientationOverride = ?,
+                rating = COALESCE(?, rating), modificationDate = ?, cameraMake = COALESCE(cameraMake, ?),
+                cameraModel = COALESCE(cameraModel, ?), lensModel = COALESCE(lensModel, ?), fileOrientation = ?
+                WHERE id = ?
+                """,
+                [
                     pixelWidth, pixelHeight, metadata.mediaSubtypes.rawValue, orientationOverride, rating, Date(),
                     metadata.cameraMake, metadata.cameraModel, metadata.lensModel, metadata.fileOrientation,
                     partner.id,
@@ -89,25 +88,27 @@ extension PhotoLibrary.PreparedAsset {
         return nil
     }
 
-    private func find(_ db: Database, _ sql: String, _ key: String) throws -> (id: Int64, localIdentifier: String)? {
-        guard let row = try Row.fetchOne(db, sql: sql + " LIMIT 1", arguments: [key]) else { return nil }
-        return (row[0], row[1])
+    private func find(_ db: any SQLDatabase, _ sql: String, _ key: String) throws -> (
+        id: Int64, localIdentifier: String
+    )? {
+        guard let row = try db.rows(sql + " LIMIT 1", [key]).first else { return nil }
+        return (try row.integer("id"), try row.text("localIdentifier"))
     }
 
     /// Turns a lone movie's asset into the Live Photo this still leads.
-    private func becomeStill(of assetID: Int64, _ db: Database) throws {
+    private func becomeStill(of assetID: Int64, _ db: any SQLDatabase) throws {
         let location = metadata.location
         try db.execute(
-            sql: """
-                UPDATE asset SET mediaType = ?, mediaSubtypes = ?, playbackStyle = ?, pixelWidth = ?, pixelHeight = ?,
-                creationDate = ?, creationTimeZoneOffset = ?, latitude = COALESCE(?, latitude),
-                longitude = COALESCE(?, longitude), altitude = COALESCE(?, altitude),
-                locationTimestamp = COALESCE(?, locationTimestamp), burstIdentifier = ?, isSelfPortrait = ?,
-                captureKey = ?, orientationOverride = ?, rating = COALESCE(?, rating), modificationDate = ?,
-                cameraMake = COALESCE(?, cameraMake), cameraModel = COALESCE(?, cameraModel),
-                lensModel = COALESCE(?, lensModel), fileOrientation = ? WHERE id = ?
-                """,
-            arguments: [
+            """
+            UPDATE asset SET mediaType = ?, mediaSubtypes = ?, playbackStyle = ?, pixelWidth = ?, pixelHeight = ?,
+            creationDate = ?, creationTimeZoneOffset = ?, latitude = COALESCE(?, latitude),
+            longitude = COALESCE(?, longitude), altitude = COALESCE(?, altitude),
+            locationTimestamp = COALESCE(?, locationTimestamp), burstIdentifier = ?, isSelfPortrait = ?,
+            captureKey = ?, orientationOverride = ?, rating = COALESCE(?, rating), modificationDate = ?,
+            cameraMake = COALESCE(?, cameraMake), cameraModel = COALESCE(?, cameraModel),
+            lensModel = COALESCE(?, lensModel), fileOrientation = ? WHERE id = ?
+            """,
+            [
                 AssetMediaType.image.rawValue, metadata.mediaSubtypes.union(.photoLive).rawValue,
                 AssetPlaybackStyle.livePhoto.rawValue, pixelWidth, pixelHeight, metadata.creationDate,
                 metadata.creationTimeZoneOffset, location?.latitude, location?.longitude,
@@ -116,14 +117,14 @@ extension PhotoLibrary.PreparedAsset {
                 metadata.fileOrientation, assetID,
             ])
         try db.execute(
-            sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
-            arguments: [AssetResourceType.pairedVideo.rawValue, assetID, AssetResourceType.video.rawValue])
+            "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
+            [AssetResourceType.pairedVideo.rawValue, assetID, AssetResourceType.video.rawValue])
         try insertResource(db, assetID: assetID, type: .photo)
         if let burst = metadata.burstIdentifier { try Self.electRepresentative(ofBurst: burst, db) }
     }
 
     /// Inserts a new asset with its resource (inside the caller's transaction).
-    func insert(_ db: Database, localIdentifier: String) throws {
+    func insert(_ db: any SQLDatabase, localIdentifier: String) throws {
         let now = Date()
         let location = metadata.location
         var subtypes = metadata.mediaSubtypes
@@ -132,93 +133,127 @@ extension PhotoLibrary.PreparedAsset {
             subtypes.insert(.photoLive)
             style = .livePhoto
         }
-        var assetRecord = AssetRecord(
-            id: nil, localIdentifier: localIdentifier, mediaType: metadata.mediaType.rawValue,
-            mediaSubtypes: subtypes.rawValue, pixelWidth: pixelWidth, pixelHeight: pixelHeight,
-            creationDate: metadata.creationDate, creationTimeZoneOffset: metadata.creationTimeZoneOffset,
-            modificationDate: now, addedDate: now, duration: pairedMovie?.duration ?? metadata.duration,
-            isFavorite: false, isHidden: false, playbackStyle: style.rawValue,
-            sourceType: AssetSourceType.typeUserLibrary.rawValue, latitude: location?.latitude,
-            longitude: location?.longitude, altitude: location?.altitude, locationTimestamp: location?.timestamp,
-            burstIdentifier: metadata.burstIdentifier, burstSelectionTypes: 0, representsBurst: false,
-            hasAdjustments: false, adjustmentFormatIdentifier: nil, isSelfPortrait: metadata.isSelfPortrait)
-        try assetRecord.insert(db)
-        let assetID = assetRecord.id!
-        try db.execute(
-            sql: """
-                UPDATE asset SET contentIdentifier = ?, captureKey = ?, orientationOverride = ?, rating = ?,
-                cameraMake = ?, cameraModel = ?, lensModel = ?, fileOrientation = ? WHERE id = ?
-                """,
-            arguments: [
-                metadata.contentIdentifier, captureKey, orientationOverride, rating, metadata.cameraMake,
-                metadata.cameraModel, metadata.lensModel, metadata.fileOrientation, assetID,
-            ])
+        let values: [(String, any SQLBindable)] = [
+            ("localIdentifier", localIdentifier), ("mediaType", metadata.mediaType.rawValue),
+            ("mediaSubtypes", subtypes.rawValue), ("pixelWidth", pixelWidth), ("pixelHeight", pixelHeight),
+            ("creationDate", metadata.creationDate), ("creationTimeZoneOffset", metadata.creationTimeZoneOffset),
+            ("modificationDate", now), ("addedDate", now), ("duration", pairedMovie?.duration ?? metadata.duration),
+            ("isFavorite", false), ("isHidden", false), ("playbackStyle", style.rawValue),
+            ("sourceType", AssetSourceType.typeUserLibrary.rawValue), ("latitude", location?.latitude),
+            ("longitude", location?.longitude), ("altitude", location?.altitude),
+            ("locationTimestamp", location?.timestamp), ("burstIdentifier", metadata.burstIdentifier),
+            ("burstSelectionTypes", 0), ("representsBurst", false), ("hasAdjustments", false),
+            ("isSelfPortrait", metadata.isSelfPortrait), ("contentIdentifier", metadata.contentIdentifier),
+            ("captureKey", captureKey), ("orientationOverride", orientationOverride), ("rating", rating),
+            ("cameraMake", metadata.cameraMake), ("cameraModel", metadata.cameraModel),
+            ("lensModel", metadata.lensModel), ("fileOrientation", metadata.fileOrientation),
+        ]
+        guard
+            let assetID = try db.integer(
+                "INSERT INTO asset (\(values.map(\.0).joined(separator: ", "))) VALUES ("
+                    + Array(repeating: "?", count: values.count).joined(separator: ", ") + ") RETURNING id",
+                values.map(\.1))
+        else { throw LibraryError(.storageFailed, "the new asset got no id") }
         try insertResource(db, assetID: assetID, type: resourceType)
         if let movie = pairedMovie { try Self.insert(movie, db, assetID: assetID) }
         if let burst = metadata.burstIdentifier { try Self.electRepresentative(ofBurst: burst, db) }
     }
 
-    func insertResource(_ db: Database, assetID: Int64, type: AssetResourceType) throws {
-        var resource = ResourceRecord(
-            id: nil, assetId: assetID, type: type.rawValue, originalFilename: originalFilename,
-            uniformTypeIdentifier: source.format.uniformTypeIdentifier, fileSize: source.size,
-            pixelWidth: storedWidth, pixelHeight: storedHeight, sha256: source.sha256, storedPath: storedPath)
-        try resource.insert(db)
+    func insertResource(_ db: any SQLDatabase, assetID: Int64, type: AssetResourceType) throws {
+        try Self.insertResource(
+            db, assetID: assetID, type: type, originalFilename: originalFilename,
+            uniformTypeIdentifier: source.format.uniformTypeIdentifier, fileSize: source.size, pixelWidth: storedWidth,
+            pixelHeight: storedHeight, sha256: source.sha256, storedPath: storedPath)
     }
 
-    static func insert(_ movie: PhotoLibrary.PreparedMovie, _ db: Database, assetID: Int64) throws {
-        var resource = ResourceRecord(
-            id: nil, assetId: assetID, type: AssetResourceType.pairedVideo.rawValue,
-            originalFilename: movie.originalFilename, uniformTypeIdentifier: movie.uniformTypeIdentifier,
-            fileSize: movie.size, pixelWidth: movie.pixelWidth, pixelHeight: movie.pixelHeight,
-            sha256: movie.sha256,
-            storedPath: movie.storedPath)
-        try resource.insert(db)
+    static func insert(_ movie: PhotoLibrary.PreparedMovie, _ db: any SQLDatabase, assetID: Int64) throws {
+        try insertResource(
+            db, assetID: assetID, type: .pairedVideo, originalFilename: movie.originalFilename,
+            uniformTypeIdentifier: movie.uniformTypeIdentifier, fileSize: movie.size, pixelWidth: movie.pixelWidth,
+            pixelHeight: movie.pixelHeight, sha256: movie.sha256, storedPath: movie.storedPath)
+    }
+
+    private static func insertResource(
+        _ db: any SQLDatabase, assetID: Int64, type: AssetResourceType, originalFilename: String,
+        uniformTypeIdentifier: String, fileSize: Int64, pixelWidth: Int, pixelHeight: Int, sha256: String,
+        storedPath: String
+    ) throws {
+        try db.execute(
+            """
+            INSERT INTO resource (assetId, type, originalFilename, uniformTypeIdentifier, fileSize, pixelWidth,
+                pixelHeight, sha256, storedPath)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                assetID, type.rawValue, originalFilename, uniformTypeIdentifier, fileSize, pixelWidth, pixelHeight,
+                sha256, storedPath,
+            ])
     }
 
     /// Makes one frame of a burst its representative: the user's pick, else the camera's,
     /// else the first frame taken (ties: the first imported). Runs after each frame joins.
-    static func electRepresentative(ofBurst burst: String, _ db: Database) throws {
+    static func electRepresentative(ofBurst burst: String, _ db: any SQLDatabase) throws {
         try db.execute(
-            sql: """
-                UPDATE asset SET representsBurst = (id = (
-                    SELECT id FROM asset WHERE burstIdentifier = ?1
-                    ORDER BY (burstSelectionTypes & \(AssetBurstSelectionType.userPick.rawValue)) != 0 DESC,
-                    (burstSelectionTypes & \(AssetBurstSelectionType.autoPick.rawValue)) != 0 DESC, creationDate, id
-                    LIMIT 1))
-                WHERE burstIdentifier = ?1
-                """,
-            arguments: [burst])
+            """
+            UPDATE asset SET representsBurst = CASE WHEN id = (
+                SELECT id FROM asset WHERE burstIdentifier = ?
+                ORDER BY (burstSelectionTypes & \(AssetBurstSelectionType.userPick.rawValue)) != 0 DESC,
+                (burstSelectionTypes & \(AssetBurstSelectionType.autoPick.rawValue)) != 0 DESC, creationDate, id
+                LIMIT 1) THEN 1 ELSE 0 END
+            WHERE burstIdentifier = ?
+            """, [burst, burst])
+    }
+}
+
+extension SQLDatabase {
+    func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
+        try text(
+            """
+            SELECT asset.localIdentifier FROM resource JOIN asset ON asset.id = resource.assetId
+            WHERE resource.sha256 = ? AND resource.type IN (\(AssetResourceType.originals))
+            """, [sha256])
+    }
+
+    func journaledAsset(path: String, size: Int64, modificationDate: Date) throws -> String? {
+        try text(
+            """
+            SELECT asset.localIdentifier FROM importedFile
+            JOIN resource ON resource.sha256 = importedFile.sha256 AND resource.type IN (\(AssetResourceType.originals))
+            JOIN asset ON asset.id = resource.assetId
+            WHERE importedFile.path = ? AND importedFile.size = ? AND importedFile.modificationDate = ?
+            """, [path, size, modificationDate.timeIntervalSince1970])
+    }
+
+    func journal(_ source: PhotoLibrary.ImportSource) throws {
+        try execute(
+            """
+            INSERT INTO importedFile (path, size, modificationDate, sha256) VALUES (?, ?, ?, ?)
+            ON CONFLICT (path) DO UPDATE SET size = excluded.size, modificationDate = excluded.modificationDate,
+                sha256 = excluded.sha256
+            """, [source.path, source.size, source.modificationDate.timeIntervalSince1970, source.sha256])
+    }
+
+    /// Inserts a new asset; throws ``DuplicateOriginal`` when another asset holds its bytes.
+    func insert(_ asset: PhotoLibrary.PreparedAsset, localIdentifier: String) throws {
+        do {
+            try asset.insert(self, localIdentifier: localIdentifier)
+        } catch  where SQLErrors.isUniqueViolation(error) {
+            throw DuplicateOriginal()
+        }
     }
 }
 
 extension SQLiteTransaction {
     func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
-        try String.fetchOne(
-            db,
-            sql: """
-                SELECT asset.localIdentifier FROM resource JOIN asset ON asset.id = resource.assetId
-                WHERE resource.sha256 = ? AND resource.type IN (\(AssetResourceType.originals))
-                """,
-            arguments: [sha256])
+        try db.assetIdentifier(withOriginalHash: sha256)
     }
 
     func journaledAsset(path: String, size: Int64, modificationDate: Date) throws -> String? {
-        try String.fetchOne(
-            db,
-            sql: """
-                SELECT asset.localIdentifier FROM importedFile
-                JOIN resource ON resource.sha256 = importedFile.sha256 AND resource.type IN (\(AssetResourceType.originals))
-                JOIN asset ON asset.id = resource.assetId
-                WHERE importedFile.path = ? AND importedFile.size = ? AND importedFile.modificationDate = ?
-                """,
-            arguments: [path, size, modificationDate.timeIntervalSince1970])
+        try db.journaledAsset(path: path, size: size, modificationDate: modificationDate)
     }
 
     func journal(_ source: PhotoLibrary.ImportSource) throws {
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO importedFile (path, size, modificationDate, sha256) VALUES (?, ?, ?, ?)",
-            arguments: [source.path, source.size, source.modificationDate.timeIntervalSince1970, source.sha256])
+        try db.journal(source)
     }
 
     func pair(_ asset: PhotoLibrary.PreparedAsset) throws -> String? {
@@ -226,11 +261,7 @@ extension SQLiteTransaction {
     }
 
     func insert(_ asset: PhotoLibrary.PreparedAsset, localIdentifier: String) throws {
-        do {
-            try asset.insert(db, localIdentifier: localIdentifier)
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            throw DuplicateOriginal()
-        }
+        try db.insert(asset, localIdentifier: localIdentifier)
     }
 
     func recordChanges(author: String, _ changes: [ObjectChangeRecord]) throws {
