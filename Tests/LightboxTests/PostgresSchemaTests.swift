@@ -191,4 +191,70 @@ struct PostgresSchemaTests {
         #expect(sqlite == postgres)
         #expect(sqlite.contains("floor 2 last 5"), "\(sqlite)")
     }
+
+    @Test("Change blocks applied on SQLite and on PostgreSQL leave the same albums, folders, trash and history")
+    func changeBlocks() throws {
+        typealias Operation = ChangeRequests.Operation
+        let blocks: [[Operation]] = [
+            [.createCollection("album-a", title: "Été"), .createCollection("album-b", title: "B")],
+            [
+                .addAssets(collection: "album-a", assets: ["asset-0", "asset-1", "asset-2", "asset-3"]),
+                .insertAssets(collection: "album-b", assets: ["asset-4", "asset-2"], at: [0, 1]),
+            ],
+            [.moveAssets(collection: "album-a", from: [0], to: 3), .renameCollection("album-b", title: "Bee")],
+            [.createList("folder", title: "Trips"), .addChildren(list: "folder", children: ["album-b"])],
+            [.deleteAssets(["asset-2", "asset-3"])],
+            [.restoreAssets(["asset-2"])],
+            [.purgeAssets(["asset-3", "asset-4"])],
+            [.moveTopLevel(from: [0], to: 1), .removeAssetsAt(collection: "album-a", indexes: [0])],
+            [.deleteCollections(["album-b"])],
+        ]
+        func transcript(_ db: any SQLDatabase) throws -> [String] {
+            for index in 0..<6 { _ = try Self.asset(db, index) }
+            var lines: [String] = []
+            for block in blocks {
+                var applier = ChangeApplier(db: db, retention: HistoryRetention())
+                let result = try applier.apply(block)
+                lines.append("token \(result.changeToken?.rawValue ?? -1) deleted \(result.deletedAssets)")
+            }
+            for (table, order) in [
+                ("assetCollection", "localIdentifier"), ("collectionAsset", "collectionId, position"),
+                ("collectionList", "localIdentifier"), ("collectionListChild", "listId, position"),
+                ("topLevelPosition", "position"), ("trashedMembership", "collectionId, position"),
+            ] {
+                let columns =
+                    table == "assetCollection" || table == "collectionList"
+                    ? "localIdentifier, type, subtype, title" : "*"
+                // Smart albums have identifiers of their own in each library: compared by kind.
+                let mine = table == "assetCollection" ? " WHERE type <> \(AssetCollectionType.smartAlbum.rawValue)" : ""
+                lines += try db.rows("SELECT \(columns) FROM \(table)\(mine) ORDER BY \(order)").map {
+                    "\(table) \($0.values)"
+                }
+            }
+            lines += try db.rows(
+                "SELECT subtype, title FROM assetCollection WHERE type = \(AssetCollectionType.smartAlbum.rawValue) ORDER BY subtype"
+            ).map { "smart album \($0.values)" }
+            lines += try db.rows(
+                "SELECT localIdentifier, CASE WHEN trashedDate IS NULL THEN 0 ELSE 1 END AS trashed FROM asset ORDER BY id"
+            ).map { "asset \($0.values)" }
+            lines += try db.changes(after: 0, limit: nil).map { change in
+                "change \(change.changeToken.rawValue) "
+                    + change.details.values.sorted { $0.objectType.rawValue < $1.objectType.rawValue }.map {
+                        "\($0.objectType.rawValue) +\($0.insertedLocalIdentifiers.sorted()) ~\($0.updatedLocalIdentifiers.sorted()) -\($0.deletedLocalIdentifiers.sorted()) t\($0.trashedLocalIdentifiers.sorted()) r\($0.restoredLocalIdentifiers.sorted())"
+                    }.joined(separator: " ")
+            }
+            return lines
+        }
+        let folder = try TemporaryDirectory()
+        let store = try SQLiteStore(path: folder.path("library.sqlite"))
+        let sqlite = try store.writer.write { db in try transcript(db) }
+        let (_, link) = try PostgresLinkTests.database()
+        try PostgresSchema.migrate(link)
+        let postgres = try link.transaction { try transcript(PostgresTransaction(link: link)) }
+        #expect(sqlite == postgres)
+        #expect(sqlite.contains { $0.hasPrefix("collectionList ") }, "\(sqlite)")
+        #expect(
+            sqlite.contains("asset [Lightbox.SQLValue.text(\"asset-2\"), Lightbox.SQLValue.integer(0)]"), "\(sqlite)")
+        #expect(sqlite.filter { $0.hasPrefix("smart album") }.count == SmartAlbums.rules.count)
+    }
 }

@@ -16,9 +16,22 @@ import Foundation
 enum PostgresSchema {
     /// The steps, oldest first: a name and its statements. A step, once released, never
     /// changes: a change to the schema is a new step, here and in the SQLite migrator.
-    static let steps: [(name: String, statements: [String])] = [
-        ("v20: the catalog", catalog)
+    static let steps: [(name: String, statements: [String], seed: (@Sendable (PostgresLink) throws -> Void)?)] = [
+        ("v20: the catalog", catalog, seedSmartAlbums)
     ]
+
+    /// One row per smart album, so that each has a stable identifier (its assets come from its
+    /// rule at every fetch), as SQLite's steps v6 and after write them.
+    static func seedSmartAlbums(_ link: PostgresLink) throws {
+        for rule in SmartAlbums.rules {
+            try link.execute(
+                "INSERT INTO assetCollection (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
+                [
+                    .text(UUID().uuidString), .integer(Int64(AssetCollectionType.smartAlbum.rawValue)),
+                    .integer(Int64(rule.subtype.rawValue)), .text(rule.title), Date().sqlValue,
+                ])
+        }
+    }
 
     /// The advisory lock's key: openers take turns on it.
     static let migrationLock: Int64 = 0x4C49_4748_5442_4F58  // "LIGHTBOX"
@@ -41,6 +54,7 @@ enum PostgresSchema {
         for step in steps where !applied.contains(step.name) {
             try link.transaction {
                 for statement in step.statements { try link.execute(statement) }
+                try step.seed?(link)
                 try link.execute(
                     "INSERT INTO schemaStep (name, appliedDate) VALUES (?, ?)", [.text(step.name), Date().sqlValue])
             }

@@ -157,7 +157,7 @@ struct SQLiteTransaction: StoreWriter {
     }
 
     func apply(_ operations: [ChangeRequests.Operation], prepared: PreparedChanges) throws -> AppliedChanges {
-        var applier = ChangeApplier(db: db, store: store, prepared: prepared)
+        var applier = ChangeApplier(db: db, retention: store.historyRetention, prepared: prepared)
         return try applier.apply(operations)
     }
 }

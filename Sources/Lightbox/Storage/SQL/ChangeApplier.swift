@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Applies the operations of one change block inside the write transaction: checks each
 /// request against the catalog, writes it, keeps albums' and folders' orders, lists the
@@ -27,8 +26,9 @@ struct ChangeApplier {
         var assets: [Int64] { members.elements }
     }
 
-    let db: Database
-    let store: SQLiteStore
+    let db: any SQLDatabase
+    /// How much history the store keeps.
+    let retention: HistoryRetention
     let prepared: PreparedChanges
     /// Stored paths resources stopped referring to in this block.
     private var releasedPaths: Set<String> = []
@@ -48,9 +48,9 @@ struct ChangeApplier {
         var localIdentifier: String
     }
 
-    init(db: Database, store: SQLiteStore, prepared: PreparedChanges = PreparedChanges()) {
+    init(db: any SQLDatabase, retention: HistoryRetention, prepared: PreparedChanges = PreparedChanges()) {
         self.db = db
-        self.store = store
+        self.retention = retention
         self.prepared = prepared
     }
 
@@ -61,7 +61,7 @@ struct ChangeApplier {
                 guard let asset = prepared.assets[id] else { throw invalid("the new asset \(id) was not prepared") }
                 do {
                     try asset.insert(db, localIdentifier: id)
-                } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                } catch  where SQLErrors.isUniqueViolation(error) {
                     throw invalid("the library already holds the bytes of the new asset \(id)")
                 }
                 record(.asset, id, .inserted)
@@ -81,8 +81,7 @@ struct ChangeApplier {
                 record(.assetCollection, id, .inserted)
             case .renameCollection(let id, let title):
                 let album = try albumState(id)
-                try db.execute(
-                    sql: "UPDATE assetCollection SET title = ? WHERE id = ?", arguments: [title, album.rowID])
+                try db.execute("UPDATE assetCollection SET title = ? WHERE id = ?", [title, album.rowID])
                 record(.assetCollection, id, .updated)
             case .addAssets(let id, let assets):
                 var album = try albumState(id)
@@ -116,7 +115,7 @@ struct ChangeApplier {
                 record(.collectionList, id, .inserted)
             case .renameList(let id, let title):
                 let list = try listState(id)
-                try db.execute(sql: "UPDATE collectionList SET title = ? WHERE id = ?", arguments: [title, list.rowID])
+                try db.execute("UPDATE collectionList SET title = ? WHERE id = ?", [title, list.rowID])
                 record(.collectionList, id, .updated)
             case .addChildren(let id, let children):
                 var list = try listState(id)
@@ -154,7 +153,7 @@ struct ChangeApplier {
                 for id in ids {
                     let list = try listState(id)
                     topLevel?.remove([.list(list.rowID)])
-                    try db.execute(sql: "DELETE FROM collectionList WHERE id = ?", arguments: [list.rowID])
+                    try db.execute("DELETE FROM collectionList WHERE id = ?", [list.rowID])
                     lists[id] = nil
                     deletedLists.insert(id)
                     for key in lists.keys where lists[key]!.children.contains(.list(list.rowID)) {
@@ -171,7 +170,7 @@ struct ChangeApplier {
                         lists[key]!.members.remove([.collection(album.rowID)])
                         lists[key]!.dirty = true
                     }
-                    try db.execute(sql: "DELETE FROM assetCollection WHERE id = ?", arguments: [album.rowID])
+                    try db.execute("DELETE FROM assetCollection WHERE id = ?", [album.rowID])
                     albums[id] = nil
                     deletedAlbums.insert(id)
                     record(.assetCollection, id, .deleted)
@@ -179,62 +178,70 @@ struct ChangeApplier {
             }
         }
         for album in albums.values where album.dirty {
-            try db.execute(sql: "DELETE FROM collectionAsset WHERE collectionId = ?", arguments: [album.rowID])
-            let insert = try db.cachedStatement(
-                sql: "INSERT INTO collectionAsset (collectionId, assetId, position) VALUES (?, ?, ?)")
-            for (position, asset) in album.assets.enumerated() {
-                try insert.execute(arguments: [album.rowID, asset, position])
-            }
+            try db.execute("DELETE FROM collectionAsset WHERE collectionId = ?", [album.rowID])
+            try insertRows(
+                "INSERT INTO collectionAsset (collectionId, assetId, position) VALUES", columns: 3,
+                album.assets.enumerated().map { [album.rowID, $0.element, $0.offset] })
         }
         for list in lists.values where list.dirty {
-            try db.execute(sql: "DELETE FROM collectionListChild WHERE listId = ?", arguments: [list.rowID])
+            try db.execute("DELETE FROM collectionListChild WHERE listId = ?", [list.rowID])
         }
         for list in lists.values where list.dirty {
-            let insert = try db.cachedStatement(
-                sql: "INSERT INTO collectionListChild (listId, collectionId, childListId, position) VALUES (?, ?, ?, ?)"
-            )
-            for (position, child) in list.children.enumerated() {
-                switch child {
-                case .collection(let row): try insert.execute(arguments: [list.rowID, row, nil, position])
-                case .list(let row): try insert.execute(arguments: [list.rowID, nil, row, position])
-                }
-            }
+            try insertRows(
+                "INSERT INTO collectionListChild (listId, collectionId, childListId, position) VALUES", columns: 4,
+                list.children.enumerated().map { position, child -> [any SQLBindable] in
+                    switch child {
+                    case .collection(let row): [list.rowID, row, SQLValue.null, position]
+                    case .list(let row): [list.rowID, SQLValue.null, row, position]
+                    }
+                })
         }
         if let topLevel {
-            try db.execute(sql: "DELETE FROM topLevelPosition")
-            let insert = try db.cachedStatement(
-                sql: "INSERT INTO topLevelPosition (collectionId, childListId, position) VALUES (?, ?, ?)")
-            for (position, child) in topLevel.elements.enumerated() {
-                switch child {
-                case .collection(let row): try insert.execute(arguments: [row, nil, position])
-                case .list(let row): try insert.execute(arguments: [nil, row, position])
-                }
-            }
+            try db.execute("DELETE FROM topLevelPosition")
+            try insertRows(
+                "INSERT INTO topLevelPosition (collectionId, childListId, position) VALUES", columns: 3,
+                topLevel.elements.enumerated().map { position, child -> [any SQLBindable] in
+                    switch child {
+                    case .collection(let row): [row, SQLValue.null, position]
+                    case .list(let row): [SQLValue.null, row, position]
+                    }
+                })
         }
         if topLevel != nil || lists.values.contains(where: \.dirty) {
             // What went into a folder leaves its place at the top level: back there, it comes last.
             try db.execute(
-                sql: """
-                    DELETE FROM topLevelPosition
-                    WHERE collectionId IN (SELECT collectionId FROM collectionListChild WHERE collectionId IS NOT NULL)
-                    OR childListId IN (SELECT childListId FROM collectionListChild WHERE childListId IS NOT NULL)
-                    """)
+                """
+                DELETE FROM topLevelPosition
+                WHERE collectionId IN (SELECT collectionId FROM collectionListChild WHERE collectionId IS NOT NULL)
+                OR childListId IN (SELECT childListId FROM collectionListChild WHERE childListId IS NOT NULL)
+                """)
         }
         for path in releasedPaths.sorted() {
-            let references =
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE storedPath = ?", arguments: [path]) ?? 0
-            guard references == 0 else { continue }
+            guard try db.resourceCount(storedPath: path) == 0 else { continue }
             result.unreferencedOriginals.append(path)
             // Listed in this transaction, removed after it: see PhotoLibrary.removePendingOriginals.
-            try db.execute(sql: "INSERT OR IGNORE INTO pendingRemoval (storedPath) VALUES (?)", arguments: [path])
+            try db.execute("INSERT INTO pendingRemoval (storedPath) VALUES (?) ON CONFLICT DO NOTHING", [path])
         }
         let changes = logOrder.compactMap { key in
             log[key].map { ObjectChangeRecord(key.type, key.localIdentifier, $0) }
         }
         if !changes.isEmpty {
-            result.changeToken = try store.recordChangeTransaction(db, author: "performChanges", changes: changes)
+            result.changeToken = try db.recordChangeTransaction(
+                author: "performChanges", changes: changes, retention: retention)
         }
         return result
+    }
+
+    /// Inserts rows of `columns` values each, a hundred rows per statement: an album of
+    /// thousands is written in tens of statements, not thousands.
+    private func insertRows(_ insert: String, columns: Int, _ rows: [[any SQLBindable]]) throws {
+        let placeholders = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        for start in stride(from: 0, to: rows.count, by: 100) {
+            let run = rows[start..<min(rows.count, start + 100)]
+            try db.execute(
+                insert + " " + Array(repeating: placeholders, count: run.count).joined(separator: ", "),
+                run.flatMap { $0 })
+        }
     }
 
     /// Inserts a new album or folder row (`table` is Lightbox's own, never user text) and
@@ -242,10 +249,12 @@ struct ChangeApplier {
     private func insertContainer(into table: String, _ id: String, type: Int, subtype: Int, title: String) throws
         -> Int64
     {
-        try db.execute(
-            sql: "INSERT INTO \(table) (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?)",
-            arguments: [id, type, subtype, title, now])
-        return db.lastInsertedRowID
+        guard
+            let rowID = try db.integer(
+                "INSERT INTO \(table) (localIdentifier, type, subtype, title, creationDate) VALUES (?, ?, ?, ?, ?) RETURNING id",
+                [id, type, subtype, title, now])
+        else { throw invalid("the new \(table) \(id) got no row") }
+        return rowID
     }
 
     // MARK: Assets
@@ -253,13 +262,14 @@ struct ChangeApplier {
     /// The row of an asset, deleted or not, and whether it is in Recently Deleted.
     private func assetRow(_ localIdentifier: String) throws -> (id: Int64, isTrashed: Bool) {
         guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT id, trashedDate IS NOT NULL FROM asset WHERE localIdentifier = ?",
-                arguments: [localIdentifier])
+            let row = try db.rows(
+                "SELECT id, CASE WHEN trashedDate IS NULL THEN 0 ELSE 1 END AS isTrashed FROM asset WHERE localIdentifier = ?",
+                [localIdentifier]
+            ).first
         else {
             throw LibraryError(.assetNotFound, "no asset has the identifier \(localIdentifier); nothing was changed")
         }
-        return (row[0], row[1])
+        return (try row.integer("id"), try row.integer("isTrashed") != 0)
     }
 
     /// The row of an asset in the library: one in Recently Deleted is refused, as PhotoKit
@@ -283,20 +293,19 @@ struct ChangeApplier {
             guard let size = prepared.reverts[id] else { return }  // not edited: nothing to revert
             return try revert(id, row, size)
         case .favorite(let value):
-            try db.execute(sql: "UPDATE asset SET isFavorite = ? WHERE id = ?", arguments: [value, row])
+            try db.execute("UPDATE asset SET isFavorite = ? WHERE id = ?", [value, row])
         case .hidden(let value):
-            try db.execute(sql: "UPDATE asset SET isHidden = ? WHERE id = ?", arguments: [value, row])
+            try db.execute("UPDATE asset SET isHidden = ? WHERE id = ?", [value, row])
         case .rating(let value):
             guard value.map({ (-1...5).contains($0) }) ?? true else {
                 throw invalid("rating \(value ?? 0) of asset \(id) is not 1 to 5 stars, -1 (rejected) or 0 (unrated)")
             }
-            try db.execute(
-                sql: "UPDATE asset SET rating = ? WHERE id = ?", arguments: [value == 0 ? nil : value, row])
+            try db.execute("UPDATE asset SET rating = ? WHERE id = ?", [value == 0 ? nil : value, row])
         case .burstSelection(let types):
             return try selectInBurst(id, row, types)
         case .creationDate(let date):
             guard let date else { throw invalid("asset \(id) cannot have its creation date removed") }
-            try db.execute(sql: "UPDATE asset SET creationDate = ? WHERE id = ?", arguments: [date, row])
+            try db.execute("UPDATE asset SET creationDate = ? WHERE id = ?", [date, row])
         case .location(let location):
             if let location {
                 guard (-90...90).contains(location.latitude), (-180...180).contains(location.longitude) else {
@@ -305,10 +314,10 @@ struct ChangeApplier {
                 }
             }
             try db.execute(
-                sql: "UPDATE asset SET latitude = ?, longitude = ?, altitude = ?, locationTimestamp = ? WHERE id = ?",
-                arguments: [location?.latitude, location?.longitude, location?.altitude, location?.timestamp, row])
+                "UPDATE asset SET latitude = ?, longitude = ?, altitude = ?, locationTimestamp = ? WHERE id = ?",
+                [location?.latitude, location?.longitude, location?.altitude, location?.timestamp, row])
         }
-        try db.execute(sql: "UPDATE asset SET modificationDate = ? WHERE id = ?", arguments: [now, row])
+        try db.execute("UPDATE asset SET modificationDate = ? WHERE id = ?", [now, row])
         record(.asset, id, .updated)
     }
 
@@ -317,22 +326,18 @@ struct ChangeApplier {
     /// one fetches show may have changed.
     private mutating func selectInBurst(_ id: String, _ row: Int64, _ types: AssetBurstSelectionType) throws {
         guard
-            let burst = try String.fetchOne(
-                db, sql: "SELECT burstIdentifier FROM asset WHERE id = ?", arguments: [row])
+            let burst = try db.text("SELECT burstIdentifier FROM asset WHERE id = ?", [row])
         else { throw invalid("asset \(id) is in no burst: it has no burst selection to set") }
         let known = types.intersection([.autoPick, .userPick])
         if !known.isEmpty {
             try db.execute(
-                sql:
-                    "UPDATE asset SET burstSelectionTypes = burstSelectionTypes & ~? WHERE burstIdentifier = ? AND id != ?",
-                arguments: [known.rawValue, burst, row])
+                "UPDATE asset SET burstSelectionTypes = burstSelectionTypes & ~? WHERE burstIdentifier = ? AND id != ?",
+                [known.rawValue, burst, row])
         }
         try db.execute(
-            sql: "UPDATE asset SET burstSelectionTypes = ?, modificationDate = ? WHERE id = ?",
-            arguments: [known.rawValue, now, row])
+            "UPDATE asset SET burstSelectionTypes = ?, modificationDate = ? WHERE id = ?", [known.rawValue, now, row])
         try PhotoLibrary.PreparedAsset.electRepresentative(ofBurst: burst, db)
-        let members = try String.fetchAll(
-            db, sql: "SELECT localIdentifier FROM asset WHERE burstIdentifier = ? ORDER BY id", arguments: [burst])
+        let members = try db.texts("SELECT localIdentifier FROM asset WHERE burstIdentifier = ? ORDER BY id", [burst])
         for member in members { record(.asset, member, .updated) }
     }
 
@@ -340,17 +345,15 @@ struct ChangeApplier {
 
     /// The asset's resource of one type: its stored path and hash.
     private func resource(_ row: Int64, _ type: AssetResourceType) throws -> (storedPath: String, sha256: String)? {
-        try Row.fetchOne(
-            db, sql: "SELECT storedPath, sha256 FROM resource WHERE assetId = ? AND type = ?",
-            arguments: [row, type.rawValue]
-        ).map { ($0["storedPath"], $0["sha256"]) }
+        try db.rows("SELECT storedPath, sha256 FROM resource WHERE assetId = ? AND type = ?", [row, type.rawValue])
+            .first.map { (try $0.text("storedPath"), try $0.text("sha256")) }
     }
 
     /// Removes the asset's resources of these types; their files go if nothing else uses them.
     private mutating func removeResources(_ row: Int64, _ types: [AssetResourceType]) throws {
         for type in types {
             if let stored = try resource(row, type) { releasedPaths.insert(stored.storedPath) }
-            try db.execute(sql: "DELETE FROM resource WHERE assetId = ? AND type = ?", arguments: [row, type.rawValue])
+            try db.execute("DELETE FROM resource WHERE assetId = ? AND type = ?", [row, type.rawValue])
         }
     }
 
@@ -391,19 +394,24 @@ struct ChangeApplier {
         var files = [(renderType, edit.render), (.adjustmentData, edit.adjustment)]
         if let movie = edit.movie { files.append((.fullSizePairedVideo, movie)) }
         for (type, file) in files {
-            var record = ResourceRecord(
-                assetId: row, type: type.rawValue, originalFilename: file.originalFilename,
-                uniformTypeIdentifier: file.uniformTypeIdentifier, fileSize: file.size, pixelWidth: file.pixelWidth,
-                pixelHeight: file.pixelHeight, sha256: file.sha256, storedPath: file.storedPath)
-            try record.insert(db)
+            try db.execute(
+                """
+                INSERT INTO resource (assetId, type, originalFilename, uniformTypeIdentifier, fileSize, pixelWidth,
+                    pixelHeight, sha256, storedPath)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    row, type.rawValue, file.originalFilename, file.uniformTypeIdentifier, file.size, file.pixelWidth,
+                    file.pixelHeight, file.sha256, file.storedPath,
+                ])
             releasedPaths.remove(file.storedPath)
         }
         try db.execute(
-            sql: """
-                UPDATE asset SET hasAdjustments = 1, adjustmentFormatIdentifier = ?, pixelWidth = ?, pixelHeight = ?,
-                duration = COALESCE(?, duration), modificationDate = ? WHERE id = ?
-                """,
-            arguments: [
+            """
+            UPDATE asset SET hasAdjustments = 1, adjustmentFormatIdentifier = ?, pixelWidth = ?, pixelHeight = ?,
+            duration = COALESCE(?, duration), modificationDate = ? WHERE id = ?
+            """,
+            [
                 edit.formatIdentifier, edit.render.pixelWidth, edit.render.pixelHeight, edit.movieDuration, now, row,
             ])
         record(.asset, id, .updated)
@@ -412,8 +420,7 @@ struct ChangeApplier {
     /// An asset's resource of one type becomes another (a render becomes an adjustment base).
     private func retype(_ row: Int64, _ type: AssetResourceType, to newType: AssetResourceType) throws {
         try db.execute(
-            sql: "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
-            arguments: [newType.rawValue, row, type.rawValue])
+            "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?", [newType.rawValue, row, type.rawValue])
     }
 
     private mutating func revert(_ id: String, _ row: Int64, _ size: PreparedRevert) throws {
@@ -427,23 +434,20 @@ struct ChangeApplier {
                 .fullSizeVideo, .adjustmentBaseVideo,
             ])
         try db.execute(
-            sql: """
-                UPDATE asset SET hasAdjustments = 0, adjustmentFormatIdentifier = NULL, pixelWidth = ?, pixelHeight = ?,
-                duration = COALESCE(?, duration), modificationDate = ? WHERE id = ?
-                """,
-            arguments: [size.pixelWidth, size.pixelHeight, size.duration, now, row])
+            """
+            UPDATE asset SET hasAdjustments = 0, adjustmentFormatIdentifier = NULL, pixelWidth = ?, pixelHeight = ?,
+            duration = COALESCE(?, duration), modificationDate = ? WHERE id = ?
+            """, [size.pixelWidth, size.pixelHeight, size.duration, now, row])
         record(.asset, id, .updated)
     }
 
     /// The identifiers of the albums that held the asset before this block.
     private func albumsContaining(_ row: Int64) throws -> [String] {
-        try String.fetchAll(
-            db,
-            sql: """
-                SELECT assetCollection.localIdentifier FROM collectionAsset
-                JOIN assetCollection ON assetCollection.id = collectionAsset.collectionId WHERE collectionAsset.assetId = ?
-                """,
-            arguments: [row])
+        try db.texts(
+            """
+            SELECT assetCollection.localIdentifier FROM collectionAsset
+            JOIN assetCollection ON assetCollection.id = collectionAsset.collectionId WHERE collectionAsset.assetId = ?
+            """, [row])
     }
 
     /// Moves an asset to Recently Deleted: out of its albums, whose places it keeps for a
@@ -460,10 +464,10 @@ struct ChangeApplier {
             albums[key]!.dirty = true
             record(.assetCollection, key, .updated)
             try db.execute(
-                sql: "INSERT INTO trashedMembership (collectionId, assetId, position) VALUES (?, ?, ?)",
-                arguments: [albums[key]!.rowID, row, position])
+                "INSERT INTO trashedMembership (collectionId, assetId, position) VALUES (?, ?, ?)",
+                [albums[key]!.rowID, row, position])
         }
-        try db.execute(sql: "UPDATE asset SET trashedDate = ? WHERE id = ?", arguments: [now, row])
+        try db.execute("UPDATE asset SET trashedDate = ? WHERE id = ?", [now, row])
         record(.asset, id, .trashed)
     }
 
@@ -472,24 +476,22 @@ struct ChangeApplier {
     private mutating func restoreAsset(_ id: String) throws {
         let row = try assetRow(id)
         guard row.isTrashed else { throw invalid("asset \(id) is not in Recently Deleted") }
-        let memberships = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT assetCollection.localIdentifier, trashedMembership.position FROM trashedMembership
-                JOIN assetCollection ON assetCollection.id = trashedMembership.collectionId
-                WHERE trashedMembership.assetId = ? ORDER BY trashedMembership.position
-                """,
-            arguments: [row.id])
+        let memberships = try db.rows(
+            """
+            SELECT assetCollection.localIdentifier, trashedMembership.position FROM trashedMembership
+            JOIN assetCollection ON assetCollection.id = trashedMembership.collectionId
+            WHERE trashedMembership.assetId = ? ORDER BY trashedMembership.position
+            """, [row.id])
         for membership in memberships {
-            let albumID: String = membership[0]
+            let albumID = try membership.text("localIdentifier")
             guard !deletedAlbums.contains(albumID) else { continue }
             var album = try albumState(albumID)
             guard !album.assets.contains(row.id) else { continue }
-            try album.members.insert([row.id], at: [min(membership[1], album.assets.count)])
+            try album.members.insert([row.id], at: [min(Int(try membership.integer("position")), album.assets.count)])
             store(album, albumID)
         }
-        try db.execute(sql: "DELETE FROM trashedMembership WHERE assetId = ?", arguments: [row.id])
-        try db.execute(sql: "UPDATE asset SET trashedDate = NULL WHERE id = ?", arguments: [row.id])
+        try db.execute("DELETE FROM trashedMembership WHERE assetId = ?", [row.id])
+        try db.execute("UPDATE asset SET trashedDate = NULL WHERE id = ?", [row.id])
         record(.asset, id, .restored)
     }
 
@@ -497,7 +499,7 @@ struct ChangeApplier {
     /// resources used.
     private mutating func purgeAsset(_ id: String) throws -> [String] {
         let row = try assetRow(id).id
-        let paths = try String.fetchAll(db, sql: "SELECT storedPath FROM resource WHERE assetId = ?", arguments: [row])
+        let paths = try db.texts("SELECT storedPath FROM resource WHERE assetId = ?", [row])
         for album in try albumsContaining(row) { record(.assetCollection, album, .updated) }
         for key in albums.keys {
             if albums[key]!.assets.contains(row) {
@@ -506,7 +508,7 @@ struct ChangeApplier {
                 record(.assetCollection, key, .updated)
             }
         }
-        try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [row])
+        try db.execute("DELETE FROM asset WHERE id = ?", [row])
         record(.asset, id, .deleted)
         result.deletedAssets.append(id)
         return paths
@@ -520,15 +522,14 @@ struct ChangeApplier {
         -> Int64
     {
         guard !deleted.contains(id),
-            let row = try Row.fetchOne(
-                db, sql: "SELECT id, type FROM \(table) WHERE localIdentifier = ?", arguments: [id])
+            let row = try db.rows("SELECT id, type FROM \(table) WHERE localIdentifier = ?", [id]).first
         else {
             throw LibraryError(.collectionNotFound, "no \(noun) has the identifier \(id); nothing was changed")
         }
-        guard row["type"] as Int == userType else {
+        guard try row.integer("type") == Int64(userType) else {
             throw invalid("\(id) is kept by the library, not \(noun == "album" ? "an" : "a") \(noun) a user can change")
         }
-        return row["id"]
+        return try row.integer("id")
     }
 
     private mutating func albumState(_ id: String) throws -> AlbumState {
@@ -536,8 +537,8 @@ struct ChangeApplier {
         let rowID = try editableRowID(
             table: "assetCollection", id, userType: AssetCollectionType.album.rawValue, noun: "album",
             deleted: deletedAlbums)
-        let assets = try Int64.fetchAll(
-            db, sql: "SELECT assetId FROM collectionAsset WHERE collectionId = ? ORDER BY position", arguments: [rowID])
+        let assets = try db.integers(
+            "SELECT assetId FROM collectionAsset WHERE collectionId = ? ORDER BY position", [rowID])
         let album = AlbumState(rowID: rowID, members: OrderedMembers(elements: assets, owner: "album \(id)"))
         albums[id] = album
         return album
@@ -550,12 +551,11 @@ struct ChangeApplier {
         let rowID = try editableRowID(
             table: "collectionList", id, userType: CollectionListType.folder.rawValue, noun: "folder",
             deleted: deletedLists)
-        let children = try Row.fetchAll(
-            db, sql: "SELECT collectionId, childListId FROM collectionListChild WHERE listId = ? ORDER BY position",
-            arguments: [rowID]
+        let children = try db.rows(
+            "SELECT collectionId, childListId FROM collectionListChild WHERE listId = ? ORDER BY position", [rowID]
         ).map { row -> Child in
-            if let collection = row["collectionId"] as Int64? { return .collection(collection) }
-            return .list(row["childListId"])
+            if let collection = row["collectionId"].integer { return .collection(collection) }
+            return .list(try row.integer("childListId"))
         }
         let list = ListState(rowID: rowID, members: OrderedMembers(elements: children, owner: "folder \(id)"))
         lists[id] = list
@@ -572,15 +572,14 @@ struct ChangeApplier {
     /// The albums and folders in no folder as the block leaves them, in the top level's order.
     private mutating func topLevelState() throws -> OrderedMembers<Child> {
         if let topLevel { return topLevel }
-        let rows = try Int64.fetchAll(
-            db,
-            sql: """
-                SELECT rid FROM (
-                    SELECT id AS rid, creationDate FROM assetCollection WHERE type = \(AssetCollectionType.album.rawValue)
-                    UNION ALL
-                    SELECT -id, creationDate FROM collectionList WHERE type = \(CollectionListType.folder.rawValue)
-                ) AS collection ORDER BY \(SQLiteStore.topLevelOrder), collection.rid ASC
-                """)
+        let rows = try db.integers(
+            """
+            SELECT rid FROM (
+                SELECT id AS rid, creationDate FROM assetCollection WHERE type = \(AssetCollectionType.album.rawValue)
+                UNION ALL
+                SELECT -id, creationDate FROM collectionList WHERE type = \(CollectionListType.folder.rawValue)
+            ) AS collection ORDER BY \(SQLiteStore.topLevelOrder), collection.rid ASC
+            """)
         var children: [Child] = []
         for row in rows {
             let child: Child = row > 0 ? .collection(row) : .list(-row)
@@ -599,8 +598,7 @@ struct ChangeApplier {
             case .list(let row): (.collectionList, "collectionList", row)
             }
         guard
-            let id = try String.fetchOne(
-                db, sql: "SELECT localIdentifier FROM \(table) WHERE id = ?", arguments: [row])
+            let id = try db.text("SELECT localIdentifier FROM \(table) WHERE id = ?", [row])
         else { return }
         record(type, id, .updated)
     }
@@ -610,13 +608,12 @@ struct ChangeApplier {
         if let album = albums[id] { return .collection(album.rowID) }
         if let list = lists[id] { return .list(list.rowID) }
         if !deletedAlbums.contains(id),
-            let row = try Row.fetchOne(
-                db, sql: "SELECT id, type FROM assetCollection WHERE localIdentifier = ?", arguments: [id])
+            let row = try db.rows("SELECT id, type FROM assetCollection WHERE localIdentifier = ?", [id]).first
         {
-            guard row["type"] as Int == AssetCollectionType.album.rawValue else {
+            guard try row.integer("type") == Int64(AssetCollectionType.album.rawValue) else {
                 throw invalid("\(id) is kept by the library; folders hold user albums and folders")
             }
-            return .collection(row["id"])
+            return .collection(try row.integer("id"))
         }
         if !deletedLists.contains(id) {
             _ = try listState(id)
@@ -638,11 +635,9 @@ struct ChangeApplier {
         let stored: Int64?
         switch child {
         case .collection(let row):
-            stored = try Int64.fetchOne(
-                db, sql: "SELECT listId FROM collectionListChild WHERE collectionId = ?", arguments: [row])
+            stored = try db.integer("SELECT listId FROM collectionListChild WHERE collectionId = ?", [row])
         case .list(let row):
-            stored = try Int64.fetchOne(
-                db, sql: "SELECT listId FROM collectionListChild WHERE childListId = ?", arguments: [row])
+            stored = try db.integer("SELECT listId FROM collectionListChild WHERE childListId = ?", [row])
         }
         guard let stored else { return nil }
         // A folder loaded in this block no longer holding the child has let it go.
