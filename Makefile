@@ -39,20 +39,25 @@ SAMPLES := \
 
 all: build
 
+# Shell for the targets below: `missing_packages` adds to `missing` each Debian package of its
+# list that is not installed; `install_missing` installs them, when there are any.
+missing_packages = for package in $(1); do \
+	dpkg-query -W -f='$${Status}' "$$package" 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
+	done
+install_missing = if [ -n "$$missing" ]; then \
+	echo "Installing Debian packages:$$missing"; \
+	$(SUDO) apt-get update -q; \
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
 ## deps: install the Debian packages Lightbox needs, when any is missing
 deps:
 	@missing=""; \
-	for package in $(DEBIAN_PACKAGES); do \
-		dpkg-query -W -f='$${Status}' "$$package" 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
-	done; \
+	$(call missing_packages,$(DEBIAN_PACKAGES)); \
 	command -v exiftool >/dev/null || missing="$$missing libimage-exiftool-perl"; \
 	command -v python3 >/dev/null || missing="$$missing python3"; \
 	python3 -c "import pip" 2>/dev/null || missing="$$missing python3-pip"; \
-	if [ -n "$$missing" ]; then \
-		echo "Installing Debian packages:$$missing"; \
-		$(SUDO) apt-get update -q; \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
-	fi
+	$(install_missing)
 
 # The browser tests (scripts/check-web) drive Debian's Chromium through its matching
 # chromium-driver with Selenium (from PyPI, in a venv of the check's own): `make test` only.
@@ -61,14 +66,8 @@ WEB_PACKAGES := chromium chromium-driver python3-venv
 ## web-deps: install Chromium and its driver for the browser tests, when missing
 web-deps:
 	@missing=""; \
-	for package in $(WEB_PACKAGES); do \
-		dpkg-query -W -f='$${Status}' "$$package" 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "Installing Debian packages:$$missing"; \
-		$(SUDO) apt-get update -q; \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
-	fi
+	$(call missing_packages,$(WEB_PACKAGES)); \
+	$(install_missing)
 
 # The servers `make test` starts for the tests (scripts/services): Debian's PostgreSQL server,
 # and a venv for moto's S3 server from PyPI.
@@ -77,14 +76,8 @@ SERVICE_PACKAGES := postgresql python3-venv
 ## service-deps: install the servers the tests start (PostgreSQL), when missing
 service-deps:
 	@missing=""; \
-	for package in $(SERVICE_PACKAGES); do \
-		dpkg-query -W -f='$${Status}' "$$package" 2>/dev/null | grep -q "ok installed" || missing="$$missing $$package"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "Installing Debian packages:$$missing"; \
-		$(SUDO) apt-get update -q; \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
-	fi
+	$(call missing_packages,$(SERVICE_PACKAGES)); \
+	$(install_missing)
 
 ## corpus: fetch the real photos the tests and the demo use into .corpus/
 corpus:

@@ -211,6 +211,17 @@ public final class S3Client: Sendable {
         } while continuation != nil
     }
 
+    /// Every object whose key starts with `prefix`, in key order: ``list(prefix:_:)`` to the
+    /// end, for listings known to be small or wanted whole (a sweep, a check).
+    public func objects(prefix: String = "") throws -> [Object] {
+        var found: [Object] = []
+        try list(prefix: prefix) { page in
+            found += page
+            return true
+        }
+        return found
+    }
+
     /// Creates the bucket (tests, and a first deployment); nothing happens when this account
     /// owns it already.
     public func createBucket() throws {

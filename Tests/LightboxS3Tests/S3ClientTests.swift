@@ -166,11 +166,7 @@ struct S3ClientTests {
         }
         try other.put([9], key: "a/elsewhere.jpg")
 
-        var listed: [S3Client.Object] = []
-        try client.list { page in
-            listed += page
-            return true
-        }
+        let listed = try client.objects()
         #expect(listed.map(\.key) == keys)
         #expect(listed.map(\.size) == [1, 2, 3, 4])
         var underA: [String] = []

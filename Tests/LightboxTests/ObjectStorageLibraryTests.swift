@@ -54,11 +54,7 @@ struct ObjectStorageLibraryTests {
         let inFolder =
             FileManager.default.subpaths(atPath: url.path + "/originals")?.filter { !$0.hasPrefix(".") } ?? []
         #expect(inFolder.isEmpty, "\(inFolder)")
-        var objects: [S3Client.Object] = []
-        try bucket.list(prefix: "originals/") { page in
-            objects += page
-            return true
-        }
+        let objects = try bucket.objects(prefix: "originals/")
         #expect(objects.count == 5, "three photos, a still and its movie: \(objects.map(\.key))")
         let assets = try await library.assets()
         #expect(assets.count == 4)
@@ -81,11 +77,7 @@ struct ObjectStorageLibraryTests {
         #expect(again.progress.duplicates == 1)
 
         // Images: the import's thumbnails are in the bucket, for every server of the library.
-        var derivatives: [String] = []
-        try bucket.list(prefix: "derivatives/") { page in
-            derivatives += page.map(\.key)
-            return true
-        }
+        let derivatives = try bucket.objects(prefix: "derivatives/").map(\.key)
         for asset in assets {
             #expect(derivatives.contains { $0.contains("/\(asset.localIdentifier)/") }, "\(derivatives)")
         }
@@ -104,27 +96,14 @@ struct ObjectStorageLibraryTests {
         // An edit's render and recipe go to the bucket too; revert lets them go.
         let edited = try await library.edit(photo, with: RecipeEditor(adding: [.exposure(0.4)]))
         #expect(edited.hasAdjustments)
-        var afterEdit = 0
-        try bucket.list(prefix: "originals/") { page in
-            afterEdit += page.count
-            return true
-        }
-        #expect(afterEdit == 7, "the render and the recipe")
+        #expect(try bucket.objects(prefix: "originals/").count == 7, "the render and the recipe")
 
         // Removed for good: the objects go once nothing refers to them.
         try await library.performChanges { $0.deleteAssets([photo.localIdentifier]) }
         _ = try library.emptyTrash()
-        var afterRemoval: [String] = []
-        try bucket.list(prefix: "originals/") { page in
-            afterRemoval += page.map(\.key)
-            return true
-        }
+        let afterRemoval = try bucket.objects(prefix: "originals/").map(\.key)
         #expect(afterRemoval.count == 4, "\(afterRemoval)")
-        var derivativesLeft: [String] = []
-        try bucket.list(prefix: "derivatives/") { page in
-            derivativesLeft += page.map(\.key)
-            return true
-        }
+        let derivativesLeft = try bucket.objects(prefix: "derivatives/").map(\.key)
         #expect(!derivativesLeft.contains { $0.contains(photo.localIdentifier) }, "its images go with it")
         #expect(!derivativesLeft.isEmpty)
 

@@ -125,6 +125,20 @@ struct PostgresSchemaTests {
         #expect(try first.value("SELECT count(*) FROM asset") == .integer(1))
     }
 
+    /// `transcript` run in a write transaction of a new SQLite library's catalog, and of a new
+    /// PostgreSQL catalog: both answers.
+    static func onBothStores(_ transcript: (any SQLDatabase) throws -> [String]) throws -> (
+        sqlite: [String], postgres: [String]
+    ) {
+        let folder = try TemporaryDirectory()
+        let store = try SQLiteStore(path: folder.path("library.sqlite"))
+        let sqlite = try store.writer.write { db in try transcript(db) }
+        let (_, link) = try PostgresLinkTests.database()
+        try PostgresSchema.migrate(link)
+        let postgres = try link.transaction { try transcript(PostgresTransaction(link: link)) }
+        return (sqlite, postgres)
+    }
+
     @Test("The shared catalog statements give the same answers on a SQLite library and on PostgreSQL")
     func sharedStatements() throws {
         func transcript(_ db: any SQLDatabase) throws -> [String] {
@@ -182,12 +196,7 @@ struct PostgresSchemaTests {
             )
             return lines
         }
-        let folder = try TemporaryDirectory()
-        let store = try SQLiteStore(path: folder.path("library.sqlite"))
-        let sqlite = try store.writer.write { db in try transcript(db) }
-        let (_, link) = try PostgresLinkTests.database()
-        try PostgresSchema.migrate(link)
-        let postgres = try link.transaction { try transcript(PostgresTransaction(link: link)) }
+        let (sqlite, postgres) = try Self.onBothStores(transcript)
         #expect(sqlite == postgres)
         #expect(sqlite.contains("floor 2 last 5"), "\(sqlite)")
     }
@@ -245,12 +254,7 @@ struct PostgresSchemaTests {
             }
             return lines
         }
-        let folder = try TemporaryDirectory()
-        let store = try SQLiteStore(path: folder.path("library.sqlite"))
-        let sqlite = try store.writer.write { db in try transcript(db) }
-        let (_, link) = try PostgresLinkTests.database()
-        try PostgresSchema.migrate(link)
-        let postgres = try link.transaction { try transcript(PostgresTransaction(link: link)) }
+        let (sqlite, postgres) = try Self.onBothStores(transcript)
         #expect(sqlite == postgres)
         #expect(sqlite.contains { $0.hasPrefix("collectionList ") }, "\(sqlite)")
         #expect(

@@ -110,12 +110,7 @@ struct ObjectDerivativeStorage: DerivativeStorage {
 
     /// The full keys of the objects under a prefix.
     private func keys(prefix: String) throws -> [String] {
-        var found: [String] = []
-        try client.list(prefix: prefix) { page in
-            found += page.map(\.key)
-            return true
-        }
-        return found
+        try client.objects(prefix: prefix).map(\.key)
     }
 
     private static func contentType(_ bytes: [UInt8]) -> String {

@@ -180,20 +180,15 @@ struct ObjectOriginalStorage: OriginalStorage {
 
     /// Every object of an original, keys relative to `originals/`.
     private func objects() throws -> [S3Client.Object] {
-        var found: [S3Client.Object] = []
         do {
-            try client.list(prefix: Self.keyPrefix) { page in
-                found += page.map {
-                    var object = $0
-                    object.key = String(object.key.dropFirst(Self.keyPrefix.count))
-                    return object
-                }
-                return true
+            return try client.objects(prefix: Self.keyPrefix).map {
+                var object = $0
+                object.key = String(object.key.dropFirst(Self.keyPrefix.count))
+                return object
             }
         } catch {
             throw storageError(error, "listing", "")
         }
-        return found
     }
 
     private func storageError(_ error: any Error, _ doing: String, _ key: String) -> LibraryError {
