@@ -261,4 +261,48 @@ struct PostgresSchemaTests {
             sqlite.contains("asset [Lightbox.SQLValue.text(\"asset-2\"), Lightbox.SQLValue.integer(0)]"), "\(sqlite)")
         #expect(sqlite.filter { $0.hasPrefix("smart album") }.count == SmartAlbums.rules.count)
     }
+
+    @Test("Snapshots: a fetch's state stays while others commit; one snapshot per state; closed when let go")
+    func snapshots() throws {
+        let (address, link) = try PostgresLinkTests.database()
+        try PostgresSchema.migrate(link)
+        let writer = PostgresTransaction(link: link)
+        func commit(_ index: Int) throws {
+            try link.transaction {
+                _ = try Self.asset(writer, index)
+                _ = try writer.recordChangeTransaction(
+                    author: "test", changes: [ObjectChangeRecord(.asset, "asset-\(index)", .inserted)],
+                    retention: HistoryRetention())
+            }
+        }
+        func connections() throws -> Int64 {
+            try writer.integer("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()") ?? -1
+        }
+        try commit(0)
+        let cache = PostgresSnapshotCache()
+        func snapshot() throws -> PostgresSnapshot {
+            try cache.snapshot(token: try writer.lastChangeTransaction()) {
+                try PostgresSnapshot(connectingTo: address, environment: ProcessInfo.processInfo.environment)
+            }
+        }
+        let before = try connections()
+        var first: PostgresSnapshot? = try snapshot()
+        #expect(try snapshot() === first, "the same state: the same snapshot")
+        #expect(try connections() == before + 1)
+        try commit(1)
+        #expect(try first!.read { try $0.integer("SELECT count(*) FROM asset") } == 1, "its state, not the new one")
+        #expect(try first!.read { try $0.lastChangeTransaction() } == 1)
+        let second = try snapshot()
+        #expect(second !== first)
+        #expect(try second.read { try $0.integer("SELECT count(*) FROM asset") } == 2)
+        #expect(try connections() == before + 2)
+        first = nil
+        var waited = 0
+        while try connections() > before + 1 && waited < 100 {
+            Thread.sleep(forTimeInterval: 0.05)
+            waited += 1
+        }
+        #expect(try connections() == before + 1, "the old snapshot's connection is closed")
+        #expect(try second.read { try $0.lastChangeTransaction() } == 2)
+    }
 }

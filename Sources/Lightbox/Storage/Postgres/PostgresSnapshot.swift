@@ -1,0 +1,58 @@
+import Foundation
+
+/// One state of a PostgreSQL catalog that fetch results read, as a SQLite `DatabaseSnapshot`
+/// is: a connection of its own in a repeatable-read, read-only transaction, so every read sees
+/// the catalog as it was when the snapshot was taken, whatever commits since. Reads take turns
+/// on the connection. The transaction ends, and the connection closes, when the last holder
+/// lets the snapshot go.
+final class PostgresSnapshot: @unchecked Sendable {
+    // @unchecked: `link` is used only while holding `lock`.
+    private let link: PostgresLink
+    private let lock = NSLock()
+    /// The last change transaction the snapshot sees.
+    let token: Int64
+
+    init(connectingTo address: PostgresAddress, environment: [String: String]) throws {
+        link = try PostgresLink.connect(to: address, environment: environment)
+        try link.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        // The first statement fixes the state the transaction sees.
+        token = try PostgresTransaction(link: link).lastChangeTransaction()
+    }
+
+    deinit {
+        _ = try? link.execute("ROLLBACK")
+    }
+
+    /// Runs `body` on the snapshot's state.
+    func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(PostgresTransaction(link: link))
+    }
+}
+
+/// Hands out snapshots to fetch results: one per state of the catalog, shared by every fetch
+/// made while nothing commits, so that many live results cost one connection, not one each
+/// (``SnapshotCache`` does the same on SQLite). A state is the last change transaction.
+final class PostgresSnapshotCache: @unchecked Sendable {
+    // @unchecked: `current` is read and written only while holding `lock`.
+    private let lock = NSLock()
+    private var current: PostgresSnapshot?
+
+    /// A snapshot of the state whose last change transaction is `token` (read just before by
+    /// the caller), the current one when it is of that state.
+    func snapshot(token: Int64, make: () throws -> PostgresSnapshot) throws -> PostgresSnapshot {
+        lock.lock()
+        if let current, current.token == token {
+            lock.unlock()
+            return current
+        }
+        lock.unlock()
+        let snapshot = try make()
+        lock.lock()
+        // Kept while it is the newest: the one it replaces lives on in the results holding it.
+        if current.map({ $0.token <= snapshot.token }) ?? true { current = snapshot }
+        lock.unlock()
+        return snapshot
+    }
+}
