@@ -9,7 +9,9 @@ import Testing
 /// The catalog's schema on PostgreSQL (scripts/services starts the server).
 @Suite("The PostgreSQL schema", .enabled(if: Services.postgresEnabled))
 struct PostgresSchemaTests {
-    static func asset(_ db: any SQLDatabase, _ index: Int, hidden: Bool = false, burst: String? = nil) throws -> Int64 {
+    static func asset(
+        _ db: any SQLDatabase, _ index: Int, hidden: Bool = false, burst: String? = nil, date: Date = Date()
+    ) throws -> Int64 {
         try #require(
             try db.integer(
                 """
@@ -18,7 +20,7 @@ struct PostgresSchemaTests {
                 VALUES (?, ?, 100, 100, ?, ?, ?, ?, ?, 0, 1) RETURNING id
                 """,
                 [
-                    "asset-\(index)", index % 3 == 0 ? 2 : 1, Date(), Date(), Date(), hidden, burst,
+                    "asset-\(index)", index % 3 == 0 ? 2 : 1, date, date, date, hidden, burst,
                 ]))
     }
 
@@ -304,5 +306,44 @@ struct PostgresSchemaTests {
         }
         #expect(try connections() == before + 1, "the old snapshot's connection is closed")
         #expect(try second.read { try $0.lastChangeTransaction() } == 2)
+    }
+
+    @Test("Assets read back alike from both stores: pages after an anchor, one by identifier, times and places")
+    func assetReads() throws {
+        let (sqlite, postgres) = try Self.onBothStores { db in
+            let start = Date(timeIntervalSince1970: 1_700_000_000.25)
+            for index in 0..<12 {
+                let id = try Self.asset(
+                    db, index, hidden: index == 4, burst: index == 7 ? "b" : nil,
+                    date: start.addingTimeInterval(Double(index % 5) * 3600))
+                try db.execute(
+                    """
+                    INSERT INTO resource (assetId, type, originalFilename, uniformTypeIdentifier, fileSize, sha256, storedPath)
+                    VALUES (?, 1, ?, 'public.jpeg', ?, ?, ?)
+                    """,
+                    [
+                        id, "IMG_\(index).JPG", index * 1000,
+                        String(repeating: String(format: "%02x", index), count: 32), "x/\(index)",
+                    ])
+            }
+            try db.execute("UPDATE asset SET latitude = 48.85, longitude = 2.35, rating = 4 WHERE id % 3 = 0")
+            var lines = ["count \(try db.assetCount())"]
+            let first = try db.assets(limit: 5, after: nil)
+            let next = try db.assets(limit: 5, after: first.last?.localIdentifier)
+            for asset in first + next {
+                lines.append(
+                    "\(asset.localIdentifier) \(asset.creationDate.timeIntervalSince1970) \(asset.mediaType) \(asset.isHidden) \(asset.location.map { "\($0.latitude)" } ?? "-") \(asset.rating ?? 0) \(asset.resources.map(\.originalFilename))"
+                )
+            }
+            lines.append(
+                "\(try db.asset(withLocalIdentifier: "asset-3").map { "\($0.resources.first?.fileSize ?? -1)" } ?? "none")"
+            )
+            lines.append("\(try db.asset(withLocalIdentifier: "nobody") == nil)")
+            lines += try db.timesAndPlaces().map { "\($0.localIdentifier) \($0.latitude ?? 0)" }
+            #expect(throws: LibraryError.self) { try db.assets(limit: 1, after: "nobody") }
+            return lines
+        }
+        #expect(sqlite == postgres)
+        #expect(sqlite.count > 20, "\(sqlite)")
     }
 }

@@ -3,6 +3,64 @@ import Foundation
 // The catalog's statements both stores share: history, Recently Deleted's dates, removals,
 // checks and the camera backlog. Each runs inside the transaction its store opened.
 extension SQLDatabase {
+    // MARK: Assets
+
+    /// Assets in the library, hidden ones and burst frames included; not those in Recently
+    /// Deleted.
+    func assetCount() throws -> Int {
+        Int(try integer("SELECT COUNT(*) FROM asset WHERE trashedDate IS NULL") ?? 0)
+    }
+
+    /// Visible assets newest first, `limit` of them after the asset `after` (keyset paging).
+    func assets(limit: Int?, after: String?) throws -> [Asset] {
+        var condition = AssetVisibility.defaultCondition
+        var arguments: [any SQLBindable] = []
+        if let after {
+            guard let anchor = try rows("SELECT id, creationDate FROM asset WHERE localIdentifier = ?", [after]).first
+            else {
+                throw LibraryError(.assetNotFound, "no asset has the identifier \(after)")
+            }
+            condition += " AND (asset.creationDate, asset.id) < (?, ?)"
+            arguments += [anchor["creationDate"], anchor["id"]]
+        }
+        condition += " ORDER BY asset.creationDate DESC, asset.id DESC"
+        if let limit {
+            condition += " LIMIT ?"
+            arguments.append(max(0, limit))
+        }
+        return try AssetInfo.load(self, where: condition, arguments).map(\.model)
+    }
+
+    /// The asset with this identifier, in Recently Deleted or not, or nil.
+    func asset(withLocalIdentifier localIdentifier: String) throws -> Asset? {
+        try AssetInfo.load(self, where: "localIdentifier = ?", [localIdentifier]).first?.model
+    }
+
+    /// Where a resource's file is, relative to the originals' storage.
+    func storedPath(of resource: AssetResource) throws -> String? {
+        try text(
+            """
+            SELECT resource.storedPath FROM resource JOIN asset ON asset.id = resource.assetId
+            WHERE asset.localIdentifier = ? AND resource.type = ?
+            """, [resource.assetLocalIdentifier, resource.type.rawValue])
+    }
+
+    /// Each visible asset's identifier, time and place, oldest first: what moments group.
+    func timesAndPlaces() throws -> [AssetTimeAndPlace] {
+        // In the order of the partial index: one pass, no sort.
+        try rows(
+            """
+            SELECT localIdentifier, creationDate, creationTimeZoneOffset, latitude, longitude FROM asset
+            WHERE \(AssetVisibility.defaultCondition) ORDER BY creationDate, id
+            """
+        ).map { row in
+            AssetTimeAndPlace(
+                localIdentifier: try row.text("localIdentifier"), creationDate: try row.date("creationDate"),
+                timeZoneOffset: Int(try row.integer("creationTimeZoneOffset")), latitude: row["latitude"].real,
+                longitude: row["longitude"].real)
+        }
+    }
+
     // MARK: History
 
     /// The id of the last committed change transaction (0 for a library never written).

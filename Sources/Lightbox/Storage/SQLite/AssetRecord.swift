@@ -183,6 +183,66 @@ extension AssetInfo {
         return infos
     }
 
+    /// ``load(_:where:arguments:)`` on either database: SQLite's through its fast path, another's
+    /// (PostgreSQL) through ``SQLDatabase``'s rows, read by position alike.
+    static func load(_ db: any SQLDatabase, where condition: String, _ arguments: [any SQLBindable]) throws
+        -> [AssetInfo]
+    {
+        if let database = db as? Database {
+            return try load(
+                database, where: condition, arguments: StatementArguments(arguments.map { $0.sqlValue.databaseValue }))
+        }
+        var infos: [AssetInfo] = []
+        var positions: [Int64: Int] = [:]
+        for row in try db.rows("SELECT \(assetColumns) FROM asset WHERE \(condition)", arguments) {
+            let v = row.values
+            func int(_ index: Int) throws -> Int {
+                guard let value = v[index].integer else { throw Self.notA("an integer", index, v[index]) }
+                return Int(value)
+            }
+            func date(_ index: Int) throws -> Date {
+                guard let value = v[index].date else { throw Self.notA("a date", index, v[index]) }
+                return value
+            }
+            let id = Int64(try int(0))
+            let record = AssetRecord(
+                id: id, localIdentifier: v[1].text ?? "", mediaType: try int(2), mediaSubtypes: try int(3),
+                pixelWidth: try int(4), pixelHeight: try int(5), creationDate: try date(6),
+                creationTimeZoneOffset: try int(7), modificationDate: try date(8), addedDate: try date(9),
+                duration: v[10].real ?? 0, isFavorite: try int(11) != 0, isHidden: try int(12) != 0,
+                playbackStyle: try int(13), sourceType: try int(14), latitude: v[15].real, longitude: v[16].real,
+                altitude: v[17].real, locationTimestamp: v[18].date, burstIdentifier: v[19].text,
+                burstSelectionTypes: try int(20), representsBurst: try int(21) != 0, hasAdjustments: try int(22) != 0,
+                adjustmentFormatIdentifier: v[23].text, isSelfPortrait: try int(24) != 0,
+                orientationOverride: v[25].integer.map(Int.init), rating: v[26].integer.map(Int.init),
+                trashedDate: v[27].date, cameraMake: v[28].text, cameraModel: v[29].text, lensModel: v[30].text,
+                fileOrientation: v[31].integer.map(Int.init))
+            positions[id] = infos.count
+            infos.append(AssetInfo(asset: record, resources: []))
+        }
+        guard !infos.isEmpty else { return [] }
+        let marks = Array(repeating: "?", count: positions.count).joined(separator: ",")
+        for row in try db.rows(
+            """
+            SELECT id, assetId, type, originalFilename, uniformTypeIdentifier, fileSize, pixelWidth, pixelHeight,
+            sha256, storedPath FROM resource WHERE assetId IN (\(marks)) ORDER BY assetId, type
+            """, Array(positions.keys))
+        {
+            let resource = ResourceRecord(
+                id: try row.integer("id"), assetId: try row.integer("assetId"), type: Int(try row.integer("type")),
+                originalFilename: try row.text("originalFilename"),
+                uniformTypeIdentifier: try row.text("uniformTypeIdentifier"), fileSize: try row.integer("fileSize"),
+                pixelWidth: Int(try row.integer("pixelWidth")), pixelHeight: Int(try row.integer("pixelHeight")),
+                sha256: try row.text("sha256"), storedPath: try row.text("storedPath"))
+            if let position = positions[resource.assetId] { infos[position].resources.append(resource) }
+        }
+        return infos
+    }
+
+    private static func notA(_ kind: String, _ index: Int, _ value: SQLValue) -> LibraryError {
+        LibraryError(.storageFailed, "the library's asset column \(index + 1) holds \(value), not \(kind)")
+    }
+
     /// The assets with these row ids, by row id.
     static func load(_ db: Database, ids: [Int64]) throws -> [Int64: Asset] {
         guard !ids.isEmpty else { return [:] }

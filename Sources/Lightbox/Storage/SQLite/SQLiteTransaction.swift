@@ -29,57 +29,23 @@ struct SQLiteTransaction: StoreWriter {
     // MARK: Reads
 
     func assetCount() throws -> Int {
-        try AssetRecord.filter(Column("trashedDate") == nil).fetchCount(db)
+        try db.assetCount()
     }
 
     func assets(limit: Int?, after: String?) throws -> [Asset] {
-        var condition = AssetVisibility.defaultCondition
-        var arguments = StatementArguments()
-        if let after {
-            guard
-                let anchor = try AssetRecord.filter(AssetRecord.Columns.localIdentifier == after).fetchOne(db),
-                let anchorID = anchor.id
-            else {
-                throw LibraryError(.assetNotFound, "no asset has the identifier \(after)")
-            }
-            condition += " AND (asset.creationDate, asset.id) < (?, ?)"
-            arguments += [anchor.creationDate, anchorID]
-        }
-        condition += " ORDER BY asset.creationDate DESC, asset.id DESC"
-        if let limit {
-            condition += " LIMIT ?"
-            arguments += [max(0, limit)]
-        }
-        return try AssetInfo.load(db, where: condition, arguments: arguments).map(\.model)
+        try db.assets(limit: limit, after: after)
     }
 
     func asset(withLocalIdentifier localIdentifier: String) throws -> Asset? {
-        try AssetInfo.load(db, where: "localIdentifier = ?", arguments: [localIdentifier]).first?.model
+        try db.asset(withLocalIdentifier: localIdentifier)
     }
 
     func storedPath(of resource: AssetResource) throws -> String? {
-        try String.fetchOne(
-            db,
-            sql: """
-                SELECT resource.storedPath FROM resource JOIN asset ON asset.id = resource.assetId
-                WHERE asset.localIdentifier = ? AND resource.type = ?
-                """,
-            arguments: [resource.assetLocalIdentifier, resource.type.rawValue])
+        try db.storedPath(of: resource)
     }
 
     func timesAndPlaces() throws -> [AssetTimeAndPlace] {
-        // In the order of the partial index: one pass, no sort.
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT localIdentifier, creationDate, creationTimeZoneOffset, latitude, longitude FROM asset
-                WHERE \(AssetVisibility.defaultCondition) ORDER BY creationDate, id
-                """
-        ).map { row in
-            AssetTimeAndPlace(
-                localIdentifier: row["localIdentifier"], creationDate: row["creationDate"],
-                timeZoneOffset: row["creationTimeZoneOffset"], latitude: row["latitude"], longitude: row["longitude"])
-        }
+        try db.timesAndPlaces()
     }
 
     func lastChangeTransaction() throws -> Int64 {
