@@ -115,8 +115,11 @@ public final class S3Client: Sendable {
 
     /// Bytes `range` of the object (fewer when it ends first).
     public func get(_ key: String, range: ClosedRange<Int64>) throws -> [UInt8] {
-        guard range.lowerBound >= 0, range.count <= 256 << 20 else {
-            throw S3Error(.tooLarge, "a range of \(range.count) bytes is more than one request reads", key: key)
+        // The difference first: `count` of 0...Int64.max would overflow.
+        guard range.lowerBound >= 0, range.upperBound - range.lowerBound < 256 << 20 else {
+            throw S3Error(
+                .tooLarge, "a range from \(range.lowerBound) to \(range.upperBound) is more than one request reads",
+                key: key)
         }
         return try send(
             "GET", key: key, headers: [("range", "bytes=\(range.lowerBound)-\(range.upperBound)")],
@@ -125,9 +128,12 @@ public final class S3Client: Sendable {
     }
 
     /// Writes the object to a new file at `path` as it arrives; returns its size. The file is
-    /// removed when the transfer fails.
+    /// removed when the transfer fails; a file already at `path` is never written over.
     @discardableResult
     public func download(_ key: String, to path: String) throws -> Int64 {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw S3Error(.invalidLocation, "\(path) exists: a download writes a new file only", key: key)
+        }
         let (host, encodedPath) = location.address(of: key)
         let headers = signedHeaders(
             "GET", host: host, path: encodedPath, query: [], headers: [], payloadHash: Self.emptyHash)
@@ -194,6 +200,7 @@ public final class S3Client: Sendable {
     /// a page of at most 1,000 at a time handed to `page`; `page` returns false to stop.
     public func list(prefix: String = "", _ page: ([Object]) throws -> Bool) throws {
         var continuation: String?
+        var emptyPages = 0
         repeat {
             var query = [("list-type", "2"), ("prefix", location.prefix + prefix)]
             if let continuation { query.append(("continuation-token", continuation)) }
@@ -207,7 +214,14 @@ public final class S3Client: Sendable {
                     lastModified: entry.text("LastModified").flatMap(Self.isoDate), checksumSHA256: nil)
             }
             guard try page(objects) else { return }
+            let previous = continuation
             continuation = xml.text("IsTruncated") == "true" ? xml.text("NextContinuationToken") : nil
+            // A server answering the same page again, or empty pages without end, would keep the
+            // listing going for ever.
+            emptyPages = objects.isEmpty ? emptyPages + 1 : 0
+            if let continuation, continuation == previous || emptyPages > 100 {
+                throw S3Error(.badResponse, "\(location): the listing does not move on past \(continuation)")
+            }
         } while continuation != nil
     }
 

@@ -28,10 +28,16 @@ struct S3XML {
         let empty = Array("<\(name)/>".utf8)
         var found: [S3XML] = []
         var index = 0
-        while let start = [
-            Self.find(open, in: bytes, from: index), Self.find(openWithAttributes, in: bytes, from: index),
-            Self.find(empty, in: bytes, from: index),
-        ].compactMap({ $0 }).min() {
+        // The next place of each form of the start tag, searched again only once the scan has
+        // passed it: a form that never comes is looked for once, not once per element, which
+        // made a long answer of many elements quadratic.
+        let forms = [open, openWithAttributes, empty]
+        var next: [Int?] = forms.map { Self.find($0, in: bytes, from: 0) }
+        while true {
+            for (form, position) in next.enumerated() where (position ?? Int.max) < index {
+                next[form] = Self.find(forms[form], in: bytes, from: index)
+            }
+            guard let start = next.compactMap({ $0 }).min() else { break }
             // Past the start tag's `>` (it may have attributes).
             guard let tagEnd = bytes[start...].firstIndex(of: UInt8(ascii: ">")) else { break }
             let contentStart = tagEnd + 1

@@ -140,6 +140,15 @@ struct S3ClientTests {
         let error = try #require(throws: S3Error.self) { try client.download("nothing-here", to: path) }
         #expect(error.code == .notFound)
         #expect(!FileManager.default.fileExists(atPath: path))
+        // A file it did not make is neither written over nor removed.
+        let mine = folder.path("mine")
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: mine))
+        try client.put([1, 2, 3], key: "there")
+        #expect(throws: S3Error.self) { try client.download("there", to: mine) }
+        #expect(throws: S3Error.self) { try client.download("nothing-here", to: mine) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: mine)) == Data("mine".utf8))
+        // A range whose length would overflow is refused, not trapped on.
+        #expect(throws: S3Error.self) { try client.get("there", range: 0...Int64.max) }
     }
 
     @Test("An upload a process left unfinished is listed, and aborting it frees it")

@@ -205,8 +205,9 @@ extension AssetInfo {
                 return value
             }
             let id = Int64(try int(0))
+            guard let localIdentifier = v[1].text else { throw Self.notA("text", 1, v[1]) }
             let record = AssetRecord(
-                id: id, localIdentifier: v[1].text ?? "", mediaType: try int(2), mediaSubtypes: try int(3),
+                id: id, localIdentifier: localIdentifier, mediaType: try int(2), mediaSubtypes: try int(3),
                 pixelWidth: try int(4), pixelHeight: try int(5), creationDate: try date(6),
                 creationTimeZoneOffset: try int(7), modificationDate: try date(8), addedDate: try date(9),
                 duration: v[10].real ?? 0, isFavorite: try int(11) != 0, isHidden: try int(12) != 0,
