@@ -101,6 +101,15 @@ final class PostgresLink: Sendable {
         return (first.map(\.columnName), rows.map { row in row.map(Self.value) })
     }
 
+    /// The first column of every row as integers, NULLs left out: decoded straight from the
+    /// cells, for fetch results' row ids.
+    func integers(_ sql: String, _ arguments: [SQLValue] = []) throws -> [Int64] {
+        try run(sql, arguments).rows.compactMap { row in
+            guard let cell = row.first, cell.bytes != nil else { return nil }
+            return try? cell.decode(Int64.self)
+        }
+    }
+
     /// The first column of the first row; nil when there is no row.
     func value(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
         try rows(sql, arguments).first?.first

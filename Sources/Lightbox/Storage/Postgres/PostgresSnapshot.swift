@@ -5,7 +5,7 @@ import Foundation
 /// the catalog as it was when the snapshot was taken, whatever commits since. Reads take turns
 /// on the connection. The transaction ends, and the connection closes, when the last holder
 /// lets the snapshot go.
-final class PostgresSnapshot: @unchecked Sendable {
+final class PostgresSnapshot: CatalogSnapshot, @unchecked Sendable {
     // @unchecked: `link` is used only while holding `lock`.
     private let link: PostgresLink
     private let lock = NSLock()

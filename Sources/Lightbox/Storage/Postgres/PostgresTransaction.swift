@@ -8,6 +8,10 @@ struct PostgresTransaction: SQLDatabase {
         try link.execute(sql, arguments)
     }
 
+    func integerColumn(_ sql: String, _ arguments: [SQLValue]) throws -> [Int64] {
+        try link.integers(sql, arguments)
+    }
+
     func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
         let (names, rows) = try link.namedRows(sql, arguments)
         let columns = Dictionary(

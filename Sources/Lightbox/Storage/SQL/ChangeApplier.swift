@@ -578,7 +578,7 @@ struct ChangeApplier {
                 SELECT id AS rid, creationDate FROM assetCollection WHERE type = \(AssetCollectionType.album.rawValue)
                 UNION ALL
                 SELECT -id, creationDate FROM collectionList WHERE type = \(CollectionListType.folder.rawValue)
-            ) AS collection ORDER BY \(SQLiteStore.topLevelOrder), collection.rid ASC
+            ) AS collection ORDER BY \(CatalogCollections.topLevelOrder), collection.rid ASC
             """)
         var children: [Child] = []
         for row in rows {

@@ -245,11 +245,11 @@ extension AssetInfo {
     }
 
     /// The assets with these row ids, by row id.
-    static func load(_ db: Database, ids: [Int64]) throws -> [Int64: Asset] {
+    static func load(_ db: any SQLDatabase, ids: [Int64]) throws -> [Int64: Asset] {
         guard !ids.isEmpty else { return [:] }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
         var byID: [Int64: Asset] = [:]
-        for info in try load(db, where: "id IN (\(marks))", arguments: StatementArguments(ids)) {
+        for info in try load(db, where: "id IN (\(marks))", ids) {
             if let id = info.asset.id { byID[id] = info.model }
         }
         return byID

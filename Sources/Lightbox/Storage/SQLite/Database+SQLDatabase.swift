@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// GRDB's connection, inside the transaction GRDB opened, as the shared statements see it.
 extension Database: SQLDatabase {
@@ -40,5 +41,55 @@ extension SQLValue {
         case .text(let text): text.databaseValue
         case .blob(let bytes): Data(bytes).databaseValue
         }
+    }
+}
+
+extension Database {
+    /// The first column of every row of a query, as integers, stepped through with SQLite's C
+    /// API: a million row ids take about a third of the time GRDB's cursor takes, which
+    /// change details over large results and `index(of:)` feel.
+    func integerColumn(_ sql: String, _ arguments: [SQLValue]) throws -> [Int64] {
+        let statement = try makeStatement(sql: sql)
+        try statement.setArguments(StatementArguments(arguments.map(\.databaseValue)))
+        let raw = statement.sqliteStatement
+        defer { sqlite3_reset(raw) }
+        var values: [Int64] = []
+        while true {
+            switch sqlite3_step(raw) {
+            case SQLITE_ROW:
+                if sqlite3_column_type(raw, 0) != SQLITE_NULL { values.append(sqlite3_column_int64(raw, 0)) }
+            case SQLITE_DONE: return values
+            case let code: throw failure(code, sql)
+            }
+        }
+    }
+
+    /// The runs of rows taken on the same local day: the dates stepped through with SQLite's C
+    /// API and parsed from their bytes.
+    func creationDays(_ sql: String, _ arguments: [SQLValue]) throws -> [AssetDay] {
+        let statement = try makeStatement(sql: sql)
+        try statement.setArguments(StatementArguments(arguments.map(\.databaseValue)))
+        let raw = statement.sqliteStatement
+        defer { sqlite3_reset(raw) }
+        var runs = AssetDay.Runs()
+        while true {
+            switch sqlite3_step(raw) {
+            case SQLITE_ROW:
+                let length = Int(sqlite3_column_bytes(raw, 0))
+                let text = sqlite3_column_text(raw, 0).map { UnsafeBufferPointer(start: $0, count: length) }
+                guard let text, let date = StoredDate.parse(bytes: text) else {
+                    throw LibraryError(.storageFailed, "an asset's creationDate is not a stored date")
+                }
+                runs.add(AssetDay.dayNumber(date, offsetSeconds: Int(sqlite3_column_int64(raw, 1))))
+            case SQLITE_DONE: return runs.finish()
+            case let code: throw failure(code, sql)
+            }
+        }
+    }
+
+    private func failure(_ code: Int32, _ sql: String) -> DatabaseError {
+        DatabaseError(
+            resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqliteConnection)), sql: sql
+        )
     }
 }

@@ -20,6 +20,14 @@ extension SQLiteStore: LibraryStore {
     var localWrites: UInt64 { writes.value }
 }
 
+extension SQLiteStore: CatalogFetching {
+    var dialect: SQLDialect { .sqlite }
+
+    func fetchSnapshot() throws -> any CatalogSnapshot {
+        try snapshots.snapshot(of: writer, localWrites: localWrites)
+    }
+}
+
 /// The catalog's operations on one GRDB connection, inside the transaction GRDB opened for
 /// them: a read transaction (where only the reads are called) or the write transaction.
 struct SQLiteTransaction: StoreWriter {

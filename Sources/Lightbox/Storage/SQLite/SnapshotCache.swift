@@ -10,9 +10,9 @@ import GRDB
 final class SnapshotCache: @unchecked Sendable {
     // @unchecked: `current` is read and written only while holding `lock`.
     private let lock = NSLock()
-    private var current: (token: Int64, writes: UInt64, snapshot: DatabaseSnapshot)?
+    private var current: (token: Int64, writes: UInt64, snapshot: SQLiteSnapshot)?
 
-    func snapshot(of pool: DatabasePool, localWrites writes: UInt64) throws -> DatabaseSnapshot {
+    func snapshot(of pool: DatabasePool, localWrites writes: UInt64) throws -> SQLiteSnapshot {
         let token = try pool.read(SQLiteStore.lastChangeTransaction)
         lock.lock()
         if let current, current.token == token, current.writes == writes {
@@ -20,11 +20,20 @@ final class SnapshotCache: @unchecked Sendable {
             return current.snapshot
         }
         lock.unlock()
-        let snapshot = try pool.makeSnapshot()
-        let snapshotToken = try snapshot.read(SQLiteStore.lastChangeTransaction)
+        let snapshot = SQLiteSnapshot(snapshot: try pool.makeSnapshot())
+        let snapshotToken = try snapshot.snapshot.read(SQLiteStore.lastChangeTransaction)
         lock.lock()
         current = (snapshotToken, writes, snapshot)
         lock.unlock()
         return snapshot
+    }
+}
+
+/// A SQLite snapshot as fetch results read it.
+struct SQLiteSnapshot: CatalogSnapshot {
+    let snapshot: DatabaseSnapshot
+
+    func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
+        try snapshot.read { db in try body(db) }
     }
 }

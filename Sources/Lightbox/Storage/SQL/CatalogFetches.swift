@@ -1,49 +1,62 @@
 import Foundation
-import GRDB
+
+/// A store whose fetches are SQL run on a snapshot of its catalog: SQLite's and PostgreSQL's,
+/// which share the compiled queries below and differ only in their snapshots and dialect.
+protocol CatalogFetching {
+    var dialect: SQLDialect { get }
+
+    /// A snapshot of the catalog's current state, shared by the fetches made while nothing
+    /// commits.
+    func fetchSnapshot() throws -> any CatalogSnapshot
+}
 
 /// The fetches, compiled to one query each and run on a snapshot: the entry point's
-/// selection, the options' predicate, visibility, order and limit.
-extension SQLiteStore {
+/// selection, the options' predicate, visibility, order and limit. The collection a fetch
+/// names is looked up in the snapshot its result reads.
+extension CatalogFetching {
     func fetchAssets(matching condition: FetchPredicate?, options: FetchOptions) throws -> any FetchSource<Asset> {
         try assets(matching: condition, options: options)
     }
 
     func fetchAssets(inCollection localIdentifier: String, options: FetchOptions) throws -> any FetchSource<Asset> {
+        let snapshot = try fetchSnapshot()
         guard
-            let row = try writer.read({ db in
-                try Row.fetchOne(
-                    db, sql: "SELECT id, type, subtype FROM assetCollection WHERE localIdentifier = ?",
-                    arguments: [localIdentifier])
+            let row = try snapshot.read({ db in
+                try db.rows(
+                    "SELECT id, type, subtype FROM assetCollection WHERE localIdentifier = ?", [localIdentifier]
+                ).first
             })
         else {
             throw LibraryError(.collectionNotFound, "no collection has the identifier \(localIdentifier)")
         }
-        if row["type"] == AssetCollectionType.smartAlbum.rawValue,
-            let rule = AssetCollectionSubtype(rawValue: row["subtype"]).flatMap(SmartAlbums.rule)
+        if Int(try row.integer("type")) == AssetCollectionType.smartAlbum.rawValue,
+            let rule = AssetCollectionSubtype(rawValue: Int(try row.integer("subtype"))).flatMap(SmartAlbums.rule)
         {
             var options = options
             if rule.includesHidden { options.includeHiddenAssets = true }
             guard rule.isTrash else {
-                return try assets(matching: nil, options: options, extraCondition: rule.condition)
+                return try assets(matching: nil, options: options, extraCondition: rule.condition, snapshot: snapshot)
             }
             // Every deleted asset, the last deleted first unless the options sort them.
             options.includeHiddenAssets = true
             options.includeAllBurstAssets = true
-            return try assets(matching: nil, options: options, inTrash: true, defaultOrder: "asset.trashedDate DESC")
+            return try assets(
+                matching: nil, options: options, inTrash: true, defaultOrder: "asset.trashedDate DESC",
+                snapshot: snapshot)
         }
-        let rowID: Int64 = row["id"]
+        let rowID = try row.integer("id")
         let membership =
             "(SELECT position FROM collectionAsset WHERE collectionAsset.collectionId = \(rowID) AND collectionAsset.assetId = asset.id)"
         return try assets(
             matching: nil, options: options, extraCondition: "\(membership) IS NOT NULL",
-            defaultOrder: "\(membership) ASC")
+            defaultOrder: "\(membership) ASC", snapshot: snapshot)
     }
 
     func fetchAssetCollections(_ selection: CollectionSelection, options: FetchOptions) throws
         -> any FetchSource<AssetCollection>
     {
         let condition: String
-        var arguments = StatementArguments()
+        var arguments: [SQLValue] = []
         switch selection {
         case .type(let type, let subtype):
             condition = Self.typeCondition("assetCollection", type.rawValue, subtype == .any ? nil : subtype.rawValue)
@@ -54,18 +67,18 @@ extension SQLiteStore {
                 assetCollection.id IN (SELECT collectionAsset.collectionId FROM collectionAsset
                 JOIN asset ON asset.id = collectionAsset.assetId WHERE asset.localIdentifier = ?)
                 """
-            arguments = [asset]
+            arguments = [.text(asset)]
         }
         return try stored(
             table: "assetCollection", keys: .assetCollection, condition: condition, arguments: arguments,
-            options: options, loader: Self.loadAssetCollections)
+            options: options, loader: CatalogCollections.loadAssetCollections)
     }
 
     func fetchCollectionLists(_ selection: CollectionListSelection, options: FetchOptions) throws
         -> any FetchSource<CollectionList>
     {
         let condition: String
-        var arguments = StatementArguments()
+        var arguments: [SQLValue] = []
         switch selection {
         case .type(let type, let subtype):
             condition = Self.typeCondition("collectionList", type.rawValue, subtype == .any ? nil : subtype.rawValue)
@@ -78,11 +91,11 @@ extension SQLiteStore {
                 LEFT JOIN collectionList AS child ON child.id = collectionListChild.childListId
                 WHERE assetCollection.localIdentifier = ? OR child.localIdentifier = ?)
                 """
-            arguments = [collection, collection]
+            arguments = [.text(collection), .text(collection)]
         }
         return try stored(
             table: "collectionList", keys: .collectionList, condition: condition, arguments: arguments,
-            options: options, loader: Self.loadCollectionLists)
+            options: options, loader: CatalogCollections.loadCollectionLists)
     }
 
     func fetchCollections(inList localIdentifier: String?, options: FetchOptions) throws
@@ -94,12 +107,12 @@ extension SQLiteStore {
                     "assetCollection.id NOT IN (SELECT collectionId FROM collectionListChild WHERE collectionId IS NOT NULL)",
                 lists:
                     "collectionList.id NOT IN (SELECT childListId FROM collectionListChild WHERE childListId IS NOT NULL)",
-                extra: nil, defaultOrder: Self.topLevelOrder, options: options)
+                extra: nil, defaultOrder: CatalogCollections.topLevelOrder, options: options)
         }
+        let snapshot = try fetchSnapshot()
         guard
-            let rowID = try writer.read({ db in
-                try Int64.fetchOne(
-                    db, sql: "SELECT id FROM collectionList WHERE localIdentifier = ?", arguments: [localIdentifier])
+            let rowID = try snapshot.read({ db in
+                try db.integer("SELECT id FROM collectionList WHERE localIdentifier = ?", [localIdentifier])
             })
         else {
             throw LibraryError(.collectionNotFound, "no folder has the identifier \(localIdentifier)")
@@ -109,8 +122,8 @@ extension SQLiteStore {
             (collectionId = collection.rid OR childListId = -collection.rid))
             """
         return try mixed(
-            albums: "1", lists: "1", extra: "\(position) IS NOT NULL", defaultOrder: "\(position) ASC", options: options
-        )
+            albums: "TRUE", lists: "TRUE", extra: "\(position) IS NOT NULL", defaultOrder: "\(position) ASC",
+            options: options, snapshot: snapshot)
     }
 
     /// Rows of `table` of a type, and of a subtype unless nil.
@@ -119,10 +132,10 @@ extension SQLiteStore {
     }
 
     /// Rows of `table` with these identifiers (none for an empty list).
-    private static func identifierCondition(_ table: String, _ identifiers: [String]) -> (String, StatementArguments) {
+    private static func identifierCondition(_ table: String, _ identifiers: [String]) -> (String, [SQLValue]) {
         let marks = Array(repeating: "?", count: identifiers.count).joined(separator: ",")
         return (
-            identifiers.isEmpty ? "0" : "\(table).localIdentifier IN (\(marks))", StatementArguments(identifiers)
+            identifiers.isEmpty ? "FALSE" : "\(table).localIdentifier IN (\(marks))", identifiers.map(\.sqlValue)
         )
     }
 
@@ -131,13 +144,13 @@ extension SQLiteStore {
     /// only ones with `inTrash`.
     private func assets(
         matching condition: FetchPredicate?, options: FetchOptions, extraCondition: String? = nil,
-        inTrash: Bool = false, defaultOrder: String? = nil
-    ) throws -> SQLiteFetchSource<Asset> {
+        inTrash: Bool = false, defaultOrder: String? = nil, snapshot: (any CatalogSnapshot)? = nil
+    ) throws -> CatalogFetchSource<Asset> {
         let keys = FetchKeys.asset
         var conditions: [FetchPredicate] = []
         if let condition { conditions.append(condition) }
         if let predicate = options.predicate { conditions.append(predicate) }
-        let predicateSQL = try FetchPredicate.and(conditions).sql(for: keys)
+        let predicateSQL = try FetchPredicate.and(conditions).sql(for: keys, dialect)
 
         var clauses = [predicateSQL.sql]
         if let extraCondition { clauses.append(extraCondition) }
@@ -145,7 +158,7 @@ extension SQLiteStore {
         // Fetches without a condition of their own count from the tallies (schema step v9),
         // which tell apart exactly what the visibility options do.
         var tallyClauses = [inTrash ? "isTrashed = 1" : "isTrashed = 0"]
-        var tallyArguments = StatementArguments()
+        var tallyArguments: [SQLValue] = []
         switch (inTrash, options.includeHiddenAssets, options.includeAllBurstAssets) {
         case (true, _, _):
             // Every deleted asset, hidden ones and burst frames included.
@@ -164,9 +177,9 @@ extension SQLiteStore {
         }
         if !options.includeAssetSourceTypes.isEmpty {
             clauses.append("(asset.sourceType & ?) != 0")
-            arguments += [options.includeAssetSourceTypes.rawValue]
+            arguments.append(options.includeAssetSourceTypes.rawValue.sqlValue)
             tallyClauses.append("(sourceType & ?) != 0")
-            tallyArguments += [options.includeAssetSourceTypes.rawValue]
+            tallyArguments.append(options.includeAssetSourceTypes.rawValue.sqlValue)
         }
         let order: String
         if options.sortDescriptors.isEmpty, let defaultOrder {
@@ -202,8 +215,8 @@ extension SQLiteStore {
                 sql: "SELECT COALESCE(SUM(count), 0) FROM assetTally WHERE \(tally) AND mediaType = ?",
                 arguments: tallyArguments)
         }
-        return SQLiteFetchSource(
-            query: query, snapshot: try snapshots.snapshot(of: writer, localWrites: localWrites),
+        return CatalogFetchSource(
+            query: query, snapshot: try snapshot ?? fetchSnapshot(),
             loader: { db, ids in try AssetInfo.load(db, ids: ids) },
             lookup: { db, localIdentifiers in try db.rowIDs("id", in: "asset", localIdentifiers: localIdentifiers) })
     }
@@ -211,36 +224,29 @@ extension SQLiteStore {
     /// The shared path of fetches of one stored class (albums, lists): the selection, the
     /// options' predicate, sort and limit, objects loaded by `loader` in batches.
     private func stored<Object: Sendable>(
-        table: String, keys: FetchKeys, condition: String, arguments: StatementArguments, options: FetchOptions,
-        loader: @escaping @Sendable (Database, [Int64]) throws -> [Int64: Object]
-    ) throws -> SQLiteFetchSource<Object> {
-        let predicate = try (options.predicate ?? .constant(true)).sql(for: keys)
-        var queryArguments = arguments
-        queryArguments += predicate.arguments
+        table: String, keys: FetchKeys, condition: String, arguments: [SQLValue], options: FetchOptions,
+        loader: @escaping @Sendable (any SQLDatabase, [Int64]) throws -> [Int64: Object]
+    ) throws -> CatalogFetchSource<Object> {
+        let predicate = try (options.predicate ?? .constant(true)).sql(for: keys, dialect)
+        let queryArguments = arguments + predicate.arguments
         let query = RowIDQuery(
             select: SQLFragment(
                 sql: "SELECT \(table).id FROM \(table) WHERE (\(condition)) AND \(predicate.sql)",
                 arguments: queryArguments),
             orderBy: try FetchSortDescriptor.orderBy(options.sortDescriptors, keys: keys), limit: options.fetchLimit)
-        return SQLiteFetchSource(
-            query: query, snapshot: try snapshots.snapshot(of: writer, localWrites: localWrites), loader: loader,
+        return CatalogFetchSource(
+            query: query, snapshot: try fetchSnapshot(), loader: loader,
             lookup: { db, localIdentifiers in try db.rowIDs("id", in: table, localIdentifiers: localIdentifiers) })
     }
 
-    /// The order of the top level: where the user put each (schema step v18), then those
-    /// without a place oldest first.
-    static let topLevelOrder = """
-        (SELECT position FROM topLevelPosition WHERE collectionId = collection.rid OR childListId = -collection.rid) \
-        ASC NULLS LAST, collection.creationDate ASC
-        """
-
     /// A fetch over user albums and folders together. Row ids are the album's id, or minus
     /// the folder's, so one result can hold both.
-    private func mixed(albums: String, lists: String, extra: String?, defaultOrder: String?, options: FetchOptions)
-        throws -> SQLiteFetchSource<PhotoCollection>
-    {
+    private func mixed(
+        albums: String, lists: String, extra: String?, defaultOrder: String?, options: FetchOptions,
+        snapshot: (any CatalogSnapshot)? = nil
+    ) throws -> CatalogFetchSource<PhotoCollection> {
         let keys = FetchKeys.collection
-        let predicate = try (options.predicate ?? .constant(true)).sql(for: keys)
+        let predicate = try (options.predicate ?? .constant(true)).sql(for: keys, dialect)
         let order: String
         if options.sortDescriptors.isEmpty, let defaultOrder {
             order = defaultOrder + ", collection.rid ASC"
@@ -262,16 +268,16 @@ extension SQLiteStore {
             ) AS collection
             WHERE \(predicate.sql)\(extra.map { " AND " + $0 } ?? "")
             """
-        return SQLiteFetchSource(
+        return CatalogFetchSource(
             query: RowIDQuery(
                 select: SQLFragment(sql: sql, arguments: predicate.arguments), orderBy: order, limit: options.fetchLimit
             ),
-            snapshot: try snapshots.snapshot(of: writer, localWrites: localWrites),
+            snapshot: try snapshot ?? fetchSnapshot(),
             loader: { db, ids in
                 var byID: [Int64: PhotoCollection] = [:]
-                let albums = try Self.loadAssetCollections(db, ids.filter { $0 > 0 })
+                let albums = try CatalogCollections.loadAssetCollections(db, ids.filter { $0 > 0 })
                 for (id, album) in albums { byID[id] = .assetCollection(album) }
-                let lists = try Self.loadCollectionLists(db, ids.filter { $0 < 0 }.map { -$0 })
+                let lists = try CatalogCollections.loadCollectionLists(db, ids.filter { $0 < 0 }.map { -$0 })
                 for (id, list) in lists { byID[-id] = .collectionList(list) }
                 return byID
             },
@@ -281,53 +287,68 @@ extension SQLiteStore {
             })
     }
 
-    static func loadAssetCollections(_ db: Database, _ ids: [Int64]) throws -> [Int64: AssetCollection] {
+}
+
+/// Albums and folders read from their rows, and the top level's order: for fetches and for
+/// the change applier.
+enum CatalogCollections {
+    /// The order of the top level: where the user put each (schema step v18), then those
+    /// without a place oldest first.
+    static let topLevelOrder = """
+        (SELECT position FROM topLevelPosition WHERE collectionId = collection.rid OR childListId = -collection.rid) \
+        ASC NULLS LAST, collection.creationDate ASC
+        """
+
+    static func loadAssetCollections(_ db: any SQLDatabase, _ ids: [Int64]) throws -> [Int64: AssetCollection] {
         guard !ids.isEmpty else { return [:] }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
         // Smart albums' figures come from one pass over the assets for all of them (below); the
         // others' from their memberships.
         let smart = AssetCollectionType.smartAlbum.rawValue
-        let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT id, localIdentifier, type, subtype, title,
-                CASE WHEN type = \(smart) THEN NULL ELSE \(AssetCollectionColumns.assetCount) END AS count,
-                CASE WHEN type = \(smart) THEN NULL ELSE \(AssetCollectionColumns.startDate) END AS startDate,
-                CASE WHEN type = \(smart) THEN NULL ELSE \(AssetCollectionColumns.endDate) END AS endDate
-                FROM assetCollection WHERE id IN (\(marks))
-                """,
-            arguments: StatementArguments(ids))
-        let smartSubtypes = Set(rows.filter { ($0["type"] as Int) == smart }.map { $0["subtype"] as Int })
+        let rows = try db.rows(
+            """
+            SELECT id, localIdentifier, type, subtype, title,
+            CASE WHEN type = \(smart) THEN NULL ELSE \(AssetCollectionColumns.assetCount) END AS count,
+            CASE WHEN type = \(smart) THEN NULL ELSE \(AssetCollectionColumns.startDate) END AS startDate,
+            CASE WHEN type = \(smart) THEN NULL ELSE \(AssetCollectionColumns.endDate) END AS endDate
+            FROM assetCollection WHERE id IN (\(marks))
+            """, ids)
+        var smartSubtypes = Set<Int>()
+        for row in rows where Int(try row.integer("type")) == smart {
+            smartSubtypes.insert(Int(try row.integer("subtype")))
+        }
         let figures = try SmartAlbums.aggregates(db, subtypes: smartSubtypes)
         var byID: [Int64: AssetCollection] = [:]
         for row in rows {
-            let subtype: Int = row["subtype"]
-            let isSmart = (row["type"] as Int) == smart
+            let subtype = Int(try row.integer("subtype"))
+            let type = Int(try row.integer("type"))
+            let isSmart = type == smart
             let smartFigures = isSmart ? figures[subtype] : nil
-            byID[row["id"]] = AssetCollection(
-                localIdentifier: row["localIdentifier"],
-                assetCollectionType: AssetCollectionType(rawValue: row["type"]) ?? .album,
+            byID[try row.integer("id")] = AssetCollection(
+                localIdentifier: try row.text("localIdentifier"),
+                assetCollectionType: AssetCollectionType(rawValue: type) ?? .album,
                 assetCollectionSubtype: AssetCollectionSubtype(rawValue: subtype) ?? .albumRegular,
-                localizedTitle: row["title"], estimatedAssetCount: isSmart ? smartFigures?.count ?? 0 : row["count"],
-                startDate: isSmart ? smartFigures?.start : row["startDate"],
-                endDate: isSmart ? smartFigures?.end : row["endDate"])
+                localizedTitle: row["title"].text,
+                estimatedAssetCount: isSmart ? smartFigures?.count ?? 0 : Int(row["count"].integer ?? 0),
+                startDate: isSmart ? smartFigures?.start : row["startDate"].date,
+                endDate: isSmart ? smartFigures?.end : row["endDate"].date)
         }
         return byID
     }
 
-    static func loadCollectionLists(_ db: Database, _ ids: [Int64]) throws -> [Int64: CollectionList] {
+    static func loadCollectionLists(_ db: any SQLDatabase, _ ids: [Int64]) throws -> [Int64: CollectionList] {
         guard !ids.isEmpty else { return [:] }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
         var byID: [Int64: CollectionList] = [:]
-        for row in try Row.fetchAll(
-            db, sql: "SELECT id, localIdentifier, type, subtype, title FROM collectionList WHERE id IN (\(marks))",
-            arguments: StatementArguments(ids))
+        for row in try db.rows(
+            "SELECT id, localIdentifier, type, subtype, title FROM collectionList WHERE id IN (\(marks))", ids)
         {
-            byID[row["id"]] = CollectionList(
-                localIdentifier: row["localIdentifier"],
-                collectionListType: CollectionListType(rawValue: row["type"]) ?? .folder,
-                collectionListSubtype: CollectionListSubtype(rawValue: row["subtype"]) ?? .regularFolder,
-                localizedTitle: row["title"])
+            byID[try row.integer("id")] = CollectionList(
+                localIdentifier: try row.text("localIdentifier"),
+                collectionListType: CollectionListType(rawValue: Int(try row.integer("type"))) ?? .folder,
+                collectionListSubtype: CollectionListSubtype(rawValue: Int(try row.integer("subtype")))
+                    ?? .regularFolder,
+                localizedTitle: row["title"].text)
         }
         return byID
     }

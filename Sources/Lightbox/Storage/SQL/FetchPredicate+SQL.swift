@@ -1,24 +1,23 @@
 import Foundation
-import GRDB
 
 /// A predicate or sort compiled to SQL: text with `?` placeholders and their values.
-struct SQLFragment {
+struct SQLFragment: Sendable {
     var sql: String
-    var arguments: StatementArguments
+    var arguments: [SQLValue]
 }
 
 extension FetchPredicate {
     /// Compiles the predicate to a SQL condition over the class's columns, every value bound
     /// as a parameter. Throws ``LibraryError/Code-swift.struct/invalidPredicate`` naming the
     /// unknown key or the value that does not fit its key.
-    func sql(for keys: FetchKeys) throws -> SQLFragment {
-        var arguments = StatementArguments()
-        let text = try compile(keys, &arguments)
+    func sql(for keys: FetchKeys, _ dialect: SQLDialect) throws -> SQLFragment {
+        var arguments: [SQLValue] = []
+        let text = try compile(keys, dialect, &arguments)
         return SQLFragment(sql: text, arguments: arguments)
     }
 
-    private func compile(_ keys: FetchKeys, _ arguments: inout StatementArguments) throws -> String {
-        let condition = try compileCondition(keys, &arguments)
+    private func compile(_ keys: FetchKeys, _ dialect: SQLDialect, _ arguments: inout [SQLValue]) throws -> String {
+        let condition = try compileCondition(keys, dialect, &arguments)
         // SQL's NULL would make `NOT (x = 1)` unknown, and drop the row; a predicate is true or false.
         // A condition with a value is NULL only where the column is: `AND column IS NOT NULL`
         // makes it false there and leaves the column's index usable, which COALESCE hides.
@@ -28,27 +27,29 @@ extension FetchPredicate {
         case .comparison(let name, _, _), .between(let name, _, _), .bitmask(let name, _, _), .text(let name, _, _, _):
             let key = try keys.key(name)
             guard key.nullable else { return condition }
-            return key.isPlainColumn ? "(\(condition) AND \(key.column) IS NOT NULL)" : "COALESCE(\(condition), 0)"
+            return key.isPlainColumn ? "(\(condition) AND \(key.column) IS NOT NULL)" : "COALESCE(\(condition), FALSE)"
         case .isIn(let name, _):
-            if try keys.key(name).nullable { return "COALESCE(\(condition), 0)" }
+            if try keys.key(name).nullable { return "COALESCE(\(condition), FALSE)" }
         default:
             break
         }
         return condition
     }
 
-    private func compileCondition(_ keys: FetchKeys, _ arguments: inout StatementArguments) throws -> String {
+    private func compileCondition(_ keys: FetchKeys, _ dialect: SQLDialect, _ arguments: inout [SQLValue]) throws
+        -> String
+    {
         switch self {
         case .constant(let value):
-            return value ? "1" : "0"
+            return value ? "TRUE" : "FALSE"
         case .and(let all):
-            guard !all.isEmpty else { return "1" }
-            return "(" + (try all.map { try $0.compile(keys, &arguments) }).joined(separator: " AND ") + ")"
+            guard !all.isEmpty else { return "TRUE" }
+            return "(" + (try all.map { try $0.compile(keys, dialect, &arguments) }).joined(separator: " AND ") + ")"
         case .or(let all):
-            guard !all.isEmpty else { return "0" }
-            return "(" + (try all.map { try $0.compile(keys, &arguments) }).joined(separator: " OR ") + ")"
+            guard !all.isEmpty else { return "FALSE" }
+            return "(" + (try all.map { try $0.compile(keys, dialect, &arguments) }).joined(separator: " OR ") + ")"
         case .not(let inner):
-            return "(NOT " + (try inner.compile(keys, &arguments)) + ")"
+            return "(NOT " + (try inner.compile(keys, dialect, &arguments)) + ")"
         case .comparison(let name, let op, let value):
             let key = try keys.key(name)
             if value == .null {
@@ -63,7 +64,7 @@ extension FetchPredicate {
             }
             arguments += [try Self.bind(value, to: key, name: name)]
             // A NULL column is never equal to a value; `!=` must still include it.
-            if op == .notEqual { return "(\(key.column) IS NOT ?)" }
+            if op == .notEqual { return "(\(dialect.isDistinct(key.column, from: "?")))" }
             return "(\(key.column) \(op == .equal ? "=" : op.rawValue) ?)"
         case .between(let name, let low, let high):
             let key = try keys.key(name)
@@ -71,62 +72,60 @@ extension FetchPredicate {
             return "(\(key.column) BETWEEN ? AND ?)"
         case .isIn(let name, let values):
             let key = try keys.key(name)
-            guard !values.isEmpty else { return "0" }
+            guard !values.isEmpty else { return "FALSE" }
             for value in values { arguments += [try Self.bind(value, to: key, name: name)] }
             return "(\(key.column) IN (" + Array(repeating: "?", count: values.count).joined(separator: ",") + "))"
         case .bitmask(let name, let mask, let isSet):
             let key = try keys.key(name)
             guard key.kind == .int else { throw Self.invalid("\(name) is not a bit set; & applies to integer keys") }
-            arguments += [mask]
+            arguments += [mask.sqlValue]
             return "((\(key.column) & ?) \(isSet ? "!=" : "=") 0)"
         case .text(let name, let op, let value, let caseInsensitive):
             let key = try keys.key(name)
             guard key.kind == .string else {
                 throw Self.invalid("\(name) is not text; \(op.rawValue) applies to text keys")
             }
-            // GRDB's swiftLowercaseString folds all of Unicode, where SQLite's LIKE folds ASCII only.
-            let column = caseInsensitive ? "swiftLowercaseString(\(key.column))" : key.column
-            let needle = caseInsensitive ? "swiftLowercaseString(?)" : "?"
+            // Folded across all of Unicode on both stores (SQLite's own LIKE folds ASCII only).
+            let column = caseInsensitive ? dialect.lowercase(key.column) : key.column
+            let needle = caseInsensitive ? dialect.lowercase("?") : "?"
             switch op {
             case .contains:
-                arguments += [value]
-                return "(instr(\(column), \(needle)) > 0)"
+                arguments += [.text(value)]
+                return "(\(dialect.position(of: needle, in: column)) > 0)"
             case .beginsWith:
-                arguments += [value]
-                return "(instr(\(column), \(needle)) = 1)"
+                arguments += [.text(value)]
+                return "(\(dialect.position(of: needle, in: column)) = 1)"
             case .endsWith:
-                arguments += [value, value]
-                return "(substr(\(column), -length(?)) = \(needle))"
+                arguments += [.text(value), .text(value)]
+                return "(\(dialect.suffix(of: column, count: "length(?)")) = \(needle))"
             }
         }
     }
 
     /// The database value of a literal for a key of the given kind.
-    private static func bind(_ value: FetchValue, to key: FetchKeys.Key, name: String) throws -> (
-        any DatabaseValueConvertible
-    )? {
+    private static func bind(_ value: FetchValue, to key: FetchKeys.Key, name: String) throws -> SQLValue {
         switch (key.kind, value) {
-        case (.int, .int(let v)): return v
+        case (.int, .int(let v)): return v.sqlValue
         case (.int, .double(let v)):
             // The text's number, which may be past Int's range (or infinite): never converted
             // by trapping.
             guard let whole = Int(exactly: v) else {
                 throw invalid("\(name) holds whole numbers from \(Int.min) to \(Int.max), not \(value)")
             }
-            return whole
-        case (.int, .bool(let v)): return v ? 1 : 0
-        case (.double, .int(let v)): return Double(v)
-        case (.double, .double(let v)): return v
-        case (.bool, .bool(let v)): return v
-        case (.bool, .int(let v)) where v == 0 || v == 1: return v == 1
-        case (.string, .string(let v)): return v
-        case (.date, .date(let v)): return v
+            return whole.sqlValue
+        case (.int, .bool(let v)): return (v ? 1 : 0).sqlValue
+        case (.double, .int(let v)): return Double(v).sqlValue
+        case (.double, .double(let v)): return v.sqlValue
+        case (.bool, .bool(let v)): return v.sqlValue
+        case (.bool, .int(let v)) where v == 0 || v == 1: return (v == 1).sqlValue
+        case (.string, .string(let v)): return v.sqlValue
+        case (.date, .date(let v)): return v.sqlValue
         case (.date, .string(let v)):
             guard let date = ISO8601.date(from: v) else {
                 throw invalid(
                     "\(name) needs a date in ISO 8601 (2023-01-01 or 2023-01-01T10:00:00+02:00), not \"\(v)\"")
             }
-            return date
+            return date.sqlValue
         default:
             throw invalid("\(name) cannot be compared with \(value): it holds \(key.kind) values")
         }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LightboxMetadata
 
 /// The smart albums the library keeps (PhotoKit's `smartAlbum*` subtypes): each is a rule
@@ -9,7 +8,8 @@ enum SmartAlbums {
     struct Rule: Sendable {
         var subtype: AssetCollectionSubtype
         var title: String
-        /// A SQL condition over `asset`; Lightbox's own text, never user input.
+        /// A SQL condition over `asset`; Lightbox's own text, never user input, read alike by
+        /// SQLite and PostgreSQL (whose catalog has SQLite's `datetime` for Recently Added).
         var condition: String
         /// Whether hidden assets belong (only "Hidden" itself).
         var includesHidden = false
@@ -33,7 +33,7 @@ enum SmartAlbums {
     /// (the Long Exposure effect sets that playback style): a Live Photo effect is an edit,
     /// so only editing (issue #6) fills the album.
     static let rules: [Rule] = [
-        Rule(subtype: .smartAlbumUserLibrary, title: "Library", condition: "1"),
+        Rule(subtype: .smartAlbumUserLibrary, title: "Library", condition: "TRUE"),
         Rule(subtype: .smartAlbumFavorites, title: "Favorites", condition: "asset.isFavorite = 1"),
         Rule(
             subtype: .smartAlbumRecentlyAdded, title: "Recently Added",
@@ -63,7 +63,7 @@ enum SmartAlbums {
                 (\(FileFormat.rawTypeIdentifiersSQL)))
                 """),
         Rule(subtype: .smartAlbumAllHidden, title: "Hidden", condition: "asset.isHidden = 1", includesHidden: true),
-        Rule(subtype: .smartAlbumRecentlyDeleted, title: "Recently Deleted", condition: "1", isTrash: true),
+        Rule(subtype: .smartAlbumRecentlyDeleted, title: "Recently Deleted", condition: "TRUE", isTrash: true),
     ]
 
     static func rule(for subtype: AssetCollectionSubtype) -> Rule? {
@@ -85,7 +85,9 @@ enum SmartAlbums {
     /// from one pass over the assets: listing the smart albums made three passes each (17
     /// albums, 51 passes, 13 s over 100,000 assets), and held the snapshot every other read of
     /// the library waits for.
-    static func aggregates(_ db: Database, subtypes: Set<Int>) throws -> [Int: (count: Int, start: Date?, end: Date?)] {
+    static func aggregates(_ db: any SQLDatabase, subtypes: Set<Int>) throws -> [Int: (
+        count: Int, start: Date?, end: Date?
+    )] {
         let wanted = rules.filter { subtypes.contains($0.subtype.rawValue) }
         guard !wanted.isEmpty else { return [:] }
         let columns = wanted.map { rule in
@@ -96,15 +98,21 @@ enum SmartAlbums {
                 MAX(CASE WHEN \(condition) THEN asset.creationDate END)
                 """
         }
-        guard let row = try Row.fetchOne(db, sql: "SELECT " + columns.joined(separator: ", ") + " FROM asset") else {
+        guard let row = try db.rows("SELECT " + columns.joined(separator: ", ") + " FROM asset").first else {
             return [:]
+        }
+        func date(_ index: Int) throws -> Date? {
+            let value = row.values[index]
+            guard value != .null else { return nil }
+            guard let date = value.date else {
+                throw LibraryError(.storageFailed, "the library's creationDate column holds \(value), not a date")
+            }
+            return date
         }
         var found: [Int: (count: Int, start: Date?, end: Date?)] = [:]
         for (index, rule) in wanted.enumerated() {
             found[rule.subtype.rawValue] = (
-                (row[index * 3] as Int?) ?? 0,
-                try StoredDate.decodeIfPresent(row, index * 3 + 1, "creationDate"),
-                try StoredDate.decodeIfPresent(row, index * 3 + 2, "creationDate")
+                Int(row.values[index * 3].integer ?? 0), try date(index * 3 + 1), try date(index * 3 + 2)
             )
         }
         return found

@@ -1,0 +1,157 @@
+import Foundation
+
+/// One state of the catalog that fetch results read, whatever commits after it: a SQLite
+/// `DatabaseSnapshot` (``SQLiteSnapshot``) or a PostgreSQL repeatable-read transaction
+/// (``PostgresSnapshot``).
+protocol CatalogSnapshot: Sendable {
+    /// Runs `body` on the snapshot's state.
+    func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T
+}
+
+/// A fetch result's rows in a snapshot of either store: the row ids a query selects, and the
+/// objects `loader` reads for them.
+struct CatalogFetchSource<Object: Sendable>: FetchSource {
+    let query: RowIDQuery
+    let snapshot: any CatalogSnapshot
+    let loader: @Sendable (any SQLDatabase, [Int64]) throws -> [Int64: Object]
+    let lookup: @Sendable (any SQLDatabase, [String]) throws -> [Int64]
+
+    var limit: Int { query.limit }
+    var countsMediaTypes: Bool { query.countsMediaTypes }
+
+    func rowIDs(offset: Int, count: Int) throws -> [Int64] {
+        try snapshot.read { db in try query.rowIDs(db, offset: offset, count: count) }
+    }
+
+    func count() throws -> Int {
+        try snapshot.read { db in try query.count(db) }
+    }
+
+    func count(mediaType: Int) throws -> Int {
+        try snapshot.read { db in try query.count(db, mediaType: mediaType) }
+    }
+
+    func objects(_ rowIDs: [Int64]) throws -> [Int64: Object] {
+        try snapshot.read { db in try loader(db, rowIDs) }
+    }
+
+    func rowIDs(forLocalIdentifiers identifiers: [String]) throws -> [Int64] {
+        try snapshot.read { db in try lookup(db, identifiers) }
+    }
+
+    func creationDays() throws -> [AssetDay]? {
+        guard query.creationDays != nil else { return nil }
+        return try snapshot.read { db in try query.creationDays(db) }
+    }
+
+    func cameras(limit: Int?) throws -> [AssetCamera]? {
+        guard query.cameras != nil else { return nil }
+        return try snapshot.read { db in try query.cameras(db, limit: limit) }
+    }
+}
+
+/// The query a lazy fetch result reads its row ids with.
+struct RowIDQuery: Sendable {
+    /// `SELECT <row id> FROM ... WHERE ...`: one column, no order, no limit.
+    var select: SQLFragment
+    /// The ORDER BY terms, total.
+    var orderBy: String
+    /// The fetch limit; 0 for none.
+    var limit: Int = 0
+    /// A cheaper query for the count without limit, when there is one (tallies).
+    var fastCount: SQLFragment?
+    /// For asset fetches: the count of one media type, its value bound last; nil for other classes.
+    var mediaTypeCount: SQLFragment?
+    /// For asset fetches: each row's `creationDate` and `creationTimeZoneOffset`, in order, no
+    /// limit; nil for other classes.
+    var creationDays: SQLFragment?
+    /// For asset fetches: the rows' cameras and lenses with how many rows have each, no limit;
+    /// nil for other classes.
+    var cameras: SQLFragment?
+
+    var countsMediaTypes: Bool { mediaTypeCount != nil }
+
+    /// `count` row ids from `offset` (all the rest when `count` is negative), in order.
+    func rowIDs(_ db: any SQLDatabase, offset: Int, count: Int) throws -> [Int64] {
+        let bound = count < 0 ? db.dialect.noLimit : count.sqlValue
+        return try db.integerColumn(
+            "\(select.sql) ORDER BY \(orderBy) LIMIT ? OFFSET ?", select.arguments + [bound, offset.sqlValue])
+    }
+
+    /// The runs of rows taken on the same local day, in order, the limit applied.
+    func creationDays(_ db: any SQLDatabase) throws -> [AssetDay] {
+        guard let creationDays else { return [] }
+        let bound = limit > 0 ? limit.sqlValue : db.dialect.noLimit
+        return try db.creationDays("\(creationDays.sql) LIMIT ?", creationDays.arguments + [bound])
+    }
+
+    /// The cameras and lenses of the rows, the fetch limit applied, the most used first; at most
+    /// `limit` of them (nil: all).
+    func cameras(_ db: any SQLDatabase, limit most: Int?) throws -> [AssetCamera] {
+        guard let cameras else { return [] }
+        var sql = cameras.sql
+        var arguments = cameras.arguments
+        if limit > 0 {
+            // Which rows the limit keeps depends on the order: group those.
+            sql = """
+                SELECT asset.cameraMake, asset.cameraModel, asset.lensModel, COUNT(*) FROM asset
+                WHERE asset.id IN (\(select.sql) ORDER BY \(orderBy) LIMIT ?) GROUP BY 1, 2, 3
+                """
+            arguments = select.arguments + [limit.sqlValue]
+        }
+        arguments.append(most.map { max(0, $0).sqlValue } ?? db.dialect.noLimit)
+        return try db.rows(sql + " ORDER BY 4 DESC, 1, 2, 3 LIMIT ?", arguments).map { row in
+            AssetCamera(
+                make: row.values[0].text, model: row.values[1].text, lensModel: row.values[2].text,
+                count: Int(row.values[3].integer ?? 0))
+        }
+    }
+
+    /// The number of rows, the limit applied.
+    func count(_ db: any SQLDatabase) throws -> Int {
+        let counted: Int64
+        if let fastCount {
+            counted = try db.integer(fastCount.sql, fastCount.arguments) ?? 0
+        } else if limit > 0 {
+            return Int(
+                try db.integer(
+                    "SELECT COUNT(*) FROM (\(select.sql) LIMIT ?) AS counted", select.arguments + [limit.sqlValue]) ?? 0
+            )
+        } else {
+            counted = try db.integer("SELECT COUNT(*) FROM (\(select.sql)) AS counted", select.arguments) ?? 0
+        }
+        return limit > 0 ? Swift.min(limit, Int(counted)) : Int(counted)
+    }
+
+    /// The number of rows of one media type, the limit applied (asset fetches only).
+    func count(_ db: any SQLDatabase, mediaType: Int) throws -> Int {
+        guard let mediaTypeCount else { return 0 }
+        if limit > 0 {
+            // Which rows the limit keeps depends on the order: count among those.
+            return Int(
+                try db.integer(
+                    """
+                    SELECT COUNT(*) FROM (\(select.sql) ORDER BY \(orderBy) LIMIT ?) AS kept
+                    JOIN asset ON asset.id = kept.id WHERE asset.mediaType = ?
+                    """, select.arguments + [limit.sqlValue, mediaType.sqlValue]) ?? 0)
+        }
+        return Int(try db.integer(mediaTypeCount.sql, mediaTypeCount.arguments + [mediaType.sqlValue]) ?? 0)
+    }
+}
+
+extension SQLDatabase {
+    /// The `column` values of the rows of `table` with these local identifiers (those that
+    /// exist), looked up in chunks that stay under SQLite's limit on parameters.
+    func rowIDs(_ column: String, in table: String, localIdentifiers: [String]) throws -> [Int64] {
+        var found: [Int64] = []
+        var start = 0
+        while start < localIdentifiers.count {
+            let chunk = localIdentifiers[start..<Swift.min(localIdentifiers.count, start + 500)]
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            found += try integerColumn(
+                "SELECT \(column) FROM \(table) WHERE localIdentifier IN (\(marks))", chunk.map(\.sqlValue))
+            start += chunk.count
+        }
+        return found
+    }
+}
