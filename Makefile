@@ -107,9 +107,14 @@ test: deps web-deps service-deps corpus
 	fi; \
 	rm -f "$$log"
 	scripts/services swift test --skip-build
+	LIGHTBOX_TEST_CATALOG=postgres scripts/services swift test --skip-build --filter '$(MODEL_SUITES)'
 	scripts/check-api --examples $(API_CHECK_EXAMPLES)
 	scripts/check-web
 	scripts/fuzz --seconds $(FUZZ_CHECK_SECONDS) --jobs 2
+
+# make test runs these suites a second time with every library they make on PostgreSQL: the
+# model's suites, parameterised over both stores (TemporaryDirectory.makeLibrary).
+MODEL_SUITES ?= LightboxTests|LightboxServerTests
 
 # make test has schemathesis (scripts/check-api) try this many generated requests per operation
 # of the OpenAPI document, against a served library.

@@ -216,7 +216,11 @@ let package = Package(
         ),
         .target(
             name: "LightboxTestSupport",
-            dependencies: ["Lightbox", "LightboxImaging", "LightboxMetadata"],
+            // PostgresNIO: a new database for each library the model's suites make on PostgreSQL.
+            dependencies: [
+                "Lightbox", "LightboxImaging", "LightboxMetadata",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,4 +1,8 @@
 import Foundation
+import Lightbox
+import Logging
+import NIOPosix
+import PostgresNIO
 
 /// The servers `scripts/services` starts for the tests (`make test` runs the tests under it).
 public enum Services {
@@ -41,6 +45,49 @@ public enum Services {
     /// signer's oracle); nil without them.
     public static var python: String? {
         ProcessInfo.processInfo.environment["LIGHTBOX_TEST_SERVICES_PYTHON"]
+    }
+
+    /// The store the model's suites run against: `LIGHTBOX_TEST_CATALOG=postgres` runs them on
+    /// PostgreSQL (`make test` runs them a second time so), else on SQLite.
+    public static var catalogUnderTest: String {
+        ProcessInfo.processInfo.environment["LIGHTBOX_TEST_CATALOG"] ?? "sqlite"
+    }
+
+    /// The catalog address for a new library under test: nil for SQLite (the library's file), or
+    /// a new, empty database on the PostgreSQL server.
+    public static func newCatalog() throws -> String? {
+        guard catalogUnderTest == "postgres" else { return nil }
+        return try makePostgresDatabase()
+    }
+
+    /// A new, empty database on the PostgreSQL server; its address.
+    public static func makePostgresDatabase() throws -> String {
+        let server = try PostgresAddress(try requirePostgres())
+        guard let folder = server.socketFolder else {
+            throw Missing(service: "a PostgreSQL server on a Unix socket")
+        }
+        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let configuration = PostgresConnection.Configuration(
+            unixSocketPath: folder + "/.s.PGSQL.\(server.port)", username: server.user, password: nil,
+            database: server.database)
+        do {
+            let connection = try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1,
+                logger: Logger(label: "lightbox.tests")
+            ).wait()
+            defer { try? connection.close().wait() }
+            _ = try connection.query("CREATE DATABASE \(unescaped: name)", logger: Logger(label: "lightbox.tests"))
+                .wait()
+        } catch {
+            throw PostgresFailure(description: "cannot make a database on \(server): \(String(reflecting: error))")
+        }
+        var address = server
+        address.database = name
+        return address.description
+    }
+
+    public struct PostgresFailure: Error, CustomStringConvertible {
+        public var description: String
     }
 
     public struct Missing: Error, CustomStringConvertible {

@@ -55,9 +55,13 @@ public final class TemporaryDirectory: @unchecked Sendable {
         return destination
     }
 
-    /// A new library inside the folder.
+    /// A new library inside the folder, its catalog in the store the suites run against
+    /// (``Services/catalogUnderTest``): a SQLite file in the folder, or a new PostgreSQL database.
+    /// The library made before under that name, opened again, when there is one.
     public func makeLibrary(_ name: String = "Test.lightbox") throws -> PhotoLibrary {
-        try PhotoLibrary(url: url.appendingPathComponent(name))
+        let library = url.appendingPathComponent(name)
+        let isNew = !PhotoLibrary.isLibrary(library.path)
+        return try PhotoLibrary(url: library, database: isNew ? Services.newCatalog() : nil)
     }
 }
 

@@ -18,6 +18,13 @@ struct LibraryOptions: ParsableArguments {
     var originals: String?
 
     @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Keep a new library's catalog on PostgreSQL, postgres://USER@HOST[:PORT]/DATABASE (a socket: postgres://USER@/DATABASE?host=/FOLDER; TLS: ?sslmode=require); the folder remembers it, and a server's own folder given an existing catalog joins it. The password: PGPASSWORD, or the file PGPASSFILE names.",
+            valueName: "URL"))
+    var database: String?
+
+    @Option(
         name: .customLong("s3-endpoint"),
         help: ArgumentHelp(
             "The object storage server, http(s)://HOST[:PORT] (default: $AWS_ENDPOINT_URL, else AWS).",
@@ -43,13 +50,15 @@ struct LibraryOptions: ParsableArguments {
     /// import) makes a library where there is none: any other command given a wrong path
     /// says so instead of leaving an empty library behind.
     func open(creating: Bool = false) throws -> PhotoLibrary {
-        if !creating && !PhotoLibrary.isLibrary(libraryPath) {
+        // A folder given a catalog (a server joining a shared library) opens it, made or not.
+        if !creating && database == nil && !PhotoLibrary.isLibrary(libraryPath) {
             throw CommandError("no library at \(libraryPath) (lightbox import creates one)")
         }
         do {
             return try PhotoLibrary(
                 url: URL(fileURLWithPath: libraryPath),
-                originals: originals.map { ObjectStorageSettings(url: $0, endpoint: s3Endpoint, region: s3Region) })
+                originals: originals.map { ObjectStorageSettings(url: $0, endpoint: s3Endpoint, region: s3Region) },
+                database: database)
         } catch let error as LibraryError {
             throw CommandError("cannot open the library: \(error)")
         }

@@ -3,11 +3,11 @@ import Foundation
 import GRDB
 import Hummingbird
 import HummingbirdTesting
-import Lightbox
 import LightboxImaging
 import LightboxTestSupport
 import Testing
 
+@testable import Lightbox
 @testable import LightboxServer
 
 /// The model's writes over HTTP: each one transaction, answered with its change token, and
@@ -446,19 +446,16 @@ extension ModelRouteTests {
         defer { withExtendedLifetime(folder) {} }
         // 1,100 assets, each naming a camera of its own but for 10 of one camera: what files
         // written to fill a listing would do.
-        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).write {
-            db in
+        try library.withCatalog { db in
             for index in 0..<1_100 {
                 try db.execute(
-                    sql: """
-                        INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate,
-                        modificationDate, addedDate, cameraModel) VALUES (?, 1, 10, 10, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        "CAMERA-\(index)", Date(), Date(), Date(), index < 10 ? "Common" : "Camera \(index)",
-                    ])
+                    """
+                    INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate,
+                    modificationDate, addedDate, cameraModel) VALUES (?, 1, 10, 10, ?, ?, ?, ?)
+                    """,
+                    ["CAMERA-\(index)", Date(), Date(), Date(), index < 10 ? "Common" : "Camera \(index)"])
             }
-            try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", arguments: [Date()])
+            try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
         }
         try await app.test(.router) { client in
             try await client.execute(uri: "/api/cameras", method: .get) { response throws in

@@ -1,8 +1,8 @@
 import Foundation
-import GRDB
-import Lightbox
 import LightboxTestSupport
 import Testing
+
+@testable import Lightbox
 
 @Suite("Changing the library: atomic blocks, placeholders, albums")
 struct ChangeTests {
@@ -175,15 +175,17 @@ struct ChangeTests {
                 == [assets[0].localIdentifier, assets[2].localIdentifier])
 
         // The log says what each transaction did.
-        let log = try DatabaseQueue(path: library.url.appendingPathComponent("library.sqlite").path).read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT objectType, localIdentifier, kind FROM changeRecord ORDER BY rowid DESC LIMIT 2")
+        let log = try library.withCatalog { db in
+            try db.rows(
+                """
+                SELECT objectType, localIdentifier, kind FROM changeRecord
+                WHERE transactionId = (SELECT MAX(id) FROM changeTransaction)
+                """)
         }
         #expect(
-            log.map { [$0["objectType"] as String, $0["localIdentifier"], "\($0["kind"] as Int)"] }.contains([
-                "asset", victim.localIdentifier, "3",
-            ]))
-        #expect(log.map { $0["objectType"] as String }.contains("assetCollection"))
+            log.map { [$0["objectType"].text, $0["localIdentifier"].text, $0["kind"].integer.map { "\($0)" }] }
+                .contains(["asset", victim.localIdentifier, "3"]))
+        #expect(log.map { $0["objectType"].text }.contains("assetCollection"))
     }
 
     @Test("Unknown identifiers and smart albums are refused with typed errors, changing nothing")

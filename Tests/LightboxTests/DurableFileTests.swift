@@ -28,7 +28,8 @@ struct DurableFileTests {
     @Test("Every commit is synced: the writer runs with synchronous = FULL, not GRDB's WAL default")
     func commitsAreSynced() throws {
         let folder = try TemporaryDirectory()
-        let library = try folder.makeLibrary()
+        // SQLite's own setting: a library on SQLite, whatever store the suites run against.
+        let library = try PhotoLibrary(url: folder.url.appendingPathComponent("Test.lightbox"))
         let level = try (library.store as! SQLiteStore).writer.writeWithoutTransaction { db in
             try Int.fetchOne(db, sql: "PRAGMA synchronous")
         }

@@ -1,8 +1,8 @@
 import Foundation
-import GRDB
-import Lightbox
 import LightboxTestSupport
 import Testing
+
+@testable import Lightbox
 
 /// Fetches checked against a brute-force reference: every asset loaded, the predicate
 /// evaluated in Swift, the sort done in Swift.
@@ -16,23 +16,22 @@ struct FetchTests {
         try #require(summary.progress.imported == Corpus.photos.count)
         var random = SeededRandom(seed: 42)
         let draws = (0..<Corpus.photos.count).map { _ in (0..<5).map { _ in random.next() } }
-        let path = library.url.appendingPathComponent("library.sqlite").path
-        try await DatabaseQueue(path: path).write { db in
-            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM asset ORDER BY id")
+        try library.withCatalog { db in
+            let ids = try db.integers("SELECT id FROM asset ORDER BY id")
             for (index, id) in ids.enumerated() {
                 let draw = draws[index]
                 let burst: String? = index % 5 == 0 ? "BURST-A" : (index % 7 == 0 ? "BURST-B" : nil)
                 try db.execute(
-                    sql: """
-                        UPDATE asset SET isFavorite = ?, isHidden = ?, mediaSubtypes = ?, duration = ?,
-                        burstIdentifier = ?, representsBurst = ?, mediaType = ? WHERE id = ?
-                        """,
-                    arguments: [
+                    """
+                    UPDATE asset SET isFavorite = ?, isHidden = ?, mediaSubtypes = ?, duration = ?,
+                    burstIdentifier = ?, representsBurst = ?, mediaType = ? WHERE id = ?
+                    """,
+                    [
                         draw[0] % 3 == 0, draw[1] % 5 == 0, Int(draw[2] % 16), Double(draw[3] % 100) / 4, burst,
                         burst != nil && index < 10, draw[4] % 4 == 0 ? 2 : 1, id,
                     ])
             }
-            try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", arguments: [Date()])
+            try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
         }
         return library
     }
@@ -45,10 +44,7 @@ struct FetchTests {
             options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true))
         let all = Array(everything)
         #expect(all.count == Corpus.photos.count)
-        let byRowID = try await DatabaseQueue(path: library.url.appendingPathComponent("library.sqlite").path).read {
-            db in
-            try String.fetchAll(db, sql: "SELECT localIdentifier FROM asset ORDER BY id")
-        }
+        let byRowID = try library.withCatalog { db in try db.texts("SELECT localIdentifier FROM asset ORDER BY id") }
         let rowOrder = Dictionary(uniqueKeysWithValues: byRowID.enumerated().map { ($1, $0) })
         var random = SeededRandom(seed: 7)
         for round in 0..<300 {

@@ -86,14 +86,14 @@ struct ImageDataTests {
         let (library, imported, folder) = try await Self.library()
         defer { withExtendedLifetime(folder) {} }
         // As schema step v20 leaves an older library: no orientation, every asset to read.
-        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).write {
-            db in
-            try db.execute(sql: "UPDATE asset SET fileOrientation = NULL")
+        try library.withCatalog { db in
+            try db.execute("UPDATE asset SET fileOrientation = NULL")
             try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO libraryState (key, value)
-                    VALUES ('captureDetailsThrough', (SELECT MAX(id) FROM asset)), ('captureDetailsAfter', 0)
-                    """)
+                """
+                INSERT INTO libraryState (key, value)
+                VALUES ('captureDetailsThrough', (SELECT MAX(id) FROM asset)), ('captureDetailsAfter', 0)
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                """)
         }
         let reopened = try PhotoLibrary(url: library.url)
         #expect(try reopened.fetchAssets().allSatisfy { $0.orientation == 1 })

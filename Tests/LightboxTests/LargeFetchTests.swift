@@ -1,8 +1,8 @@
 import Foundation
-import GRDB
-import Lightbox
 import LightboxTestSupport
 import Testing
+
+@testable import Lightbox
 
 /// Results larger than the first window of ids a fetch reads, over synthetic asset rows,
 /// checked against a brute-force reference: every row loaded, filtered and sorted in Swift.
@@ -29,37 +29,37 @@ struct LargeFetchTests {
     static func makeLibrary(_ folder: TemporaryDirectory) async throws -> PhotoLibrary {
         let library = try folder.makeLibrary()
         let start = Date(timeIntervalSince1970: 1_600_000_000)
-        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).write {
-            db in
+        try library.withCatalog { db in
             for index in 0..<2_600 {
                 let date = start.addingTimeInterval(Double(index * 7_919 % 2_000) * 60)
                 let burst: String? = (100..<200).contains(index) ? "BURST-\(index / 5)" : nil
                 try db.execute(
-                    sql: """
-                        INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate,
-                        modificationDate, addedDate, isFavorite, isHidden, burstIdentifier, representsBurst, sourceType)
-                        VALUES (?, ?, 4032, 3024, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
+                    """
+                    INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate,
+                    modificationDate, addedDate, isFavorite, isHidden, burstIdentifier, representsBurst, sourceType)
+                    VALUES (?, ?, 4032, 3024, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
                         String(format: "SYNTH-%05d", index), index % 7 == 0 ? 2 : 1, date, date, date, index % 3 == 0,
                         index % 11 == 0, burst, burst != nil && index % 5 == 0, index % 13 == 0 ? 2 : 1,
                     ])
             }
-            try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", arguments: [Date()])
+            try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
         }
         return library
     }
 
     /// Every row, straight from the table.
     static func rows(_ library: PhotoLibrary) async throws -> [Row] {
-        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).read {
-            db in
-            try GRDB.Row.fetchAll(db, sql: "SELECT * FROM asset").map { row in
+        try library.withCatalog { db in
+            try db.rows("SELECT * FROM asset").map { row in
                 Row(
-                    id: row["id"], localIdentifier: row["localIdentifier"], creationDate: row["creationDate"],
-                    isFavorite: row["isFavorite"], isHidden: row["isHidden"], burstIdentifier: row["burstIdentifier"],
-                    representsBurst: row["representsBurst"], mediaType: row["mediaType"], sourceType: row["sourceType"],
-                    isTrashed: (row["trashedDate"] as Date?) != nil)
+                    id: try row.integer("id"), localIdentifier: try row.text("localIdentifier"),
+                    creationDate: try row.date("creationDate"), isFavorite: try row.integer("isFavorite") != 0,
+                    isHidden: try row.integer("isHidden") != 0, burstIdentifier: row["burstIdentifier"].text,
+                    representsBurst: try row.integer("representsBurst") != 0,
+                    mediaType: Int(try row.integer("mediaType")), sourceType: Int(try row.integer("sourceType")),
+                    isTrashed: row["trashedDate"] != .null)
             }
         }
     }
@@ -123,11 +123,10 @@ struct LargeFetchTests {
             changes.deleteAssets(rows.filter { $0.id % 19 == 0 }.map(\.localIdentifier))
             changes.purgeAssets(rows.filter { $0.id % 31 == 0 && $0.id % 19 != 0 }.map(\.localIdentifier))
         }
-        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).write {
-            db in
-            try db.execute(sql: "UPDATE asset SET representsBurst = 1 - representsBurst WHERE id % 23 = 0")
-            try db.execute(sql: "UPDATE asset SET mediaType = 3 - mediaType, sourceType = 4 WHERE id % 29 = 0")
-            try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", arguments: [Date()])
+        try library.withCatalog { db in
+            try db.execute("UPDATE asset SET representsBurst = 1 - representsBurst WHERE id % 23 = 0")
+            try db.execute("UPDATE asset SET mediaType = 3 - mediaType, sourceType = 4 WHERE id % 29 = 0")
+            try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
         }
         rows = try await Self.rows(library)
         let purged = (1...2_600).filter { $0 % 31 == 0 && $0 % 19 != 0 }.count

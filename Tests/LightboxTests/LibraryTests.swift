@@ -1,16 +1,18 @@
 import Foundation
 import GRDB
-import Lightbox
 import LightboxTestSupport
 import Synchronization
 import Testing
+
+@testable import Lightbox
 
 @Suite("The library on disk")
 struct LibraryTests {
     @Test("A new library has its database and folders")
     func layout() throws {
         let folder = try TemporaryDirectory()
-        let library = try folder.makeLibrary("New.lightbox")
+        // SQLite's layout: a library on SQLite, whatever store the suites run against.
+        let library = try PhotoLibrary(url: folder.url.appendingPathComponent("New.lightbox"))
         for name in ["library.sqlite", "originals", "derivatives"] {
             #expect(FileManager.default.fileExists(atPath: library.url.appendingPathComponent(name).path), "\(name)")
         }
@@ -24,7 +26,8 @@ struct LibraryTests {
     @Test("A library from a newer Lightbox is refused with a clear reason, and left untouched")
     func newerLibraryIsRefused() throws {
         let folder = try TemporaryDirectory()
-        let path = try folder.makeLibrary("Future.lightbox").url.appendingPathComponent("library.sqlite").path
+        let path = try PhotoLibrary(url: folder.url.appendingPathComponent("Future.lightbox")).url
+            .appendingPathComponent("library.sqlite").path
         try DatabaseQueue(path: path).write { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
         }
@@ -105,9 +108,7 @@ struct LibraryTests {
         let photo = try Corpus.path("digikam/body-background.jpg")
         _ = await library.importItems(at: [URL(fileURLWithPath: photo)])
         // The crash: the file reached originals/, the transaction never committed.
-        try await DatabaseQueue(path: library.url.appendingPathComponent("library.sqlite").path).write { db in
-            try db.execute(sql: "DELETE FROM asset")
-        }
+        try library.withCatalog { db in try db.execute("DELETE FROM asset") }
         let reopened = try folder.makeLibrary()
         #expect(try await reopened.assetCount() == 0)
         let summary = await reopened.importItems(at: [URL(fileURLWithPath: photo)])

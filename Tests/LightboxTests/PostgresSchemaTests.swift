@@ -284,7 +284,7 @@ struct PostgresSchemaTests {
         let cache = PostgresSnapshotCache()
         func snapshot() throws -> PostgresSnapshot {
             try cache.snapshot(token: try writer.lastChangeTransaction()) {
-                try PostgresSnapshot(connectingTo: address, environment: ProcessInfo.processInfo.environment)
+                try PostgresSnapshot(link: PostgresLink.connect(to: address))
             }
         }
         let before = try connections()

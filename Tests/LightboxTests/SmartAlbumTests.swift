@@ -1,8 +1,8 @@
 import Foundation
-import GRDB
-import Lightbox
 import LightboxTestSupport
 import Testing
+
+@testable import Lightbox
 
 @Suite("Smart albums, kept current by the library")
 struct SmartAlbumTests {
@@ -68,15 +68,11 @@ struct SmartAlbumTests {
         let ids = try library.fetchAssets().map(\.localIdentifier)
         // A screenshot, a Live Photo, and a Live Photo with the Long Exposure effect (shown as
         // a still), as the importer and the editor record them.
-        try await DatabaseQueue(path: library.url.appendingPathComponent("library.sqlite").path).write { db in
-            try db.execute(sql: "UPDATE asset SET mediaSubtypes = 4 WHERE localIdentifier = ?", arguments: [ids[0]])
-            try db.execute(
-                sql: "UPDATE asset SET mediaSubtypes = 8, playbackStyle = 3 WHERE localIdentifier = ?",
-                arguments: [ids[1]])
-            try db.execute(
-                sql: "UPDATE asset SET mediaSubtypes = 8, playbackStyle = 1 WHERE localIdentifier = ?",
-                arguments: [ids[2]])
-            try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", arguments: [Date()])
+        try library.withCatalog { db in
+            try db.execute("UPDATE asset SET mediaSubtypes = 4 WHERE localIdentifier = ?", [ids[0]])
+            try db.execute("UPDATE asset SET mediaSubtypes = 8, playbackStyle = 3 WHERE localIdentifier = ?", [ids[1]])
+            try db.execute("UPDATE asset SET mediaSubtypes = 8, playbackStyle = 1 WHERE localIdentifier = ?", [ids[2]])
+            try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
         }
         func album(_ subtype: AssetCollectionSubtype) throws -> [String] {
             let collection = try #require(

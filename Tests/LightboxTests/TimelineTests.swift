@@ -1,9 +1,9 @@
 import Foundation
-import GRDB
-import Lightbox
 import LightboxTestSupport
 import Synchronization
 import Testing
+
+@testable import Lightbox
 
 /// A fetch's days (``FetchResult/creationDays()``) and its pages by position: what the web
 /// app's timeline lays out and reads.
@@ -15,22 +15,21 @@ struct TimelineTests {
     static func makeLibrary(_ folder: TemporaryDirectory) async throws -> PhotoLibrary {
         let library = try folder.makeLibrary()
         let start = Date(timeIntervalSince1970: 1_700_000_000)
-        try await DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path).write {
-            db in
+        try library.withCatalog { db in
             for index in 0..<5_000 {
                 let date = start.addingTimeInterval(Double(index * 7_919 % 5_000) * 1_200)
                 let offset = ((index * 37) % 27 - 12) * 3_600 + (index % 4 == 0 ? 1_800 : 0)
                 try db.execute(
-                    sql: """
-                        INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate,
-                        creationTimeZoneOffset, modificationDate, addedDate, isFavorite, isHidden)
-                        VALUES (?, 1, 4032, 3024, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
+                    """
+                    INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate,
+                    creationTimeZoneOffset, modificationDate, addedDate, isFavorite, isHidden)
+                    VALUES (?, 1, 4032, 3024, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
                         String(format: "DAY-%05d", index), date, offset, date, date, index % 3 == 0, index % 17 == 0,
                     ])
             }
-            try db.execute(sql: "INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", arguments: [Date()])
+            try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
         }
         return library
     }
@@ -301,16 +300,14 @@ struct CameraSearchTests {
         let expected = Self.counted(Array(try imported.fetchAssets(options: FetchOptions(includeHiddenAssets: true))))
         #expect(try imported.captureDetailsBacklogCount() == 0, "imports write their cameras")
         // What schema step v17 leaves in a library that had assets: no cameras, and the backlog.
-        let database = try DatabaseQueue(
-            path: imported.url.appendingPathComponent(PhotoLibrary.databaseFilename).path)
-        let assetCount = try await database.write { db in
-            try db.execute(sql: "UPDATE asset SET cameraMake = NULL, cameraModel = NULL, lensModel = NULL")
+        let assetCount = try imported.withCatalog { db in
+            try db.execute("UPDATE asset SET cameraMake = NULL, cameraModel = NULL, lensModel = NULL")
             try db.execute(
-                sql: """
-                    INSERT INTO libraryState (key, value) VALUES ('captureDetailsAfter', 0),
-                    ('captureDetailsThrough', (SELECT MAX(id) FROM asset))
-                    """)
-            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset") ?? 0
+                """
+                INSERT INTO libraryState (key, value) VALUES ('captureDetailsAfter', 0),
+                ('captureDetailsThrough', (SELECT MAX(id) FROM asset))
+                """)
+            return Int(try db.integer("SELECT COUNT(*) FROM asset") ?? 0)
         }
         let library = try PhotoLibrary(url: imported.url)
         #expect(try library.captureDetailsBacklogCount() == assetCount)
@@ -331,8 +328,8 @@ struct CameraSearchTests {
         #expect(
             filled == expected,
             "\(filled.filter { expected[$0.key] != $0.value }) \(expected.filter { filled[$0.key] != $0.value })")
-        let left = try await database.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM libraryState WHERE key LIKE 'captureDetails%'")
+        let left = try library.withCatalog { db in
+            try db.integer("SELECT COUNT(*) FROM libraryState WHERE key LIKE 'captureDetails%'")
         }
         #expect(left == 0, "the backlog's keys go when it is done")
         #expect(try await library.fillCaptureDetails() == 0)

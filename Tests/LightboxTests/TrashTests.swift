@@ -1,10 +1,10 @@
 import Crypto
 import Foundation
-import GRDB
-import Lightbox
 import LightboxImaging
 import LightboxTestSupport
 import Testing
+
+@testable import Lightbox
 
 #if canImport(Glibc)
     import Glibc
@@ -144,10 +144,9 @@ struct TrashTests {
     /// Every resource's file is there and whole; returns the stored paths.
     @discardableResult
     static func expectRowsHaveFiles(_ library: PhotoLibrary, _ comment: String) async throws -> [String] {
-        let queue = try DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path)
-        let stored = try await queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT storedPath, sha256 FROM resource").map {
-                ($0[0] as String, $0[1] as String)
+        let stored = try library.withCatalog { db in
+            try db.rows("SELECT storedPath, sha256 FROM resource").map {
+                (try $0.text("storedPath"), try $0.text("sha256"))
             }
         }
         let root = library.url.appendingPathComponent("originals").path
@@ -166,8 +165,7 @@ struct TrashTests {
         let root = library.url.appendingPathComponent("originals").path
         let files = (FileManager.default.subpaths(atPath: root) ?? []).filter { !$0.hasPrefix(".") && $0.contains(".") }
         #expect(Set(files) == Set(stored), "\(comment): files no row knows of, or rows without files")
-        let queue = try DatabaseQueue(path: library.url.appendingPathComponent(PhotoLibrary.databaseFilename).path)
-        #expect(try await queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM pendingRemoval") } == 0)
+        #expect(try library.withCatalog { try $0.integer("SELECT COUNT(*) FROM pendingRemoval") } == 0)
     }
 
     @Test(

@@ -30,33 +30,6 @@ public struct ObjectStorageSettings: Codable, Sendable, Equatable {
         self.sweepGraceSeconds = sweepGraceSeconds
     }
 
-    /// The name of the file in the library folder.
-    static let filename = "storage.json"
-
-    private struct File: Codable {
-        var originals: ObjectStorageSettings
-    }
-
-    /// The settings a library folder keeps; nil when its originals are in the folder.
-    static func read(libraryFolder: String) throws -> ObjectStorageSettings? {
-        let path = libraryFolder + "/" + filename
-        guard FileIO.fileExists(path) else { return nil }
-        guard let bytes = try FileIO.contents(ofFileAt: path, limit: 64 << 10),
-            let file = try? JSONDecoder().decode(File.self, from: Data(bytes))
-        else {
-            throw LibraryError(
-                .notALibrary, "\(filename) is not a storage description of at most 64 KiB of JSON", path: path)
-        }
-        return file.originals
-    }
-
-    func write(libraryFolder: String) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try FileIO.writeAtomically(
-            [UInt8](try encoder.encode(File(originals: self))), to: libraryFolder + "/" + Self.filename)
-    }
-
     /// The location these settings name, the environment filling what they leave out.
     func location(environment: [String: String]) throws -> S3Location {
         let endpoint = endpoint ?? environment["AWS_ENDPOINT_URL_S3"] ?? environment["AWS_ENDPOINT_URL"]
@@ -95,5 +68,38 @@ public struct ObjectStorageSettings: Codable, Sendable, Equatable {
                 graceInterval: TimeInterval(min(max(sweepGraceSeconds ?? 86_400, 0), 365 * 86_400))),
             try ObjectDerivativeStorage(client: client, libraryFolder: libraryFolder)
         )
+    }
+}
+
+/// Where a library's parts are when not in its folder, kept in the folder (`storage.json`, no
+/// secrets) so that every later open, by any command or server, finds them: the catalog on
+/// PostgreSQL, the originals in a bucket. A folder library has no such file.
+struct LibraryPlacement: Codable, Sendable, Equatable {
+    /// The originals' bucket; nil: the folder's `originals/`.
+    var originals: ObjectStorageSettings?
+    /// The PostgreSQL catalog's address (`postgres://USER@HOST/DATABASE`, no password); nil:
+    /// the folder's SQLite file.
+    var database: String?
+
+    /// The name of the file in the library folder.
+    static let filename = "storage.json"
+
+    /// What a library folder keeps; empty when its parts are all in it.
+    static func read(libraryFolder: String) throws -> LibraryPlacement {
+        let path = libraryFolder + "/" + filename
+        guard FileIO.fileExists(path) else { return LibraryPlacement() }
+        guard let bytes = try FileIO.contents(ofFileAt: path, limit: 64 << 10),
+            let placement = try? JSONDecoder().decode(LibraryPlacement.self, from: Data(bytes))
+        else {
+            throw LibraryError(
+                .notALibrary, "\(filename) is not a storage description of at most 64 KiB of JSON", path: path)
+        }
+        return placement
+    }
+
+    func write(libraryFolder: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try FileIO.writeAtomically([UInt8](try encoder.encode(self)), to: libraryFolder + "/" + Self.filename)
     }
 }

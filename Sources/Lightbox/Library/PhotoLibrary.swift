@@ -2,7 +2,8 @@ import Foundation
 import LightboxImaging
 
 /// A photo library on disk (PhotoKit's `PHPhotoLibrary`): a folder `NAME.lightbox/` holding
-/// `library.sqlite`, `originals/` and `derivatives/`.
+/// `library.sqlite`, `originals/` and `derivatives/`; or with its catalog on PostgreSQL and its
+/// originals in a bucket, shared by the folders of several servers.
 ///
 /// ```swift
 /// let library = try PhotoLibrary(url: URL(filePath: "Photos.lightbox"))
@@ -15,7 +16,7 @@ import LightboxImaging
 public final class PhotoLibrary: Sendable {
     /// The library folder.
     public let url: URL
-    /// The catalog: SQLite through GRDB, behind the store protocol.
+    /// The catalog: SQLite through GRDB, or PostgreSQL, behind the store protocol.
     let store: any LibraryStore
     /// The originals: the library folder's `originals/`, or a bucket, behind the blob protocol.
     let originals: any OriginalStorage
@@ -35,13 +36,17 @@ public final class PhotoLibrary: Sendable {
     /// Lightbox wrote. An older library is migrated. `historyRetention` bounds the persistent
     /// history writes keep.
     ///
-    /// `originals` puts a new library's originals in object storage (kept in its folder for
-    /// every later open, which need not give it again); an existing library keeps its originals
-    /// where they are, and throws ``LibraryError/Code-swift.struct/storageFailed`` when given
-    /// another place. Credentials come from `environment`.
+    /// `database` (`postgres://USER@HOST[:PORT]/DATABASE`, the password from `PGPASSWORD` or
+    /// `PGPASSFILE`) keeps a new library's catalog on PostgreSQL instead of a SQLite file in the
+    /// folder; several folders, on several machines, may open the same catalog. `originals`
+    /// puts a new library's originals in object storage. Both are kept (in the folder, and the
+    /// bucket in the catalog for every server of it), so later opens need not give them again;
+    /// an existing library keeps its parts where they are, and throws
+    /// ``LibraryError/Code-swift.struct/storageFailed`` when given another place. Credentials
+    /// come from `environment`.
     public init(
         url: URL, historyRetention: HistoryRetention = HistoryRetention(),
-        originals objectStorage: ObjectStorageSettings? = nil,
+        originals objectStorage: ObjectStorageSettings? = nil, database: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws {
         let path = url.standardizedFileURL.path
@@ -56,7 +61,9 @@ public final class PhotoLibrary: Sendable {
             let contents = ((try? fileManager.contentsOfDirectory(atPath: path)) ?? []).filter {
                 $0 != Self.databaseFilename + SQLiteStore.migrationLockSuffix
             }
-            if !contents.isEmpty && !contents.contains(Self.databaseFilename) {
+            if !contents.isEmpty && !contents.contains(Self.databaseFilename)
+                && !contents.contains(LibraryPlacement.filename)
+            {
                 throw LibraryError(
                     .notALibrary, "this folder has other files and no \(Self.databaseFilename); not a Lightbox library",
                     path: path)
@@ -64,18 +71,40 @@ public final class PhotoLibrary: Sendable {
         }
         try FileIO.makeDirectory(path)
         self.url = URL(fileURLWithPath: path, isDirectory: true)
+        let kept = try LibraryPlacement.read(libraryFolder: path)
+        var placement = kept
+        if let database, database != kept.database {
+            if let keptDatabase = kept.database {
+                throw LibraryError(.storageFailed, "this library's catalog is at \(keptDatabase)", path: path)
+            }
+            if FileIO.fileExists(databasePath) {
+                throw LibraryError(
+                    .storageFailed,
+                    "this library's catalog is its \(Self.databaseFilename); `lightbox migrate` moves a library to PostgreSQL",
+                    path: path)
+            }
+            placement.database = database
+        }
         do {
-            store = try SQLiteStore(path: databasePath, historyRetention: historyRetention)
+            if let catalog = placement.database {
+                store = try PostgresStore(
+                    address: try PostgresAddress(catalog), historyRetention: historyRetention, environment: environment)
+            } else {
+                store = try SQLiteStore(path: databasePath, historyRetention: historyRetention)
+            }
         } catch let error as LibraryError {
             throw error
         } catch {
             throw LibraryError(
                 .storageFailed, "cannot open the library database: \(error)", path: databasePath, underlying: error)
         }
-        let kept = try ObjectStorageSettings.read(libraryFolder: path)
-        if let objectStorage, objectStorage != kept {
-            if let kept {
-                throw LibraryError(.storageFailed, "this library keeps its originals in \(kept.url)", path: path)
+        // A shared catalog names its originals' bucket for every server of it.
+        let shared = store as? PostgresStore
+        let keptOriginals = try shared?.sharedOriginals() ?? kept.originals
+        if let objectStorage, objectStorage != keptOriginals {
+            if let keptOriginals {
+                throw LibraryError(
+                    .storageFailed, "this library keeps its originals in \(keptOriginals.url)", path: path)
             }
             guard try store.read({ try $0.allAssetIdentifiers().isEmpty }), !FileIO.fileExists(path + "/originals")
             else {
@@ -85,19 +114,25 @@ public final class PhotoLibrary: Sendable {
                     path: path)
             }
         }
-        if let settings = kept ?? objectStorage {
+        if let settings = keptOriginals ?? objectStorage {
             let (stored, rendered) = try settings.storages(libraryFolder: path, environment: environment)
-            if kept == nil {
+            if keptOriginals == nil {
                 // The bucket answers before the library is said to be in it.
                 try stored.checkReachable(libraryFolder: path)
-                try settings.write(libraryFolder: path)
+                if let shared, let agreed = try shared.shareOriginals(settings), agreed != settings {
+                    throw LibraryError(
+                        .storageFailed, "another server made this library with its originals in \(agreed.url)",
+                        path: path)
+                }
             }
+            placement.originals = settings
             originals = stored
             derivatives = rendered
         } else {
             originals = try OriginalFolder(root: path + "/originals")
             derivatives = try DerivativeFolder(root: path + "/derivatives")
         }
+        if placement != kept { try placement.write(libraryFolder: path) }
         originals.removeLeftovers { staged in removeUnreferenced(staged) }
         ProcessFolder.removeScratchLeftovers()
         // What a process stopped before it finished: originals a commit let go, and assets
@@ -114,10 +149,12 @@ public final class PhotoLibrary: Sendable {
         self.derivatives = derivatives
     }
 
-    /// Whether `folder` is a Lightbox library: it holds a library database.
+    /// Whether `folder` is a Lightbox library: it holds a library database, or says where its
+    /// catalog is.
     public static func isLibrary(_ folder: String) -> Bool {
         var info = stat()
         return lstat(folder + "/" + databaseFilename, &info) == 0
+            || (try? LibraryPlacement.read(libraryFolder: folder).database) != nil
     }
 
     /// The Lightbox library that holds `path` (the path itself or a folder above it, links

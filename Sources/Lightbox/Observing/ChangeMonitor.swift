@@ -2,9 +2,11 @@ import Foundation
 
 /// Watches the library's change log and tells observers of each new transaction.
 ///
-/// It polls the last transaction id ten times a second while anyone listens, so commits by
-/// other processes (the CLI in another terminal, a server) are heard within a second, and
-/// stops when the last listener goes.
+/// While anyone listens it looks at the last transaction id whenever the store says a commit
+/// may have landed (``LibraryStore/waitForChanges(upTo:)``): ten times a second on SQLite, so
+/// commits by other processes (the CLI in another terminal, a server) are heard within a
+/// second; on PostgreSQL when a commit's notification arrives, from any machine, and every few
+/// seconds besides. It stops when the last listener goes.
 final class ChangeMonitor: @unchecked Sendable {
     // @unchecked: every mutable field is read and written only while holding `lock`.
     private let lock = NSLock()
@@ -12,8 +14,6 @@ final class ChangeMonitor: @unchecked Sendable {
     private var streams: [UUID: AsyncStream<PhotoLibraryChange>.Continuation] = [:]
     private var task: Task<Void, Never>?
     private var lastToken: PersistentChangeToken?
-
-    static let interval: Duration = .milliseconds(100)
 
     private struct WeakObserver {
         weak var observer: (any PhotoLibraryChangeObserver)?
@@ -55,7 +55,7 @@ final class ChangeMonitor: @unchecked Sendable {
         task = Task.detached { [weak self, weak library] in
             while let self, let library, self.hasListeners() {
                 await self.poll(library)
-                try? await Task.sleep(for: Self.interval)
+                await library.store.waitForChanges()
             }
             self?.stopped()
         }

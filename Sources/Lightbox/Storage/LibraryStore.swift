@@ -27,6 +27,12 @@ protocol LibraryStore: Sendable {
     /// goes. Another process's commits show in ``StoreReader/lastChangeTransaction()``.
     var localWrites: UInt64 { get }
 
+    /// Returns when a transaction may have committed since the last call, from this process
+    /// or another: what observers wait on between looks at the history. SQLite can only be
+    /// looked at again, so its store waits a tenth of a second; PostgreSQL's is woken by the
+    /// commit's notification.
+    func waitForChanges() async
+
     // MARK: Fetching
     //
     // Each fetch reads one state of the catalog that later commits do not change (shared by

@@ -60,6 +60,10 @@ struct LimitedStore: LibraryStore {
 
     var localWrites: UInt64 { base.localWrites }
 
+    func waitForChanges() async {
+        await base.waitForChanges()
+    }
+
     func fetchAssets(matching condition: FetchPredicate?, options: FetchOptions) throws -> any FetchSource<Asset> {
         try base.fetchAssets(matching: condition, options: try scoped(options))
     }

@@ -82,6 +82,10 @@ final class PostgresLink: Sendable {
         closing.whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
+    /// Whether the connection has closed (the server went away, or the network): it can run
+    /// nothing more.
+    var isClosed: Bool { connection.isClosed }
+
     /// Runs a statement; answers how many rows it changed.
     @discardableResult
     func execute(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int {

@@ -233,6 +233,9 @@ enum PostgresSchema {
             sha256 TEXT COLLATE "C" NOT NULL)
         """,
         "CREATE TABLE pendingRemoval (storedPath TEXT COLLATE \"C\" PRIMARY KEY)",
+        // What every server of a shared catalog must agree on, which SQLite's library keeps in
+        // its folder: where the originals are.
+        "CREATE TABLE librarySetting (key TEXT COLLATE \"C\" PRIMARY KEY, value TEXT NOT NULL)",
         // Counts kept in the writing transaction, as Apple's Photos keeps cached counts: a
         // count of a million assets reads a few rows.
         """

@@ -187,7 +187,7 @@ extension CatalogFetching {
         } else {
             let sorts =
                 options.sortDescriptors.isEmpty ? [FetchSortDescriptor(key: "creationDate")] : options.sortDescriptors
-            order = try FetchSortDescriptor.orderBy(sorts, keys: keys)
+            order = try FetchSortDescriptor.orderBy(sorts, keys: keys, dialect)
         }
         let whereSQL = clauses.joined(separator: " AND ")
         var query = RowIDQuery(
@@ -233,7 +233,8 @@ extension CatalogFetching {
             select: SQLFragment(
                 sql: "SELECT \(table).id FROM \(table) WHERE (\(condition)) AND \(predicate.sql)",
                 arguments: queryArguments),
-            orderBy: try FetchSortDescriptor.orderBy(options.sortDescriptors, keys: keys), limit: options.fetchLimit)
+            orderBy: try FetchSortDescriptor.orderBy(options.sortDescriptors, keys: keys, dialect),
+            limit: options.fetchLimit)
         return CatalogFetchSource(
             query: query, snapshot: try fetchSnapshot(), loader: loader,
             lookup: { db, localIdentifiers in try db.rowIDs("id", in: table, localIdentifiers: localIdentifiers) })
@@ -253,7 +254,7 @@ extension CatalogFetching {
         } else {
             order = try FetchSortDescriptor.orderBy(
                 options.sortDescriptors.isEmpty ? [FetchSortDescriptor(key: "creationDate")] : options.sortDescriptors,
-                keys: keys.adding(creationDate: "collection.creationDate"))
+                keys: keys.adding(creationDate: "collection.creationDate"), dialect)
         }
         let sql = """
             SELECT collection.rid FROM (
@@ -356,12 +357,15 @@ enum CatalogCollections {
 
 extension FetchSortDescriptor {
     /// The ORDER BY clause of `descriptors` over `keys`, with the row id breaking ties in the
-    /// direction of the last descriptor.
-    static func orderBy(_ descriptors: [FetchSortDescriptor], keys: FetchKeys) throws -> String {
+    /// direction of the last descriptor. NULL sorts first ascending, as SQLite sorts it (and
+    /// Swift's optionals), on PostgreSQL too, which sorts it last by default.
+    static func orderBy(_ descriptors: [FetchSortDescriptor], keys: FetchKeys, _ dialect: SQLDialect) throws -> String {
         var terms: [String] = []
         for descriptor in descriptors {
             let key = try keys.key(descriptor.key)
-            terms.append("\(key.column) \(descriptor.ascending ? "ASC" : "DESC")")
+            var term = "\(key.column) \(descriptor.ascending ? "ASC" : "DESC")"
+            if key.nullable, dialect == .postgres { term += descriptor.ascending ? " NULLS FIRST" : " NULLS LAST" }
+            terms.append(term)
         }
         let lastAscending = descriptors.last?.ascending ?? true
         terms.append("\(keys.tiebreaker) \(lastAscending ? "ASC" : "DESC")")

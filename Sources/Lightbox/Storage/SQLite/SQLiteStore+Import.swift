@@ -243,32 +243,6 @@ extension SQLDatabase {
     }
 }
 
-extension SQLiteTransaction {
-    func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
-        try db.assetIdentifier(withOriginalHash: sha256)
-    }
-
-    func journaledAsset(path: String, size: Int64, modificationDate: Date) throws -> String? {
-        try db.journaledAsset(path: path, size: size, modificationDate: modificationDate)
-    }
-
-    func journal(_ source: PhotoLibrary.ImportSource) throws {
-        try db.journal(source)
-    }
-
-    func pair(_ asset: PhotoLibrary.PreparedAsset) throws -> String? {
-        try asset.pair(db)
-    }
-
-    func insert(_ asset: PhotoLibrary.PreparedAsset, localIdentifier: String) throws {
-        try db.insert(asset, localIdentifier: localIdentifier)
-    }
-
-    func recordChanges(author: String, _ changes: [ObjectChangeRecord]) throws {
-        try store.recordChangeTransaction(db, author: author, changes: changes)
-    }
-}
-
 extension AssetResourceType {
     /// The types whose bytes are a file as it came in, as SQL: photo, video, RAW alternate,
     /// paired movie.

@@ -87,15 +87,6 @@ struct SQLiteStore: Sendable {
         return fd
     }
 
-    /// Records that the current write transaction changed the library, and which objects.
-    /// Every write calls it once, last. Answers the transaction's change token.
-    @discardableResult
-    func recordChangeTransaction(_ db: Database, author: String, changes: [ObjectChangeRecord]) throws
-        -> PersistentChangeToken
-    {
-        try db.recordChangeTransaction(author: author, changes: changes, retention: historyRetention)
-    }
-
     /// The id of the last committed change transaction (0 for a library never written).
     static func lastChangeTransaction(_ db: Database) throws -> Int64 {
         try db.lastChangeTransaction()

@@ -1,0 +1,159 @@
+import Foundation
+
+/// The catalog's operations on one connection of either store, inside the transaction the
+/// store opened for them: a read transaction (where only the reads are called) or the write
+/// transaction. Every operation is the shared SQL of ``SQLDatabase``.
+struct CatalogTransaction: StoreWriter {
+    let db: any SQLDatabase
+    /// How much history writes keep.
+    let retention: HistoryRetention
+
+    // MARK: Reads
+
+    func assetCount() throws -> Int {
+        try db.assetCount()
+    }
+
+    func assets(limit: Int?, after: String?) throws -> [Asset] {
+        try db.assets(limit: limit, after: after)
+    }
+
+    func asset(withLocalIdentifier localIdentifier: String) throws -> Asset? {
+        try db.asset(withLocalIdentifier: localIdentifier)
+    }
+
+    func storedPath(of resource: AssetResource) throws -> String? {
+        try db.storedPath(of: resource)
+    }
+
+    func timesAndPlaces() throws -> [AssetTimeAndPlace] {
+        try db.timesAndPlaces()
+    }
+
+    func lastChangeTransaction() throws -> Int64 {
+        try db.lastChangeTransaction()
+    }
+
+    func historyFloor() throws -> Int64 {
+        try db.historyFloor()
+    }
+
+    func changes(after token: Int64, limit: Int?) throws -> [PersistentChange] {
+        try db.changes(after: token, limit: limit)
+    }
+
+    func trashRetention() throws -> TimeInterval? {
+        try db.trashRetention()
+    }
+
+    func trashedAssetIdentifiers(deletedBefore date: Date) throws -> [String] {
+        try db.trashedAssetIdentifiers(deletedBefore: date)
+    }
+
+    func hasPendingRemovals() throws -> Bool {
+        try db.hasPendingRemovals()
+    }
+
+    func pendingRemovals() throws -> [String] {
+        try db.pendingRemovals()
+    }
+
+    func isReferenced(storedPath: String) throws -> Bool {
+        try db.isReferenced(storedPath: storedPath)
+    }
+
+    func resourceCount(storedPath: String) throws -> Int {
+        try db.resourceCount(storedPath: storedPath)
+    }
+
+    func integrityProblems() throws -> [String] {
+        try db.integrityProblems()
+    }
+
+    func storedResources() throws -> [StoredResource] {
+        try db.storedResources()
+    }
+
+    func allAssetIdentifiers() throws -> [String] {
+        try db.allAssetIdentifiers()
+    }
+
+    func captureDetailsBacklog(limit: Int) throws -> [CaptureDetailsBacklogItem] {
+        try db.captureDetailsBacklog(limit: limit)
+    }
+
+    func captureDetailsBacklogCount() throws -> Int {
+        try db.captureDetailsBacklogCount()
+    }
+
+    func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
+        try db.assetIdentifier(withOriginalHash: sha256)
+    }
+
+    func journaledAsset(path: String, size: Int64, modificationDate: Date) throws -> String? {
+        try db.journaledAsset(path: path, size: size, modificationDate: modificationDate)
+    }
+
+    // MARK: Writes
+
+    func fillCaptureDetails(_ filled: [CaptureDetailsBacklogItem.Filled], through rowID: Int64) throws {
+        try db.fillCaptureDetails(filled, through: rowID)
+    }
+
+    func setTrashRetention(seconds: Int) throws {
+        try db.setTrashRetention(seconds: seconds)
+    }
+
+    func clearPendingRemovals() throws {
+        try db.clearPendingRemovals()
+    }
+
+    func apply(_ operations: [ChangeRequests.Operation], prepared: PreparedChanges) throws -> AppliedChanges {
+        var applier = ChangeApplier(db: db, retention: retention, prepared: prepared)
+        return try applier.apply(operations)
+    }
+
+    func journal(_ source: PhotoLibrary.ImportSource) throws {
+        try db.journal(source)
+    }
+
+    func pair(_ asset: PhotoLibrary.PreparedAsset) throws -> String? {
+        try asset.pair(db)
+    }
+
+    func insert(_ asset: PhotoLibrary.PreparedAsset, localIdentifier: String) throws {
+        try db.insert(asset, localIdentifier: localIdentifier)
+    }
+
+    func recordChanges(author: String, _ changes: [ObjectChangeRecord]) throws {
+        try db.recordChangeTransaction(author: author, changes: changes, retention: retention)
+    }
+
+    func insertSyntheticAssets(count: Int, spreadFrom start: Date) throws {
+        try db.insertSyntheticAssets(count: count, spreadFrom: start)
+    }
+
+    func insertCopiesOfAssets(count: Int, spreadFrom start: Date, years: Int) throws -> [(String, String)] {
+        try db.insertCopiesOfAssets(count: count, spreadFrom: start, years: years)
+    }
+}
+
+extension SQLDatabase {
+    /// What the database's own checks find wrong, one line each: SQLite's integrity and
+    /// foreign-key checks; on PostgreSQL, which enforces foreign keys as it writes, indexes a
+    /// failed build left invalid.
+    func integrityProblems() throws -> [String] {
+        switch dialect {
+        case .sqlite:
+            let integrity = try texts("PRAGMA integrity_check").filter { $0 != "ok" }
+            let foreignKeys = try rows("PRAGMA foreign_key_check").map { row in
+                "row \(row.values[1].integer ?? 0) of \(row.values[0].text ?? "?") refers to a missing \(row.values[2].text ?? "?")"
+            }
+            return integrity + foreignKeys
+        case .postgres:
+            return try texts(
+                "SELECT indexrelid::regclass::text FROM pg_index WHERE NOT indisvalid OR NOT indisready"
+            ).map { "the index \($0) is not valid: rebuild it with REINDEX" }
+        }
+    }
+}

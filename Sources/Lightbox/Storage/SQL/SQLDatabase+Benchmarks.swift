@@ -1,0 +1,94 @@
+import Foundation
+
+extension SQLDatabase {
+    /// Asset rows without files, for benchmarks (see
+    /// `PhotoLibrary.insertSyntheticAssets(count:spreadFrom:)`): the same rows on either store,
+    /// inserted 1,000 to a statement.
+    func insertSyntheticAssets(count: Int, spreadFrom start: Date) throws {
+        // A fixed generator: every run fills the same dates, favourites and videos.
+        var state: UInt64 = 0x5EED
+        var inserted = 0
+        while inserted < count {
+            let batch = Swift.min(1_000, count - inserted)
+            var arguments: [SQLValue] = []
+            arguments.reserveCapacity(batch * 6)
+            for _ in 0..<batch {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let seconds = Double((state >> 33) % (4 * 365 * 24 * 3600))
+                let date = start.addingTimeInterval(seconds).sqlValue
+                arguments += [
+                    UUID().uuidString.sqlValue, ((state >> 20) % 10 == 0 ? 2 : 1).sqlValue, date, date, date,
+                    ((state >> 13) % 5 == 0).sqlValue,
+                ]
+            }
+            let rows = Array(repeating: "(?, ?, 0, 4032, 3024, ?, ?, ?, ?)", count: batch).joined(separator: ", ")
+            try execute(
+                """
+                INSERT INTO asset (localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate,
+                modificationDate, addedDate, isFavorite) VALUES \(rows)
+                """, arguments)
+            inserted += batch
+        }
+        try execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'bench')", [Date()])
+    }
+
+    /// Copies of the visible assets (see `PhotoLibrary.insertCopiesOfAssets`): each row and its
+    /// resources copied column by column, with a new identifier and dates, and a digest whose
+    /// first 16 digits (what rendered images are keyed by) are its template's. Returns each
+    /// copy's identifier with its template's.
+    func insertCopiesOfAssets(count: Int, spreadFrom start: Date, years: Int) throws -> [(String, String)] {
+        let templates = try rows(
+            "SELECT id, localIdentifier FROM asset WHERE \(AssetVisibility.defaultCondition) ORDER BY id"
+        ).map { (try $0.integer("id"), try $0.text("localIdentifier")) }
+        guard !templates.isEmpty, count > 0 else { return [] }
+        let assetColumns = try columnNames(
+            of: "asset", except: ["id", "localIdentifier", "creationDate", "modificationDate", "addedDate"]
+        ).joined(separator: ", ")
+        let resourceColumns = try columnNames(of: "resource", except: ["id", "assetId", "sha256"]).joined(
+            separator: ", ")
+        var made: [(String, String)] = []
+        made.reserveCapacity(count)
+        // A fixed generator: every run fills the same dates.
+        var state: UInt64 = 0x5EED
+        let span = UInt64(max(1, years) * 365 * 24 * 3600)
+        for index in 0..<count {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let date = start.addingTimeInterval(Double((state >> 33) % span))
+            let template = templates[index % templates.count]
+            let identifier = UUID().uuidString
+            guard
+                let copy = try integer(
+                    """
+                    INSERT INTO asset (localIdentifier, creationDate, modificationDate, addedDate, \(assetColumns))
+                    SELECT ?, ?, ?, ?, \(assetColumns) FROM asset WHERE id = ? RETURNING id
+                    """, [identifier, date, date, date, template.0])
+            else { throw LibraryError(.storageFailed, "the copy of asset \(template.1) was not inserted") }
+            let tail = String(format: "%048llx", state ^ UInt64(index))
+            try execute(
+                """
+                INSERT INTO resource (assetId, sha256, \(resourceColumns))
+                SELECT ?, substr(sha256, 1, 16) || ?, \(resourceColumns) FROM resource WHERE assetId = ?
+                """, [copy, tail, template.0])
+            made.append((identifier, template.1))
+        }
+        try execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'bench')", [Date()])
+        return made
+    }
+
+    /// The columns of a table, in order, but those named in `except` (in any case).
+    private func columnNames(of table: String, except: Set<String>) throws -> [String] {
+        let names: [String]
+        switch dialect {
+        case .sqlite:
+            names = try rows("PRAGMA table_info(\(table))").compactMap { $0["name"].text }
+        case .postgres:
+            names = try texts(
+                """
+                SELECT column_name::text FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position
+                """, [table.lowercased()])
+        }
+        let left = Set(except.map { $0.lowercased() })
+        return names.filter { !left.contains($0.lowercased()) }
+    }
+}

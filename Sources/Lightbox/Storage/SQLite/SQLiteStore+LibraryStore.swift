@@ -1,0 +1,36 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore: LibraryStore {
+    func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+        try writer.read { db in try body(CatalogTransaction(db: db, retention: historyRetention)) }
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T {
+        try await writer.read { [historyRetention] db in
+            try body(CatalogTransaction(db: db, retention: historyRetention))
+        }
+    }
+
+    func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
+        // Counted once the transaction is over, committed or not: a memory of reads taken
+        // before it then no longer matches.
+        defer { writes.increment() }
+        return try writer.write { db in try body(CatalogTransaction(db: db, retention: historyRetention)) }
+    }
+
+    var localWrites: UInt64 { writes.value }
+
+    /// Another process's commit shows only in the file: looked at ten times a second.
+    func waitForChanges() async {
+        try? await Task.sleep(for: .milliseconds(100))
+    }
+}
+
+extension SQLiteStore: CatalogFetching {
+    var dialect: SQLDialect { .sqlite }
+
+    func fetchSnapshot() throws -> any CatalogSnapshot {
+        try snapshots.snapshot(of: writer, localWrites: localWrites)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Lightbox
+import LightboxTestSupport
+import Testing
+
+/// Two library folders, as two servers keep them, on one PostgreSQL catalog and one bucket
+/// (the servers scripts/services starts): what one imports the other fetches, hears of and
+/// reads; the same files imported through both at once make one asset each.
+@Suite(
+    "Several folders on one PostgreSQL catalog and one bucket",
+    .enabled(if: Services.postgresEnabled && Services.s3Enabled))
+struct SharedCatalogTests {
+    /// A catalog and a bucket, the first folder making the library in them and the second
+    /// joining it with the catalog's address alone.
+    static func twoFolders(_ folder: TemporaryDirectory) throws -> (PhotoLibrary, PhotoLibrary) {
+        let database = try Services.makePostgresDatabase()
+        let (settings, _) = try ObjectStorageLibraryTests.bucket()
+        let environment = ObjectStorageLibraryTests.environment
+        let first = try PhotoLibrary(
+            url: folder.url.appendingPathComponent("One.lightbox"), originals: settings, database: database,
+            environment: environment)
+        let second = try PhotoLibrary(
+            url: folder.url.appendingPathComponent("Two.lightbox"), database: database, environment: environment)
+        return (first, second)
+    }
+
+    @Test("A folder joining with the catalog alone finds the bucket, fetches, hears of and reads the other's imports")
+    func joining() async throws {
+        let folder = try TemporaryDirectory()
+        defer { withExtendedLifetime(folder) {} }
+        let (first, second) = try Self.twoFolders(folder)
+        let before = try second.fetchAssets()
+        #expect(before.count == 0)
+        let stream = try second.changes()
+        let photo = try Corpus.path("forensics/original-files/pic1/IMG_1054.JPG")
+        let summary = await first.importItems(at: [URL(fileURLWithPath: photo)])
+        #expect(summary.progress.imported == 1, "\(summary)")
+
+        // The second hears of it (PostgreSQL's notification of the commit), with details.
+        var iterator = stream.makeAsyncIterator()
+        let change = try #require(await iterator.next())
+        let details = try #require(change.details(for: before))
+        #expect(details.insertedIndexes == [0])
+        let asset = try #require(details.fetchResultAfterChanges.firstObject)
+        #expect(try second.fetchAssets().map(\.localIdentifier) == [asset.localIdentifier])
+        // ...and reads its original from the bucket the catalog names.
+        let resource = try #require(asset.resource(ofType: .photo))
+        let file = try await second.fileURL(for: resource).path
+        #expect(file.hasPrefix(second.url.path + "/cache/originals/"))
+        #expect(FileManager.default.contentsEqual(atPath: file, andPath: photo))
+
+        // Both folders name the catalog and the bucket: opened again with nothing more.
+        let reopened = try PhotoLibrary(url: second.url, environment: ObjectStorageLibraryTests.environment)
+        #expect(try await reopened.assetCount() == 1)
+        #expect(PhotoLibrary.isLibrary(second.url.path))
+        #expect(!FileManager.default.fileExists(atPath: second.url.path + "/" + PhotoLibrary.databaseFilename))
+    }
+
+    @Test("The same files imported through both folders at once make one asset each")
+    func simultaneousImports() async throws {
+        let folder = try TemporaryDirectory()
+        defer { withExtendedLifetime(folder) {} }
+        let (first, second) = try Self.twoFolders(folder)
+        let photos = try Corpus.photoPaths().map { URL(fileURLWithPath: $0) }
+        async let one = first.importItems(at: photos)
+        async let two = second.importItems(at: photos)
+        let (a, b) = await (one, two)
+        #expect(a.progress.failed == 0 && b.progress.failed == 0, "\(a) \(b)")
+        #expect(a.progress.imported + b.progress.imported == photos.count, "\(a) \(b)")
+        #expect(a.progress.duplicates + b.progress.duplicates == photos.count, "\(a) \(b)")
+        #expect(try await first.assetCount() == photos.count)
+        #expect(Set(try first.fetchAssets().map(\.localIdentifier)).count == photos.count)
+    }
+}
