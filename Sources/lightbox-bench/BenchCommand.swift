@@ -141,8 +141,9 @@ final class BenchLibrary {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lightbox-bench-\(UUID().uuidString)")
     let library: PhotoLibrary
 
-    init() throws {
-        library = try PhotoLibrary(url: folder.appendingPathComponent("Bench.lightbox"))
+    /// A new library; its catalog in `database` (an empty PostgreSQL database) when given.
+    init(database: String? = nil) throws {
+        library = try PhotoLibrary(url: folder.appendingPathComponent("Bench.lightbox"), database: database)
     }
 
     deinit {
@@ -203,11 +204,17 @@ struct FetchBench: AsyncParsableCommand {
     @Option(help: "How many asset rows.")
     var assets = 1_000_000
 
+    @Option(
+        help: ArgumentHelp(
+            "The catalog on PostgreSQL instead of SQLite: an empty database, postgres://USER@HOST/DATABASE.",
+            valueName: "URL"))
+    var database: String?
+
     @Flag(help: "Print one JSON line (the default prints it too).")
     var json = false
 
     func run() async throws {
-        let bench = try BenchLibrary()
+        let bench = try BenchLibrary(database: database)
         let library = bench.library
         let fillStart = Date()
         try SyntheticAssets.insert(count: assets, into: library)
@@ -265,7 +272,8 @@ struct FetchBench: AsyncParsableCommand {
         let changeDetailsMs = Date().timeIntervalSince(start) * 1000
 
         Report.print([
-            "benchmark": "fetch", "assets": count, "fillSeconds": Report.round(fillSeconds),
+            "benchmark": "fetch", "catalog": database == nil ? "sqlite" : "postgres", "assets": count,
+            "fillSeconds": Report.round(fillSeconds),
             "firstObjectMs": Report.round(firstObjectMs), "countMs": Report.round(countMs),
             "predicateMs": Report.round(predicateMs), "predicateCount": favorites.count,
             "changeDetailsMs": Report.round(changeDetailsMs), "changedIndexes": details.changedIndexes.count,

@@ -11,6 +11,8 @@ final class PostgresPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var idle: [PostgresLink] = []
     private var open = 0
+    /// Connections ended snapshots left, for the next snapshot.
+    private var spares: [PostgresLink] = []
 
     init(address: PostgresAddress, environment: [String: String], maximum: Int) {
         self.address = address
@@ -25,9 +27,24 @@ final class PostgresPool: @unchecked Sendable {
         return try body(link)
     }
 
-    /// A new connection outside the pool's count, for a caller that keeps it (a snapshot).
+    /// A new connection outside the pool's count, for a caller that keeps it (the listener).
     func connect() throws -> PostgresLink {
         try PostgresLink.connect(to: address, environment: environment)
+    }
+
+    /// A connection for a snapshot, which holds it as long as fetch results read it: one an
+    /// ended snapshot left when there is one (a new connection is a new server process, which
+    /// took more than a whole fetch), else a new one. Outside the pool's count, so that results
+    /// kept alive never starve reads and writes.
+    func takeSpare() throws -> PostgresLink {
+        if let link = condition.withLock({ spares.popLast() }) { return link }
+        return try connect()
+    }
+
+    /// Keeps an ended snapshot's connection, out of its transaction, for the next; a few at most.
+    func giveSpare(_ link: PostgresLink) {
+        guard !link.isClosed else { return }
+        condition.withLock { if spares.count < maximum { spares.append(link) } }
     }
 
     private func take() throws -> PostgresLink {

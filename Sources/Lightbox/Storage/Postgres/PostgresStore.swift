@@ -107,8 +107,8 @@ final class PostgresStore: LibraryStore, CatalogFetching, Sendable {
 
     func fetchSnapshot() throws -> any CatalogSnapshot {
         let token = try pool.withLink { link in try PostgresTransaction(link: link).lastChangeTransaction() }
-        return try snapshots.snapshot(token: token, writes: localWrites) {
-            try PostgresSnapshot(link: pool.connect())
+        return try snapshots.snapshot(token: token, writes: localWrites) { [pool] in
+            try PostgresSnapshot(link: pool.takeSpare(), release: { pool.giveSpare($0) })
         }
     }
 }
