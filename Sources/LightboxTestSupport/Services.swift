@@ -81,9 +81,7 @@ public enum Services {
         } catch {
             throw PostgresFailure(description: "cannot make a database on \(server): \(String(reflecting: error))")
         }
-        var address = server
-        address.database = name
-        return address.description
+        return server.database(name).description
     }
 
     public struct PostgresFailure: Error, CustomStringConvertible {

@@ -48,6 +48,20 @@ struct LibraryTests {
         let error = #expect(throws: LibraryError.self) { try folder.makeLibrary("Photos") }
         #expect(error?.code == .notALibrary)
         #expect(error?.path == folder.path("Photos"))
+
+        // Another program's storage.json (JSON Lightbox could decode, even with a database key)
+        // does not make its folder a library, and is never written over.
+        for foreign in [#"{"theme": "dark"}"#, #"{"database": "not an address"}"#] {
+            try foreign.write(toFile: folder.path("Photos/storage.json"), atomically: true, encoding: .utf8)
+            #expect(!PhotoLibrary.isLibrary(folder.path("Photos")))
+            for database in [nil, "postgres://app@db.example.net/photos"] {
+                let refused = #expect(throws: LibraryError.self) {
+                    try PhotoLibrary(url: folder.url.appendingPathComponent("Photos"), database: database)
+                }
+                #expect(refused?.code == .notALibrary)
+                #expect(try String(contentsOfFile: folder.path("Photos/storage.json"), encoding: .utf8) == foreign)
+            }
+        }
     }
 
     @Test("Libraries opened at the same moment, new or to migrate, take turns: none fails")

@@ -15,6 +15,12 @@ struct PostgresAddressTests {
         let host = try PostgresAddress("postgresql://app@db.example.net:6543/library?sslmode=require")
         #expect(host.host == "db.example.net" && host.port == 6543 && host.requiresTLS)
         #expect(host.database("other").database == "other")
+        // Written out and read back, a socket's port and all.
+        let otherPort = try PostgresAddress("postgres://lightbox@:5433/photos?host=/run/postgresql")
+        #expect(otherPort.port == 5433 && otherPort.socketFolder == "/run/postgresql")
+        for address in [socket, host, otherPort] {
+            #expect(try PostgresAddress(address.description) == address, "\(address)")
+        }
         let password = try #require(throws: LibraryError.self) {
             try PostgresAddress("postgres://app:secret@db/library")
         }
@@ -60,11 +66,7 @@ struct PostgresAddressTests {
 struct PostgresLinkTests {
     /// A new database of its own on the test server, and a link to it.
     static func database() throws -> (PostgresAddress, PostgresLink) {
-        let server = try PostgresAddress(try Services.requirePostgres())
-        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let admin = try PostgresLink.connect(to: server)
-        try admin.execute("CREATE DATABASE \(name)")
-        let address = server.database(name)
+        let address = try PostgresAddress(try Services.makePostgresDatabase())
         return (address, try PostgresLink.connect(to: address))
     }
 
@@ -124,7 +126,7 @@ struct PostgresLinkTests {
         try listener.listen("lightbox changes") { payload in received.withLock { $0.append(payload) } }
         let sender = try PostgresLink.connect(to: address)
         try sender.transaction {
-            try sender.notify("lightbox changes", "token 7")
+            try sender.execute("SELECT pg_notify(?, ?)", [.text("lightbox changes"), .text("token 7")])
             // Not before the commit.
             Thread.sleep(forTimeInterval: 0.3)
             #expect(received.withLock { $0 }.isEmpty)

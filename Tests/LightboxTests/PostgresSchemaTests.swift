@@ -281,10 +281,11 @@ struct PostgresSchemaTests {
             try writer.integer("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()") ?? -1
         }
         try commit(0)
-        let cache = PostgresSnapshotCache()
+        let cache = SnapshotCache<PostgresSnapshot>()
         func snapshot() throws -> PostgresSnapshot {
-            try cache.snapshot(token: try writer.lastChangeTransaction()) {
-                try PostgresSnapshot(link: PostgresLink.connect(to: address))
+            try cache.snapshot(token: try writer.lastChangeTransaction(), writes: 0) {
+                let snapshot = try PostgresSnapshot(link: PostgresLink.connect(to: address))
+                return (snapshot, snapshot.token)
             }
         }
         let before = try connections()

@@ -34,4 +34,22 @@ struct PostgresStoreTests {
         #expect(try second.read { try $0.trashRetention() } == 3_600, "the second keeps its own")
         withExtendedLifetime(first) {}
     }
+
+    @Test("A commit through another store wakes a waiter by its notification; a write of no change does not")
+    func commitsWakeWaiters() async throws {
+        let address = try PostgresAddress(try Services.makePostgresDatabase())
+        let listening = try PostgresStore(address: address)
+        let writing = try PostgresStore(address: address)
+        let signal = PostgresCommitSignal()
+        func wait(_ timeout: Duration) async -> PostgresCommitSignal.Wake {
+            await signal.wait(listeningWith: listening.pool, channel: PostgresStore.changeChannel, upTo: timeout)
+        }
+        // The first wait starts listening and returns at once: what came before was not heard.
+        #expect(await wait(.seconds(120)) == .startedListening)
+        async let woken = wait(.seconds(120))
+        try writing.write { try $0.recordChanges(author: "test", [ObjectChangeRecord(.asset, "A", .inserted)]) }
+        #expect(await woken == .notified)
+        try writing.write { try $0.setTrashRetention(seconds: 60) }
+        #expect(await wait(.milliseconds(500)) == .timedOut, "no change recorded, nothing announced")
+    }
 }

@@ -12,7 +12,7 @@ import Testing
 struct SharedCatalogTests {
     /// A catalog and a bucket, the first folder making the library in them and the second
     /// joining it with the catalog's address alone.
-    static func twoFolders(_ folder: TemporaryDirectory) throws -> (PhotoLibrary, PhotoLibrary) {
+    static func twoFolders(_ folder: TemporaryDirectory) throws -> (PhotoLibrary, PhotoLibrary, database: String) {
         let database = try Services.makePostgresDatabase()
         let (settings, _) = try ObjectStorageLibraryTests.bucket()
         let environment = ObjectStorageLibraryTests.environment
@@ -21,14 +21,14 @@ struct SharedCatalogTests {
             environment: environment)
         let second = try PhotoLibrary(
             url: folder.url.appendingPathComponent("Two.lightbox"), database: database, environment: environment)
-        return (first, second)
+        return (first, second, database)
     }
 
     @Test("A folder joining with the catalog alone finds the bucket, fetches, hears of and reads the other's imports")
     func joining() async throws {
         let folder = try TemporaryDirectory()
         defer { withExtendedLifetime(folder) {} }
-        let (first, second) = try Self.twoFolders(folder)
+        let (first, second, database) = try Self.twoFolders(folder)
         let before = try second.fetchAssets()
         #expect(before.count == 0)
         let stream = try second.changes()
@@ -52,6 +52,19 @@ struct SharedCatalogTests {
         // Both folders name the catalog and the bucket: opened again with nothing more.
         let reopened = try PhotoLibrary(url: second.url, environment: ObjectStorageLibraryTests.environment)
         #expect(try await reopened.assetCount() == 1)
+        // Given again, spelled another way, the same catalog opens; another one is refused.
+        let respelled = database.replacingOccurrences(of: "postgres://", with: "postgresql://")
+        #expect(
+            try await PhotoLibrary(
+                url: second.url, database: respelled, environment: ObjectStorageLibraryTests.environment
+            )
+            .assetCount() == 1)
+        let other = #expect(throws: LibraryError.self) {
+            try PhotoLibrary(
+                url: second.url, database: try Services.makePostgresDatabase(),
+                environment: ObjectStorageLibraryTests.environment)
+        }
+        #expect(other?.message.contains("catalog is at") == true)
         #expect(PhotoLibrary.isLibrary(second.url.path))
         #expect(!FileManager.default.fileExists(atPath: second.url.path + "/" + PhotoLibrary.databaseFilename))
     }
@@ -60,7 +73,7 @@ struct SharedCatalogTests {
     func simultaneousImports() async throws {
         let folder = try TemporaryDirectory()
         defer { withExtendedLifetime(folder) {} }
-        let (first, second) = try Self.twoFolders(folder)
+        let (first, second, _) = try Self.twoFolders(folder)
         let photos = try Corpus.photoPaths().map { URL(fileURLWithPath: $0) }
         async let one = first.importItems(at: photos)
         async let two = second.importItems(at: photos)

@@ -61,9 +61,9 @@ public final class PhotoLibrary: Sendable {
             let contents = ((try? fileManager.contentsOfDirectory(atPath: path)) ?? []).filter {
                 $0 != Self.databaseFilename + SQLiteStore.migrationLockSuffix
             }
-            if !contents.isEmpty && !contents.contains(Self.databaseFilename)
-                && !contents.contains(LibraryPlacement.filename)
-            {
+            // A `storage.json` of another program's is not ours to write over: only one naming a
+            // catalog makes the folder a library without its database file.
+            if !contents.isEmpty && !contents.contains(Self.databaseFilename) && !Self.isLibrary(path) {
                 throw LibraryError(
                     .notALibrary, "this folder has other files and no \(Self.databaseFilename); not a Lightbox library",
                     path: path)
@@ -73,7 +73,8 @@ public final class PhotoLibrary: Sendable {
         self.url = URL(fileURLWithPath: path, isDirectory: true)
         let kept = try LibraryPlacement.read(libraryFolder: path)
         var placement = kept
-        if let database, database != kept.database {
+        // The same catalog, however its address is spelled (postgresql://, the default port).
+        if let database, try kept.database.map(PostgresAddress.init) != PostgresAddress(database) {
             if let keptDatabase = kept.database {
                 throw LibraryError(.storageFailed, "this library's catalog is at \(keptDatabase)", path: path)
             }
@@ -106,7 +107,7 @@ public final class PhotoLibrary: Sendable {
                 throw LibraryError(
                     .storageFailed, "this library keeps its originals in \(keptOriginals.url)", path: path)
             }
-            guard try store.read({ try $0.allAssetIdentifiers().isEmpty }), !FileIO.fileExists(path + "/originals")
+            guard try !store.read({ try $0.hasAssets() }), !FileIO.fileExists(path + "/originals")
             else {
                 throw LibraryError(
                     .storageFailed,
@@ -150,11 +151,12 @@ public final class PhotoLibrary: Sendable {
     }
 
     /// Whether `folder` is a Lightbox library: it holds a library database, or says where its
-    /// catalog is.
+    /// catalog is (a PostgreSQL address in its `storage.json`).
     public static func isLibrary(_ folder: String) -> Bool {
         var info = stat()
-        return lstat(folder + "/" + databaseFilename, &info) == 0
-            || (try? LibraryPlacement.read(libraryFolder: folder).database) != nil
+        if lstat(folder + "/" + databaseFilename, &info) == 0 { return true }
+        guard let database = try? LibraryPlacement.read(libraryFolder: folder).database else { return false }
+        return (try? PostgresAddress(database)) != nil
     }
 
     /// The Lightbox library that holds `path` (the path itself or a folder above it, links

@@ -143,6 +143,9 @@ protocol StoreReader {
     /// Every asset's identifier, those in Recently Deleted included.
     func allAssetIdentifiers() throws -> [String]
 
+    /// Whether the library holds any asset, in Recently Deleted or not (without reading them).
+    func hasAssets() throws -> Bool
+
     // MARK: Cameras read after import
 
     /// Assets imported before the catalog kept cameras and lenses whose originals are still to

@@ -225,6 +225,7 @@ struct LimitedReader: StoreReader {
         try base.storedResources().filter { visible.contains($0.assetLocalIdentifier) }
     }
     func allAssetIdentifiers() throws -> [String] { try base.allAssetIdentifiers().filter(visible.contains) }
+    func hasAssets() throws -> Bool { try base.allAssetIdentifiers().contains(where: visible.contains) }
     func captureDetailsBacklog(limit: Int) throws -> [CaptureDetailsBacklogItem] { [] }
     func captureDetailsBacklogCount() throws -> Int { 0 }
 

@@ -64,9 +64,14 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
         return other
     }
 
+    /// The address as text, read back as the same address (a socket's port too, when not the
+    /// default: it names the socket file).
     public var description: String {
-        if let socketFolder { return "postgres://\(user)@/\(database)?host=\(socketFolder)" }
-        return "postgres://\(user)@\(host ?? ""):\(port)/\(database)"
+        if let socketFolder {
+            let port = port == 5432 ? "" : ":\(port)"
+            return "postgres://\(user)@\(port)/\(database)?host=\(socketFolder)"
+        }
+        return "postgres://\(user)@\(host ?? ""):\(port)/\(database)" + (requiresTLS ? "?sslmode=require" : "")
     }
 
     /// The password the environment gives: `PGPASSWORD`, else the first line of `PGPASSFILE`

@@ -9,36 +9,57 @@ final class PostgresCommitSignal: @unchecked Sendable {
     // @unchecked: every field is read and written only while holding `lock`.
     private let lock = NSLock()
     private var listener: PostgresLink?
-    private var pending = false
-    private var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+    /// Why the next wait returns at once, when something came while nobody waited.
+    private var pending: Wake?
+    private var waiters: [UUID: Waiter] = [:]
 
-    /// Returns at the next notification on `channel` (or one that came since the last wait), or
-    /// after `timeout`.
-    func wait(listeningWith pool: PostgresPool, channel: String, upTo timeout: Duration) async {
+    private struct Waiter {
+        var continuation: CheckedContinuation<Wake, Never>
+        var timer: Task<Void, Never>?
+    }
+
+    /// Why a wait returned.
+    enum Wake: Sendable, Equatable {
+        /// A commit was announced (since the last wait, or during this one).
+        case notified
+        /// Listening began: what committed before it was not heard, so the caller looks.
+        case startedListening
+        /// Nothing was heard in the time given.
+        case timedOut
+    }
+
+    /// Returns at the next notification on `channel` (or one that came since the last wait), at
+    /// once when it had to start listening, or after `timeout`.
+    @discardableResult
+    func wait(listeningWith pool: PostgresPool, channel: String, upTo timeout: Duration) async -> Wake {
         await listen(pool, channel)
         let id = UUID()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = lock.withLock {
-                if pending {
-                    pending = false
-                    return true
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
+            let now: Wake? = lock.withLock {
+                if let wake = pending {
+                    pending = nil
+                    return wake
                 }
-                waiters[id] = continuation
-                return false
+                waiters[id] = Waiter(continuation: continuation)
+                return nil
             }
-            if now {
-                continuation.resume()
+            if let now {
+                continuation.resume(returning: now)
                 return
             }
-            Task {
+            let timer = Task {
                 try? await Task.sleep(for: timeout)
-                self.lock.withLock { self.waiters.removeValue(forKey: id) }?.resume()
+                guard !Task.isCancelled else { return }
+                self.lock.withLock { self.waiters.removeValue(forKey: id) }?.continuation.resume(returning: .timedOut)
             }
+            // Kept to be cancelled when a notification wakes the waiter first (unless it did already).
+            lock.withLock { waiters[id]?.timer = timer }
         }
     }
 
     /// Starts listening unless a live connection already does (connecting on a thread of
-    /// blocking work: an unreachable server takes its time to say so).
+    /// blocking work: an unreachable server takes its time to say so). A new listener has heard
+    /// nothing of what committed before it: the next wait returns at once.
     private func listen(_ pool: PostgresPool, _ channel: String) async {
         let listening = lock.withLock { listener.map { !$0.isClosed } ?? false }
         guard !listening else { return }
@@ -48,16 +69,22 @@ final class PostgresCommitSignal: @unchecked Sendable {
             return link
         }
         guard let link else { return }
-        lock.withLock { listener = link }
+        lock.withLock {
+            listener = link
+            pending = .startedListening
+        }
     }
 
     private func notified() {
-        let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
+        let woken: [Waiter] = lock.withLock {
             let all = Array(waiters.values)
             waiters.removeAll()
-            if all.isEmpty { pending = true }
+            if all.isEmpty, pending == nil { pending = .notified }
             return all
         }
-        for continuation in woken { continuation.resume() }
+        for waiter in woken {
+            waiter.timer?.cancel()
+            waiter.continuation.resume(returning: .notified)
+        }
     }
 }

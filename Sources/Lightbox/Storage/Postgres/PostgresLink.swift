@@ -152,11 +152,6 @@ final class PostgresLink: Sendable {
         try execute("LISTEN \(Self.identifier(channel))")
     }
 
-    /// Sends `payload` to the listeners of `channel`, when the current transaction commits.
-    func notify(_ channel: String, _ payload: String) throws {
-        try execute("SELECT pg_notify(?, ?)", [.text(channel), .text(payload)])
-    }
-
     /// A name quoted as an identifier.
     static func identifier(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""

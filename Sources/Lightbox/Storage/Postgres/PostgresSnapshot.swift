@@ -35,33 +35,3 @@ final class PostgresSnapshot: CatalogSnapshot, @unchecked Sendable {
         return try body(PostgresTransaction(link: link))
     }
 }
-
-/// Hands out snapshots to fetch results: one per state of the catalog, shared by every fetch
-/// made while nothing commits, so that many live results cost one connection, not one each
-/// (``SnapshotCache`` does the same on SQLite). A state is the last change transaction, and
-/// this process's count of writes: a write that records no change (cameras read after import)
-/// is seen by the fetches made after it.
-final class PostgresSnapshotCache: @unchecked Sendable {
-    // @unchecked: `current` is read and written only while holding `lock`.
-    private let lock = NSLock()
-    private var current: (writes: UInt64, snapshot: PostgresSnapshot)?
-
-    /// A snapshot of the state whose last change transaction is `token` (read just before by
-    /// the caller) after `writes` local writes, the current one when it is of that state.
-    func snapshot(token: Int64, writes: UInt64 = 0, make: () throws -> PostgresSnapshot) throws -> PostgresSnapshot {
-        lock.lock()
-        if let current, current.snapshot.token == token, current.writes == writes {
-            lock.unlock()
-            return current.snapshot
-        }
-        lock.unlock()
-        let snapshot = try make()
-        lock.lock()
-        // Kept while it is the newest: the one it replaces lives on in the results holding it.
-        if current.map({ $0.snapshot.token <= snapshot.token && $0.writes <= writes }) ?? true {
-            current = (writes, snapshot)
-        }
-        lock.unlock()
-        return snapshot
-    }
-}

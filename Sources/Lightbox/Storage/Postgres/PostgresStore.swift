@@ -10,11 +10,12 @@ import Foundation
 ///   commit in the order they are handed out, and a client that read the changes up to one
 ///   token never misses an earlier one committed later.
 /// - Fetch results read a ``PostgresSnapshot`` each state, shared as SQLite's snapshots are.
-/// - Each write that records a change tells every process listening (`NOTIFY`) once it commits.
+/// - Each write that records a change tells every process listening (`NOTIFY`, sent by the
+///   shared `recordChangeTransaction`) once it commits.
 final class PostgresStore: LibraryStore, CatalogFetching, Sendable {
     let pool: PostgresPool
     let historyRetention: HistoryRetention
-    let snapshots = PostgresSnapshotCache()
+    let snapshots = SnapshotCache<PostgresSnapshot>()
     let writes = WriteCounter()
     /// What wakes observers when a commit's notification arrives.
     let commits = PostgresCommitSignal()
@@ -55,12 +56,7 @@ final class PostgresStore: LibraryStore, CatalogFetching, Sendable {
         return try pool.withLink { link in
             try link.transaction {
                 try link.execute("SELECT pg_advisory_xact_lock(?)", [.integer(Self.writeLock)])
-                let db = PostgresTransaction(link: link)
-                let before = try db.lastChangeTransaction()
-                let result = try body(CatalogTransaction(db: db, retention: historyRetention))
-                let after = try db.lastChangeTransaction()
-                if after != before { try link.notify(Self.changeChannel, String(after)) }
-                return result
+                return try body(CatalogTransaction(db: PostgresTransaction(link: link), retention: historyRetention))
             }
         }
     }
@@ -70,7 +66,7 @@ final class PostgresStore: LibraryStore, CatalogFetching, Sendable {
     /// Returns when a commit's notification arrives (from any process on any machine), or after
     /// five seconds, in case a notification was lost with a connection.
     func waitForChanges() async {
-        await commits.wait(listeningWith: pool, channel: Self.changeChannel, upTo: .seconds(5))
+        _ = await commits.wait(listeningWith: pool, channel: Self.changeChannel, upTo: .seconds(5))
     }
 
     // MARK: Settings every server shares
@@ -108,7 +104,8 @@ final class PostgresStore: LibraryStore, CatalogFetching, Sendable {
     func fetchSnapshot() throws -> any CatalogSnapshot {
         let token = try pool.withLink { link in try PostgresTransaction(link: link).lastChangeTransaction() }
         return try snapshots.snapshot(token: token, writes: localWrites) { [pool] in
-            try PostgresSnapshot(link: pool.takeSpare(), release: { pool.giveSpare($0) })
+            let snapshot = try PostgresSnapshot(link: pool.takeSpare(), release: { pool.giveSpare($0) })
+            return (snapshot, snapshot.token)
         }
     }
 }

@@ -357,15 +357,13 @@ enum CatalogCollections {
 
 extension FetchSortDescriptor {
     /// The ORDER BY clause of `descriptors` over `keys`, with the row id breaking ties in the
-    /// direction of the last descriptor. NULL sorts first ascending, as SQLite sorts it (and
-    /// Swift's optionals), on PostgreSQL too, which sorts it last by default.
+    /// direction of the last descriptor; a nullable key's NULLs first ascending on both stores
+    /// (``SQLDialect/order(ascending:nullable:)``).
     static func orderBy(_ descriptors: [FetchSortDescriptor], keys: FetchKeys, _ dialect: SQLDialect) throws -> String {
         var terms: [String] = []
         for descriptor in descriptors {
             let key = try keys.key(descriptor.key)
-            var term = "\(key.column) \(descriptor.ascending ? "ASC" : "DESC")"
-            if key.nullable, dialect == .postgres { term += descriptor.ascending ? " NULLS FIRST" : " NULLS LAST" }
-            terms.append(term)
+            terms.append("\(key.column) \(dialect.order(ascending: descriptor.ascending, nullable: key.nullable))")
         }
         let lastAscending = descriptors.last?.ascending ?? true
         terms.append("\(keys.tiebreaker) \(lastAscending ? "ASC" : "DESC")")

@@ -78,6 +78,10 @@ struct CatalogTransaction: StoreWriter {
         try db.allAssetIdentifiers()
     }
 
+    func hasAssets() throws -> Bool {
+        try db.hasAssets()
+    }
+
     func captureDetailsBacklog(limit: Int) throws -> [CaptureDetailsBacklogItem] {
         try db.captureDetailsBacklog(limit: limit)
     }

@@ -75,7 +75,8 @@ extension SQLDatabase {
 
     /// Records that the current write transaction changed the library, and which objects,
     /// then prunes what `retention` no longer keeps. Every write calls it once, last. Answers
-    /// the transaction's change token.
+    /// the transaction's change token. On PostgreSQL the token is also announced on
+    /// ``PostgresStore/changeChannel``, to every process listening, once the transaction commits.
     @discardableResult
     func recordChangeTransaction(author: String, changes: [ObjectChangeRecord], retention: HistoryRetention) throws
         -> PersistentChangeToken
@@ -96,6 +97,9 @@ extension SQLDatabase {
                     + Array(repeating: "(?, ?, ?, ?)", count: run.count).joined(separator: ", "), arguments)
         }
         try pruneHistory(newest: transaction, retention: retention)
+        if dialect == .postgres {
+            try execute("SELECT pg_notify(?, ?)", [PostgresStore.changeChannel, String(transaction)])
+        }
         return PersistentChangeToken(rawValue: transaction)
     }
 
@@ -222,6 +226,10 @@ extension SQLDatabase {
 
     func allAssetIdentifiers() throws -> [String] {
         try texts("SELECT localIdentifier FROM asset")
+    }
+
+    func hasAssets() throws -> Bool {
+        try integer("SELECT COUNT(*) FROM (SELECT 1 FROM asset LIMIT 1) AS found") ?? 0 > 0
     }
 
     // MARK: Cameras read after import

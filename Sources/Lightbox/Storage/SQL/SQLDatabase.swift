@@ -104,6 +104,15 @@ enum SQLDialect: Sendable {
         }
     }
 
+    /// A sort term's direction, NULL first ascending and last descending as SQLite sorts it (and
+    /// Swift's optionals): PostgreSQL sorts it the other way unless told.
+    func order(ascending: Bool, nullable: Bool) -> String {
+        switch (self, nullable) {
+        case (.postgres, true): ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST"
+        default: ascending ? "ASC" : "DESC"
+        }
+    }
+
     /// Whether two SQL expressions differ, NULL being a value like any other (never NULL).
     func isDistinct(_ left: String, from right: String) -> String {
         switch self {

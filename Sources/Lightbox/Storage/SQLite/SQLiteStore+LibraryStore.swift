@@ -31,6 +31,18 @@ extension SQLiteStore: CatalogFetching {
     var dialect: SQLDialect { .sqlite }
 
     func fetchSnapshot() throws -> any CatalogSnapshot {
-        try snapshots.snapshot(of: writer, localWrites: localWrites)
+        try snapshots.snapshot(token: try writer.read { try $0.lastChangeTransaction() }, writes: localWrites) {
+            let snapshot = try writer.makeSnapshot()
+            return (SQLiteSnapshot(snapshot: snapshot), try snapshot.read { try $0.lastChangeTransaction() })
+        }
+    }
+}
+
+/// A SQLite snapshot as fetch results read it.
+struct SQLiteSnapshot: CatalogSnapshot {
+    let snapshot: DatabaseSnapshot
+
+    func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
+        try snapshot.read { db in try body(db) }
     }
 }

@@ -28,7 +28,7 @@ struct SQLiteStore: Sendable {
     /// How much history writes keep.
     let historyRetention: HistoryRetention
     /// The snapshots fetch results read.
-    let snapshots = SnapshotCache()
+    let snapshots = SnapshotCache<SQLiteSnapshot>()
     /// The write transactions run through this store (``LibraryStore/localWrites``).
     let writes = WriteCounter()
 
@@ -85,11 +85,6 @@ struct SQLiteStore: Sendable {
             }
         }
         return fd
-    }
-
-    /// The id of the last committed change transaction (0 for a library never written).
-    static func lastChangeTransaction(_ db: Database) throws -> Int64 {
-        try db.lastChangeTransaction()
     }
 }
 
