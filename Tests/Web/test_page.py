@@ -499,8 +499,10 @@ class PageChecks:
         self.driver.find_element(By.ID, "delete-album").click()
         self.driver.switch_to.alert.accept()
         self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Library")
-        albums = [c["localIdentifier"] for c in self.api("/api/collections?type=album")["collections"]]
-        self.assertNotIn(album, albums)
+        # The page shows the library first and deletes the album after: the deletion lands in a
+        # moment (the wait fails if it never does).
+        albums = lambda: [c["localIdentifier"] for c in self.api("/api/collections?type=album")["collections"]]
+        self.wait.until(lambda d: album not in albums())
 
     def test_favourite_hide_delete_and_restore_many_at_once(self):
         self.sign_in()
