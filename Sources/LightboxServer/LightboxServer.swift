@@ -49,15 +49,18 @@ public enum LightboxServer {
     /// library whose accounts have no users is open to whoever reaches it only while
     /// `policy.loopbackOnly`. Without `accounts`, every request is the library's owner: for an
     /// application that authenticates in front of Lightbox.
+    ///
+    /// `jobs` is how many of each library's jobs (``PhotoLibrary/runJobs(_:onEvent:)``) the
+    /// server runs at once while it lives; 0 leaves them to `lightbox worker` processes.
     public static func router(
         library: PhotoLibrary, accounts: Accounts? = nil, policy: AccessPolicy = AccessPolicy(),
-        limits: ServerLimits = ServerLimits()
+        limits: ServerLimits = ServerLimits(), jobs: Int = 0
     ) -> Router<LightboxRequestContext> {
         let router = Router(context: LightboxRequestContext.self)
         let routes = Routes(router: router)
         // Outermost: every answer, errors included, in one form and with the security headers.
         router.add(middleware: ErrorMiddleware(methods: routes.table))
-        let libraries = ServedLibraries(home: library, waitingRenders: limits.waitingRenders)
+        let libraries = ServedLibraries(home: library, waitingRenders: limits.waitingRenders, jobs: jobs)
         router.add(middleware: AccessMiddleware(accounts: accounts, libraries: libraries, policy: policy))
         AssetRoutes.add(to: routes)
         CollectionRoutes.add(to: routes)
@@ -79,14 +82,14 @@ public enum LightboxServer {
     /// called once it listens (a port in use makes `runService()` throw before).
     public static func application(
         library: PhotoLibrary, accounts: Accounts? = nil, policy: AccessPolicy = AccessPolicy(),
-        host: String = "127.0.0.1", port: Int = 8080, limits: ServerLimits = ServerLimits(),
+        host: String = "127.0.0.1", port: Int = 8080, limits: ServerLimits = ServerLimits(), jobs: Int = 0,
         onServerRunning: @escaping @Sendable () async -> Void = {}
     ) -> some ApplicationProtocol {
         let perAddress = AddressConnections(
             limit: limits.connectionsPerAddress, exemptingLoopback: policy.trustProxy)
         let headerTimeout = limits.headerTimeout.timeAmount
         return Application(
-            router: router(library: library, accounts: accounts, policy: policy, limits: limits),
+            router: router(library: library, accounts: accounts, policy: policy, limits: limits, jobs: jobs),
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [perAddress.handler(), HeaderTimeoutHandler(timeout: headerTimeout)],

@@ -11,26 +11,40 @@ final class ServedLibraries: Sendable {
     let waitingRenders: Int
     private let opened = Mutex<[String: ServedLibrary]>([:])
 
-    init(home: PhotoLibrary, waitingRenders: Int) {
+    /// Jobs each library's runner does at once; 0: none (workers do them).
+    let jobs: Int
+    /// The libraries' job runners, cancelled when the server goes.
+    private let runners = Mutex<[Task<Void, Never>]>([])
+
+    init(home: PhotoLibrary, waitingRenders: Int, jobs: Int = 0) {
         self.home = ServedLibrary(library: home, waitingRenders: waitingRenders)
         self.waitingRenders = waitingRenders
-        Self.readCameras(of: home)
+        self.jobs = jobs
+        runJobs(of: home)
     }
 
-    /// Reads the cameras and lenses of the assets a library imported before the catalog kept
-    /// them, in the background, so that search finds them; logs when it starts and ends.
-    static func readCameras(of library: PhotoLibrary) {
-        guard let waiting = try? library.captureDetailsBacklogCount(), waiting > 0 else { return }
-        Task.detached(priority: .background) {
+    deinit {
+        for runner in runners.withLock({ $0 }) { runner.cancel() }
+    }
+
+    /// Runs a library's jobs in the background while the server lives, when it runs any (a
+    /// server alone; beside workers it may leave them theirs), logging each.
+    private func runJobs(of library: PhotoLibrary) {
+        guard jobs > 0 else { return }
+        let options = PhotoLibrary.JobRunnerOptions(concurrency: jobs)
+        let runner = Task.detached(priority: .background) {
             let logger = ServerLogHandler.logger(label: "Lightbox")
-            logger.info("reading the camera and lens of \(waiting) assets imported before search had them")
             do {
-                let read = try await library.fillCaptureDetails()
-                logger.info("read the camera and lens of \(read) assets")
+                try await library.runJobs(options) { event in
+                    if case .idle = event { return }
+                    if case .failed = event { logger.error("job \(event)") } else { logger.info("job \(event)") }
+                }
+            } catch is CancellationError {
             } catch {
-                logger.error("reading cameras and lenses stopped: \(error)")
+                logger.error("running jobs stopped: \(error)")
             }
         }
+        runners.withLock { $0.append(runner) }
     }
 
     /// Limited views, by token and by share: each keeps its image manager between requests.
@@ -80,7 +94,7 @@ final class ServedLibraries: Sendable {
             if let served = opened[user.id] { return served }
             let served = ServedLibrary(library: try PhotoLibrary(url: url), waitingRenders: waitingRenders)
             opened[user.id] = served
-            Self.readCameras(of: served.library)
+            runJobs(of: served.library)
             return served
         }
     }

@@ -42,6 +42,12 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var trustProxy = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Background jobs (movies made playable, older imports' cameras read) this server runs at once; 0 leaves them to `lightbox worker` processes.",
+            valueName: "N"))
+    var jobs = 1
+
     func run() async throws {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535, not \(port)") }
         for (name, value) in [
@@ -50,6 +56,7 @@ struct ServeCommand: AsyncParsableCommand {
         ] where !(1...1_000_000).contains(value) {
             throw ValidationError("\(name) must be 1...1000000, not \(value)")
         }
+        guard (0...64).contains(jobs) else { throw ValidationError("--jobs must be 0...64, not \(jobs)") }
         var limits = ServerLimits()
         limits.connections = maxConnections
         limits.connectionsPerAddress = maxConnectionsPerAddress
@@ -70,7 +77,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let (host, port) = (host, port)
         let app = LightboxServer.application(
-            library: library, accounts: accounts, policy: policy, host: host, port: port, limits: limits
+            library: library, accounts: accounts, policy: policy, host: host, port: port, limits: limits,
+            jobs: jobs
         ) {
             Output.message(
                 "Serving \(count) asset\(count == 1 ? "" : "s") from \(library.url.path) at http://\(host):\(port) (Ctrl-C stops)"

@@ -18,6 +18,11 @@ extension PhotoLibrary {
     /// ProRes and Motion JPEG are not among them (Chromium on Linux plays no HEVC).
     static let browserCodecs: Set<String> = ["avc1", "avc3", "vp08", "vp09", "av01"]
 
+    /// Whether a movie of this codec needs an H.264 copy for browsers; an unknown one may.
+    static func needsPlayableCopy(codec: String?) -> Bool {
+        codec.map { !browserCodecs.contains($0) } ?? true
+    }
+
     /// The long side a copy for a browser is made at, at most.
     static let playableSide = 1920
 
@@ -59,7 +64,7 @@ extension PhotoLibrary {
             let codec = try await BlockingWork.run {
                 try? MetadataReader.read(fileAtPath: source).quickTime?.videoCodec
             }
-            playsAsIs = codec.map(Self.browserCodecs.contains) ?? false
+            playsAsIs = !Self.needsPlayableCopy(codec: codec)
             await MovieTranscoder.shared.record(playsAsIs, for: resource.sha256)
         }
         if playsAsIs && !transcode && !(maximumSide != nil && smaller) { return .stored(resource) }

@@ -51,6 +51,8 @@ public struct AssetMetadata: Sendable, Hashable {
     public var cameraMake: String?
     public var cameraModel: String?
     public var lensModel: String?
+    /// A movie's video codec, its QuickTime sample entry type (`avc1`, `hvc1`); nil for a photo.
+    public var videoCodec: String?
 
     /// A photo file's own orientation, the EXIF orientation to show its decoded pixels in,
     /// within 1...8; nil for a movie or none stated. A HEIF's is 1: its rotation is in the
@@ -161,6 +163,7 @@ public struct AssetMetadata: Sendable, Hashable {
         motionPhotoVideoLength = (xmp?.isMotionPhoto ?? false) ? xmp?.motionPhotoVideoLength : nil
         let camera = CameraDetails(metadata)
         (cameraMake, cameraModel, lensModel) = (camera.make, camera.model, camera.lensModel)
+        videoCodec = movie?.videoCodec
     }
 
     /// An EXIF wall-clock time read as if it were UTC (the offset is applied by the caller).

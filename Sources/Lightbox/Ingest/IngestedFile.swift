@@ -91,6 +91,8 @@ extension PhotoLibrary {
         var pixelWidth: Int
         var pixelHeight: Int
         var duration: Double
+        /// Its video codec, as ``AssetMetadata/videoCodec``.
+        var videoCodec: String?
     }
 
     /// A file checked (a photo decoded, a movie or RAW parsed) and stored in `originals/`,

@@ -33,6 +33,26 @@ protocol LibraryStore: Sendable {
     /// commit's notification.
     func waitForChanges() async
 
+    // MARK: Jobs
+    //
+    // The queue lives in the catalog but outside its history: taking, ending and retrying jobs
+    // are not change transactions, and no observer hears of them.
+
+    /// Adds a job unless the same one is queued already.
+    func enqueueJob(_ kind: JobKind, subject: String) throws
+
+    /// Takes the oldest due job of `kinds` that no live worker holds and records a run of it by
+    /// `worker`; nil when none waits. A run whose worker died ends as failed when its job is
+    /// taken again; a job whose runs failed ``JobRules/maximumRuns`` times becomes failed
+    /// instead of being taken.
+    func takeJob(kinds: Set<JobKind>, worker: String) throws -> (any JobLease)?
+
+    /// What waits, what runs (runs whose worker died count as waiting) and what failed.
+    func jobQueue() throws -> JobQueueState
+
+    /// Makes failed jobs wait again; answers how many.
+    func retryFailedJobs() throws -> Int
+
     // MARK: Fetching
     //
     // Each fetch reads one state of the catalog that later commits do not change (shared by
@@ -58,6 +78,26 @@ protocol LibraryStore: Sendable {
     /// options sort them; with nil, those in no folder, oldest first.
     func fetchCollections(inList localIdentifier: String?, options: FetchOptions) throws
         -> any FetchSource<PhotoCollection>
+}
+
+/// A job one worker holds: no other takes it until the lease ends, or the worker dies (its
+/// process, or its connection to the catalog). Exactly one of ``finish()``, ``fail(_:retryAfter:)``
+/// and ``giveBack()`` ends it.
+protocol JobLease: Sendable {
+    var job: QueuedJob { get }
+
+    /// Records how far the run got; best effort (a catalog out of reach fails no job).
+    func progress(done: Int, total: Int)
+
+    /// The job is done: it leaves the queue.
+    func finish() throws
+
+    /// The run failed with `error`: the job waits `retryAfter` seconds before it is taken
+    /// again, or is failed once its runs failed too often. Answers whether it will be retried.
+    func fail(_ error: String, retryAfter: TimeInterval) throws -> Bool
+
+    /// Gives the job back unfinished, no failure counted (the worker is stopping).
+    func giveBack()
 }
 
 /// Which albums a fetch of them selects.

@@ -60,6 +60,24 @@ struct LimitedStore: LibraryStore {
 
     var localWrites: UInt64 { base.localWrites }
 
+    // The queue is the whole library's: its subjects name assets outside the selection.
+
+    func enqueueJob(_ kind: JobKind, subject: String) throws {
+        throw LibraryError(.invalidRequest, "limited access reads the library; it cannot change it")
+    }
+
+    func takeJob(kinds: Set<JobKind>, worker: String) throws -> (any JobLease)? {
+        throw LibraryError(.invalidRequest, "limited access runs no job of the library")
+    }
+
+    func jobQueue() throws -> JobQueueState {
+        throw LibraryError(.invalidRequest, "limited access does not see the library's jobs")
+    }
+
+    func retryFailedJobs() throws -> Int {
+        throw LibraryError(.invalidRequest, "limited access reads the library; it cannot change it")
+    }
+
     func waitForChanges() async {
         await base.waitForChanges()
     }

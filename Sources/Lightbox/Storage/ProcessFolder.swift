@@ -73,6 +73,23 @@ final class ProcessFolder: Sendable {
     /// Whether the folder must stay for the next sweep when this process lets it go.
     private let keep: @Sendable (String) -> Bool
 
+    /// The name of the folder in `parent`, which names its process's lock: what another process
+    /// asks ``isHeld(_:in:)`` of.
+    var name: String { (path as NSString).lastPathComponent }
+
+    /// Whether the process that made folder `name` in `parent` still lives: its lock is held
+    /// (by this process too). A lock file gone, or free, is a process that ended.
+    static func isHeld(_ name: String, in parent: String) -> Bool {
+        guard !name.isEmpty, !name.contains("/") else { return false }
+        let fd = open(parent + "/" + name + ".lock", O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        // Another descriptor's lock, even this process's own, refuses this one.
+        guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK || errno == EINTR }
+        flock(fd, LOCK_UN)
+        return false
+    }
+
     /// Removes what processes no longer running left in `parent`: folders whose lock can be
     /// taken (their process ended, or crashed), folders without a lock file, and the loose files
     /// earlier versions of Lightbox wrote there. Folders locked by a live process stay.

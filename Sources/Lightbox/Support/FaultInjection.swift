@@ -10,7 +10,8 @@ enum FaultInjection {
     /// The points: a change block with its files stored, its rows written but not committed,
     /// and committed with its old files not yet removed; the removal of the originals a
     /// transaction let go, before each file; an imported file's original stored, and its row
-    /// committed with a moved source not yet removed.
+    /// committed with a moved source not yet removed; a job taken, its run recorded, its work
+    /// not started.
     enum Point: String {
         case importStored = "import-stored"
         case importCommitted = "import-committed"
@@ -18,6 +19,7 @@ enum FaultInjection {
         case changesApplied = "changes-applied"
         case changesCommitted = "changes-committed"
         case removingOriginals = "removing-originals"
+        case jobStarted = "job-started"
     }
 
     static func pause(at point: Point) {

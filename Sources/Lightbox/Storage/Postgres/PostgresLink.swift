@@ -82,6 +82,13 @@ final class PostgresLink: Sendable {
         closing.whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
+    /// Closes the connection now, without waiting: the server rolls back a transaction left
+    /// open on it.
+    func close() {
+        let closing: EventLoopFuture<Void> = connection.close()
+        _ = closing
+    }
+
     /// Whether the connection has closed (the server went away, or the network): it can run
     /// nothing more.
     var isClosed: Bool { connection.isClosed }

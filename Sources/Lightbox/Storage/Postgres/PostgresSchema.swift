@@ -22,7 +22,8 @@ enum PostgresSchema {
     /// The steps, oldest first: a name and its statements. A step, once released, never
     /// changes: a change to the schema is a new step, here and in the SQLite migrator.
     static let steps: [(name: String, statements: [String], seed: (@Sendable (PostgresLink) throws -> Void)?)] = [
-        ("v20: the catalog", catalog, seedSmartAlbums)
+        ("v20: the catalog", catalog, seedSmartAlbums),
+        ("v21: jobs", JobSchema.postgres, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its

@@ -42,6 +42,9 @@ extension PhotoLibrary.PreparedAsset {
                     """, identifier)
             {
                 try insertResource(db, assetID: partner.id, type: .pairedVideo)
+                if PhotoLibrary.needsPlayableCopy(codec: metadata.videoCodec) {
+                    try db.enqueueJob(.playableMovie, subject: partner.localIdentifier)
+                }
                 try db.execute(
                     """
                     UPDATE asset SET mediaSubtypes = mediaSubtypes | ?, playbackStyle = ?, duration = ?,
@@ -156,6 +159,13 @@ extension PhotoLibrary.PreparedAsset {
         else { throw LibraryError(.storageFailed, "the new asset got no id") }
         try insertResource(db, assetID: assetID, type: resourceType)
         if let movie = pairedMovie { try Self.insert(movie, db, assetID: assetID) }
+        // A movie browsers cannot play gets its copy made by a worker, ahead of the first ask.
+        if kind == .video
+            ? PhotoLibrary.needsPlayableCopy(codec: metadata.videoCodec)
+            : pairedMovie.map({ PhotoLibrary.needsPlayableCopy(codec: $0.videoCodec) }) ?? false
+        {
+            try db.enqueueJob(.playableMovie, subject: localIdentifier)
+        }
         if let burst = metadata.burstIdentifier { try Self.electRepresentative(ofBurst: burst, db) }
     }
 

@@ -434,6 +434,11 @@ extension SQLiteStore {
                     arguments: [last])
             }
         }
+        migrator.registerMigration("v21: jobs") { db in
+            // The queue of background work (JobQueries): what waits, and each attempt at it.
+            // Not part of the history: taking and ending jobs records no change transaction.
+            try db.execute(sql: JobSchema.sqlite)
+        }
         return migrator
     }
 

@@ -31,6 +31,8 @@ struct SQLiteStore: Sendable {
     let snapshots = SnapshotCache<SQLiteSnapshot>()
     /// The write transactions run through this store (``LibraryStore/localWrites``).
     let writes = WriteCounter()
+    /// The lock that tells other processes this one's job runs live (made on the first job).
+    let jobWorker = JobWorkerLock()
 
     /// Opens (creating when missing) and migrates the database at `path`.
     ///
