@@ -71,6 +71,7 @@ public enum LightboxServer {
         CaptureRoutes.add(to: routes)
         UploadRoutes.add(to: routes, limits: limits)
         ChangeRoutes.add(to: routes)
+        JobRoutes.add(to: routes)
         AccountRoutes.add(to: routes, accounts: accounts, policy: policy)
         ShareRoutes.add(to: routes, accounts: accounts, libraries: libraries)
         WebPage.add(to: routes)

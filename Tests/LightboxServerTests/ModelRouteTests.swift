@@ -552,3 +552,52 @@ extension ModelRouteTests {
         }
     }
 }
+
+extension ModelRouteTests {
+    @Test("The job queue over HTTP; a server alone runs its library's jobs; limited access sees none")
+    func jobs() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let hevc = folder.path("HEVC.MOV")
+        try FFmpeg.hevc(try Corpus.path(Corpus.livePhotoMovie), to: hevc)
+        _ = await library.importItems(at: [URL(fileURLWithPath: hevc)])
+        let asset = try #require(try library.fetchAssets().firstObject)
+        // A server that leaves its jobs to workers shows the one waiting.
+        try await Application(router: LightboxServer.router(library: library, jobs: 0)).test(.router) { client in
+            try await client.execute(uri: "/api/jobs", method: .get) { response throws in
+                #expect(response.status == .ok)
+                let queue = try Self.object(response)
+                #expect(queue["waiting"] as? [String: Int] == ["playableMovie": 1])
+                #expect((queue["running"] as? [Any])?.isEmpty == true && (queue["failed"] as? [Any])?.isEmpty == true)
+            }
+            try await client.execute(uri: "/api/jobs/retry", method: .post, headers: [.origin: "http://localhost"]) {
+                response throws in
+                #expect(response.status == .ok)
+                #expect(try Self.object(response)["retried"] as? Int == 0)
+            }
+        }
+        let limited = library.limited(to: LimitedSelection(assetIdentifiers: [asset.localIdentifier]))
+        try await Application(router: LightboxServer.router(library: limited)).test(.router) { client in
+            try await client.execute(uri: "/api/jobs", method: .get) { #expect($0.status == .forbidden) }
+        }
+        // A server alone runs them: the copy is made without anyone asking for the movie.
+        try await Application(router: LightboxServer.router(library: library, jobs: 1)).test(.router) { client in
+            var pending = true
+            for _ in 0..<900 where pending {
+                try await client.execute(uri: "/api/jobs", method: .get) { response throws in
+                    let queue = try Self.object(response)
+                    pending =
+                        !((queue["waiting"] as? [String: Int])?.isEmpty ?? false)
+                        || !((queue["running"] as? [Any])?.isEmpty ?? false)
+                }
+                if pending { try await Task.sleep(for: .seconds(1)) }
+            }
+            #expect(!pending, "the server ran its job")
+        }
+        guard case .transcoded(let path, _) = try await library.playableMovie(for: asset, wait: .zero) else {
+            Issue.record("no copy after the server's job")
+            return
+        }
+        #expect(try FFmpeg.videoCodec(path).codec == "h264")
+    }
+}

@@ -33,6 +33,9 @@ extension PhotoLibrary {
             derivatives: derivatives)
     }
 
+    /// Whether this is a limited view (``limited(to:)``), which reads a selection only.
+    public var isLimited: Bool { store is LimitedStore }
+
     /// The identifiers among `identifiers` that name an album (or smart album) of the library.
     public func albumIdentifiers(among identifiers: [String]) throws -> Set<String> {
         let found = try fetchAssetCollections(withLocalIdentifiers: identifiers)

@@ -1,4 +1,5 @@
 import Foundation
+import Lightbox
 
 /// The schemas of the OpenAPI document's components: the JSON each answer holds, as the
 /// model's encoders write it.
@@ -143,6 +144,30 @@ enum Schemas {
                 "identifier", "name", "version", "summary", "mediaTypes", "adjustmentFormats", "memoryLimitMiB",
                 "timeLimitSeconds", "scope", "settings",
             ]),
+        "Job": Schema.object(
+            [
+                "id": Schema.integer, "kind": Schema.string(JobKind.allCases.map(\.rawValue)),
+                "subject": Schema.string, "enqueuedDate": Schema.date,
+            ], required: ["id", "kind", "subject", "enqueuedDate"]),
+        "JobQueue": Schema.object(
+            [
+                "waiting": Schema.map(Schema.integer),
+                "running": Schema.array(
+                    Schema.object(
+                        [
+                            "job": Schema.ref("Job"),
+                            "run": Schema.object(
+                                [
+                                    "worker": Schema.string, "startedDate": Schema.date, "done": Schema.integer,
+                                    "total": Schema.integer,
+                                ], required: ["worker", "startedDate", "done", "total"]),
+                        ], required: ["job", "run"])),
+                "failed": Schema.array(
+                    Schema.object(
+                        ["job": Schema.ref("Job"), "error": Schema.string, "runs": Schema.integer],
+                        required: ["job", "error", "runs"])),
+            ], required: ["waiting", "running", "failed"]),
+        "JobsRetried": Schema.object(["retried": Schema.integer], required: ["retried"]),
         "TrashPage": Schema.object(
             [
                 "assets": Schema.array(Schema.ref("Asset")), "next": Schema.string, "retentionDays": Schema.number,

@@ -1,0 +1,40 @@
+import Foundation
+import Hummingbird
+import Lightbox
+
+/// The caller's library's background jobs (see `PhotoLibrary+Jobs`).
+///
+/// - `GET /api/jobs`: `{"waiting": {"playableMovie": 3}, "running": [{"job", "run"}],
+///   "failed": [{"job", "error", "runs"}]}`: what waits, who runs what and how far it got.
+/// - `POST /api/jobs/retry`: makes the failed jobs wait again: `{"retried": 2}`.
+///
+/// A limited caller (a limited token, a shared album's audience) sees no job: their subjects
+/// name assets outside what it may see.
+enum JobRoutes {
+    struct Retried: Encodable {
+        var retried: Int
+    }
+
+    static func add(to routes: Routes) {
+        routes.get(
+            "/api/jobs",
+            doc: APIOperation(
+                "The library's background jobs: waiting by kind, running with their worker and progress, failed.",
+                responses: [.json(200, "The queue.", Schema.ref("JobQueue"))])
+        ) { _, context in
+            let library = try context.library().library
+            guard !library.isLimited else { throw HTTPError(.forbidden, message: "limited access sees no job") }
+            return try LightboxServer.jsonResponse(try await library.jobQueue())
+        }
+        routes.post(
+            "/api/jobs/retry",
+            doc: APIOperation(
+                "Makes the jobs that failed too often wait again.",
+                responses: [.json(200, "How many.", Schema.ref("JobsRetried"))])
+        ) { _, context in
+            let library = try context.library().library
+            guard !library.isLimited else { throw HTTPError(.forbidden, message: "limited access sees no job") }
+            return try LightboxServer.jsonResponse(Retried(retried: try await library.retryFailedJobs()))
+        }
+    }
+}
