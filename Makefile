@@ -108,6 +108,7 @@ test: deps web-deps service-deps corpus
 	rm -f "$$log"
 	scripts/services swift test --skip-build
 	LIGHTBOX_TEST_CATALOG=postgres scripts/services swift test --skip-build --filter '$(MODEL_SUITES)'
+	scripts/services scripts/check-cluster
 	scripts/check-api --examples $(API_CHECK_EXAMPLES)
 	scripts/check-web
 	scripts/fuzz --seconds $(FUZZ_CHECK_SECONDS) --jobs 2
