@@ -126,7 +126,7 @@ extension UserAccount.Role: ExpressibleByArgument {}
 enum AccountsAccess {
     static func open(_ library: PhotoLibrary) throws -> Accounts {
         do {
-            return try Accounts(libraryURL: library.url)
+            return try Accounts(library: library)
         } catch let error as LibraryError {
             throw CommandError("cannot open the library's accounts: \(error)")
         }

@@ -25,7 +25,7 @@ struct AccessTests {
         let paths = Array(try Corpus.photoPaths().prefix(2))
         let summary = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
         try #require(summary.progress.imported == 2)
-        let accounts = try Accounts(libraryURL: library.url, hasher: hasher)
+        let accounts = try Accounts(library: library, hasher: hasher)
         _ = try await accounts.addUser(name: "ann", password: "ann's password")
         _ = try await accounts.addUser(name: "bob", password: "bob's password")
         let app = Application(router: LightboxServer.router(library: library, accounts: accounts, policy: policy))
@@ -56,7 +56,7 @@ struct AccessTests {
     func users() async throws {
         let folder = try TemporaryDirectory()
         let library = try folder.makeLibrary()
-        let accounts = try Accounts(libraryURL: library.url, hasher: Self.hasher)
+        let accounts = try Accounts(library: library, hasher: Self.hasher)
         #expect(try await !accounts.hasUsers())
         let ann = try await accounts.addUser(name: "Ann", password: "a long password")
         #expect(ann.role == .admin && ann.libraryFolder.isEmpty)
@@ -518,7 +518,7 @@ struct AccessTests {
     func withoutUsers() async throws {
         let folder = try TemporaryDirectory()
         let library = try folder.makeLibrary()
-        let accounts = try Accounts(libraryURL: library.url, hasher: Self.hasher)
+        let accounts = try Accounts(library: library, hasher: Self.hasher)
         try await Application(router: LightboxServer.router(library: library, accounts: accounts)).test(.router) {
             client in
             try await client.execute(uri: "/api/assets", method: .get) { #expect($0.status == .ok) }

@@ -84,4 +84,44 @@ struct SharedCatalogTests {
         #expect(try await first.assetCount() == photos.count)
         #expect(Set(try first.fetchAssets().map(\.localIdentifier)).count == photos.count)
     }
+
+    @Test("Both folders' servers have one set of accounts: a user, a session, a token and a share made through one")
+    func sharedAccounts() async throws {
+        let folder = try TemporaryDirectory()
+        defer { withExtendedLifetime(folder) {} }
+        let (first, second, _) = try Self.twoFolders(folder)
+        let one = try first.accountStore()
+        let two = try second.accountStore()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let ann = UserAccount(
+            id: "u1", name: "Ann", role: .admin, passwordHash: "hash", libraryFolder: "", creationDate: now)
+        try await one.addUser(ann)
+        #expect(try await two.user(named: "ANN") == ann, "names compare without case, through either")
+        await #expect(throws: LibraryError.self) {
+            try await two.addUser(
+                UserAccount(
+                    id: "u2", name: "ann", role: .member, passwordHash: "h", libraryFolder: "users/u2",
+                    creationDate: now))
+        }
+        let session = SignInSession(
+            id: "s1", userID: "u1", secretHash: "secret", creationDate: now, lastSeenDate: now,
+            expirationDate: now.addingTimeInterval(3600), userAgent: "test", address: "127.0.0.1")
+        try await one.addSession(session)
+        #expect(try await two.session(secretHash: "secret")?.0 == session, "a sign-in through one is good on the other")
+        let token = AccessToken(
+            id: "t1", userID: "u1", name: "backup", secretHash: "token", scope: .read, limitedTo: ["A", "B"],
+            creationDate: now, expirationDate: nil, lastUsedDate: nil)
+        try await two.addToken(token)
+        #expect(try await one.token(secretHash: "token")?.0 == token)
+        let share = AlbumShare(
+            id: "sh1", ownerID: "u1", albumIdentifier: "album", audience: .link(key: "key"), permission: .view,
+            passwordHash: nil, expirationDate: nil, creationDate: now)
+        try await one.addShare(share)
+        #expect(try await two.share(linkKey: "key")?.0 == share)
+        // Removed through the second, gone for the first, sessions and tokens with the user.
+        #expect(try await two.removeUser(id: "u1"))
+        #expect(try await one.hasUsers() == false)
+        #expect(try await one.session(secretHash: "secret") == nil)
+        #expect(try await one.token(secretHash: "token") == nil)
+    }
 }

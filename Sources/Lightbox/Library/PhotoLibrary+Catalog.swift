@@ -14,3 +14,13 @@ extension PhotoLibrary {
         }
     }
 }
+
+extension PhotoLibrary {
+    /// The accounts (users, sessions, tokens, shares) of the server serving this library: with
+    /// its catalog on PostgreSQL, tables beside it that every server of the library shares;
+    /// else `accounts.sqlite` in its folder.
+    public func accountStore() throws -> any AccountStore {
+        if let postgres = store as? PostgresStore { return PostgresAccountStore(pool: postgres.pool) }
+        return try SQLiteAccountStore(libraryURL: url)
+    }
+}

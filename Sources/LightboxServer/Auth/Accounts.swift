@@ -8,7 +8,7 @@ import Synchronization
 /// that expire when their owner said.
 ///
 /// ```swift
-/// let accounts = try Accounts(libraryURL: library.url)
+/// let accounts = try Accounts(library: library)
 /// let ann = try await accounts.addUser(name: "ann", password: "correct horse")
 /// let (token, secret) = try await accounts.createToken(for: ann, name: "backup", scope: .write)
 /// ```
@@ -68,6 +68,13 @@ public final class Accounts: Sendable {
     /// The accounts of the library at `libraryURL`, hashing new passwords with `hasher`.
     public init(libraryURL: URL, hasher: PasswordHasher = .standard) throws {
         store = try SQLiteAccountStore(libraryURL: libraryURL)
+        self.hasher = hasher
+    }
+
+    /// The accounts of the server serving `library`: with its catalog on PostgreSQL, those every
+    /// server of the library shares; else `accounts.sqlite` in its folder.
+    public init(library: PhotoLibrary, hasher: PasswordHasher = .standard) throws {
+        store = try library.accountStore()
         self.hasher = hasher
     }
 

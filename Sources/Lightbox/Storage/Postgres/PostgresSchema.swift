@@ -24,6 +24,7 @@ enum PostgresSchema {
     static let steps: [(name: String, statements: [String], seed: (@Sendable (PostgresLink) throws -> Void)?)] = [
         ("v20: the catalog", catalog, seedSmartAlbums),
         ("v21: jobs", JobSchema.postgres, nil),
+        ("v22: accounts", PostgresAccountStore.schema, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its

@@ -113,6 +113,15 @@ enum SQLDialect: Sendable {
         }
     }
 
+    /// A text compared without case, for accounts' names: SQLite's NOCASE column compares so
+    /// already (ASCII), PostgreSQL folds both sides.
+    func caseless(_ text: String) -> String {
+        switch self {
+        case .sqlite: text
+        case .postgres: "lower(\(text))"
+        }
+    }
+
     /// Whether two SQL expressions differ, NULL being a value like any other (never NULL).
     func isDistinct(_ left: String, from right: String) -> String {
         switch self {
