@@ -89,10 +89,10 @@ final class ServedLibraries: Sendable {
 
     private func ownLibrary(for user: UserAccount?) throws -> ServedLibrary {
         guard let user, !user.libraryFolder.isEmpty else { return home }
-        let url = try user.libraryURL(inside: home.library.url)
         return try opened.withLock { opened in
             if let served = opened[user.id] { return served }
-            let served = ServedLibrary(library: try PhotoLibrary(url: url), waitingRenders: waitingRenders)
+            let library = try home.library.memberLibrary(folder: user.libraryFolder)
+            let served = ServedLibrary(library: library, waitingRenders: waitingRenders)
             opened[user.id] = served
             runJobs(of: served.library)
             return served

@@ -143,7 +143,7 @@ enum AccountsAccess {
     static func library(of user: UserAccount, in home: PhotoLibrary) throws -> PhotoLibrary {
         guard !user.libraryFolder.isEmpty else { return home }
         do {
-            return try PhotoLibrary(url: try user.libraryURL(inside: home.url))
+            return try home.memberLibrary(folder: user.libraryFolder)
         } catch let error as LibraryError {
             throw CommandError(error.message)
         }

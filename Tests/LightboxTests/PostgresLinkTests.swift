@@ -18,7 +18,12 @@ struct PostgresAddressTests {
         // Written out and read back, a socket's port and all.
         let otherPort = try PostgresAddress("postgres://lightbox@:5433/photos?host=/run/postgresql")
         #expect(otherPort.port == 5433 && otherPort.socketFolder == "/run/postgresql")
-        for address in [socket, host, otherPort] {
+        // A schema of the database: a member's library beside the server's own.
+        let member = try PostgresAddress("postgres://lightbox@/photos?host=/run/postgresql&schema=m_0af3")
+        #expect(member.schema == "m_0af3" && member != socket && member == socket.schema("m_0af3"))
+        #expect(
+            host.schema("m_1").description == "postgres://app@db.example.net:6543/library?sslmode=require&schema=m_1")
+        for address in [socket, host, otherPort, member, host.schema("m_1")] {
             #expect(try PostgresAddress(address.description) == address, "\(address)")
         }
         let password = try #require(throws: LibraryError.self) {
@@ -28,6 +33,9 @@ struct PostgresAddressTests {
         for bad in [
             "mysql://app@db/library", "postgres://db/library", "postgres://app@db/", "postgres://app@db/a?port=1",
             "postgres://app@/library", "postgres://app@db/library?host=/socket", "postgres://app@db:70000/library",
+            "postgres://app@db/library?schema=Public", "postgres://app@db/library?schema=1a",
+            "postgres://app@db/library?schema=a;drop",
+            "postgres://app@db/library?schema=" + String(repeating: "a", count: 41),
         ] {
             #expect(throws: LibraryError.self, "\(bad)") { try PostgresAddress(bad) }
         }

@@ -124,4 +124,31 @@ struct SharedCatalogTests {
         #expect(try await one.session(secretHash: "secret") == nil)
         #expect(try await one.token(secretHash: "token") == nil)
     }
+
+    @Test(
+        "A member's library is a schema of the same database and a prefix of the same bucket, the same from both folders"
+    )
+    func memberLibraries() async throws {
+        let folder = try TemporaryDirectory()
+        defer { withExtendedLifetime(folder) {} }
+        let (first, second, _) = try Self.twoFolders(folder)
+        let memberFolder = "users/0af3c2d1-5b7e-4a8f-9c1d-2e3f4a5b6c7d"
+        let one = try first.memberLibrary(folder: memberFolder, environment: ObjectStorageLibraryTests.environment)
+        let two = try second.memberLibrary(folder: memberFolder, environment: ObjectStorageLibraryTests.environment)
+        let photo = try Corpus.path("forensics/original-files/pic1/IMG_1054.JPG")
+        let summary = await one.importItems(at: [URL(fileURLWithPath: photo)])
+        #expect(summary.progress.imported == 1, "\(summary)")
+        // The member's folder on the other server names the same catalog: it sees the import.
+        let asset = try #require(try two.fetchAssets().firstObject)
+        #expect(try one.fetchAssets().firstObject?.localIdentifier == asset.localIdentifier)
+        // ...and reads it from the bucket, under the member's own prefix.
+        let file = try await two.fileURL(for: try #require(asset.resource(ofType: .photo))).path
+        #expect(FileManager.default.contentsEqual(atPath: file, andPath: photo))
+        let placement = try String(contentsOf: two.url.appendingPathComponent("storage.json"), encoding: .utf8)
+        #expect(placement.contains("schema=m_0af3c2d15b7e4a8f9c1d2e3f4a5b6c7d"), "\(placement)")
+        #expect(placement.contains("/family/users/0af3c2d1-5b7e-4a8f-9c1d-2e3f4a5b6c7d"), "\(placement)")
+        // The server's own library is another: it holds none of the member's assets.
+        #expect(try first.fetchAssets().count == 0)
+        #expect(try second.fetchAssets().count == 0)
+    }
 }

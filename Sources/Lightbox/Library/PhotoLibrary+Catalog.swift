@@ -24,3 +24,30 @@ extension PhotoLibrary {
         return try SQLiteAccountStore(libraryURL: url)
     }
 }
+
+extension PhotoLibrary {
+    /// The library of one of this library's server's members, in `folder` inside this one's
+    /// (`users/ID`), made on first use. On PostgreSQL it is a schema of its own in the same
+    /// database, its originals under the same bucket's prefix, so that every server of the
+    /// library opens the same one from a folder of its own.
+    public func memberLibrary(
+        folder: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> PhotoLibrary {
+        guard !folder.isEmpty, !folder.contains(".."), !folder.hasPrefix("/") else {
+            throw LibraryError(
+                .storageFailed, "the accounts name a library folder outside the server's library: \(folder)")
+        }
+        let memberURL = url.appendingPathComponent(folder, isDirectory: true)
+        guard let postgres = store as? PostgresStore else { return try PhotoLibrary(url: memberURL) }
+        // m_ and the folder's last part's letters and digits: a user's UUID, 34 characters.
+        let name = (folder as NSString).lastPathComponent.lowercased().unicodeScalars.filter {
+            ("a"..."z").contains($0) || ("0"..."9").contains($0)
+        }
+        let schema = "m_" + String(String.UnicodeScalarView(name).prefix(38))
+        var originals = try postgres.sharedOriginals()
+        if let shared = originals { originals?.url = shared.url + "/" + folder }
+        return try PhotoLibrary(
+            url: memberURL, originals: originals, database: postgres.address.schema(schema).description,
+            environment: environment)
+    }
+}

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Where a PostgreSQL catalog is: `postgres://USER@HOST[:PORT]/DATABASE`, or on a Unix socket,
-/// `postgres://USER@/DATABASE?host=/run/postgresql`. The password is never in the address (it
+/// `postgres://USER@/DATABASE?host=/run/postgresql`; `?schema=NAME` puts it in a schema of
+/// the database (a server's members' libraries beside its own). The password is never in the address (it
 /// would be on a command line, in a shell's history and in `ps`): it comes from `PGPASSWORD`
 /// or the file `PGPASSFILE` names.
 public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
@@ -14,6 +15,8 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
     public var database: String
     /// Whether the connection must be encrypted (`sslmode=require`).
     public var requiresTLS: Bool
+    /// The schema the catalog's tables are in; nil: the database's default (`public`).
+    public var schema: String?
 
     public init(_ text: String) throws {
         guard let components = URLComponents(string: text),
@@ -33,14 +36,22 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
         }
         var socketFolder: String?
         var requiresTLS = false
+        var schema: String?
         for item in components.queryItems ?? [] {
             switch (item.name, item.value) {
+            case ("schema", let name?):
+                guard Self.isSchemaName(name) else {
+                    throw LibraryError(
+                        .storageFailed,
+                        "\(text): a schema is named by 1 to 40 of a-z, 0-9 and _ (not first a digit), not \(name)")
+                }
+                schema = name
             case ("host", let folder?) where folder.hasPrefix("/"): socketFolder = folder
             case ("sslmode", "require"), ("sslmode", "verify-full"), ("sslmode", "verify-ca"): requiresTLS = true
             case ("sslmode", _): break
             default:
                 throw LibraryError(
-                    .storageFailed, "\(text): \(item.name) is not a setting Lightbox reads (host, sslmode)")
+                    .storageFailed, "\(text): \(item.name) is not a setting Lightbox reads (host, sslmode, schema)")
             }
         }
         let host = components.host.flatMap { $0.isEmpty ? nil : $0 }
@@ -55,6 +66,23 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
         self.socketFolder = socketFolder
         self.database = database
         self.requiresTLS = requiresTLS
+        self.schema = schema
+    }
+
+    /// Whether `name` may name a schema: lower-case letters, digits and `_`, not first a digit;
+    /// at most 40, so that its commits' channel (``PostgresStore/changeChannel``, a colon and
+    /// the schema) stays within PostgreSQL's 63 bytes.
+    static func isSchemaName(_ name: String) -> Bool {
+        (1...40).contains(name.utf8.count)
+            && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }
+            && !(0x30...0x39).contains(name.utf8.first!)
+    }
+
+    /// The same database, another schema.
+    public func schema(_ name: String) -> PostgresAddress {
+        var other = self
+        other.schema = name
+        return other
     }
 
     /// The same server, another database (tests make one per library).
@@ -67,11 +95,16 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
     /// The address as text, read back as the same address (a socket's port too, when not the
     /// default: it names the socket file).
     public var description: String {
-        if let socketFolder {
+        var settings: [String] = []
+        if let socketFolder { settings.append("host=\(socketFolder)") }
+        if requiresTLS { settings.append("sslmode=require") }
+        if let schema { settings.append("schema=\(schema)") }
+        let query = settings.isEmpty ? "" : "?" + settings.joined(separator: "&")
+        if socketFolder != nil {
             let port = port == 5432 ? "" : ":\(port)"
-            return "postgres://\(user)@\(port)/\(database)?host=\(socketFolder)"
+            return "postgres://\(user)@\(port)/\(database)" + query
         }
-        return "postgres://\(user)@\(host ?? ""):\(port)/\(database)" + (requiresTLS ? "?sslmode=require" : "")
+        return "postgres://\(user)@\(host ?? ""):\(port)/\(database)" + query
     }
 
     /// The password the environment gives: `PGPASSWORD`, else the first line of `PGPASSFILE`

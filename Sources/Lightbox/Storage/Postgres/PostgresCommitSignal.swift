@@ -65,7 +65,9 @@ final class PostgresCommitSignal: @unchecked Sendable {
         guard !listening else { return }
         let link = try? await BlockingWork.run { [weak self] in
             let link = try pool.connect()
-            try link.listen(channel) { [weak self] _ in self?.notified() }
+            // The channel of the catalog's schema, as the commits' `pg_notify` names it.
+            let schema = try link.value("SELECT current_schema()")?.text ?? "public"
+            try link.listen(channel + ":" + schema) { [weak self] _ in self?.notified() }
             return link
         }
         guard let link else { return }

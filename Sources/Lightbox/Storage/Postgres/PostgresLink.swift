@@ -67,7 +67,10 @@ final class PostgresLink: Sendable {
                 on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
                 id: Int.random(in: 0..<Int.max), logger: logger
             ).wait()
-            return PostgresLink(address: address, connection: connection)
+            let link = PostgresLink(address: address, connection: connection)
+            // The schema need not exist yet: the catalog's first step makes it.
+            if let schema = address.schema { try link.execute("SET search_path TO \(identifier(schema))") }
+            return link
         } catch {
             throw LibraryError(
                 .storageFailed, "cannot connect to the catalog at \(address): \(Self.describe(error))",

@@ -49,6 +49,9 @@ enum PostgresSchema {
     static func migrate(_ link: PostgresLink) throws {
         try link.execute("SELECT pg_advisory_lock(?)", [.integer(migrationLock)])
         defer { _ = try? link.execute("SELECT pg_advisory_unlock(?)", [.integer(migrationLock)]) }
+        if let schema = link.address.schema {
+            try link.execute("CREATE SCHEMA IF NOT EXISTS \(PostgresLink.identifier(schema))")
+        }
         try link.execute("CREATE TABLE IF NOT EXISTS schemaStep (name TEXT PRIMARY KEY, appliedDate TEXT NOT NULL)")
         let applied = Set(try link.rows("SELECT name FROM schemaStep").compactMap { $0.first?.text })
         let unknown = applied.subtracting(steps.map(\.name))

@@ -20,9 +20,11 @@ final class PostgresStore: LibraryStore, CatalogFetching, Sendable {
     /// What wakes observers when a commit's notification arrives.
     let commits = PostgresCommitSignal()
 
-    /// The advisory lock write transactions take turns on.
-    static let writeLock: Int64 = 0x4C42_5752_4954_4553  // "LBWRITES"
-    /// The channel commits are announced on, with their change token.
+    /// The advisory lock write transactions take turns on: one per schema, so that the
+    /// libraries of one database (a server's members') do not wait on each other.
+    let writeLock: Int64
+    /// The channels commits are announced on, with their change token: this prefix, a colon and
+    /// the catalog's schema (`current_schema()`), one channel per library of a database.
     static let changeChannel = "lightbox_changes"
 
     /// Connects to the catalog at `address` and brings its schema up to date. Throws
@@ -32,11 +34,21 @@ final class PostgresStore: LibraryStore, CatalogFetching, Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment, connections: Int = 8
     ) throws {
         pool = PostgresPool(address: address, environment: environment, maximum: connections)
+        writeLock = Self.writeLock(schema: address.schema)
         self.historyRetention = historyRetention
         try pool.withLink { link in try PostgresSchema.migrate(link) }
     }
 
     var address: PostgresAddress { pool.address }
+
+    /// "LBWRITES", mixed with the schema's name (FNV-1a) for a schema of its own.
+    static func writeLock(schema: String?) -> Int64 {
+        let base: UInt64 = 0x4C42_5752_4954_4553
+        guard let schema else { return Int64(bitPattern: base) }
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in schema.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01B3 }
+        return Int64(bitPattern: base ^ hash)
+    }
 
     func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         try pool.withLink { link in
@@ -55,7 +67,7 @@ final class PostgresStore: LibraryStore, CatalogFetching, Sendable {
         defer { writes.increment() }
         return try pool.withLink { link in
             try link.transaction {
-                try link.execute("SELECT pg_advisory_xact_lock(?)", [.integer(Self.writeLock)])
+                try link.execute("SELECT pg_advisory_xact_lock(?)", [.integer(writeLock)])
                 return try body(CatalogTransaction(db: PostgresTransaction(link: link), retention: historyRetention))
             }
         }

@@ -76,7 +76,7 @@ extension SQLDatabase {
     /// Records that the current write transaction changed the library, and which objects,
     /// then prunes what `retention` no longer keeps. Every write calls it once, last. Answers
     /// the transaction's change token. On PostgreSQL the token is also announced on
-    /// ``PostgresStore/changeChannel``, to every process listening, once the transaction commits.
+    /// ``PostgresStore/changeChannel`` (and the catalog's schema), to every process listening, once the transaction commits.
     @discardableResult
     func recordChangeTransaction(author: String, changes: [ObjectChangeRecord], retention: HistoryRetention) throws
         -> PersistentChangeToken
@@ -98,7 +98,8 @@ extension SQLDatabase {
         }
         try pruneHistory(newest: transaction, retention: retention)
         if dialect == .postgres {
-            try execute("SELECT pg_notify(?, ?)", [PostgresStore.changeChannel, String(transaction)])
+            try execute(
+                "SELECT pg_notify(? || ':' || current_schema(), ?)", [PostgresStore.changeChannel, String(transaction)])
         }
         return PersistentChangeToken(rawValue: transaction)
     }
