@@ -65,6 +65,21 @@ public final class TemporaryDirectory: @unchecked Sendable {
     }
 }
 
+extension TemporaryDirectory {
+    /// A new library (``makeLibrary(_:)``) holding one movie as an iPhone records it (the
+    /// corpus's phone movie made HEVC, which browsers cannot play), and its asset.
+    public func makeLibraryWithHEVCMovie(named name: String = "HEVC_0001.MOV") async throws -> (PhotoLibrary, Asset) {
+        let library = try makeLibrary()
+        let movie = path(name)
+        try FFmpeg.hevc(try Corpus.path(Corpus.livePhotoMovie), to: movie)
+        let summary = await library.importItems(at: [URL(fileURLWithPath: movie)])
+        guard summary.progress.imported == 1, let asset = try library.fetchAssets().firstObject else {
+            throw LibraryError(.storageFailed, "the HEVC movie did not import: \(summary)")
+        }
+        return (library, asset)
+    }
+}
+
 extension PhotoLibrary {
     /// The files in flight under `originals/.incoming/` of every open library (the open
     /// libraries' own folders and locks left out): what an interrupted write left.

@@ -360,11 +360,7 @@ extension ModelRouteTests {
     @Test("A movie asked for as playable: an HEVC one answered as its H.264 copy, with ranges; as stored without")
     func playableMovie() async throws {
         let folder = try TemporaryDirectory()
-        let library = try folder.makeLibrary()
-        let hevc = folder.path("HEVC.MOV")
-        try FFmpeg.hevc(try Corpus.path(Corpus.livePhotoMovie), to: hevc)
-        _ = await library.importItems(at: [URL(fileURLWithPath: hevc)])
-        let asset = try #require(try library.fetchAssets().firstObject)
+        let (library, asset) = try await folder.makeLibraryWithHEVCMovie()
         let app = Application(router: LightboxServer.router(library: library))
         try await app.test(.router) { client in
             let path = "/api/assets/\(asset.localIdentifier)/movie"
@@ -557,11 +553,7 @@ extension ModelRouteTests {
     @Test("The job queue over HTTP; a server alone runs its library's jobs; limited access sees none")
     func jobs() async throws {
         let folder = try TemporaryDirectory()
-        let library = try folder.makeLibrary()
-        let hevc = folder.path("HEVC.MOV")
-        try FFmpeg.hevc(try Corpus.path(Corpus.livePhotoMovie), to: hevc)
-        _ = await library.importItems(at: [URL(fileURLWithPath: hevc)])
-        let asset = try #require(try library.fetchAssets().firstObject)
+        let (library, asset) = try await folder.makeLibraryWithHEVCMovie()
         // A server that leaves its jobs to workers shows the one waiting.
         try await Application(router: LightboxServer.router(library: library, jobs: 0)).test(.router) { client in
             try await client.execute(uri: "/api/jobs", method: .get) { response throws in

@@ -132,12 +132,7 @@ struct JobQueueTests {
     @Test("A worker killed mid-job leaves its job to the next, which makes the copy; `lightbox jobs` shows the run")
     func killedWorker() async throws {
         let folder = try TemporaryDirectory()
-        let library = try folder.makeLibrary()
-        let hevc = folder.path("HEVC_0003.MOV")
-        try FFmpeg.hevc(try Corpus.path(Corpus.livePhotoMovie), to: hevc)
-        let summary = await library.importItems(at: [URL(fileURLWithPath: hevc)])
-        #expect(summary.progress.failed == 0)
-        let asset = try #require(Array(try library.fetchAssets()).first)
+        let (library, asset) = try await folder.makeLibraryWithHEVCMovie()
         let path = library.url.path
         let said = try CommandLineTests.runKilled(["worker", "--library", path], at: "job-started")
         #expect(said.contains("started: movie made playable in browsers (\(asset.localIdentifier))"), "\(said)")

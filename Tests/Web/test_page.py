@@ -641,8 +641,9 @@ class PageChecks:
                 self.assertTrue(self.driver.find_element(By.ID, "live-badge").is_displayed())
             self.driver.find_element(By.ID, "play").click()
             video = viewer.find_element(By.TAG_NAME, "video")
-            # The first play makes the H.264 copy, which shares the server's two cores with the
-            # grid's thumbnails: it took past 90 s in a fresh-clone run.
+            # The server's job makes the H.264 copy when it starts (or the first play, whichever
+            # asks first), sharing the server's two cores with the grid's thumbnails: it took
+            # past 90 s in a fresh-clone run.
             WebDriverWait(self.driver, 240).until(
                 lambda d: d.execute_script("return arguments[0].videoWidth", video) > 0, f"{name}: no picture")
             start = self.driver.execute_script("return arguments[0].currentTime", video)

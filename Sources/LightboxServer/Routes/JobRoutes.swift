@@ -22,9 +22,7 @@ enum JobRoutes {
                 "The library's background jobs: waiting by kind, running with their worker and progress, failed.",
                 responses: [.json(200, "The queue.", Schema.ref("JobQueue"))])
         ) { _, context in
-            let library = try context.library().library
-            guard !library.isLimited else { throw HTTPError(.forbidden, message: "limited access sees no job") }
-            return try LightboxServer.jsonResponse(try await library.jobQueue())
+            try LightboxServer.jsonResponse(try await wholeLibrary(context).jobQueue())
         }
         routes.post(
             "/api/jobs/retry",
@@ -32,9 +30,14 @@ enum JobRoutes {
                 "Makes the jobs that failed too often wait again.",
                 responses: [.json(200, "How many.", Schema.ref("JobsRetried"))])
         ) { _, context in
-            let library = try context.library().library
-            guard !library.isLimited else { throw HTTPError(.forbidden, message: "limited access sees no job") }
-            return try LightboxServer.jsonResponse(Retried(retried: try await library.retryFailedJobs()))
+            try LightboxServer.jsonResponse(Retried(retried: try await wholeLibrary(context).retryFailedJobs()))
         }
+    }
+
+    /// The caller's library, unless they see only part of it (403).
+    private static func wholeLibrary(_ context: LightboxRequestContext) throws -> PhotoLibrary {
+        let library = try context.library().library
+        guard !library.isLimited else { throw HTTPError(.forbidden, message: "limited access sees no job") }
+        return library
     }
 }

@@ -102,11 +102,18 @@ extension SQLAccountStore {
     }
 
     public func session(secretHash: String) async throws -> (SignInSession, UserAccount)? {
+        try await withUser(in: "session", secretHash: secretHash, SQLAccountRows.session)
+    }
+
+    /// The row of `table` (sessions, tokens) whose secret has this hash, with its user.
+    private func withUser<T: Sendable>(
+        in table: String, secretHash: String, _ value: @escaping @Sendable (SQLRow) throws -> T
+    ) async throws -> (T, UserAccount)? {
         try await transactions.read { db in
-            guard let row = try db.rows("SELECT * FROM session WHERE secretHash = ?", [secretHash]).first,
+            guard let row = try db.rows("SELECT * FROM \(table) WHERE secretHash = ?", [secretHash]).first,
                 let user = try Self.user(id: try row.text("userId"), db)
             else { return nil }
-            return (try SQLAccountRows.session(row), user)
+            return (try value(row), user)
         }
     }
 
@@ -156,12 +163,7 @@ extension SQLAccountStore {
     }
 
     public func token(secretHash: String) async throws -> (AccessToken, UserAccount)? {
-        try await transactions.read { db in
-            guard let row = try db.rows("SELECT * FROM token WHERE secretHash = ?", [secretHash]).first,
-                let user = try Self.user(id: try row.text("userId"), db)
-            else { return nil }
-            return (try SQLAccountRows.token(row), user)
-        }
+        try await withUser(in: "token", secretHash: secretHash, SQLAccountRows.token)
     }
 
     public func tokens(userID: String) async throws -> [AccessToken] {
