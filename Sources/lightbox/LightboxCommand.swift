@@ -21,7 +21,7 @@ struct LightboxCommand: AsyncParsableCommand {
             TrashCommand.self, AlbumCommand.self, FolderCommand.self, HistoryCommand.self, WatchCommand.self,
             ServeCommand.self, MetadataCommand.self, ExportCommand.self, ThumbnailCommand.self, RenderCommand.self,
             CheckCommand.self, CaptureCommand.self, BurstCommand.self, UserCommand.self, TokenCommand.self,
-            ShareCommand.self, WorkerCommand.self, JobsCommand.self,
+            ShareCommand.self, WorkerCommand.self, JobsCommand.self, MigrateCommand.self,
         ]
     )
 }

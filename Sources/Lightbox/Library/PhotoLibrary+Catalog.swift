@@ -39,11 +39,7 @@ extension PhotoLibrary {
         }
         let memberURL = url.appendingPathComponent(folder, isDirectory: true)
         guard let postgres = store as? PostgresStore else { return try PhotoLibrary(url: memberURL) }
-        // m_ and the folder's last part's letters and digits: a user's UUID, 34 characters.
-        let name = (folder as NSString).lastPathComponent.lowercased().unicodeScalars.filter {
-            ("a"..."z").contains($0) || ("0"..."9").contains($0)
-        }
-        let schema = "m_" + String(String.UnicodeScalarView(name).prefix(38))
+        let schema = Self.memberSchema(folder: folder)
         var originals = try postgres.sharedOriginals()
         if let shared = originals { originals?.url = shared.url + "/" + folder }
         return try PhotoLibrary(

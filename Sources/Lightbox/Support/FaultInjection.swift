@@ -11,7 +11,7 @@ enum FaultInjection {
     /// and committed with its old files not yet removed; the removal of the originals a
     /// transaction let go, before each file; an imported file's original stored, and its row
     /// committed with a moved source not yet removed; a job taken, its run recorded, its work
-    /// not started.
+    /// not started; a migration's catalog copied, the folder not yet switched.
     enum Point: String {
         case importStored = "import-stored"
         case importCommitted = "import-committed"
@@ -20,6 +20,7 @@ enum FaultInjection {
         case changesCommitted = "changes-committed"
         case removingOriginals = "removing-originals"
         case jobStarted = "job-started"
+        case migrateCopied = "migrate-copied"
     }
 
     static func pause(at point: Point) {

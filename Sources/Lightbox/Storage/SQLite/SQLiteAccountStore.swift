@@ -8,7 +8,7 @@ public struct SQLiteAccountStore: SQLAccountStore {
     /// The file's name inside the library folder.
     public static let filename = "accounts.sqlite"
 
-    private let pool: DatabasePool
+    let pool: DatabasePool
     var transactions: any SQLTransactions { SQLitePoolTransactions(pool: pool) }
 
     /// Opens (creating when missing) and migrates the accounts of the library at `libraryURL`.

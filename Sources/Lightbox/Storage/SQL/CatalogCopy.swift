@@ -1,0 +1,67 @@
+import Foundation
+
+/// A catalog's rows copied from one database to another with the same schema (a SQLite library
+/// to PostgreSQL, `lightbox migrate`): every table of the model, rows and ids as they are, in an
+/// order that satisfies the foreign keys, inside the caller's transactions on both. Counts kept
+/// by triggers (`assetTally`) are made again by the target's own as the assets arrive.
+enum CatalogCopy {
+    /// The catalog's tables, parents before children.
+    static let tables = [
+        "asset", "resource", "assetCollection", "collectionAsset", "trashedMembership", "collectionList",
+        "collectionListChild", "topLevelPosition", "changeTransaction", "changeRecord", "libraryState",
+        "importedFile", "pendingRemoval", "job", "jobRun",
+    ]
+
+    /// The tables whose ids come from an identity column on PostgreSQL.
+    static let identityTables = [
+        "asset", "resource", "assetCollection", "collectionList", "changeTransaction", "job", "jobRun",
+    ]
+
+    /// The accounts' tables, parents before children.
+    static let accountTables = ["\"user\"", "session", "token", "share"]
+
+    /// Rows read and written at a time: under PostgreSQL's 65,535 parameters for the widest table.
+    static let batch = 500
+
+    /// Copies `tables` from `source` into `target`, replacing what a new catalog holds there (the
+    /// smart albums its first step makes); calls `copied` with each table's name and row count.
+    /// Answers the rows copied.
+    @discardableResult
+    static func copy(
+        _ tables: [String], from source: any SQLDatabase, to target: any SQLDatabase,
+        copied: (String, Int) -> Void = { _, _ in }
+    ) throws -> Int {
+        for table in tables.reversed() { try target.execute("DELETE FROM \(table)") }
+        var total = 0
+        for table in tables {
+            var offset = 0
+            while true {
+                // By rowid order: SQLite's own, stable while the caller's transaction holds.
+                let rows = try source.rows("SELECT * FROM \(table) ORDER BY rowid LIMIT ? OFFSET ?", [batch, offset])
+                guard let first = rows.first else { break }
+                let names = first.columns.sorted { $0.value < $1.value }.map(\.key)
+                let placeholders = "(" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+                try target.execute(
+                    "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES "
+                        + Array(repeating: placeholders, count: rows.count).joined(separator: ", "),
+                    rows.flatMap(\.values))
+                offset += rows.count
+                if rows.count < batch { break }
+            }
+            copied(table, offset)
+            total += offset
+        }
+        return total
+    }
+
+    /// After rows were inserted with their ids: each identity column's sequence continues past
+    /// the largest (PostgreSQL).
+    static func advanceSequences(in target: any SQLDatabase) throws {
+        for table in identityTables {
+            let bare = table.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            try target.execute(
+                "SELECT setval(pg_get_serial_sequence(?, 'id'), MAX(id)) FROM \(table) HAVING MAX(id) IS NOT NULL",
+                [bare])
+        }
+    }
+}
