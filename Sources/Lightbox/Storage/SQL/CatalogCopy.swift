@@ -34,22 +34,27 @@ enum CatalogCopy {
         for table in tables.reversed() { try target.execute("DELETE FROM \(table)") }
         var total = 0
         for table in tables {
-            var offset = 0
+            var count = 0
+            var last = Int64.min
             while true {
-                // By rowid order: SQLite's own, stable while the caller's transaction holds.
-                let rows = try source.rows("SELECT * FROM \(table) ORDER BY rowid LIMIT ? OFFSET ?", [batch, offset])
+                // By SQLite's rowid, each batch after the last one's (keyset: a million rows read
+                // once, not again for each batch), stable while the caller's transaction holds.
+                let rows = try source.rows(
+                    "SELECT rowid AS copiedRowid, * FROM \(table) WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                    [last, batch])
                 guard let first = rows.first else { break }
-                let names = first.columns.sorted { $0.value < $1.value }.map(\.key)
-                let placeholders = "(" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+                last = try rows[rows.count - 1].integer("copiedRowid")
+                let columns = first.columns.filter { $0.key != "copiedRowid" }.sorted { $0.value < $1.value }
+                let placeholders = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
                 try target.execute(
-                    "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES "
+                    "INSERT INTO \(table) (\(columns.map(\.key).joined(separator: ", "))) VALUES "
                         + Array(repeating: placeholders, count: rows.count).joined(separator: ", "),
-                    rows.flatMap(\.values))
-                offset += rows.count
+                    rows.flatMap { row in columns.map { row.values[$0.value] } })
+                count += rows.count
                 if rows.count < batch { break }
             }
-            copied(table, offset)
-            total += offset
+            copied(table, count)
+            total += count
         }
         return total
     }
