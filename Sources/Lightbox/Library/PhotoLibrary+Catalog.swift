@@ -33,11 +33,10 @@ extension PhotoLibrary {
     public func memberLibrary(
         folder: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> PhotoLibrary {
-        guard !folder.isEmpty, !folder.contains(".."), !folder.hasPrefix("/") else {
-            throw LibraryError(
-                .storageFailed, "the accounts name a library folder outside the server's library: \(folder)")
+        let memberURL = try UserAccount.libraryURL(folder: folder, inside: url)
+        guard memberURL != url else {
+            throw LibraryError(.invalidRequest, "a member's library needs a folder of its own")
         }
-        let memberURL = url.appendingPathComponent(folder, isDirectory: true)
         guard let postgres = store as? PostgresStore else { return try PhotoLibrary(url: memberURL) }
         let schema = Self.memberSchema(folder: folder)
         var originals = try postgres.sharedOriginals()

@@ -60,8 +60,11 @@ extension PhotoLibrary {
             FileIO.fileExists(url.path + "/" + SQLiteAccountStore.filename)
             ? try SQLiteAccountStore(libraryURL: url) : nil
         let memberFolders = try accounts?.memberLibraryFolders() ?? []
-        for folder in memberFolders.sorted() where PhotoLibrary.isLibrary(url.appendingPathComponent(folder).path) {
-            let member = try PhotoLibrary(url: url.appendingPathComponent(folder, isDirectory: true))
+        for folder in memberFolders.sorted() {
+            // Inside this library's folder only, whatever the accounts say.
+            let memberURL = try UserAccount.libraryURL(folder: folder, inside: url)
+            guard PhotoLibrary.isLibrary(memberURL.path) else { continue }
+            let member = try PhotoLibrary(url: memberURL)
             guard member.store is SQLiteStore else { continue }
             progress(
                 MigrationProgress(stage: .member, done: summary.members, total: memberFolders.count, detail: folder))
@@ -151,14 +154,30 @@ extension PhotoLibrary {
             let folder = url.path + "/" + location
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
             where !name.hasPrefix(".") {
+                let file = folder + "/" + name
                 // A cache: a render that cannot be read is made again when asked for.
-                guard let bytes = try? FileIO.contents(ofFileAt: folder + "/" + name, limit: 1 << 30) else { continue }
-                try renders.store(bytes, localIdentifier: identifier, key: name)
+                let small: [UInt8]?
+                do {
+                    small = try FileIO.contents(ofFileAt: file, limit: Self.largestReadRender)
+                } catch {
+                    continue
+                }
+                if let bytes = small {
+                    try renders.store(bytes, localIdentifier: identifier, key: name)
+                } else {
+                    // A movie's copy, streamed; it moves into this machine's cache of the bucket,
+                    // where it would be kept anyway.
+                    try renders.storeFile(at: file, localIdentifier: identifier, key: name)
+                }
             }
             summary.derivatives += 1
             progress(MigrationProgress(stage: .derivatives, done: index + 1, total: rendered.count, detail: identifier))
         }
     }
+
+    /// The largest render `migrate` reads into memory (thumbnails and previews); a larger file,
+    /// a movie's copy, is streamed.
+    static let largestReadRender = 16 << 20
 
     /// Makes the folder name its new places and sets its old files aside.
     private func switchFolder(database: String, originals objectStorage: ObjectStorageSettings?) throws {

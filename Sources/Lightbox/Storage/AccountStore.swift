@@ -25,12 +25,18 @@ public struct UserAccount: Sendable, Hashable, Codable {
     /// Their library inside the server's at `home`: `home` itself for its owner. Throws for a
     /// folder the accounts name outside it (`..`, an absolute path): it is never opened.
     public func libraryURL(inside home: URL) throws -> URL {
-        guard !libraryFolder.isEmpty else { return home }
-        guard !libraryFolder.contains(".."), !libraryFolder.hasPrefix("/") else {
+        try Self.libraryURL(folder: libraryFolder, inside: home)
+    }
+
+    /// The library folder `folder` (a user's `libraryFolder`) names inside `home`; throws for one
+    /// outside it.
+    static func libraryURL(folder: String, inside home: URL) throws -> URL {
+        guard !folder.isEmpty else { return home }
+        guard !folder.contains(".."), !folder.hasPrefix("/") else {
             throw LibraryError(
-                .storageFailed, "the accounts name a library folder outside the server's library: \(libraryFolder)")
+                .storageFailed, "the accounts name a library folder outside the server's library: \(folder)")
         }
-        return home.appendingPathComponent(libraryFolder, isDirectory: true)
+        return home.appendingPathComponent(folder, isDirectory: true)
     }
 
     public init(

@@ -7,6 +7,12 @@ enum JobRules {
     static let maximumRuns = 3
     /// The error a run whose worker went away ends with.
     static let stoppedWorker = "the worker stopped before the job ended (killed, or its machine went down)"
+
+    /// Kinds as a SQL list of strings: the enum's own names, written into statements, never
+    /// anything from outside.
+    static func list(_ kinds: Set<JobKind>) -> String {
+        kinds.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")
+    }
 }
 
 /// The job queue's statements, shared by both stores: `job` holds what waits (a job leaves
@@ -27,15 +33,25 @@ extension SQLDatabase {
         -> QueuedJob?
     {
         guard !kinds.isEmpty else { return nil }
-        // The kinds are this enum's own names: written into the statement, never from outside.
-        let names = kinds.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")
         let rows = try rows(
             """
             SELECT id, kind, subject, enqueuedDate FROM job
-            WHERE failed = 0 AND kind IN (\(names)) AND (notBefore IS NULL OR notBefore <= ?) \(condition)
+            WHERE failed = 0 AND kind IN (\(JobRules.list(kinds))) AND (notBefore IS NULL OR notBefore <= ?) \(condition)
             ORDER BY id LIMIT 1 \(locking)
             """, [date])
         return try rows.first.flatMap(Self.job)
+    }
+
+    /// Whether a taker may find anything: a job of `kinds` due at `date` (a dead worker's among
+    /// them: its job stays until done). Read first, so that a runner with an empty queue takes
+    /// no write lock.
+    func mayHaveJobs(kinds: Set<JobKind>, due date: Date) throws -> Bool {
+        guard !kinds.isEmpty else { return false }
+        return try integer(
+            """
+            SELECT COUNT(*) FROM (SELECT 1 FROM job WHERE failed = 0 AND kind IN (\(JobRules.list(kinds)))
+                AND (notBefore IS NULL OR notBefore <= ?) LIMIT 1) AS due
+            """, [date]) == 1
     }
 
     /// A job's row as a value; nil for a kind this version does not know (a newer one's).

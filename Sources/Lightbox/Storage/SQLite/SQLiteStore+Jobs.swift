@@ -17,6 +17,8 @@ extension SQLiteStore {
     }
 
     func takeJob(kinds: Set<JobKind>, worker: String) throws -> (any JobLease)? {
+        // The writer is the library's one: an idle runner looks before it takes it.
+        guard try writer.read({ db in try db.mayHaveJobs(kinds: kinds, due: Date()) }) else { return nil }
         let folder = workersFolder
         let lease = try jobWorker.name(in: folder)
         return try writer.write { db -> SQLiteJobLease? in
