@@ -35,6 +35,18 @@ struct PostgresSchemaTests {
         for index in 0..<40 {
             ids.append(try Self.asset(db, index, hidden: index % 7 == 0, burst: index % 5 == 0 ? "burst" : nil))
         }
+        // Many rows in one statement (the triggers count a statement's rows by group), one
+        // statement touching no row, and updates that move no count.
+        try db.execute(
+            """
+            INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate, modificationDate,
+                addedDate, isHidden, burstIdentifier, representsBurst, sourceType)
+            SELECT 'bulk-' || n, 1 + n % 3, 100, 100, '2024-01-01', '2024-01-01', '2024-01-01', n % 2,
+                CASE WHEN n % 4 = 0 THEN 'bulk' END, 0, 1 + n % 2
+            FROM generate_series(1, 500) AS n
+            """)
+        try db.execute("UPDATE asset SET isFavorite = 1 - isFavorite")
+        try db.execute("DELETE FROM asset WHERE localIdentifier = 'none'")
         try db.execute("UPDATE asset SET trashedDate = ? WHERE id % 4 = 0", [Date()])
         try db.execute("UPDATE asset SET isHidden = 1 - isHidden WHERE id % 6 = 0")
         try db.execute("UPDATE asset SET representsBurst = 1 WHERE id = ?", [ids[5]])
@@ -54,7 +66,7 @@ struct PostgresSchemaTests {
             """
         ).map(\.values)
         #expect(tally == brute)
-        #expect(tally.count > 4, "the changes reach several groups")
+        #expect(tally.count > 8, "the changes reach several groups")
         #expect(try db.integer("SELECT SUM(count) FROM assetTally") == db.integer("SELECT count(*) FROM asset"))
     }
 

@@ -15,7 +15,10 @@ import Foundation
 ///   dates; here they are `SMALLINT` and `TEXT`, so `isHidden = 0` and date comparisons keep
 ///   their meaning.
 /// - `AUTOINCREMENT` is an identity column, which never hands an id out twice either.
-/// - The tally's triggers are PL/pgSQL functions.
+/// - The tally's triggers are PL/pgSQL functions, run once per statement (step v22.1).
+///
+/// A step only PostgreSQL takes is numbered after the last shared one with a point (v22.1), so
+/// that the next shared step keeps the number SQLite gives it.
 ///
 /// Several servers may start at once: the steps run under an advisory lock, each once.
 enum PostgresSchema {
@@ -25,6 +28,7 @@ enum PostgresSchema {
         ("v20: the catalog", catalog, seedSmartAlbums),
         ("v21: jobs", JobSchema.postgres, nil),
         ("v22: accounts", PostgresAccountStore.schema, nil),
+        ("v22.1: the tally kept per statement", tallyPerStatement, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its
@@ -290,4 +294,60 @@ enum PostgresSchema {
         FOR EACH ROW EXECUTE FUNCTION asset_tally()
         """,
     ]
+
+    /// The tally's triggers, once per statement instead of once per row. A row's trigger
+    /// updated a tally row for every asset, and a row PostgreSQL updates again and again in one
+    /// transaction keeps every version until it commits, each found by walking the ones before:
+    /// a transaction inserting or trashing N assets (a copy by `lightbox migrate`, an edit of a
+    /// whole selection) took time growing as N squared. Per statement, the rows the statement
+    /// changed are counted by group (PostgreSQL's transition tables), one tally update a group.
+    /// An update trigger with transition tables cannot name its columns: it runs for every
+    /// update, and writes nothing when no group's count moved.
+    static let tallyPerStatement: [String] = {
+        let groups = """
+            isHidden,
+                CASE WHEN burstIdentifier IS NOT NULL AND representsBurst = 0 THEN 1 ELSE 0 END,
+                CASE WHEN trashedDate IS NOT NULL THEN 1 ELSE 0 END,
+                mediaType, sourceType
+            """
+        func function(_ name: String, counting changed: String) -> String {
+            """
+            CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO assetTally AS tally (isHidden, isBurstFrame, isTrashed, mediaType, sourceType, count)
+                SELECT isHidden, isBurstFrame, isTrashed, mediaType, sourceType, SUM(delta)
+                FROM (\(changed)) AS changed (isHidden, isBurstFrame, isTrashed, mediaType, sourceType, delta)
+                GROUP BY 1, 2, 3, 4, 5 HAVING SUM(delta) <> 0
+                ON CONFLICT (isHidden, isBurstFrame, isTrashed, mediaType, sourceType)
+                DO UPDATE SET count = tally.count + EXCLUDED.count;
+                RETURN NULL;
+            END
+            $$
+            """
+        }
+        let added = "SELECT \(groups), 1 FROM added"
+        let removed = "SELECT \(groups), -1 FROM removed"
+        return [
+            "DROP TRIGGER asset_tally_insert ON asset",
+            "DROP TRIGGER asset_tally_delete ON asset",
+            "DROP TRIGGER asset_tally_update ON asset",
+            "DROP FUNCTION asset_tally()",
+            "DROP FUNCTION asset_tally_add(asset, BIGINT)",
+            function("asset_tally_added", counting: added),
+            function("asset_tally_removed", counting: removed),
+            function("asset_tally_changed", counting: "\(removed) UNION ALL \(added)"),
+            """
+            CREATE TRIGGER asset_tally_insert AFTER INSERT ON asset REFERENCING NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION asset_tally_added()
+            """,
+            """
+            CREATE TRIGGER asset_tally_delete AFTER DELETE ON asset REFERENCING OLD TABLE AS removed
+            FOR EACH STATEMENT EXECUTE FUNCTION asset_tally_removed()
+            """,
+            """
+            CREATE TRIGGER asset_tally_update AFTER UPDATE ON asset REFERENCING OLD TABLE AS removed NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION asset_tally_changed()
+            """,
+        ]
+    }()
 }
