@@ -33,6 +33,11 @@ protocol LibraryStore: Sendable {
     /// commit's notification.
     func waitForChanges() async
 
+    /// Does now the upkeep a database does in its own time after many writes, so that a
+    /// benchmark measures the library as it would be once it has: PostgreSQL's autovacuum
+    /// (dead row versions gone, planner statistics gathered). Nothing for SQLite.
+    func settleAfterBulkWrites() throws
+
     // MARK: Jobs
     //
     // The queue lives in the catalog but outside its history: taking, ending and retrying jobs
@@ -237,8 +242,9 @@ protocol StoreWriter: StoreReader {
     func recordChanges(author: String, _ changes: [ObjectChangeRecord]) throws
 
     /// Inserts asset rows without files, for benchmarks (see
-    /// `PhotoLibrary.insertSyntheticAssets(count:spreadFrom:)`).
-    func insertSyntheticAssets(count: Int, spreadFrom start: Date) throws
+    /// `PhotoLibrary.insertSyntheticAssets(count:spreadFrom:)`), drawn from the generator
+    /// `state`.
+    func insertSyntheticAssets(count: Int, spreadFrom start: Date, state: inout UInt64) throws
 
     /// Inserts copies of the visible assets sharing their files, for benchmarks (see
     /// `PhotoLibrary.insertCopiesOfAssets(count:spreadFrom:years:)`); each copy's identifier
@@ -297,4 +303,8 @@ struct AssetTimeAndPlace: Sendable {
     var timeZoneOffset: Int
     var latitude: Double?
     var longitude: Double?
+}
+
+extension LibraryStore {
+    func settleAfterBulkWrites() throws {}
 }

@@ -75,6 +75,12 @@ final class PostgresStore: LibraryStore, CatalogFetching, Sendable {
 
     var localWrites: UInt64 { writes.value }
 
+    /// What autovacuum would do in its own time: the versions updates left behind (the tally's
+    /// rows are updated by every insert) removed, the planner's statistics gathered.
+    func settleAfterBulkWrites() throws {
+        _ = try pool.withLink { link in try link.execute("VACUUM ANALYZE") }
+    }
+
     /// Returns when a commit's notification arrives (from any process on any machine), or after
     /// five seconds, in case a notification was lost with a connection.
     func waitForChanges() async {

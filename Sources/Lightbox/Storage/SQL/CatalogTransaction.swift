@@ -133,8 +133,8 @@ struct CatalogTransaction: StoreWriter {
         try db.recordChangeTransaction(author: author, changes: changes, retention: retention)
     }
 
-    func insertSyntheticAssets(count: Int, spreadFrom start: Date) throws {
-        try db.insertSyntheticAssets(count: count, spreadFrom: start)
+    func insertSyntheticAssets(count: Int, spreadFrom start: Date, state: inout UInt64) throws {
+        try db.insertSyntheticAssets(count: count, spreadFrom: start, state: &state)
     }
 
     func insertCopiesOfAssets(count: Int, spreadFrom start: Date, years: Int) throws -> [(String, String)] {

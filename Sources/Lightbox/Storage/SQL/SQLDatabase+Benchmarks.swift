@@ -3,10 +3,9 @@ import Foundation
 extension SQLDatabase {
     /// Asset rows without files, for benchmarks (see
     /// `PhotoLibrary.insertSyntheticAssets(count:spreadFrom:)`): the same rows on either store,
-    /// inserted 1,000 to a statement.
-    func insertSyntheticAssets(count: Int, spreadFrom start: Date) throws {
-        // A fixed generator: every run fills the same dates, favourites and videos.
-        var state: UInt64 = 0x5EED
+    /// inserted 1,000 to a statement, drawn from the generator `state` (carried from one call
+    /// to the next).
+    func insertSyntheticAssets(count: Int, spreadFrom start: Date, state: inout UInt64) throws {
         var inserted = 0
         while inserted < count {
             let batch = Swift.min(1_000, count - inserted)
@@ -30,9 +29,6 @@ extension SQLDatabase {
             inserted += batch
         }
         try execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'bench')", [Date()])
-        // PostgreSQL plans by statistics its autovacuum gathers in its own time: gathered now,
-        // as they would be for a library grown by imports (the transaction's own rows count).
-        if dialect == .postgres { try execute("ANALYZE asset") }
     }
 
     /// Copies of the visible assets (see `PhotoLibrary.insertCopiesOfAssets`): each row and its
