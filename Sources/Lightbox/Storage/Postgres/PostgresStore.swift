@@ -9,13 +9,15 @@ import Foundation
 ///   machine, commit one after the other as SQLite's single writer does: change tokens then
 ///   commit in the order they are handed out, and a client that read the changes up to one
 ///   token never misses an earlier one committed later.
-/// - Fetch results read a ``PostgresSnapshot`` each state, shared as SQLite's snapshots are.
+/// - Fetch results read a ``PostgresSnapshot`` each state, shared as SQLite's snapshots are
+///   while results hold it, and ended with the last (its transaction left open would hold
+///   back the vacuum).
 /// - Each write that records a change tells every process listening (`NOTIFY`, sent by the
 ///   shared `recordChangeTransaction`) once it commits.
 final class PostgresStore: LibraryStore, CatalogFetching, Sendable {
     let pool: PostgresPool
     let historyRetention: HistoryRetention
-    let snapshots = SnapshotCache<PostgresSnapshot>()
+    let snapshots = SnapshotCache<PostgresSnapshot>(keepsNewest: false)
     let writes = WriteCounter()
     /// What wakes observers when a commit's notification arrives.
     let commits = PostgresCommitSignal()

@@ -39,8 +39,12 @@ extension SQLiteStore: CatalogFetching {
 }
 
 /// A SQLite snapshot as fetch results read it.
-struct SQLiteSnapshot: CatalogSnapshot {
+final class SQLiteSnapshot: CatalogSnapshot {
     let snapshot: DatabaseSnapshot
+
+    init(snapshot: DatabaseSnapshot) {
+        self.snapshot = snapshot
+    }
 
     func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
         try snapshot.read { db in try body(db) }
