@@ -99,29 +99,55 @@ final class PostgresLink: Sendable {
     /// Runs a statement; answers how many rows it changed.
     @discardableResult
     func execute(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int {
-        let result = try run(sql, arguments)
-        return result.metadata.rows ?? 0
+        try run(sql, arguments) { _ in }.rows ?? 0
     }
 
     /// Every row a query gives, each a list of its columns' values in order.
     func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [[SQLValue]] {
-        try run(sql, arguments).rows.map { row in row.map(Self.value) }
+        try namedRows(sql, arguments).1
     }
 
     /// The column names of a query's answer, and its rows (none: no names either).
     func namedRows(_ sql: String, _ arguments: [SQLValue] = []) throws -> ([String], [[SQLValue]]) {
-        let rows = try run(sql, arguments).rows
-        guard let first = rows.first else { return ([], []) }
-        return (first.map(\.columnName), rows.map { row in row.map(Self.value) })
+        let answer = Answer<([String], [[SQLValue]])>(([], []))
+        try run(sql, arguments) { row in
+            if answer.value.1.isEmpty { answer.value.0 = row.map(\.columnName) }
+            answer.value.1.append(row.map(Self.value))
+        }
+        return answer.value
     }
 
     /// The first column of every row as integers, NULLs left out: decoded straight from the
     /// cells, for fetch results' row ids.
     func integers(_ sql: String, _ arguments: [SQLValue] = []) throws -> [Int64] {
-        try run(sql, arguments).rows.compactMap { row in
-            guard let cell = row.first, cell.bytes != nil else { return nil }
-            return try? cell.decode(Int64.self)
+        let answer = Answer<[Int64]>([])
+        try run(sql, arguments) { row in
+            guard let cell = row.first, cell.bytes != nil, let value = try? cell.decode(Int64.self) else { return }
+            answer.value.append(value)
         }
+        return answer.value
+    }
+
+    /// The runs of rows taken on the same local day, from a query giving each row's stored
+    /// `creationDate` and its `creationTimeZoneOffset`, in order: read from the cells' bytes as
+    /// they arrive (a timeline over a million assets reads them all).
+    func creationDays(_ sql: String, _ arguments: [SQLValue]) throws -> [AssetDay] {
+        let answer = Answer<(runs: AssetDay.Runs, unreadable: Bool)>((AssetDay.Runs(), false))
+        try run(sql, arguments) { row in
+            var cells = row.makeIterator()
+            guard let dateCell = cells.next(), let offsetCell = cells.next(),
+                let bytes = dateCell.bytes, let date = StoredDate.parse(bytes: bytes.readableBytesView)
+            else {
+                answer.value.unreadable = true
+                return
+            }
+            let offset = offsetCell.bytes == nil ? 0 : (try? offsetCell.decode(Int64.self)) ?? 0
+            answer.value.runs.add(AssetDay.dayNumber(date, offsetSeconds: Int(clamping: offset)))
+        }
+        guard !answer.value.unreadable else {
+            throw LibraryError(.storageFailed, "an asset's creationDate is not a stored date")
+        }
+        return answer.value.runs.finish()
     }
 
     /// The first column of the first row; nil when there is no row.
@@ -169,7 +195,20 @@ final class PostgresLink: Sendable {
 
     // MARK: Statements
 
-    private func run(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresQueryResult {
+    /// What a statement's rows build, on the event loop that reads them, for the caller blocked
+    /// until the statement ends: the future's completion orders the writes before its reads.
+    private final class Answer<Value>: @unchecked Sendable {
+        var value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    /// Runs a statement, handing each row to `each` as it arrives (on an event loop); answers
+    /// its metadata once every row has. Rows are not gathered first: PostgresNIO gathers them
+    /// by copying what it has gathered at each read, time growing with the square of the rows.
+    @discardableResult
+    private func run(
+        _ sql: String, _ arguments: [SQLValue], each: @escaping @Sendable (PostgresRow) -> Void
+    ) throws -> PostgresQueryMetadata {
         let text = Self.numberingPlaceholders(sql)
         var binds = PostgresBindings(capacity: arguments.count)
         do {
@@ -182,7 +221,7 @@ final class PostgresLink: Sendable {
                 case .blob(let value): binds.append(ByteBuffer(bytes: value))
                 }
             }
-            return try connection.query(PostgresQuery(unsafeSQL: text, binds: binds), logger: Self.logger).wait()
+            return try connection.query(PostgresQuery(unsafeSQL: text, binds: binds), logger: Self.logger, each).wait()
         } catch let error as PSQLError {
             throw Failure(sqlState: error.serverInfo?[.sqlState], message: Self.describe(error), statement: sql)
         } catch {

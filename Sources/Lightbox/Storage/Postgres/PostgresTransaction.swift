@@ -12,6 +12,10 @@ struct PostgresTransaction: SQLDatabase {
         try link.integers(sql, arguments)
     }
 
+    func creationDays(_ sql: String, _ arguments: [SQLValue]) throws -> [AssetDay] {
+        try link.creationDays(sql, arguments)
+    }
+
     func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
         let (names, rows) = try link.namedRows(sql, arguments)
         let columns = Dictionary(
