@@ -145,7 +145,7 @@ BENCH_JPEGS := \
 	.corpus/digikam/body-background.jpg .corpus/exiv2/data/exiv2-bug922a.jpg \
 	.corpus/lomiri/backgrounds/Dragonfly_by_Bolly.jpg
 
-## bench: build in release mode (make release) and measure import, thumbnails, images, caches, metadata, edits, movie edits, capture, serving, the web page and own C
+## bench: build in release mode (make release) and measure import, thumbnails, images, caches, metadata, edits, movie edits, capture, serving, the web page, PostgreSQL and several servers, and own C
 bench: release corpus
 	@missing=""; \
 	command -v exiv2 >/dev/null || missing="$$missing exiv2"; \
@@ -185,6 +185,11 @@ bench: release corpus
 	# The web page in Chromium over 100,000 assets (docs/BENCHMARKS.md, The web page).
 	$(MAKE) web-deps
 	scripts/bench-web --assets 100000 --runs 5
+	# Beyond one machine: fetches over 1,000,000 assets on both stores, then servers and workers on
+	# one PostgreSQL catalog and one bucket (docs/BENCHMARKS.md, Beyond one machine).
+	$(MAKE) service-deps
+	LIGHTBOX_SERVICES_DURABLE=1 scripts/services sh -c '.build/release/lightbox-bench fetch --assets 1000000 && \
+		.build/release/lightbox-bench fetch --assets 1000000 --database "$$LIGHTBOX_TEST_POSTGRES" && scripts/bench-cluster'
 	# Lightbox's own C against the library each piece replaces (docs/BENCHMARKS.md, Own code).
 	.build/release/lightbox-bench own-code --rounds 11 $(BENCH_JPEGS) .corpus/exiv2/data/IMG_3578.heic \
 		.corpus/exiv2/data/2021-02-13-1929.heic

@@ -36,6 +36,8 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The command the processes run: the debug build the tests build (scripts/bench-cluster sets the
+# release build's).
 LIGHTBOX = os.path.join(ROOT, ".build/debug/lightbox")
 CORPUS = os.path.join(ROOT, ".corpus")
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "lightbox-test", "AWS_SECRET_ACCESS_KEY": "lightbox-test-secret"}
@@ -119,11 +121,11 @@ class Process:
 
 
 class Server(Process):
-    def __init__(self, name, folder, database, work, environment=None):
+    def __init__(self, name, folder, database, work, environment=None, options=()):
         self.port = free_port()
         super().__init__(
             name,
-            ["serve", "--library", folder, "--database", database, "--port", str(self.port), "--jobs", "0"],
+            ["serve", "--library", folder, "--database", database, "--port", str(self.port), "--jobs", "0", *options],
             work, ready="Serving", environment=environment)
 
     def url(self, path):
@@ -184,20 +186,32 @@ class Server(Process):
         return connection, events
 
 
+def new_database_and_bucket():
+    """A new database on the PostgreSQL server scripts/services started and a new bucket on its S3
+    server: the database's address and the `lightbox` options naming the bucket."""
+    postgres = os.environ["LIGHTBOX_TEST_POSTGRES"]
+    s3 = os.environ["LIGHTBOX_TEST_S3"]
+    name = "cluster_" + uuid.uuid4().hex[:12]
+    socket_folder = urllib.parse.parse_qs(urllib.parse.urlparse(postgres).query)["host"][0]
+    subprocess.run(["createdb", "-h", socket_folder, "-U", "lightbox", name], check=True)
+    bucket = "cluster-" + uuid.uuid4().hex[:12]
+    urllib.request.urlopen(urllib.request.Request(f"{s3}/{bucket}", method="PUT")).read()
+    return f"postgres://lightbox@/{name}?host={socket_folder}", ["--originals", f"s3://{bucket}/photos", "--s3-endpoint", s3]
+
+
+def hevc_movie(source, target):
+    """`source` (a corpus movie) encoded as HEVC, as iPhones record: a movie browsers cannot play."""
+    subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", source, "-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+         "log-level=error", "-tag:v", "hvc1", "-c:a", "copy", "-f", "mov", target], check=True)
+
+
 class ClusterTests(unittest.TestCase):
     def setUp(self):
         self.work = tempfile.mkdtemp(prefix="lightbox-cluster-")
         self.processes = []
-        postgres = os.environ["LIGHTBOX_TEST_POSTGRES"]
-        s3 = os.environ["LIGHTBOX_TEST_S3"]
         # A database and a bucket of this run's own.
-        name = "cluster_" + uuid.uuid4().hex[:12]
-        socket_folder = urllib.parse.parse_qs(urllib.parse.urlparse(postgres).query)["host"][0]
-        subprocess.run(["createdb", "-h", socket_folder, "-U", "lightbox", name], check=True)
-        self.database = f"postgres://lightbox@/{name}?host={socket_folder}"
-        bucket = "cluster-" + uuid.uuid4().hex[:12]
-        urllib.request.urlopen(urllib.request.Request(f"{s3}/{bucket}", method="PUT")).read()
-        self.originals = ["--originals", f"s3://{bucket}/photos", "--s3-endpoint", s3]
+        self.database, self.originals = new_database_and_bucket()
 
     def tearDown(self):
         for process in self.processes:
@@ -267,10 +281,7 @@ class ClusterTests(unittest.TestCase):
         # A movie browsers cannot play, uploaded: its copy is a job. The first worker takes it and
         # is killed holding it; the second, running beside it all along, takes it over.
         movie = os.path.join(self.work, "HEVC_0001.MOV")
-        subprocess.run(
-            ["ffmpeg", "-v", "error", "-i", os.path.join(CORPUS, "forensics/original-files/movie1/VID_20191220_170832.mp4"),
-             "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
-             "-c:a", "copy", "-f", "mov", movie], check=True)
+        hevc_movie(os.path.join(CORPUS, "forensics/original-files/movie1/VID_20191220_170832.mp4"), movie)
         status, answer = two.upload(movie)
         self.assertEqual(status, 201, answer)
         movie_id = answer["asset"]["localIdentifier"]
