@@ -35,6 +35,28 @@ struct PostgresStoreTests {
         withExtendedLifetime(first) {}
     }
 
+    @Test("A snapshot no result holds ends: no transaction of the store stays open to hold back the vacuum")
+    func snapshotsEndWithTheirResults() throws {
+        let store = try PostgresStore(address: try PostgresAddress(try Services.makePostgresDatabase()))
+        func openTransactions() throws -> Int64? {
+            try store.pool.withLink { link in
+                try link.value(
+                    """
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE datname = current_database() AND state = 'idle in transaction'
+                    """)?.integer
+            }
+        }
+        var held: (any CatalogSnapshot)? = try store.fetchSnapshot()
+        #expect(try openTransactions() == 1, "a held snapshot is a transaction")
+        held = nil
+        // Nothing committed since: the state is the same, and still no snapshot is kept for it.
+        #expect(try openTransactions() == 0)
+        _ = try store.fetchSnapshot()
+        #expect(try openTransactions() == 0, "a snapshot let go at once ends at once")
+        withExtendedLifetime(held) {}
+    }
+
     @Test("A commit through another store wakes a waiter by its notification; a write of no change does not")
     func commitsWakeWaiters() async throws {
         let address = try PostgresAddress(try Services.makePostgresDatabase())
