@@ -483,4 +483,16 @@ struct EditFilterTests {
             try EditRecipe(decoding: Array(repeating: 0x20, count: EditRecipe.maximumEncodedSize + 1))
         }
     }
+
+    @Test(
+        "A rotation past Int's range is refused, not a trap, from the CLI's form and a stored recipe",
+        arguments: ["1e300", "-1e19", "9223372036854775808", "9.3e18", "-9223372036854775809", "450", "-720"])
+    func rotationPastInt(value: String) throws {
+        let parsed = #expect(throws: ImagingError.self) { try EditFilter(parsing: "rotate=\(value)") }
+        #expect(parsed?.message.contains("-360 to 360") == true, "\(parsed?.message ?? "")")
+        let stored = #"{"version":"1.1","filters":[{"name":"rotate","value":"# + value + "}]}"
+        #expect(throws: ImagingError.self) { try EditRecipe(decoding: Array(stored.utf8)) }
+        #expect(try EditFilter(parsing: "rotate=-360") == .rotate(quarterTurns: 0))
+        #expect(try EditFilter(parsing: "rotate=-90") == .rotate(quarterTurns: 3))
+    }
 }

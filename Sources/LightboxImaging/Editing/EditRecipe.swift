@@ -233,6 +233,9 @@ public enum EditFilter: Sendable, Hashable {
         }
     }
 
+    /// The degrees a rotation may name: a turn either way.
+    static let rotationRange = -360.0...360.0
+
     /// A filter from `NAME=VALUE`: `exposure=0.5`, `crop=0.1,0.1,0.8,0.8`, `rotate=90`,
     /// `flip=horizontal`.
     public init(parsing argument: String) throws(ImagingError) {
@@ -303,9 +306,11 @@ public enum EditFilter: Sendable, Hashable {
         case "blur": return .blur(value)
         case "straighten": return .straighten(value)
         case "rotate":
-            guard value == value.rounded(), Int(value) % 90 == 0 else {
+            // Checked before it becomes an Int: a value past Int's range (1e300) would trap.
+            guard Self.rotationRange.contains(value), value == value.rounded(), Int(value) % 90 == 0 else {
                 throw ImagingError(
-                    .invalidRecipe, "rotate=\(value): turn by a multiple of 90 degrees (90, 180, 270, -90)")
+                    .invalidRecipe,
+                    "rotate=\(value): turn by a multiple of 90 degrees from -360 to 360 (90, 180, 270, -90)")
             }
             return .rotate(quarterTurns: ((Int(value) / 90) % 4 + 4) % 4)
         default:
