@@ -33,6 +33,11 @@ public struct XMPMetadata: Sendable, Hashable {
     /// Every simple property found, "namespace-uri localName" -> value.
     public var properties: [String: String] = [:]
 
+    /// The largest packet read, whatever carries it (a sidecar, a JPEG's extended XMP joined,
+    /// a HEIF item's extents, a PNG chunk inflated): Google's depth maps, the largest XMP
+    /// cameras write, are a few megabytes.
+    public static let maximumPacketSize = 16 << 20
+
     static let xmpNamespace = "http://ns.adobe.com/xap/1.0/"
     static let gpano = "http://ns.google.com/photos/1.0/panorama/"
     static let gcamera = "http://ns.google.com/photos/1.0/camera/"
@@ -92,7 +97,22 @@ public struct XMPMetadata: Sendable, Hashable {
 /// A tolerant scanner of the XML of an XMP packet: tags, attributes and text, with
 /// namespace prefixes resolved. It works on the UTF-8 bytes, making strings only of names
 /// and values. Malformed input ends the scan early; it never traps.
+///
+/// What it keeps is bounded whatever the packet holds, so that its work and memory grow with
+/// the packet's bytes and no faster: a key repeats its namespace's URI, so a URI longer than
+/// any real one's is not resolved; past ``maximumProperties`` properties the rest are dropped.
 struct XMPScanner {
+    /// The longest namespace URI resolved: real ones are a few dozen bytes.
+    static let maximumNamespaceLength = 1_024
+    /// The longest namespace prefix read.
+    static let maximumPrefixLength = 256
+    /// The most namespace declarations kept.
+    static let maximumNamespaces = 1_024
+    /// The most properties kept; a packet of a camera or an editor holds a few hundred.
+    static let maximumProperties = 4_096
+    /// The most attributes read of one tag.
+    static let maximumAttributes = 4_096
+
     private(set) var properties: [String: String] = [:]
     /// The Length of the Container:Directory item whose Item:Semantic is "MotionPhoto".
     private(set) var motionPhotoItemLength: Int?
@@ -119,7 +139,7 @@ struct XMPScanner {
                     if let last = open.last, last.name == name {
                         open.removeLast()
                         let value = last.text.trimmingWhitespace()
-                        if !value.isEmpty, let key = resolve(last.name) { properties[key] = String(value) }
+                        if !value.isEmpty, let key = resolve(last.name) { keep(key, String(value)) }
                     }
                     continue
                 }
@@ -129,7 +149,7 @@ struct XMPScanner {
                 var length: Int?
                 for (attribute, value) in attributes where !attribute.hasPrefix("xmlns") {
                     guard let key = resolve(attribute) else { continue }
-                    properties[key] = value
+                    keep(key, value)
                     if key == XMPMetadata.item + " Semantic" { semantic = value }
                     if key == XMPMetadata.item + " Length" { length = Int(value) }
                 }
@@ -144,8 +164,15 @@ struct XMPScanner {
         }
     }
 
+    /// Keeps a property, unless the packet already gave the most properties kept.
+    private mutating func keep(_ key: String, _ value: String) {
+        guard properties.count < Self.maximumProperties || properties[key] != nil else { return }
+        properties[key] = value
+    }
+
     private mutating func collectNamespaces(_ bytes: [UInt8]) {
         let marker = Array("xmlns:".utf8)
+        var unclosed: Set<UInt8> = []
         var index = 0
         while index + marker.count < bytes.count {
             guard bytes[index] == marker[0], bytes[index..<index + marker.count].elementsEqual(marker) else {
@@ -153,16 +180,28 @@ struct XMPScanner {
                 continue
             }
             index += marker.count
-            guard let equals = Self.find(Self.equals, in: bytes, from: index) else { break }
+            // A prefix is a short name: one whose `=` is not near would make every later
+            // declaration's search run to the packet's end.
+            let near = min(bytes.count, index + Self.maximumPrefixLength + 1)
+            guard let equals = bytes[index..<near].firstIndex(of: Self.equals) else { continue }
             let prefix = Self.string(bytes[index..<equals]).trimmingWhitespace()
             var valueStart = equals + 1
             while valueStart < bytes.count, bytes[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
             guard valueStart < bytes.count,
                 bytes[valueStart] == UInt8(ascii: "\"") || bytes[valueStart] == UInt8(ascii: "'"),
-                let valueEnd = Self.find(bytes[valueStart], in: bytes, from: valueStart + 1)
+                !unclosed.contains(bytes[valueStart])
+            else { continue }
+            guard let valueEnd = Self.find(bytes[valueStart], in: bytes, from: valueStart + 1) else {
+                // No later value in these quotes can close either: searching again for each
+                // would take the square of the packet's length.
+                unclosed.insert(bytes[valueStart])
+                continue
+            }
+            index = valueEnd + 1
+            guard valueEnd - valueStart - 1 <= Self.maximumNamespaceLength,
+                namespaces.count < Self.maximumNamespaces || namespaces[String(prefix)] != nil
             else { continue }
             namespaces[String(prefix)] = Self.string(bytes[(valueStart + 1)..<valueEnd])
-            index = valueEnd + 1
         }
     }
 
@@ -202,7 +241,7 @@ struct XMPScanner {
         skipSpace()
         let name = readName()
         var attributes: [(String, String)] = []
-        while index < tag.endIndex {
+        while index < tag.endIndex, attributes.count < maximumAttributes {
             skipSpace()
             let attribute = readName()
             guard !attribute.isEmpty else { break }

@@ -214,24 +214,12 @@ struct ImageFileTests {
 /// Files that declare more pixels than any camera makes, from a few bytes.
 @Suite("The pixel budget")
 struct PixelBudgetTests {
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
-        }
-        return ~crc
-    }
-
-    static func be32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> (24 - 8 * $0)) & 0xFF) } }
+    static func be32(_ value: UInt32) -> [UInt8] { HostileFiles.bigEndian32(value) }
 
     /// A PNG's signature, an IHDR of 65535x65535 8-bit RGB, an IDAT of one deflated byte and
     /// IEND: 66 bytes.
     static var hugePNG: [UInt8] {
-        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-            let body = Array(type.utf8) + data
-            return be32(UInt32(data.count)) + body + be32(crc32(body))
-        }
+        let chunk = HostileFiles.pngChunk
         return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
             + chunk("IHDR", be32(65535) + be32(65535) + [8, 2, 0, 0, 0])
             + chunk("IDAT", [120, 156, 99, 0, 0, 0, 1, 0, 1]) + chunk("IEND", [])

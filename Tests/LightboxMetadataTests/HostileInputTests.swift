@@ -1,3 +1,4 @@
+import Foundation
 import LightboxMetadata
 import LightboxTestSupport
 import Testing
@@ -65,5 +66,56 @@ struct HostileInputTests {
             + le32(0)
         let metadata = try MetadataReader.read(ByteSource(bytes: bytes), filenameExtension: filenameExtension)
         #expect(metadata.pixelWidth == nil && metadata.pixelHeight == nil)
+    }
+}
+
+/// XMP whose text would make the scanner's work or memory grow faster than its bytes.
+@Suite("Swollen XMP")
+struct SwollenXMPTests {
+    @Test("A namespace of a long URI and thousands of attributes keep what they may, the rest is read")
+    func longNamespace() {
+        // Each key repeats its namespace's URI: 5,000 keys of a 2,000-byte URI were 10 MB kept,
+        // and an 8 MB URI and a million attributes would be 8 TB.
+        let xmp = XMPMetadata(packet: HostileFiles.swollenXMP(uriLength: 2_000, attributes: 5_000))
+        #expect(xmp.rating == 3)
+        #expect(xmp.properties.count <= 4_096)
+        #expect(xmp.properties.keys.allSatisfy { $0.utf8.count < 1_100 })
+        let real = XMPMetadata(packet: HostileFiles.swollenXMP(uriLength: 40, attributes: 5_000))
+        #expect(real.properties.count == 4_096, "a real namespace's attributes are kept up to the bound")
+        #expect(real.rating == 3, "properties read before the bound stay")
+    }
+
+    @Test("The shape that never finished, carried in a real PNG, gives its rating and a bounded rest")
+    func inPNG() throws {
+        let photo = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Corpus.path("pillow/images/hopper.png"))))
+        let packet = HostileFiles.swollenXMP(uriLength: 8 << 20, attributes: 100_000)
+        let file = HostileFiles.png(photo, inserting: HostileFiles.xmpChunk(packet))
+        let metadata = try MetadataReader.read(ByteSource(bytes: file), filenameExtension: "png")
+        #expect(metadata.pixelWidth == 128)
+        #expect(metadata.xmp?.rating == 3)
+        #expect((metadata.xmp?.properties.count ?? 0) <= 4_096)
+    }
+
+    @Test("A HEIF item's extents naming the same bytes again and again are summed before any is read")
+    func repeatedExtents() throws {
+        let packet = HostileFiles.swollenXMP(uriLength: 300_000, attributes: 0)
+        // 65,535 extents of 300 KB: 19.7 GB were asked for, from a file of 824 KB.
+        let hostile = HostileFiles.heifWithXMPItem(packet: packet, extents: 65_535)
+        #expect(hostile.count < 1 << 20)
+        let refused = try MetadataReader.read(ByteSource(bytes: hostile))
+        #expect(refused.format == .heic && refused.xmp == nil, "\(refused.format)")
+        // The same item named once is read.
+        let real = try MetadataReader.read(ByteSource(bytes: HostileFiles.heifWithXMPItem(packet: packet, extents: 1)))
+        #expect(real.xmp?.rating == 3)
+    }
+
+    @Test("Declarations that never close or never name a prefix are passed over once, not once each")
+    func unclosedDeclarations() {
+        for unit in ["xmlns:a=\"", "xmlns:", "xmlns:a='"] {
+            var packet = Array("<x:xmpmeta xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\" xmp:Rating=\"2\"/>".utf8)
+            for _ in 0..<20_000 { packet += Array(unit.utf8) }
+            let xmp = XMPMetadata(packet: packet)
+            #expect(xmp.rating == 2, "\(unit)")
+        }
     }
 }

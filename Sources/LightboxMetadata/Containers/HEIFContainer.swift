@@ -61,7 +61,15 @@ enum HEIFContainer {
                     metadata.exif = try? ExifMetadata(reader: reader)
                 }
             } else if item.type == "mime", item.contentType == "application/rdf+xml", metadata.xmp == nil {
+                // Extents may name the same bytes again and again: their sum is checked, not each.
+                var size = 0
+                for extent in extents where extent.length > 0 {
+                    size += Swift.min(extent.length, XMPMetadata.maximumPacketSize + 1)
+                    if size > XMPMetadata.maximumPacketSize { break }
+                }
+                guard size <= XMPMetadata.maximumPacketSize else { continue }
                 var packet: [UInt8] = []
+                packet.reserveCapacity(size)
                 for extent in extents { packet += try source.bytes(at: extent.offset, count: extent.length) }
                 metadata.xmp = XMPMetadata(packet: packet)
             }

@@ -76,7 +76,7 @@ enum JPEGContainer {
                     let start = extendedXMPSignature.count
                     if body.count > start + 40, let full = body.u32(at: start + 32),
                         let partOffset = body.u32(at: start + 36),
-                        full <= ByteSource.maximumRead
+                        full <= XMPMetadata.maximumPacketSize
                     {
                         let guid = String(decoding: body[start..<start + 32], as: UTF8.self)
                         extended[guid, default: (Int(full), [:])].parts[Int(partOffset)] = Array(body[(start + 40)...])

@@ -178,15 +178,17 @@ enum PNGContainer {
                     metadata.exif = try? ExifMetadata(reader: reader)
                 }
             case "iTXt":
-                let body = try source.bytes(at: data, count: Swift.min(length, ByteSource.maximumRead))
-                if body.starts(with: Array("XML:com.adobe.xmp\0".utf8)) {
+                let head = Array("XML:com.adobe.xmp\0".utf8)
+                let packetLimit = XMPMetadata.maximumPacketSize
+                if try source.bytes(at: data, upTo: head.count) == head, length <= head.count + 16 + packetLimit {
+                    let body = try source.bytes(at: data, count: length)
                     var cursor = PayloadCursor(body, at: 18)
                     let compressed = try cursor.read(1)
                     _ = try cursor.read(1)
                     _ = cursor.cString()  // language
                     _ = cursor.cString()  // translated keyword
                     let text = Array(body[cursor.position...])
-                    if let packet = compressed == 0 ? text : try? Inflate.zlib(text) {
+                    if let packet = compressed == 0 ? text : try? Inflate.zlib(text, limit: packetLimit) {
                         metadata.xmp = XMPMetadata(packet: packet)
                     }
                 }

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Hostile shapes built into real files, for the tests of what a file may make Lightbox do.
+public enum HostileFiles {
+    /// A PNG chunk: its length, type, data and CRC.
+    public static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return bigEndian32(UInt32(data.count)) + body + bigEndian32(crc32(body))
+    }
+
+    /// The PNG's bytes with `chunk` placed right after its header chunk (IHDR).
+    public static func png(_ png: [UInt8], inserting chunk: [UInt8]) -> [UInt8] {
+        let afterHeader = 8 + 25  // the signature, then IHDR's 13 bytes in a chunk
+        return Array(png.prefix(afterHeader)) + chunk + Array(png.dropFirst(afterHeader))
+    }
+
+    /// An uncompressed XMP `iTXt` chunk holding `packet`.
+    public static func xmpChunk(_ packet: [UInt8]) -> [UInt8] {
+        pngChunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + packet)
+    }
+
+    /// An XMP packet whose one description declares a namespace of a `uriLength`-byte URI and
+    /// then carries `attributes` attributes in it, beside a real rating of 3.
+    public static func swollenXMP(uriLength: Int, attributes: Int) -> [UInt8] {
+        var packet = Array(
+            """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="3"/>
+            <rdf:Description xmlns:h="
+            """.utf8)
+        packet += [UInt8](repeating: UInt8(ascii: "u"), count: uriLength)
+        packet += Array("\"".utf8)
+        for index in 0..<attributes { packet += Array(" h:a\(index)=\"1\"".utf8) }
+        packet += Array("/></rdf:RDF></x:xmpmeta>".utf8)
+        return packet
+    }
+
+    /// A HEIF whose one item is XMP (`mime`, `application/rdf+xml`), stored once after the
+    /// boxes and named by `extents` extents of its item location, each the whole packet.
+    public static func heifWithXMPItem(packet: [UInt8], extents: Int) -> [UInt8] {
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            bigEndian32(UInt32(8 + payload.count)) + Array(type.utf8) + payload
+        }
+        func be16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+        let ftyp = box("ftyp", Array("heic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8))
+        // Version 2: item 1, no protection, of type mime, no name, its content type.
+        let infe = box(
+            "infe",
+            [2, 0, 0, 0] + be16(1) + be16(0) + Array("mime".utf8) + [0] + Array("application/rdf+xml".utf8) + [0])
+        let iinf = box("iinf", [0, 0, 0, 0] + be16(1) + infe)
+        // Version 0, 4-byte offsets and lengths, no base offset: filled in once the size is known.
+        func iloc(offset: Int) -> [UInt8] {
+            var payload: [UInt8] = [0, 0, 0, 0, 0x44, 0x00] + be16(1) + be16(1) + be16(0) + be16(extents)
+            for _ in 0..<extents { payload += bigEndian32(UInt32(offset)) + bigEndian32(UInt32(packet.count)) }
+            return box("iloc", payload)
+        }
+        let metaSize = 8 + 4 + iinf.count + iloc(offset: 0).count
+        let offset = ftyp.count + metaSize + 8
+        let meta = box("meta", [0, 0, 0, 0] + iinf + iloc(offset: offset))
+        return ftyp + meta + box("mdat", packet)
+    }
+
+    /// The CRC-32 of PNG chunks and ZIP files.
+    public static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
+        }
+        return ~crc
+    }
+
+    /// `value`'s four bytes, most significant first.
+    public static func bigEndian32(_ value: UInt32) -> [UInt8] {
+        (0..<4).map { UInt8((value >> (24 - 8 * $0)) & 0xFF) }
+    }
+}
