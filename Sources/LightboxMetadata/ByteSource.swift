@@ -30,16 +30,16 @@ public final class ByteSource: @unchecked Sendable {
     }
 
     /// A file, read in 16 KB pages as parsers ask (64 pages kept).
+    /// Only a regular file is read (``RegularFile``).
     public init(fileAtPath path: String) throws(MetadataError) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw MetadataError(.unreadable, "cannot open the file for reading")
-        }
+        let opened: (descriptor: Int32, size: Int)
         do {
-            count = Int(try handle.seekToEnd())
+            opened = try RegularFile.open(path)
         } catch {
-            throw MetadataError(.unreadable, "cannot read the file's size: \(error.localizedDescription)")
+            throw MetadataError(.unreadable, error.reason)
         }
-        self.handle = handle
+        count = opened.size
+        self.handle = FileHandle(fileDescriptor: opened.descriptor, closeOnDealloc: true)
         self.path = path
         memory = nil
     }

@@ -199,6 +199,33 @@ struct ImportTests {
         #expect(placed.location?.altitude == nil)
     }
 
+    @Test(
+        "A sidecar larger than any XMP packet, or a named pipe, is passed over unread and the photo imports",
+        .timeLimit(.minutes(2)))
+    func oversizedSidecar() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let sparse = try folder.copy(Corpus.path("digikam/body-background.jpg"), as: "IMG_0001.JPG")
+        let piped = try folder.copy(
+            Corpus.path("forensics/original-files/pic2/IMG_20200124_231153.jpg"), as: "IMG_0002.JPG")
+        // 3 GB that take no disk: read whole, they were 3 GB of memory before a size was looked at.
+        #expect(FileManager.default.createFile(atPath: folder.path("IMG_0001.xmp"), contents: nil))
+        #expect(truncate(folder.path("IMG_0001.xmp"), 3 << 30) == 0)
+        // Opened to be read, a pipe no one writes waits for ever.
+        #expect(mkfifo(folder.path("IMG_0002.JPG.xmp"), 0o600) == 0)
+        // Bytes this process reads through read(2): the other tests running beside this one
+        // read far less than the sidecar's 3 GB.
+        func bytesRead() throws -> Int {
+            let io = try ProcFile.read("/proc/self/io")
+            let line = io.split(separator: "\n").first { $0.hasPrefix("rchar:") } ?? ""
+            return Int(line.dropFirst("rchar:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        let before = try bytesRead()
+        let summary = await library.importItems(at: [URL(fileURLWithPath: sparse), URL(fileURLWithPath: piped)])
+        #expect(try bytesRead() - before < 1 << 30)
+        #expect(summary.progress.imported == 2 && summary.progress.failed == 0)
+    }
+
     @Test("Import records GPS, the offset GPS time implies, and what an XMP sidecar corrects")
     func metadataAndSidecars() async throws {
         let folder = try TemporaryDirectory()

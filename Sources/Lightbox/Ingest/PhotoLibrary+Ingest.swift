@@ -78,14 +78,16 @@ extension PhotoLibrary {
 
     /// The XMP sidecar next to a file, when there is one: `IMG_1.JPG.xmp` (darktable,
     /// digiKam) or `IMG_1.xmp` (Lightroom, Capture One), either case.
+    /// One larger than an XMP packet is read (``XMPMetadata/maximumPacketSize``), or that is
+    /// not a regular file, is passed over: its size is looked at before a byte is read.
     static func sidecar(of path: String) -> XMPMetadata? {
         let base = (path as NSString).deletingPathExtension
         for candidate in [path + ".xmp", path + ".XMP", base + ".xmp", base + ".XMP"] {
-            guard let data = FileManager.default.contents(atPath: candidate), data.count <= ByteSource.maximumRead
+            guard let bytes = try? FileIO.contents(ofFileAt: candidate, limit: XMPMetadata.maximumPacketSize)
             else {
                 continue
             }
-            return XMPMetadata(packet: [UInt8](data))
+            return XMPMetadata(packet: bytes)
         }
         return nil
     }

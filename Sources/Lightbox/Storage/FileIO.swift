@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LightboxMetadata
 
 #if canImport(Glibc)
     import Glibc
@@ -49,14 +50,17 @@ package enum FileIO {
         return Array(bytes.prefix(n))
     }
 
-    /// A whole file's bytes, read with one open; nil when it is larger than `limit`.
+    /// A whole regular file's bytes, read with one open; nil when it is larger than `limit`.
+    /// Anything else (a named pipe, a device, a folder) is refused: opened without waiting
+    /// for a writer, its size is looked at before a byte is read.
     static func contents(ofFileAt path: String, limit: Int) throws -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw posixError("opening", path) }
+        let (fd, size): (Int32, Int)
+        do {
+            (fd, size) = try RegularFile.open(path)
+        } catch {
+            throw LibraryError(.unreadableFile, error.reason, path: path)
+        }
         defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { throw posixError("reading", path) }
-        let size = Int(status.st_size)
         guard size <= limit else { return nil }
         var failed = false
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
@@ -178,15 +182,7 @@ package enum FileIO {
     static func requireRegularFile(_ path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0 else { throw posixError("reading", path) }
-        let kind: String
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return
-        case S_IFDIR: kind = "a folder"
-        case S_IFIFO: kind = "a named pipe"
-        case S_IFCHR, S_IFBLK: kind = "a device"
-        case S_IFSOCK: kind = "a socket"
-        default: kind = "not a file"
-        }
-        throw LibraryError(.unreadableFile, "not a regular file but \(kind)", path: path)
+        guard info.st_mode & S_IFMT != S_IFREG else { return }
+        throw LibraryError(.unreadableFile, "not a regular file but \(RegularFile.kind(of: info.st_mode))", path: path)
     }
 }

@@ -1,19 +1,15 @@
 import Glibc
+import LightboxMetadata
 
 /// A file's bytes read for a decoder: only regular files, in full or in part.
 enum FileBytes {
     /// A descriptor for the regular file at `path`, which the caller closes, and its size.
     static func openRegular(_ path: String) throws(ImagingError) -> (descriptor: Int32, size: Int) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw ImagingError(.unreadable, "cannot open the file (\(String(cString: strerror(errno))))", path: path)
+        do {
+            return try RegularFile.open(path)
+        } catch {
+            throw ImagingError(.unreadable, error.reason, path: path)
         }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            close(descriptor)
-            throw ImagingError(.unreadable, "not a regular file", path: path)
-        }
-        return (descriptor, Int(status.st_size))
     }
 
     /// `length` bytes of a file from `offset`.
