@@ -22,6 +22,20 @@ public enum MediaFolder {
         companionExtensions.contains((path as NSString).pathExtension.lowercased())
     }
 
+    /// What a walk of a folder found.
+    public struct Listing: Sendable, Hashable {
+        /// The files, sorted: regular files and links to them (and anything else that is not a
+        /// folder, for its reader to refuse by name), as `folder` + "/" + their path inside it.
+        public var files: [String] = []
+        /// Entries whose names are not UTF-8 (a Latin-1 `é` from an old camera or a Windows
+        /// share), sorted: a path cannot name them, so they are reported, never passed over in
+        /// silence. Each is written with its undecodable bytes as `\xE9`.
+        public var unreadableNames: [String] = []
+    }
+
+    /// The deepest folder a walk enters: no photo library nests deeper.
+    public static let maximumDepth = 128
+
     /// The files under `folder`, recursively, sorted: regular files and links to them, as
     /// `folder` + "/" + their path inside it. Hidden files and folders (a name starting with a
     /// dot), companions, and `excluding` and what it holds (a library inside the folder it
@@ -30,38 +44,77 @@ public enum MediaFolder {
     public static func files(
         in folder: String, excluding: String? = nil, skipping: (String) -> Bool = { _ in false }
     ) -> [String]? {
-        let manager = FileManager.default
-        // Foundation's enumerator lists nothing, rather than failing, for a folder it cannot open.
-        var isFolder: ObjCBool = false
-        guard manager.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
-            manager.isReadableFile(atPath: folder), manager.isExecutableFile(atPath: folder),
-            let enumerator = manager.enumerator(atPath: folder)
+        list(folder, excluding: excluding, skipping: skipping)?.files
+    }
+
+    /// The walk of ``files(in:excluding:skipping:)``, with the names it could not read.
+    public static func list(
+        _ folder: String, excluding: String? = nil, skipping: (String) -> Bool = { _ in false }
+    ) -> Listing? {
+        var status = stat()
+        guard stat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, access(folder, R_OK | X_OK) == 0
         else { return nil }
-        // Where `excluding` lies inside the folder, as the enumerator names it; nil when it
-        // lies elsewhere.
-        let root = URL(fileURLWithPath: folder).standardizedFileURL.path
-        let excluded = excluding.flatMap { path -> String? in
-            let standardized = URL(fileURLWithPath: path).standardizedFileURL.path
-            let inside = root.hasSuffix("/") ? root : root + "/"
-            return standardized.hasPrefix(inside) ? String(standardized.dropFirst(inside.count)) : nil
-        }
-        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
-        var found: [String] = []
-        while let relative = enumerator.nextObject() as? String {
-            if relative == excluded || (relative as NSString).lastPathComponent.hasPrefix(".") {
-                // A folder's contents are not listed; a file is simply left out.
-                enumerator.skipDescendants()
+        let excluded = excluding.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        let prefix = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+        var listing = Listing()
+        var folders: [(path: String, depth: Int)] = [(prefix, 0)]
+        var first = true
+        while let (path, depth) = folders.popLast() {
+            guard let directory = opendir(path.isEmpty ? "/" : path) else {
+                if first { return nil }
                 continue
             }
-            let path = prefix + relative
-            guard manager.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
-            if isFolder.boolValue {
-                if skipping(path) { enumerator.skipDescendants() }
-                continue
+            first = false
+            defer { closedir(directory) }
+            while let entry = readdir(directory) {
+                let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+                guard bytes.first != UInt8(ascii: ".") else { continue }  // hidden, and "." and ".."
+                guard let name = String(validating: bytes, as: UTF8.self) else {
+                    listing.unreadableNames.append(path + "/" + escaped(bytes))
+                    continue
+                }
+                let child = path + "/" + name
+                guard lstat(child, &status) == 0 else { continue }
+                if status.st_mode & S_IFMT == S_IFDIR {
+                    let standardized = URL(fileURLWithPath: child).standardizedFileURL.path
+                    guard standardized != excluded, !skipping(child), depth < maximumDepth else { continue }
+                    folders.append((child, depth + 1))
+                    continue
+                }
+                if status.st_mode & S_IFMT == S_IFLNK {
+                    // A link to a folder is not followed (a link to its parent loops); one to
+                    // nothing is no file.
+                    guard stat(child, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else { continue }
+                }
+                guard !isCompanion(child), URL(fileURLWithPath: child).standardizedFileURL.path != excluded else {
+                    continue
+                }
+                listing.files.append(child)
             }
-            guard !isCompanion(path) else { continue }
-            found.append(path)
         }
-        return found.sorted()
+        listing.files.sort()
+        listing.unreadableNames.sort()
+        return listing
+    }
+
+    /// What an import or a command says of a name in ``Listing/unreadableNames``.
+    public static let unreadableNameReason =
+        "the name is not UTF-8 (an old camera's or a Windows share's Latin-1, perhaps), so no path can name the file: rename it (convmv -f latin1 -t utf8 -r FOLDER --notest) and import it again"
+
+    /// A name's bytes as text: UTF-8 where they decode, `\xE9` for each byte that does not.
+    static func escaped(_ bytes: [UInt8]) -> String {
+        var text = ""
+        var index = 0
+        while index < bytes.count {
+            // The longest run that decodes, then one byte that does not.
+            var end = bytes.count
+            while end > index, String(validating: bytes[index..<end], as: UTF8.self) == nil { end -= 1 }
+            text += String(decoding: bytes[index..<end], as: UTF8.self)
+            if end < bytes.count {
+                text += "\\x" + String(bytes[end], radix: 16, uppercase: true)
+            }
+            index = end + 1
+        }
+        return text
     }
 }

@@ -20,8 +20,9 @@ struct MetadataCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        var failed = 0
-        for path in Self.files(paths) {
+        let (files, unreadable) = Self.files(paths, json: json)
+        var failed = unreadable
+        for path in files {
             let line = MetadataLine(path: path)
             if line.error != nil { failed += 1 }
             if json {
@@ -37,17 +38,28 @@ struct MetadataCommand: AsyncParsableCommand {
     /// sidecars and iPhone adjustment files left out, and `excluding`: the output folder of a
     /// command that writes into a folder it reads). A folder that cannot be listed stays in the
     /// list, for its command to report.
-    static func files(_ paths: [String], excluding: String? = nil) -> [String] {
+    /// Names in folders that are not UTF-8 are said to be failures on standard error (in
+    /// JSON, as a line with the error), so the command's status is 1: never passed over.
+    static func files(_ paths: [String], excluding: String? = nil, json: Bool) -> (files: [String], failed: Int) {
         var files: [String] = []
+        var failed = 0
         for path in paths {
             // Nil for a file, or a folder that cannot be listed.
-            if let inside = MediaFolder.files(in: path, excluding: excluding) {
-                files += inside
-            } else {
+            guard let inside = MediaFolder.list(path, excluding: excluding) else {
                 files.append(path)
+                continue
+            }
+            files += inside.files
+            for name in inside.unreadableNames {
+                failed += 1
+                if json {
+                    Output.jsonLine(["path": name, "error": MediaFolder.unreadableNameReason])
+                } else {
+                    Output.message("\(name): error: \(MediaFolder.unreadableNameReason)")
+                }
             }
         }
-        return files
+        return (files, failed)
     }
 }
 

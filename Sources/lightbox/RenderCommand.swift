@@ -44,9 +44,9 @@ struct RenderCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
-        let paths = MetadataCommand.files(files, excluding: out)
+        let (paths, unreadable) = MetadataCommand.files(files, excluding: out, json: json)
         let (folder, outputs) = try OutputFiles.plan(paths, into: out, extension: "jpg", overwrite: overwrite)
-        var failed = 0
+        var failed = unreadable
         // One file at a time: libvips already runs each render on every core, and a full-size
         // render holds its decoded photo in memory.
         for (path, output) in zip(paths, outputs) {

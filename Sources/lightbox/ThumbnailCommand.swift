@@ -48,10 +48,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
         let options = ThumbnailOptions(
             width: sizeOptions.size.width, height: sizeOptions.size.height, contentMode: sizeOptions.contentMode,
             format: encoding)
-        let paths = MetadataCommand.files(files, excluding: out)
+        let (paths, unreadable) = MetadataCommand.files(files, excluding: out, json: json)
         let (folder, outputs) = try OutputFiles.plan(
             paths, into: out, extension: encoding.filenameExtension, overwrite: overwrite)
-        var failed = 0
+        var failed = unreadable
         // One file per thread at a time. Once fewer files than threads are left, a HEIF grid's
         // tiles are shared with the threads no file holds.
         let threads = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)

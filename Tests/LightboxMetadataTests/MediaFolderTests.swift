@@ -47,4 +47,24 @@ struct MediaFolderTests {
         #expect(!MediaFolder.isCompanion("IMG_0001.xmp.jpg"))
         #expect(!MediaFolder.isCompanion("xmp"))
     }
+
+    @Test("A name that is not UTF-8 is listed as unreadable, escaped, never passed over; a named pipe is listed")
+    func latin1Name() throws {
+        let folder = try TemporaryDirectory()
+        let root = folder.path("CARD")
+        try FileManager.default.createDirectory(atPath: root + "/DCIM", withIntermediateDirectories: true)
+        try Data("photo".utf8).write(to: URL(fileURLWithPath: root + "/DCIM/IMG_0001.JPG"))
+        // "Été.jpg" as Latin-1 writes it: 0xC9 and 0xE9 begin no UTF-8 sequence here.
+        let name: [UInt8] = Array((root + "/DCIM/").utf8) + [0xC9, 0x74, 0xE9] + Array(".jpg".utf8) + [0]
+        let descriptor = name.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { creat($0.baseAddress!, 0o600) }
+        }
+        #expect(descriptor >= 0)
+        close(descriptor)
+        #expect(mkfifo(root + "/DCIM/pipe.jpg", 0o600) == 0)
+        let listing = try #require(MediaFolder.list(root))
+        #expect(listing.files == [root + "/DCIM/IMG_0001.JPG", root + "/DCIM/pipe.jpg"])
+        #expect(listing.unreadableNames == [root + "/DCIM/\\xC9t\\xE9.jpg"])
+        #expect(MediaFolder.escaped(Array("caf\u{E9}".utf8) + [0xFF]) == "caf\u{E9}\\xFF")
+    }
 }

@@ -290,6 +290,47 @@ struct CommandLineTests {
         #expect(version.status == 0)
     }
 
+    @Test(
+        "metadata, thumbnail and import of a folder with a named pipe and a Latin-1 name finish, naming both",
+        .timeLimit(.minutes(2)))
+    func pipeAndLatin1InFolder() throws {
+        let card = try TemporaryDirectory()
+        try card.copy(Corpus.path("digikam/body-background.jpg"), as: "DCIM/IMG_0001.JPG")
+        #expect(mkfifo(card.path("DCIM/IMG_0002.JPG"), 0o600) == 0)
+        // "Été.jpg" as an old camera or a Windows share writes it in Latin-1, holding a real photo.
+        let latin1: [UInt8] = Array((card.path("DCIM") + "/").utf8) + [0xC9, 0x74, 0xE9] + Array(".jpg".utf8) + [0]
+        let photo = try Data(contentsOf: URL(fileURLWithPath: try Corpus.path("digikam/body-background.jpg")))
+        let descriptor = latin1.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { creat($0.baseAddress!, 0o600) }
+        }
+        #expect(descriptor >= 0)
+        _ = photo.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        let escaped = card.path("DCIM/\\xC9t\\xE9.jpg")
+
+        let metadata = try Self.run(["metadata", card.path("DCIM"), "--json"])
+        #expect(metadata.status == 1)
+        let lines = try metadata.jsonLines()
+        #expect(lines.count == 3, "\(metadata.stdout)")
+        #expect(lines.contains { $0["path"] as? String == card.path("DCIM/IMG_0001.JPG") && $0["error"] == nil })
+        let pipe = lines.first { $0["path"] as? String == card.path("DCIM/IMG_0002.JPG") }
+        #expect((pipe?["error"] as? String)?.contains("named pipe") == true, "\(metadata.stdout)")
+        let unreadable = lines.first { $0["path"] as? String == escaped }
+        #expect((unreadable?["error"] as? String)?.contains("not UTF-8") == true, "\(metadata.stdout)")
+
+        let out = try TemporaryDirectory()
+        let thumbnails = try Self.run(["thumbnail", card.path("DCIM"), "--size", "64", "--out", out.url.path])
+        #expect(thumbnails.status == 1)
+        #expect(thumbnails.stderr.contains("IMG_0002.JPG: error: not a regular file but a named pipe"))
+        #expect(thumbnails.stderr.contains(escaped + ": error: the name is not UTF-8"), "\(thumbnails.stderr)")
+
+        let library = card.path("Photos.lightbox")
+        let imported = try Self.run(["import", "--library", library, "--json", card.path("DCIM")])
+        #expect(imported.status != 0)
+        #expect(imported.stdout.contains("not UTF-8") || imported.stderr.contains("not UTF-8"))
+        #expect(imported.stdout.contains("\\\\xC9t\\\\xE9.jpg") || imported.stderr.contains(escaped))
+    }
+
     @Test("import --json reports each file; ls, show and thumb read the library back")
     func importListShowThumb() throws {
         let folder = try TemporaryDirectory()

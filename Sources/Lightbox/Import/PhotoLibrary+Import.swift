@@ -119,12 +119,16 @@ extension PhotoLibrary {
                 found.append(FoundFile(path: path))
                 continue
             }
-            guard let inFolder = MediaFolder.files(in: path, excluding: libraryPath, skipping: Self.isLibrary) else {
+            guard let inFolder = MediaFolder.list(path, excluding: libraryPath, skipping: Self.isLibrary) else {
                 found.append(
                     FoundFile(path: path, failure: LibraryError(.unreadableFile, "cannot list the folder", path: path)))
                 continue
             }
-            found += inFolder.map { FoundFile(path: $0, inFolder: true) }
+            found += inFolder.files.map { FoundFile(path: $0, inFolder: true) }
+            // Failures, not passed over: a card wiped after an import that skipped them loses them.
+            found += inFolder.unreadableNames.map {
+                FoundFile(path: $0, failure: LibraryError(.unreadableFile, MediaFolder.unreadableNameReason, path: $0))
+            }
         }
         return found
     }
