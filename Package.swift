@@ -46,6 +46,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
         // Already postgres-nio's and async-http-client's; named for a catalog's TLS connection.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
+        // Already Hummingbird's; named so a channel handler of the server's can read the HTTP
+        // parts Hummingbird's pipeline passes (a request body's pace).
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.20.0"),
     ],
     targets: [
         // GLib and GObject, linked: libvips' images are GObjects.
@@ -161,8 +164,9 @@ let package = Package(
                 "LightboxCapture",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-                // Channel handlers of its own: the per-address connection limit.
+                // Channel handlers of its own: the per-address connection limit, a body's pace.
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // Passwords hashed with scrypt, and secrets with SHA-256.
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -93,7 +93,10 @@ public enum LightboxServer {
             router: router(library: library, accounts: accounts, policy: policy, limits: limits, jobs: jobs),
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [perAddress.handler(), HeaderTimeoutHandler(timeout: headerTimeout)],
+                    additionalChannelHandlers: [
+                        perAddress.handler(), HeaderTimeoutHandler(timeout: headerTimeout),
+                        BodyPaceHandler(minimumRate: limits.minimumBodyRate, span: headerTimeout),
+                    ],
                     idleTimeout: limits.idleTimeout.timeAmount)),
             configuration: .init(
                 address: .hostname(host, port: port), serverName: "Lightbox",

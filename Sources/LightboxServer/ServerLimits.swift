@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOHTTPTypes
 import Synchronization
 
 #if canImport(Glibc)
@@ -25,6 +26,11 @@ public struct ServerLimits: Sendable {
     /// A new connection whose first request's head is not complete by then is closed, however
     /// it trickles: slots held by clients that never ask are freed sooner than idle ones.
     public var headerTimeout: Duration = .seconds(10)
+    /// The fewest bytes a second a request's body must arrive at, over each span of
+    /// `headerTimeout` in which the server waited for it; slower, the connection is closed. A
+    /// byte now and then resets the idle timeout, so without it a trickled body held its
+    /// connection for ever. Time the server itself takes to read is not counted.
+    public var minimumBodyRate = 1_024
     /// The most image requests that wait for a render slot; past it, 503 with `Retry-After`.
     public var waitingRenders = 256
     /// The largest file one upload may be.
@@ -140,6 +146,79 @@ final class HeaderTimeoutHandler: ChannelInboundHandler, RemovableChannelHandler
         context.fireChannelRead(data)
         // Its work is done: later reads need not pass through it.
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+}
+
+/// Closes a connection whose request body arrives slower than a rate, for
+/// ``ServerLimits/minimumBodyRate``: over each span (the header timeout), the bytes that came
+/// while the server was asking for more are compared with the time it waited for them. Time in
+/// which the server did not ask (it was writing an upload to disk, or answering) is not the
+/// client's, so a slow disk never closes a fast client.
+final class BodyPaceHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let minimumRate: Int
+    private let span: TimeAmount
+    private var inBody = false
+    private var waitingSince: NIODeadline?
+    private var waited = TimeAmount.zero
+    private var bytes = 0
+    private var check: RepeatedTask?
+
+    init(minimumRate: Int, span: TimeAmount) {
+        self.minimumRate = max(1, minimumRate)
+        self.span = span
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        check?.cancel()
+        check = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if let since = waitingSince {
+            waited = waited + (.now() - since)
+            waitingSince = nil
+        }
+        switch unwrapInboundIn(data) {
+        case .head:
+            inBody = true
+            (waited, bytes) = (.zero, 0)
+            let channel = context.channel
+            // Cancelled when the body ends or the handler goes, which ends the task's hold on it.
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            check?.cancel()
+            check = context.eventLoop.scheduleRepeatedTask(initialDelay: span, delay: span) { _ in
+                handler.value.checkPace(channel)
+            }
+        case .body(let buffer):
+            bytes += buffer.readableBytes
+        case .end:
+            inBody = false
+            check?.cancel()
+            check = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if inBody, waitingSince == nil { waitingSince = .now() }
+        context.read()
+    }
+
+    private func checkPace(_ channel: any Channel) {
+        let now = NIODeadline.now()
+        let waitedNow = waited + (waitingSince.map { now - $0 } ?? .zero)
+        let seconds = Double(waitedNow.nanoseconds) / 1e9
+        // Judged only over a span mostly spent waiting on the client.
+        if waitedNow * 2 >= span, Double(bytes) < Double(minimumRate) * seconds {
+            channel.close(promise: nil)
+        }
+        (waited, bytes) = (.zero, 0)
+        if waitingSince != nil { waitingSince = now }
     }
 }
 

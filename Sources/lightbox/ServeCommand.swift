@@ -30,6 +30,12 @@ struct ServeCommand: AsyncParsableCommand {
     var headerTimeout = 10
 
     @Option(
+        help: ArgumentHelp(
+            "Bytes a second a request's body must keep up, over each span of the header timeout, or its connection is closed.",
+            valueName: "BYTES"))
+    var minimumBodyRate = ServerLimits().minimumBodyRate
+
+    @Option(
         name: .customLong("public-name"),
         help: ArgumentHelp(
             "A host name clients reach the server by (repeatable); localhost and IP addresses need none. Requests for other names are refused.",
@@ -53,6 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
         for (name, value) in [
             ("--max-connections", maxConnections), ("--max-connections-per-address", maxConnectionsPerAddress),
             ("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout),
+            ("--minimum-body-rate", minimumBodyRate),
         ] where !(1...1_000_000).contains(value) {
             throw ValidationError("\(name) must be 1...1000000, not \(value)")
         }
@@ -62,6 +69,7 @@ struct ServeCommand: AsyncParsableCommand {
         limits.connectionsPerAddress = maxConnectionsPerAddress
         limits.idleTimeout = .seconds(idleTimeout)
         limits.headerTimeout = .seconds(headerTimeout)
+        limits.minimumBodyRate = minimumBodyRate
         let library = try libraryOptions.open()
         let count = try await library.assetCount()
         let accounts = try AccountsAccess.open(library)

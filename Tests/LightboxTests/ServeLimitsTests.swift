@@ -95,6 +95,35 @@ struct ServeLimitsTests {
         close(client)
     }
 
+    @Test("A body trickled a byte at a time is closed at its pace, long before the idle timeout; a real one is heard")
+    func slowBody() async throws {
+        let folder = try TemporaryDirectory()
+        let (library, _) = try await ChangeTests.makeLibrary(folder, count: 1)
+        let (server, port) = try Self.serve(library.url.path, ["--idle-timeout", "60", "--header-timeout", "1"])
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        let photo = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Corpus.path("digikam/body-background.jpg"))))
+        let head = [
+            "POST /api/uploads/whole?filename=IMG_0001.JPG HTTP/1.1", "Host: localhost",
+            "Content-Type: application/octet-stream",
+        ]
+        let trickle = try Self.connect(port, giveUpAfter: 20)
+        Self.send(trickle, (head + ["Content-Length: \(photo.count)"]).joined(separator: "\r\n") + "\r\n\r\n")
+        for byte in photo.prefix(200) {
+            _ = withUnsafePointer(to: byte) { Glibc.send(trickle, $0, 1, Int32(MSG_NOSIGNAL)) }
+            var ready = pollfd(fd: trickle, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, 250) > 0 { break }  // closed by the server
+        }
+        // Within 20 s (the idle timeout, 60 s, would say "timed out"), and nothing imported.
+        let answer = Self.readUntilClosed(trickle)
+        #expect(answer != "timed out" && !answer.contains("201"), "\(answer)")
+        close(trickle)
+        let whole = try await RawHTTP.send(port: port, head: head, bytes: photo)
+        #expect(whole.status == 201, "\(whole.text)")
+    }
+
     /// `lightbox serve` on a free port with `options`, once it listens.
     static func serve(_ library: String, _ options: [String]) throws -> (Process, Int) {
         let port = try freePort()
