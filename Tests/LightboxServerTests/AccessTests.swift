@@ -273,6 +273,34 @@ struct AccessTests {
         #expect(throttle.wait(for: ["k"], now: start.addingTimeInterval(3)) == nil)
     }
 
+    @Test("Wrong passwords sent all at once are heard five at a time: the rest wait, sign-in and link alike")
+    func throttlingAtOnce() async throws {
+        let (folder, _, _, app) = try await Self.makeServer()
+        defer { withExtendedLifetime(folder) {} }
+        try await app.test(.router) { client in
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        try await client.execute(
+                            uri: "/api/session", method: .post, headers: Self.json,
+                            body: ByteBuffer(string: #"{"name": "bob", "password": "guess guess"}"#)
+                        ) { $0.status }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .unauthorized }.count == SignInThrottle.freeFailures, "\(statuses)")
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 20 - SignInThrottle.freeFailures)
+        }
+        // The throttle itself: an attempt counts from the moment it is let through.
+        let throttle = SignInThrottle()
+        var heard = 0
+        for _ in 0..<20 where (try? throttle.begin(["k"], "guesses")) != nil { heard += 1 }
+        #expect(heard == SignInThrottle.freeFailures)
+        throttle.recordSuccess(["k"])
+        #expect((try? throttle.begin(["k"], "guesses")) != nil, "a success forgets the failures")
+    }
+
     @Test("A read token reads and cannot change; a write token changes; neither manages tokens; revoked is 401")
     func tokens() async throws {
         let (folder, library, accounts, app) = try await Self.makeServer()

@@ -127,10 +127,9 @@ enum AccountRoutes {
                 throw HTTPError(.badRequest, message: "a name has at most 64 characters, a password 1024 bytes")
             }
             let keys = ["name:" + body.name.lowercased(), "address:" + context.remoteAddress]
-            try throttle.check(keys, "failed sign-ins")
+            try throttle.begin(keys, "failed sign-ins")
             guard let user = try await accounts.verify(name: body.name, password: body.password)
             else {
-                throttle.recordFailure(keys)
                 throw HTTPError(.unauthorized, message: "wrong name or password")
             }
             throttle.recordSuccess(keys)

@@ -7,6 +7,10 @@ import Synchronization
 /// minutes) after the last failure, and is refused unheard (429 with `Retry-After`) until then.
 /// Fifteen quiet minutes forget the failures; a success forgets them at once.
 ///
+/// An attempt counts as a failure from the moment it is let through (``begin(_:_:)``), in the
+/// same step that checks the wait, until it succeeds: checked first and recorded after the
+/// password's hashing, twenty guesses sent at once were all heard.
+///
 /// Kept in memory: a restart forgives, which costs a guesser a restart they cannot cause.
 final class SignInThrottle: Sendable {
     struct Entry {
@@ -24,20 +28,29 @@ final class SignInThrottle: Sendable {
 
     /// The seconds to wait before any of `keys` may try again; nil when none must wait.
     func wait(for keys: [String], now: Date = Date()) -> TimeInterval? {
-        entries.withLock { entries in
-            keys.compactMap { key -> TimeInterval? in
-                guard let entry = entries[key], entry.failures >= Self.freeFailures else { return nil }
-                let exponent = min(entry.failures - Self.freeFailures + 1, 20)
-                let wait = min(Double(1 << exponent), Self.longestWait)
-                let remaining = entry.last.addingTimeInterval(wait).timeIntervalSince(now)
-                return remaining > 0 ? remaining : nil
-            }.max()
-        }
+        entries.withLock { Self.wait(for: keys, in: $0, now: now) }
     }
 
-    /// Throws 429 with `Retry-After` while any of `keys` must wait; `what` says what failed.
-    func check(_ keys: [String], _ what: String) throws {
-        guard let wait = wait(for: keys) else { return }
+    private static func wait(for keys: [String], in entries: [String: Entry], now: Date) -> TimeInterval? {
+        keys.compactMap { key -> TimeInterval? in
+            guard let entry = entries[key], entry.failures >= Self.freeFailures else { return nil }
+            let exponent = min(entry.failures - Self.freeFailures + 1, 20)
+            let wait = min(Double(1 << exponent), Self.longestWait)
+            let remaining = entry.last.addingTimeInterval(wait).timeIntervalSince(now)
+            return remaining > 0 ? remaining : nil
+        }.max()
+    }
+
+    /// Lets an attempt by `keys` be heard, counted as a failure until ``recordSuccess(_:)``;
+    /// throws 429 with `Retry-After`, counting nothing, while any of `keys` must wait. `what`
+    /// says what failed.
+    func begin(_ keys: [String], _ what: String, now: Date = Date()) throws {
+        let wait: TimeInterval? = entries.withLock { entries in
+            if let wait = Self.wait(for: keys, in: entries, now: now) { return wait }
+            Self.recordFailure(keys, in: &entries, now: now)
+            return nil
+        }
+        guard let wait else { return }
         let seconds = String(Int(wait.rounded(.up)))
         throw HTTPError(
             .tooManyRequests, headers: [.retryAfter: seconds],
@@ -45,18 +58,20 @@ final class SignInThrottle: Sendable {
     }
 
     func recordFailure(_ keys: [String], now: Date = Date()) {
-        entries.withLock { entries in
-            if entries.count >= Self.capacity {
-                entries = entries.filter { now.timeIntervalSince($0.value.last) < Self.forgetAfter }
-                if entries.count >= Self.capacity { entries.removeAll() }
-            }
-            for key in keys {
-                var entry = entries[key] ?? Entry(failures: 0, last: now)
-                if now.timeIntervalSince(entry.last) >= Self.forgetAfter { entry.failures = 0 }
-                entry.failures += 1
-                entry.last = now
-                entries[key] = entry
-            }
+        entries.withLock { Self.recordFailure(keys, in: &$0, now: now) }
+    }
+
+    private static func recordFailure(_ keys: [String], in entries: inout [String: Entry], now: Date) {
+        if entries.count >= Self.capacity {
+            entries = entries.filter { now.timeIntervalSince($0.value.last) < Self.forgetAfter }
+            if entries.count >= Self.capacity { entries.removeAll() }
+        }
+        for key in keys {
+            var entry = entries[key] ?? Entry(failures: 0, last: now)
+            if now.timeIntervalSince(entry.last) >= Self.forgetAfter { entry.failures = 0 }
+            entry.failures += 1
+            entry.last = now
+            entries[key] = entry
         }
     }
 

@@ -204,10 +204,9 @@ enum ShareRoutes {
                 throw HTTPError(.badRequest, message: "a link's key has at most 128 characters, a password 1024 bytes")
             }
             let keys = ["link:" + body.link, "address:" + context.remoteAddress]
-            try throttle.check(keys, "wrong passwords")
+            try throttle.begin(keys, "wrong passwords")
             guard let (share, proof, expires) = try await accounts.unlockLink(key: body.link, password: body.password)
             else {
-                throttle.recordFailure(keys)
                 throw HTTPError(.unauthorized, message: "wrong password, or no such link")
             }
             throttle.recordSuccess(keys)
