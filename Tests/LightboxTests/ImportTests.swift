@@ -1,6 +1,7 @@
 import Foundation
 import Lightbox
 import LightboxImaging
+import LightboxMetadata
 import LightboxTestSupport
 import Testing
 
@@ -224,6 +225,45 @@ struct ImportTests {
         let summary = await library.importItems(at: [URL(fileURLWithPath: sparse), URL(fileURLWithPath: piped)])
         #expect(try bytesRead() - before < 1 << 30)
         #expect(summary.progress.imported == 2 && summary.progress.failed == 0)
+    }
+
+    @Test(
+        "A movie whose tables claim 80 million samples, or 300 tracks, is refused by name before FFmpeg reads it",
+        arguments: ["samples", "tracks"])
+    func hostileMovieTables(shape: String) async throws {
+        let folder = try TemporaryDirectory()
+        let real = [UInt8](
+            try Data(
+                contentsOf: URL(
+                    fileURLWithPath: try Corpus.path("forensics/original-files/movie1/VID_20191220_170832.mp4"))))
+        let hostile =
+            shape == "samples"
+            ? HostileFiles.movie(real, claimingSamples: 80_000_000, ofSize: 1)
+            : HostileFiles.movie(real, withTracks: 300)
+        let path = folder.path("VID_0001.mp4")
+        try Data(hostile).write(to: URL(fileURLWithPath: path))
+        let named = shape == "samples" ? "stsz" : "tracks"
+        // Its headers still read, as exiftool reads them; its structure is what is refused.
+        #expect(try MetadataReader.read(fileAtPath: path).quickTime != nil)
+        let structure = #expect(throws: MetadataError.self) {
+            try MetadataReader.checkStructure(ByteSource(fileAtPath: path))
+        }
+        #expect(structure?.message.contains(named) == true, "\(structure?.message ?? "")")
+        // A poster frame: FFmpeg took 1.9 GB to index it (and 1.5 GB for 999 tracks).
+        let thumbnail = #expect(throws: ImagingError.self) {
+            try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 256, height: 256))
+        }
+        #expect(thumbnail?.code == .corrupt && thumbnail?.path == path)
+        let library = try folder.makeLibrary()
+        let summary = await library.importItems(at: [URL(fileURLWithPath: path)])
+        #expect(summary.progress.failed == 1 && summary.progress.imported == 0)
+        if case .failed(let error) = summary.results.first?.outcome {
+            #expect(error.message.contains(named), "\(error.message)")
+        }
+        // The real movie itself still reads and imports.
+        let original = try folder.copy(Corpus.path("forensics/original-files/movie1/VID_20191220_170832.mp4"))
+        #expect(try MetadataReader.read(fileAtPath: original).quickTime?.videoWidth != nil)
+        #expect(await library.importItems(at: [URL(fileURLWithPath: original)]).progress.imported == 1)
     }
 
     @Test("Import records GPS, the offset GPS time implies, and what an XMP sidecar corrects")

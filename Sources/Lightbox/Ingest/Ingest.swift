@@ -183,6 +183,13 @@ extension PhotoLibrary {
             guard let movie = file.media.quickTime, movie.videoWidth != nil else {
                 throw LibraryError(.corruptFile, "the movie has no video track", path: path)
             }
+            // Tables that list more samples than the file holds: every later request would
+            // hand it to FFmpeg again, so it is no movie to keep.
+            do throws(MetadataError) {
+                try MetadataReader.checkStructure(ByteSource(fileAtPath: path))
+            } catch {
+                throw LibraryError(.corruptFile, error.message, path: path)
+            }
             // Its thumbnails are its first frame; a movie FFmpeg cannot decode still imports.
             if let (_, images) = try? ImageFile.thumbnails(ofFileAt: path, options: sizes) {
                 file.thumbnails = Array(zip(sizes, images))

@@ -12,6 +12,16 @@ enum FileBytes {
         }
     }
 
+    /// Refuses what a decoder that is not Lightbox's own (libvips' loaders, FFmpeg) would
+    /// believe and allocate: ``MetadataReader/checkStructure(_:)`` of the file at `path`.
+    static func checkStructure(_ path: String) throws(ImagingError) {
+        do throws(MetadataError) {
+            try MetadataReader.checkStructure(ByteSource(fileAtPath: path))
+        } catch {
+            throw ImagingError(error.code == .unreadable ? .unreadable : .corrupt, error.message, path: path)
+        }
+    }
+
     /// `length` bytes of a file from `offset`.
     static func read(_ path: String, offset: Int, length: Int) throws(ImagingError) -> [UInt8] {
         let (descriptor, _) = try openRegular(path)

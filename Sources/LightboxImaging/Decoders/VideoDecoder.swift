@@ -11,6 +11,8 @@ enum VideoDecoder {
     /// The first frame as stored, and the EXIF orientation (1, 3, 6 or 8) that turns it
     /// upright as the track's matrix asks.
     static func posterFrame(path: String) throws(ImagingError) -> (image: VipsImageRef, orientation: Int) {
+        // Sample tables FFmpeg would index past any bound, refused first.
+        try FileBytes.checkStructure(path)
         var frame = cvideo_frame()
         var message = [CChar](repeating: 0, count: 256)
         let status = cvideo_poster_frame(path, maximumPixels, Int32(maximumPackets), &frame, &message, message.count)

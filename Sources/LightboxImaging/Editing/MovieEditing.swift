@@ -81,6 +81,7 @@ extension ImageFile {
                     "cannot edit the movie: the volume must be from 0 to 1 and the part kept must end after it starts",
                     path: inputPath)
             }
+            try FileBytes.checkStructure(inputPath)
             var settings = cvideo_edit_options(
                 audio_volume: options.audioVolume, quality: Int32(options.quality), max_pixels: options.maximumPixels,
                 start: options.start, end: options.end ?? 0)

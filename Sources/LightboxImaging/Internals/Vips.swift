@@ -309,11 +309,7 @@ extension Vips {
     {
         try ensureStarted()
         // What libvips' loaders would believe and allocate, refused first.
-        do throws(MetadataError) {
-            try MetadataReader.checkStructure(ByteSource(fileAtPath: path))
-        } catch {
-            throw ImagingError(.corrupt, error.message, path: path)
-        }
+        try FileBytes.checkStructure(path)
         guard
             let image = cvips_image_new_from_file(
                 path, failOnTruncation ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE,

@@ -94,6 +94,7 @@ static void load_codec(void) {
     size_t failure_length = sizeof(codec_stage.failure), search = CODEC_LIBRARY_COUNT;
     if (!start_stage(&codec_stage, NULL, 0, CODEC_LIBRARY_COUNT)) return;
     CVIDEO_CODEC_FUNCTIONS(CVIDEO_FFMPEG_FIND)
+    ffmpeg.av_max_alloc(CVIDEO_MAX_ALLOC);
     codec_stage.loaded = 1;
 }
 

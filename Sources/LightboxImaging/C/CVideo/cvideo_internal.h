@@ -24,7 +24,7 @@
 // A HEIF's tiles need only libavcodec and libavutil (`CVIDEO_CODEC_FUNCTIONS`, loaded by
 // `cvideo_load_codec`): libavformat would bring its own libraries, slower to load.
 #define CVIDEO_CODEC_FUNCTIONS(F)                                                                                  \
-    F(av_frame_alloc) F(av_frame_free) F(av_frame_unref) F(av_log_set_level) F(av_malloc) F(av_packet_alloc)      \
+    F(av_max_alloc) F(av_frame_alloc) F(av_frame_free) F(av_frame_unref) F(av_log_set_level) F(av_malloc) F(av_packet_alloc)      \
     F(av_packet_free) F(av_strerror) F(avcodec_alloc_context3) F(avcodec_find_decoder) F(avcodec_flush_buffers)    \
     F(avcodec_default_get_buffer2) F(avcodec_free_context) F(avcodec_open2) F(avcodec_receive_frame) F(avcodec_send_packet)
 #define CVIDEO_FORMAT_FUNCTIONS(F)                                                                                 \
@@ -51,6 +51,11 @@ typedef struct {
     CVIDEO_FFMPEG_FUNCTIONS(CVIDEO_FFMPEG_MEMBER)
 #undef CVIDEO_FFMPEG_MEMBER
 } cvideo_ffmpeg_functions;
+
+/// The largest block FFmpeg may allocate at once (`av_max_alloc`; its own default is 2 GB): an
+/// index or a table a hostile file sizes fails to open instead of taking the machine's memory.
+/// A frame of the largest size decoded (100 MP of 16-bit RGBA) still fits.
+#define CVIDEO_MAX_ALLOC ((size_t)1 << 30)
 
 /// FFmpeg's functions, filled by `cvideo_load_ffmpeg`.
 extern __attribute__((visibility("hidden"))) cvideo_ffmpeg_functions ffmpeg;
