@@ -98,20 +98,21 @@ release: deps
 
 ## test: build and run every test, on real photos
 test: deps web-deps service-deps corpus
-	scripts/check-format
-	scripts/check-storage
-	@log=$$(mktemp); \
+	scripts/step format scripts/check-format
+	scripts/step storage scripts/check-storage
+	@log=$$(mktemp); start=$$(date +%s); \
 	swift build --build-tests 2>&1 | tee "$$log"; \
+	echo "step build: $$(($$(date +%s) - start)) s" >&2; \
 	if grep -E "^$(CURDIR)/(Sources|Tests)/[^:]+:[0-9]+:[0-9]+: warning:" "$$log"; then \
 		echo "Lightbox's own code has warnings (above); it must build without any." >&2; rm -f "$$log"; exit 1; \
 	fi; \
 	rm -f "$$log"
-	scripts/services swift test --skip-build
-	LIGHTBOX_TEST_CATALOG=postgres scripts/services swift test --skip-build --filter '$(MODEL_SUITES)'
-	scripts/services scripts/check-cluster
-	scripts/check-api --examples $(API_CHECK_EXAMPLES)
-	scripts/check-web
-	scripts/fuzz --seconds $(FUZZ_CHECK_SECONDS) --jobs 2
+	scripts/step tests scripts/services swift test --skip-build
+	LIGHTBOX_TEST_CATALOG=postgres scripts/step tests-postgres scripts/services swift test --skip-build --filter '$(MODEL_SUITES)'
+	scripts/step cluster scripts/services scripts/check-cluster
+	scripts/step api scripts/check-api --examples $(API_CHECK_EXAMPLES)
+	scripts/step web scripts/check-web
+	scripts/step fuzz scripts/fuzz --seconds $(FUZZ_CHECK_SECONDS) --jobs 2
 
 # make test runs these suites a second time with every library they make on PostgreSQL: the
 # model's suites, parameterised over both stores (TemporaryDirectory.makeLibrary).
