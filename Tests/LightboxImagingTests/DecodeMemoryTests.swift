@@ -223,3 +223,36 @@ struct DecodeMemoryTests {
         #expect(header.decodeMemory(shrink: 8, turned: true) == 528 * 396 * 3 * 2)
     }
 }
+
+/// Loaders that decode a whole image before Lightbox sees a pixel reserve its bytes first.
+@Suite("Decode memory of whole-image loaders")
+struct WholeImageDecodeTests {
+    @Test("An interlaced PNG reserves its pixels' bytes and half again; a plain one streams and reserves none")
+    func interlacedPNG() throws {
+        let box = ThumbnailOptions(width: 64, height: 64)
+        let interlaced = try Corpus.path("pillow/images/pil123rgba.png")  // 162x150 RGBA, Adam7
+        _ = try ImageFile.thumbnail(ofFileAt: interlaced, options: box)
+        #expect(DecodeMemory.shared.lastReservation(forPath: interlaced) == 162 * 150 * 4 * 3 / 2)
+        let plain = try Corpus.path("pillow/images/hopper.png")
+        _ = try ImageFile.thumbnail(ofFileAt: plain, options: box)
+        #expect(DecodeMemory.shared.lastReservation(forPath: plain) == 0)
+    }
+
+    @Test("An interlaced 16-bit PNG of 14000x14000, within the pixel budget, is refused as too large before decoding")
+    func hugeInterlacedPNG() throws {
+        // The real interlaced PNG's header made to say 14000x14000, 16-bit RGB: 1.2 GB of
+        // pixels, 1.8 GB a decode when three uploads at once took a server to 5.2 GB.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Corpus.path("pillow/images/pil123rgba.png"))))
+        let header: [UInt8] =
+            HostileFiles.bigEndian32(14000) + HostileFiles.bigEndian32(14000) + [16, 2, 0, 0, 1]
+        bytes.replaceSubrange(8..<33, with: HostileFiles.pngChunk("IHDR", header))
+        let folder = try TemporaryDirectory()
+        let path = folder.path("huge.png")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: ImagingError.self) {
+            try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 256, height: 256))
+        }
+        #expect(error?.code == .tooLarge && error?.path == path)
+        #expect(error?.message.contains("1682 MB at once") == true, "\(error?.message ?? "")")
+    }
+}

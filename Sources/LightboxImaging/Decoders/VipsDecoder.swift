@@ -21,10 +21,7 @@ enum VipsDecoder {
         let (uprightWidth, uprightHeight) = swaps ? (header.height, header.width) : (header.width, header.height)
         let (boxWidth, boxHeight, scale) = Renderer.decodeBox(
             uprightWidth: uprightWidth, uprightHeight: uprightHeight, options: options)
-        // The HEIFs that reach libvips (16-bit, alpha, over 64 MB) are decoded whole by libheif,
-        // then converted to RGB: about 6 bytes a pixel at once. The other loaders stream or
-        // shrink on load.
-        let memory = header.loader == "heifload" ? header.width * header.height * 6 : 0
+        let memory = decodeMemory(header)
         // An 8-bit RGB image's profile is converted after resizing by a kept transform, as a
         // JPEG's is: `vips_icc_transform` makes a Little CMS transform for every image, 14% of
         // a 256 px HEIC render's samples.
@@ -40,5 +37,19 @@ enum VipsDecoder {
         return DecodedImage(
             image: image, properties: properties, uprightWidth: uprightWidth, uprightHeight: uprightHeight,
             iccProfile: profile)
+    }
+
+    /// The bytes a decode holds at once, reserved before it starts. The HEIFs that reach
+    /// libvips (16-bit, alpha, over 64 MB) are decoded whole by libheif, then converted to RGB:
+    /// about 6 bytes a pixel. An interlaced PNG and a GIF are decoded whole by their loaders,
+    /// then copied: half as much again as their pixels (an interlaced 16-bit 14000x14000 PNG
+    /// took 1.8 GB, its pixels 1.2). The other loaders stream or shrink on load.
+    static func decodeMemory(_ header: VipsImageRef) -> Int {
+        switch header.loader {
+        case "heifload": header.width * header.height * 6
+        case "gifload": header.wholeBytes + header.wholeBytes / 2
+        case "pngload" where header.isInterlaced: header.wholeBytes + header.wholeBytes / 2
+        default: 0
+        }
     }
 }

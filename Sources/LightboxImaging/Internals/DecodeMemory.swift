@@ -14,6 +14,10 @@ final class DecodeMemory: @unchecked Sendable {
     /// not for two 12 MP HEICs decoded whole.
     static let shared = DecodeMemory(limit: 100 << 20)
 
+    /// The most one decode may reserve: past it, the decode is refused as too large before it
+    /// starts, not run alone. A 200 MP photo decoded whole as 8-bit RGB needs 600 MB.
+    static let largestDecode = 1 << 30
+
     let limit: Int
     private let condition = NSCondition()
     private var inUse = 0
@@ -63,10 +67,17 @@ final class DecodeMemory: @unchecked Sendable {
     }
 
     /// Runs `body` once `bytes` (at most the limit) are reserved, and frees them after.
-    /// Throws `cancelled` if `monitor` cancels the render while it waits.
+    /// Throws `cancelled` if `monitor` cancels the render while it waits, and `tooLarge`, at
+    /// once, for more than ``largestDecode``.
     func withReservation<T>(
         _ bytes: Int, monitor: RenderMonitor?, path: String, _ body: () throws(ImagingError) -> T
     ) throws(ImagingError) -> T {
+        guard bytes <= Self.largestDecode else {
+            throw ImagingError(
+                .tooLarge,
+                "decoding it needs \(bytes >> 20) MB at once, more than the \(Self.largestDecode >> 20) MB one decode may hold",
+                path: path)
+        }
         let share = min(max(0, bytes), limit)
         condition.lock()
         if recent.count >= 256 { (older, recent) = (recent, [:]) }

@@ -292,6 +292,27 @@ final class VipsImageRef {
         return [UInt8](UnsafeRawBufferPointer(start: data, count: length))
     }
 
+    /// Whether the loader marked the image interlaced (an Adam7 PNG), which it decodes whole.
+    var isInterlaced: Bool {
+        var value: Int32 = 0
+        guard cvips_image_get_typeof(pointer, "interlaced") != 0 else { return false }
+        _ = cvips_image_get_int(pointer, "interlaced", &value)
+        return value != 0
+    }
+
+    /// The bytes the image's pixels take in the format it was loaded in (16-bit samples are two).
+    var wholeBytes: Int {
+        let sample =
+            switch cvips_image_get_format(pointer) {
+            case VIPS_FORMAT_UCHAR, VIPS_FORMAT_CHAR: 1
+            case VIPS_FORMAT_USHORT, VIPS_FORMAT_SHORT: 2
+            case VIPS_FORMAT_DOUBLE, VIPS_FORMAT_DPCOMPLEX: 8
+            default: 4
+            }
+        // Width and height are libvips' ints, each under 2^31: no product overflows.
+        return width * height * bands * sample
+    }
+
     /// The name of the loader libvips chose ("jpegload", "heifload", ...).
     var loader: String? {
         var value: UnsafePointer<CChar>?
