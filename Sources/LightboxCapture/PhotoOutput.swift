@@ -24,14 +24,24 @@ public final class PhotoOutput: Sendable {
         /// Live Photo captures whose movie is still being recorded.
         var recording: [Capture] = []
         var stopped: CaptureError?
-        /// Captures accepted and not yet ended: each may hold a copied frame until encoded.
+        /// Frames the captures accepted and not yet ended may hold (one a photo, a bracket's
+        /// each), each copied until its photo is encoded.
         var inFlight = 0
     }
 
     /// The most captures in flight at once (a burst's photos each count): each holds its frame
-    /// until its photo is encoded, which is slower than frames arrive, so this bounds the
-    /// output's memory (a hundred 1920x1080 frames: 300 MB).
+    /// until its photo is encoded, which is slower than frames arrive.
     public static let maximumCapturesInFlight = 100
+    /// The most bytes the frames of the captures in flight may hold together: a burst of 30 at
+    /// 7680x4320 held 1.3 GB before this bound.
+    public static let maximumFrameMemory = 256 << 20
+
+    /// The most frames in flight at once at `size`: a copied frame is 4:2:0, a byte and a half
+    /// a pixel. At 1920x1080, 86; at 7680x4320, 5.
+    public static func maximumFramesInFlight(at size: PhotoDimensions) -> Int {
+        let frame = Swift.max(1, size.width) * Swift.max(1, size.height) * 3 / 2
+        return Swift.max(1, Swift.min(maximumCapturesInFlight, maximumFrameMemory / frame))
+    }
 
     private let state = Mutex(State())
     /// Where delegates hear events, one at a time.
@@ -86,9 +96,15 @@ public final class PhotoOutput: Sendable {
             throw CaptureError(
                 .invalidSettings, "a burst has 2 to \(Self.maximumCapturesInFlight) photos, not \(count)")
         }
-        let room = state.withLock { Self.maximumCapturesInFlight - $0.inFlight }
+        let (room, size) = state.withLock { state in
+            let size = state.frameSize ?? PhotoDimensions(width: 1, height: 1)
+            return (Self.maximumFramesInFlight(at: size) - state.inFlight, size)
+        }
         guard count <= room else {
-            throw CaptureError(.invalidSettings, "room for \(room) more captures in flight, not a burst of \(count)")
+            throw CaptureError(
+                .invalidSettings,
+                "room for \(Swift.max(0, room)) more photos of \(size) in flight (\(Self.maximumFrameMemory >> 20) MB of frames), not a burst of \(count)"
+            )
         }
         guard settings.livePhotoMovieFileURL == nil, settings.exposureBiases.isEmpty else {
             throw CaptureError(.invalidSettings, "a burst's photos are stills: no Live Photo movie, no bracket")
@@ -146,12 +162,14 @@ public final class PhotoOutput: Sendable {
             guard settings.livePhotoMovieFileURL == nil || settings.exposureBiases.isEmpty else {
                 throw CaptureError(.invalidSettings, "a Live Photo cannot be bracketed")
             }
-            guard state.inFlight < Self.maximumCapturesInFlight else {
+            let frames = Swift.max(1, settings.exposureBiases.count)
+            let most = Self.maximumFramesInFlight(at: frameSize)
+            guard state.inFlight + frames <= most else {
                 throw CaptureError(
                     .invalidSettings,
-                    "\(Self.maximumCapturesInFlight) captures are in flight: wait for one to end")
+                    "\(state.inFlight) photos of \(frameSize) are in flight, at most \(most): wait for one to end")
             }
-            state.inFlight += 1
+            state.inFlight += frames
             state.usedIDs.insert(settings.uniqueID)
             return Capture(
                 settings: settings, resolved: resolve(settings, device: device, frameSize: frameSize),
@@ -363,7 +381,7 @@ public final class PhotoOutput: Sendable {
     /// Reports `didFinishCapture` once the photos and the movie are done.
     private func finishIfDone(_ capture: Capture) {
         guard capture.isDone() else { return }
-        state.withLock { $0.inFlight -= 1 }
+        state.withLock { $0.inFlight -= Swift.max(1, capture.settings.exposureBiases.count) }
         emit(.didFinishCapture(capture.resolved, capture.error), for: capture)
     }
 

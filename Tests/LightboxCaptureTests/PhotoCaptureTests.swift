@@ -166,6 +166,20 @@ struct PhotoCaptureTests {
         let idle = PhotoOutput()
         #expect(throws: CaptureError.self) { try idle.capturePhoto(with: PhotoSettings()) }  // no session
     }
+
+    @Test("Frames in flight are bounded by their bytes: a burst of 30 at 7680x4320 is refused, naming the size")
+    func burstMemory() async throws {
+        #expect(PhotoOutput.maximumFramesInFlight(at: PhotoDimensions(width: 7680, height: 4320)) == 5)
+        #expect(PhotoOutput.maximumFramesInFlight(at: PhotoDimensions(width: 1920, height: 1080)) == 86)
+        #expect(PhotoOutput.maximumFramesInFlight(at: PhotoDimensions(width: 640, height: 360)) == 100)
+        // 30 copied frames of 8K took 1.3 GB; the output holds 5 (256 MB).
+        let (session, output) = try syntheticSession(width: 7680, height: 4320)
+        defer { session.stopRunning() }
+        let error = await #expect(throws: CaptureError.self) {
+            try await output.captureBurst(count: 30, settings: PhotoSettings())
+        }
+        #expect(error?.message.contains("7680x4320") == true, "\(error?.message ?? "")")
+    }
 }
 
 @Suite("Saving captures into the library")
