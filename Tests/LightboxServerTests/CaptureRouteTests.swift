@@ -49,4 +49,24 @@ struct CaptureRouteTests {
         let assets = try await library.assets()
         #expect(assets.count == 1 && assets.first?.mediaSubtypes.contains(.photoLive) == true)
     }
+
+    @Test("The server's cameras are its admin's: a member may neither list nor use them")
+    func adminOnly() async throws {
+        let (folder, _, _, app) = try await AccessTests.makeServer()
+        defer { withExtendedLifetime(folder) {} }
+        try await app.test(.router) { client in
+            let ann = try await AccessTests.signIn(client, "ann", "ann's password")  // the first user: admin
+            let bob = try await AccessTests.signIn(client, "bob", "bob's password")
+            try await client.execute(uri: "/api/capture/devices", method: .get, headers: [.cookie: ann]) {
+                #expect($0.status == .ok)
+            }
+            try await client.execute(uri: "/api/capture/devices", method: .get, headers: [.cookie: bob]) {
+                #expect($0.status == .forbidden)
+            }
+            try await client.execute(
+                uri: "/api/capture", method: .post, headers: [.cookie: bob, .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"device": "test:320x240@30"}"#)
+            ) { #expect($0.status == .forbidden) }
+        }
+    }
 }

@@ -4,7 +4,8 @@ import Lightbox
 import LightboxCapture
 import Synchronization
 
-/// Taking photos with the server's cameras (a doorbell, a lab bench, a Raspberry Pi):
+/// Taking photos with the server's cameras (a doorbell, a lab bench, a Raspberry Pi), for the
+/// server's admin (or the local owner of a server without users):
 ///
 /// - `GET /api/capture/devices`: the cameras and microphones the server has, and the synthetic
 ///   camera (`test`), each with its `uniqueID`, kind, name and formats.
@@ -40,8 +41,10 @@ enum CaptureRoutes {
 
     static func add(to routes: Routes) {
         let busy = Mutex(false)
+        // The server's own cameras and microphones: its admin's, not a member's, a token's or a
+        // link's (which could list them, and take photos of the room the server is in).
         routes.get(
-            "/api/capture/devices",
+            "/api/capture/devices", access: .admin,
             doc: APIOperation(
                 "The server's cameras and microphones, and the synthetic camera.",
                 responses: [.json(200, "The devices.", Schema.array(Schema.ref("CaptureDevice")))])
@@ -49,7 +52,7 @@ enum CaptureRoutes {
             try LightboxServer.jsonResponse(CaptureDevice.discover())
         }
         routes.post(
-            "/api/capture",
+            "/api/capture", access: .admin,
             doc: APIOperation(
                 "Takes a photo, a Live Photo or a burst with one of the server's cameras into the library.",
                 body: .json(
