@@ -20,6 +20,9 @@ final class UploadStaging: Sendable {
         var size: Int64
         var sha256: String?
         var creationDate: Date
+        /// Who started it: nil for the library's owner, else a contributor to an album shared
+        /// with them (``uploader(_:)``). Only they see it.
+        var uploader: String?
     }
 
     /// What `/api/uploads` answers about an upload.
@@ -56,6 +59,10 @@ final class UploadStaging: Sendable {
     static let abandonedAfter: TimeInterval = 24 * 3600
     /// The most uploads one library has open at once.
     static let maximumOpen = 1000
+    /// The most uploads one contributor has open in a library, and all its contributors
+    /// together: half its slots, and half its free disk, are always the owner's.
+    static let openPerContributor = 100
+    static let openByContributors = maximumOpen / 2
     /// Kept free on the disk beyond an upload's size.
     static let spareDisk: Int64 = 256 << 20
 
@@ -73,8 +80,19 @@ final class UploadStaging: Sendable {
         return root + "/" + id
     }
 
-    /// Starts an upload of `size` bytes named `filename`.
-    func start(filename: String, size: Int64, sha256: String?, maximumSize: Int64) throws -> Status {
+    /// Who an upload belongs to, for `caller`: nil for the library's owner, else the contributor
+    /// and the share they send through.
+    static func uploader(_ caller: Caller?) -> String? {
+        guard let shared = caller?.sharedAlbum else { return nil }
+        return "share " + shared.share.id + " user " + (caller?.user?.id ?? "")
+    }
+
+    /// Starts an upload of `size` bytes named `filename`, for `uploader` (``uploader(_:)``).
+    /// The disk must hold it beside what every open upload still has to send; a contributor
+    /// has a share of the library's slots and disk, so none can fill the owner's.
+    func start(filename: String, size: Int64, sha256: String?, maximumSize: Int64, uploader: String? = nil) throws
+        -> Status
+    {
         let name = Self.safeName(filename)
         guard (1...maximumSize).contains(size) else {
             throw UploadError.invalid("size must be 1 to \(maximumSize) bytes")
@@ -84,17 +102,34 @@ final class UploadStaging: Sendable {
         }
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         removeAbandoned()
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: root).count) ?? 0
-        guard open < Self.maximumOpen else {
-            throw UploadError.tooMany("\(open) uploads are open in this library: finish or cancel some first")
+        let open = openUploads()
+        guard open.count < Self.maximumOpen else {
+            throw UploadError.tooMany("\(open.count) uploads are open in this library: finish or cancel some first")
         }
-        guard Self.freeBytes(root) >= size + Self.spareDisk else {
-            throw UploadError.noSpace("the disk has no room for \(size) more bytes")
+        let free = Self.freeBytes(root) - Self.spareDisk
+        // What open uploads declared and have yet to send is the disk's already.
+        let promised = open.reduce(Int64(0)) { $0 + $1.remaining }
+        guard free - promised >= size else {
+            throw UploadError.noSpace(
+                "the disk has no room for \(size) more bytes beside the \(promised) the open uploads still send")
+        }
+        if let uploader {
+            let contributed = open.filter { $0.record.uploader != nil }
+            let own = contributed.filter { $0.record.uploader == uploader }.count
+            guard own < Self.openPerContributor, contributed.count < Self.openByContributors else {
+                throw UploadError.tooMany(
+                    "\(own) of your uploads are open in this album's library: finish or cancel some first")
+            }
+            let theirs = contributed.reduce(Int64(0)) { $0 + $1.remaining }
+            guard theirs + size <= free / 2 else {
+                throw UploadError.noSpace("the album's library has no room for \(size) more bytes from contributors")
+            }
         }
         let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let path = root + "/" + id
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        let record = Record(id: id, filename: name, size: size, sha256: sha256, creationDate: Date())
+        let record = Record(
+            id: id, filename: name, size: size, sha256: sha256, creationDate: Date(), uploader: uploader)
         try JSONEncoder().encode(record).write(to: URL(fileURLWithPath: path + "/upload.json"), options: .atomic)
         guard FileManager.default.createFile(atPath: path + "/data", contents: nil) else {
             throw UploadError.failed("cannot create the upload's file")
@@ -102,16 +137,16 @@ final class UploadStaging: Sendable {
         return Status(id: id, filename: name, size: size, offset: 0)
     }
 
-    func status(_ id: String) throws -> Status {
-        let record = try record(id)
+    func status(_ id: String, uploader: String? = nil) throws -> Status {
+        let record = try record(id, of: uploader)
         return Status(
             id: id, filename: record.filename, size: record.size, offset: try offset(id),
             writing: writing.withLock { $0.contains(id) })
     }
 
-    func cancel(_ id: String) throws {
+    func cancel(_ id: String, uploader: String? = nil) throws {
         let path = try folder(id)
-        _ = try record(id)
+        _ = try record(id, of: uploader)
         try claim(id)
         defer { release(id) }
         _ = digests.withLock { $0.removeValue(forKey: id) }
@@ -121,9 +156,9 @@ final class UploadStaging: Sendable {
     /// Appends `chunks` at `offset` (which must be where the upload stands), never past its
     /// size; answers the new offset. A connection that drops keeps what arrived.
     func append(
-        _ id: String, at offset: Int64, _ chunks: some AsyncSequence<ByteBuffer, any Error>
+        _ id: String, at offset: Int64, _ chunks: some AsyncSequence<ByteBuffer, any Error>, uploader: String? = nil
     ) async throws -> Status {
-        let record = try record(id)
+        let record = try record(id, of: uploader)
         try claim(id)
         defer { release(id) }
         let current = try self.offset(id)
@@ -217,8 +252,8 @@ final class UploadStaging: Sendable {
 
     /// Imports a whole upload: its SHA-256 checked, then the file moved into the library as an
     /// import would take it (pairing with a Live Photo's other half, or found a duplicate).
-    func finish(_ id: String) async throws -> ImportItemResult {
-        let record = try record(id)
+    func finish(_ id: String, uploader: String? = nil) async throws -> ImportItemResult {
+        let record = try record(id, of: uploader)
         try claim(id)
         defer { release(id) }
         let folder = try folder(id)
@@ -255,12 +290,27 @@ final class UploadStaging: Sendable {
         return result
     }
 
-    private func record(_ id: String) throws -> Record {
+    /// The upload's record, when `uploader` started it: another's upload is not found.
+    private func record(_ id: String, of uploader: String?) throws -> Record {
         let path = try folder(id) + "/upload.json"
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = FileManager.default.contents(atPath: path),
+            let record = try? JSONDecoder().decode(Record.self, from: data), record.uploader == uploader
+        else {
             throw UploadError.notFound("no upload has the identifier \(id)")
         }
-        return try JSONDecoder().decode(Record.self, from: data)
+        return record
+    }
+
+    /// The uploads open now, each with the bytes it has yet to send.
+    private func openUploads() -> [(record: Record, remaining: Int64)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return names.compactMap { name -> (Record, Int64)? in
+            guard let data = FileManager.default.contents(atPath: root + "/" + name + "/upload.json"),
+                let record = try? JSONDecoder().decode(Record.self, from: data)
+            else { return (Record(id: name, filename: "", size: 0, creationDate: Date(), uploader: nil), 0) }
+            let sent = (try? offset(name)) ?? 0
+            return (record, max(0, record.size - sent))
+        }
     }
 
     private func offset(_ id: String) throws -> Int64 {

@@ -191,6 +191,48 @@ struct SharingTests {
         #expect(try await accounts.sharesReceived(by: bob).map(\.share.id) == [again.id])
     }
 
+    @Test("A contributor holds at most their share of the owner's upload slots; no one sees another's upload")
+    func contributorSlots() async throws {
+        let (folder, _, accounts, app, album, _, _) = try await Self.makeShared()
+        defer { withExtendedLifetime(folder) {} }
+        let ann = try #require(try await accounts.user(named: "ann"))
+        let share = try await accounts.shareAlbum(album, of: ann, with: "bob", permission: .contribute)
+        try await app.test(.router) { client in
+            let annCookie = try await AccessTests.signIn(client, "ann", "ann's password")
+            let bob = try await AccessTests.signIn(client, "bob", "bob's password")
+            func start(_ cookie: String, _ query: String = "") async throws -> (HTTPResponse.Status, String?) {
+                try await client.execute(
+                    uri: "/api/uploads" + query, method: .post, headers: Self.json.merging([.cookie: cookie]),
+                    body: ByteBuffer(string: #"{"filename": "IMG_0001.JPG", "size": 1000}"#)
+                ) { response throws in
+                    (response.status, (try? Self.object(response))?["id"] as? String)
+                }
+            }
+            var first: String?
+            for index in 0..<UploadStaging.openPerContributor {
+                let (status, id) = try await start(bob, "?share=" + share.id)
+                try #require(status == .created, "upload \(index)")
+                first = first ?? id
+            }
+            // Bob's next waits; ann's own uploads, 400 slots on, do not.
+            #expect(try await start(bob, "?share=" + share.id).0 == .tooManyRequests)
+            let (own, annUpload) = try await start(annCookie)
+            #expect(own == .created)
+            // Each sees only their own: ann's library holds bob's uploads, which are bob's.
+            let bobs = try #require(first)
+            let anns = try #require(annUpload)
+            try await client.execute(uri: "/api/uploads/" + bobs, method: .get, headers: [.cookie: annCookie]) {
+                #expect($0.status == .notFound)
+            }
+            try await client.execute(
+                uri: "/api/uploads/" + anns + "?share=" + share.id, method: .get, headers: [.cookie: bob]
+            ) { #expect($0.status == .notFound) }
+            try await client.execute(
+                uri: "/api/uploads/" + bobs + "?share=" + share.id, method: .delete, headers: [.cookie: bob]
+            ) { #expect($0.status == .noContent) }
+        }
+    }
+
     @Test("A link shows its album to whoever holds it: password, expiry, nothing else reachable, ended by its owner")
     func byLink() async throws {
         let (folder, _, accounts, app, album, inside, outside) = try await Self.makeShared()

@@ -116,6 +116,24 @@ struct UploadTests {
         #expect(try await library.assets().count == 2)
     }
 
+    @Test("Sizes declared by open uploads are the disk's already: a second upload the disk holds only once is 507")
+    func declaredSizesReserved() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let staging = UploadStaging(library: library)
+        try FileManager.default.createDirectory(at: library.uploadsFolder, withIntermediateDirectories: true)
+        // Two thirds of what the disk has free, declared twice: each fits alone, not both.
+        let free = UploadStaging.freeBytes(library.uploadsFolder.path) - UploadStaging.spareDisk
+        let size = free / 3 * 2
+        let first = try staging.start(filename: "a.mov", size: size, sha256: nil, maximumSize: .max)
+        #expect(throws: UploadError.self) {
+            _ = try staging.start(filename: "b.mov", size: size, sha256: nil, maximumSize: .max)
+        }
+        // Given up, its room is free again.
+        try staging.cancel(first.id)
+        _ = try staging.start(filename: "b.mov", size: size, sha256: nil, maximumSize: .max)
+    }
+
     @Test("File names are made safe, in time linear in their length, keeping their end")
     func names() {
         #expect(UploadStaging.safeName("../../etc/passwd") == "passwd")

@@ -83,8 +83,9 @@ enum UploadRoutes {
             let body = try await request.decode(as: Start.self, context: context)
             let status = try mapped {
                 try staging.start(
-                    filename: body.filename, size: body.size, sha256: body.sha256, maximumSize: limits.maximumUploadSize
-                )
+                    filename: body.filename, size: body.size, sha256: body.sha256,
+                    maximumSize: limits.maximumUploadSize,
+                    uploader: UploadStaging.uploader(context.caller))
             }
             var response = try LightboxServer.jsonResponse(status)
             response.status = .created
@@ -100,7 +101,8 @@ enum UploadRoutes {
         ) { _, context in
             let staging = try context.library().uploads
             let id = try context.parameters.require("id")
-            var response = try LightboxServer.jsonResponse(try mapped { try staging.status(id) })
+            let uploader = UploadStaging.uploader(context.caller)
+            var response = try LightboxServer.jsonResponse(try mapped { try staging.status(id, uploader: uploader) })
             response.headers[.cacheControl] = "no-store"
             return response
         }
@@ -110,7 +112,7 @@ enum UploadRoutes {
         ) { _, context in
             let staging = try context.library().uploads
             let id = try context.parameters.require("id")
-            try mapped { try staging.cancel(id) }
+            try mapped { try staging.cancel(id, uploader: UploadStaging.uploader(context.caller)) }
             return Response(status: .noContent)
         }
         routes.patch(
@@ -132,7 +134,10 @@ enum UploadRoutes {
                 throw HTTPError(.badRequest, message: "Upload-Offset must say where these bytes start")
             }
             let status = try await streams.run(for: context.caller) {
-                try await mappedAsync { try await served.uploads.append(id, at: offset, request.body) }
+                try await mappedAsync {
+                    try await served.uploads.append(
+                        id, at: offset, request.body, uploader: UploadStaging.uploader(context.caller))
+                }
             }
             guard status.offset == status.size else {
                 var response = try LightboxServer.jsonResponse(status)
@@ -169,17 +174,20 @@ enum UploadRoutes {
             let start = try mapped {
                 try served.uploads.start(
                     filename: filename, size: length, sha256: query.get("sha256").map { String($0) },
-                    maximumSize: limits.maximumUploadSize)
+                    maximumSize: limits.maximumUploadSize, uploader: UploadStaging.uploader(context.caller))
             }
             do {
                 let status = try await streams.run(for: context.caller) {
-                    try await mappedAsync { try await served.uploads.append(start.id, at: 0, request.body) }
+                    try await mappedAsync {
+                        try await served.uploads.append(
+                            start.id, at: 0, request.body, uploader: UploadStaging.uploader(context.caller))
+                    }
                 }
                 guard status.offset == status.size else {
                     throw HTTPError(.badRequest, message: "the body ended at \(status.offset) of \(status.size) bytes")
                 }
             } catch {
-                try? served.uploads.cancel(start.id)
+                try? served.uploads.cancel(start.id, uploader: UploadStaging.uploader(context.caller))
                 throw error
             }
             return try await finish(start.id, in: served, for: context.caller)
@@ -189,7 +197,9 @@ enum UploadRoutes {
     /// Imports a whole upload and answers what became of it. Into an album shared to contribute
     /// to, the file goes into the owner's library, and its asset into the album.
     private static func finish(_ id: String, in served: ServedLibrary, for caller: Caller?) async throws -> Response {
-        let result = try await mappedAsync { try await served.uploads.finish(id) }
+        let result = try await mappedAsync {
+            try await served.uploads.finish(id, uploader: UploadStaging.uploader(caller))
+        }
         let library = served.library
         var added: PersistentChangeToken?
         if let shared = caller?.sharedAlbum, let asset = result.outcome.localIdentifier {
