@@ -69,4 +69,39 @@ struct LimitedAccessTests {
         }
         #expect(try await library.asset(withLocalIdentifier: ids[2])?.isFavorite == false)
     }
+
+    @Test("A smart album's and an album's dates are those of the assets visible, never of a hidden one outside")
+    func datesOfWhatIsVisible() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let paths = Array(try Corpus.photoPaths().prefix(5))
+        _ = await library.importItems(at: paths.map { URL(fileURLWithPath: $0) })
+        let assets = try library.fetchAssets().map { $0 }.sorted { $0.creationDate < $1.creationDate }
+        try #require(assets.count == 5)
+        // The oldest and the newest photos are favourites outside the album, one of them hidden.
+        var trip = ""
+        try await library.performChanges { changes in
+            let album = changes.creationRequestForAssetCollection(withTitle: "Trip")
+            album.addAssets([assets[1].localIdentifier, assets[2].localIdentifier])
+            trip = album.localIdentifier
+            for asset in [assets[0], assets[2], assets[4]] {
+                changes.changeRequest(forAssetWithLocalIdentifier: asset.localIdentifier).isFavorite = true
+            }
+            changes.changeRequest(forAssetWithLocalIdentifier: assets[4].localIdentifier).isHidden = true
+        }
+        let owner = try #require(
+            try library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumFavorites).firstObject)
+        #expect(owner.startDate == assets[0].creationDate, "the owner sees the whole library")
+        let limited = library.limited(to: LimitedSelection(assetIdentifiers: [], albumIdentifiers: [trip]))
+        let favorites = try #require(
+            try limited.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumFavorites).firstObject)
+        #expect(favorites.estimatedAssetCount == 1)
+        #expect(favorites.startDate == assets[2].creationDate && favorites.endDate == assets[2].creationDate)
+        let album = try #require(try limited.fetchAssetCollections(with: .album).firstObject)
+        #expect(album.startDate == assets[1].creationDate && album.endDate == assets[2].creationDate)
+        // A smart album with nothing visible has no dates at all.
+        let videos = try #require(
+            try limited.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumVideos).firstObject)
+        #expect(videos.estimatedAssetCount == 0 && videos.startDate == nil && videos.endDate == nil)
+    }
 }

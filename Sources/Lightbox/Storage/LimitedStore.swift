@@ -93,7 +93,9 @@ struct LimitedStore: LibraryStore {
         return try base.fetchAssets(inCollection: localIdentifier, options: try scoped(options))
     }
 
-    /// Smart albums and the selected albums, each counting only the assets visible.
+    /// Smart albums and the selected albums, each counting only the assets visible and dated
+    /// by them: the owner's whole library gave a smart album's dates, which told a link's
+    /// holder when a hidden photo outside the album was taken.
     func fetchAssetCollections(_ selection: CollectionSelection, options: FetchOptions) throws
         -> any FetchSource<AssetCollection>
     {
@@ -101,13 +103,19 @@ struct LimitedStore: LibraryStore {
         let rows = try source.rowIDs(offset: 0, count: -1)
         let objects = try source.objects(rows)
         // The visible set read once for all the collections' counts, not once for each.
-        let scoped = try scoped(FetchOptions())
+        var oldestFirst = try scoped(FetchOptions())
+        oldestFirst.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: true)]
         var kept: [(Int64, AssetCollection)] = []
         for row in rows {
             guard var collection = objects[row], try isVisible(collection: collection.localIdentifier) else { continue }
-            collection.estimatedAssetCount = try base.fetchAssets(
-                inCollection: collection.localIdentifier, options: scoped
-            ).count()
+            let members = try base.fetchAssets(inCollection: collection.localIdentifier, options: oldestFirst)
+            collection.estimatedAssetCount = try members.count()
+            let ends =
+                try members.rowIDs(offset: 0, count: 1)
+                + members.rowIDs(offset: max(0, collection.estimatedAssetCount - 1), count: 1)
+            let dated = try members.objects(ends)
+            collection.startDate = ends.first.flatMap { dated[$0]?.creationDate }
+            collection.endDate = ends.last.flatMap { dated[$0]?.creationDate }
             kept.append((row, collection))
         }
         return ListedSource(rows: kept, limit: source.limit)
