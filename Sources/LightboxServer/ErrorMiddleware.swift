@@ -35,6 +35,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 case .invalidRequest, .invalidPredicate: .badRequest
                 case .corruptFile, .unreadableFile, .unsupportedFormat: .unprocessableContent
                 case .busy: .serviceUnavailable
+                case .notShared: .conflict
                 default: .internalServerError
                 }
             if status.code >= 500 && error.code != .busy {

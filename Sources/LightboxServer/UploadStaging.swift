@@ -252,7 +252,9 @@ final class UploadStaging: Sendable {
 
     /// Imports a whole upload: its SHA-256 checked, then the file moved into the library as an
     /// import would take it (pairing with a Live Photo's other half, or found a duplicate).
-    func finish(_ id: String, uploader: String? = nil) async throws -> ImportItemResult {
+    func finish(_ id: String, uploader: String? = nil, contributingTo album: String? = nil) async throws
+        -> ImportItemResult
+    {
         let record = try record(id, of: uploader)
         try claim(id)
         defer { release(id) }
@@ -284,7 +286,8 @@ final class UploadStaging: Sendable {
         let named = folder + "/" + record.filename
         guard rename(data, named) == 0 else { throw UploadError.failed("cannot name the upload's file") }
         let summary = await library.importItems(
-            at: [URL(fileURLWithPath: named)], options: ImportOptions(shouldMoveFile: true, maximumConcurrentFiles: 1))
+            at: [URL(fileURLWithPath: named)],
+            options: ImportOptions(shouldMoveFile: true, maximumConcurrentFiles: 1, contributingTo: album))
         try? FileManager.default.removeItem(atPath: folder)
         guard let result = summary.results.first else { throw UploadError.failed("the import gave no result") }
         return result

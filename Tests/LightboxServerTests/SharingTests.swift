@@ -191,6 +191,58 @@ struct SharingTests {
         #expect(try await accounts.sharesReceived(by: bob).map(\.share.id) == [again.id])
     }
 
+    @Test(
+        "A contributor's duplicate of what the album does not show is refused: nothing restored, published or told")
+    func contributorDuplicates() async throws {
+        let (folder, library, accounts, app, album, inside, outside) = try await Self.makeShared()
+        defer { withExtendedLifetime(folder) {} }
+        let ann = try #require(try await accounts.user(named: "ann"))
+        let share = try await accounts.shareAlbum(album, of: ann, with: "bob", permission: .contribute)
+        // Three more of ann's photos: one hidden, one in Recently Deleted; `outside` is in no album.
+        let more = Array(try Corpus.photoPaths().dropFirst(2).prefix(2))
+        _ = await library.importItems(at: more.map { URL(fileURLWithPath: $0) })
+        let all = try await library.assets(limit: 10).map(\.localIdentifier)
+        let added = all.filter { $0 != inside && $0 != outside }
+        try #require(added.count == 2)
+        try await library.performChanges { changes in
+            changes.changeRequest(forAssetWithLocalIdentifier: added[0]).isHidden = true
+        }
+        try await library.performChanges { $0.deleteAssets([added[1]]) }
+        var originals: [String: [UInt8]] = [:]
+        for id in [inside, outside] + added {
+            let asset = try #require(try await library.asset(withLocalIdentifier: id))
+            originals[id] = [UInt8](try Data(contentsOf: try await library.fileURL(for: asset.resources[0])))
+        }
+        let bytes = originals
+        try await app.test(.router) { client in
+            let bob = try await AccessTests.signIn(client, "bob", "bob's password")
+            func upload(_ id: String) async throws -> (HTTPResponse.Status, String) {
+                let body = bytes[id] ?? []
+                return try await client.execute(
+                    uri: "/api/uploads/whole?filename=IMG_0001.JPG&share=" + share.id, method: .post,
+                    headers: [
+                        .contentType: "application/octet-stream", .contentLength: String(body.count), .cookie: bob,
+                    ], body: ByteBuffer(bytes: body)
+                ) { ($0.status, String(buffer: $0.body)) }
+            }
+            for id in [outside, added[0], added[1]] {
+                let (status, text) = try await upload(id)
+                #expect(status == .conflict, "\(text)")
+                #expect(!text.contains(id), "the answer names none of the owner's assets")
+            }
+            // What the album shows is answered as a duplicate, as before.
+            let (status, text) = try await upload(inside)
+            #expect(status == .ok && text.contains(inside) && text.contains("duplicate"), "\(text)")
+        }
+        // The owner's photos are as they were: still hidden, still deleted, the album unchanged.
+        #expect(try await library.asset(withLocalIdentifier: added[0])?.isHidden == true)
+        #expect(try await library.asset(withLocalIdentifier: added[1])?.trashedDate != nil)
+        let members = try await library.fetchAssetPage(
+            inCollectionWithLocalIdentifier: album, options: FetchOptions(), from: .after(nil), limit: 10
+        ).assets
+        #expect(members.map(\.localIdentifier) == [inside])
+    }
+
     @Test("A contributor holds at most their share of the owner's upload slots; no one sees another's upload")
     func contributorSlots() async throws {
         let (folder, _, accounts, app, album, _, _) = try await Self.makeShared()

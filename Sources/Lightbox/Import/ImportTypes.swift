@@ -10,10 +10,18 @@ public struct ImportOptions: Sendable {
     /// have a file to decode.
     public var maximumConcurrentFiles: Int
 
+    /// The album a contributor sends the files into, through a share of it: each file's asset
+    /// joins it, a file pairs only with an asset the album shows, and a file whose bytes the
+    /// library holds out of the album's sight (hidden, deleted, in no shared album) is refused
+    /// (``LibraryError/Code/notShared``), so that a share never restores, publishes or reveals
+    /// what its audience cannot see. Nil for the library's owner.
+    public var contributingTo: String?
+
     /// Copy (the default) or move, two more files at once than there are processors unless told.
-    public init(shouldMoveFile: Bool = false, maximumConcurrentFiles: Int? = nil) {
+    public init(shouldMoveFile: Bool = false, maximumConcurrentFiles: Int? = nil, contributingTo: String? = nil) {
         self.shouldMoveFile = shouldMoveFile
         self.maximumConcurrentFiles = max(1, maximumConcurrentFiles ?? ProcessInfo.processInfo.activeProcessorCount + 2)
+        self.contributingTo = contributingTo
     }
 }
 

@@ -18,16 +18,19 @@ extension PhotoLibrary {
     /// transaction, so two halves imported at the same moment still meet.
     func importFile(atPath path: String, options: ImportOptions) throws -> (ImportOutcome, Int64) {
         if let (localIdentifier, size) = try journaled(path) {
+            let held = try heldDuplicate(localIdentifier, options: options, path: path)
             try removeSourceIfMoving(path, options: options)
-            return (.duplicate(localIdentifier: try restoringIfTrashed(localIdentifier)), size)
+            return (.duplicate(localIdentifier: held), size)
         }
         let source = try ingestSource(at: path, as: .asset, reportedPath: path)
         if let existing = try existingAsset(withOriginalHash: source.sha256) {
+            let held = try heldDuplicate(existing, options: options, path: path)
             try journal(source)
             try removeSourceIfMoving(path, options: options)
-            return (.duplicate(localIdentifier: try restoringIfTrashed(existing)), source.size)
+            return (.duplicate(localIdentifier: held), source.size)
         }
-        let prepared = try prepare(source)
+        var prepared = try prepare(source)
+        prepared.pairsWithin = options.contributingTo
         FaultInjection.pause(at: .importStored)
         var placed: (localIdentifier: String, paired: Bool)
         do {
@@ -48,8 +51,9 @@ extension PhotoLibrary {
             // Another import of the same bytes committed first.
             if let existing = try existingAsset(withOriginalHash: source.sha256) {
                 originals.release(prepared.storedPaths)
+                let held = try heldDuplicate(existing, options: options, path: path)
                 try removeSourceIfMoving(path, options: options)
-                return (.duplicate(localIdentifier: existing), source.size)
+                return (.duplicate(localIdentifier: held), source.size)
             }
             throw LibraryError(.storageFailed, "cannot record the asset: \(error)", path: path, underlying: error)
         } catch let error as LibraryError {
@@ -61,10 +65,30 @@ extension PhotoLibrary {
         originals.release(prepared.storedPaths)
         finish(prepared, localIdentifier: placed.localIdentifier)
         try removeSourceIfMoving(path, options: options)
+        if let album = options.contributingTo {
+            // A second transaction: a crash between the two leaves the asset in the library,
+            // outside the album, and the contributor sends it again (a duplicate it then shows).
+            try performChangesAndWait {
+                $0.changeRequest(forAssetCollectionWithLocalIdentifier: album).addAssets([placed.localIdentifier])
+            }
+        }
         guard let asset = try asset(withLocalIdentifier: placed.localIdentifier) else {
             throw LibraryError(.storageFailed, "the new asset vanished", path: path)
         }
         return (placed.paired ? .paired(asset) : .imported(asset), source.size)
+    }
+
+    /// What a duplicate of the asset `localIdentifier` answers. The library's owner brings it
+    /// back from Recently Deleted (``restoringIfTrashed(_:)``). A contributor is answered with it
+    /// only when the album they send into shows it; else the file is refused and nothing changes.
+    func heldDuplicate(_ localIdentifier: String, options: ImportOptions, path: String) throws -> String {
+        guard let album = options.contributingTo else { return try restoringIfTrashed(localIdentifier) }
+        var shown = FetchOptions()
+        shown.predicate = .isIn(key: "localIdentifier", [.string(localIdentifier)])
+        guard try store.fetchAssets(inCollection: album, options: shown).count() == 1 else {
+            throw LibraryError(.notShared, "this file cannot be added to the album; nothing was changed", path: path)
+        }
+        return localIdentifier
     }
 
     /// A duplicate of an asset in Recently Deleted brings it back: importing a photo again

@@ -118,6 +118,8 @@ extension PhotoLibrary {
         var orientationOverride: Int?
         /// The movie that makes the photo live, when it comes with it.
         var pairedMovie: PreparedMovie?
+        /// The album whose shown assets alone it may pair with (a contribution's): nil, any asset.
+        var pairsWithin: String?
 
         var kind: FileFormat.Kind { source.format.kind }
         /// The rating to store: XMP's 0 means unrated, and values outside -1...5 are ignored.

@@ -17,6 +17,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case cancelled
             case outputRefused
             case busy
+            case notShared
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -45,6 +46,9 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
         public static let invalidPredicate = Code(.invalidPredicate)
         /// The request was cancelled before it finished.
         public static let cancelled = Code(.cancelled)
+        /// A file sent through a share that the library holds already, out of the share's
+        /// sight: nothing was changed, and nothing of the asset that holds it is told.
+        public static let notShared = Code(.notShared)
         /// A file would have been written over an input, over a file the run did not create, or
         /// into a library's own folder; nothing was written.
         public static let outputRefused = Code(.outputRefused)
@@ -66,6 +70,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case .cancelled: "cancelled"
             case .outputRefused: "outputRefused"
             case .busy: "busy"
+            case .notShared: "notShared"
             case .persistentChangeTokenExpired: "persistentChangeTokenExpired"
             }
         }

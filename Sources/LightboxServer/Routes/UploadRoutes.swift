@@ -195,22 +195,17 @@ enum UploadRoutes {
     }
 
     /// Imports a whole upload and answers what became of it. Into an album shared to contribute
-    /// to, the file goes into the owner's library, and its asset into the album.
+    /// to, the file goes into the owner's library and its asset into the album, by the model's
+    /// rules for contributions (``ImportOptions/contributingTo``).
     private static func finish(_ id: String, in served: ServedLibrary, for caller: Caller?) async throws -> Response {
         let result = try await mappedAsync {
-            try await served.uploads.finish(id, uploader: UploadStaging.uploader(caller))
+            try await served.uploads.finish(
+                id, uploader: UploadStaging.uploader(caller), contributingTo: caller?.sharedAlbum?.share.albumIdentifier
+            )
         }
         let library = served.library
-        var added: PersistentChangeToken?
-        if let shared = caller?.sharedAlbum, let asset = result.outcome.localIdentifier {
-            // A second transaction: a crash between the two leaves the asset in the owner's
-            // library, outside the album, and the contributor sends it again.
-            added = try await served.uploads.library.performChanges { changes in
-                changes.changeRequest(forAssetCollectionWithLocalIdentifier: shared.share.albumIdentifier)
-                    .addAssets([asset])
-            }
-        }
-        let token = try await LightboxServer.token(added, in: library)
+        // The library's token now: the album's addition, for a contribution, is committed.
+        let token = try await LightboxServer.token(nil, in: library)
         switch result.outcome {
         case .imported(let asset):
             return try await LightboxServer.written(

@@ -91,10 +91,23 @@ extension PhotoLibrary.PreparedAsset {
         return nil
     }
 
+    /// The first asset `sql` finds for `key`; only one its album shows when the asset pairs
+    /// within one (``pairsWithin``), so a contribution never completes what its share hides.
     private func find(_ db: any SQLDatabase, _ sql: String, _ key: String) throws -> (
         id: Int64, localIdentifier: String
     )? {
-        guard let row = try db.rows(sql + " LIMIT 1", [key]).first else { return nil }
+        var query = sql
+        var values: [any SQLBindable] = [key]
+        if let album = pairsWithin {
+            query += """
+
+                AND asset.isHidden = 0 AND \(AssetVisibility.notTrashed) AND asset.id IN (SELECT collectionAsset.assetId FROM collectionAsset
+                JOIN assetCollection ON assetCollection.id = collectionAsset.collectionId
+                WHERE assetCollection.localIdentifier = ?)
+                """
+            values.append(album)
+        }
+        guard let row = try db.rows(query + " LIMIT 1", values).first else { return nil }
         return (try row.integer("id"), try row.text("localIdentifier"))
     }
 
