@@ -117,6 +117,21 @@ struct HEIFCodedImageTests {
         #expect(HEIFCodedImage.read(try bytes("pillow/images/avif/hopper.avif"), image: .primary) == nil, "AV1")
     }
 
+    @Test("Pictures naming the same bytes again and again are refused before they are gathered")
+    func repeatedPictures() throws {
+        let file = "exiv2/data/IMG_3578.heic"
+        let bytes = try bytes(file)
+        let source = ByteSource(bytes: bytes)
+        let thumbnail = try #require(HEIFCodedImage.read(bytes, image: .thumbnail))
+        let gathered = try thumbnail.gathered(from: source)
+        #expect(gathered.bytes.count < bytes.count / 10)
+        // A grid of 256 x 256 tiles, each the whole file: 65,536 times its bytes were reserved.
+        var hostile = thumbnail
+        hostile.pictures = Array(repeating: [0..<bytes.count], count: 256 * 256)
+        let error = #expect(throws: MetadataError.self) { try hostile.gathered(from: source) }
+        #expect(error?.message.contains("pictures name") == true, "\(error?.message ?? "")")
+    }
+
     @Test("Damaged and cut-short HEIFs give no layout or one inside the file", .timeLimit(.minutes(2)))
     func damagedFiles() throws {
         for file in ["exiv2/data/IMG_3578.heic", "exiv2/data/Stonehenge.heic", "exiv2/data/heic.heic"] {

@@ -85,10 +85,17 @@ public struct HEIFCodedImage: Sendable, Equatable {
     /// The bytes this image's decode reads (its configuration, its pictures and its ICC
     /// profile) gathered from `source` into one array, and the layout with its ranges moved onto
     /// that array: an iPhone's 320x240 thumbnail is about 1% of its file.
+    /// Pictures whose ranges add up to more than the file (tiles naming the same bytes again and
+    /// again, 65,536 times the file at most) are refused before anything is gathered.
     public func gathered(from source: ByteSource) throws(MetadataError) -> (bytes: [UInt8], layout: HEIFCodedImage) {
+        // Each range lies inside the file (`Items.layout`), so no sum of them overflows.
+        let total = configuration.count + (profile?.count ?? 0) + pictures.joined().reduce(0) { $0 + $1.count }
+        guard total <= source.count else {
+            throw MetadataError(
+                .malformed, "the HEIF image's pictures name \(total) bytes of a file of \(source.count)")
+        }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(
-            configuration.count + (profile?.count ?? 0) + pictures.joined().reduce(0) { $0 + $1.count })
+        bytes.reserveCapacity(total)
         /// Appends `range` of the file; where it now lies.
         func gather(_ range: Range<Int>) throws(MetadataError) -> Range<Int> {
             let start = bytes.count
