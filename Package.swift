@@ -215,7 +215,12 @@ let package = Package(
         // libFuzzer); an ordinary build replays inputs through them.
         .executableTarget(
             name: "lightbox-fuzz",
-            dependencies: ["Lightbox", "LightboxImaging", "LightboxMetadata", "LightboxServer", "CJPEG"],
+            dependencies: [
+                "Lightbox", "LightboxImaging", "LightboxMetadata", "LightboxServer", "CJPEG",
+                // A request target's query, parsed as the server parses it.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(

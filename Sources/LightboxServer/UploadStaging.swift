@@ -13,7 +13,7 @@ import Synchronization
 /// is the truth: the offset to resume from is `data`'s size, so an upload survives a dropped
 /// connection and a restart of the server. A finished file is checked against its SHA-256 and
 /// imported (moved in), as a file from a folder would be.
-final class UploadStaging: Sendable {
+package final class UploadStaging: Sendable {
     struct Record: Codable, Sendable {
         var id: String
         var filename: String
@@ -352,7 +352,7 @@ final class UploadStaging: Sendable {
 
     /// A file name as the client gave it, made safe to create: its last component, no control
     /// characters, no leading dot, at most 200 bytes.
-    static func safeName(_ name: String) -> String {
+    package static func safeName(_ name: String) -> String {
         // A name of megabytes is cut first, so that nothing below is more than linear in it.
         var base = (String(name.suffix(1000)) as NSString).lastPathComponent
         base = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0 != "/" && $0 != "\\" }.map(Character.init))

@@ -1,5 +1,7 @@
 import CJPEG
 import Foundation
+import Hummingbird
+import HummingbirdCore
 import Lightbox
 import LightboxImaging
 import LightboxMetadata
@@ -26,6 +28,19 @@ enum FuzzTarget: String, CaseIterable {
     /// A movie edited frame by frame (`cvideo_edit.c`): FFmpeg's demuxers and decoders, the
     /// trim, and the sound decoded, scaled and encoded again.
     case movie
+    /// XMP packets alone, mutated with a dictionary of its namespaces and attributes
+    /// (`Fuzz/xmp.dict`): what the scanner keeps stays within its bounds, whatever the packet.
+    case xmp
+    /// The structure checked before a decoder that is not Lightbox's own sees a file: a HEIF's
+    /// item tables (`iinf`, `iloc`, `iref`, `ipma`) and coded pictures, gathered as a thumbnail's
+    /// decode gathers them, and a movie's sample tables and fragments (`QuickTimeTables`).
+    case structure
+    /// Edit recipes: the JSON an edit's adjustment data holds and `NAME=VALUE` filters, one a
+    /// line. A recipe that loads is valid, and reads back the same from its own encoding.
+    case recipe
+    /// An image request's query (size, mode, crop, quality), turned into a render of a small
+    /// real photo as the image route does, and an upload's file name made safe.
+    case request
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -35,7 +50,65 @@ enum FuzzTarget: String, CaseIterable {
         case .jpeg: Self.jpeg(bytes)
         case .image: Self.image(bytes)
         case .movie: Self.movie(bytes)
+        case .xmp: Self.xmp(bytes)
+        case .structure: Self.structure(bytes)
+        case .recipe: Self.recipe(bytes)
+        case .request: Self.request(bytes)
         }
+    }
+
+    private static func xmp(_ bytes: [UInt8]) {
+        let xmp = XMPMetadata(packet: bytes)
+        // The scanner's bounds: at most 4,096 properties, no key with a namespace past 1 KB.
+        precondition(xmp.properties.count <= 4_096, "\(xmp.properties.count) properties kept")
+        for key in xmp.properties.keys {
+            let namespace = key.split(separator: " ", maxSplits: 1).first ?? ""
+            precondition(namespace.utf8.count <= 1_024, "a namespace of \(namespace.utf8.count) bytes kept")
+        }
+    }
+
+    private static func structure(_ bytes: [UInt8]) {
+        let source = ByteSource(bytes: bytes)
+        _ = try? MetadataReader.checkStructure(source)
+        for image in [HEIFCodedImage.Image.primary, .thumbnail] {
+            guard let layout = HEIFCodedImage.read(bytes, image: image) else { continue }
+            for range in layout.pictures.joined() + [layout.configuration] {
+                precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "a picture outside the file")
+            }
+            if let gathered = try? layout.gathered(from: source) {
+                precondition(gathered.bytes.count <= bytes.count, "more gathered than the file holds")
+            }
+        }
+    }
+
+    private static func recipe(_ bytes: [UInt8]) {
+        if let recipe = try? EditRecipe(decoding: bytes) {
+            precondition((try? recipe.validate()) != nil, "a recipe loaded that is not valid")
+            let again = try? EditRecipe(decoding: recipe.encoded())
+            precondition(again?.filters == recipe.filters, "a recipe reads back otherwise from its own encoding")
+        }
+        let lines = String(decoding: bytes.prefix(16 << 10), as: UTF8.self).split(separator: "\n").prefix(300)
+        if let recipe = try? EditRecipe(parsing: lines.map(String.init)) {
+            let again = try? EditRecipe(parsing: recipe.filters.map(\.argument))
+            precondition(again?.filters == recipe.filters, "filters read back otherwise from their own arguments")
+        }
+    }
+
+    /// A small real photo (Pillow's Hopper, 128x128, EXIF orientation 5) of the corpus that
+    /// `make test` fetches, rendered for each request: the size the fuzzer can afford.
+    private static let requestPhoto = ".corpus/pillow/images/hopper_orientation_5.jpg"
+
+    private static func request(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let name = UploadStaging.safeName(text)
+        precondition(!name.isEmpty && !name.contains("/") && !name.hasPrefix("."), "an unsafe name: \(name)")
+        guard let (size, mode, options) = try? ImageRoutes.parameters(URI(text).queryParameters) else { return }
+        // As the image manager renders a request, at a side it can afford here.
+        let thumbnail = ThumbnailOptions(
+            width: min(size.width, 256), height: min(size.height, 256), contentMode: mode, format: options.format,
+            quality: options.quality, allowsUpscaling: false, resizeMode: options.resizeMode,
+            normalizedCropRect: options.normalizedCropRect)
+        _ = try? ImageFile.thumbnail(ofFileAt: requestPhoto, options: thumbnail)
     }
 
     private static func metadata(_ bytes: [UInt8]) {

@@ -32,7 +32,7 @@ import LightboxImaging
 /// `POST /api/cache` with `{"action": "start"|"stop"|"stopAll", "assets": [ids], "w", "h",
 /// "mode", "resize", "version", "format"}` starts or stops preparing images (the caching image
 /// manager, at background priority); it answers `{"caching": N}`, the images being prepared.
-enum ImageRoutes {
+package enum ImageRoutes {
     static func add(to routes: Routes) {
         routes.get(
             "/api/assets/:id/image",
@@ -200,7 +200,7 @@ enum ImageRoutes {
     }
 
     /// The size, content mode and options of an image or cache request.
-    static func parameters(_ query: Parameters) throws -> (PixelSize, ContentMode, ImageRequestOptions) {
+    package static func parameters(_ query: Parameters) throws -> (PixelSize, ContentMode, ImageRequestOptions) {
         func side(_ key: String, default value: Int?) throws -> Int? {
             guard let text = query.get(key).map({ String($0) }) else { return value }
             if text == "max" { return ThumbnailOptions.maximumSide }
