@@ -44,13 +44,14 @@ final class RenderQueue: Sendable {
     /// The most jobs of one priority that wait for a slot.
     let capacity: Int
     private let state = Mutex(State())
-    private let queue = DispatchQueue(label: "lightbox.render", qos: .userInitiated, attributes: .concurrent)
-    private let backgroundQueue = DispatchQueue(
-        label: "lightbox.render.background", qos: .utility, attributes: .concurrent)
+    /// Threads of the renders' own, one a slot: Dispatch's concurrent queues share the
+    /// processors' few threads with every other blocking job of the process.
+    private let lanes: WorkPool
 
     init(width: Int, capacity: Int = 256) {
         self.width = max(1, width)
         self.capacity = max(1, capacity)
+        lanes = WorkPool(label: "lightbox.render", lanes: self.width)
     }
 
     /// Runs `work` when a slot is free. Throws `CancellationError` when `isCancelled` says so
@@ -59,11 +60,10 @@ final class RenderQueue: Sendable {
         priority: Priority, isCancelled: @escaping @Sendable () -> Bool, _ work: @escaping @Sendable () throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let dispatch = priority == .background ? backgroundQueue : queue
             let job = Job(
                 priority: priority,
                 start: { [self] in
-                    dispatch.async {
+                    lanes.submit {
                         continuation.resume(with: Result { try work() })
                         self.finished()
                     }

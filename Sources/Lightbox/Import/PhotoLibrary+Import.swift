@@ -41,7 +41,7 @@ extension PhotoLibrary {
                         return (index, ImportItemResult(path: file.path, outcome: .failed(failure)), 0)
                     }
                     do {
-                        let (outcome, size) = try await BlockingWork.run {
+                        let (outcome, size) = try await Self.importWork.run {
                             try self.importFile(atPath: file.path, options: options)
                         }
                         return (index, ImportItemResult(path: file.path, outcome: outcome), size)
@@ -73,6 +73,12 @@ extension PhotoLibrary {
         }
         return ImportSummary(results: results.compactMap { $0 }, progress: progress)
     }
+
+    /// Where files are parsed, decoded and stored: lanes of their own, so that hostile uploads
+    /// being parsed never hold the lanes the library's reads need. As many as the default
+    /// import runs at once.
+    static let importWork = WorkPool(
+        label: "lightbox.import", lanes: ProcessInfo.processInfo.activeProcessorCount + 2)
 
     /// A file to import, or a path that could not be listed.
     struct FoundFile: Sendable {

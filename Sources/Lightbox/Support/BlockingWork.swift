@@ -1,16 +1,14 @@
 import Dispatch
 
-/// Runs blocking work (libvips, file I/O) on Dispatch's threads, so that Swift's cooperative
-/// pool and the server's event loops never wait on it: on a 2-core machine the pool has two
-/// threads, and two blocked ones stop every task of the process.
+/// Runs short blocking work (a catalog read or commit, a file read) off Swift's cooperative
+/// pool and the server's event loops: on a 2-core machine the pool has two threads, and two
+/// blocked ones stop every task of the process. Long work (imports, renders, password
+/// hashing) runs on pools of its own (``WorkPool``), so that it never holds these lanes.
 public enum BlockingWork {
-    private static let queue = DispatchQueue(label: "lightbox.blocking", qos: .userInitiated, attributes: .concurrent)
+    /// Lanes enough that a few slow reads (a cold disk) leave others free.
+    private static let pool = WorkPool(label: "lightbox.blocking", lanes: 16)
 
     public static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                continuation.resume(with: Result { try work() })
-            }
-        }
+        try await pool.run(work)
     }
 }

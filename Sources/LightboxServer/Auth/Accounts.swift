@@ -313,43 +313,8 @@ public final class Accounts: Sendable {
 
 /// Password hashing, at most two at once: each takes 128 MiB and a core for a few hundred
 /// milliseconds, so sign-in attempts must not be able to take the server's memory. The rest
-/// wait their turn in order.
-final class PasswordWork: Sendable {
-    static let shared = PasswordWork(slots: 2)
-
-    private struct State {
-        var free: Int
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-    private let state: Mutex<State>
-
-    init(slots: Int) {
-        state = Mutex(State(free: slots))
-    }
-
-    /// Runs `work` off the cooperative pool once a slot is free.
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let proceed = state.withLock { state in
-                guard state.free > 0 else {
-                    state.waiting.append(continuation)
-                    return false
-                }
-                state.free -= 1
-                return true
-            }
-            if proceed { continuation.resume() }
-        }
-        defer {
-            let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard !state.waiting.isEmpty else {
-                    state.free += 1
-                    return nil
-                }
-                return state.waiting.removeFirst()
-            }
-            next?.resume()
-        }
-        return try await BlockingWork.run(work)
-    }
+/// wait their turn in order, on threads of their own: on the lanes every read shares, two
+/// hashes stalled each read until they ended.
+enum PasswordWork {
+    static let shared = WorkPool(label: "lightbox.passwords", lanes: 2)
 }
