@@ -75,12 +75,11 @@ struct ServeLimitsTests {
 
     @Test("A new connection trickling its header is closed at the header timeout, long before the idle one")
     func headerTimeout() async throws {
-        let folder = try TemporaryDirectory()
-        let (library, _) = try await ChangeTests.makeLibrary(folder, count: 1)
-        let (server, port) = try Self.serve(library.url.path, ["--idle-timeout", "60", "--header-timeout", "1"])
+        let (folder, server, port) = try await Self.serveImpatiently()
         defer {
             server.terminate()
             server.waitUntilExit()
+            withExtendedLifetime(folder) {}
         }
         let trickle = try Self.connect(port, giveUpAfter: 10)
         for character in "GET /api/assets HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + String(repeating: "a", count: 40) {
@@ -97,12 +96,11 @@ struct ServeLimitsTests {
 
     @Test("A body trickled a byte at a time is closed at its pace, long before the idle timeout; a real one is heard")
     func slowBody() async throws {
-        let folder = try TemporaryDirectory()
-        let (library, _) = try await ChangeTests.makeLibrary(folder, count: 1)
-        let (server, port) = try Self.serve(library.url.path, ["--idle-timeout", "60", "--header-timeout", "1"])
+        let (folder, server, port) = try await Self.serveImpatiently()
         defer {
             server.terminate()
             server.waitUntilExit()
+            withExtendedLifetime(folder) {}
         }
         let photo = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Corpus.path("digikam/body-background.jpg"))))
         let head = [
@@ -122,6 +120,15 @@ struct ServeLimitsTests {
         close(trickle)
         let whole = try await RawHTTP.send(port: port, head: head, bytes: photo)
         #expect(whole.status == 201, "\(whole.text)")
+    }
+
+    /// A library of one asset served with a header timeout of 1 s and an idle one of 60 s: what
+    /// a slow client runs into first is the pace, never the silence.
+    static func serveImpatiently() async throws -> (TemporaryDirectory, Process, Int) {
+        let folder = try TemporaryDirectory()
+        let (library, _) = try await ChangeTests.makeLibrary(folder, count: 1)
+        let (server, port) = try serve(library.url.path, ["--idle-timeout", "60", "--header-timeout", "1"])
+        return (folder, server, port)
     }
 
     /// `lightbox serve` on a free port with `options`, once it listens.
