@@ -289,8 +289,12 @@ struct AccessTests {
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(statuses.filter { $0 == .unauthorized }.count == SignInThrottle.freeFailures, "\(statuses)")
-            #expect(statuses.filter { $0 == .tooManyRequests }.count == 20 - SignInThrottle.freeFailures)
+            // Sent together, but on a loaded machine they may arrive over seconds, and one that
+            // comes after its wait is heard: before the mend, all twenty were.
+            let heard = statuses.filter { $0 == .unauthorized }.count
+            let refused = statuses.filter { $0 == .tooManyRequests }.count
+            #expect(heard + refused == 20, "\(statuses)")
+            #expect(heard >= SignInThrottle.freeFailures && refused > 0, "\(statuses)")
         }
         // The throttle itself: an attempt counts from the moment it is let through.
         let throttle = SignInThrottle()
