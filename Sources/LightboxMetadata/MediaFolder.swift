@@ -31,6 +31,9 @@ public enum MediaFolder {
         /// share), sorted: a path cannot name them, so they are reported, never passed over in
         /// silence. Each is written with its undecodable bytes as `\xE9`.
         public var unreadableNames: [String] = []
+        /// Folders inside that could not be listed (no permission to read them), sorted: what
+        /// they hold is reported as unread, not passed over.
+        public var unreadableFolders: [String] = []
     }
 
     /// The deepest folder a walk enters: no photo library nests deeper.
@@ -62,6 +65,7 @@ public enum MediaFolder {
         while let (path, depth) = folders.popLast() {
             guard let directory = opendir(path.isEmpty ? "/" : path) else {
                 if first { return nil }
+                listing.unreadableFolders.append(path)
                 continue
             }
             first = false
@@ -94,6 +98,7 @@ public enum MediaFolder {
         }
         listing.files.sort()
         listing.unreadableNames.sort()
+        listing.unreadableFolders.sort()
         return listing
     }
 

@@ -38,8 +38,9 @@ struct MetadataCommand: AsyncParsableCommand {
     /// sidecars and iPhone adjustment files left out, and `excluding`: the output folder of a
     /// command that writes into a folder it reads). A folder that cannot be listed stays in the
     /// list, for its command to report.
-    /// Names in folders that are not UTF-8 are said to be failures on standard error (in
-    /// JSON, as a line with the error), so the command's status is 1: never passed over.
+    /// Names in folders that are not UTF-8, and folders inside that cannot be listed, are said
+    /// to be failures on standard error (in JSON, as a line with the error), so the command's
+    /// status is 1: never passed over.
     static func files(_ paths: [String], excluding: String? = nil, json: Bool) -> (files: [String], failed: Int) {
         var files: [String] = []
         var failed = 0
@@ -50,12 +51,15 @@ struct MetadataCommand: AsyncParsableCommand {
                 continue
             }
             files += inside.files
-            for name in inside.unreadableNames {
+            let unread =
+                inside.unreadableNames.map { ($0, MediaFolder.unreadableNameReason) }
+                + inside.unreadableFolders.map { ($0, "cannot list the folder") }
+            for (name, reason) in unread {
                 failed += 1
                 if json {
-                    Output.jsonLine(["path": name, "error": MediaFolder.unreadableNameReason])
+                    Output.jsonLine(["path": name, "error": reason])
                 } else {
-                    Output.message("\(name): error: \(MediaFolder.unreadableNameReason)")
+                    Output.message("\(name): error: \(reason)")
                 }
             }
         }

@@ -66,5 +66,14 @@ struct MediaFolderTests {
         #expect(listing.files == [root + "/DCIM/IMG_0001.JPG", root + "/DCIM/pipe.jpg"])
         #expect(listing.unreadableNames == [root + "/DCIM/\\xC9t\\xE9.jpg"])
         #expect(MediaFolder.escaped(Array("caf\u{E9}".utf8) + [0xFF]) == "caf\u{E9}\\xFF")
+        #expect(listing.unreadableFolders.isEmpty)
+        // A folder inside that cannot be listed is said, not passed over. Root lists any folder
+        // whatever its mode, so only another user sees it refused.
+        try FileManager.default.createDirectory(atPath: root + "/DCIM/locked", withIntermediateDirectories: true)
+        #expect(chmod(root + "/DCIM/locked", 0) == 0)
+        defer { chmod(root + "/DCIM/locked", 0o700) }
+        if getuid() != 0 {
+            #expect(MediaFolder.list(root)?.unreadableFolders == [root + "/DCIM/locked"])
+        }
     }
 }

@@ -135,6 +135,9 @@ extension PhotoLibrary {
             found += inFolder.unreadableNames.map {
                 FoundFile(path: $0, failure: LibraryError(.unreadableFile, MediaFolder.unreadableNameReason, path: $0))
             }
+            found += inFolder.unreadableFolders.map {
+                FoundFile(path: $0, failure: LibraryError(.unreadableFile, "cannot list the folder", path: $0))
+            }
         }
         return found
     }
