@@ -292,7 +292,7 @@ struct CommandLineTests {
 
     @Test(
         "metadata, thumbnail and import of a folder with a named pipe and a Latin-1 name finish, naming both",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.minutes(10)))
     func pipeAndLatin1InFolder() throws {
         let card = try TemporaryDirectory()
         try card.copy(Corpus.path("digikam/body-background.jpg"), as: "DCIM/IMG_0001.JPG")

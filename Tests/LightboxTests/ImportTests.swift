@@ -203,7 +203,7 @@ struct ImportTests {
 
     @Test(
         "A sidecar larger than any XMP packet, or a named pipe, is passed over unread and the photo imports",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.minutes(10)))
     func oversizedSidecar() async throws {
         let folder = try TemporaryDirectory()
         let library = try folder.makeLibrary()
