@@ -1,6 +1,11 @@
 import Foundation
+import LightboxMetadata
 
 /// The memory decodes may hold at once, shared by every render in the process.
+///
+/// Each decode reserves its bytes from the process's ``MemoryBudget`` first, then takes its
+/// turn here: this is the share of that budget decodes run side by side in, so that a batch's
+/// decodes do not crowd out the rest of the process's work.
 ///
 /// A decode reserves what it will hold before it starts and waits, in arrival order, until
 /// that fits beside the decodes already running; one larger than the whole limit runs alone.
@@ -29,8 +34,12 @@ final class DecodeMemory: @unchecked Sendable {
     private var recent: [String: Int] = [:]
     private var older: [String: Int] = [:]
 
-    init(limit: Int) {
+    /// The process's budget, which each decode reserves from before its turn here.
+    let budget: MemoryBudget
+
+    init(limit: Int, budget: MemoryBudget = .shared) {
         self.limit = limit
+        self.budget = budget
     }
 
     /// The bytes the last decode of `path` reserved, if it was among the last 256 files.
@@ -54,12 +63,13 @@ final class DecodeMemory: @unchecked Sendable {
         let share = max(0, bytes)
         condition.lock()
         defer { condition.unlock() }
-        guard queue.isEmpty, inUse + share <= limit else { return false }
+        guard queue.isEmpty, inUse + share <= limit, budget.reserveNow(share) else { return false }
         inUse += share
         return true
     }
 
     func giveBack(_ bytes: Int) {
+        budget.giveBack(max(0, bytes))
         condition.lock()
         inUse -= max(0, bytes)
         condition.broadcast()
@@ -78,6 +88,18 @@ final class DecodeMemory: @unchecked Sendable {
                 "decoding it needs \(bytes >> 20) MB at once, more than the \(Self.largestDecode >> 20) MB one decode may hold",
                 path: path)
         }
+        return try budget.withReservation(
+            bytes, for: "decoding it", isCancelled: { monitor?.isCancelled() == true },
+            refused: { ImagingError($0.isCancellation ? .cancelled : .tooLarge, $0.message, path: path) }
+        ) { () throws(ImagingError) -> T in
+            try inTurn(bytes, monitor: monitor, path: path, body)
+        }
+    }
+
+    /// Runs `body` once `bytes` fit beside the decodes running (one larger than the limit alone).
+    private func inTurn<T>(
+        _ bytes: Int, monitor: RenderMonitor?, path: String, _ body: () throws(ImagingError) -> T
+    ) throws(ImagingError) -> T {
         let share = min(max(0, bytes), limit)
         condition.lock()
         if recent.count >= 256 { (older, recent) = (recent, [:]) }
