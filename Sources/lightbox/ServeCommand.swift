@@ -11,6 +11,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
+    @OptionGroup var memoryOptions: MemoryBudgetOptions
+
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
 
@@ -70,6 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
         limits.idleTimeout = .seconds(idleTimeout)
         limits.headerTimeout = .seconds(headerTimeout)
         limits.minimumBodyRate = minimumBodyRate
+        let budget = memoryOptions.apply()
         let library = try libraryOptions.open()
         let count = try await library.assetCount()
         let accounts = try AccountsAccess.open(library)
@@ -95,6 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
                 users == 0
                     ? "No users: anyone on this machine can reach the library; `lightbox user add NAME` requires signing in"
                     : "\(users) user\(users == 1 ? "" : "s") may sign in")
+            Output.message("Memory budget: \(budget >> 20) MB for decodes, metadata, movies, edits and captures")
             let editors = library.installedEditors()
             if !editors.editors.isEmpty {
                 Output.message("Editors: " + editors.editors.map(\.manifest.name).joined(separator: ", "))

@@ -22,6 +22,8 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
+    @OptionGroup var memoryOptions: MemoryBudgetOptions
+
     @Option(help: "Jobs run at once.")
     var jobs = 1
 
@@ -52,6 +54,7 @@ struct WorkerCommand: AsyncParsableCommand {
             }
             chosen.insert(kind)
         }
+        memoryOptions.apply()
         let library = try libraryOptions.open()
         let options = PhotoLibrary.JobRunnerOptions(
             kinds: chosen.isEmpty ? Set(JobKind.allCases) : chosen, concurrency: jobs, untilIdle: untilIdle,
