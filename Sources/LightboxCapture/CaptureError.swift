@@ -18,6 +18,8 @@ public struct CaptureError: Error, Sendable, Hashable, CustomStringConvertible {
         case processingFailed
         /// FFmpeg's or libheif's libraries are missing.
         case unavailable
+        /// The process's memory budget has no room for the capture's frames now.
+        case outOfMemory
     }
 
     public let code: Code

@@ -39,8 +39,12 @@ public final class PhotoOutput: Sendable {
     /// The most frames in flight at once at `size`: a copied frame is 4:2:0, a byte and a half
     /// a pixel. At 1920x1080, 86; at 7680x4320, 5.
     public static func maximumFramesInFlight(at size: PhotoDimensions) -> Int {
-        let frame = Swift.max(1, size.width) * Swift.max(1, size.height) * 3 / 2
-        return Swift.max(1, Swift.min(maximumCapturesInFlight, maximumFrameMemory / frame))
+        Swift.max(1, Swift.min(maximumCapturesInFlight, maximumFrameMemory / frameBytes(at: size)))
+    }
+
+    /// The bytes of one frame copied at `size`.
+    static func frameBytes(at size: PhotoDimensions) -> Int {
+        Swift.max(1, size.width) * Swift.max(1, size.height) * 3 / 2
     }
 
     private let state = Mutex(State())
@@ -169,11 +173,21 @@ public final class PhotoOutput: Sendable {
                     .invalidSettings,
                     "\(state.inFlight) photos of \(frameSize) are in flight, at most \(most): wait for one to end")
             }
+            // The frames' copies come out of the process's memory budget too, beside decodes
+            // and imports: a capture that cannot have them now is refused, not queued, since
+            // its frames arrive whether it waits or not.
+            let memory = frames * Self.frameBytes(at: frameSize)
+            guard MemoryBudget.shared.reserveNow(memory) else {
+                throw CaptureError(
+                    .outOfMemory,
+                    "the process's memory budget has no room now for \(frames) frame\(frames == 1 ? "" : "s") of \(frameSize): try again when the work in hand ends"
+                )
+            }
             state.inFlight += frames
             state.usedIDs.insert(settings.uniqueID)
             return Capture(
                 settings: settings, resolved: resolve(settings, device: device, frameSize: frameSize),
-                device: device, delegate: delegate, continuation: continuation)
+                device: device, delegate: delegate, continuation: continuation, memory: memory)
         }
         // Its first events are queued before the session's thread can see the capture: its
         // frame's didCapturePhoto always comes after them.
@@ -382,6 +396,7 @@ public final class PhotoOutput: Sendable {
     private func finishIfDone(_ capture: Capture) {
         guard capture.isDone() else { return }
         state.withLock { $0.inFlight -= Swift.max(1, capture.settings.exposureBiases.count) }
+        MemoryBudget.shared.giveBack(capture.memory)
         emit(.didFinishCapture(capture.resolved, capture.error), for: capture)
     }
 
@@ -415,6 +430,8 @@ final class Capture: @unchecked Sendable {
     let device: CaptureDevice
     let delegate: (any PhotoCaptureDelegate)?
     let continuation: AsyncStream<PhotoCaptureEvent>.Continuation?
+    /// The bytes its frames hold, reserved from the process's ``MemoryBudget`` until it ends.
+    let memory: Int
 
     private let lock = NSLock()
     /// Frames taken (one per photo), and the wall-clock moment of each.
@@ -432,8 +449,10 @@ final class Capture: @unchecked Sendable {
 
     init(
         settings: PhotoSettings, resolved: ResolvedPhotoSettings, device: CaptureDevice,
-        delegate: (any PhotoCaptureDelegate)?, continuation: AsyncStream<PhotoCaptureEvent>.Continuation?
+        delegate: (any PhotoCaptureDelegate)?, continuation: AsyncStream<PhotoCaptureEvent>.Continuation?,
+        memory: Int
     ) {
+        self.memory = memory
         self.settings = settings
         self.resolved = resolved
         self.device = device

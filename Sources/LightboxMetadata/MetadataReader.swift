@@ -20,15 +20,19 @@ public enum MetadataReader {
     /// Throws when the file's structure states sizes its bytes cannot hold, which a decoder
     /// believing them would allocate: a PNG chunk longer than the file, a movie's sample table
     /// listing more samples than it holds (``QuickTimeTables``). Checked before a file
-    /// is handed to a decoder that is not Lightbox's own; reads only the structure.
-    public static func checkStructure(_ source: ByteSource) throws(MetadataError) {
+    /// is handed to a decoder that is not Lightbox's own; reads only the structure. Returns
+    /// the entries a movie's demuxer indexes, its samples (0 for a still), which size the
+    /// memory it reserves.
+    @discardableResult
+    public static func checkStructure(_ source: ByteSource) throws(MetadataError) -> Int {
         let head = try source.bytes(at: 0, upTo: FileFormat.sniffLength)
         switch FileFormat(sniffing: head) {
         case .png: try PNGContainer.checkChunks(source)
         case .heic, .heif, .avif: try HEIFContainer.checkStructure(source)
-        case .quickTime, .mp4: try QuickTimeTables.check(source)
+        case .quickTime, .mp4: return try QuickTimeTables.check(source)
         default: break
         }
+        return 0
     }
 
     /// Reads the metadata of the bytes `source` holds. Bytes that start like a TIFF are a DNG

@@ -37,6 +37,24 @@ public struct XMPMetadata: Sendable, Hashable {
     /// a HEIF item's extents, a PNG chunk inflated): Google's depth maps, the largest XMP
     /// cameras write, are a few megabytes.
     public static let maximumPacketSize = 16 << 20
+    /// Packets from this size up reserve their memory (``MemoryBudget``) before they are read:
+    /// below it, what a packet holds is less than the reservation's bookkeeping is worth.
+    static let reservedPacketSize = 1 << 20
+
+    /// Reads a packet of `size` bytes with `read` and parses it, within the process's memory
+    /// budget: the packet, the scanner's copies of its names and values and the properties
+    /// kept hold up to four times its size. Nil when `read` gives none; ``MetadataError`` when
+    /// the packet cannot fit in the budget.
+    public static func reading(
+        packetOf size: Int, _ read: () throws(MetadataError) -> [UInt8]?
+    ) throws(MetadataError) -> XMPMetadata? {
+        func parse() throws(MetadataError) -> XMPMetadata? { try read().map(XMPMetadata.init(packet:)) }
+        guard size >= reservedPacketSize else { return try parse() }
+        return try MemoryBudget.shared.withReservation(
+            size.multipliedReportingOverflow(by: 4).partialValue,
+            for: "reading an XMP packet of \(MemoryBudget.megabytes(size))",
+            refused: { MetadataError(.unreadable, $0.message) }, parse)
+    }
 
     static let xmpNamespace = "http://ns.adobe.com/xap/1.0/"
     static let gpano = "http://ns.google.com/photos/1.0/panorama/"

@@ -76,6 +76,19 @@ public enum HostileFiles {
         return bytes
     }
 
+    /// The movie's bytes with its first track's header (`tkhd`, version 0) stating a frame of
+    /// `width` by `height`; its pictures are left as they are.
+    public static func movie(_ movie: [UInt8], statingWidth width: Int, height: Int) -> [UInt8] {
+        var bytes = movie
+        guard let at = bytes.firstRange(of: Array("tkhd".utf8))?.lowerBound else { return bytes }
+        // After the type: version and flags (4), times and IDs (20), reserved (8), layer,
+        // group, volume, reserved (8), the matrix (36), then width and height in 16.16.
+        let sizeAt = at + 4 + 4 + 20 + 8 + 8 + 36
+        let stated = bigEndian32(UInt32(width) << 16) + bigEndian32(UInt32(height) << 16)
+        bytes.replaceSubrange(sizeAt..<sizeAt + 8, with: stated)
+        return bytes
+    }
+
     /// The movie's bytes with its first track repeated until it has `tracks` (its `moov` at
     /// the top level, before its media data).
     public static func movie(_ movie: [UInt8], withTracks tracks: Int) -> [UInt8] {

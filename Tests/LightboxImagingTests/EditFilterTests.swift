@@ -1,4 +1,5 @@
 import Foundation
+import LightboxMetadata
 import LightboxTestSupport
 import Testing
 
@@ -410,10 +411,13 @@ struct EditFilterTests {
         let recipe = try EditRecipe(parsing: [
             "exposure=0.3", "vignette=0.4", "straighten=3", "crop=0.1,0.1,0.8,0.8", "sharpen=1",
         ])
-        #expect(ImageFile.canStream(photo, recipe: recipe, orientation: nil))
-        #expect(!ImageFile.canStream(photo, recipe: EditRecipe(filters: [.rotate(quarterTurns: 1)]), orientation: nil))
-        #expect(!ImageFile.canStream(photo, recipe: EditRecipe(filters: [.straighten(10)]), orientation: nil))
-        #expect(!ImageFile.canStream(photo, recipe: recipe, orientation: 6), "a photo to turn upright is decoded whole")
+        let metadata = try MetadataReader.read(fileAtPath: photo)
+        #expect(ImageFile.canStream(metadata, recipe: recipe, orientation: nil))
+        #expect(
+            !ImageFile.canStream(metadata, recipe: EditRecipe(filters: [.rotate(quarterTurns: 1)]), orientation: nil))
+        #expect(!ImageFile.canStream(metadata, recipe: EditRecipe(filters: [.straighten(10)]), orientation: nil))
+        #expect(
+            !ImageFile.canStream(metadata, recipe: recipe, orientation: 6), "a photo to turn upright is decoded whole")
         let streamed = path("streamed.jpg")
         let inMemory = path("in-memory.jpg")
         let size = try ImageFile.renderStreaming(photo, recipe: recipe, to: streamed, quality: 95, monitor: nil)

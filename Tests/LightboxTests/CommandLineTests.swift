@@ -331,6 +331,46 @@ struct CommandLineTests {
         #expect(imported.stdout.contains("\\\\xC9t\\\\xE9.jpg") || imported.stderr.contains(escaped))
     }
 
+    @Test("A movie's frames are reserved from the memory budget by the size its header states")
+    func movieWithinBudget() throws {
+        let folder = try TemporaryDirectory()
+        // A 1080p phone movie whose track states 4K: FFmpeg may decode frames up to 4K, so
+        // that memory is reserved, which 64 MB cannot hold and 1 GiB can.
+        let movie = try [UInt8](
+            Data(
+                contentsOf: URL(
+                    fileURLWithPath: try Corpus.path(
+                        "forensics/original-files/movie1/VID_20191220_170832.mp4"))))
+        let stated = folder.path("stated-4k.mp4")
+        try Data(HostileFiles.movie(movie, statingWidth: 3840, height: 2160)).write(to: URL(fileURLWithPath: stated))
+        let out = folder.path("out")
+        let small = try Self.run(
+            ["thumbnail", stated, "--size", "64", "--out", out], environment: ["LIGHTBOX_MEMORY_BUDGET": "64M"])
+        #expect(small.status == 1)
+        #expect(small.stderr.contains(stated + ": error: its poster frame needs"), "\(small.stderr)")
+        #expect(small.stderr.contains("more than the memory budget of 64 MB"), "\(small.stderr)")
+        let fits = try Self.run(["thumbnail", stated, "--size", "64", "--out", out, "--overwrite"])
+        #expect(fits.status == 0, "\(fits.stderr)")
+
+        // A track stating 20000x20000 would need past the whole budget: refused before FFmpeg
+        // opens it, whatever its frames really are.
+        let huge = folder.path("stated-huge.mp4")
+        try Data(HostileFiles.movie(movie, statingWidth: 20_000, height: 20_000)).write(to: URL(fileURLWithPath: huge))
+        let refused = try Self.run(["thumbnail", huge, "--size", "64", "--out", out])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("more than the memory budget of 1024 MB"), "\(refused.stderr)")
+        // A track stating less than its frames: FFmpeg refuses the frame before allocating it.
+        let tiny = folder.path("stated-tiny.mp4")
+        try Data(HostileFiles.movie(movie, statingWidth: 64, height: 36)).write(to: URL(fileURLWithPath: tiny))
+        let lied = try Self.run(["thumbnail", tiny, "--size", "64", "--out", out])
+        #expect(lied.status == 1)
+        #expect(lied.stderr.contains(tiny + ": error:"), "\(lied.stderr)")
+
+        let badBudget = try Self.run(["worker", "--memory-budget", "12", "--until-idle", "--library", folder.path("L")])
+        #expect(badBudget.status != 0)
+        #expect(badBudget.stderr.contains("--memory-budget must be a size of at least 64M"), "\(badBudget.stderr)")
+    }
+
     @Test("import --json reports each file; ls, show and thumb read the library back")
     func importListShowThumb() throws {
         let folder = try TemporaryDirectory()

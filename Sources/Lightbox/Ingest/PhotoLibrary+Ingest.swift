@@ -83,11 +83,15 @@ extension PhotoLibrary {
     static func sidecar(of path: String) -> XMPMetadata? {
         let base = (path as NSString).deletingPathExtension
         for candidate in [path + ".xmp", path + ".XMP", base + ".xmp", base + ".XMP"] {
-            guard let bytes = try? FileIO.contents(ofFileAt: candidate, limit: XMPMetadata.maximumPacketSize)
+            var info = stat()
+            guard stat(candidate, &info) == 0, info.st_size <= XMPMetadata.maximumPacketSize,
+                let xmp = try? XMPMetadata.reading(
+                    packetOf: Int(info.st_size),
+                    { try? FileIO.contents(ofFileAt: candidate, limit: XMPMetadata.maximumPacketSize) })
             else {
                 continue
             }
-            return XMPMetadata(packet: bytes)
+            return xmp
         }
         return nil
     }

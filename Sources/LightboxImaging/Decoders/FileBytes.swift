@@ -14,9 +14,11 @@ enum FileBytes {
 
     /// Refuses what a decoder that is not Lightbox's own (libvips' loaders, FFmpeg) would
     /// believe and allocate: ``MetadataReader/checkStructure(_:)`` of the file at `path`.
-    static func checkStructure(_ path: String) throws(ImagingError) {
+    /// Returns the samples a movie's index will hold (0 for a still).
+    @discardableResult
+    static func checkStructure(_ path: String) throws(ImagingError) -> Int {
         do throws(MetadataError) {
-            try MetadataReader.checkStructure(ByteSource(fileAtPath: path))
+            return try MetadataReader.checkStructure(ByteSource(fileAtPath: path))
         } catch {
             throw ImagingError(error.code == .unreadable ? .unreadable : .corrupt, error.message, path: path)
         }

@@ -12,10 +12,16 @@ enum VideoDecoder {
     /// upright as the track's matrix asks.
     static func posterFrame(path: String) throws(ImagingError) -> (image: VipsImageRef, orientation: Int) {
         // Sample tables FFmpeg would index past any bound, refused first.
-        try FileBytes.checkStructure(path)
+        let entries = try FileBytes.checkStructure(path)
+        let pixels = MovieMemory.framePixels(of: path, atMost: maximumPixels)
         var frame = cvideo_frame()
         var message = [CChar](repeating: 0, count: 256)
-        let status = cvideo_poster_frame(path, maximumPixels, Int32(maximumPackets), &frame, &message, message.count)
+        let status = try MovieMemory.withReservation(
+            entries: entries, pixels: pixels, bytesPerPixel: MovieMemory.posterBytesPerPixel,
+            for: "its poster frame", path: path
+        ) { () throws(ImagingError) in
+            cvideo_poster_frame(path, pixels, Int32(maximumPackets), &frame, &message, message.count)
+        }
         let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         switch status {
         case CVIDEO_OK: break

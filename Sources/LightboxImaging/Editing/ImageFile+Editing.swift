@@ -29,17 +29,44 @@ extension ImageFile {
         // are of no use to a full-size render and would only add to its peak.
         PixelBuffers.shared.releaseKept()
         ReadBuffers.shared.releaseKept()
-        if canStream(path, recipe: recipe, orientation: orientation) {
+        let metadata = try? MetadataReader.read(fileAtPath: path)
+        if canStream(metadata, recipe: recipe, orientation: orientation) {
             do {
-                return try renderStreaming(path, recipe: recipe, to: outputPath, quality: quality, monitor: monitor)
+                return try withEditMemory(metadata, streaming: true, path: path, monitor: monitor) {
+                    () throws(ImagingError) in
+                    try renderStreaming(path, recipe: recipe, to: outputPath, quality: quality, monitor: monitor)
+                }
             } catch {
                 // libvips refuses a read behind the rows it keeps ("out of order read"): the
                 // render is made again from the photo in memory.
-                if error.code == .cancelled { throw error }
+                if error.code == .cancelled || error.code == .tooLarge { throw error }
             }
         }
-        return try renderInMemory(
-            path, recipe: recipe, to: outputPath, quality: quality, orientation: orientation, monitor: monitor)
+        return try withEditMemory(metadata, streaming: false, path: path, monitor: monitor) {
+            () throws(ImagingError) in
+            try renderInMemory(
+                path, recipe: recipe, to: outputPath, quality: quality, orientation: orientation, monitor: monitor)
+        }
+    }
+
+    /// The rows of a streamed render libvips keeps behind the one it reads, as float RGB.
+    static let streamedRows = 1_024
+
+    /// Runs a full-size render with its working memory reserved from the process's
+    /// ``MemoryBudget``: when it streams, the rows libvips keeps (float RGB); in memory, the
+    /// decoded photo it holds after its decode gave back the decode's own reservation, and one
+    /// copy of it that the recipe's filters and the encoder make (8-bit RGB, a byte a sample).
+    /// A photo whose header states no size counts as 24 megapixels.
+    static func withEditMemory<T>(
+        _ metadata: MediaMetadata?, streaming: Bool, path: String, monitor: RenderMonitor?,
+        _ body: () throws(ImagingError) -> T
+    ) throws(ImagingError) -> T {
+        let width = min(max(1, metadata?.pixelWidth ?? 6_000), 65_536)
+        let height = min(max(1, metadata?.pixelHeight ?? 4_000), 65_536)
+        let bytes = streaming ? width * streamedRows * 3 * 4 : width * height * 3 * 2
+        return try MemoryBudget.shared.withReservation(
+            bytes, for: "rendering its edit", isCancelled: { monitor?.isCancelled() == true },
+            refused: { ImagingError($0.isCancellation ? .cancelled : .tooLarge, $0.message, path: path) }, body)
     }
 
     /// The render from the photo decoded whole into memory.
@@ -67,8 +94,8 @@ extension ImageFile {
     /// JPEG (libvips' loader then reads it top to bottom, keeping the rows the pipeline still
     /// needs), with no filter that reads the image out of order (a quarter turn, a vertical
     /// flip) or far across rows (a straighten whose slant spans more than 700 rows).
-    static func canStream(_ path: String, recipe: EditRecipe, orientation: Int?) -> Bool {
-        guard let metadata = try? MetadataReader.read(fileAtPath: path), metadata.format == .jpeg,
+    static func canStream(_ metadata: MediaMetadata?, recipe: EditRecipe, orientation: Int?) -> Bool {
+        guard let metadata, metadata.format == .jpeg,
             (orientation ?? metadata.exif?.orientation ?? 1) == 1, let width = metadata.pixelWidth
         else { return false }
         return recipe.filters.allSatisfy { filter in

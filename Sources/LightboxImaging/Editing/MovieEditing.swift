@@ -81,14 +81,19 @@ extension ImageFile {
                     "cannot edit the movie: the volume must be from 0 to 1 and the part kept must end after it starts",
                     path: inputPath)
             }
-            try FileBytes.checkStructure(inputPath)
+            let entries = try FileBytes.checkStructure(inputPath)
+            let pixels = MovieMemory.framePixels(of: inputPath, atMost: options.maximumPixels)
             var settings = cvideo_edit_options(
-                audio_volume: options.audioVolume, quality: Int32(options.quality), max_pixels: options.maximumPixels,
+                audio_volume: options.audioVolume, quality: Int32(options.quality), max_pixels: pixels,
                 start: options.start, end: options.end ?? 0)
             var message = [CChar](repeating: 0, count: 512)
             let context = Unmanaged.passUnretained(editing).toOpaque()
-            let status = cvideo_edit_movie(
-                inputPath, outputPath, &settings, editFrame, context, &message, message.count)
+            let status = try MovieMemory.withReservation(
+                entries: entries, pixels: pixels, bytesPerPixel: MovieMemory.editBytesPerPixel,
+                for: "editing it", path: inputPath
+            ) { () throws(ImagingError) in
+                cvideo_edit_movie(inputPath, outputPath, &settings, editFrame, context, &message, message.count)
+            }
             guard status == CVIDEO_OK else {
                 unlink(outputPath)
                 if let error = editing.error { throw error }

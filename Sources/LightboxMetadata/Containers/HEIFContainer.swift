@@ -68,10 +68,12 @@ enum HEIFContainer {
                     if size > XMPMetadata.maximumPacketSize { break }
                 }
                 guard size <= XMPMetadata.maximumPacketSize else { continue }
-                var packet: [UInt8] = []
-                packet.reserveCapacity(size)
-                for extent in extents { packet += try source.bytes(at: extent.offset, count: extent.length) }
-                metadata.xmp = XMPMetadata(packet: packet)
+                metadata.xmp = try XMPMetadata.reading(packetOf: size) { () throws(MetadataError) in
+                    var packet: [UInt8] = []
+                    packet.reserveCapacity(size)
+                    for extent in extents { packet += try source.bytes(at: extent.offset, count: extent.length) }
+                    return packet
+                }
             }
         }
     }

@@ -101,17 +101,20 @@ enum JPEGContainer {
             offset = payloadOffset + payloadLength
         }
         if let standardXMP {
-            var packet = standardXMP
             // The standard packet names its extension by GUID (xmpNote:HasExtendedXMP).
             let note = XMPMetadata(packet: standardXMP).properties["http://ns.adobe.com/xmp/note/ HasExtendedXMP"]
-            if let note, let part = extended[note] {
-                var joined = [UInt8](repeating: 0x20, count: part.length)
-                for (start, bytes) in part.parts where start + bytes.count <= part.length {
-                    joined.replaceSubrange(start..<start + bytes.count, with: bytes)
+            let part = note.flatMap { extended[$0] }
+            metadata.xmp = try XMPMetadata.reading(packetOf: standardXMP.count + (part?.length ?? 0)) {
+                var packet = standardXMP
+                if let part {
+                    var joined = [UInt8](repeating: 0x20, count: part.length)
+                    for (start, bytes) in part.parts where start + bytes.count <= part.length {
+                        joined.replaceSubrange(start..<start + bytes.count, with: bytes)
+                    }
+                    packet += joined
                 }
-                packet += joined
+                return packet
             }
-            metadata.xmp = XMPMetadata(packet: packet)
         }
         if !iccParts.isEmpty {
             let profile = iccParts.keys.sorted().flatMap { iccParts[$0]! }

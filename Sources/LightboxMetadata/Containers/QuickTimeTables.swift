@@ -17,8 +17,10 @@ enum QuickTimeTables {
     static let maximumFragments = 200_000
 
     /// Throws when a table lists more than its box or the file can hold, or the movie more
-    /// tracks or samples than any real one. Reads only the boxes' headers and counts.
-    static func check(_ source: ByteSource) throws(MetadataError) {
+    /// tracks or samples than any real one. Reads only the boxes' headers and counts. Returns
+    /// the index entries FFmpeg will build.
+    @discardableResult
+    static func check(_ source: ByteSource) throws(MetadataError) -> Int {
         let top = try ISOBox.children(of: source, in: 0..<source.count)
         var entries = 0
         var tracks = 0
@@ -45,6 +47,7 @@ enum QuickTimeTables {
                 }
             }
         }
+        return entries
     }
 
     private static func checkTotal(_ entries: Int) throws(MetadataError) {

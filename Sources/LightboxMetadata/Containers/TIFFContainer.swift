@@ -188,8 +188,12 @@ enum PNGContainer {
                     _ = cursor.cString()  // language
                     _ = cursor.cString()  // translated keyword
                     let text = Array(body[cursor.position...])
-                    if let packet = compressed == 0 ? text : try? Inflate.zlib(text, limit: packetLimit) {
-                        metadata.xmp = XMPMetadata(packet: packet)
+                    // Deflate makes at most 1,032 bytes of one.
+                    let size = compressed == 0 ? text.count : min(packetLimit, text.count * 1_032)
+                    if let xmp = try XMPMetadata.reading(
+                        packetOf: size, { compressed == 0 ? text : try? Inflate.zlib(text, limit: packetLimit) })
+                    {
+                        metadata.xmp = xmp
                     }
                 }
             case "tEXt", "zTXt":

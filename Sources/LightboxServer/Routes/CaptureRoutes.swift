@@ -103,7 +103,8 @@ enum CaptureRoutes {
                 }
             } catch let error as CaptureError {
                 throw HTTPError(
-                    error.code == .deviceBusy ? .conflict : .unprocessableContent,
+                    error.code == .deviceBusy
+                        ? .conflict : error.code == .outOfMemory ? .serviceUnavailable : .unprocessableContent,
                     message: "the capture failed, nothing was saved: \(error.message)")
             }
             // The library's token once the capture's transaction has committed.

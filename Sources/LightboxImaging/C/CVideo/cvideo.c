@@ -109,6 +109,8 @@ cvideo_status cvideo_poster_frame(const char *path, size_t max_pixels, int max_p
     }
     // One thread: callers decode several movies at once, one per core.
     codec->thread_count = 1;
+    // A frame larger than the caller reserved memory for is refused before it is allocated.
+    codec->max_pixels = max_pixels < INT64_MAX ? (int64_t)max_pixels : INT64_MAX;
     error = ffmpeg.avcodec_open2(codec, decoder, NULL);
     if (error < 0) {
         cvideo_set_message(message, message_length, "cannot open the video decoder", error);

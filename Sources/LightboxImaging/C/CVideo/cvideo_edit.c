@@ -499,7 +499,13 @@ cvideo_status cvideo_edit_movie(const char *input, const char *output, const cvi
         if (e.audio < 0) e.audio = -1;
     }
     e.decoder = ffmpeg.avcodec_alloc_context3(decoder);
-    if (e.decoder) e.decoder->thread_count = 0;
+    if (e.decoder) {
+        // Each frame thread holds frames of its own: at most four, whatever the machine, so
+        // that the memory the caller reserved for the frames holds on any machine.
+        e.decoder->thread_count = 4;
+        // A frame larger than the caller reserved memory for is refused before it is allocated.
+        e.decoder->max_pixels = options->max_pixels < INT64_MAX ? (int64_t)options->max_pixels : INT64_MAX;
+    }
     if (!e.decoder || ffmpeg.avcodec_parameters_to_context(e.decoder, e.in->streams[e.video]->codecpar) < 0 ||
         ffmpeg.avcodec_open2(e.decoder, decoder, NULL) < 0) {
         cvideo_set_message(message, message_length, "cannot open the video decoder", -1);
