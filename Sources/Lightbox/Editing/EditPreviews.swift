@@ -29,7 +29,7 @@ public final class EditPreviews: Sendable {
         of asset: Asset, recipe: EditRecipe, maximumSide: Int? = nil, quality: Int = 85
     ) async throws -> EncodedImage {
         let image = try await displayImage(of: asset, maximumSide: maximumSide)
-        return try await BlockingWork.run {
+        return try await EditingWork.run {
             do throws(ImagingError) {
                 return try image.render(recipe, quality: quality)
             } catch {
@@ -55,7 +55,7 @@ public final class EditPreviews: Sendable {
             remember(key, input.displaySizeImage, asset: asset)
         }
         guard let display, let side, let sized else { return display! }
-        let smaller = try await BlockingWork.run {
+        let smaller = try await EditingWork.run {
             do throws(ImagingError) {
                 return try display.resized(maximumSide: side)
             } catch {

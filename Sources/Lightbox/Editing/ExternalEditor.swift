@@ -141,7 +141,7 @@ public final class ExternalEditor: ContentEditingController {
             let bytes = Self.encode(request)
             state.withLock { $0.running = true }
             defer { state.withLock { $0.running = false } }
-            let answered = try await BlockingWork.run { [self] in try run(bytes, seconds: timeLimit, writable: folder) }
+            let answered = try await EditingWork.run { [self] in try run(bytes, seconds: timeLimit, writable: folder) }
             let answer = try parse(answered)
             guard let data = answer["adjustmentData"] as? [String: Any], let adjustment = Self.adjustmentData(data)
             else {
@@ -161,7 +161,7 @@ public final class ExternalEditor: ContentEditingController {
             {
                 try FileIO.requireRegularFile(output.renderedLivePhotoMovieURL.path)
                 let (still, edited) = (image.path, output.renderedLivePhotoMovieURL.path)
-                try await BlockingWork.run {
+                try await EditingWork.run {
                     try LivePhotoEditingContext.pair(movieAt: edited, still: still, sourceMovie: movie.path)
                 }
             }

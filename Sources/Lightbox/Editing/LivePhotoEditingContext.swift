@@ -75,7 +75,7 @@ public final class LivePhotoEditingContext: Sendable {
         let (process, volume) = try processing()
         let display = try input.displaySizeImage.resized(maximumSide: maximumSide)
         let time = photoTime
-        let photo = try await BlockingWork.run {
+        let photo = try await EditingWork.run {
             let frame = LivePhotoFrame(image: display, time: time, type: .photo, renderScale: display.scale)
             return try process(frame).encoded()
         }
@@ -101,7 +101,7 @@ public final class LivePhotoEditingContext: Sendable {
         let orientation = self.orientation
         let time = photoTime
         let destination = output.renderedContentURL.path
-        try await BlockingWork.run {
+        try await EditingWork.run {
             do {
                 let photo = try EditableImage(
                     fileAt: source, maximumSide: ThumbnailOptions.maximumSide, orientation: orientation)
@@ -126,7 +126,7 @@ public final class LivePhotoEditingContext: Sendable {
         guard let movie = input.livePhotoMovieURL else { return }
         let still = fullSizeImageURL.path
         let photoSide = fullSizePhotoSide()
-        try await BlockingWork.run {
+        try await EditingWork.run {
             do {
                 _ = try ImageFile.editMovie(
                     at: movie.path, to: url.path, photoSide: photoSide, options: options, process: process)

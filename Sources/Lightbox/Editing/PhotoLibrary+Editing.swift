@@ -75,7 +75,7 @@ extension PhotoLibrary {
         }
         let side = max(16, options.displaySizeImageMaximumSide)
         let override = orientation
-        let (display, fileOrientation): (EditableImage, Int) = try await BlockingWork.run {
+        let (display, fileOrientation): (EditableImage, Int) = try await EditingWork.run {
             do throws(ImagingError) {
                 let display = try EditableImage(fileAt: url.path, maximumSide: side, orientation: override)
                 let own =
@@ -109,7 +109,7 @@ extension PhotoLibrary {
             of: current, original: original, render: render, adjustmentBase: .adjustmentBaseVideo, options: options)
         let url = try await fileURL(for: movie)
         let side = max(16, options.displaySizeImageMaximumSide)
-        let display: EditableImage = try await BlockingWork.run {
+        let display: EditableImage = try await EditingWork.run {
             do throws(ImagingError) {
                 return try EditableImage(fileAt: url.path, maximumSide: side)
             } catch {
@@ -147,7 +147,7 @@ extension PhotoLibrary {
     public func adjustmentData(for asset: Asset) async throws -> AdjustmentData? {
         guard asset.hasAdjustments, let stored = asset.resource(ofType: .adjustmentData) else { return nil }
         let path = try await fileURL(for: stored).path
-        return try await BlockingWork.run {
+        return try await EditingWork.run {
             try AdjustmentData(
                 stored: try FileIO.contents(ofFileAt: path, limit: 4 * AdjustmentData.maximumDataSize) ?? [], path: path
             )

@@ -96,7 +96,7 @@ public final class RecipeEditor: ContentEditingController {
         let orientation = input.fullSizeImageOrientation
         let quality = self.quality
         do {
-            _ = try await BlockingWork.run {
+            _ = try await EditingWork.run {
                 try ImageFile.renderEdit(
                     ofFileAt: path, recipe: recipe, toJPEGAt: destination, quality: quality, orientation: orientation,
                     monitor: RenderMonitor(isCancelled: cancelled))
@@ -139,7 +139,7 @@ public final class RecipeEditor: ContentEditingController {
         }
         let (destination, settings) = (output.renderedContentURL.path, options)
         do {
-            try await BlockingWork.run {
+            try await EditingWork.run {
                 let metadata = try? MetadataReader.read(fileAtPath: movie.path)
                 let side = max(metadata?.pixelWidth ?? 0, metadata?.pixelHeight ?? 0)
                 _ = try ImageFile.editMovie(

@@ -70,7 +70,9 @@ extension PhotoLibrary {
         if playsAsIs && !transcode && !(maximumSide != nil && smaller) { return .stored(resource) }
         let name = resource.originalFilename
         let job = await MovieTranscoder.shared.job(for: asset.localIdentifier + "/" + key) { [derivatives] in
-            try await BlockingWork.run {
+            // A movie transcoded is an edit with no frame processor: minutes of work, on the
+            // edits' lanes, never on those catalog reads need.
+            try await EditingWork.run {
                 let scratch = try derivatives.scratchFolder()
                 let partial = scratch.path + "/" + key
                 do {
