@@ -9,7 +9,8 @@ enum MovieMemory {
     /// FFmpeg's index entry and the tables' own arrays for one sample.
     static let bytesPerIndexEntry = 64
     /// A poster frame: the decoder's reference frames (10-bit 4:2:0 HEVC, two bytes a sample)
-    /// and the frame in RGB. Measured: a 4K HEVC movie's poster frame holds 18 bytes a pixel.
+    /// and the frame in RGB, with room over what a 4K HEVC movie's was measured to hold
+    /// (docs/BENCHMARKS.md, The memory budget).
     static let posterBytesPerPixel = 20
     /// A movie edited frame by frame: the decoder's threads and reference frames, the frame as
     /// RGB, its render and the encoder's pictures.
