@@ -219,7 +219,10 @@ struct XMPScanner {
             guard valueEnd - valueStart - 1 <= Self.maximumNamespaceLength,
                 namespaces.count < Self.maximumNamespaces || namespaces[String(prefix)] != nil
             else { continue }
-            namespaces[String(prefix)] = Self.string(bytes[(valueStart + 1)..<valueEnd])
+            // Measured again as decoded: each byte that is not UTF-8 becomes U+FFFD, three bytes.
+            let uri = Self.string(bytes[(valueStart + 1)..<valueEnd])
+            guard uri.utf8.count <= Self.maximumNamespaceLength else { continue }
+            namespaces[String(prefix)] = uri
         }
     }
 

@@ -85,6 +85,19 @@ struct SwollenXMPTests {
         #expect(real.rating == 3, "properties read before the bound stay")
     }
 
+    @Test("A namespace within 1 KB of bytes that are not UTF-8 is measured as decoded, three times longer")
+    func namespaceNotUTF8() {
+        // Found by the xmp fuzz target: each byte that is not UTF-8 decodes to U+FFFD, so a
+        // URI of 1,000 such bytes became a 3,000-byte key prefix past the bound.
+        var packet = Array(#"<rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="3" xmlns:h=""#.utf8)
+        packet += [UInt8](repeating: 0xFF, count: 1_000)
+        packet += Array(#"" h:a="1" h:b="2"/>"#.utf8)
+        let xmp = XMPMetadata(packet: packet)
+        #expect(xmp.rating == 3)
+        #expect(xmp.properties.keys.allSatisfy { $0.utf8.count < 1_100 }, "\(xmp.properties.keys.map(\.utf8.count))")
+        #expect(xmp.properties.count == 1)
+    }
+
     @Test("The shape that never finished, carried in a real PNG, gives its rating and a bounded rest")
     func inPNG() throws {
         let photo = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Corpus.path("pillow/images/hopper.png"))))
