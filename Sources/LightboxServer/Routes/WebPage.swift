@@ -97,5 +97,17 @@ enum WebPage {
             }
             return file.response(to: request)
         }
+        // A browser asks for it on a page that names no icon (an API answer opened in a tab),
+        // and counted its 404 as an error of the page.
+        routes.get(
+            "/favicon.ico", access: .open,
+            doc: APIOperation(
+                "The page's icon, where browsers look for it by default.",
+                responses: [.media(200, "The icon.", ["image/svg+xml"]), .empty(304, "The client has it.")])
+        ) { request, _ in
+            icon.response(to: request)
+        }
     }
+
+    static let icon = files["icon.svg"]!
 }
