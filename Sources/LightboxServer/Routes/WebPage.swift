@@ -14,7 +14,8 @@ import NIOCore
 /// viewer walks the whole timeline, showing the quick image at once and the final one when it
 /// arrives, and plays Live Photos and movies (`viewer.js`); an edit view's sliders and effects
 /// build a recipe, previewed at the view's size and saved at full size (`editor.js`). Image
-/// URLs carry the asset's modification date, so an edit shows at once everywhere.
+/// URLs carry the asset's modification date, so an edit shows at once everywhere. One tab of
+/// the browser at a time holds the change stream and tells the others (`changes.js`).
 enum WebPage {
     struct File: Sendable {
         let bytes: [UInt8]
@@ -62,6 +63,7 @@ enum WebPage {
         "upload.js": File(PackageResources.upload_js, "text/javascript; charset=utf-8"),
         "search.js": File(PackageResources.search_js, "text/javascript; charset=utf-8"),
         "camera.js": File(PackageResources.camera_js, "text/javascript; charset=utf-8"),
+        "changes.js": File(PackageResources.changes_js, "text/javascript; charset=utf-8"),
         "main.js": File(PackageResources.main_js, "text/javascript; charset=utf-8"),
         "signin.js": File(PackageResources.signin_js, "text/javascript; charset=utf-8"),
         "shared.js": File(PackageResources.shared_js, "text/javascript; charset=utf-8"),

@@ -4,6 +4,7 @@
 // without a reload.
 import { assetAt, indexOf, refresh, total } from './grid.js';
 import { open } from './viewer.js';
+import { onChange } from './changes.js';
 import { openEditor } from './editor.js';
 import { loadSidebar, showFromAddress } from './sidebar.js';
 import './select.js';
@@ -38,11 +39,11 @@ follow().then(() => total() ? assetAt(0) : null).catch(() => {}).then(() => load
 // A link followed in this tab (the viewer's own steps change the address without this event).
 addEventListener('hashchange', follow);
 
-// Each committed change of the library (the server pushes them as they commit): the grid and
-// the sidebar's counts are read again, once for a burst of them.
+// Each committed change of the library (the server pushes them as they commit, to one tab of
+// the browser, which tells the others: changes.js): the grid and the sidebar's counts are read
+// again, once for a burst of them.
 let pending = null;
-const changes = new EventSource('/api/changes/stream');
-changes.addEventListener('change', () => {
+onChange(() => {
   clearTimeout(pending);
   pending = setTimeout(() => { refresh(); loadSidebar().catch(() => {}); }, 250);
 });
