@@ -11,7 +11,9 @@ import json
 import os
 import time
 import unittest
+import urllib.error
 import urllib.parse
+import urllib.request
 
 from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
@@ -293,6 +295,42 @@ class PageChecks:
             # Liveness, not speed: a load that waits for a held connection waited 16 to 33 s.
             self.assertLess(took, 5, f"trip {trip}: the page waited {took:.1f} s for its photos")
         self.shot("after-twenty-trips")
+
+    def test_the_account_menu_says_who_is_signed_in_and_signs_out(self):
+        self.sign_in()
+        account = self.driver.find_element(By.ID, "account")
+        self.wait.until(lambda d: account.is_displayed() and account.text == USER)
+        # Another device signed in as the same person (an iPhone's Safari).
+        phone = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 Version/18.0 Safari/604.1"
+        sign_in = urllib.request.Request(
+            URL + "/api/session", json.dumps({"name": USER, "password": PASSWORD}).encode(),
+            {"Content-Type": "application/json", "User-Agent": phone})
+        with urllib.request.urlopen(sign_in) as answer:
+            self.assertEqual(answer.status, 200)
+        account.click()
+        dialog = self.driver.find_element(By.ID, "account-dialog")
+        self.wait.until(lambda d: dialog.is_displayed())
+        self.assertIn(USER, dialog.find_element(By.ID, "account-who").text)
+        items = lambda: dialog.find_elements(By.CSS_SELECTOR, "#account-sessions li")
+        self.wait.until(lambda d: any("Safari on iPhone" in item.text for item in items()))
+        self.assertEqual(len([item for item in items() if "this browser" in item.text]), 1)
+        self.shot("account")
+        before = len(self.api("/api/sessions")["sessions"])
+        iphone = next(item for item in items() if "Safari on iPhone" in item.text)
+        iphone.find_element(By.TAG_NAME, "button").click()
+        self.wait.until(lambda d: not any("Safari on iPhone" in item.text for item in items()))
+        self.assertEqual(len(self.api("/api/sessions")["sessions"]), before - 1)
+        cookie = self.driver.get_cookie("lightbox_session")["value"]
+        self.driver.find_element(By.ID, "sign-out").click()
+        self.wait.until(lambda d: d.current_url.endswith("/signin"))
+        self.shot("signed-out")
+        # The session is over on the server, not only forgotten by the browser.
+        again = urllib.request.Request(URL + "/api/authorization", headers={"Cookie": "lightbox_session=" + cookie})
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(again)
+        self.assertEqual(refused.exception.code, 401, "a cookie of an ended session names no one")
+        self.driver.get(URL + "/")
+        self.wait.until(lambda d: d.current_url.endswith("/signin"))
 
     def test_viewer_walks_the_whole_timeline_and_closes_with_escape_or_back(self):
         self.sign_in()

@@ -15,7 +15,8 @@ import NIOCore
 /// arrives, and plays Live Photos and movies (`viewer.js`); an edit view's sliders and effects
 /// build a recipe, previewed at the view's size and saved at full size (`editor.js`). Image
 /// URLs carry the asset's modification date, so an edit shows at once everywhere. One tab of
-/// the browser at a time holds the change stream and tells the others (`changes.js`).
+/// the browser at a time holds the change stream and tells the others (`changes.js`); the
+/// account menu says who is signed in, lists their sessions and signs out (`account.js`).
 enum WebPage {
     struct File: Sendable {
         let bytes: [UInt8]
@@ -64,6 +65,7 @@ enum WebPage {
         "search.js": File(PackageResources.search_js, "text/javascript; charset=utf-8"),
         "camera.js": File(PackageResources.camera_js, "text/javascript; charset=utf-8"),
         "changes.js": File(PackageResources.changes_js, "text/javascript; charset=utf-8"),
+        "account.js": File(PackageResources.account_js, "text/javascript; charset=utf-8"),
         "main.js": File(PackageResources.main_js, "text/javascript; charset=utf-8"),
         "signin.js": File(PackageResources.signin_js, "text/javascript; charset=utf-8"),
         "shared.js": File(PackageResources.shared_js, "text/javascript; charset=utf-8"),

@@ -10,6 +10,7 @@ import { loadSidebar, showFromAddress } from './sidebar.js';
 import './select.js';
 import './upload.js';
 import './camera.js';
+import './account.js';
 
 // The page keeps its own place: the browser's restoring of the scroll on Back would undo the
 // viewer's showing where its walk ended.
