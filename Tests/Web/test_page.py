@@ -22,6 +22,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions import interaction
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.pointer_input import PointerInput
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -331,6 +332,64 @@ class PageChecks:
         self.assertEqual(refused.exception.code, 401, "a cookie of an ended session names no one")
         self.driver.get(URL + "/")
         self.wait.until(lambda d: d.current_url.endswith("/signin"))
+
+    def test_the_viewer_zooms_and_pans_and_a_click_never_closes_it(self):
+        """A double click closed the viewer and opened the photo behind it with its second
+        click, and nothing zoomed with a mouse; on a phone a zoomed photo could not be panned."""
+        self.sign_in()
+        # A photo of 600 pixels or more a side: a click on it lands on it, not beside it.
+        newest = next(a["localIdentifier"] for a in self.api("/api/assets?offset=0&limit=200")["assets"]
+                      if a["mediaType"] == 1 and min(a["pixelWidth"], a["pixelHeight"]) >= 600)
+        self.driver.get(URL + "/#view=" + newest)
+        viewer = self.driver.find_element(By.ID, "viewer")
+        self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
+        picture = viewer.find_element(By.CSS_SELECTOR, "#stage img")
+        self.wait_for_image(picture)
+        matrix = lambda: self.driver.execute_script(
+            "const m = new DOMMatrix(getComputedStyle(arguments[0]).transform); return [m.a, m.e, m.f]", picture)
+        still_open = lambda: ("open" in viewer.get_attribute("class")
+                              and self.driver.current_url.endswith("#view=" + newest))
+        phone = self.viewport[2]
+        if phone:
+            # Zoomed (as a pinch does), then one finger drags the picture.
+            self.driver.find_element(By.TAG_NAME, "body").send_keys("+")
+            self.wait.until(lambda d: matrix()[0] > 1.4)
+            before = matrix()
+            touch = ActionBuilder(self.driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+            touch.pointer_action.move_to(picture, 0, 0).pointer_down().pause(0.05)
+            touch.pointer_action.move_to(picture, -80, -40).pause(0.05).pointer_up()
+            touch.perform()
+            self.wait.until(lambda d: matrix()[1] < before[1] - 40)
+            self.assertTrue(still_open(), "a drag of a zoomed photo pans it, it walks nowhere")
+            self.shot("panned")
+        else:
+            # A double click zooms in where it points, and stays on this photo.
+            ActionChains(self.driver).double_click(picture).perform()
+            self.wait.until(lambda d: matrix()[0] > 2)
+            self.assertTrue(still_open(), "the second click of a double click opened the photo behind")
+            self.shot("double-clicked")
+            # Dragged to pan.
+            before = matrix()
+            ActionChains(self.driver).click_and_hold(picture).move_by_offset(-120, -60).release().perform()
+            self.wait.until(lambda d: abs(matrix()[1] - (before[1] - 120)) < 2)
+            self.assertAlmostEqual(matrix()[2], before[2] - 60, delta=2)
+            self.assertTrue(still_open(), "a drag is not a click that closes")
+            # A double click again fits the photo.
+            ActionChains(self.driver).double_click(picture).perform()
+            self.wait.until(lambda d: matrix()[0] == 1)
+            # The wheel zooms in around the pointer; 0 fits.
+            ActionChains(self.driver).scroll_from_origin(ScrollOrigin.from_element(picture), 0, -300).perform()
+            self.wait.until(lambda d: matrix()[0] > 1.3)
+            self.shot("wheel")
+            self.driver.find_element(By.TAG_NAME, "body").send_keys("0")
+            self.wait.until(lambda d: matrix()[0] == 1)
+            # A single click on the photo keeps the viewer open.
+            picture.click()
+            self.assertTrue(still_open(), "a click closed the viewer")
+        close = self.driver.find_element(By.ID, "close")
+        self.assertTrue(close.is_displayed())
+        close.click()
+        self.wait.until(lambda d: "open" not in viewer.get_attribute("class"))
 
     def test_viewer_walks_the_whole_timeline_and_closes_with_escape_or_back(self):
         self.sign_in()

@@ -15,6 +15,8 @@ let returnFocus = null;
 viewer.tabIndex = -1;
 const infoPanel = document.getElementById('info-panel');
 const stage = document.getElementById('stage');
+// A drag pans a zoomed picture: the browser's own drag of an image would take it instead.
+picture.draggable = false;
 
 // The image the viewer shows now: the edit view starts from it.
 export function shownImage() {
@@ -158,15 +160,58 @@ function toggleInfo() {
   if (!infoPanel.hidden && shownAsset) showInfo(shownAsset);
 }
 
-// Touch: a swipe walks to the next or previous photo, two fingers zoom (a double tap resets),
-// and pressing and holding a Live Photo plays its motion until let go (as in Photos).
+// Zoom and pan, as Photos' and Immich's viewers do: a double click (or double tap) zooms in where
+// it points and out again, the wheel zooms around the pointer, + and - zoom about the middle,
+// 0 fits, and a zoomed picture is dragged (a mouse, or one finger) to pan; two fingers pinch.
+// A click never closes the viewer (the close button, Escape and Back do): a double click used to
+// close it and land its second click on the photo behind. Touch: a swipe walks to the next or
+// previous photo, and pressing and holding a Live Photo plays its motion until let go.
 const pointers = new Map();
-let gesture = null, zoom = 1, pressTimer = null, pressedPlay = false;
+let gesture = null, pressTimer = null, pressedPlay = false;
+// The picture's scale and its shift, in screen pixels, from where it sits unzoomed.
+let zoom = 1, shiftX = 0, shiftY = 0;
+const MOST_ZOOM = 8;
+
+function applyZoom() {
+  if (zoom <= 1) { zoom = 1; shiftX = 0; shiftY = 0; }
+  picture.style.transform = zoom === 1 ? '' : `translate(${shiftX}px, ${shiftY}px) scale(${zoom})`;
+  viewer.classList.toggle('zoomed', zoom > 1);
+}
 
 function resetZoom() {
   zoom = 1;
-  picture.style.transform = '';
+  applyZoom();
 }
+
+// Zooms to `next` keeping the picture's point under (x, y) on the screen where it is.
+function zoomAt(next, x, y) {
+  const box = picture.getBoundingClientRect();
+  // The picture's centre as laid out, before its transform.
+  const centreX = box.left + box.width / 2 - shiftX, centreY = box.top + box.height / 2 - shiftY;
+  const to = Math.max(1, Math.min(MOST_ZOOM, next));
+  const ratio = to / zoom;
+  shiftX = x - centreX - ratio * (x - centreX - shiftX);
+  shiftY = y - centreY - ratio * (y - centreY - shiftY);
+  zoom = to;
+  applyZoom();
+}
+
+function zoomAtMiddle(next) {
+  const box = stage.getBoundingClientRect();
+  zoomAt(next, box.left + box.width / 2, box.top + box.height / 2);
+}
+
+stage.addEventListener('wheel', event => {
+  if (viewer.classList.contains('playing')) return;
+  event.preventDefault();
+  // A wheel's notch is about 100 pixels of deltaY: a fifth more or less a notch.
+  zoomAt(zoom * Math.exp(-event.deltaY * 0.0018), event.clientX, event.clientY);
+}, { passive: false });
+
+stage.addEventListener('dblclick', event => {
+  event.stopPropagation();
+  if (zoom > 1) resetZoom(); else zoomAt(2.5, event.clientX, event.clientY);
+});
 
 stage.addEventListener('pointerdown', event => {
   pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
@@ -176,7 +221,12 @@ stage.addEventListener('pointerdown', event => {
     clearTimeout(pressTimer);
     return;
   }
-  gesture = { x: event.clientX, y: event.clientY, time: event.timeStamp };
+  gesture = { x: event.clientX, y: event.clientY, time: event.timeStamp, shiftX, shiftY };
+  if (zoom > 1) {
+    // Dragged to pan: the pointer is kept even when it leaves the stage.
+    stage.setPointerCapture?.(event.pointerId);
+    return;
+  }
   if (shownAsset && (shownAsset.mediaSubtypes & 8)) {
     pressTimer = setTimeout(() => { pressedPlay = true; playMovie(); }, 300);
   }
@@ -186,8 +236,11 @@ stage.addEventListener('pointermove', event => {
   pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
   if (pointers.size === 2 && gesture && gesture.pinch) {
     const [a, b] = [...pointers.values()];
-    zoom = Math.max(1, Math.min(8, gesture.zoom * Math.hypot(a.x - b.x, a.y - b.y) / gesture.pinch));
-    picture.style.transform = 'scale(' + zoom + ')';
+    zoomAt(gesture.zoom * Math.hypot(a.x - b.x, a.y - b.y) / gesture.pinch, (a.x + b.x) / 2, (a.y + b.y) / 2);
+  } else if (gesture && !gesture.pinch && zoom > 1) {
+    shiftX = gesture.shiftX + event.clientX - gesture.x;
+    shiftY = gesture.shiftY + event.clientY - gesture.y;
+    applyZoom();
   } else if (gesture && Math.hypot(event.clientX - gesture.x, event.clientY - gesture.y) > 10) {
     clearTimeout(pressTimer);
   }
@@ -196,24 +249,19 @@ function release(event) {
   pointers.delete(event.pointerId);
   clearTimeout(pressTimer);
   if (pressedPlay) { stopMovie(); return; }
-  if (!gesture || gesture.pinch || zoom > 1 || event.type !== 'pointerup') return;
+  if (!gesture || gesture.pinch || zoom > 1 || event.type !== 'pointerup') {
+    if (!pointers.size) gesture = null;
+    return;
+  }
   const dx = event.clientX - gesture.x, dy = event.clientY - gesture.y;
   if (Math.abs(dx) > 60 && Math.abs(dx) > 2 * Math.abs(dy) && event.timeStamp - gesture.time < 800) {
-    swiped = true;
     if (dx < 0) open(current + 1); else open(current - 1);
   }
   gesture = null;
 }
-let swiped = false;
 stage.addEventListener('pointerup', release);
 stage.addEventListener('pointercancel', release);
-stage.addEventListener('dblclick', event => { event.stopPropagation(); resetZoom(); });
-// A press that played, a swipe or a zoomed picture is not a click that closes the viewer.
-stage.addEventListener('click', event => {
-  if (pressedPlay || swiped || zoom > 1) event.stopPropagation();
-  pressedPlay = false;
-  swiped = false;
-});
+stage.addEventListener('click', () => { pressedPlay = false; });
 
 // Plays the movie as a browser can: the server answers an H.264 copy of what Chromium cannot
 // decode (an iPhone's HEVC), says when the copy is still being made, and says when a movie
@@ -298,17 +346,17 @@ addEventListener('popstate', () => {
 
 // A Live Photo plays once, then shows its still again.
 movie.addEventListener('ended', () => { if (!movie.controls) stopMovie(); });
-movie.addEventListener('click', event => event.stopPropagation());
-document.getElementById('play').addEventListener('click', event => { event.stopPropagation(); playMovie(); });
-document.getElementById('favorite').addEventListener('click', event => { event.stopPropagation(); toggleFavorite(); });
-document.getElementById('info').addEventListener('click', event => { event.stopPropagation(); toggleInfo(); });
-infoPanel.addEventListener('click', event => event.stopPropagation());
-document.getElementById('edit').addEventListener('click', event => { event.stopPropagation(); openEditor(shownAsset); });
-for (const link of viewer.querySelectorAll('a[download]')) link.addEventListener('click', event => event.stopPropagation());
-viewer.addEventListener('click', close);
+document.getElementById('play').addEventListener('click', playMovie);
+document.getElementById('favorite').addEventListener('click', toggleFavorite);
+document.getElementById('info').addEventListener('click', toggleInfo);
+document.getElementById('edit').addEventListener('click', () => openEditor(shownAsset));
+document.getElementById('close').addEventListener('click', close);
 addEventListener('keydown', event => {
   if (current < 0 || document.getElementById('editor').classList.contains('open')) return;
   if (event.key === 'Escape') close();
+  if (event.key === '+' || event.key === '=') zoomAtMiddle(zoom * 1.5);
+  if (event.key === '-') zoomAtMiddle(zoom / 1.5);
+  if (event.key === '0') resetZoom();
   if (event.key === 'ArrowRight') open(current + 1);
   if (event.key === 'ArrowLeft') open(current - 1);
   if (event.key === 'e' && !document.getElementById('edit').hidden && shownAsset) openEditor(shownAsset);
