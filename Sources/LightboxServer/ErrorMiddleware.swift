@@ -64,6 +64,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                     response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
                     return response
                 }
+                // A person's mistyped or stale link: a page that says so, not raw JSON.
+                if allowed.isEmpty, let page = WebPage.notFoundPage(for: request) { return page }
             }
             let message =
                 error.body

@@ -391,6 +391,32 @@ class PageChecks:
         close.click()
         self.wait.until(lambda d: "open" not in viewer.get_attribute("class"))
 
+    def test_a_bad_album_link_and_an_unknown_address_say_so(self):
+        """A link to an album that is not there stayed on "Loading…" for ever, and an unknown
+        address showed the API's raw JSON."""
+        self.expected_console = "404"
+        self.sign_in()
+        self.driver.get(URL + "/#album=NO-SUCH-ALBUM")
+        self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Album not found")
+        status = self.driver.find_element(By.ID, "status")
+        self.wait.until(lambda d: "No album has this link" in status.text)
+        self.assertNotIn("Loading", status.text)
+        self.assertEqual(self.tiles(), [])
+        self.shot("album-not-found")
+        # The library is one click away.
+        if self.viewport[2]:
+            self.driver.find_element(By.ID, "menu").click()
+        self.driver.find_element(By.CSS_SELECTOR, '#sidebar a[data-collection=""]').click()
+        self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Library")
+        self.wait.until(lambda d: len(self.tiles()) > 0)
+        self.driver.get(URL + "/photos/2024/no-such-page")
+        self.wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "Not found")
+        self.assertNotIn('"error"', self.driver.page_source)
+        self.shot("unknown-address")
+        self.driver.find_element(By.LINK_TEXT, "Go to the library").click()
+        self.wait.until(lambda d: d.current_url == URL + "/")
+        self.wait.until(lambda d: len(self.tiles()) > 0)
+
     def test_viewer_walks_the_whole_timeline_and_closes_with_escape_or_back(self):
         self.sign_in()
         self.wait.until(lambda d: len(self.tiles()) >= 20)

@@ -51,6 +51,21 @@ enum WebPage {
     static let signIn = File(PackageResources.signin_html, "text/html; charset=utf-8")
     /// A shared album's page, `/s/KEY`.
     static let shared = File(PackageResources.shared_html, "text/html; charset=utf-8")
+    /// What a browser is shown, 404, for an address outside the API that no route takes.
+    static let notFound = File(PackageResources.notfound_html, "text/html; charset=utf-8")
+
+    /// The page that says so, for a browser that asked for a page (`Accept: text/html`) at an
+    /// address outside `/api/` that nothing lives at; nil for any other request, whose answer is
+    /// the API's JSON error.
+    static func notFoundPage(for request: Request) -> Response? {
+        guard request.method == .get, !request.uri.path.hasPrefix("/api/"),
+            request.headers[.accept]?.contains("text/html") == true
+        else { return nil }
+        var headers = HTTPFields()
+        headers[.contentType] = notFound.contentType
+        headers[.cacheControl] = "no-cache"
+        return Response(status: .notFound, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: notFound.bytes)))
+    }
 
     /// The files under `/web/`, by name.
     static let files: [String: File] = [

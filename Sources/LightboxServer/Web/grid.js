@@ -99,6 +99,20 @@ export async function show({ collection = null, predicate = null } = {}) {
   await loadTimeline();
 }
 
+// Shows no photos but `message` (an album a link names that does not exist).
+export function showNothing(message) {
+  source = { assets: '', timeline: null };
+  generation++;
+  chunks = new Map();
+  stale = new Map();
+  reading.clear();
+  for (const [key, element] of shown) { element.remove(); shown.delete(key); }
+  timelineDays = [];
+  relayout();
+  document.getElementById('count').textContent = '';
+  status.textContent = message;
+}
+
 async function readChunk(number) {
   if (reading.has(number)) return reading.get(number);
   const asked = generation;

@@ -5,7 +5,7 @@
 // are dragged into folders, out of them (onto the Albums heading) and into another place in
 // their folder.
 import { postJSON, request } from './api.js';
-import { DRAGGED_ASSETS, show } from './grid.js';
+import { DRAGGED_ASSETS, show, showNothing } from './grid.js';
 import { filtersFromAddress } from './search.js';
 
 const sidebar = document.getElementById('sidebar');
@@ -167,20 +167,31 @@ export async function showFromAddress() {
   if (shownOnce && key === shownKey) return false;
   shownOnce = true;
   shownKey = key;
+  let missing = false;
   if (id) {
-    const collection = await (await request('/api/collections/' + encodeURIComponent(id))).json();
-    current = { id, title: collection.localizedTitle || 'Untitled', isAlbum: collection.assetCollectionType === 1,
-                subtype: collection.assetCollectionSubtype };
+    try {
+      const collection = await (await request('/api/collections/' + encodeURIComponent(id))).json();
+      current = { id, title: collection.localizedTitle || 'Untitled', isAlbum: collection.assetCollectionType === 1,
+                  subtype: collection.assetCollectionSubtype };
+    } catch {
+      // A link to an album that was deleted, or never was: said, not "Loading…" for ever.
+      current = null;
+      missing = true;
+    }
   } else {
     current = null;
   }
   closeMenu();
-  title.textContent = current ? current.title : predicate ? 'Search' : 'Library';
-  document.title = current ? current.title + ' · Lightbox' : 'Lightbox';
+  title.textContent = missing ? 'Album not found' : current ? current.title : predicate ? 'Search' : 'Library';
+  document.title = (missing ? 'Album not found · ' : current ? current.title + ' · ' : '') + 'Lightbox';
   document.getElementById('rename-album').hidden = !(current && current.isAlbum);
   document.getElementById('delete-album').hidden = !(current && current.isAlbum);
   markCurrent();
   shownChanged.listeners.forEach(listener => listener());
+  if (missing) {
+    showNothing('No album has this link: it may have been deleted. The albums are in the sidebar (☰).');
+    return true;
+  }
   await show({ collection: current ? current.id : null, predicate });
   return true;
 }
