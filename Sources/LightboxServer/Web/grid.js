@@ -88,6 +88,13 @@ export async function show({ collection = null, predicate = null } = {}) {
   source = collection
     ? { assets: '/api/collections/' + encodeURIComponent(collection) + '/assets', timeline: null }
     : { assets: '/api/assets' + filter, timeline: '/api/timeline' + filter };
+  clear();
+  scrollTo(0, 0);
+  await loadTimeline();
+}
+
+// Forgets every asset read and every tile shown: a new source's, or none.
+function clear() {
   generation++;
   chunks = new Map();
   stale = new Map();
@@ -95,20 +102,12 @@ export async function show({ collection = null, predicate = null } = {}) {
   for (const [key, element] of shown) { element.remove(); shown.delete(key); }
   timelineDays = [];
   relayout();
-  scrollTo(0, 0);
-  await loadTimeline();
 }
 
 // Shows no photos but `message` (an album a link names that does not exist).
 export function showNothing(message) {
   source = { assets: '', timeline: null };
-  generation++;
-  chunks = new Map();
-  stale = new Map();
-  reading.clear();
-  for (const [key, element] of shown) { element.remove(); shown.delete(key); }
-  timelineDays = [];
-  relayout();
+  clear();
   document.getElementById('count').textContent = '';
   status.textContent = message;
 }
