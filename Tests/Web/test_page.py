@@ -1051,6 +1051,20 @@ class PageChecks:
         self.assertAlmostEqual(before + after, 255, delta=12)
         self.api(f"/api/assets/{identifier}/edits", "DELETE")
 
+    def test_the_editor_offers_a_trim_for_movies_only(self):
+        """The trim row showed for every still photo: its `hidden` lost to the row's display."""
+        self.sign_in()
+        assets = self.api("/api/assets?offset=0&limit=200")["assets"]
+        for asset in (next(a for a in assets if a["mediaType"] == 1), next(a for a in assets if a["mediaType"] == 2)):
+            self.driver.get(URL + "/#edit=" + asset["localIdentifier"])
+            editor = self.driver.find_element(By.ID, "editor")
+            self.wait.until(lambda d: "open" in editor.get_attribute("class"))
+            trim = self.driver.find_element(By.ID, "trim")
+            self.wait.until(lambda d: trim.is_displayed() == (asset["mediaType"] == 2))
+            self.shot("movie" if asset["mediaType"] == 2 else "still")
+            self.driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+            self.wait.until(lambda d: "open" not in editor.get_attribute("class"))
+
     def test_the_editor_shows_the_picture_and_keeps_save_in_sight(self):
         self.sign_in()
         self.wait.until(lambda d: len(self.tiles()) >= 1)
