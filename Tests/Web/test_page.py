@@ -1051,6 +1051,32 @@ class PageChecks:
         self.assertAlmostEqual(before + after, 255, delta=12)
         self.api(f"/api/assets/{identifier}/edits", "DELETE")
 
+    def test_the_viewer_in_recently_deleted_restores_and_does_not_edit(self):
+        """Recently Deleted's viewer offered Edit and Favourite, not Restore."""
+        self.sign_in()
+        chosen = self.newest_first(3, 1)[0]
+        self.api("/api/assets/delete", "POST", {"assets": [chosen]})
+        trash = next(c["localIdentifier"] for c in self.api("/api/collections?type=smartAlbum")["collections"]
+                     if c["assetCollectionSubtype"] == 1000000201)
+        self.driver.get(URL + f"/#album={trash}&view={chosen}")
+        viewer = self.driver.find_element(By.ID, "viewer")
+        self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
+        self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Recently Deleted")
+        restore = self.driver.find_element(By.ID, "restore-one")
+        self.wait.until(lambda d: restore.is_displayed())
+        self.assertFalse(self.driver.find_element(By.ID, "edit").is_displayed())
+        self.assertFalse(self.driver.find_element(By.ID, "favorite").is_displayed())
+        self.shot("trash-viewer")
+        restore.click()
+        self.wait.until(lambda d: "open" not in viewer.get_attribute("class"))
+        self.wait.until(lambda d: self.tile_of(chosen) is None)
+        self.assertIn(chosen, self.newest_first(0, 10), "restored to the library, where it was")
+        # Back in the library, the viewer offers Edit again.
+        self.driver.get(URL + "/#view=" + chosen)
+        self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
+        self.wait.until(lambda d: self.driver.find_element(By.ID, "edit").is_displayed())
+        self.assertFalse(restore.is_displayed())
+
     def test_the_editor_offers_a_trim_for_movies_only(self):
         """The trim row showed for every still photo: its `hidden` lost to the row's display."""
         self.sign_in()

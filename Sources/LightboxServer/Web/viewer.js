@@ -1,9 +1,10 @@
 // The viewer: one photo large, the quick image first and the final one when it arrives;
 // a Live Photo's motion or a movie played from /movie.
-import { address, assetPath, cache, filename, request, version } from './api.js';
+import { address, assetPath, cache, filename, postJSON, request, version } from './api.js';
 import { assetAt, loadedAsset, replace, reveal, total } from './grid.js';
 import { openEditor } from './editor.js';
 import { searchNear } from './search.js';
+import { SMART, current as shownCollection } from './sidebar.js';
 
 const viewer = document.getElementById('viewer');
 const picture = viewer.querySelector('img');
@@ -58,6 +59,11 @@ export async function open(index) {
   if (!infoPanel.hidden) showInfo(asset);
   // A Live Photo's motion (edited with its still) or a movie: played from /movie.
   document.getElementById('play').hidden = !(asset.mediaType === 2 || (asset.mediaSubtypes & 8));
+  // In Recently Deleted a photo is restored, not edited or favoured.
+  const trashed = !!shownCollection && shownCollection.subtype === SMART.recentlyDeleted;
+  document.getElementById('edit').hidden = trashed;
+  document.getElementById('favorite').hidden = trashed;
+  document.getElementById('restore-one').hidden = !trashed;
   // The file as it is now (an edit's render), and, for an edited asset, as imported.
   document.getElementById('download').href = assetPath(asset) + '/download?version=current';
   const original = document.getElementById('download-original');
@@ -350,6 +356,12 @@ document.getElementById('play').addEventListener('click', playMovie);
 document.getElementById('favorite').addEventListener('click', toggleFavorite);
 document.getElementById('info').addEventListener('click', toggleInfo);
 document.getElementById('edit').addEventListener('click', () => openEditor(shownAsset));
+// Restored, the photo leaves Recently Deleted: the viewer closes on the list without it.
+document.getElementById('restore-one').addEventListener('click', async () => {
+  if (!shownAsset) return;
+  await postJSON('/api/assets/restore', { assets: [shownAsset.localIdentifier] });
+  close();
+});
 document.getElementById('close').addEventListener('click', close);
 addEventListener('keydown', event => {
   if (current < 0 || document.getElementById('editor').classList.contains('open')) return;
@@ -362,5 +374,5 @@ addEventListener('keydown', event => {
   if (event.key === 'e' && !document.getElementById('edit').hidden && shownAsset) openEditor(shownAsset);
   if (event.key === 'p' && !document.getElementById('play').hidden) playMovie();
   if (event.key === 'i') toggleInfo();
-  if (event.key === 'f') toggleFavorite();
+  if (event.key === 'f' && !document.getElementById('favorite').hidden) toggleFavorite();
 });
