@@ -1077,6 +1077,27 @@ class PageChecks:
         self.wait.until(lambda d: self.driver.find_element(By.ID, "edit").is_displayed())
         self.assertFalse(restore.is_displayed())
 
+    def test_search_chips_leave_when_an_album_is_shown(self):
+        """A search's chip stayed over an album, and its × did nothing there."""
+        self.sign_in()
+        album = self.api("/api/collections", "POST", {"title": "Chips"})["localIdentifier"]
+        try:
+            self.driver.get(URL + "/#type=photo")
+            chips = self.driver.find_element(By.ID, "chips")
+            self.wait.until(lambda d: chips.is_displayed() and "Photos" in chips.text)
+            self.click_sidebar("Chips")
+            self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Chips")
+            self.wait.until(lambda d: not chips.is_displayed())
+            self.shot("album-without-chips")
+            # Back to the search: its chip again, and its × takes the filter away.
+            self.driver.get(URL + "/#type=photo")
+            self.wait.until(lambda d: chips.is_displayed())
+            chips.find_element(By.CSS_SELECTOR, "[data-filter=type]").click()
+            self.wait.until(lambda d: not chips.is_displayed())
+            self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Library")
+        finally:
+            self.api("/api/collections/" + album, "DELETE")
+
     def test_the_editor_offers_a_trim_for_movies_only(self):
         """The trim row showed for every still photo: its `hidden` lost to the row's display."""
         self.sign_in()

@@ -94,6 +94,13 @@ export function filtersFromAddress() {
   return found.length ? found.map(([, , predicate]) => predicate).join(' AND ') : null;
 }
 
+// No chips: an album is shown, which the filters do not search (they stayed over it, and their
+// × changed nothing there).
+export function hideChips() {
+  chips.replaceChildren();
+  chips.hidden = true;
+}
+
 // The form's values into the address (the library, not an album: filters search the library).
 form.addEventListener('submit', event => {
   event.preventDefault();

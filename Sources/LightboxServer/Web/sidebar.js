@@ -6,7 +6,7 @@
 // their folder.
 import { postJSON, request } from './api.js';
 import { DRAGGED_ASSETS, show, showNothing } from './grid.js';
-import { filtersFromAddress } from './search.js';
+import { filtersFromAddress, hideChips } from './search.js';
 
 const sidebar = document.getElementById('sidebar');
 const menu = document.getElementById('menu');
@@ -163,6 +163,7 @@ let shownOnce = false, shownKey = '';
 export async function showFromAddress() {
   const id = new URLSearchParams(location.hash.slice(1)).get('album');
   const predicate = id ? null : filtersFromAddress();
+  if (id) hideChips();
   const key = (id || '') + '|' + (predicate || '');
   if (shownOnce && key === shownKey) return false;
   shownOnce = true;
