@@ -1098,6 +1098,30 @@ class PageChecks:
         finally:
             self.api("/api/collections/" + album, "DELETE")
 
+    def test_an_open_folder_stays_open_when_the_library_changes(self):
+        """Any change anywhere made the sidebar again, closing every folder opened."""
+        self.sign_in()
+        folder = self.api("/api/lists", "POST", {"title": "Kept open"})["localIdentifier"]
+        album = self.api("/api/collections", "POST", {"title": "Inside", "list": folder})["localIdentifier"]
+        try:
+            sidebar = self.open_sidebar()
+            self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#sidebar summary[data-list="{folder}"]'))
+            sidebar.find_element(By.CSS_SELECTOR, f'summary[data-list="{folder}"]').click()
+            inside = lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, f'#sidebar a[data-collection="{album}"]')
+                                if a.is_displayed()]
+            self.wait.until(inside)
+            # A change made elsewhere: the sidebar is made again, the folder stays open.
+            other = self.api("/api/collections", "POST", {"title": "Elsewhere"})["localIdentifier"]
+            self.wait.until(lambda d: "Elsewhere" in sidebar.text)
+            self.wait.until(inside)
+            details = self.driver.find_element(By.CSS_SELECTOR, f'#sidebar summary[data-list="{folder}"]')
+            self.assertIsNotNone(details.find_element(By.XPATH, "..").get_attribute("open"))
+            self.shot("still-open")
+            self.api("/api/collections/" + other, "DELETE")
+        finally:
+            self.api("/api/collections/" + album, "DELETE")
+            self.api("/api/lists/" + folder, "DELETE")
+
     def test_the_editor_offers_a_trim_for_movies_only(self):
         """The trim row showed for every still photo: its `hidden` lost to the row's display."""
         self.sign_in()

@@ -122,6 +122,14 @@ export async function loadSidebar() {
   markCurrent();
 }
 
+// The folders opened in this tab: kept open when the sidebar is made again (any change
+// anywhere remakes it, which closed them all) and when the page is loaded again.
+const openFolders = new Set(JSON.parse(sessionStorage.getItem('lightbox-open-folders') || '[]'));
+function keepOpen(id, open) {
+  if (open) openFolders.add(id); else openFolders.delete(id);
+  sessionStorage.setItem('lightbox-open-folders', JSON.stringify([...openFolders]));
+}
+
 // A folder's albums and folders, as links (albums) and disclosure widgets (folders).
 async function members(list) {
   const found = (await listed('/api/lists/' + encodeURIComponent(list) + '/collections')).collections;
@@ -136,8 +144,13 @@ async function members(list) {
       reorderable(summary, member.localIdentifier, list, index, true);
       folder.appendChild(summary);
       folder.addEventListener('toggle', async () => {
+        keepOpen(member.localIdentifier, folder.open);
         if (folder.open && folder.children.length === 1) folder.append(...await members(member.localIdentifier));
       });
+      if (openFolders.has(member.localIdentifier)) {
+        folder.append(...await members(member.localIdentifier));
+        folder.open = true;
+      }
       elements.push(folder);
     } else if (member.kind === 'album') {
       albums.push({ id: member.localIdentifier, title: member.localizedTitle || 'Untitled' });
