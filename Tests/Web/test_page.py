@@ -1122,6 +1122,28 @@ class PageChecks:
             self.api("/api/collections/" + album, "DELETE")
             self.api("/api/lists/" + folder, "DELETE")
 
+    def test_a_server_out_of_reach_is_said_and_the_page_recovers(self):
+        """With the server out of reach the page failed in silence."""
+        self.expected_console = "ERR_INTERNET_DISCONNECTED"
+        self.sign_in()
+        self.wait.until(lambda d: len(self.tiles()) > 0)
+        banner = self.driver.find_element(By.ID, "offline")
+        self.assertFalse(banner.is_displayed())
+        self.driver.execute_cdp_cmd("Network.enable", {})
+        conditions = {"latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+        self.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, **conditions})
+        # A search asks the server, which cannot be reached.
+        self.driver.execute_script("location.hash = '#type=video'")
+        self.wait.until(lambda d: banner.is_displayed())
+        self.assertIn("cannot reach the server", banner.text)
+        self.shot("out-of-reach")
+        self.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, **conditions})
+        # Asked again on its own: the banner goes and the search shows what it selects.
+        self.wait.until(lambda d: not banner.is_displayed())
+        videos = self.api("/api/timeline?predicate=" + urllib.parse.quote("mediaType == video"))["count"]
+        self.wait.until(lambda d: d.find_element(By.ID, "count").text == f"{videos:,} item" + ("" if videos == 1 else "s"))
+        self.shot("back")
+
     def test_the_editor_offers_a_trim_for_movies_only(self):
         """The trim row showed for every still photo: its `hidden` lost to the row's display."""
         self.sign_in()

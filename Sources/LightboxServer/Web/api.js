@@ -19,10 +19,40 @@ export function cache(action, ids, size) {
                         body: JSON.stringify(Object.assign({ action, assets: ids }, size)) }).catch(() => {});
 }
 
+// Whether the server answers. When a request cannot reach it (the server stopped, the network
+// gone) a banner says so, where before the page failed in silence; the page asks again every
+// few seconds, and once the server answers the banner goes and the page reads what changed
+// meanwhile (the event `lightbox-back`).
+const banner = document.getElementById('offline');
+let away = false;
+function reachable(yes) {
+  if (!banner || yes === !away) return;
+  away = !yes;
+  banner.hidden = yes;
+  if (yes) dispatchEvent(new Event('lightbox-back'));
+  else setTimeout(probe, 3000);
+}
+async function probe() {
+  if (!away) return;
+  try {
+    await fetch('/api/authorization', { cache: 'no-store' });
+    reachable(true);
+  } catch {
+    setTimeout(probe, 3000);
+  }
+}
+
 // A JSON request whose failure becomes an error carrying the server's message. A session that
 // ended (401) goes back to the sign-in page.
 export async function request(path, init) {
-  const response = await fetch(path, init);
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    reachable(false);
+    throw new Error('the server cannot be reached');
+  }
+  reachable(true);
   if (response.status === 401) location.assign('/signin');
   if (!response.ok) throw new Error((await response.json()).error.message);
   return response;

@@ -44,10 +44,13 @@ addEventListener('hashchange', follow);
 // the browser, which tells the others: changes.js): the grid and the sidebar's counts are read
 // again, once for a burst of them.
 let pending = null;
-onChange(() => {
+function changed() {
   clearTimeout(pending);
   pending = setTimeout(() => { refresh(); loadSidebar().catch(() => {}); }, 250);
-});
+}
+onChange(changed);
+// The server answers again after it could not be reached (api.js): what changed meanwhile.
+addEventListener('lightbox-back', changed);
 
 // "?" lists the keyboard's shortcuts (not while typing).
 const shortcuts = document.getElementById('shortcuts');
