@@ -1144,6 +1144,30 @@ class PageChecks:
         self.wait.until(lambda d: d.find_element(By.ID, "count").text == f"{videos:,} item" + ("" if videos == 1 else "s"))
         self.shot("back")
 
+    def test_a_new_members_empty_library_says_how_to_add_photos(self):
+        """A member was told to run a command, "lightbox import PATH", in a browser."""
+        self.sign_in()
+        name = "member" + str(int(time.time() * 1000) % 100000)
+        self.api("/api/users", "POST", {"name": name, "password": "a member's password", "role": "member"})
+        try:
+            self.driver.delete_all_cookies()
+            self.driver.get(URL + "/")
+            self.wait.until(lambda d: d.current_url.endswith("/signin"))
+            form = self.driver.find_element(By.ID, "signin")
+            form.find_element(By.NAME, "name").send_keys(name)
+            form.find_element(By.NAME, "password").send_keys("a member's password")
+            form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+            self.wait.until(lambda d: d.current_url == URL + "/")
+            status = self.driver.find_element(By.ID, "status")
+            self.wait.until(lambda d: "No photos yet" in status.text)
+            self.assertNotIn("lightbox import", status.text)
+            self.assertIn("Upload", status.text)
+            self.shot("empty-library")
+        finally:
+            self.driver.delete_all_cookies()
+            self.sign_in()
+            self.api("/api/users/" + name, "DELETE")
+
     def test_the_editor_offers_a_trim_for_movies_only(self):
         """The trim row showed for every still photo: its `hidden` lost to the row's display."""
         self.sign_in()

@@ -156,7 +156,7 @@ async function loadTimeline() {
     document.getElementById('count').textContent = count.toLocaleString() + (count === 1 ? ' item' : ' items');
     status.textContent = count ? ''
       : source.assets.includes('predicate=') ? 'Nothing matches these filters.'
-      : source.timeline ? 'No photos yet: lightbox import PATH' : 'Nothing here yet.';
+      : source.timeline ? 'No photos yet. Add some with Upload, or drop them on this page.' : 'Nothing here yet.';
     relayout();
   } catch (error) {
     status.textContent = 'Could not load photos: ' + error.message;
