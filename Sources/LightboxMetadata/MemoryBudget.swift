@@ -9,9 +9,11 @@ import Foundation
 /// kept a bound of its own and hostile files of every kind at once added them up: three
 /// interlaced PNGs, a movie's swollen tables and a burst at 8K took a server past 5 GB.
 ///
-/// A reservation made while the same thread holds one (an edit's render decoding its photo)
-/// does not queue behind work that holds nothing: it waits only for room, and when every
-/// holder waits so, for room none will give back, it is refused instead of waiting forever.
+/// A reservation made while the same thread holds one is counted within that one first: an
+/// edit's reservation covers the photo its render decodes, so the decode's own reservation
+/// takes from it and adds nothing. Only what the outer one cannot cover is reserved, and that
+/// does not queue behind work that holds nothing: it waits only for room, and when every holder
+/// waits so, for room none will give back, it is refused instead of waiting forever.
 ///
 /// The budget is 1 GiB unless `LIGHTBOX_MEMORY_BUDGET` says otherwise (`768M`, `2G`, bytes);
 /// `lightbox serve --memory-budget` and `lightbox worker --memory-budget` set it too.
@@ -43,8 +45,16 @@ public final class MemoryBudget: @unchecked Sendable {
     private var highest = 0
     private var queue: [Int] = []
     private var nextTicket = 0
-    /// Reservations held by threads now, by thread: how many each holds.
-    private var holders: [pthread_t: Int] = [:]
+    /// A reservation a thread holds: its bytes, how many of them the reservations made inside
+    /// it took, how many it took from the one it was made inside, and what it added to `inUse`.
+    private struct Held {
+        var bytes: Int
+        var lent = 0
+        var taken: Int
+        var added: Int
+    }
+    /// Reservations held by threads now, by thread, the innermost last.
+    private var holders: [pthread_t: [Held]] = [:]
     /// Threads that hold a reservation and wait for another.
     private var nestedWaiting = 0
     /// Reservations held apart from any thread (a capture's frames until its photo is encoded).
@@ -100,7 +110,7 @@ public final class MemoryBudget: @unchecked Sendable {
         } catch {
             throw refused(error)
         }
-        defer { release(bytes) }
+        defer { release() }
         return try body()
     }
 
@@ -137,14 +147,19 @@ public final class MemoryBudget: @unchecked Sendable {
                     + "\(Self.megabytes(currentLimit)) (LIGHTBOX_MEMORY_BUDGET, --memory-budget)",
                 isCancellation: false)
         }
-        if holders[thread] != nil {
-            try waitNested(bytes, for: work, isCancelled: isCancelled)
+        var stack = holders[thread] ?? []
+        var taken = 0
+        if let outer = stack.last {
+            taken = min(bytes, outer.bytes - outer.lent)
+            if bytes > taken { try waitNested(bytes - taken, for: work, isCancelled: isCancelled) }
+            stack[stack.count - 1].lent += taken
         } else {
             try waitInTurn(bytes, isCancelled: isCancelled)
         }
-        inUse += bytes
+        inUse += bytes - taken
         highest = max(highest, inUse)
-        holders[thread, default: 0] += 1
+        stack.append(Held(bytes: bytes, taken: taken, added: bytes - taken))
+        holders[thread] = stack
         // The next in line may fit beside this one.
         condition.broadcast()
     }
@@ -185,11 +200,17 @@ public final class MemoryBudget: @unchecked Sendable {
         }
     }
 
-    private func release(_ bytes: Int) {
+    private func release() {
         let thread = pthread_self()
         locked {
-            inUse -= bytes
-            if let held = holders[thread], held > 1 { holders[thread] = held - 1 } else { holders[thread] = nil }
+            guard var stack = holders[thread], let held = stack.popLast() else { return }
+            inUse -= held.added
+            if stack.isEmpty {
+                holders[thread] = nil
+            } else {
+                stack[stack.count - 1].lent -= held.taken
+                holders[thread] = stack
+            }
         }
         condition.broadcast()
     }

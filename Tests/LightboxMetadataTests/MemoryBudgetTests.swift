@@ -80,8 +80,12 @@ struct MemoryBudgetTests {
             try? Self.reserve(budget, 40) { () throws(Failure) in
                 queued.signal()
                 proceed.wait()
-                // 10 MB fit beside the 40 held; a reservation of 30 waits in line for them.
-                try Self.reserve(budget, 10) { nestedRan.value.withLock { $0 = true } }
+                // 50 inside the 40 held is 10 more, which fit; a reservation of 30 waits in
+                // line for them, and the 10 do not wait behind it.
+                try Self.reserve(budget, 50) {
+                    #expect(budget.state.reserved == 50 * Self.megabyte)
+                    nestedRan.value.withLock { $0 = true }
+                }
             }
         }
         queued.wait()
@@ -99,13 +103,14 @@ struct MemoryBudgetTests {
         let budget = MemoryBudget(limit: 64 * Self.megabyte)
         let bothHold = DispatchSemaphore(value: 0)
         let outcomes = Shared<[String]>([])
+        // Each asks, inside what it holds, for 20 MB more than that covers.
         func work(_ held: Int) -> DispatchSemaphore {
             Self.onThread {
                 do throws(Failure) {
                     try Self.reserve(budget, held) { () throws(Failure) in
                         bothHold.signal()
                         Self.waitUntil { budget.state.reserved == 60 * Self.megabyte }
-                        try Self.reserve(budget, 20) {}
+                        try Self.reserve(budget, held + 20) {}
                     }
                     outcomes.value.withLock { $0.append("done") }
                 } catch {
@@ -123,6 +128,22 @@ struct MemoryBudgetTests {
         #expect(ended.filter { $0 == "done" }.count == 1, "\(ended)")
         #expect(ended.contains { $0.contains("held by work that waits for more itself") }, "\(ended)")
         #expect(budget.state.reserved == 0)
+    }
+
+    @Test("A reservation inside another is counted within it first: an edit's covers its decode")
+    func nestedWithinOuter() throws {
+        let budget = MemoryBudget(limit: 64 * Self.megabyte)
+        try Self.reserve(budget, 40) { () throws(Failure) in
+            try Self.reserve(budget, 30) {
+                #expect(budget.state.reserved == 40 * Self.megabyte, "30 MB within the 40 held")
+            }
+            #expect(budget.state.reserved == 40 * Self.megabyte)
+            try Self.reserve(budget, 50) {
+                #expect(budget.state.reserved == 50 * Self.megabyte, "40 within, 10 more")
+            }
+        }
+        #expect(budget.state.reserved == 0)
+        #expect(budget.state.peak == 50 * Self.megabyte)
     }
 
     @Test("Work that outlives its thread takes what fits now, or nothing")

@@ -54,7 +54,7 @@ extension ImageFile {
 
     /// Runs a full-size render with its working memory reserved from the process's
     /// ``MemoryBudget``: when it streams, the rows libvips keeps (float RGB); in memory, the
-    /// decoded photo it holds after its decode gave back the decode's own reservation, and one
+    /// decoded photo it holds (its decode's reservation is counted within this one) and one
     /// copy of it that the recipe's filters and the encoder make (8-bit RGB, a byte a sample).
     /// A photo whose header states no size counts as 24 megapixels.
     static func withEditMemory<T>(
