@@ -371,6 +371,32 @@ struct CommandLineTests {
         #expect(badBudget.stderr.contains("--memory-budget must be a size of at least 64M"), "\(badBudget.stderr)")
     }
 
+    @Test("A decode and a full-size edit reserve from the memory budget, and say so when it is too small")
+    func decodeAndEditWithinBudget() throws {
+        let folder = try TemporaryDirectory()
+        let small = ["LIGHTBOX_MEMORY_BUDGET": "64M"]
+        // An interlaced PNG is decoded whole: 6000x4000 RGB and half again, past 64 MB.
+        let flat = folder.path("flat.png")
+        let interlaced = folder.path("interlaced.png")
+        try VipsTool.run("black", flat, "6000", "4000", "--bands", "3")
+        try VipsTool.run("copy", flat, interlaced + "[interlace]")
+        let decoded = try Self.run(
+            ["thumbnail", interlaced, "--size", "64", "--out", folder.path("thumbs")], environment: small)
+        #expect(decoded.status == 1)
+        #expect(decoded.stderr.contains(interlaced + ": error: decoding it needs"), "\(decoded.stderr)")
+        #expect(decoded.stderr.contains("more than the memory budget of 64 MB"), "\(decoded.stderr)")
+
+        // A 24 MP JPEG turned a quarter is rendered in memory: the photo and a copy, 137 MB. Its
+        // decode is counted within the edit's reservation, which is what is refused.
+        let photo = try Corpus.path("exiv2/data/exiv2-bug922a.jpg")
+        let arguments = ["render", photo, "--filter", "rotate=90", "--out", folder.path("renders")]
+        let edited = try Self.run(arguments, environment: small)
+        #expect(edited.status == 1)
+        #expect(edited.stderr.contains("rendering its edit needs 138 MB at once"), "\(edited.stderr)")
+        let fits = try Self.run(arguments)
+        #expect(fits.status == 0, "\(fits.stderr)")
+    }
+
     @Test("import --json reports each file; ls, show and thumb read the library back")
     func importListShowThumb() throws {
         let folder = try TemporaryDirectory()
