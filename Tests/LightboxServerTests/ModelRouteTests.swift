@@ -292,8 +292,9 @@ extension ModelRouteTests {
     func timelineAndPositions() async throws {
         let (folder, library, _, app) = try await Self.makeApp()
         defer { withExtendedLifetime(folder) {} }
+        // The timeline's order: newest first by the clock where each was taken.
         var newest = FetchOptions()
-        newest.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: false)]
+        newest.sortDescriptors = [FetchSortDescriptor(key: "localCreationDate", ascending: false)]
         let all = try library.fetchAssets(options: newest).map(\.localIdentifier)
         let days = try library.fetchAssets(options: newest).creationDays()
         try await app.test(.router) { client in

@@ -131,6 +131,34 @@ extension TimelineTests {
         #expect(days.count > 100 && Set(days).count < days.count, "time zones make some days come back")
     }
 
+    @Test("Newest first by local time, each day comes once with all its assets, whatever their zones")
+    func localOrderKeepsDaysTogether() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try await Self.makeLibrary(folder)
+        var local = FetchOptions()
+        local.sortDescriptors = [FetchSortDescriptor(key: "localCreationDate", ascending: false)]
+        let result = try library.fetchAssets(options: local)
+        let days = try result.creationDays()
+        let names = days.map(\.isoDay)
+        #expect(names.count > 60 && names == names.sorted(by: >) && Set(names).count == names.count)
+        // Each day holds every visible asset whose own calendar puts it there.
+        var reference: [String: Int] = [:]
+        for (day, count) in Self.referenceDays(Array(result)) { reference[day, default: 0] += count }
+        #expect(Dictionary(uniqueKeysWithValues: days.map { ($0.isoDay, $0.count) }) == reference)
+        // Within a day, by the clock: 23:30 in New York after 23:00 in Lisbon, though earlier as
+        // an instant.
+        let clocks = Array(result).map { $0.creationDate.timeIntervalSince1970 + Double($0.creationTimeZoneOffset) }
+        #expect(clocks == clocks.sorted(by: >))
+        // The keyset pages of the library (the web timeline's first screens) walk the same order.
+        var walked: [String] = []
+        while true {
+            let page = try await library.assets(limit: 700, after: walked.last)
+            if page.isEmpty { break }
+            walked += page.map(\.localIdentifier)
+        }
+        #expect(walked == Array(result).map(\.localIdentifier))
+    }
+
     @Test("The day of each corpus photo is the date its camera wrote (exiftool's DateTimeOriginal)")
     func corpusDaysAreTheCamerasDates() async throws {
         let (library, paths, summary) = try await Self.sharedCameraPhotos().unpacked

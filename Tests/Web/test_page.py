@@ -956,6 +956,53 @@ class PageChecks:
         self.wait.until(lambda d: self.tile_of(placed["localIdentifier"]) is not None)
         self.shot("near")
 
+    def test_a_party_across_midnight_in_two_time_zones_keeps_its_two_days(self):
+        """check-web's party: a phone at +02:00 (23:00, 23:40, 00:20) and a camera that records
+        no zone (23:30, 00:10). By the instants the days would alternate; by each photo's own
+        clock each day comes once, the camera's photos at the time their camera showed."""
+        self.sign_in()
+        days = [day["day"] for day in self.api("/api/timeline")["days"]]
+        self.assertEqual(len(days), len(set(days)), "a day's heading repeats in the timeline")
+        self.assertEqual(days, sorted(days, reverse=True))
+        names = {}
+        for name in ("PHONE_1", "CAMERA_1", "PHONE_2", "CAMERA_2", "PHONE_3"):
+            predicate = urllib.parse.quote(f'filename == "PARTY_{name}.jpg"')
+            found = self.api(f"/api/assets?predicate={predicate}")["assets"]
+            self.assertEqual(len(found), 1, name)
+            names[found[0]["localIdentifier"]] = name
+        self.driver.get(URL + "/#name=PARTY_")
+        self.wait.until(lambda d: len(self.tiles()) == 5)
+        for identifier in names:
+            self.wait_for_image(self.image_of(identifier))
+        self.shot("party")
+        # Each tile under the last heading above it, in the page's order.
+        shown = self.driver.execute_script("""
+            const headings = [...document.querySelectorAll('#grid h3.day')]
+              .map(h => [h.getBoundingClientRect().top, h.textContent]).sort((a, b) => a[0] - b[0]);
+            return [...document.querySelectorAll('#grid > a')]
+              .map(a => [a.getBoundingClientRect(), a.getAttribute('href').split('/').pop()])
+              .sort((a, b) => a[0].top - b[0].top || a[0].left - b[0].left)
+              .map(([rect, id]) => [headings.filter(h => h[0] <= rect.top).pop()[1], id]);
+        """)
+        title = lambda day: self.driver.execute_script(
+            "const [y, m, d] = arguments[0].split('-').map(Number);"
+            "return new Intl.DateTimeFormat(undefined, {weekday: 'short', day: 'numeric', month: 'short',"
+            " year: 'numeric', timeZone: 'UTC'}).format(new Date(Date.UTC(y, m - 1, d)))", day)
+        fourth, third = title("2021-07-04"), title("2021-07-03")
+        self.assertEqual([(heading, names[identifier]) for heading, identifier in shown], [
+            (fourth, "PHONE_3"), (fourth, "CAMERA_2"), (third, "PHONE_2"), (third, "CAMERA_1"), (third, "PHONE_1")])
+        headings = [h.text for h in self.driver.find_elements(By.CSS_SELECTOR, "#grid h3.day")]
+        self.assertEqual(headings, [fourth, third])
+        self.assertEqual([h.text for h in self.driver.find_elements(By.CSS_SELECTOR, "#grid h2.month")],
+                         [self.month_title("2021-07-04")])
+        # A day searched for is that day's clock too: both photos of the 4th, though the
+        # phone's is the 3rd in UTC.
+        self.driver.get(URL + "/#name=PARTY_&from=2021-07-04&to=2021-07-04")
+        self.wait.until(lambda d: len(self.tiles()) == 2)
+        self.assertEqual(sorted(names[t.get_attribute("href").split("/")[-1]] for t in self.tiles()),
+                         ["CAMERA_2", "PHONE_3"])
+        self.shot("one-day")
+
     def test_the_devices_camera_takes_a_photo_into_the_library(self):
         self.sign_in()
         total = self.api("/api/timeline")["count"]

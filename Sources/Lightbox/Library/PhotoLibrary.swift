@@ -187,8 +187,10 @@ public final class PhotoLibrary: Sendable {
         try await store.read { try $0.assetCount() }
     }
 
-    /// Assets newest first (by creation date), `limit` at a time, starting after the asset
-    /// whose identifier is `after` (keyset pagination: stable while assets are added).
+    /// Assets newest first by the clock time where each was taken (`localCreationDate`, the
+    /// timeline's order: a day's assets together whatever their zones), `limit` at a time,
+    /// starting after the asset whose identifier is `after` (keyset pagination: stable while
+    /// assets are added).
     /// Like a fetch with default options, hidden assets and burst frames other than each
     /// burst's representative are left out.
     public func assets(limit: Int? = nil, after: String? = nil) throws -> [Asset] {

@@ -166,10 +166,11 @@ struct LimitedReader: StoreReader {
 
     func assetCount() throws -> Int { try existing().count }
 
-    /// Newest first, as the base orders them, with a fetch's default visibility.
+    /// Newest first by the clock where each was taken, as the base orders them, with a fetch's
+    /// default visibility.
     func assets(limit: Int?, after: String?) throws -> [Asset] {
         var assets = try existing().filter { !$0.isHidden && ($0.burstIdentifier == nil || $0.representsBurst) }
-            .sorted { ($0.creationDate, $0.localIdentifier) > ($1.creationDate, $1.localIdentifier) }
+            .sorted { ($0.localClockTime, $0.localIdentifier) > ($1.localClockTime, $1.localIdentifier) }
         if let after {
             guard let index = assets.firstIndex(where: { $0.localIdentifier == after }) else { return [] }
             assets = Array(assets[(index + 1)...])
@@ -306,5 +307,13 @@ struct ListedSource<Object: Sendable>: FetchSource {
             }
             return row
         }
+    }
+}
+
+extension Asset {
+    /// The clock time where the asset was taken, as seconds since 1970 as if it were UTC: the
+    /// order of the catalog's `localCreationDate`.
+    fileprivate var localClockTime: TimeInterval {
+        creationDate.timeIntervalSince1970 + Double(creationTimeZoneOffset)
     }
 }

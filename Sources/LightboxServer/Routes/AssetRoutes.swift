@@ -54,16 +54,22 @@ enum AssetRoutes {
     static let predicateParameter = APIParameter.query(
         "predicate", Schema.string, "A predicate in the fetch language: `favorite == true`.")
     static let sortParameter = APIParameter.query(
-        "sort", Schema.string, "Sort descriptors: `creationDate asc`; newest first without a sort or predicate.")
+        "sort", Schema.string,
+        """
+        Sort descriptors: `creationDate asc`. Without a sort or predicate, newest first by the clock \
+        where each was taken (`localCreationDate desc`): the timeline's order, a day's assets together.
+        """)
 
-    /// The fetch a request's `predicate` and `sort` ask for: newest first when it gives
-    /// neither (`isDefault`), which the index of creation dates pages through.
+    /// The fetch a request's `predicate` and `sort` ask for: newest first by local time when it
+    /// gives neither (`isDefault`), which the index of local creation dates pages through.
     static func fetchOptions(_ query: Parameters) throws -> (options: FetchOptions, isDefault: Bool) {
         let predicate = query.get("predicate").map { String($0) }
         let sort = query.get("sort").map { String($0) }
         var options = try LightboxServer.fetchOptions(predicate: predicate, sort: sort)
         let isDefault = predicate == nil && sort == nil
-        if isDefault { options.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: false)] }
+        if isDefault {
+            options.sortDescriptors = [FetchSortDescriptor(key: "localCreationDate", ascending: false)]
+        }
         return (options, isDefault)
     }
 

@@ -84,7 +84,7 @@ export async function indexOf(localIdentifier) {
 // under their days), or a collection's assets in its order; from the top.
 export async function show({ collection = null, predicate = null } = {}) {
   const filter = predicate
-    ? '?predicate=' + encodeURIComponent(predicate) + '&sort=' + encodeURIComponent('creationDate desc') : '';
+    ? '?predicate=' + encodeURIComponent(predicate) + '&sort=' + encodeURIComponent('localCreationDate desc') : '';
   source = collection
     ? { assets: '/api/collections/' + encodeURIComponent(collection) + '/assets', timeline: null }
     : { assets: '/api/assets' + filter, timeline: '/api/timeline' + filter };

@@ -54,8 +54,9 @@ function filters() {
   const rating = +params.get('rating');
   if (rating >= 1 && rating <= 5) found.push(['rating', '★'.repeat(rating) + ' or more', 'rating >= ' + rating]);
   const from = day(params.get('from') || ''), to = day(params.get('to') || '');
-  if (from) found.push(['from', 'From ' + from, 'creationDate >= ' + from]);
-  if (to) found.push(['to', 'Until ' + to, 'creationDate < ' + nextDay(to)]);
+  // Days as the timeline shows them: by the clock where each photo was taken.
+  if (from) found.push(['from', 'From ' + from, 'localCreationDate >= ' + from]);
+  if (to) found.push(['to', 'Until ' + to, 'localCreationDate < ' + nextDay(to)]);
   const name = (params.get('name') || '').trim().slice(0, 100);
   if (name) found.push(['name', 'Name: ' + name, 'filename CONTAINS[c] ' + quoted(name)]);
   const camera = (params.get('camera') || '').slice(0, 200);

@@ -29,6 +29,7 @@ enum PostgresSchema {
         ("v21: jobs", JobSchema.postgres, nil),
         ("v22: accounts", PostgresAccountStore.schema, nil),
         ("v22.1: the tally kept per statement", tallyPerStatement, nil),
+        ("v23: local creation dates", localCreationDates, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its
@@ -348,6 +349,31 @@ enum PostgresSchema {
             CREATE TRIGGER asset_tally_update AFTER UPDATE ON asset REFERENCING OLD TABLE AS removed NEW TABLE AS added
             FOR EACH STATEMENT EXECUTE FUNCTION asset_tally_changed()
             """,
+        ]
+    }()
+
+    /// The timeline's order, as SQLite's step v23 keeps it: the clock time where each asset was
+    /// taken, in the stored dates' text form. A stored column computed by PostgreSQL (generated
+    /// columns need an immutable expression: the function parses only the ISO text Lightbox
+    /// writes, which no setting reads otherwise), with the visible assets' indexes of step v23.
+    static let localCreationDates: [String] = {
+        let visible = "isHidden = 0 AND (burstIdentifier IS NULL OR representsBurst = 1) AND trashedDate IS NULL"
+        let covered = "localCreationDate, id, creationDate, creationTimeZoneOffset"
+        return [
+            """
+            CREATE FUNCTION lightbox_local_date(date TEXT, seconds BIGINT) RETURNS TEXT
+            LANGUAGE SQL IMMUTABLE STRICT PARALLEL SAFE
+            RETURN to_char(date::timestamp + make_interval(secs => seconds), 'YYYY-MM-DD HH24:MI:SS.MS')
+            """,
+            """
+            ALTER TABLE asset ADD COLUMN localCreationDate TEXT COLLATE "C"
+            GENERATED ALWAYS AS (lightbox_local_date(creationDate, creationTimeZoneOffset)) STORED
+            """,
+            "CREATE INDEX asset_visible_on_localCreationDate ON asset (\(covered), mediaType) WHERE \(visible)",
+            "DROP INDEX asset_visible_on_cameraModel",
+            "DROP INDEX asset_visible_on_lensModel",
+            "CREATE INDEX asset_visible_on_cameraModel ON asset (cameraModel, \(covered)) WHERE \(visible)",
+            "CREATE INDEX asset_visible_on_lensModel ON asset (lensModel, \(covered)) WHERE \(visible)",
         ]
     }()
 }

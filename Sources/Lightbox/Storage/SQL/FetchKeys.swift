@@ -47,7 +47,7 @@ public struct FetchKeys: Sendable {
         return key
     }
 
-    /// Asset keys: SELF, localIdentifier, creationDate, modificationDate, mediaType,
+    /// Asset keys: SELF, localIdentifier, creationDate, localCreationDate, modificationDate, mediaType,
     /// mediaSubtypes, duration, pixelWidth, pixelHeight, favorite/isFavorite,
     /// hidden/isHidden, burstIdentifier, rating, filename (the original's name when imported),
     /// latitude, longitude, cameraMake, cameraModel, lensModel.
@@ -57,6 +57,9 @@ public struct FetchKeys: Sendable {
             "SELF": Key(column: "asset.localIdentifier", kind: .string),
             "localIdentifier": Key(column: "asset.localIdentifier", kind: .string),
             "creationDate": Key(column: "asset.creationDate", kind: .date),
+            // The clock time where the asset was taken, given as if it were UTC: the timeline's
+            // order, by which a day's assets stay together whatever zone each was taken in.
+            "localCreationDate": Key(column: "asset.localCreationDate", kind: .date),
             "modificationDate": Key(column: "asset.modificationDate", kind: .date),
             "mediaType": Key(column: "asset.mediaType", kind: .int),
             "mediaSubtypes": Key(column: "asset.mediaSubtypes", kind: .int),

@@ -11,19 +11,22 @@ extension SQLDatabase {
         Int(try integer("SELECT COUNT(*) FROM asset WHERE trashedDate IS NULL") ?? 0)
     }
 
-    /// Visible assets newest first, `limit` of them after the asset `after` (keyset paging).
+    /// Visible assets newest first by the clock where each was taken (the timeline's order),
+    /// `limit` of them after the asset `after` (keyset paging).
     func assets(limit: Int?, after: String?) throws -> [Asset] {
         var condition = AssetVisibility.defaultCondition
         var arguments: [any SQLBindable] = []
         if let after {
-            guard let anchor = try rows("SELECT id, creationDate FROM asset WHERE localIdentifier = ?", [after]).first
+            guard
+                let anchor = try rows("SELECT id, localCreationDate FROM asset WHERE localIdentifier = ?", [after])
+                    .first
             else {
                 throw LibraryError(.assetNotFound, "no asset has the identifier \(after)")
             }
-            condition += " AND (asset.creationDate, asset.id) < (?, ?)"
-            arguments += [anchor["creationDate"], anchor["id"]]
+            condition += " AND (asset.localCreationDate, asset.id) < (?, ?)"
+            arguments += [anchor["localCreationDate"], anchor["id"]]
         }
-        condition += " ORDER BY asset.creationDate DESC, asset.id DESC"
+        condition += " ORDER BY asset.localCreationDate DESC, asset.id DESC"
         if let limit {
             condition += " LIMIT ?"
             arguments.append(max(0, limit))

@@ -439,6 +439,26 @@ extension SQLiteStore {
             // Not part of the history: taking and ending jobs records no change transaction.
             try db.execute(sql: JobSchema.sqlite)
         }
+        // v22 is PostgreSQL's accounts step (SQLite keeps accounts in a database of their own).
+        migrator.registerMigration("v23: local creation dates") { db in
+            // The timeline's order: the clock time where each asset was taken, so that a day's
+            // assets come together whatever zone each was taken in (an instant's order splits
+            // a party shot in two zones into runs of days that repeat). A virtual column: kept
+            // by SQLite from the two it derives from, never written, stored only in its indexes,
+            // which replace step v16's and v19's for the visible assets' timeline and searches.
+            let visible = "isHidden = 0 AND (burstIdentifier IS NULL OR representsBurst = 1) AND trashedDate IS NULL"
+            let covered = "localCreationDate, id, creationDate, creationTimeZoneOffset"
+            try db.execute(
+                sql: """
+                    ALTER TABLE asset ADD COLUMN localCreationDate TEXT GENERATED ALWAYS AS (
+                        strftime('%Y-%m-%d %H:%M:%f', creationDate, creationTimeZoneOffset || ' seconds')) VIRTUAL;
+                    CREATE INDEX asset_visible_on_localCreationDate ON asset(\(covered), mediaType) WHERE \(visible);
+                    DROP INDEX asset_visible_on_cameraModel;
+                    DROP INDEX asset_visible_on_lensModel;
+                    CREATE INDEX asset_visible_on_cameraModel ON asset(cameraModel, \(covered)) WHERE \(visible);
+                    CREATE INDEX asset_visible_on_lensModel ON asset(lensModel, \(covered)) WHERE \(visible);
+                    """)
+        }
         return migrator
     }
 
