@@ -10,26 +10,32 @@ extension SQLDatabase {
         while inserted < count {
             let batch = Swift.min(1_000, count - inserted)
             var arguments: [SQLValue] = []
-            arguments.reserveCapacity(batch * 6)
+            arguments.reserveCapacity(batch * 7)
             for _ in 0..<batch {
                 state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 let seconds = Double((state >> 33) % (4 * 365 * 24 * 3600))
                 let date = start.addingTimeInterval(seconds).sqlValue
                 arguments += [
-                    UUID().uuidString.sqlValue, ((state >> 20) % 10 == 0 ? 2 : 1).sqlValue, date, date, date,
+                    UUID().uuidString.sqlValue, ((state >> 20) % 10 == 0 ? 2 : 1).sqlValue, date,
+                    Self.benchmarkZones[Int((state >> 17) % 4)].sqlValue, date, date,
                     ((state >> 13) % 5 == 0).sqlValue,
                 ]
             }
-            let rows = Array(repeating: "(?, ?, 0, 4032, 3024, ?, ?, ?, ?)", count: batch).joined(separator: ", ")
+            let rows = Array(repeating: "(?, ?, 0, 4032, 3024, ?, ?, ?, ?, ?)", count: batch).joined(separator: ", ")
             try execute(
                 """
                 INSERT INTO asset (localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate,
-                modificationDate, addedDate, isFavorite) VALUES \(rows)
+                creationTimeZoneOffset, modificationDate, addedDate, isFavorite) VALUES \(rows)
                 """, arguments)
             inserted += batch
         }
         try execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'bench')", [Date()])
     }
+
+    /// The time zones benchmark assets were taken in, mixed as a traveller's or a family's
+    /// library mixes them (New York, London, Berlin, Tokyo; seconds east of UTC): a timeline's
+    /// days and months must not repeat where zones interleave.
+    static var benchmarkZones: [Int] { [-5 * 3600, 0, 3600, 9 * 3600] }
 
     /// Copies of the visible assets (see `PhotoLibrary.insertCopiesOfAssets`): each row and its
     /// resources copied column by column, with a new identifier and dates, and a digest whose
@@ -41,7 +47,11 @@ extension SQLDatabase {
         ).map { (try $0.integer("id"), try $0.text("localIdentifier")) }
         guard !templates.isEmpty, count > 0 else { return [] }
         let assetColumns = try columnNames(
-            of: "asset", except: ["id", "localIdentifier", "creationDate", "modificationDate", "addedDate"]
+            of: "asset",
+            except: [
+                "id", "localIdentifier", "creationDate", "creationTimeZoneOffset", "modificationDate", "addedDate",
+                "localCreationDate",
+            ]
         ).joined(separator: ", ")
         let resourceColumns = try columnNames(of: "resource", except: ["id", "assetId", "sha256"]).joined(
             separator: ", ")
@@ -58,9 +68,10 @@ extension SQLDatabase {
             guard
                 let copy = try integer(
                     """
-                    INSERT INTO asset (localIdentifier, creationDate, modificationDate, addedDate, \(assetColumns))
-                    SELECT ?, ?, ?, ?, \(assetColumns) FROM asset WHERE id = ? RETURNING id
-                    """, [identifier, date, date, date, template.0])
+                    INSERT INTO asset (localIdentifier, creationDate, creationTimeZoneOffset, modificationDate,
+                    addedDate, \(assetColumns))
+                    SELECT ?, ?, ?, ?, ?, \(assetColumns) FROM asset WHERE id = ? RETURNING id
+                    """, [identifier, date, Self.benchmarkZones[Int((state >> 17) % 4)], date, date, template.0])
             else { throw LibraryError(.storageFailed, "the copy of asset \(template.1) was not inserted") }
             let tail = String(format: "%048llx", state ^ UInt64(index))
             try execute(
