@@ -88,11 +88,12 @@ class PageChecks:
 
     def tearDown(self):
         try:
+            expected = self.expected_console or ()
+            expected = (expected,) if isinstance(expected, str) else expected
             errors = [
                 entry
                 for entry in self.driver.get_log("browser")
-                if entry["level"] == "SEVERE"
-                and not (self.expected_console and self.expected_console in entry["message"])
+                if entry["level"] == "SEVERE" and not any(text in entry["message"] for text in expected)
             ]
             self.assertEqual(errors, [], "errors in the browser's console")
         finally:
@@ -1308,6 +1309,144 @@ class PageChecks:
         self.assertEqual(backgrounds["light"], "rgb(245, 245, 247)")
         self.assertEqual(backgrounds["dark"], "rgb(17, 17, 17)")
 
+    def sign_in_as(self, name, password):
+        """Signs out whoever is signed in, then in as `name`."""
+        self.driver.delete_all_cookies()
+        self.driver.get(URL + "/")
+        self.wait.until(lambda d: d.current_url.endswith("/signin"))
+        form = self.driver.find_element(By.ID, "signin")
+        form.find_element(By.NAME, "name").send_keys(name)
+        form.find_element(By.NAME, "password").send_keys(password)
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        self.wait.until(lambda d: d.current_url == URL + "/")
+
+    def share_lines(self, container, album=None):
+        """The lines of shares in `container`, of the album titled `album` on the Shared page."""
+        if album is None:
+            return [line.text for line in self.driver.find_elements(By.CSS_SELECTOR, container + " li.share")]
+        return self.driver.execute_script("""
+            const [container, album] = arguments;
+            return [...document.querySelectorAll(container + ' section.shared-album')]
+              .filter(section => section.querySelector('h3').textContent === album)
+              .flatMap(section => [...section.querySelectorAll('li.share')].map(line => line.innerText));
+        """, container, album)
+
+    def test_an_album_shared_from_the_page_shows_on_the_members_shared_page(self):
+        """A member was never shown what was shared with them, and shares were made only with
+        the CLI or the API: here from the album's Share, and stopped from the Shared page."""
+        self.sign_in()
+        member = "friend" + str(int(time.time() * 1000) % 100000)
+        self.api("/api/users", "POST", {"name": member, "password": "a friend's password", "role": "member"})
+        ids = self.newest_first(0, 3)
+        title = "Holiday " + member
+        album = self.api("/api/collections", "POST", {"title": title, "assets": ids})["localIdentifier"]
+        try:
+            self.driver.get(URL + "/#album=" + album)
+            share = self.driver.find_element(By.ID, "share-album")
+            self.wait.until(lambda d: share.is_displayed())
+            share.click()
+            dialog = self.driver.find_element(By.ID, "share-dialog")
+            self.wait.until(lambda d: dialog.is_displayed())
+            self.assertEqual(dialog.find_element(By.ID, "share-title").text, f"Share “{title}”")
+            person = dialog.find_element(By.ID, "share-person")
+            person.find_element(By.NAME, "user").send_keys(member)
+            Select(person.find_element(By.NAME, "permission")).select_by_visible_text("View and add photos")
+            person.find_element(By.TAG_NAME, "button").click()
+            self.wait.until(lambda d: any(member in line and "can view and add photos" in line
+                                          for line in self.share_lines("#share-list")))
+            # Someone who is not a user here: said, nothing shared.
+            person.find_element(By.NAME, "user").send_keys("nobody-here")
+            person.find_element(By.TAG_NAME, "button").click()
+            self.wait.until(lambda d: d.find_element(By.ID, "share-error").text != "")
+            link = dialog.find_element(By.ID, "share-link")
+            link.find_element(By.NAME, "password").send_keys("a link's password")
+            Select(link.find_element(By.NAME, "expires")).select_by_visible_text("Expires in a week")
+            link.find_element(By.TAG_NAME, "button").click()
+            self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#share-list input.link"))
+            url = dialog.find_element(By.CSS_SELECTOR, "#share-list input.link").get_attribute("value")
+            self.assertTrue(url.startswith(URL + "/s/"), url)
+            self.assertTrue(any("with a password" in line and "expires" in line for line in self.share_lines("#share-list")))
+            self.shot("share-dialog")
+            made = self.api("/api/shares")["made"]
+            self.assertEqual(sorted((m.get("user") or "", m["permission"], bool(m.get("link"))) for m in made if m["album"] == album),
+                             [("", "view", True), (member, "contribute", False)])
+            dialog.find_element(By.CSS_SELECTOR, "form[method=dialog] button").click()
+            # The owner's Shared page: the album with its two shares.
+            self.driver.get(URL + "/#shared")
+            self.wait.until(lambda d: len(self.share_lines("#shared-made", title)) == 2)
+            self.assertIn(title, self.driver.find_element(By.ID, "shared-made").text)
+            self.assertEqual(self.driver.find_element(By.ID, "title").text, "Shared")
+            self.shot("owners-shared-page")
+
+            # The member: an empty library that points to the Shared page, the album's cover
+            # there with its owner and count, and its own page.
+            self.sign_in_as(member, "a friend's password")
+            pointer = self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#status a"))
+            self.assertEqual(pointer[0].text, "One album is shared with you")
+            pointer[0].click()
+            self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#shared-received a.cover"))
+            cover = self.driver.find_element(By.CSS_SELECTOR, "#shared-received a.cover")
+            self.assertIn(title, cover.text)
+            self.assertIn(f"From {USER} · 3 items · you can view and add photos", cover.text)
+            self.wait_for_image(cover.find_element(By.TAG_NAME, "img"))
+            self.shot("members-shared-page")
+            cover.click()
+            self.wait.until(lambda d: d.find_element(By.ID, "shared-title").text == title)
+            self.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#shared-grid .tile")) == 3)
+            self.assertIn(f"3 items shared by {USER}", self.driver.find_element(By.ID, "shared-count").text)
+            for image in self.driver.find_elements(By.CSS_SELECTOR, "#shared-grid img"):
+                self.wait_for_image(image)
+            shared_page = self.driver.current_url
+            self.shot("members-album")
+            self.driver.find_element(By.ID, "shared-back").click()
+            self.wait.until(lambda d: d.current_url == URL + "/#shared")
+
+            # The owner stops sharing with the member: gone from both pages at once.
+            self.sign_in_as(USER, PASSWORD)
+            self.driver.get(URL + "/#shared")
+            stop = self.wait.until(lambda d: d.find_elements(
+                By.CSS_SELECTOR, f'#shared-made button[aria-label="Stop sharing with {member}"]'))
+            stop[0].click()
+            self.wait.until(lambda d: len(self.share_lines("#shared-made", title)) == 1)
+            self.sign_in_as(member, "a friend's password")
+            self.driver.get(URL + "/#shared")
+            self.wait.until(lambda d: "Nothing is shared with you yet." in d.find_element(By.ID, "shared-received").text)
+            self.driver.get(shared_page)
+            self.wait.until(lambda d: "not shared with you" in d.find_element(By.ID, "shared-message").text)
+            self.shot("ended")
+            # No such user (400) and a share that ended (404) are answers, not errors of the page.
+            self.expected_console = ("status of 400", "status of 404")
+        finally:
+            self.sign_in_as(USER, PASSWORD)
+            self.api("/api/users/" + member, "DELETE")
+            for share in self.api("/api/shares")["made"]:
+                if share["album"] == album:
+                    self.api("/api/shares/" + share["id"], "DELETE")
+            self.api("/api/collections/" + album, "DELETE")
+
+    def test_a_selection_is_shared_as_a_new_album(self):
+        self.sign_in()
+        ids = self.newest_first(0, 2)
+        self.wait.until(lambda d: len(self.tiles()) >= 2)
+        self.select_tiles(ids)
+        self.driver.find_element(By.ID, "share-selection").click()
+        name_dialog = self.driver.find_element(By.ID, "name-dialog")
+        self.wait.until(lambda d: name_dialog.is_displayed())
+        field = name_dialog.find_element(By.NAME, "name")
+        field.clear()
+        field.send_keys("Two to share")
+        name_dialog.find_element(By.CSS_SELECTOR, "button[value=ok]").click()
+        dialog = self.driver.find_element(By.ID, "share-dialog")
+        self.wait.until(lambda d: dialog.is_displayed())
+        self.assertEqual(dialog.find_element(By.ID, "share-title").text, "Share “Two to share”")
+        self.wait.until(lambda d: "Not shared yet." in d.find_element(By.ID, "share-list").text)
+        self.shot("share-selection")
+        albums = self.api("/api/collections?type=album&limit=1000")["collections"]
+        album = next(a for a in albums if a["localizedTitle"] == "Two to share")
+        members = self.api(f"/api/collections/{album['localIdentifier']}/assets")["assets"]
+        self.assertEqual(sorted(a["localIdentifier"] for a in members), sorted(ids))
+        self.api("/api/collections/" + album["localIdentifier"], "DELETE")
+
     def test_a_shared_link_shows_its_album_to_anyone_and_asks_its_password(self):
         self.sign_in()
         ids = [asset["localIdentifier"] for asset in self.api("/api/assets?limit=3")["assets"]]
@@ -1343,8 +1482,14 @@ class PageChecks:
         form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         self.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#shared-grid .tile")) == 3)
         self.shot("unlocked")
-        # A locked link and a wrong password are answers (401), not errors of the page.
-        self.expected_console = "the server responded with a status of 401"
+        # A guessed link: said so, not "Loading…".
+        self.driver.get(URL + "/s/a-guessed-key")
+        self.wait.until(lambda d: "does not exist" in d.find_element(By.ID, "shared-message").text)
+        self.assertEqual(self.driver.find_element(By.ID, "shared-title").text, "Not shared")
+        self.shot("guessed")
+        # A locked link, a wrong password (401) and a guessed link (404) are answers, not errors
+        # of the page.
+        self.expected_console = ("status of 401", "status of 404")
 
 
 class DesktopTests(PageChecks, unittest.TestCase):

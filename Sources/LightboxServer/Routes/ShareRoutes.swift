@@ -15,7 +15,8 @@ import Lightbox
 /// - `POST /api/links/unlock` with `{"link": KEY, "password"}`: unlocks a link with a password
 ///   for a while: sets its cookie, and answers the proof for programs
 ///   (`X-Lightbox-Link-Unlock`); 401 for a wrong password, slowed like sign-ins.
-/// - `GET /s/{key}`: the shared album's page.
+/// - `GET /s/{key}`: the shared album's page; `GET /shared/{id}`: the same page of an album
+///   shared with the signed-in user.
 ///
 /// A recipient reaches a shared album by adding `share=ID` to any route's query, a link's
 /// holder by `link=KEY` (or `X-Lightbox-Link`): the routes then see the album's assets alone,
@@ -228,6 +229,22 @@ enum ShareRoutes {
             // The key is in this page's URL: no other site is told it.
             response.headers[.init("Referrer-Policy")!] = "no-referrer"
             return response
+        }
+        routes.get(
+            "/shared/:id", access: .open,
+            doc: APIOperation(
+                """
+                An album shared with the signed-in user (the share's identifier), as its own page; the \
+                sign-in page for whoever has not signed in.
+                """,
+                responses: [
+                    .init(status: 200, description: "The page.", content: .html), .empty(303, "Sign in first."),
+                ])
+        ) { request, context in
+            guard context.caller != nil else {
+                return Response(status: .seeOther, headers: [.location: "/signin"])
+            }
+            return WebPage.shared.response(to: request)
         }
     }
 

@@ -50,11 +50,12 @@ async function showSessions() {
 
 async function load() {
   const answer = await (await request('/api/authorization')).json();
-  if (answer.credential !== 'session' || !answer.user) return;
+  if (answer.credential !== 'session' || !answer.user) return null;
   button.textContent = answer.user.name;
   button.title = `Signed in as ${answer.user.name}`;
   button.hidden = false;
   who.textContent = `Signed in as ${answer.user.name}${answer.user.role === 'admin' ? ', an admin' : ''}`;
+  return answer.user;
 }
 
 button.addEventListener('click', () => {
@@ -67,4 +68,5 @@ document.getElementById('sign-out').addEventListener('click', async () => {
   location.assign('/signin');
 });
 
-load().catch(() => {});
+// The user signed in with a session, or null (a token, or a library without users).
+export const signedIn = load().catch(() => null);

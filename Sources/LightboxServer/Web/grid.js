@@ -157,6 +157,8 @@ async function loadTimeline() {
     status.textContent = count ? ''
       : source.assets.includes('predicate=') ? 'Nothing matches these filters.'
       : source.timeline ? 'No photos yet. Add some with Upload, or drop them on this page.' : 'Nothing here yet.';
+    // An empty library: the Shared page may point to albums others share (sharing.js).
+    if (!count && source.timeline && !source.assets.includes('predicate=')) dispatchEvent(new Event('lightbox-empty'));
     relayout();
   } catch (error) {
     status.textContent = 'Could not load photos: ' + error.message;

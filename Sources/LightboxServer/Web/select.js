@@ -3,11 +3,16 @@
 // shown, delete, or, in Recently Deleted, restore. Each action is one request per thousand.
 import { inBatches, postJSON, request } from './api.js';
 import { redraw, refresh, selection } from './grid.js';
-import { SMART, albums, current, loadSidebar, shownChanged } from './sidebar.js';
+import { SMART, albums, askName, current, loadSidebar, shownChanged } from './sidebar.js';
+import { openShareDialog } from './sharing.js';
+import { signedIn } from './account.js';
 
 const bar = document.getElementById('actions');
 const button = document.getElementById('select');
 const addTo = document.getElementById('add-to');
+const shareButton = document.getElementById('share-selection');
+let canShare = false;
+signedIn.then(user => { canShare = !!user; });
 
 function setActive(active) {
   selection.active = active;
@@ -36,8 +41,9 @@ function update() {
   bar.querySelector('[data-action=delete]').textContent = trash ? 'Delete for good' : 'Delete';
   if (hidden) { show('hide', true); bar.querySelector('[data-action=hide]').textContent = 'Unhide'; }
   addTo.parentElement.hidden = !!trash;
+  shareButton.hidden = !!trash || !canShare;
   addTo.replaceChildren(new Option('album…', ''), ...albums.map(album => new Option(album.title, album.id)));
-  for (const control of bar.querySelectorAll('button[data-action], select')) control.disabled = count === 0;
+  for (const control of bar.querySelectorAll('button[data-action], select, #share-selection')) control.disabled = count === 0;
 }
 
 selection.changed = update;
@@ -72,6 +78,23 @@ document.getElementById('select-done').addEventListener('click', () => setActive
 for (const control of bar.querySelectorAll('button[data-action]')) {
   control.addEventListener('click', () => act(control.dataset.action).catch(error => alert(error.message)));
 }
+// Sharing a selection: a new album of it (named, the day's date offered), then its Share dialog.
+shareButton.addEventListener('click', async () => {
+  const ids = [...selection.ids];
+  const name = await askName('Share in a new album', 'Shared ' + new Date().toLocaleDateString());
+  if (!name) return;
+  try {
+    const album = await (await postJSON('/api/collections', { title: name, assets: ids.slice(0, 1000) })).json();
+    await inBatches(ids.slice(1000), batch =>
+      postJSON('/api/collections/' + encodeURIComponent(album.localIdentifier) + '/assets', { assets: batch }));
+    setActive(false);
+    await loadSidebar();
+    await openShareDialog({ id: album.localIdentifier, title: name });
+  } catch (failure) {
+    alert(failure.message);
+  }
+});
+
 addTo.addEventListener('change', async () => {
   const album = addTo.value;
   if (!album) return;

@@ -1,9 +1,12 @@
-// A shared album's page, for whoever holds its link (/s/KEY): the album's photos as a grid,
-// one at a time in a viewer, and a password form when the link has one. Every request names
-// the link in its query, so that images load; a password's unlocking is a cookie the server sets.
+// A shared album's page, for whoever holds its link (/s/KEY), or for a user it is shared with
+// (/shared/SHARE, from the Shared page): the album's photos as a grid, one at a time in a
+// viewer, and a password form when the link has one. Every request names the link (or the
+// share) in its query, so that images load; a password's unlocking is a cookie the server sets.
 
 const key = decodeURIComponent(location.pathname.split('/').pop());
-const link = 'link=' + encodeURIComponent(key);
+const byLink = location.pathname.startsWith('/s/');
+const link = (byLink ? 'link=' : 'share=') + encodeURIComponent(key);
+if (!byLink) document.getElementById('shared-back').hidden = false;
 const grid = document.getElementById('shared-grid');
 const message = document.getElementById('shared-message');
 const unlock = document.getElementById('shared-unlock');
@@ -17,7 +20,7 @@ let shown = -1;
 async function get(path) {
   const response = await fetch(path + (path.includes('?') ? '&' : '?') + link);
   const body = await response.json();
-  if (!response.ok) throw Object.assign(new Error(body.error.message), { code: body.error.code });
+  if (!response.ok) throw Object.assign(new Error(body.error.message), { code: body.error.code, status: response.status });
   return body;
 }
 
@@ -31,12 +34,19 @@ async function open() {
     const count = collection.estimatedAssetCount;
     document.getElementById('shared-count').textContent =
       count + (count === 1 ? ' item' : ' items') + ' shared by ' + authorization.sharedAlbum.owner;
+    document.title = document.getElementById('shared-title').textContent + ' · Lightbox';
     unlock.hidden = true;
     await more();
   } catch (failure) {
     if (failure.code === 'linkLocked') {
       unlock.hidden = false;
       unlock.elements.password.focus();
+    } else if (failure.status === 401 || failure.status === 404) {
+      // A guessed, ended or expired link, or a share that ended: said, not "Loading…".
+      document.getElementById('shared-title').textContent = 'Not shared';
+      message.textContent = byLink
+        ? 'This link does not exist, or its album is no longer shared. Ask whoever sent it for a new one.'
+        : 'This album is not shared with you, or no longer.';
     } else {
       message.textContent = failure.message;
     }
@@ -80,13 +90,29 @@ function tile(asset) {
 function show(index) {
   if (index < 0 || index >= assets.length) return;
   shown = index;
+  const asset = assets[index];
   const side = Math.ceil(Math.max(innerWidth, innerHeight) * (devicePixelRatio || 1));
-  viewer.querySelector('img').src = imageURL(assets[index], Math.min(side, 2048));
+  const image = viewer.querySelector('img');
+  const movie = viewer.querySelector('video');
+  image.src = imageURL(asset, Math.min(side, 2048));
+  // A movie plays (as a browser can: an iPhone's HEVC as its H.264 copy), where it showed
+  // its poster frame alone.
+  const isMovie = asset.mediaType === 2;
+  movie.hidden = !isMovie;
+  image.hidden = isMovie;
+  if (isMovie) {
+    movie.poster = image.src;
+    movie.src = '/api/assets/' + encodeURIComponent(asset.localIdentifier) + '/movie?playable=true&' + link;
+  } else {
+    movie.removeAttribute('src');
+    movie.load();
+  }
   if (!viewer.open) viewer.showModal();
   if (index >= assets.length - 5) more();
 }
 
 viewer.querySelector('button').addEventListener('click', () => viewer.close());
+viewer.addEventListener('close', () => viewer.querySelector('video').pause());
 addEventListener('keydown', (event) => {
   if (!viewer.open) return;
   if (event.key === 'ArrowRight') show(shown + 1);

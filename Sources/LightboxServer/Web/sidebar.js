@@ -7,6 +7,8 @@
 import { postJSON, request } from './api.js';
 import { DRAGGED_ASSETS, show, showNothing } from './grid.js';
 import { filtersFromAddress, hideChips } from './search.js';
+import { hideSharedPage, openShareDialog, showSharedPage } from './sharing.js';
+import { signedIn } from './account.js';
 
 const sidebar = document.getElementById('sidebar');
 const menu = document.getElementById('menu');
@@ -163,9 +165,13 @@ async function members(list) {
   return elements;
 }
 
+// Whether the Shared page is shown (#shared).
+let sharedShown = false;
+
 function markCurrent() {
+  const shown = sharedShown ? '#shared' : current ? current.id : '';
   for (const link of sidebar.querySelectorAll('a')) {
-    if (link.dataset.collection === (current ? current.id : '')) link.setAttribute('aria-current', 'page');
+    if (link.dataset.collection === shown) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
 }
@@ -174,13 +180,29 @@ function markCurrent() {
 let shownOnce = false, shownKey = '';
 
 export async function showFromAddress() {
-  const id = new URLSearchParams(location.hash.slice(1)).get('album');
+  const params = new URLSearchParams(location.hash.slice(1));
+  const id = params.get('album');
   const predicate = id ? null : filtersFromAddress();
   if (id) hideChips();
-  const key = (id || '') + '|' + (predicate || '');
-  if (shownOnce && key === shownKey) return false;
+  const key = params.has('shared') ? '#shared' : (id || '') + '|' + (predicate || '');
+  if (shownOnce && key === shownKey && key !== '#shared') return false;
   shownOnce = true;
   shownKey = key;
+  sharedShown = params.has('shared');
+  if (sharedShown) {
+    hideChips();
+    current = null;
+    closeMenu();
+    title.textContent = 'Shared';
+    document.title = 'Shared · Lightbox';
+    for (const name of ['rename-album', 'delete-album', 'share-album']) document.getElementById(name).hidden = true;
+    markCurrent();
+    shownChanged.listeners.forEach(listener => listener());
+    showNothing('');
+    await showSharedPage();
+    return true;
+  }
+  hideSharedPage();
   let missing = false;
   if (id) {
     try {
@@ -200,6 +222,12 @@ export async function showFromAddress() {
   document.title = (missing ? 'Album not found · ' : current ? current.title + ' · ' : '') + 'Lightbox';
   document.getElementById('rename-album').hidden = !(current && current.isAlbum);
   document.getElementById('delete-album').hidden = !(current && current.isAlbum);
+  // Only a signed-in user shares (a library served without users has no one to share with).
+  const shown = current;
+  document.getElementById('share-album').hidden = true;
+  signedIn.then(user => {
+    if (shown === current) document.getElementById('share-album').hidden = !(user && current && current.isAlbum);
+  });
   markCurrent();
   shownChanged.listeners.forEach(listener => listener());
   if (missing) {
@@ -263,6 +291,10 @@ document.getElementById('rename-album').addEventListener('click', async () => {
   current.title = name;
   title.textContent = name;
   await loadSidebar();
+});
+
+document.getElementById('share-album').addEventListener('click', () => {
+  if (current) openShareDialog({ id: current.id, title: current.title }).catch(() => {});
 });
 
 document.getElementById('delete-album').addEventListener('click', async () => {
