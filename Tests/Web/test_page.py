@@ -418,6 +418,68 @@ class PageChecks:
         self.wait.until(lambda d: d.current_url == URL + "/")
         self.wait.until(lambda d: len(self.tiles()) > 0)
 
+    def toast_says(self, text):
+        toast = self.driver.find_element(By.ID, "toast")
+        self.wait.until(lambda d: toast.is_displayed() and text in toast.text)
+        return toast
+
+    def test_the_viewer_rates_adds_deletes_and_hides_each_with_undo(self):
+        """The viewer had no Delete, Hide, rating or Add to album, and no action said what it
+        did or could be undone."""
+        self.sign_in()
+        title = "Picks " + str(int(time.time() * 1000) % 100000)
+        album = self.api("/api/collections", "POST", {"title": title})["localIdentifier"]
+        total = self.api("/api/timeline")["count"]
+        first, second, third = self.newest_first(0, 3)
+        try:
+            self.driver.get(URL + "/#view=" + first)
+            viewer = self.driver.find_element(By.ID, "viewer")
+            self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
+            keys = lambda *typed: ActionChains(self.driver).send_keys(*typed).perform()
+            # Four stars by the keyboard, lit in the bar; undone from the toast.
+            keys("4")
+            self.wait.until(lambda d: self.api("/api/assets/" + first).get("rating") == 4)
+            self.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#rating button.on")) == 4)
+            self.toast_says("Rated ★★★★.").find_element(By.TAG_NAME, "button").click()
+            self.wait.until(lambda d: not self.api("/api/assets/" + first).get("rating"))
+            self.toast_says("Undone.")
+            self.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#rating button.on")) == 0)
+            # Into an album from the bar, and out again with Undo.
+            # The album made above reaches the list with the change stream.
+            self.wait.until(lambda d: title in [o.text for o in Select(d.find_element(By.ID, "viewer-add-to")).options])
+            Select(self.driver.find_element(By.ID, "viewer-add-to")).select_by_visible_text(title)
+            self.wait.until(lambda d: [a["localIdentifier"] for a in self.api(f"/api/collections/{album}/assets")["assets"]] == [first])
+            self.toast_says(f"Added to “{title}”.")
+            self.shot("added")
+            self.driver.find_element(By.CSS_SELECTOR, "#toast button").click()
+            self.wait.until(lambda d: self.api(f"/api/collections/{album}/assets")["assets"] == [])
+            # Delete: the next photo takes its place; Ctrl+Z brings it back.
+            keys(Keys.DELETE)
+            self.wait.until(lambda d: self.api("/api/timeline")["count"] == total - 1)
+            self.wait.until(lambda d: "view=" + second in d.current_url)
+            self.toast_says("Moved to Recently Deleted.")
+            self.shot("deleted")
+            ActionChains(self.driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
+            self.wait.until(lambda d: self.api("/api/timeline")["count"] == total)
+            self.toast_says("Undone.")
+            # Hide from the bar: gone from the library, then shown again.
+            self.driver.find_element(By.ID, "hide-one").click()
+            self.wait.until(lambda d: self.api("/api/timeline")["count"] == total - 1)
+            shown = self.driver.current_url.split("view=")[-1]
+            self.assertNotIn(shown, (first, ""))
+            hidden = [a for a in (first, second, third) if self.api("/api/assets/" + a)["isHidden"]]
+            self.assertEqual(len(hidden), 1)
+            self.toast_says("Hidden").find_element(By.TAG_NAME, "button").click()
+            self.wait.until(lambda d: self.api("/api/timeline")["count"] == total)
+            self.assertFalse(self.api("/api/assets/" + hidden[0])["isHidden"])
+            self.shot("unhidden")
+        finally:
+            self.api("/api/collections/" + album, "DELETE")
+            for identifier in (first, second, third):
+                self.api("/api/assets/" + identifier, "PATCH", {"hidden": False, "rating": 0})
+            if self.api("/api/timeline")["count"] < total:
+                self.api("/api/assets/restore", "POST", {"assets": [first]})
+
     def test_viewer_walks_the_whole_timeline_and_closes_with_escape_or_back(self):
         self.sign_in()
         self.wait.until(lambda d: len(self.tiles()) >= 20)

@@ -5,6 +5,7 @@ import { inBatches, postJSON, request } from './api.js';
 import { redraw, refresh, selection } from './grid.js';
 import { SMART, albums, askName, current, loadSidebar, shownChanged } from './sidebar.js';
 import { openShareDialog } from './sharing.js';
+import { toast } from './toast.js';
 import { signedIn } from './account.js';
 
 const bar = document.getElementById('actions');
@@ -49,34 +50,61 @@ function update() {
 selection.changed = update;
 shownChanged.listeners.push(() => { if (selection.active) setActive(false); });
 
+function counted(count) {
+  return count === 1 ? '1 item' : count.toLocaleString() + ' items';
+}
+
 async function act(action) {
   const ids = [...selection.ids];
   const patch = body => inBatches(ids, batch => request('/api/assets', {
     method: 'PATCH', headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(Object.assign({ assets: batch }, body)) }));
+  const post = path => inBatches(ids, batch => postJSON(path, { assets: batch }));
   const trash = current && current.subtype === SMART.recentlyDeleted;
+  const album = current && current.isAlbum ? current : null;
+  // What was done, and how to take it back where the model can.
+  let message = '', undo = null;
   switch (action) {
-  case 'favorite': await patch({ favorite: true }); break;
-  case 'unfavorite': await patch({ favorite: false }); break;
-  case 'hide': await patch({ hidden: !(current && current.subtype === SMART.hidden) }); break;
-  case 'remove':
-    await inBatches(ids, batch => postJSON('/api/collections/' + encodeURIComponent(current.id) + '/assets/remove',
-                                           { assets: batch }));
+  case 'favorite':
+    await patch({ favorite: true });
+    [message, undo] = [counted(ids.length) + ' added to Favourites.', () => patch({ favorite: false })];
     break;
-  case 'restore': await inBatches(ids, batch => postJSON('/api/assets/restore', { assets: batch })); break;
+  case 'unfavorite':
+    await patch({ favorite: false });
+    [message, undo] = [counted(ids.length) + ' removed from Favourites.', () => patch({ favorite: true })];
+    break;
+  case 'hide': {
+    const hidden = !(current && current.subtype === SMART.hidden);
+    await patch({ hidden });
+    [message, undo] = [counted(ids.length) + (hidden ? ' hidden.' : ' shown again.'), () => patch({ hidden: !hidden })];
+    break;
+  }
+  case 'remove': {
+    const path = '/api/collections/' + encodeURIComponent(album.id) + '/assets';
+    await post(path + '/remove');
+    [message, undo] = [counted(ids.length) + ' taken out of “' + album.title + '”.', () => post(path)];
+    break;
+  }
+  case 'restore':
+    await post('/api/assets/restore');
+    [message, undo] = [counted(ids.length) + ' restored.', () => post('/api/assets/delete')];
+    break;
   case 'delete':
     if (trash && !confirm('Delete ' + ids.length + ' for good? This cannot be undone.')) return;
     await inBatches(ids, batch => postJSON('/api/assets/delete', { assets: batch, permanently: !!trash }));
+    message = counted(ids.length) + (trash ? ' deleted for good.' : ' moved to Recently Deleted.');
+    if (!trash) undo = () => post('/api/assets/restore');
     break;
   }
   setActive(false);
   await Promise.all([refresh(), loadSidebar()]);
+  toast(message, undo && (async () => { await undo(); await Promise.all([refresh(), loadSidebar()]); }));
 }
 
 button.addEventListener('click', () => setActive(!selection.active));
 document.getElementById('select-done').addEventListener('click', () => setActive(false));
 for (const control of bar.querySelectorAll('button[data-action]')) {
-  control.addEventListener('click', () => act(control.dataset.action).catch(error => alert(error.message)));
+  control.addEventListener('click', () => act(control.dataset.action).catch(error => toast(error.message)));
 }
 // Sharing a selection: a new album of it (named, the day's date offered), then its Share dialog.
 shareButton.addEventListener('click', async () => {
@@ -91,17 +119,28 @@ shareButton.addEventListener('click', async () => {
     await loadSidebar();
     await openShareDialog({ id: album.localIdentifier, title: name });
   } catch (failure) {
-    alert(failure.message);
+    toast(failure.message);
   }
 });
 
 addTo.addEventListener('change', async () => {
   const album = addTo.value;
   if (!album) return;
-  await inBatches([...selection.ids], batch =>
-    postJSON('/api/collections/' + encodeURIComponent(album) + '/assets', { assets: batch }));
+  const ids = [...selection.ids];
+  const title = addTo.selectedOptions[0].textContent;
+  const path = '/api/collections/' + encodeURIComponent(album) + '/assets';
+  try {
+    await inBatches(ids, batch => postJSON(path, { assets: batch }));
+  } catch (error) {
+    toast(error.message);
+    return;
+  }
   setActive(false);
   await loadSidebar();
+  toast(counted(ids.length) + ' added to “' + title + '”.', async () => {
+    await inBatches(ids, batch => postJSON(path + '/remove', { assets: batch }));
+    await Promise.all([refresh(), loadSidebar()]);
+  });
 });
 addEventListener('keydown', event => {
   if (event.key === 'Escape' && selection.active && !document.querySelector('#viewer.open, dialog[open]')) setActive(false);

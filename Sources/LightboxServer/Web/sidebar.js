@@ -122,6 +122,8 @@ export async function loadSidebar() {
   albums = [];
   albumList.replaceChildren(...await members('top'));
   markCurrent();
+  // The viewer's "Add to album" lists them.
+  dispatchEvent(new Event('lightbox-albums'));
 }
 
 // The folders opened in this tab: kept open when the sidebar is made again (any change

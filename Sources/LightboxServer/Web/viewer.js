@@ -1,10 +1,11 @@
 // The viewer: one photo large, the quick image first and the final one when it arrives;
 // a Live Photo's motion or a movie played from /movie.
 import { address, assetPath, cache, filename, postJSON, request, version } from './api.js';
-import { assetAt, loadedAsset, replace, reveal, total } from './grid.js';
+import { assetAt, loadedAsset, refresh, replace, reveal, total } from './grid.js';
 import { openEditor } from './editor.js';
 import { searchNear } from './search.js';
-import { SMART, current as shownCollection } from './sidebar.js';
+import { SMART, albums, current as shownCollection } from './sidebar.js';
+import { toast } from './toast.js';
 
 const viewer = document.getElementById('viewer');
 const picture = viewer.querySelector('img');
@@ -64,6 +65,10 @@ export async function open(index) {
   document.getElementById('edit').hidden = trashed;
   document.getElementById('favorite').hidden = trashed;
   document.getElementById('restore-one').hidden = !trashed;
+  for (const id of ['rating', 'hide-one', 'delete-one', 'viewer-add-to']) document.getElementById(id).hidden = trashed;
+  showRating(asset);
+  document.getElementById('hide-one').textContent = inHidden() ? 'Unhide' : 'Hide';
+  listAlbums();
   // The file as it is now (an edit's render), and, for an edited asset, as imported.
   document.getElementById('download').href = assetPath(asset) + '/download?version=current';
   const original = document.getElementById('download-original');
@@ -93,15 +98,99 @@ function showFavorite(asset) {
   button.textContent = asset.isFavorite ? '♥ Favourite' : '♡ Favourite';
 }
 
+// Changes the asset shown (favourite, hidden, rating) and shows what it became.
+async function patch(asset, body) {
+  const response = await request(assetPath(asset), {
+    method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const changed = await response.json();
+  replace(changed);
+  if (shownAsset && shownAsset.localIdentifier === changed.localIdentifier) {
+    shownAsset = changed;
+    showFavorite(changed);
+    showRating(changed);
+  }
+  return changed;
+}
+
 async function toggleFavorite() {
   const asset = shownAsset;
   if (!asset) return;
-  const response = await request(assetPath(asset), {
-    method: 'PATCH', headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ favorite: !asset.isFavorite }) });
-  const changed = await response.json();
-  replace(changed);
-  if (shownAsset && shownAsset.localIdentifier === changed.localIdentifier) { shownAsset = changed; showFavorite(changed); }
+  const favorite = !asset.isFavorite;
+  await patch(asset, { favorite });
+  toast(favorite ? 'Added to Favourites.' : 'Removed from Favourites.', () => patch(asset, { favorite: !favorite }));
+}
+
+function showRating(asset) {
+  const stars = asset.rating > 0 ? asset.rating : 0;
+  for (const star of document.querySelectorAll('#rating button')) {
+    const number = Number(star.dataset.stars);
+    star.classList.toggle('on', number <= stars);
+    star.setAttribute('aria-pressed', String(number === stars));
+  }
+}
+
+// Rates the photo shown 1 to 5 stars; its own rating again takes the rating away.
+async function rate(stars) {
+  const asset = shownAsset;
+  if (!asset) return;
+  const before = asset.rating || 0;
+  const rating = before === stars ? 0 : stars;
+  await patch(asset, { rating });
+  toast(rating ? 'Rated ' + '★'.repeat(rating) + '.' : 'Rating removed.', () => patch(asset, { rating: before }));
+}
+
+// The albums "Add to album" offers: again when the sidebar has read them (after the first
+// screen, or a change).
+function listAlbums() {
+  const addTo = document.getElementById('viewer-add-to');
+  addTo.replaceChildren(new Option('Add to album…', ''), ...albums.map(album => new Option(album.title, album.id)));
+}
+addEventListener('lightbox-albums', listAlbums);
+
+function inHidden() {
+  return !!shownCollection && shownCollection.subtype === SMART.hidden;
+}
+
+// The photo shown left what the grid shows (hidden, deleted): the grid is read again, and the
+// viewer shows the photo that took its place, or closes on an empty grid.
+async function leftTheGrid() {
+  const at = current;
+  await refresh();
+  if (current !== at) return;
+  if (total() === 0) close();
+  else await open(Math.min(at, total() - 1));
+}
+
+async function toggleHidden() {
+  const asset = shownAsset;
+  if (!asset) return;
+  const hidden = !inHidden();
+  await patch(asset, { hidden });
+  await leftTheGrid();
+  toast(hidden ? 'Hidden: it is in the Hidden album.' : 'Shown again in the library.', async () => {
+    await patch(asset, { hidden: !hidden });
+    await refresh();
+  });
+}
+
+async function deleteShown() {
+  const asset = shownAsset;
+  if (!asset) return;
+  await postJSON('/api/assets/delete', { assets: [asset.localIdentifier] });
+  await leftTheGrid();
+  toast('Moved to Recently Deleted.', async () => {
+    await postJSON('/api/assets/restore', { assets: [asset.localIdentifier] });
+    await refresh();
+  });
+}
+
+async function addShownTo(album) {
+  const asset = shownAsset;
+  const target = albums.find(a => a.id === album);
+  if (!asset || !target) return;
+  const path = '/api/collections/' + encodeURIComponent(album) + '/assets';
+  await postJSON(path, { assets: [asset.localIdentifier] });
+  toast('Added to “' + target.title + '”.', () => postJSON(path + '/remove', { assets: [asset.localIdentifier] }));
 }
 
 // The information panel: what the catalog knows, then what the original's metadata says.
@@ -353,7 +442,20 @@ addEventListener('popstate', () => {
 // A Live Photo plays once, then shows its still again.
 movie.addEventListener('ended', () => { if (!movie.controls) stopMovie(); });
 document.getElementById('play').addEventListener('click', playMovie);
-document.getElementById('favorite').addEventListener('click', toggleFavorite);
+// What fails (the server away, a refusal) is said, not lost.
+const said = action => (...args) => action(...args).catch(failure => toast(failure.message));
+document.getElementById('favorite').addEventListener('click', said(toggleFavorite));
+document.getElementById('hide-one').addEventListener('click', said(toggleHidden));
+document.getElementById('delete-one').addEventListener('click', said(deleteShown));
+for (const star of document.querySelectorAll('#rating button')) {
+  star.addEventListener('click', said(() => rate(Number(star.dataset.stars))));
+}
+document.getElementById('viewer-add-to').addEventListener('change', said(async () => {
+  const select = document.getElementById('viewer-add-to');
+  const album = select.value;
+  select.value = '';
+  if (album) await addShownTo(album);
+}));
 document.getElementById('info').addEventListener('click', toggleInfo);
 document.getElementById('edit').addEventListener('click', () => openEditor(shownAsset));
 // Restored, the photo leaves Recently Deleted: the viewer closes on the list without it.
@@ -374,5 +476,10 @@ addEventListener('keydown', event => {
   if (event.key === 'e' && !document.getElementById('edit').hidden && shownAsset) openEditor(shownAsset);
   if (event.key === 'p' && !document.getElementById('play').hidden) playMovie();
   if (event.key === 'i') toggleInfo();
-  if (event.key === 'f' && !document.getElementById('favorite').hidden) toggleFavorite();
+  if (event.target.closest('input, select, textarea')) return;
+  if (event.key === 'f' && !document.getElementById('favorite').hidden) said(toggleFavorite)();
+  if (document.getElementById('rating').hidden) return;
+  if (event.key >= '1' && event.key <= '5' && !event.ctrlKey && !event.metaKey) said(rate)(Number(event.key));
+  if (event.key === 'h') said(toggleHidden)();
+  if (event.key === 'Delete' || event.key === 'Backspace') { event.preventDefault(); said(deleteShown)(); }
 });
