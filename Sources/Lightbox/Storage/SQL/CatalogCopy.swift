@@ -20,6 +20,9 @@ enum CatalogCopy {
     /// The accounts' tables, parents before children.
     static let accountTables = ["\"user\"", "session", "token", "share"]
 
+    /// Columns each database computes from others (schema step v23): read, never written.
+    static let computedColumns: Set<String> = ["localcreationdate"]
+
     /// Rows read and written at a time: under PostgreSQL's 65,535 parameters for the widest table.
     static let batch = 500
 
@@ -44,7 +47,9 @@ enum CatalogCopy {
                     [last, batch])
                 guard let first = rows.first else { break }
                 last = try rows[rows.count - 1].integer("copiedRowid")
-                let columns = first.columns.filter { $0.key != "copiedRowid" }.sorted { $0.value < $1.value }
+                let columns = first.columns.filter {
+                    $0.key != "copiedRowid" && !computedColumns.contains($0.key.lowercased())
+                }.sorted { $0.value < $1.value }
                 let placeholders = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
                 try target.execute(
                     "INSERT INTO \(table) (\(columns.map(\.key).joined(separator: ", "))) VALUES "
