@@ -176,7 +176,8 @@ let package = Package(
             resources: [
                 "index.html", "signin.html", "style.css", "api.js", "grid.js", "viewer.js", "editor.js", "main.js",
                 "signin.js", "shared.html", "shared.js", "icon.svg", "sidebar.js", "select.js", "upload.js",
-                "search.js", "camera.js", "changes.js", "account.js", "sharing.js", "toast.js", "notfound.html",
+                "search.js", "camera.js", "changes.js", "account.js", "sharing.js", "toast.js", "trash.js",
+                "notfound.html",
             ].map {
                 .embedInCode("Web/" + $0)
             },

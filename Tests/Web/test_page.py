@@ -9,6 +9,7 @@ error in the browser's console.
 
 import json
 import os
+import tempfile
 import time
 import unittest
 import urllib.error
@@ -16,7 +17,7 @@ import urllib.parse
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoAlertPresentException, NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions import interaction
@@ -479,6 +480,88 @@ class PageChecks:
                 self.api("/api/assets/" + identifier, "PATCH", {"hidden": False, "rating": 0})
             if self.api("/api/timeline")["count"] < total:
                 self.api("/api/assets/restore", "POST", {"assets": [first]})
+
+    def test_a_day_or_everything_is_selected_at_once_and_made_an_album(self):
+        """No select-all, no "select this day", no "New album…" in Add to."""
+        self.sign_in()
+        timeline = self.api("/api/timeline")
+        newest = timeline["days"][0]
+        self.wait.until(lambda d: len(self.tiles()) >= newest["count"])
+        self.driver.find_element(By.ID, "select").click()
+        count = self.driver.find_element(By.ID, "selected-count")
+        choose = self.wait.until(lambda d: [b for b in d.find_elements(By.CSS_SELECTOR, "#grid h3.day .select-day")
+                                            if b.is_displayed()])
+        choose[0].click()
+        self.wait.until(lambda d: count.text == f"{newest['count']:,} selected")
+        self.shot("a-day")
+        choose[0].click()
+        self.wait.until(lambda d: count.text == "Choose photos")
+        self.driver.find_element(By.ID, "select-all").click()
+        self.wait.until(lambda d: count.text == f"{timeline['count']:,} selected")
+        self.shot("everything")
+        # Everything into a new album, named from Add to; undone, the album goes.
+        title = "Everything " + str(int(time.time() * 1000) % 100000)
+        Select(self.driver.find_element(By.ID, "add-to")).select_by_visible_text("New album…")
+        name_dialog = self.driver.find_element(By.ID, "name-dialog")
+        self.wait.until(lambda d: name_dialog.is_displayed())
+        name_dialog.find_element(By.NAME, "name").send_keys(title)
+        name_dialog.find_element(By.CSS_SELECTOR, "button[value=ok]").click()
+        self.toast_says(f"{timeline['count']:,} items added to the new album “{title}”.")
+        albums = lambda: [a for a in self.api("/api/collections?type=album&limit=1000")["collections"]
+                          if a["localizedTitle"] == title]
+        made = albums()
+        self.assertEqual(len(made), 1)
+        self.assertEqual(made[0]["estimatedAssetCount"], timeline["count"])
+        self.driver.find_element(By.CSS_SELECTOR, "#toast button").click()
+        self.wait.until(lambda d: albums() == [])
+
+    def test_recently_deleted_shows_days_left_and_restores_all_or_empties(self):
+        """Recently Deleted showed no days left and had no Restore all or Empty."""
+        self.sign_in()
+        # Two photos of this test's own (a real photo's bytes, made unique), uploaded, deleted.
+        folder = tempfile.mkdtemp()
+        source = open(".corpus/lomiri/backgrounds/Bridge_by_Sander_Klootwijk.jpg", "rb").read()
+        stamp = str(time.time()).encode()
+        paths = []
+        for number in (1, 2):
+            path = os.path.join(folder, f"TRASHED_{number}.jpg")
+            with open(path, "wb") as file:
+                file.write(source + b"\0" + stamp + bytes([number]))
+            paths.append(path)
+        total = self.api("/api/timeline")["count"]
+        self.driver.find_element(By.ID, "upload-input").send_keys("\n".join(paths))
+        self.wait.until(lambda d: self.api("/api/timeline")["count"] == total + 2)
+        ids = [self.api("/api/assets?predicate=" + urllib.parse.quote(f'filename == "TRASHED_{n}.jpg"'))["assets"][0]["localIdentifier"]
+               for n in (1, 2)]
+        self.api("/api/assets/delete", "POST", {"assets": ids})
+        trash = self.api("/api/trash?limit=500")
+        retention = trash["retentionDays"]
+        in_trash = len(trash["assets"])
+        self.assertGreaterEqual(in_trash, 2)
+        self.open_sidebar()
+        self.click_sidebar("Recently Deleted")
+        self.wait.until(lambda d: all(self.tile_of(i) is not None for i in ids))
+        for identifier in ids:
+            badge = self.tile_of(identifier).find_element(By.CLASS_NAME, "badge")
+            self.assertEqual(badge.text, f"{retention} days")
+        self.shot("days-left")
+        # Restore all, and its undo.
+        self.driver.find_element(By.ID, "restore-all").click()
+        self.toast_says(f"{in_trash:,} items restored.")
+        self.assertEqual(self.api("/api/trash")["assets"], [])
+        self.driver.find_element(By.CSS_SELECTOR, "#toast button").click()
+        self.wait.until(lambda d: len(self.api("/api/trash?limit=500")["assets"]) == in_trash)
+        # Empty, asked first.
+        self.driver.find_element(By.ID, "empty-trash").click()
+        alert = WebDriverWait(self.driver, 20, ignored_exceptions=[NoAlertPresentException]).until(
+            lambda d: d.switch_to.alert)
+        self.assertIn(f"Delete {in_trash:,} items for good?", alert.text)
+        alert.accept()
+        self.toast_says(f"{in_trash:,} items deleted for good.")
+        self.assertEqual(self.api("/api/trash")["assets"], [])
+        for identifier in ids:
+            self.wait.until(lambda d: self.tile_of(identifier) is None)
+        self.shot("emptied")
 
     def test_viewer_walks_the_whole_timeline_and_closes_with_escape_or_back(self):
         self.sign_in()
@@ -1041,7 +1124,7 @@ class PageChecks:
         # Each tile under the last heading above it, in the page's order.
         shown = self.driver.execute_script("""
             const headings = [...document.querySelectorAll('#grid h3.day')]
-              .map(h => [h.getBoundingClientRect().top, h.textContent]).sort((a, b) => a[0] - b[0]);
+              .map(h => [h.getBoundingClientRect().top, h.innerText]).sort((a, b) => a[0] - b[0]);
             return [...document.querySelectorAll('#grid > a')]
               .map(a => [a.getBoundingClientRect(), a.getAttribute('href').split('/').pop()])
               .sort((a, b) => a[0].top - b[0].top || a[0].left - b[0].left)
@@ -1338,7 +1421,8 @@ class PageChecks:
         self.wait.until(lambda d: preview.get_attribute("src").startswith("blob:"))
         # Cancel with a change made asks first: kept when refused, closed when confirmed.
         self.driver.find_element(By.ID, "cancel").click()
-        alert = self.wait.until(lambda d: d.switch_to.alert)
+        alert = WebDriverWait(self.driver, 20, ignored_exceptions=[NoAlertPresentException]).until(
+            lambda d: d.switch_to.alert)
         self.assertIn("Discard your changes", alert.text)
         alert.dismiss()
         self.assertIn("open", editor.get_attribute("class"))

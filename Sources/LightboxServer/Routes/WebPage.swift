@@ -83,6 +83,7 @@ enum WebPage {
         "account.js": File(PackageResources.account_js, "text/javascript; charset=utf-8"),
         "sharing.js": File(PackageResources.sharing_js, "text/javascript; charset=utf-8"),
         "toast.js": File(PackageResources.toast_js, "text/javascript; charset=utf-8"),
+        "trash.js": File(PackageResources.trash_js, "text/javascript; charset=utf-8"),
         "main.js": File(PackageResources.main_js, "text/javascript; charset=utf-8"),
         "signin.js": File(PackageResources.signin_js, "text/javascript; charset=utf-8"),
         "shared.js": File(PackageResources.shared_js, "text/javascript; charset=utf-8"),

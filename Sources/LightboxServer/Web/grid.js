@@ -258,8 +258,21 @@ function render() {
       wanted.add(key);
       if (!shown.has(key)) {
         const date = utcDate(day.day);
-        add(key, heading('h3', 'day', (date.getUTCFullYear() === thisYear ? dayName : dayWithYear).format(date)));
+        const made = add(key, heading('h3', 'day', (date.getUTCFullYear() === thisYear ? dayName : dayWithYear).format(date)));
+        // Selecting, a day's heading chooses the whole day (or, all chosen, none of it).
+        const choose = document.createElement('button');
+        choose.type = 'button';
+        choose.className = 'select-day';
+        choose.textContent = 'Select';
+        choose.setAttribute('aria-label', 'Select ' + made.textContent);
+        choose.addEventListener('click', () => {
+          const start = Number(made.dataset.start);
+          selectRange(start, start + Number(made.dataset.count) - 1);
+        });
+        made.append(choose);
       }
+      shown.get(key).dataset.start = String(day.start);
+      shown.get(key).dataset.count = String(day.count);
       shown.get(key).style.top = day.top + 'px';
     }
     const rowsTop = day.top + DAY_HEIGHT;
@@ -319,6 +332,19 @@ function positionAt(y) {
   return Math.min(day.start + day.count - 1, day.start + row * layout.columns);
 }
 
+// How many days Recently Deleted keeps an item (trash.js says, when it is shown): its tiles
+// show the days each has left.
+let retentionDays = null;
+export function setRetention(days) {
+  retentionDays = Number.isFinite(days) ? days : null;
+  schedule();
+}
+
+function daysLeft(asset) {
+  const left = Math.max(0, Math.ceil(retentionDays - (Date.now() - Date.parse(asset.trashedDate)) / 86400000));
+  return left === 1 ? '1 day' : left + ' days';
+}
+
 function tile(asset, index) {
   const link = document.createElement('a');
   if (!asset) {
@@ -345,7 +371,8 @@ function tile(asset, index) {
     placeholder.textContent = (asset.mediaType === 2 ? '▶ ' + clock(asset.duration) + ' · ' : '') + name;
     link.replaceChild(placeholder, image);
   };
-  const badge = asset.mediaType === 2 ? clock(asset.duration)
+  const badge = asset.trashedDate && retentionDays !== null ? daysLeft(asset)
+    : asset.mediaType === 2 ? clock(asset.duration)
     : (asset.mediaSubtypes & 8) ? 'LIVE' : (asset.burstIdentifier ? 'BURST' : '');
   if (badge) {
     const label = document.createElement('span');
@@ -453,6 +480,19 @@ async function select(index, range) {
     if (adding) selection.ids.add(each.localIdentifier); else selection.ids.delete(each.localIdentifier);
   }
   selection.anchor = index;
+  selection.changed();
+  schedule();
+}
+
+// Selects every asset from `from` to `to`, or, when all are already, none of them: a day
+// from its heading, or everything (Select all).
+export async function selectRange(from, to) {
+  const assets = [];
+  for (let i = from; i <= to; i++) assets.push(await assetAt(i));
+  const all = assets.every(asset => selection.ids.has(asset.localIdentifier));
+  for (const asset of assets) {
+    if (all) selection.ids.delete(asset.localIdentifier); else selection.ids.add(asset.localIdentifier);
+  }
   selection.changed();
   schedule();
 }

@@ -2,8 +2,8 @@
 // everything chosen at once: favourite, hide or show, add to an album or take out of the one
 // shown, delete, or, in Recently Deleted, restore. Each action is one request per thousand.
 import { inBatches, postJSON, request } from './api.js';
-import { redraw, refresh, selection } from './grid.js';
-import { SMART, albums, askName, current, loadSidebar, shownChanged } from './sidebar.js';
+import { redraw, refresh, selectRange, selection, total } from './grid.js';
+import { NEW_ALBUM, SMART, addToNewAlbum, albums, askName, current, loadSidebar, shownChanged } from './sidebar.js';
 import { openShareDialog } from './sharing.js';
 import { toast } from './toast.js';
 import { signedIn } from './account.js';
@@ -43,7 +43,8 @@ function update() {
   if (hidden) { show('hide', true); bar.querySelector('[data-action=hide]').textContent = 'Unhide'; }
   addTo.parentElement.hidden = !!trash;
   shareButton.hidden = !!trash || !canShare;
-  addTo.replaceChildren(new Option('album…', ''), ...albums.map(album => new Option(album.title, album.id)));
+  addTo.replaceChildren(new Option('album…', ''), new Option('New album…', NEW_ALBUM),
+                        ...albums.map(album => new Option(album.title, album.id)));
   for (const control of bar.querySelectorAll('button[data-action], select, #share-selection')) control.disabled = count === 0;
 }
 
@@ -123,9 +124,23 @@ shareButton.addEventListener('click', async () => {
   }
 });
 
+document.getElementById('select-all').addEventListener('click', () => {
+  if (total()) selectRange(0, total() - 1).catch(error => toast(error.message));
+});
+
 addTo.addEventListener('change', async () => {
   const album = addTo.value;
   if (!album) return;
+  if (album === NEW_ALBUM) {
+    const ids = [...selection.ids];
+    addTo.value = '';
+    try {
+      if (await addToNewAlbum(ids)) setActive(false);
+    } catch (error) {
+      toast(error.message);
+    }
+    return;
+  }
   const ids = [...selection.ids];
   const title = addTo.selectedOptions[0].textContent;
   const path = '/api/collections/' + encodeURIComponent(album) + '/assets';

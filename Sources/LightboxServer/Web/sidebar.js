@@ -4,11 +4,13 @@
 // page can be renamed or deleted, and the buttons make an album or a folder. Albums and folders
 // are dragged into folders, out of them (onto the Albums heading) and into another place in
 // their folder.
-import { postJSON, request } from './api.js';
+import { inBatches, postJSON, request } from './api.js';
 import { DRAGGED_ASSETS, show, showNothing } from './grid.js';
 import { filtersFromAddress, hideChips } from './search.js';
 import { hideSharedPage, openShareDialog, showSharedPage } from './sharing.js';
 import { signedIn } from './account.js';
+import { showTrashActions } from './trash.js';
+import { toast } from './toast.js';
 
 const sidebar = document.getElementById('sidebar');
 const menu = document.getElementById('menu');
@@ -198,6 +200,7 @@ export async function showFromAddress() {
     title.textContent = 'Shared';
     document.title = 'Shared · Lightbox';
     for (const name of ['rename-album', 'delete-album', 'share-album']) document.getElementById(name).hidden = true;
+    showTrashActions(false);
     markCurrent();
     shownChanged.listeners.forEach(listener => listener());
     showNothing('');
@@ -224,6 +227,7 @@ export async function showFromAddress() {
   document.title = (missing ? 'Album not found · ' : current ? current.title + ' · ' : '') + 'Lightbox';
   document.getElementById('rename-album').hidden = !(current && current.isAlbum);
   document.getElementById('delete-album').hidden = !(current && current.isAlbum);
+  showTrashActions(!!current && current.subtype === SMART.recentlyDeleted).catch(() => {});
   // Only a signed-in user shares (a library served without users has no one to share with).
   const shown = current;
   document.getElementById('share-album').hidden = true;
@@ -249,6 +253,24 @@ export function askName(label, value) {
   return new Promise(resolve => nameDialog.addEventListener('close', () => {
     resolve(nameDialog.returnValue === 'ok' && input.value.trim() ? input.value.trim() : null);
   }, { once: true }));
+}
+
+// "New album…" in the selection's and the viewer's Add to: a new album of `ids`, named
+// first; undone by deleting it. False when the naming was cancelled.
+export const NEW_ALBUM = '+new';
+export async function addToNewAlbum(ids) {
+  const name = await askName('New album', '');
+  if (!name) return false;
+  const album = await (await postJSON('/api/collections', { title: name, assets: ids.slice(0, 1000) })).json();
+  const path = '/api/collections/' + encodeURIComponent(album.localIdentifier);
+  await inBatches(ids.slice(1000), batch => postJSON(path + '/assets', { assets: batch }));
+  await loadSidebar();
+  const counted = ids.length === 1 ? '1 item' : ids.length.toLocaleString() + ' items';
+  toast(counted + ' added to the new album “' + name + '”.', async () => {
+    await request(path, { method: 'DELETE' });
+    await loadSidebar();
+  });
+  return true;
 }
 
 function closeMenu() {

@@ -4,7 +4,7 @@ import { address, assetPath, cache, filename, postJSON, request, version } from 
 import { assetAt, loadedAsset, refresh, replace, reveal, total } from './grid.js';
 import { openEditor } from './editor.js';
 import { searchNear } from './search.js';
-import { SMART, albums, current as shownCollection } from './sidebar.js';
+import { NEW_ALBUM, SMART, addToNewAlbum, albums, current as shownCollection } from './sidebar.js';
 import { toast } from './toast.js';
 
 const viewer = document.getElementById('viewer');
@@ -143,7 +143,8 @@ async function rate(stars) {
 // screen, or a change).
 function listAlbums() {
   const addTo = document.getElementById('viewer-add-to');
-  addTo.replaceChildren(new Option('Add to album…', ''), ...albums.map(album => new Option(album.title, album.id)));
+  addTo.replaceChildren(new Option('Add to album…', ''), new Option('New album…', NEW_ALBUM),
+                        ...albums.map(album => new Option(album.title, album.id)));
 }
 addEventListener('lightbox-albums', listAlbums);
 
@@ -454,7 +455,7 @@ document.getElementById('viewer-add-to').addEventListener('change', said(async (
   const select = document.getElementById('viewer-add-to');
   const album = select.value;
   select.value = '';
-  if (album) await addShownTo(album);
+  if (album === NEW_ALBUM) { if (shownAsset) await addToNewAlbum([shownAsset.localIdentifier]); } else if (album) await addShownTo(album);
 }));
 document.getElementById('info').addEventListener('click', toggleInfo);
 document.getElementById('edit').addEventListener('click', () => openEditor(shownAsset));
