@@ -62,6 +62,11 @@ export function postJSON(path, body) {
   return request(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 }
 
+// "1 item", "2,345 items".
+export function items(count) {
+  return count === 1 ? '1 item' : count.toLocaleString() + ' items';
+}
+
 export function clock(seconds) {
   const whole = Math.round(seconds || 0);
   return Math.floor(whole / 60) + ':' + String(whole % 60).padStart(2, '0');

@@ -5,7 +5,7 @@
 // is in the page; the assets of a position are read a chunk at a time (?offset=), the chunks
 // on screen first. In selection mode a click selects (shift-click: a range; on touch, a sweep)
 // instead of opening.
-import { TILE, WHOLE_TILE, assetPath, cache, clock, filename, request, version } from './api.js';
+import { TILE, WHOLE_TILE, assetPath, cache, clock, filename, items, request, version } from './api.js';
 import { open } from './viewer.js';
 
 const grid = document.getElementById('grid');
@@ -153,7 +153,7 @@ async function loadTimeline() {
       count = page.count;
       timelineDays = count ? [{ day: null, count }] : [];
     }
-    document.getElementById('count').textContent = count.toLocaleString() + (count === 1 ? ' item' : ' items');
+    document.getElementById('count').textContent = items(count);
     status.textContent = count ? ''
       : source.assets.includes('predicate=') ? 'Nothing matches these filters.'
       : source.timeline ? 'No photos yet. Add some with Upload, or drop them on this page.' : 'Nothing here yet.';

@@ -1,7 +1,7 @@
 // Selecting many: "Select" turns clicks into choosing (shift-click a range), and a bar acts on
 // everything chosen at once: favourite, hide or show, add to an album or take out of the one
 // shown, delete, or, in Recently Deleted, restore. Each action is one request per thousand.
-import { inBatches, postJSON, request } from './api.js';
+import { inBatches, items as counted, postJSON, request } from './api.js';
 import { redraw, refresh, selectRange, selection, total } from './grid.js';
 import { NEW_ALBUM, SMART, addToNewAlbum, albums, askName, current, loadSidebar, shownChanged } from './sidebar.js';
 import { openShareDialog } from './sharing.js';
@@ -50,10 +50,6 @@ function update() {
 
 selection.changed = update;
 shownChanged.listeners.push(() => { if (selection.active) setActive(false); });
-
-function counted(count) {
-  return count === 1 ? '1 item' : count.toLocaleString() + ' items';
-}
 
 async function act(action) {
   const ids = [...selection.ids];

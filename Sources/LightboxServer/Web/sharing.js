@@ -5,7 +5,7 @@
 // user of this server, to view or to add photos, or by a link, with a password and an expiry;
 // it lists the album's shares, each with its Stop. Only for a user signed in: a library served
 // without users has no one to share with.
-import { postJSON, request } from './api.js';
+import { items, postJSON, request } from './api.js';
 import { signedIn } from './account.js';
 
 const page = document.getElementById('shared-page');
@@ -46,10 +46,6 @@ function button(label, action, ariaLabel) {
 
 function may(permission) {
   return permission === 'contribute' ? 'can view and add photos' : 'can view';
-}
-
-function items(count) {
-  return count.toLocaleString() + (count === 1 ? ' item' : ' items');
 }
 
 // A share as a line: with whom (or the link, to copy), what they may do, and Stop.

@@ -4,7 +4,7 @@
 // page can be renamed or deleted, and the buttons make an album or a folder. Albums and folders
 // are dragged into folders, out of them (onto the Albums heading) and into another place in
 // their folder.
-import { inBatches, postJSON, request } from './api.js';
+import { inBatches, items, postJSON, request } from './api.js';
 import { DRAGGED_ASSETS, show, showNothing } from './grid.js';
 import { filtersFromAddress, hideChips } from './search.js';
 import { hideSharedPage, openShareDialog, showSharedPage } from './sharing.js';
@@ -265,8 +265,7 @@ export async function addToNewAlbum(ids) {
   const path = '/api/collections/' + encodeURIComponent(album.localIdentifier);
   await inBatches(ids.slice(1000), batch => postJSON(path + '/assets', { assets: batch }));
   await loadSidebar();
-  const counted = ids.length === 1 ? '1 item' : ids.length.toLocaleString() + ' items';
-  toast(counted + ' added to the new album “' + name + '”.', async () => {
+  toast(items(ids.length) + ' added to the new album “' + name + '”.', async () => {
     await request(path, { method: 'DELETE' });
     await loadSidebar();
   });

@@ -1,16 +1,12 @@
 // Recently Deleted as Photos shows it: how long each item has before it goes for good (a badge
 // on its tile), and the album's own actions in the header: Restore all, and Empty (asked first,
 // since it cannot be undone). Restoring all can be undone (deleted again).
-import { inBatches, postJSON, request } from './api.js';
+import { inBatches, items as counted, postJSON, request } from './api.js';
 import { refresh, setRetention } from './grid.js';
 import { toast } from './toast.js';
 
 const restoreAll = document.getElementById('restore-all');
 const emptyTrash = document.getElementById('empty-trash');
-
-function counted(count) {
-  return count === 1 ? '1 item' : count.toLocaleString() + ' items';
-}
 
 // Every item in Recently Deleted, a page at a time.
 async function trashedIds() {
