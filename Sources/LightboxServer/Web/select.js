@@ -23,6 +23,8 @@ function setActive(active) {
   button.textContent = active ? 'Cancel' : 'Select';
   bar.hidden = !active;
   update();
+  // The toast stands above the bar, however many rows it takes.
+  document.body.style.setProperty('--actions-height', bar.offsetHeight + 'px');
   redraw();
 }
 
