@@ -542,8 +542,10 @@ class PageChecks:
         self.click_sidebar("Recently Deleted")
         self.wait.until(lambda d: all(self.tile_of(i) is not None for i in ids))
         for identifier in ids:
-            badge = self.tile_of(identifier).find_element(By.CLASS_NAME, "badge")
-            self.assertEqual(badge.text, f"{retention} days")
+            def badges(driver):
+                tile = self.tile_of(identifier)
+                return tile is not None and [b.text for b in tile.find_elements(By.CLASS_NAME, "badge")]
+            self.wait.until(lambda d: badges(d) == [f"{retention} days"])
         self.shot("days-left")
         # Restore all, and its undo.
         self.driver.find_element(By.ID, "restore-all").click()

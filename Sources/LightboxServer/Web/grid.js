@@ -336,7 +336,15 @@ function positionAt(y) {
 // show the days each has left.
 let retentionDays = null;
 export function setRetention(days) {
-  retentionDays = Number.isFinite(days) ? days : null;
+  const known = Number.isFinite(days) ? days : null;
+  if (known === retentionDays) return;
+  retentionDays = known;
+  remakeTiles();
+}
+
+// Every tile made again (its badge or its image's size changed).
+function remakeTiles() {
+  for (const [key, element] of shown) if (typeof key === 'number') { element.remove(); shown.delete(key); }
   schedule();
 }
 
@@ -455,8 +463,7 @@ function showWhole(whole) {
   aspectButton.setAttribute('aria-pressed', String(whole));
   try { localStorage.setItem('lightbox.aspectGrid', whole ? '1' : ''); } catch { /* private mode */ }
   // Every tile made again with its image at the new size.
-  for (const [key, element] of shown) if (typeof key === 'number') { element.remove(); shown.delete(key); }
-  schedule();
+  remakeTiles();
 }
 
 try { document.body.classList.toggle('aspect', localStorage.getItem('lightbox.aspectGrid') === '1'); } catch { /* private mode */ }

@@ -227,7 +227,8 @@ export async function showFromAddress() {
   document.title = (missing ? 'Album not found · ' : current ? current.title + ' · ' : '') + 'Lightbox';
   document.getElementById('rename-album').hidden = !(current && current.isAlbum);
   document.getElementById('delete-album').hidden = !(current && current.isAlbum);
-  showTrashActions(!!current && current.subtype === SMART.recentlyDeleted).catch(() => {});
+  // Before the grid: its tiles say the days each item has left.
+  await showTrashActions(!!current && current.subtype === SMART.recentlyDeleted).catch(() => {});
   // Only a signed-in user shares (a library served without users has no one to share with).
   const shown = current;
   document.getElementById('share-album').hidden = true;
