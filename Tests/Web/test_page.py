@@ -1300,8 +1300,16 @@ class PageChecks:
         album = self.api("/api/collections", "POST", {"title": "Inside", "list": folder})["localIdentifier"]
         try:
             sidebar = self.open_sidebar()
-            self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#sidebar summary[data-list="{folder}"]'))
-            sidebar.find_element(By.CSS_SELECTOR, f'summary[data-list="{folder}"]').click()
+
+            # Read afresh each try: the folder's making remakes the sidebar, maybe between a
+            # find and its click.
+            def open_folder(driver):
+                try:
+                    driver.find_element(By.CSS_SELECTOR, f'#sidebar summary[data-list="{folder}"]').click()
+                    return True
+                except (StaleElementReferenceException, NoSuchElementException):
+                    return False
+            self.wait.until(open_folder)
             inside = lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, f'#sidebar a[data-collection="{album}"]')
                                 if a.is_displayed()]
             self.wait.until(inside)
