@@ -131,4 +131,32 @@ struct SwollenXMPTests {
             #expect(xmp.rating == 2, "\(unit)")
         }
     }
+
+    /// A movie of an `ftyp` and a `moov` holding a version 1 `mvhd` (64-bit times) created at
+    /// `created` seconds from QuickTime's epoch, 1904.
+    static func movie(created: UInt64) -> [UInt8] {
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            let size = UInt32(8 + payload.count)
+            return [24, 16, 8, 0].map { UInt8(size >> $0 & 0xFF) } + Array(type.utf8) + payload
+        }
+        func be64(_ value: UInt64) -> [UInt8] { (0..<8).reversed().map { UInt8(value >> ($0 * 8) & 0xFF) } }
+        // Version, flags; creation, modification; timescale 600; duration 600; then rate,
+        // volume, reserved, matrix, pre-defined and the next track's ID, zeros here.
+        let mvhd = box(
+            "mvhd",
+            [1, 0, 0, 0] + be64(created) + be64(created) + [0, 0, 2, 0x58] + be64(600)
+                + [UInt8](repeating: 0, count: 80))
+        return box("ftyp", Array("qt  ".utf8) + [0, 0, 0, 0] + Array("qt  ".utf8)) + box("moov", mvhd)
+    }
+
+    @Test("A movie created after the year 9999 (a 64-bit field says any time) has no creation date")
+    func movieCreation() throws {
+        // 2019-07-14T16:03:12Z, as a camera writes it, is read as written.
+        let real = try MetadataReader.read(ByteSource(bytes: Self.movie(created: 1_563_120_192 + 2_082_844_800)))
+        #expect(real.quickTime?.creationDate == Date(timeIntervalSince1970: 1_563_120_192))
+        for created: UInt64 in [253_402_300_800 + 2_082_844_800, 1 << 62] {
+            let far = try MetadataReader.read(ByteSource(bytes: Self.movie(created: created)))
+            #expect(far.quickTime != nil && far.quickTime?.creationDate == nil, "\(created)")
+        }
+    }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// What Lightbox reads from a QuickTime or MPEG-4 movie's `moov` box.
 public struct QuickTimeMetadata: Sendable, Hashable {
-    /// `mvhd` creation time (UTC); nil when the file says 0.
+    /// `mvhd` creation time (UTC); nil when the file says 0, or a time after the year 9999
+    /// (a 64-bit field can state any: no camera's clock, and no date a catalog can order).
     public var creationDate: Date?
     /// The movie's duration in seconds (`mvhd`).
     public var duration: Double?
@@ -40,6 +41,9 @@ public struct QuickTimeMetadata: Sendable, Hashable {
 enum QuickTimeContainer {
     /// Seconds from 1904-01-01 (QuickTime's epoch) to 1970-01-01.
     static let epochOffset: Double = 2_082_844_800
+    /// 9999-12-31T23:59:59Z in seconds from QuickTime's epoch: the latest creation time read,
+    /// as EXIF dates are read up to the year 9999.
+    static let latestCreation: UInt64 = 253_402_300_799 + 2_082_844_800
 
     static func read(_ source: ByteSource, into metadata: inout MediaMetadata) throws(MetadataError) {
         let top = try ISOBox.children(of: source, in: 0..<source.count)
@@ -73,7 +77,9 @@ enum QuickTimeContainer {
         _ = try cursor.read(version == 1 ? 8 : 4)
         let timescale = try cursor.read(4)
         let duration = try cursor.read(version == 1 ? 8 : 4)
-        if created > 0 { movie.creationDate = Date(timeIntervalSince1970: Double(created) - epochOffset) }
+        if created > 0, created <= latestCreation {
+            movie.creationDate = Date(timeIntervalSince1970: Double(created) - epochOffset)
+        }
         if timescale > 0 { movie.duration = Double(duration) / Double(timescale) }
     }
 
