@@ -159,6 +159,38 @@ extension TimelineTests {
         #expect(walked == Array(result).map(\.localIdentifier))
     }
 
+    @Test("A date no clock can move (into the year 10000, by an offset past a day) keeps its place, on either store")
+    func unmovableDates() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        // 9999-12-31 21:00 UTC at +14:00 would be the year 10000: it stays the newest, by its
+        // own date. An offset of 115 days (no zone has one) keeps its date too.
+        let rows: [(String, Date, Int)] = [
+            ("NEAR", Date(timeIntervalSince1970: 1_700_000_000), 3_600),
+            ("LATE", Date(timeIntervalSince1970: 253_402_290_000), 50_400),
+            ("ODD", Date(timeIntervalSince1970: 1_600_000_000), 10_000_000),
+        ]
+        try library.withCatalog { db in
+            for (name, date, offset) in rows {
+                try db.execute(
+                    """
+                    INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate,
+                    creationTimeZoneOffset, modificationDate, addedDate) VALUES (?, 1, 1, 1, ?, ?, ?, ?)
+                    """, [name, date, offset, date, date])
+            }
+            try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
+        }
+        var local = FetchOptions()
+        local.sortDescriptors = [FetchSortDescriptor(key: "localCreationDate", ascending: false)]
+        let fetched = Array(try library.fetchAssets(options: local)).map(\.localIdentifier)
+        #expect(fetched == ["LATE", "NEAR", "ODD"])
+        var walked: [String] = []
+        while let next = try await library.assets(limit: 1, after: walked.last).first {
+            walked.append(next.localIdentifier)
+        }
+        #expect(walked == fetched)
+    }
+
     @Test("The day of each corpus photo is the date its camera wrote (exiftool's DateTimeOriginal)")
     func corpusDaysAreTheCamerasDates() async throws {
         let (library, paths, summary) = try await Self.sharedCameraPhotos().unpacked

@@ -356,6 +356,8 @@ enum PostgresSchema {
     /// taken, in the stored dates' text form. A stored column computed by PostgreSQL (generated
     /// columns need an immutable expression: the function parses only the ISO text Lightbox
     /// writes, which no setting reads otherwise), with the visible assets' indexes of step v23.
+    /// A date it cannot move (not four digits of year before or after, an offset past a day)
+    /// is its own local date, as in SQLite: an insert never fails on it, and no row is NULL.
     static let localCreationDates: [String] = {
         let visible = "isHidden = 0 AND (burstIdentifier IS NULL OR representsBurst = 1) AND trashedDate IS NULL"
         let covered = "localCreationDate, id, creationDate, creationTimeZoneOffset"
@@ -363,7 +365,12 @@ enum PostgresSchema {
             """
             CREATE FUNCTION lightbox_local_date(date TEXT, seconds BIGINT) RETURNS TEXT
             LANGUAGE SQL IMMUTABLE STRICT PARALLEL SAFE
-            RETURN to_char(date::timestamp + make_interval(secs => seconds), 'YYYY-MM-DD HH24:MI:SS.MS')
+            RETURN CASE
+                WHEN date ~ '^[1-9][0-9]{3}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}' AND seconds BETWEEN -86400 AND 86400
+                    AND date::timestamp + make_interval(secs => seconds) < TIMESTAMP '10000-01-01'
+                THEN to_char(date::timestamp + make_interval(secs => seconds), 'YYYY-MM-DD HH24:MI:SS.MS')
+                ELSE date
+            END
             """,
             """
             ALTER TABLE asset ADD COLUMN localCreationDate TEXT COLLATE "C"

@@ -446,12 +446,18 @@ extension SQLiteStore {
             // a party shot in two zones into runs of days that repeat). A virtual column: kept
             // by SQLite from the two it derives from, never written, stored only in its indexes,
             // which replace step v16's and v19's for the visible assets' timeline and searches.
+            // A date that cannot be moved (by an offset past a day, or past the year 9999) is
+            // its own local date, as in PostgreSQL: never NULL, which would fall out of the
+            // keyset pages.
             let visible = "isHidden = 0 AND (burstIdentifier IS NULL OR representsBurst = 1) AND trashedDate IS NULL"
             let covered = "localCreationDate, id, creationDate, creationTimeZoneOffset"
             try db.execute(
                 sql: """
                     ALTER TABLE asset ADD COLUMN localCreationDate TEXT GENERATED ALWAYS AS (
-                        strftime('%Y-%m-%d %H:%M:%f', creationDate, creationTimeZoneOffset || ' seconds')) VIRTUAL;
+                        CASE WHEN abs(creationTimeZoneOffset) <= 86400 THEN COALESCE(
+                            strftime('%Y-%m-%d %H:%M:%f', creationDate, creationTimeZoneOffset || ' seconds'),
+                            creationDate)
+                        ELSE creationDate END) VIRTUAL;
                     CREATE INDEX asset_visible_on_localCreationDate ON asset(\(covered), mediaType) WHERE \(visible);
                     DROP INDEX asset_visible_on_cameraModel;
                     DROP INDEX asset_visible_on_lensModel;
