@@ -241,10 +241,7 @@ enum ShareRoutes {
                     .init(status: 200, description: "The page.", content: .html), .empty(303, "Sign in first."),
                 ])
         ) { request, context in
-            guard context.caller != nil else {
-                return Response(status: .seeOther, headers: [.location: "/signin"])
-            }
-            return WebPage.shared.response(to: request)
+            WebPage.shared.response(to: request, signedIn: context)
         }
     }
 

@@ -34,6 +34,13 @@ enum WebPage {
             entityTag = "\"" + String(hash, radix: 16) + "\""
         }
 
+        /// The page for whoever has signed in; the sign-in page, by a redirect, for whoever has not
+        /// (rather than an empty page).
+        func response(to request: Request, signedIn context: LightboxRequestContext) -> Response {
+            guard context.caller != nil else { return Response(status: .seeOther, headers: [.location: "/signin"]) }
+            return response(to: request)
+        }
+
         func response(to request: Request) -> Response {
             var headers = HTTPFields()
             headers[.contentType] = contentType
@@ -49,7 +56,7 @@ enum WebPage {
     static let index = File(PackageResources.index_html, "text/html; charset=utf-8")
     /// The sign-in page, `/signin`.
     static let signIn = File(PackageResources.signin_html, "text/html; charset=utf-8")
-    /// A shared album's page, `/s/KEY`.
+    /// A shared album's page, `/s/KEY` and `/shared/ID`.
     static let shared = File(PackageResources.shared_html, "text/html; charset=utf-8")
     /// What a browser is shown, 404, for an address outside the API that no route takes.
     static let notFound = File(PackageResources.notfound_html, "text/html; charset=utf-8")
@@ -91,7 +98,6 @@ enum WebPage {
     ]
 
     static func add(to routes: Routes) {
-        // Whoever has not signed in is sent to the sign-in page rather than shown an empty page.
         routes.get(
             "/", access: .open,
             doc: APIOperation(
@@ -100,10 +106,7 @@ enum WebPage {
                     .init(status: 200, description: "The page.", content: .html), .empty(303, "Sign in first."),
                 ])
         ) { request, context in
-            guard context.caller != nil else {
-                return Response(status: .seeOther, headers: [.location: "/signin"])
-            }
-            return index.response(to: request)
+            index.response(to: request, signedIn: context)
         }
         routes.get(
             "/web/:name", access: .open,
