@@ -167,6 +167,8 @@ async function loadTimeline() {
 
 // The library changed elsewhere (the change push): read the days and the chunks again.
 export async function refresh() {
+  // Nothing shown (the Shared page, an album not found): nothing to read again.
+  if (!source.assets) return;
   generation++;
   stale = chunks;
   chunks = new Map();

@@ -11,6 +11,7 @@ import './select.js';
 import './upload.js';
 import './camera.js';
 import './account.js';
+import { showSharedPage } from './sharing.js';
 
 // The page keeps its own place: the browser's restoring of the scroll on Back would undo the
 // viewer's showing where its walk ended.
@@ -46,7 +47,11 @@ addEventListener('hashchange', follow);
 let pending = null;
 function changed() {
   clearTimeout(pending);
-  pending = setTimeout(() => { refresh(); loadSidebar().catch(() => {}); }, 250);
+  pending = setTimeout(() => {
+    refresh();
+    loadSidebar().catch(() => {});
+    if (new URLSearchParams(location.hash.slice(1)).has('shared')) showSharedPage().catch(() => {});
+  }, 250);
 }
 onChange(changed);
 // The server answers again after it could not be reached (api.js): what changed meanwhile.
