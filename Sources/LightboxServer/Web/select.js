@@ -3,7 +3,9 @@
 // shown, delete, or, in Recently Deleted, restore. Each action is one request per thousand.
 import { inBatches, items as counted, postJSON, request } from './api.js';
 import { redraw, refresh, selectRange, selection, total } from './grid.js';
-import { NEW_ALBUM, SMART, addToNewAlbum, albums, askName, current, loadSidebar, shownChanged } from './sidebar.js';
+import {
+  NEW_ALBUM, SMART, addToNewAlbum, albums, askName, current, loadSidebar, makeAlbum, shownChanged,
+} from './sidebar.js';
 import { openShareDialog } from './sharing.js';
 import { toast } from './toast.js';
 import { signedIn } from './account.js';
@@ -111,12 +113,9 @@ shareButton.addEventListener('click', async () => {
   const name = await askName('Share in a new album', 'Shared ' + new Date().toLocaleDateString());
   if (!name) return;
   try {
-    const album = await (await postJSON('/api/collections', { title: name, assets: ids.slice(0, 1000) })).json();
-    await inBatches(ids.slice(1000), batch =>
-      postJSON('/api/collections/' + encodeURIComponent(album.localIdentifier) + '/assets', { assets: batch }));
+    const album = await makeAlbum(name, ids);
     setActive(false);
-    await loadSidebar();
-    await openShareDialog({ id: album.localIdentifier, title: name });
+    await openShareDialog({ id: album, title: name });
   } catch (failure) {
     toast(failure.message);
   }

@@ -3,6 +3,8 @@
 // viewer, and a password form when the link has one. Every request names the link (or the
 // share) in its query, so that images load; a password's unlocking is a cookie the server sets.
 
+import { items } from './api.js';
+
 const key = decodeURIComponent(location.pathname.split('/').pop());
 const byLink = location.pathname.startsWith('/s/');
 const link = (byLink ? 'link=' : 'share=') + encodeURIComponent(key);
@@ -33,7 +35,7 @@ async function open() {
     document.getElementById('shared-title').textContent = collection.localizedTitle || 'Shared album';
     const count = collection.estimatedAssetCount;
     document.getElementById('shared-count').textContent =
-      count + (count === 1 ? ' item' : ' items') + ' shared by ' + authorization.sharedAlbum.owner;
+      items(count) + ' shared by ' + authorization.sharedAlbum.owner;
     document.title = document.getElementById('shared-title').textContent + ' · Lightbox';
     unlock.hidden = true;
     await more();

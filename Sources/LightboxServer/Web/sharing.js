@@ -101,14 +101,13 @@ export async function showSharedPage() {
     if (!byAlbum.has(share.album)) byAlbum.set(share.album, []);
     byAlbum.get(share.album).push(share);
   }
+  // The albums' titles, read at once; an album deleted since is null (its shares are still
+  // listed, to be stopped).
+  const collections = await Promise.all([...byAlbum.keys()].map(album =>
+    request('/api/collections/' + encodeURIComponent(album)).then(response => response.json(), () => null)));
   const groups = [];
-  for (const [album, sharesOfAlbum] of byAlbum) {
-    let collection = null;
-    try {
-      collection = await (await request('/api/collections/' + encodeURIComponent(album))).json();
-    } catch {
-      // Deleted since: its shares are still listed, to be stopped.
-    }
+  for (const [index, [album, sharesOfAlbum]] of [...byAlbum].entries()) {
+    const collection = collections[index];
     const group = element('section', 'shared-album');
     const heading = element('h3');
     const link = element('a', '', collection ? collection.localizedTitle || 'Untitled' : 'An album no longer there');

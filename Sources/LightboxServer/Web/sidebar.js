@@ -256,16 +256,25 @@ export function askName(label, value) {
   }, { once: true }));
 }
 
+// A new album named `name` holding `ids` (a thousand a request, the most one takes); the
+// sidebar read again. Answers its identifier.
+export async function makeAlbum(name, ids) {
+  const album = (await (await postJSON('/api/collections', { title: name, assets: ids.slice(0, 1000) })).json())
+    .localIdentifier;
+  await inBatches(ids.slice(1000), batch =>
+    postJSON('/api/collections/' + encodeURIComponent(album) + '/assets', { assets: batch }));
+  await loadSidebar();
+  return album;
+}
+
 // "New album…" in the selection's and the viewer's Add to: a new album of `ids`, named
 // first; undone by deleting it. False when the naming was cancelled.
 export const NEW_ALBUM = '+new';
 export async function addToNewAlbum(ids) {
   const name = await askName('New album', '');
   if (!name) return false;
-  const album = await (await postJSON('/api/collections', { title: name, assets: ids.slice(0, 1000) })).json();
-  const path = '/api/collections/' + encodeURIComponent(album.localIdentifier);
-  await inBatches(ids.slice(1000), batch => postJSON(path + '/assets', { assets: batch }));
-  await loadSidebar();
+  const album = await makeAlbum(name, ids);
+  const path = '/api/collections/' + encodeURIComponent(album);
   toast(items(ids.length) + ' added to the new album “' + name + '”.', async () => {
     await request(path, { method: 'DELETE' });
     await loadSidebar();
