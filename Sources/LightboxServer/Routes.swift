@@ -78,6 +78,11 @@ struct Routes {
     }
 
     @discardableResult
+    func put(_ path: String, access: RouteAccess = .write, doc: APIOperation, use handler: @escaping Handler) -> Self {
+        on(path, .put, access, doc, handler)
+    }
+
+    @discardableResult
     func delete(_ path: String, access: RouteAccess = .write, doc: APIOperation, use handler: @escaping Handler)
         -> Self
     {

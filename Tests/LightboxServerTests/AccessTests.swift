@@ -305,6 +305,76 @@ struct AccessTests {
         #expect((try? throttle.begin(["k"], "guesses")) != nil, "a success forgets the failures")
     }
 
+    @Test("A password changed by its owner ends their other sessions, not this one; an admin sets a member's")
+    func passwordChange() async throws {
+        let (folder, _, accounts, app) = try await Self.makeServer()
+        defer { withExtendedLifetime(folder) {} }
+        let bob = try #require(try await accounts.user(named: "bob"))
+        let (_, token) = try await accounts.createToken(for: bob, name: "script", scope: .read)
+        try await app.test(.router) { client in
+            let here = try await Self.signIn(client, "bob", "bob's password")
+            let elsewhere = try await Self.signIn(client, "bob", "bob's password")
+            func change(_ cookie: String, _ body: String) async throws -> TestResponse {
+                try await client.execute(
+                    uri: "/api/password", method: .put, headers: [.cookie: cookie, .contentType: "application/json"],
+                    body: ByteBuffer(string: body)
+                ) { $0 }
+            }
+            func status(_ headers: HTTPFields) async throws -> HTTPResponse.Status {
+                try await client.execute(uri: "/api/assets", method: .get, headers: headers) { $0.status }
+            }
+            // A wrong current password: refused, nothing changes.
+            let wrong = try await change(here, #"{"currentPassword": "a guess", "newPassword": "bob's new password"}"#)
+            #expect(wrong.status == .forbidden)
+            #expect(try await status([.cookie: elsewhere]) == .ok)
+            // Too short a new one: refused with the rule.
+            let short = try await change(here, #"{"currentPassword": "bob's password", "newPassword": "short"}"#)
+            #expect(short.status == .badRequest)
+            #expect(String(buffer: short.body).contains("at least"))
+            // A token never changes a password.
+            let byToken = try await client.execute(
+                uri: "/api/password", method: .put,
+                headers: [.authorization: "Bearer " + token, .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"currentPassword": "bob's password", "newPassword": "by a token!"}"#)
+            ) { $0.status }
+            #expect(byToken == .forbidden)
+            let changed = try await change(
+                here, #"{"currentPassword": "bob's password", "newPassword": "bob's new password"}"#)
+            #expect(changed.status == .noContent)
+            let renewed = String(try #require(changed.headers[.setCookie]).prefix { $0 != ";" })
+            #expect(renewed != here)
+            #expect(try await status([.cookie: elsewhere]) == .unauthorized)
+            #expect(try await status([.cookie: here]) == .unauthorized)
+            #expect(try await status([.cookie: renewed]) == .ok)
+            #expect(try await status([.authorization: "Bearer " + token]) == .ok, "tokens go on")
+            #expect(try await accounts.verify(name: "bob", password: "bob's new password") != nil)
+            #expect(try await accounts.verify(name: "bob", password: "bob's password") == nil)
+
+            // An admin sets a member's password, which signs the member out; a member may not.
+            let ann = try await Self.signIn(client, "ann", "ann's password")
+            let byMember = try await client.execute(
+                uri: "/api/users/ann/password", method: .put,
+                headers: [.cookie: renewed, .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"password": "taken over"}"#)
+            ) { $0.status }
+            #expect(byMember == .forbidden)
+            let byAdmin = try await client.execute(
+                uri: "/api/users/bob/password", method: .put,
+                headers: [.cookie: ann, .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"password": "set by ann"}"#)
+            ) { $0.status }
+            #expect(byAdmin == .noContent)
+            #expect(try await status([.cookie: renewed]) == .unauthorized)
+            #expect(try await accounts.verify(name: "bob", password: "set by ann") != nil)
+            let nobody = try await client.execute(
+                uri: "/api/users/nobody/password", method: .put,
+                headers: [.cookie: ann, .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"password": "set by ann"}"#)
+            ) { $0.status }
+            #expect(nobody == .notFound)
+        }
+    }
+
     @Test("A read token reads and cannot change; a write token changes; neither manages tokens; revoked is 401")
     func tokens() async throws {
         let (folder, library, accounts, app) = try await Self.makeServer()

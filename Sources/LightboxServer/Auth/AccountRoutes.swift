@@ -14,7 +14,11 @@ import Lightbox
 /// - `GET /api/tokens`, `POST /api/tokens` with `{"name", "scope": "read"|"write",
 ///   "expiresInDays"}` (the secret is in this answer only), `DELETE /api/tokens/{id}`. Managed
 ///   by a person signed in, never by a token.
+/// - `PUT /api/password` with `{"currentPassword", "newPassword"}`: the signed-in user changes
+///   their password; every other session ends, this one goes on with a new cookie. The current
+///   password is throttled as a sign-in is.
 /// - `GET /api/users`, `POST /api/users` with `{"name", "password", "role"}`,
+///   `PUT /api/users/{name}/password` with `{"password"}` (signs that user out everywhere),
 ///   `DELETE /api/users/{name}`: admins only.
 enum AccountRoutes {
     struct SignInBody: Decodable {
@@ -28,6 +32,15 @@ enum AccountRoutes {
         var expiresInDays: Int?
         /// Assets and albums of the user's library: the token sees those alone.
         var limitedTo: [String]?
+    }
+
+    struct PasswordChangeBody: Decodable {
+        var currentPassword: String
+        var newPassword: String
+    }
+
+    struct PasswordBody: Decodable {
+        var password: String
     }
 
     struct UserBody: Decodable {
@@ -152,6 +165,42 @@ enum AccountRoutes {
             }
             var response = Response(status: .noContent)
             response.headers[.setCookie] = AccessMiddleware.clearedCookie
+            return response
+        }
+        routes.put(
+            "/api/password", access: .person,
+            doc: APIOperation(
+                "Changes the signed-in user's password: their other sessions end, this one goes on.",
+                body: .json(
+                    Schema.object(
+                        [
+                            "currentPassword": Schema.string,
+                            "newPassword": Schema.string(
+                                length: PasswordHasher.minimumPasswordLength...PasswordHasher.maximumPasswordLength),
+                        ], required: ["currentPassword", "newPassword"])),
+                responses: [.empty(204, "Changed; a session's cookie is set anew.")])
+        ) { request, context in
+            let (accounts, user) = try signedIn(accounts, context)
+            let body = try await request.decode(as: PasswordChangeBody.self, context: context)
+            guard body.currentPassword.utf8.count <= PasswordHasher.maximumPasswordLength else {
+                throw HTTPError(.badRequest, message: "a password has at most 1024 bytes")
+            }
+            // The current password is guessed like a sign-in's: a stolen session must not
+            // find it (and lock the owner out) at the hasher's speed.
+            let keys = ["name:" + user.name.lowercased(), "address:" + context.remoteAddress]
+            try throttle.begin(keys, "wrong passwords")
+            guard try await accounts.verify(name: user.name, password: body.currentPassword) != nil else {
+                throw HTTPError(.forbidden, message: "the current password is wrong")
+            }
+            throttle.recordSuccess(keys)
+            try await accounts.setPassword(name: user.name, password: body.newPassword)
+            var response = Response(status: .noContent)
+            response.headers[.cacheControl] = "no-store"
+            if case .session = context.caller?.credential {
+                let (_, secret) = try await accounts.startSession(
+                    for: user, userAgent: request.headers[.userAgent] ?? "", address: context.remoteAddress)
+                response.headers[.setCookie] = AccessMiddleware.sessionCookie(secret, secure: context.isSecure)
+            }
             return response
         }
         routes.get(
@@ -306,6 +355,27 @@ enum AccountRoutes {
                 UserView(try await accounts.addUser(name: body.name, password: body.password, role: body.role)))
             response.status = .created
             return response
+        }
+        routes.put(
+            "/api/users/:name/password", access: .admin,
+            doc: APIOperation(
+                "Sets a user's password (admins only); it signs them out everywhere.",
+                body: .json(
+                    Schema.object(
+                        [
+                            "password": Schema.string(
+                                length: PasswordHasher.minimumPasswordLength...PasswordHasher.maximumPasswordLength)
+                        ], required: ["password"])),
+                responses: [.empty(204, "Set.")])
+        ) { request, context in
+            guard let accounts else { throw HTTPError(.notFound, message: "this server has no accounts") }
+            let name = try context.parameters.require("name")
+            let body = try await request.decode(as: PasswordBody.self, context: context)
+            guard try await accounts.user(named: name) != nil else {
+                throw HTTPError(.notFound, message: "no user is called \(name)")
+            }
+            try await accounts.setPassword(name: name, password: body.password)
+            return Response(status: .noContent)
         }
         routes.delete(
             "/api/users/:name", access: .admin,
