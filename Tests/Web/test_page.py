@@ -1464,8 +1464,187 @@ class PageChecks:
                 "return getComputedStyle(document.body).backgroundColor"
             )
             self.shot("signin-" + scheme)
-        self.assertEqual(backgrounds["light"], "rgb(245, 245, 247)")
+        self.assertEqual(backgrounds["light"], "rgb(255, 255, 255)")
         self.assertEqual(backgrounds["dark"], "rgb(17, 17, 17)")
+
+    def background(self):
+        return self.driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+
+    def open_account(self):
+        self.driver.find_element(By.ID, "account").click()
+        dialog = self.driver.find_element(By.ID, "account-dialog")
+        self.wait.until(lambda d: dialog.is_displayed())
+        return dialog
+
+    def test_the_library_follows_the_system_and_the_switch_keeps_a_choice(self):
+        """The library was always dark; now light or dark as the system is, or as chosen."""
+        self.driver.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]}
+        )
+        self.sign_in()
+        self.wait.until(lambda d: self.tiles())
+        self.assertEqual(self.background(), "rgb(255, 255, 255)")
+        self.shot("light")
+        dialog = self.open_account()
+        automatic = dialog.find_element(By.CSS_SELECTOR, "#theme input[value=system]")
+        self.assertTrue(automatic.is_selected())
+        dialog.find_element(By.XPATH, ".//label[normalize-space()='Dark']").click()
+        self.wait.until(lambda d: self.background() == "rgb(17, 17, 17)")
+        self.shot("chosen-dark")
+        # Kept in this browser: a reload (the system still light) stays dark, from its first paint.
+        self.driver.refresh()
+        self.assertEqual(self.driver.execute_script("return document.documentElement.dataset.theme"), "dark")
+        self.wait.until(lambda d: self.tiles())
+        self.assertEqual(self.background(), "rgb(17, 17, 17)")
+        dialog = self.open_account()
+        self.assertTrue(dialog.find_element(By.CSS_SELECTOR, "#theme input[value=dark]").is_selected())
+        dialog.find_element(By.XPATH, ".//label[normalize-space()='Automatic']").click()
+        self.wait.until(lambda d: self.background() == "rgb(255, 255, 255)")
+        # Automatic follows the system as it changes.
+        self.driver.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
+        )
+        self.wait.until(lambda d: self.background() == "rgb(17, 17, 17)")
+        self.shot("automatic-dark")
+
+    def new_member(self, prefix):
+        """A member made by the admin (this test's user), with a name no other run has."""
+        name = prefix + str(int(time.time() * 1000) % 10000000) + ("p" if self.viewport[2] else "d")
+        self.api("/api/users", "POST", {"name": name, "password": "a member's password", "role": "member"})
+        return name
+
+    def session_of(self, name, password):
+        """A session of another device: its cookie, or the HTTP status that refused it."""
+        sign_in = urllib.request.Request(
+            URL + "/api/session", json.dumps({"name": name, "password": password}).encode(),
+            {"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(sign_in) as answer:
+                return answer.headers["Set-Cookie"].split(";")[0]
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    def status_with(self, headers, path="/api/authorization"):
+        try:
+            with urllib.request.urlopen(urllib.request.Request(URL + path, headers=headers)) as answer:
+                return answer.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    def test_a_password_is_changed_in_the_account_menu_and_other_devices_sign_in_again(self):
+        # The wrong current password is an answer (403), not an error of the page.
+        self.expected_console = "status of 403"
+        self.sign_in()
+        name = self.new_member("pw")
+        try:
+            self.sign_in_as(name, "a member's password")
+            other = self.session_of(name, "a member's password")
+            self.assertEqual(self.status_with({"Cookie": other}), 200)
+            dialog = self.open_account()
+            dialog.find_element(By.XPATH, ".//summary[normalize-space()='Change password']").click()
+            form = dialog.find_element(By.ID, "password-form")
+            message = dialog.find_element(By.ID, "password-message")
+            form.find_element(By.NAME, "current").send_keys("not my password")
+            form.find_element(By.NAME, "new").send_keys("a new password")
+            form.find_element(By.NAME, "again").send_keys("a new password")
+            form.find_element(By.TAG_NAME, "button").click()
+            self.wait.until(lambda d: "current password is wrong" in message.text)
+            self.shot("wrong-current")
+            self.assertEqual(self.status_with({"Cookie": other}), 200, "a refused change changes nothing")
+            form.find_element(By.NAME, "current").clear()
+            form.find_element(By.NAME, "current").send_keys("a member's password")
+            form.find_element(By.NAME, "new").clear()
+            form.find_element(By.NAME, "new").send_keys("a new password")
+            form.find_element(By.NAME, "again").clear()
+            form.find_element(By.NAME, "again").send_keys("a new password")
+            form.find_element(By.TAG_NAME, "button").click()
+            self.wait.until(lambda d: message.text.startswith("Changed"))
+            self.shot("changed")
+            # The other device is signed out; this browser goes on; the new password signs in.
+            self.assertEqual(self.status_with({"Cookie": other}), 401)
+            self.assertEqual(self.api("/api/authorization")["user"]["name"], name)
+            self.assertEqual(self.session_of(name, "a member's password"), 401)
+            self.assertIsInstance(self.session_of(name, "a new password"), str)
+            # A member has no users page.
+            self.assertFalse(self.driver.find_element(By.ID, "users-entry").is_displayed())
+            self.assertFalse(dialog.find_element(By.ID, "account-users").is_displayed())
+        finally:
+            self.driver.delete_all_cookies()
+            self.sign_in()
+            self.api("/api/users/" + name, "DELETE")
+
+    def test_a_token_is_made_shown_once_used_and_revoked(self):
+        self.sign_in()
+        dialog = self.open_account()
+        dialog.find_element(By.XPATH, ".//summary[normalize-space()='Tokens for apps and scripts']").click()
+        form = dialog.find_element(By.ID, "token-form")
+        label = "backup script " + ("phone" if self.viewport[2] else "desktop") + str(int(time.time() * 1000) % 100000)
+        form.find_element(By.NAME, "name").send_keys(label)
+        form.find_element(By.TAG_NAME, "button").click()
+        secret_field = dialog.find_element(By.CSS_SELECTOR, "#token-secret input")
+        self.wait.until(lambda d: secret_field.is_displayed() and secret_field.get_attribute("value"))
+        secret = secret_field.get_attribute("value")
+        line = lambda: [item for item in dialog.find_elements(By.CSS_SELECTOR, "#token-list li") if label in item.text]
+        self.wait.until(lambda d: line())
+        self.assertIn("reads", line()[0].text)
+        self.assertIn("never used", line()[0].text)
+        self.shot("token-made")
+        bearer = {"Authorization": "Bearer " + secret}
+        self.assertEqual(self.status_with(bearer, "/api/assets?limit=1"), 200)
+        # A read token cannot change the library.
+        album = urllib.request.Request(
+            URL + "/api/collections", b"{\"title\": \"x\"}", {**bearer, "Content-Type": "application/json"},
+            method="POST")
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(album)
+        self.assertEqual(refused.exception.code, 403)
+        # The secret is never listed again.
+        self.assertNotIn(secret, json.dumps(self.api("/api/tokens")))
+        line()[0].find_element(By.TAG_NAME, "button").click()
+        self.wait.until(lambda d: not line())
+        self.assertIn("revoked", dialog.find_element(By.ID, "account-message").text)
+        self.shot("token-revoked")
+        self.assertEqual(self.status_with(bearer, "/api/assets?limit=1"), 401)
+
+    def test_an_admin_adds_resets_and_removes_a_user_on_the_users_page(self):
+        self.sign_in()
+        if self.viewport[2]:
+            self.open_account().find_element(By.ID, "account-users").click()
+        else:
+            self.driver.find_element(By.ID, "users-entry").click()
+        page = self.driver.find_element(By.ID, "users-page")
+        self.wait.until(lambda d: page.is_displayed() and d.find_element(By.ID, "title").text == "Users")
+        lines = lambda: {item.find_element(By.CLASS_NAME, "who").text: item
+                         for item in page.find_elements(By.CSS_SELECTOR, "li.user")}
+        self.wait.until(lambda d: USER in lines())
+        self.assertIn("(you)", lines()[USER].text)
+        self.assertEqual(lines()[USER].find_elements(By.XPATH, ".//button[normalize-space()='Remove']"), [],
+                         "an admin cannot remove themself")
+        name = "added" + str(int(time.time() * 1000) % 10000000) + ("p" if self.viewport[2] else "d")
+        form = page.find_element(By.ID, "user-form")
+        form.find_element(By.NAME, "name").send_keys(name)
+        form.find_element(By.NAME, "password").send_keys("their first password")
+        form.find_element(By.TAG_NAME, "button").click()
+        self.wait.until(lambda d: name in lines())
+        self.assertIn("Member", lines()[name].text)
+        self.shot("added")
+        first = self.session_of(name, "their first password")
+        self.assertIsInstance(first, str)
+        # A password set anew: the old one and its sessions end.
+        lines()[name].find_element(By.XPATH, ".//button[normalize-space()='Set password…']").click()
+        field = lines()[name].find_element(By.CSS_SELECTOR, "input[type=password]")
+        self.wait.until(lambda d: field.is_displayed())
+        field.send_keys("their second password")
+        lines()[name].find_element(By.XPATH, ".//button[normalize-space()='Set']").click()
+        self.wait.until(lambda d: not field.is_displayed())
+        self.assertEqual(self.status_with({"Cookie": first}), 401)
+        self.assertEqual(self.session_of(name, "their first password"), 401)
+        self.assertIsInstance(self.session_of(name, "their second password"), str)
+        lines()[name].find_element(By.XPATH, ".//button[normalize-space()='Remove']").click()
+        self.wait.until(lambda d: d.switch_to.alert).accept()
+        self.wait.until(lambda d: name not in lines())
+        self.shot("removed")
+        self.assertEqual(self.session_of(name, "their second password"), 401)
 
     def sign_in_as(self, name, password):
         """Signs out whoever is signed in, then in as `name`."""

@@ -16,7 +16,9 @@ import NIOCore
 /// build a recipe, previewed at the view's size and saved at full size (`editor.js`). Image
 /// URLs carry the asset's modification date, so an edit shows at once everywhere. One tab of
 /// the browser at a time holds the change stream and tells the others (`changes.js`); the
-/// account menu says who is signed in, lists their sessions and signs out (`account.js`).
+/// account menu says who is signed in, lists their sessions and signs out, changes the password,
+/// makes and revokes tokens and switches the theme (`account.js`, `theme.js`, which sets it
+/// before the page draws); an admin adds, resets and removes users (`users.js`).
 enum WebPage {
     struct File: Sendable {
         let bytes: [UInt8]
@@ -94,6 +96,8 @@ enum WebPage {
         "main.js": File(PackageResources.main_js, "text/javascript; charset=utf-8"),
         "signin.js": File(PackageResources.signin_js, "text/javascript; charset=utf-8"),
         "shared.js": File(PackageResources.shared_js, "text/javascript; charset=utf-8"),
+        "theme.js": File(PackageResources.theme_js, "text/javascript; charset=utf-8"),
+        "users.js": File(PackageResources.users_js, "text/javascript; charset=utf-8"),
         "icon.svg": File(PackageResources.icon_svg, "image/svg+xml"),
     ]
 

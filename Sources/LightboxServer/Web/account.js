@@ -1,13 +1,23 @@
-// The account menu (the header's last button): who is signed in, the browsers and devices
-// signed in as them (each but this one can be signed out from here), and signing out. On a
-// family computer the name in the header says whose library this is. A library served without
-// users to whoever reaches it on this machine has no account: the button is not shown.
-import { request } from './api.js';
+// The account menu (the header's last button): the theme, for everyone; for a user signed in,
+// who they are (their name is the button, so a family computer says whose library this is),
+// the browsers and devices signed in as them (each but this one signed out from here), their
+// password, their tokens for apps and scripts, and signing out; an admin finds the users page
+// from here. A library served without users to whoever reaches it on this machine has no
+// account: the button is a ⚙ with the theme alone.
+import { postJSON, request } from './api.js';
 
 const button = document.getElementById('account');
 const dialog = document.getElementById('account-dialog');
 const who = document.getElementById('account-who');
 const list = document.getElementById('account-sessions');
+const passwordForm = document.getElementById('password-form');
+const passwordMessage = document.getElementById('password-message');
+const tokenList = document.getElementById('token-list');
+const tokenForm = document.getElementById('token-form');
+const tokenSecret = document.getElementById('token-secret');
+const tokenMessage = document.getElementById('token-message');
+// What an action in the dialog did (a toast would be under the dialog).
+const message = document.getElementById('account-message');
 
 function ago(date) {
   const minutes = Math.round((Date.now() - new Date(date).getTime()) / 60000);
@@ -26,26 +36,48 @@ function browser(agent) {
   return `${name === 'Edg' ? 'Edge' : name || 'A browser'} on ${system === 'Mac OS' ? 'macOS' : system || 'an unknown system'}`;
 }
 
+function line(text, action, label, ariaLabel) {
+  const item = document.createElement('li');
+  const words = document.createElement('span');
+  words.textContent = text;
+  item.append(words);
+  if (action) {
+    const end = document.createElement('button');
+    end.type = 'button';
+    end.textContent = label;
+    end.setAttribute('aria-label', ariaLabel);
+    end.addEventListener('click', () => action().then(() => item.remove(), error => { message.textContent = error.message; }));
+    item.append(end);
+  }
+  return item;
+}
+
 async function showSessions() {
   const { sessions } = await (await request('/api/sessions')).json();
   list.replaceChildren(...sessions.map(session => {
-    const item = document.createElement('li');
-    const text = document.createElement('span');
-    text.textContent = `${browser(session.userAgent)} · ${session.address} · ${session.current ? 'this browser' : ago(session.lastSeenDate)}`;
-    item.append(text);
-    if (!session.current) {
-      const end = document.createElement('button');
-      end.type = 'button';
-      end.textContent = 'Sign out';
-      end.setAttribute('aria-label', `Sign out ${browser(session.userAgent)} at ${session.address}`);
-      end.addEventListener('click', async () => {
-        await request('/api/sessions/' + encodeURIComponent(session.id), { method: 'DELETE' });
-        item.remove();
-      });
-      item.append(end);
-    }
-    return item;
+    const name = browser(session.userAgent);
+    return line(`${name} · ${session.address} · ${session.current ? 'this browser' : ago(session.lastSeenDate)}`,
+      session.current ? null : () => request('/api/sessions/' + encodeURIComponent(session.id), { method: 'DELETE' }),
+      'Sign out', `Sign out ${name} at ${session.address}`);
   }));
+}
+
+function tokenText(token) {
+  const parts = [token.name, token.scope === 'write' ? 'reads and changes' : 'reads'];
+  if (token.limitedTo) parts.push(`${token.limitedTo.length} chosen items only`);
+  parts.push(token.expirationDate ? 'expires ' + new Date(token.expirationDate).toLocaleDateString() : 'never expires');
+  parts.push(token.lastUsedDate ? 'used ' + ago(token.lastUsedDate) : 'never used');
+  return parts.join(' · ');
+}
+
+async function showTokens() {
+  const { tokens } = await (await request('/api/tokens')).json();
+  tokenList.replaceChildren(...tokens.map(token => line(tokenText(token),
+    async () => {
+      await request('/api/tokens/' + encodeURIComponent(token.id), { method: 'DELETE' });
+      message.textContent = `Token “${token.name}” revoked: what uses it is refused from now on.`;
+    }, 'Revoke', `Revoke the token ${token.name}`)));
+  if (!tokens.length) tokenList.replaceChildren(line('No tokens yet.'));
 }
 
 async function load() {
@@ -53,20 +85,84 @@ async function load() {
   if (answer.credential !== 'session' || !answer.user) return null;
   button.textContent = answer.user.name;
   button.title = `Signed in as ${answer.user.name}`;
-  button.hidden = false;
+  button.setAttribute('aria-label', `Account: ${answer.user.name}`);
   who.textContent = `Signed in as ${answer.user.name}${answer.user.role === 'admin' ? ', an admin' : ''}`;
+  passwordForm.elements.username.value = answer.user.name;
+  document.getElementById('account-signed-in').hidden = false;
+  document.getElementById('sign-out').hidden = false;
+  const admin = answer.user.role === 'admin';
+  document.getElementById('account-users').hidden = !admin;
+  document.getElementById('users-entry').hidden = !admin;
   return answer.user;
 }
 
-button.addEventListener('click', () => {
+// The user signed in with a session, or null (a token, or a library without users).
+export const signedIn = load().catch(() => null);
+
+// The theme: theme.js keeps it; the switch shows and changes the choice.
+for (const radio of document.querySelectorAll('#theme input')) {
+  radio.addEventListener('change', () => window.lightboxTheme.choose(radio.value));
+}
+
+button.addEventListener('click', async () => {
+  const chosen = window.lightboxTheme.choice();
+  for (const radio of document.querySelectorAll('#theme input')) radio.checked = radio.value === chosen;
+  passwordMessage.textContent = '';
+  tokenMessage.textContent = '';
+  message.textContent = '';
+  tokenSecret.hidden = true;
   dialog.showModal();
+  if (!(await signedIn)) return;
   showSessions().catch(error => { list.textContent = error.message; });
+  showTokens().catch(error => { tokenMessage.textContent = error.message; });
+});
+// The users page is a page of its own: the dialog goes as its link is followed.
+document.getElementById('account-users').addEventListener('click', () => dialog.close());
+
+passwordForm.addEventListener('submit', async event => {
+  event.preventDefault();
+  const fields = passwordForm.elements;
+  if (fields.new.value !== fields.again.value) {
+    passwordMessage.textContent = 'The new password and its repetition differ.';
+    return;
+  }
+  passwordMessage.textContent = 'Changing…';
+  try {
+    await postJSON('/api/password', { currentPassword: fields.current.value, newPassword: fields.new.value }, 'PUT');
+    passwordForm.reset();
+    passwordMessage.textContent = 'Changed. Other browsers and devices must sign in again.';
+    showSessions().catch(() => {});
+  } catch (error) {
+    passwordMessage.textContent = error.message.charAt(0).toUpperCase() + error.message.slice(1) + '.';
+  }
+});
+
+tokenForm.addEventListener('submit', async event => {
+  event.preventDefault();
+  const fields = tokenForm.elements;
+  const body = { name: fields.name.value.trim(), scope: fields.scope.value };
+  if (fields.expires.value) body.expiresInDays = Number(fields.expires.value);
+  try {
+    const token = await (await postJSON('/api/tokens', body)).json();
+    tokenForm.reset();
+    const secret = tokenSecret.querySelector('input');
+    secret.value = token.secret;
+    tokenSecret.hidden = false;
+    secret.focus();
+    secret.select();
+    tokenMessage.textContent = '';
+    await showTokens();
+  } catch (error) {
+    tokenMessage.textContent = error.message;
+  }
+});
+tokenSecret.querySelector('button').addEventListener('click', async () => {
+  const secret = tokenSecret.querySelector('input');
+  await navigator.clipboard.writeText(secret.value).catch(() => { secret.select(); document.execCommand('copy'); });
+  message.textContent = 'Token copied.';
 });
 
 document.getElementById('sign-out').addEventListener('click', async () => {
   await fetch('/api/session', { method: 'DELETE' });
   location.assign('/signin');
 });
-
-// The user signed in with a session, or null (a token, or a library without users).
-export const signedIn = load().catch(() => null);

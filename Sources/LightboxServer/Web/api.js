@@ -58,8 +58,8 @@ export async function request(path, init) {
   return response;
 }
 
-export function postJSON(path, body) {
-  return request(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+export function postJSON(path, body, method = 'POST') {
+  return request(path, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 }
 
 // "1 item", "2,345 items".

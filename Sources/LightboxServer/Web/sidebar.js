@@ -10,6 +10,7 @@ import { filtersFromAddress, hideChips } from './search.js';
 import { hideSharedPage, openShareDialog, showSharedPage } from './sharing.js';
 import { signedIn } from './account.js';
 import { showTrashActions } from './trash.js';
+import { hideUsersPage, showUsersPage } from './users.js';
 import { toast } from './toast.js';
 
 const sidebar = document.getElementById('sidebar');
@@ -169,18 +170,24 @@ async function members(list) {
   return elements;
 }
 
-// Whether the Shared page is shown (#shared).
-let sharedShown = false;
+// The pages that are not a grid of photos, by their address (#shared, #users): their title,
+// and how each is shown and hidden.
+const PAGES = {
+  shared: { title: 'Shared', show: showSharedPage, hide: hideSharedPage },
+  users: { title: 'Users', show: showUsersPage, hide: hideUsersPage },
+};
+// The one shown, or null.
+let pageShown = null;
 
 function markCurrent() {
-  const shown = sharedShown ? '#shared' : current ? current.id : '';
+  const shown = pageShown ? '#' + pageShown : current ? current.id : '';
   for (const link of sidebar.querySelectorAll('a')) {
     if (link.dataset.collection === shown) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
 }
 
-// Shows what the address names: #album=ID, or the library.
+// Shows what the address names: #album=ID, a page of PAGES, or the library.
 let shownOnce = false, shownKey = '';
 
 export async function showFromAddress() {
@@ -188,26 +195,27 @@ export async function showFromAddress() {
   const id = params.get('album');
   const predicate = id ? null : filtersFromAddress();
   if (id) hideChips();
-  const key = params.has('shared') ? '#shared' : (id || '') + '|' + (predicate || '');
-  if (shownOnce && key === shownKey && key !== '#shared') return false;
+  const named = Object.keys(PAGES).find(name => params.has(name)) || null;
+  const key = named ? '#' + named : (id || '') + '|' + (predicate || '');
+  if (shownOnce && key === shownKey && !named) return false;
   shownOnce = true;
   shownKey = key;
-  sharedShown = params.has('shared');
-  if (sharedShown) {
+  for (const [name, page] of Object.entries(PAGES)) if (name !== named) page.hide();
+  pageShown = named;
+  if (named) {
     hideChips();
     current = null;
     closeMenu();
-    title.textContent = 'Shared';
-    document.title = 'Shared · Lightbox';
+    title.textContent = PAGES[named].title;
+    document.title = PAGES[named].title + ' · Lightbox';
     for (const name of ['rename-album', 'delete-album', 'share-album']) document.getElementById(name).hidden = true;
     showTrashActions(false);
     markCurrent();
     shownChanged.listeners.forEach(listener => listener());
     showNothing('');
-    await showSharedPage();
+    await PAGES[named].show();
     return true;
   }
-  hideSharedPage();
   let missing = false;
   if (id) {
     try {
