@@ -42,39 +42,16 @@ extension PhotoLibrary {
             guard let asset = try await asset(withLocalIdentifier: identifier) else {
                 throw LibraryError(.assetNotFound, "no asset has the identifier \(identifier)")
             }
-            // The current version of an edited photo or movie is its render, in its place.
-            let render =
-                version == .current
-                ? asset.resource(ofType: .fullSizePhoto) ?? asset.resource(ofType: .fullSizeVideo) : nil
-            // With it, a Live Photo's current movie: the edited one, when the edit made one.
-            let types: [AssetResourceType] =
-                switch render?.type {
-                case nil: [.photo, .video, .pairedVideo, .alternatePhoto]
-                case .fullSizeVideo: [.fullSizeVideo]
-                default: [.fullSizePhoto] + [asset.currentMovieResource?.type].compactMap { $0 }
-                }
-            let resources = types.compactMap { asset.resource(ofType: $0) }
             for resource in asset.resources { inputs.append(try await fileURL(for: resource).path) }
-            exports.append((asset, resources))
+            exports.append((asset, Self.exportResources(of: asset, version: version)))
         }
         let output = try OutputFolder(path: folder.path, inputs: inputs, overwrite: overwrite)
         let destinations = try output.plan(
             exports.flatMap { asset, resources in resources.map { Self.exportName($0, asset: asset) } })
         var written: [ExportedFile] = []
         for (asset, resources) in exports {
-            var files = resources.map { ($0, nil as [UInt8]?) }
-            if version == .current, asset.mediaSubtypes.contains(.photoLive),
-                let stillIndex = files.firstIndex(where: { $0.0.type == .photo || $0.0.type == .fullSizePhoto }),
-                let movieIndex = files.firstIndex(where: {
-                    $0.0.type == .pairedVideo || $0.0.type == .fullSizePairedVideo
-                })
-            {
-                let still = try await readBytes(files[stillIndex].0)
-                let movie = try await readBytes(files[movieIndex].0)
-                let (newStill, newMovie) = try Self.livePhotoPair(still: still, movie: movie, asset: asset)
-                files[stillIndex].1 = newStill
-                files[movieIndex].1 = newMovie
-            }
+            let paired = version == .current ? try await pairedLivePhoto(asset, resources) : [:]
+            let files = resources.map { ($0, paired[$0.type]) }
             for (resource, bytes) in files {
                 let content: [UInt8]
                 if let bytes {
@@ -88,6 +65,40 @@ extension PhotoLibrary {
             }
         }
         return written
+    }
+
+    /// The files an export of `asset` holds, in order, planned without reading any: with
+    /// ``ExportVersion/original``, the photo or movie, a Live Photo's movie, a RAW + JPEG pair's
+    /// other file; with ``ExportVersion/current``, an edited photo's or movie's render in its
+    /// place (with a Live Photo's current movie). What `export` writes and a download zips.
+    public static func exportResources(of asset: Asset, version: ExportVersion) -> [AssetResource] {
+        // The current version of an edited photo or movie is its render, in its place.
+        let render =
+            version == .current ? asset.resource(ofType: .fullSizePhoto) ?? asset.resource(ofType: .fullSizeVideo) : nil
+        // With it, a Live Photo's current movie: the edited one, when the edit made one.
+        let types: [AssetResourceType] =
+            switch render?.type {
+            case nil: [.photo, .video, .pairedVideo, .alternatePhoto]
+            case .fullSizeVideo: [.fullSizeVideo]
+            default: [.fullSizePhoto] + [asset.currentMovieResource?.type].compactMap { $0 }
+            }
+        return types.compactMap { asset.resource(ofType: $0) }
+    }
+
+    /// The bytes of a Live Photo's still and movie among `resources` (by their types) as the
+    /// current version exports them: carrying one content identifier, so that they pair again
+    /// wherever they go (``livePhotoPair(still:movie:asset:)``). Empty for anything else; the
+    /// files' own bytes are the export's then.
+    public func pairedLivePhoto(_ asset: Asset, _ resources: [AssetResource]) async throws
+        -> [AssetResourceType: [UInt8]]
+    {
+        guard asset.mediaSubtypes.contains(.photoLive),
+            let still = resources.first(where: { $0.type == .photo || $0.type == .fullSizePhoto }),
+            let movie = resources.first(where: { $0.type == .pairedVideo || $0.type == .fullSizePairedVideo })
+        else { return [:] }
+        let (newStill, newMovie) = try Self.livePhotoPair(
+            still: try await readBytes(still), movie: try await readBytes(movie), asset: asset)
+        return [still.type: newStill, movie.type: newMovie]
     }
 
     private func readBytes(_ resource: AssetResource) async throws -> [UInt8] {
@@ -140,7 +151,7 @@ extension PhotoLibrary {
 
     /// The resource's original file name; a paired movie takes the still's base name when
     /// its own is of another shot (a Motion Photo's cut-out movie is named after it already).
-    static func exportName(_ resource: AssetResource, asset: Asset) -> String {
+    public static func exportName(_ resource: AssetResource, asset: Asset) -> String {
         if [.fullSizePhoto, .fullSizePairedVideo, .fullSizeVideo].contains(resource.type),
             let photo = asset.imageResource
         {
