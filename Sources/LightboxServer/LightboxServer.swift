@@ -68,6 +68,7 @@ public enum LightboxServer {
         EditRoutes.add(to: routes)
         MovieRoutes.add(to: routes)
         TrashRoutes.add(to: routes)
+        DownloadRoutes.add(to: routes)
         CaptureRoutes.add(to: routes)
         UploadRoutes.add(to: routes, limits: limits)
         ChangeRoutes.add(to: routes)
