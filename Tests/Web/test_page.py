@@ -15,6 +15,7 @@ import unittest
 import urllib.error
 import urllib.parse
 import urllib.request
+import zipfile
 
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, NoSuchElementException, StaleElementReferenceException
@@ -957,8 +958,11 @@ class PageChecks:
             self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
             if is_live:
                 self.assertTrue(self.driver.find_element(By.ID, "live-badge").is_displayed())
-            self.driver.find_element(By.ID, "play").click()
+                self.driver.find_element(By.ID, "play").click()
             video = viewer.find_element(By.TAG_NAME, "video")
+            # A movie plays at once, muted (Play was not pressed); a Live Photo's motion, pressed,
+            # with its sound.
+            self.assertEqual(self.driver.execute_script("return arguments[0].muted", video), not is_live)
             # The server's job makes the H.264 copy when it starts (or the first play, whichever
             # asks first), sharing the server's two cores with the grid's thumbnails: it took
             # past 90 s in a fresh-clone run.
@@ -972,6 +976,76 @@ class PageChecks:
             self.shot("playing-" + name.split(".")[0].lower())
             self.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
             self.wait.until(lambda d: "open" not in viewer.get_attribute("class"))
+
+    def downloads(self):
+        """A folder Chromium saves downloads in, and a wait for the ZIP archive to land there."""
+        folder = tempfile.mkdtemp(prefix="lightbox-downloads-")
+        self.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": folder})
+
+        def archive():
+            def landed(driver):
+                names = os.listdir(folder)
+                done = [n for n in names if n.endswith(".zip")]
+                return os.path.join(folder, done[0]) if done and not any(n.endswith(".crdownload") for n in names) else False
+            path = WebDriverWait(self.driver, 60).until(landed, "no archive was downloaded")
+            with zipfile.ZipFile(path) as opened:
+                self.assertIsNone(opened.testzip(), "a CRC in the archive is wrong")
+                entries = {info.filename: opened.read(info) for info in opened.infolist()}
+            os.remove(path)
+            return entries
+        return archive
+
+    def test_a_selection_and_a_live_photo_download_as_zip_archives(self):
+        self.sign_in()
+        archive = self.downloads()
+        chosen = self.newest_first(3, 3)
+        self.wait.until(lambda d: self.tile_of(chosen[0]) is not None)
+        self.select_tiles(chosen)
+        self.wait.until(lambda d: d.find_element(By.ID, "selected-count").text == "3 selected")
+        self.driver.find_element(By.ID, "download-selection").click()
+        entries = archive()
+        self.shot("selection-downloaded")
+        expected = {}
+        for identifier in chosen:
+            asset = self.api(f"/api/assets/{identifier}")
+            expected[asset["resources"][0]["originalFilename"]] = identifier
+        self.assertEqual(sorted(entries), sorted(expected))
+        for name, identifier in expected.items():
+            original = self.driver.execute_async_script(
+                "fetch(arguments[0]).then(r => r.arrayBuffer()).then(b => arguments[1](b.byteLength))",
+                f"/api/assets/{identifier}/download?version=current")
+            self.assertEqual(len(entries[name]), original, name)
+        self.assertIn("Downloading 3 items", self.driver.find_element(By.ID, "toast").text)
+        # A Live Photo from the viewer: its still and its movie, together.
+        live = self.find_asset("IMG_HEVC.JPG")
+        self.driver.get(URL + "/#view=" + live["localIdentifier"])
+        viewer = self.driver.find_element(By.ID, "viewer")
+        self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
+        self.driver.find_element(By.ID, "download").click()
+        entries = archive()
+        self.assertEqual(sorted(entries), ["IMG_HEVC.JPG", "IMG_HEVC.MOV"])
+        self.assertEqual(entries["IMG_HEVC.JPG"][:2], b"\xff\xd8")
+        self.assertEqual(entries["IMG_HEVC.MOV"][4:8], b"ftyp")
+        self.shot("live-photo-downloaded")
+
+    def test_a_slideshow_walks_on_by_itself_and_a_key_stops_it(self):
+        self.sign_in()
+        first, second = self.newest_first(6, 2)
+        self.driver.get(URL + "/#view=" + first)
+        viewer = self.driver.find_element(By.ID, "viewer")
+        self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
+        self.driver.find_element(By.ID, "slideshow").click()
+        self.wait.until(lambda d: "slideshow" in viewer.get_attribute("class"))
+        self.assertFalse(self.driver.find_element(By.ID, "favorite").is_displayed(), "the bar goes in a slideshow")
+        self.shot("slideshow")
+        self.wait.until(lambda d: ("view=" + second) in d.current_url, "the slideshow did not move on")
+        self.driver.switch_to.active_element.send_keys("x")
+        self.wait.until(lambda d: "slideshow" not in viewer.get_attribute("class"))
+        stopped = self.driver.current_url
+        time.sleep(5)
+        self.assertEqual(self.driver.current_url, stopped, "a stopped slideshow walks no further")
+        self.assertIn("open", viewer.get_attribute("class"), "a key stops the slideshow, not the viewer")
+        self.shot("stopped")
 
     def test_a_movie_is_trimmed_and_edited_in_the_editor(self):
         self.sign_in()

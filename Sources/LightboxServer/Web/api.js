@@ -90,3 +90,17 @@ export function address(changes) {
 export async function inBatches(ids, send) {
   for (let start = 0; start < ids.length; start += 1000) await send(ids.slice(start, start + 1000));
 }
+
+// Downloads assets as one ZIP archive (their current version, or their originals): the server
+// prepares it (POST /api/downloads) and the browser's own downloads fetch it, with their
+// progress, while the server streams it as it is made. Answers the archive's name.
+export async function downloadZip(ids, version = 'current') {
+  const made = await (await postJSON('/api/downloads', { assets: ids, version })).json();
+  const link = document.createElement('a');
+  link.href = made.path;
+  link.download = made.name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  return made.name;
+}

@@ -1,7 +1,7 @@
 // Selecting many: "Select" turns clicks into choosing (shift-click a range), and a bar acts on
 // everything chosen at once: favourite, hide or show, add to an album or take out of the one
-// shown, delete, or, in Recently Deleted, restore. Each action is one request per thousand.
-import { inBatches, items as counted, postJSON, request } from './api.js';
+// shown, download as a ZIP archive, delete, or, in Recently Deleted, restore. Each action is one request per thousand.
+import { downloadZip, inBatches, items as counted, postJSON, request } from './api.js';
 import { redraw, refresh, selectRange, selection, total } from './grid.js';
 import {
   NEW_ALBUM, SMART, addToNewAlbum, albums, askName, current, loadSidebar, makeAlbum, shownChanged,
@@ -14,6 +14,7 @@ const bar = document.getElementById('actions');
 const button = document.getElementById('select');
 const addTo = document.getElementById('add-to');
 const shareButton = document.getElementById('share-selection');
+const downloadButton = document.getElementById('download-selection');
 let canShare = false;
 signedIn.then(user => { canShare = !!user; });
 
@@ -49,7 +50,10 @@ function update() {
   shareButton.hidden = !!trash || !canShare;
   addTo.replaceChildren(new Option('album…', ''), new Option('New album…', NEW_ALBUM),
                         ...albums.map(album => new Option(album.title, album.id)));
-  for (const control of bar.querySelectorAll('button[data-action], select, #share-selection')) control.disabled = count === 0;
+  downloadButton.hidden = !!trash;
+  for (const control of bar.querySelectorAll('button[data-action], select, #share-selection, #download-selection')) {
+    control.disabled = count === 0;
+  }
 }
 
 selection.changed = update;
@@ -116,6 +120,18 @@ shareButton.addEventListener('click', async () => {
     const album = await makeAlbum(name, ids);
     setActive(false);
     await openShareDialog({ id: album, title: name });
+  } catch (failure) {
+    toast(failure.message);
+  }
+});
+
+// Downloading a selection: one ZIP archive, streamed by the server as the browser saves it.
+downloadButton.addEventListener('click', async () => {
+  const ids = [...selection.ids];
+  try {
+    const name = await downloadZip(ids);
+    setActive(false);
+    toast('Downloading ' + counted(ids.length) + ' as ' + name);
   } catch (failure) {
     toast(failure.message);
   }

@@ -1,6 +1,6 @@
 // The viewer: one photo large, the quick image first and the final one when it arrives;
 // a Live Photo's motion or a movie played from /movie.
-import { address, assetPath, cache, filename, postJSON, request, version } from './api.js';
+import { address, assetPath, cache, downloadZip, filename, postJSON, request, version } from './api.js';
 import { assetAt, loadedAsset, refresh, replace, reveal, total } from './grid.js';
 import { openEditor } from './editor.js';
 import { searchNear } from './search.js';
@@ -69,17 +69,59 @@ export async function open(index) {
   showRating(asset);
   document.getElementById('hide-one').textContent = inHidden() ? 'Unhide' : 'Hide';
   listAlbums();
-  // The file as it is now (an edit's render), and, for an edited asset, as imported.
+  // The file as it is now (an edit's render), and, for an edited asset, as imported. A Live
+  // Photo's are its still and its movie together, in a ZIP archive (the two paired again by
+  // one content identifier, so that a phone or Photos shows a Live Photo).
   document.getElementById('download').href = assetPath(asset) + '/download?version=current';
   const original = document.getElementById('download-original');
   original.href = assetPath(asset) + '/download?version=original';
-  original.hidden = !asset.hasAdjustments;
+  original.hidden = !asset.hasAdjustments && !live;
+  document.getElementById('download').title = live ? 'The still and its movie, in a ZIP archive' : '';
+  original.title = live ? 'The still and its movie as imported, in a ZIP archive' : '';
   if (!viewer.classList.contains('open')) {
     // Focus moves into the viewer, and back to where it was when the viewer closes.
     returnFocus = document.activeElement;
     viewer.classList.add('open');
     viewer.focus();
   }
+  // A movie plays at once, muted (its controls unmute it), as in Photos and Immich.
+  if (asset.mediaType === 2) playMovie(true);
+  if (slideshow) slideshow.shown();
+}
+
+// The slideshow: from the photo shown, the next every few seconds (a movie plays to its end,
+// muted, for at most half a minute), full screen where the browser allows; any key, the
+// button or the end of the timeline stops it.
+const SLIDE_SECONDS = 4;
+let slideshow = null;
+function startSlideshow() {
+  if (slideshow || current < 0) return;
+  let timer = null;
+  const next = () => {
+    if (current + 1 >= total()) { stopSlideshow(); return; }
+    open(current + 1);
+  };
+  slideshow = {
+    // Called as each slide shows: how long it stays.
+    shown() {
+      clearTimeout(timer);
+      const seconds = shownAsset && shownAsset.mediaType === 2 ? Math.min(30, shownAsset.duration || SLIDE_SECONDS) : SLIDE_SECONDS;
+      timer = setTimeout(next, seconds * 1000);
+    },
+    stop() { clearTimeout(timer); },
+  };
+  viewer.classList.add('slideshow');
+  document.getElementById('slideshow').textContent = 'Stop slideshow';
+  viewer.requestFullscreen?.().catch(() => {});
+  slideshow.shown();
+}
+function stopSlideshow() {
+  if (!slideshow) return;
+  slideshow.stop();
+  slideshow = null;
+  viewer.classList.remove('slideshow');
+  document.getElementById('slideshow').textContent = 'Slideshow';
+  if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
 }
 
 // "2024-05-03T14:05:09+02:00" as the clock read where the photo was taken, with its zone.
@@ -362,10 +404,11 @@ stage.addEventListener('click', () => { pressedPlay = false; });
 // Plays the movie as a browser can: the server answers an H.264 copy of what Chromium cannot
 // decode (an iPhone's HEVC), says when the copy is still being made, and says when a movie
 // cannot be played at all; the viewer tells which.
-function playMovie() {
+function playMovie(muted = false) {
   const asset = shownAsset;
   if (!asset) return;
   movie.controls = asset.mediaType === 2;
+  movie.muted = muted;
   movie.src = assetPath(asset) + '/movie?playable=true' + version(asset);
   viewer.classList.add('playing');
   say('');
@@ -413,6 +456,7 @@ function close() {
 }
 
 function hide() {
+  stopSlideshow();
   stopMovie();
   viewer.classList.remove('open');
   // The grid shows where the walk ended.
@@ -442,7 +486,7 @@ addEventListener('popstate', () => {
 
 // A Live Photo plays once, then shows its still again.
 movie.addEventListener('ended', () => { if (!movie.controls) stopMovie(); });
-document.getElementById('play').addEventListener('click', playMovie);
+document.getElementById('play').addEventListener('click', () => playMovie());
 // What fails (the server away, a refusal) is said, not lost.
 const said = action => (...args) => action(...args).catch(failure => toast(failure.message));
 document.getElementById('favorite').addEventListener('click', said(toggleFavorite));
@@ -466,8 +510,20 @@ document.getElementById('restore-one').addEventListener('click', async () => {
   close();
 });
 document.getElementById('close').addEventListener('click', close);
+document.getElementById('slideshow').addEventListener('click', () => (slideshow ? stopSlideshow() : startSlideshow()));
+// A Live Photo's download is its pair, in one archive.
+for (const [id, which] of [['download', 'current'], ['download-original', 'original']]) {
+  document.getElementById(id).addEventListener('click', event => {
+    if (!shownAsset || !(shownAsset.mediaSubtypes & 8)) return;
+    event.preventDefault();
+    downloadZip([shownAsset.localIdentifier], which)
+      .then(name => toast('Downloading the Live Photo as ' + name), error => toast(error.message));
+  });
+}
 addEventListener('keydown', event => {
   if (current < 0 || document.getElementById('editor').classList.contains('open')) return;
+  // Any key stops a slideshow, and does nothing else.
+  if (slideshow) { event.preventDefault(); stopSlideshow(); return; }
   if (event.key === 'Escape') close();
   if (event.key === '+' || event.key === '=') zoomAtMiddle(zoom * 1.5);
   if (event.key === '-') zoomAtMiddle(zoom / 1.5);
@@ -477,6 +533,7 @@ addEventListener('keydown', event => {
   if (event.key === 'e' && !document.getElementById('edit').hidden && shownAsset) openEditor(shownAsset);
   if (event.key === 'p' && !document.getElementById('play').hidden) playMovie();
   if (event.key === 'i') toggleInfo();
+  if (event.key === 's' && !event.target.closest('input, select, textarea')) startSlideshow();
   if (event.target.closest('input, select, textarea')) return;
   if (event.key === 'f' && !document.getElementById('favorite').hidden) said(toggleFavorite)();
   if (document.getElementById('rating').hidden) return;
