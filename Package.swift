@@ -188,6 +188,7 @@ let package = Package(
             dependencies: [
                 "Lightbox",
                 "LightboxCapture",
+                "LightboxMetadata",
                 "LightboxServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -19,7 +19,7 @@ public enum MediaFolder {
 
     /// Whether the file at `path` is, by its name, a companion of photos rather than one.
     public static func isCompanion(_ path: String) -> Bool {
-        companionExtensions.contains((path as NSString).pathExtension.lowercased())
+        companionExtensions.contains(PathString.pathExtension(path).lowercased())
     }
 
     /// What a walk of a folder found.

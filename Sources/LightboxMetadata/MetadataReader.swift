@@ -14,7 +14,7 @@ public enum MetadataReader {
     /// Reads the file at `path`: only the bytes its headers need. Its name's extension tells a
     /// TIFF-based RAW file from a TIFF, as exiftool's FileType does.
     public static func read(fileAtPath path: String) throws(MetadataError) -> MediaMetadata {
-        try read(ByteSource(fileAtPath: path), filenameExtension: (path as NSString).pathExtension)
+        try read(ByteSource(fileAtPath: path), filenameExtension: PathString.pathExtension(path))
     }
 
     /// Throws when the file's structure states sizes its bytes cannot hold, which a decoder

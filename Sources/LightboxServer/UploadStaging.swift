@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Lightbox
+import LightboxMetadata
 import NIOCore
 import Synchronization
 
@@ -354,7 +355,7 @@ package final class UploadStaging: Sendable {
     /// characters, no leading dot, at most 200 bytes.
     package static func safeName(_ name: String) -> String {
         // A name of megabytes is cut first, so that nothing below is more than linear in it.
-        var base = (String(name.suffix(1000)) as NSString).lastPathComponent
+        var base = PathString.lastComponent(String(name.suffix(1000)))
         base = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0 != "/" && $0 != "\\" }.map(Character.init))
         base = String(base.drop { $0 == "." })
         // The end of the name is kept (its extension matters); cut on a character, at most 200 bytes.

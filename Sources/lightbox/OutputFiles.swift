@@ -1,5 +1,6 @@
 import Foundation
 import Lightbox
+import LightboxMetadata
 
 /// How the commands that make files from files (`thumbnail`, `render`) name and place them.
 enum OutputFiles {
@@ -12,7 +13,7 @@ enum OutputFiles {
         do {
             let folder = try OutputFolder(path: out, inputs: inputs, overwrite: overwrite)
             let names = inputs.map {
-                (($0 as NSString).lastPathComponent as NSString).deletingPathExtension + "." + `extension`
+                PathString.stem($0) + "." + `extension`
             }
             return (folder, try folder.plan(names))
         } catch {

@@ -140,6 +140,10 @@ struct UploadTests {
         #expect(UploadStaging.safeName("...hidden.jpg") == "hidden.jpg")
         #expect(UploadStaging.safeName("a\u{0}b\nc.jpg") == "abc.jpg")
         #expect(UploadStaging.safeName("data") == "upload" && UploadStaging.safeName("..") == "upload")
+        // Names that stopped the server in Foundation's NSString (the request fuzz target's find).
+        #expect(UploadStaging.safeName("//\u{88}") == "\u{88}")
+        #expect(UploadStaging.safeName("x//été.jpg") == "été.jpg")
+        #expect(UploadStaging.safeName("é/") == "é")
         let long = UploadStaging.safeName(String(repeating: "é", count: 4_000_000) + ".HEIC")
         #expect(long.utf8.count <= 200 && long.hasSuffix("é.HEIC"))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LightboxCapture
+import LightboxMetadata
 
 extension PhotoLibrary {
     /// Saves a captured photo as a new asset in one `performChanges`: the photo file as its
@@ -48,7 +49,7 @@ extension PhotoLibrary {
             with: .photo, data: photo.fileData,
             options: AssetResourceCreationOptions(originalFilename: photo.suggestedFilename))
         if let movie {
-            let name = (photo.suggestedFilename as NSString).deletingPathExtension + ".MOV"
+            let name = PathString.deletingPathExtension(photo.suggestedFilename) + ".MOV"
             request.addResource(
                 with: .pairedVideo, fileURL: movie,
                 options: AssetResourceCreationOptions(shouldMoveFile: !keepMovie, originalFilename: name))

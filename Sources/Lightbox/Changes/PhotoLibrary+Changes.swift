@@ -160,7 +160,7 @@ extension PhotoLibrary {
         let movie = file.media
         return PreparedMovie(
             storedPath: file.storedPath, sha256: source.sha256, size: source.size,
-            originalFilename: resource.options.originalFilename ?? (source.path as NSString).lastPathComponent,
+            originalFilename: resource.options.originalFilename ?? PathString.lastComponent(source.path),
             uniformTypeIdentifier: source.format.uniformTypeIdentifier, pixelWidth: movie.pixelWidth ?? 0,
             pixelHeight: movie.pixelHeight ?? 0, duration: movie.quickTime?.duration ?? 0)
     }

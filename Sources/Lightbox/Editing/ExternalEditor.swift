@@ -1,5 +1,6 @@
 import Foundation
 import LightboxImaging
+import LightboxMetadata
 import Synchronization
 
 /// An editor that is another program: the Linux counterpart of a photo editing extension.
@@ -184,7 +185,7 @@ public final class ExternalEditor: ContentEditingController {
     /// A copy of `path` in `folder`, named `name` with the file's extension, that only its
     /// owner can read.
     private static func readOnlyCopy(of path: String, in folder: String, as name: String) throws -> String {
-        let ext = (path as NSString).pathExtension
+        let ext = PathString.pathExtension(path)
         let copy = folder + "/" + name + (ext.isEmpty ? "" : "." + ext)
         _ = try FileIO.copyAndSync(from: path, to: copy, permissions: 0o400, syncing: false)
         return copy

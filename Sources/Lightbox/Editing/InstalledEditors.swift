@@ -1,4 +1,5 @@
 import Foundation
+import LightboxMetadata
 
 /// What an installed editor says of itself (the counterpart of a photo editing extension's
 /// `Info.plist`: its identifier, the media types it edits, and what Lightbox needs to run it).
@@ -256,7 +257,7 @@ public struct EditorCatalog: Sendable {
             throw problem("the manifest is not valid JSON")
         }
         let manifest = try ManifestFields(object, problem: problem).manifest()
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathString.deletingLastComponent(path)
         let program =
             manifest.program.hasPrefix("/")
             ? manifest.program : URL(fileURLWithPath: folder + "/" + manifest.program).standardizedFileURL.path

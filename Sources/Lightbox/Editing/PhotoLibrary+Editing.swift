@@ -281,7 +281,7 @@ extension PhotoLibrary {
         let original = (try? asset(withLocalIdentifier: id))??.imageResource?.originalFilename ?? "IMG_\(id.prefix(8))"
         return .init(
             storedPath: stored, sha256: hash, size: Int64(bytes.count),
-            originalFilename: (original as NSString).deletingPathExtension + ".AAE.json",
+            originalFilename: PathString.deletingPathExtension(original) + ".AAE.json",
             uniformTypeIdentifier: "public.json")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxMetadata
 import Synchronization
 
 #if canImport(Glibc)
@@ -137,7 +138,7 @@ public final class OutputFolder: Sendable {
     public func write(
         to planned: String, whenTaken: WhenTaken = .freeName, _ body: (String) throws -> Void
     ) throws -> String {
-        let name = (planned as NSString).lastPathComponent
+        let name = PathString.lastComponent(planned)
         let temporary = join(".\(name).\(UUID().uuidString).tmp")
         defer { unlink(temporary) }
         try body(temporary)
@@ -198,8 +199,8 @@ public final class OutputFolder: Sendable {
     /// The search for a name starts after the number it last gave, so that many files of one
     /// name cost one look each.
     private func freeName(for name: String, claimed: inout Claimed) -> String {
-        let base = (name as NSString).deletingPathExtension
-        let ext = (name as NSString).pathExtension
+        let base = PathString.deletingPathExtension(name)
+        let ext = PathString.pathExtension(name)
         let key = name.lowercased()
         var number = claimed.nextNumber[key] ?? 1
         while true {

@@ -157,11 +157,11 @@ extension PhotoLibrary {
         {
             // A rendered edit takes the photo's name, as a JPEG (a Live Photo's movie and an
             // edited movie, as a movie of their own kind).
-            let stem = ((photo.originalFilename as NSString).lastPathComponent as NSString).deletingPathExtension
-            let own = ((resource.originalFilename as NSString).pathExtension as String)
+            let stem = PathString.stem(photo.originalFilename)
+            let own = PathString.pathExtension(resource.originalFilename)
             return (stem.isEmpty ? asset.localIdentifier : stem) + "." + (resource.type == .fullSizePhoto ? "jpg" : own)
         }
-        let name = (resource.originalFilename as NSString).lastPathComponent
+        let name = PathString.lastComponent(resource.originalFilename)
         return name.isEmpty ? asset.localIdentifier : name
     }
 }

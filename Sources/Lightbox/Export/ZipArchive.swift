@@ -1,4 +1,5 @@
 import Foundation
+import LightboxMetadata
 
 /// CRC-32 as ZIP and PNG compute it (the reflected polynomial 0xEDB88320), eight bytes a step
 /// (slicing-by-8): a download's checksums keep up with the disk.
@@ -189,7 +190,7 @@ public struct ZipArchiveWriter: Sendable {
         while cleaned.hasPrefix(".") { cleaned.removeFirst() }
         if cleaned.isEmpty { cleaned = "file" }
         if cleaned.utf8.count > 255 {
-            let dot = (cleaned as NSString).pathExtension
+            let dot = PathString.pathExtension(cleaned)
             let suffix = dot.isEmpty || dot.utf8.count > 16 ? "" : "." + dot
             var stem = String(cleaned.dropLast(suffix.count))
             while stem.utf8.count + suffix.utf8.count > 255 { stem.removeLast() }

@@ -93,7 +93,7 @@ extension PhotoLibrary {
     /// unknown `IMG_0001.JPG` is a damaged photo, and fails.
     static func isNotMedia(_ error: LibraryError) -> Bool {
         guard error.code == .unsupportedFormat, let path = error.path else { return false }
-        return !FileFormat.mediaFilenameExtensions.contains((path as NSString).pathExtension.lowercased())
+        return !FileFormat.mediaFilenameExtensions.contains(PathString.pathExtension(path).lowercased())
     }
 
     /// Expands folders recursively (`MediaFolder.files`: sorted; hidden entries, XMP sidecars,

@@ -56,7 +56,7 @@ extension PhotoLibrary {
         func readMetadata() throws(MetadataError) -> MediaMetadata {
             guard let contents else { return try MetadataReader.read(fileAtPath: path) }
             return try MetadataReader.read(
-                ByteSource(bytes: contents), filenameExtension: (path as NSString).pathExtension)
+                ByteSource(bytes: contents), filenameExtension: PathString.pathExtension(path))
         }
 
         /// Decodes the whole photo, which proves it intact, and renders `sizes` from that one

@@ -35,7 +35,7 @@ extension PhotoLibrary {
         }
         return PreparedAsset(
             source: file.source, metadata: metadata, storedPath: file.storedPath,
-            originalFilename: (source.path as NSString).lastPathComponent, storedWidth: storedWidth,
+            originalFilename: PathString.lastComponent(source.path), storedWidth: storedWidth,
             storedHeight: storedHeight, pixelWidth: pixelWidth, pixelHeight: pixelHeight,
             thumbnails: file.thumbnails, captureKey: Self.captureKey(file.source, media),
             orientationOverride: file.orientationOverride, pairedMovie: try motionPhotoMovie(source, metadata))
@@ -45,7 +45,7 @@ extension PhotoLibrary {
     /// same camera. Nil without a capture time: a name alone pairs nothing.
     static func captureKey(_ source: ImportSource, _ media: MediaMetadata) -> String? {
         guard source.format.kind != .video, let exif = media.exif, let taken = exif.dateTimeOriginal else { return nil }
-        let base = ((source.path as NSString).deletingPathExtension).lowercased()
+        let base = PathString.deletingPathExtension(source.path).lowercased()
         return [base, taken, exif.subSecTimeOriginal ?? "", exif.make ?? "", exif.model ?? ""].joined(separator: "|")
     }
 
@@ -67,7 +67,7 @@ extension PhotoLibrary {
         let storedPath = try originals.store(
             bytes: bytes, sha256: sha256, filenameExtension: movie.format.preferredFilenameExtension)
         let name =
-            ((source.path as NSString).lastPathComponent as NSString).deletingPathExtension + "."
+            PathString.stem(source.path) + "."
             + movie.format.preferredFilenameExtension
         return PreparedMovie(
             storedPath: storedPath, sha256: sha256, size: Int64(length), originalFilename: name,
@@ -81,7 +81,7 @@ extension PhotoLibrary {
     /// One larger than an XMP packet is read (``XMPMetadata/maximumPacketSize``), or that is
     /// not a regular file, is passed over: its size is looked at before a byte is read.
     static func sidecar(of path: String) -> XMPMetadata? {
-        let base = (path as NSString).deletingPathExtension
+        let base = PathString.deletingPathExtension(path)
         for candidate in [path + ".xmp", path + ".XMP", base + ".xmp", base + ".XMP"] {
             var info = stat()
             guard stat(candidate, &info) == 0, info.st_size <= XMPMetadata.maximumPacketSize,

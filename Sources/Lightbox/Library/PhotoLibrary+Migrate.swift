@@ -1,4 +1,5 @@
 import Foundation
+import LightboxMetadata
 
 /// How far `migrate` got, for a progress bar.
 public struct MigrationProgress: Sendable {
@@ -106,7 +107,7 @@ extension PhotoLibrary {
     /// The schema of a member's library beside a PostgreSQL catalog: `m_` and the letters and
     /// digits of the folder's last part (a user's UUID: 34 characters).
     static func memberSchema(folder: String) -> String {
-        let name = (folder as NSString).lastPathComponent.lowercased().unicodeScalars.filter {
+        let name = PathString.lastComponent(folder).lowercased().unicodeScalars.filter {
             ("a"..."z").contains($0) || ("0"..."9").contains($0)
         }
         return "m_" + String(String.UnicodeScalarView(name).prefix(38))
@@ -115,7 +116,7 @@ extension PhotoLibrary {
     /// Throws when another process has the library open (its lock in `originals/.incoming/`).
     private func refuseOtherProcesses() throws {
         let incoming = url.path + "/originals/.incoming"
-        let own = (originals.temporaryFolder as NSString).lastPathComponent
+        let own = PathString.lastComponent(originals.temporaryFolder)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: incoming)) ?? []
         let others = names.filter { $0.hasSuffix(".lock") }.map { String($0.dropLast(5)) }.filter {
             $0 != own && ProcessFolder.isHeld($0, in: incoming)
@@ -141,7 +142,7 @@ extension PhotoLibrary {
         for (index, resource) in stored.enumerated() {
             let key = try objects.store(
                 copying: try originals.localPath(of: resource.storedPath), sha256: resource.sha256,
-                filenameExtension: (resource.storedPath as NSString).pathExtension)
+                filenameExtension: PathString.pathExtension(resource.storedPath))
             guard key == resource.storedPath else {
                 throw LibraryError(
                     .storageFailed, "the bucket stored \(resource.storedPath) as \(key)", path: resource.storedPath)

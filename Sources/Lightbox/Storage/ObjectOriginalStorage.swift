@@ -1,4 +1,5 @@
 import Foundation
+import LightboxMetadata
 import LightboxS3
 
 #if canImport(Glibc)
@@ -126,7 +127,7 @@ struct ObjectOriginalStorage: OriginalStorage {
     func localPath(of key: String) throws -> String {
         let path = cacheRoot + "/" + key
         if FileIO.fileExists(path) { return path }
-        try FileIO.makeDirectory((path as NSString).deletingLastPathComponent)
+        try FileIO.makeDirectory(PathString.deletingLastComponent(path))
         let temporary = incomingFolder.path + "/" + UUID().uuidString
         defer { unlink(temporary) }
         do {
@@ -135,7 +136,7 @@ struct ObjectOriginalStorage: OriginalStorage {
             throw storageError(error, "reading", key)
         }
         // The key names the bytes' hash: a copy that is not them is not kept.
-        let expected = (key as NSString).lastPathComponent.prefix { $0 != "." }
+        let expected = PathString.lastComponent(key).prefix { $0 != "." }
         guard (try FileIO.sha256(ofFileAt: temporary).hex) == expected else {
             throw LibraryError(.storageFailed, "the object storage gave other bytes than were stored", path: key)
         }

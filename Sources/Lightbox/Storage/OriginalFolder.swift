@@ -1,4 +1,5 @@
 import Foundation
+import LightboxMetadata
 
 #if canImport(Glibc)
     import Glibc
@@ -116,12 +117,12 @@ struct OriginalFolder: OriginalStorage {
         let absolute = absolutePath(relativePath)
         chmod(absolute, 0o644)
         unlink(absolute)
-        rmdir((absolute as NSString).deletingLastPathComponent)
+        rmdir(PathString.deletingLastComponent(absolute))
     }
 
     /// Where this process marks a stored file whose transaction has not committed yet.
     func markerPath(_ relativePath: String) -> String {
-        incoming + "/" + (relativePath as NSString).lastPathComponent
+        incoming + "/" + PathString.lastComponent(relativePath)
     }
 
     /// Drops the markers of stored files that a committed transaction now refers to.

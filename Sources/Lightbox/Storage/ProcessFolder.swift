@@ -1,4 +1,5 @@
 import Foundation
+import LightboxMetadata
 
 #if canImport(Glibc)
     import Glibc
@@ -75,7 +76,7 @@ final class ProcessFolder: Sendable {
 
     /// The name of the folder in `parent`, which names its process's lock: what another process
     /// asks ``isHeld(_:in:)`` of.
-    var name: String { (path as NSString).lastPathComponent }
+    var name: String { PathString.lastComponent(path) }
 
     /// Whether the process that made folder `name` in `parent` still lives: its lock is held
     /// (by this process too). A lock file gone, or free, is a process that ended.

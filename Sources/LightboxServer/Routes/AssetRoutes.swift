@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Lightbox
+import LightboxMetadata
 
 /// Assets over HTTP: reading, changing many at once, and downloading their files.
 ///
@@ -297,7 +298,7 @@ enum AssetRoutes {
             // An edit is named after the photo it came from, with the render's extension.
             var name = original.originalFilename
             if resource.type != original.type {
-                let base = (name as NSString).deletingPathExtension
+                let base = PathString.deletingPathExtension(name)
                 name = base + (resource.type == .fullSizePhoto ? ".jpg" : ".mov")
             }
             return try await files.response(

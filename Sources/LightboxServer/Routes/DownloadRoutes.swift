@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Lightbox
+import LightboxMetadata
 import Synchronization
 
 /// Downloads of many assets as one ZIP archive, streamed as it is made (nothing of it is kept
@@ -237,8 +238,9 @@ struct ZipDownload {
     /// the file systems it is unpacked on may be).
     static func freeName(_ name: String, in taken: inout Set<String>) -> String {
         if taken.insert(name.lowercased()).inserted { return name }
-        let stem = (name as NSString).deletingPathExtension
-        let suffix = (name as NSString).pathExtension.isEmpty ? "" : "." + (name as NSString).pathExtension
+        let stem = PathString.deletingPathExtension(name)
+        let ext = PathString.pathExtension(name)
+        let suffix = ext.isEmpty ? "" : "." + ext
         var number = 1
         while true {
             let candidate = ZipArchiveWriter.entryName("\(stem)-\(number)\(suffix)")

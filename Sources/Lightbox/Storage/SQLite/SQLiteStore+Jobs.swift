@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LightboxMetadata
 import Synchronization
 
 /// The job queue on SQLite, whose processes share one machine: a job is taken in the write
@@ -9,7 +10,7 @@ import Synchronization
 extension SQLiteStore {
     /// The folder of the locks of this library's workers.
     var workersFolder: String {
-        ((writer.path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("workers")
+        PathString.appending(PathString.deletingLastComponent(writer.path), "workers")
     }
 
     func enqueueJob(_ kind: JobKind, subject: String) throws {
