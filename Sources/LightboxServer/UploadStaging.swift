@@ -357,11 +357,11 @@ package final class UploadStaging: Sendable {
         // A name of megabytes is cut first, so that nothing below is more than linear in it.
         var base = PathString.lastComponent(String(name.suffix(1000)))
         base = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0 != "/" && $0 != "\\" }.map(Character.init))
-        base = String(base.drop { $0 == "." })
         // The end of the name is kept (its extension matters); cut on a character, at most 200 bytes.
         var kept = Substring(base)
         while kept.utf8.count > 200 { kept = kept.dropFirst(max(1, (kept.utf8.count - 200) / 4)) }
-        base = String(kept)
+        // No leading dot, after the cut too (the cut may begin the name at one).
+        base = String(kept.drop { $0 == "." })
         return base.isEmpty || base == "data" || base == "upload.json" ? "upload" : base
     }
 

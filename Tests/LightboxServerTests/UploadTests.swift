@@ -144,6 +144,9 @@ struct UploadTests {
         #expect(UploadStaging.safeName("//\u{88}") == "\u{88}")
         #expect(UploadStaging.safeName("x//été.jpg") == "été.jpg")
         #expect(UploadStaging.safeName("é/") == "é")
+        // Cut to 200 bytes at a dot: the name still does not begin with one.
+        let cut = UploadStaging.safeName("x" + String(repeating: ".", count: 150) + String(repeating: "y", count: 100))
+        #expect(!cut.hasPrefix(".") && cut.utf8.count <= 200)
         let long = UploadStaging.safeName(String(repeating: "é", count: 4_000_000) + ".HEIC")
         #expect(long.utf8.count <= 200 && long.hasSuffix("é.HEIC"))
     }
