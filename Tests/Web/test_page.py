@@ -55,6 +55,23 @@ image.src = arguments[0];
 """
 
 
+# Each tile of the grid, in the page's order (top to bottom, then left to right, days sharing a
+# row side by side), with the text of the day heading it lies under: the nearest heading above
+# it whose width spans it.
+TILES_UNDER_HEADINGS = """
+const headings = [...document.querySelectorAll('#grid h3.day')]
+  .map(h => [h.getBoundingClientRect(), h.querySelector('span').innerText]);
+return [...document.querySelectorAll('#grid > a')]
+  .map(a => [a.getBoundingClientRect(), a.getAttribute('href').split('/').pop()])
+  .sort((a, b) => Math.round(a[0].top) - Math.round(b[0].top) || a[0].left - b[0].left)
+  .map(([rect, id]) => {
+    const over = headings.filter(([h]) => h.top <= rect.top && h.left <= rect.left + 1 && rect.right <= h.right + 1)
+      .sort((a, b) => a[0].top - b[0].top).pop();
+    return [over ? over[1] : null, id];
+  });
+"""
+
+
 def make_driver(viewport):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
@@ -1199,15 +1216,8 @@ class PageChecks:
         for identifier in names:
             self.wait_for_image(self.image_of(identifier))
         self.shot("party")
-        # Each tile under the last heading above it, in the page's order.
-        shown = self.driver.execute_script("""
-            const headings = [...document.querySelectorAll('#grid h3.day')]
-              .map(h => [h.getBoundingClientRect().top, h.innerText]).sort((a, b) => a[0] - b[0]);
-            return [...document.querySelectorAll('#grid > a')]
-              .map(a => [a.getBoundingClientRect(), a.getAttribute('href').split('/').pop()])
-              .sort((a, b) => a[0].top - b[0].top || a[0].left - b[0].left)
-              .map(([rect, id]) => [headings.filter(h => h[0] <= rect.top).pop()[1], id]);
-        """)
+        # Each tile under its day's heading, in the page's order.
+        shown = self.driver.execute_script(TILES_UNDER_HEADINGS)
         title = lambda day: self.driver.execute_script(
             "const [y, m, d] = arguments[0].split('-').map(Number);"
             "return new Intl.DateTimeFormat(undefined, {weekday: 'short', day: 'numeric', month: 'short',"
@@ -1226,6 +1236,49 @@ class PageChecks:
         self.assertEqual(sorted(names[t.get_attribute("href").split("/")[-1]] for t in self.tiles()),
                          ["CAMERA_2", "PHONE_3"])
         self.shot("one-day")
+
+    def test_sparse_days_share_rows_each_under_its_own_heading(self):
+        """Each day started a new row: a library of sparse days was a column of half-empty rows."""
+        self.sign_in()
+        timeline = self.api("/api/timeline")
+        self.wait.until(lambda d: len(self.tiles()) >= 20)
+        # The library's older years are the corpus's sparse days, a photo or two each.
+        self.driver.execute_script("scrollTo(0, document.body.scrollHeight)")
+        self.wait.until(lambda d: self.driver.execute_script(
+            "return [...document.querySelectorAll('#grid > a:not(.pending)')]"
+            ".some(a => a.getBoundingClientRect().bottom > innerHeight - 200)"))
+        self.shot("packed")
+        rows = self.driver.execute_script("""
+            const tops = new Map();
+            for (const h of document.querySelectorAll('#grid h3.day')) {
+              const top = Math.round(h.getBoundingClientRect().top);
+              tops.set(top, (tops.get(top) || 0) + 1);
+            }
+            return [...tops.values()];
+        """)
+        self.assertGreater(max(rows), 1, "no two days share a row")
+        # Every tile shown lies under its own day's heading, and the days come in the timeline's order.
+        shown = self.driver.execute_script(TILES_UNDER_HEADINGS)
+        self.assertNotIn(None, [heading for heading, _ in shown])
+        days = [day["day"] for day in timeline["days"]]
+        order = []
+        for heading, _ in shown:
+            if not order or order[-1] != heading:
+                order.append(heading)
+        self.assertEqual(len(order), len(set(order)), "a day's tiles are split by another day's")
+        expected = self.driver.execute_script("""
+            const thisYear = new Date().getFullYear();
+            return arguments[0].map(day => {
+              const [y, m, d] = day.split('-').map(Number);
+              const date = new Date(Date.UTC(y, m - 1, d));
+              const options = {weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC'};
+              if (y !== thisYear) options.year = 'numeric';
+              return new Intl.DateTimeFormat(undefined, options).format(date);
+            });
+        """, days)
+        # The days shown are consecutive days of the timeline, in its order.
+        start = expected.index(order[0])
+        self.assertEqual(order, expected[start:start + len(order)])
 
     def test_the_devices_camera_takes_a_photo_into_the_library(self):
         self.sign_in()

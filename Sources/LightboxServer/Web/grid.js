@@ -18,6 +18,8 @@ export const DRAGGED_ASSETS = 'application/x-lightbox-assets';
 const GAP = 3;
 const MONTH_HEIGHT = 56;
 const DAY_HEIGHT = 34;
+// Between two days that share a row.
+const DAY_GAP = 14;
 // Chunks kept in memory (12,000 assets), and read at once.
 const KEPT_CHUNKS = 60;
 const PARALLEL_READS = 3;
@@ -176,6 +178,11 @@ export async function refresh() {
   await loadTimeline();
 }
 
+// The layout: months under their headings, and in a month its days, each under its heading,
+// newest first. Days short enough for one row share rows, side by side (as in Immich and
+// Photos): a library of sparse days is not a column of half-empty rows. A day longer than a row
+// takes rows of its own. Each day knows where it starts (`left`, px), how many tiles a row of
+// it holds (`span`) and its rows.
 function relayout() {
   const width = grid.clientWidth;
   const target = width < 500 ? 90 : width < 900 ? 140 : 180;
@@ -183,11 +190,13 @@ function relayout() {
   const side = (width - GAP * (columns - 1)) / columns;
   const days = [], months = [];
   let top = 0, start = 0, month = null;
+  // The row days are being packed into: its top, and where the next day would start.
+  let row = null;
   for (const { day, count } of timelineDays) {
     if (day === null) {
       // An album: one run, no headings.
       const rows = Math.ceil(count / columns);
-      days.push({ day, count, start, top: top - DAY_HEIGHT, rows });
+      days.push({ day, count, start, top: top - DAY_HEIGHT, rows, left: 0, span: columns });
       top += rows * (side + GAP);
       start += count;
       continue;
@@ -196,10 +205,19 @@ function relayout() {
       month = day.slice(0, 7);
       months.push({ key: month, top, start });
       top += MONTH_HEIGHT;
+      row = null;
     }
-    const rows = Math.ceil(count / columns);
-    days.push({ day, count, start, top, rows });
-    top += DAY_HEIGHT + rows * (side + GAP);
+    const span = Math.min(count, columns);
+    const extent = span * (side + GAP) - GAP;
+    if (count <= columns && row && row.next + extent <= width + 0.5) {
+      days.push({ day, count, start, top: row.top, rows: 1, left: row.next, span });
+      row.next += extent + DAY_GAP;
+    } else {
+      const rows = Math.ceil(count / columns);
+      days.push({ day, count, start, top, rows, left: 0, span });
+      row = rows === 1 ? { top, next: extent + DAY_GAP } : null;
+      top += DAY_HEIGHT + rows * (side + GAP);
+    }
     start += count;
   }
   layout = { days, months, height: top, columns, side, count: start };
@@ -233,14 +251,16 @@ function lastStartingAbove(items, y) {
   return low;
 }
 
-// The day whose block holds `y` (the first when above them all).
+// The first day of the row of days that holds `y` (the first when above them all).
 function dayAt(y) {
-  return lastStartingAbove(layout.days, y);
+  let index = lastStartingAbove(layout.days, y);
+  while (index > 0 && layout.days[index - 1].top === layout.days[index].top) index--;
+  return index;
 }
 
 // Puts in the page what lies within a screen of the visible part, and takes out the rest.
 function render() {
-  const { days, months, columns, side } = layout;
+  const { days, months, side } = layout;
   const offset = scrollY - gridTop();
   const from = offset - innerHeight, to = offset + 2 * innerHeight;
   const wanted = new Set();
@@ -260,13 +280,17 @@ function render() {
       wanted.add(key);
       if (!shown.has(key)) {
         const date = utcDate(day.day);
-        const made = add(key, heading('h3', 'day', (date.getUTCFullYear() === thisYear ? dayName : dayWithYear).format(date)));
+        const made = add(key, heading('h3', 'day', ''));
+        const name = document.createElement('span');
+        name.textContent = (date.getUTCFullYear() === thisYear ? dayName : dayWithYear).format(date);
+        made.title = name.textContent;
+        made.append(name);
         // Selecting, a day's heading chooses the whole day (or, all chosen, none of it).
         const choose = document.createElement('button');
         choose.type = 'button';
         choose.className = 'select-day';
         choose.textContent = 'Select';
-        choose.setAttribute('aria-label', 'Select ' + made.textContent);
+        choose.setAttribute('aria-label', 'Select ' + name.textContent);
         choose.addEventListener('click', () => {
           const start = Number(made.dataset.start);
           selectRange(start, start + Number(made.dataset.count) - 1);
@@ -275,14 +299,15 @@ function render() {
       }
       shown.get(key).dataset.start = String(day.start);
       shown.get(key).dataset.count = String(day.count);
-      shown.get(key).style.top = day.top + 'px';
+      Object.assign(shown.get(key).style, { top: day.top + 'px', left: day.left + 'px',
+                                            width: day.span * (side + GAP) - GAP + 'px' });
     }
     const rowsTop = day.top + DAY_HEIGHT;
     const first = Math.max(0, Math.floor((from - rowsTop) / (side + GAP)));
     const last = Math.min(day.rows - 1, Math.floor((to - rowsTop) / (side + GAP)));
     for (let row = first; row <= last; row++) {
-      for (let column = 0; column < columns; column++) {
-        const index = day.start + row * columns + column;
+      for (let column = 0; column < day.span; column++) {
+        const index = day.start + row * day.span + column;
         if (index >= day.start + day.count) break;
         wanted.add(index);
         let asset = loadedAsset(index);
@@ -298,7 +323,8 @@ function render() {
           element = made;
         }
         element.classList.toggle('selected', !!asset && selection.ids.has(asset.localIdentifier));
-        Object.assign(element.style, { top: rowsTop + row * (side + GAP) + 'px', left: column * (side + GAP) + 'px',
+        Object.assign(element.style, { top: rowsTop + row * (side + GAP) + 'px',
+                                       left: day.left + column * (side + GAP) + 'px',
                                        width: side + 'px', height: side + 'px' });
       }
     }
@@ -331,7 +357,7 @@ function positionAt(y) {
   const day = layout.days[dayAt(y)];
   if (!day) return 0;
   const row = Math.max(0, Math.floor((y - day.top - DAY_HEIGHT) / (layout.side + GAP)));
-  return Math.min(day.start + day.count - 1, day.start + row * layout.columns);
+  return Math.min(day.start + day.count - 1, day.start + row * day.span);
 }
 
 // How many days Recently Deleted keeps an item (trash.js says, when it is shown): its tiles
@@ -527,7 +553,7 @@ export function replace(asset) {
 export function reveal(index) {
   const day = layout.days[layout.days.findIndex(d => index < d.start + d.count)];
   if (!day) return;
-  const row = Math.floor((index - day.start) / layout.columns);
+  const row = Math.floor((index - day.start) / day.span);
   const top = gridTop() + day.top + DAY_HEIGHT + row * (layout.side + GAP);
   if (top < scrollY + headerHeight() || top + layout.side > scrollY + innerHeight) {
     scrollTo(0, top - headerHeight() - innerHeight / 3);
