@@ -1280,6 +1280,40 @@ class PageChecks:
         start = expected.index(order[0])
         self.assertEqual(order, expected[start:start + len(order)])
 
+    def test_the_scrubber_marks_the_screen_and_a_hover_names_a_month(self):
+        self.sign_in()
+        self.wait.until(lambda d: len(self.tiles()) >= 20)
+        scrubber = self.driver.find_element(By.ID, "scrubber")
+        marker = self.driver.find_element(By.ID, "scrubber-marker")
+        where = lambda: self.driver.execute_script(
+            "const s = arguments[0].getBoundingClientRect(), m = arguments[1].getBoundingClientRect();"
+            "return (m.top - s.top) / s.height", scrubber, marker)
+        self.assertLess(where(), 0.05)
+        # Beside the photos, never over them.
+        overlap = self.driver.execute_script("""
+            const s = arguments[0].getBoundingClientRect();
+            return [...document.querySelectorAll('#grid > a')].some(a => a.getBoundingClientRect().right > s.left);
+        """, scrubber)
+        self.assertFalse(overlap, "a tile lies under the scrubber")
+        self.driver.execute_script("scrollTo(0, document.body.scrollHeight)")
+        self.wait.until(lambda d: where() > 0.95)
+        self.shot("marker-at-the-end")
+        if self.viewport[2]:
+            return
+        # A mouse over the scrubber names the month there, and scrolls nothing.
+        self.driver.execute_script("scrollTo(0, 0)")
+        self.wait.until(lambda d: where() < 0.05)
+        height = scrubber.size["height"]
+        ActionChains(self.driver).move_to_element_with_offset(scrubber, 0, int(height * 0.4)).perform()
+        bubble = self.driver.find_element(By.ID, "scrubber-label")
+        self.wait.until(lambda d: bubble.is_displayed() and bubble.text)
+        months = {self.month_title(day["day"]) for day in self.api("/api/timeline")["days"]}
+        self.assertIn(bubble.text, months)
+        self.assertEqual(self.driver.execute_script("return scrollY"), 0, "a hover scrolled the page")
+        self.shot("hover")
+        ActionChains(self.driver).move_by_offset(-300, 0).perform()
+        self.wait.until(lambda d: not bubble.is_displayed())
+
     def test_the_devices_camera_takes_a_photo_into_the_library(self):
         self.sign_in()
         total = self.api("/api/timeline")["count"]

@@ -560,8 +560,12 @@ export function reveal(index) {
   }
 }
 
-// The scrubber: the years along the screen's edge, each where its photos are; pressing or
-// dragging jumps to the month under the finger, the keys move a month or a year.
+// The scrubber: the years along the screen's edge, beside the photos, each where its photos
+// are; a marker says where the screen is; a mouse over it shows the month it would jump to;
+// pressing or dragging jumps to the month under the finger, the keys move a month or a year.
+const marker = document.createElement('span');
+marker.id = 'scrubber-marker';
+scrubber.append(marker);
 
 function drawScrubber() {
   scrubber.querySelectorAll('.year').forEach(label => label.remove());
@@ -596,6 +600,8 @@ function markScrubber(offset) {
   // At the bottom, the oldest month, though it is too short to reach the top of the screen.
   const bottom = scrollY + innerHeight >= document.documentElement.scrollHeight - 2;
   const at = bottom ? layout.months.length - 1 : monthIndexAt(offset + headerHeight());
+  const scrollable = document.documentElement.scrollHeight - innerHeight;
+  marker.style.top = (scrollable > 0 ? Math.min(1, Math.max(0, scrollY / scrollable)) * 100 : 0) + '%';
   scrubber.setAttribute('aria-valuenow', String(at));
   scrubber.setAttribute('aria-valuemax', String(layout.months.length - 1));
   scrubber.setAttribute('aria-valuetext', monthName.format(utcDate(layout.months[at].key)));
@@ -628,7 +634,21 @@ scrubber.addEventListener('pointerdown', event => {
   scrubber.classList.add('scrubbing');
   scrub(event);
 });
-scrubber.addEventListener('pointermove', event => { if (scrubber.hasPointerCapture(event.pointerId)) scrub(event); });
+scrubber.addEventListener('pointermove', event => {
+  if (scrubber.hasPointerCapture(event.pointerId)) { scrub(event); return; }
+  // A mouse hovering: the month it would jump to, where it points, nothing scrolled.
+  if (event.pointerType !== 'mouse' || !layout.months.length) return;
+  const box = scrubber.getBoundingClientRect();
+  const fraction = Math.max(0, Math.min(1, (event.clientY - box.top) / box.height));
+  bubble.textContent = monthName.format(utcDate(layout.months[monthIndexAt(fraction * layout.height)].key));
+  bubble.style.top = (event.clientY - box.top) + 'px';
+  bubble.hidden = false;
+  scrubber.classList.add('hovering');
+});
+scrubber.addEventListener('pointerleave', () => {
+  scrubber.classList.remove('hovering');
+  if (!scrubber.classList.contains('scrubbing')) bubble.hidden = true;
+});
 for (const type of ['pointerup', 'pointercancel']) {
   scrubber.addEventListener(type, () => { scrubber.classList.remove('scrubbing'); bubble.hidden = true; });
 }
@@ -645,3 +665,6 @@ scrubber.addEventListener('keydown', event => {
 addEventListener('scroll', schedule, { passive: true });
 let width = 0;
 addEventListener('resize', () => { if (grid.clientWidth !== width) { width = grid.clientWidth; relayout(); } else schedule(); });
+// The grid's width changes without the window's too: the page's scroll bar appears once the
+// timeline is taller than the screen (the tiles laid out before it ran under the scrubber).
+new ResizeObserver(() => { if (grid.clientWidth !== width) { width = grid.clientWidth; relayout(); } }).observe(grid);
