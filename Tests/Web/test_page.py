@@ -1314,6 +1314,62 @@ class PageChecks:
         ActionChains(self.driver).move_by_offset(-300, 0).perform()
         self.wait.until(lambda d: not bubble.is_displayed())
 
+    def test_albums_show_as_covers_and_move_to_a_folder_from_a_menu(self):
+        """Albums were text lines, moved into folders only by HTML drag and drop (not on a phone)."""
+        self.sign_in()
+        suffix = str(int(time.time() * 1000) % 10000000) + ("p" if self.viewport[2] else "d")
+        photos = self.newest_first(2, 2)
+        album = self.api("/api/collections", "POST", {"title": "Covers " + suffix, "assets": photos})["localIdentifier"]
+        folder = self.api("/api/lists", "POST", {"title": "Trips " + suffix})["localIdentifier"]
+        try:
+            self.driver.get(URL + "/#albums")
+            page = self.driver.find_element(By.ID, "albums-page")
+            self.wait.until(lambda d: page.is_displayed() and d.find_element(By.ID, "title").text == "Albums")
+            cards = lambda: {card.find_element(By.CLASS_NAME, "title").text: card
+                             for card in page.find_elements(By.CSS_SELECTOR, ".album-cover")}
+            self.wait.until(lambda d: "Covers " + suffix in cards() and "Trips " + suffix in cards())
+            card = cards()["Covers " + suffix]
+            self.assertIn("2 items", card.text)
+            self.wait_for_image(card.find_element(By.TAG_NAME, "img"))
+            # Folders first.
+            names = list(cards())
+            self.assertLess(names.index("Trips " + suffix), names.index("Covers " + suffix))
+            self.shot("covers")
+            # The ⋯ menu moves it into the folder.
+            card.find_element(By.CSS_SELECTOR, ".more").click()
+            card.find_element(By.XPATH, ".//button[normalize-space()='Move to folder…']").click()
+            dialog = self.driver.find_element(By.ID, "move-dialog")
+            self.wait.until(lambda d: dialog.is_displayed())
+            Select(dialog.find_element(By.TAG_NAME, "select")).select_by_visible_text("Trips " + suffix)
+            self.shot("move-dialog")
+            dialog.find_element(By.CSS_SELECTOR, "button[value=ok]").click()
+            self.wait.until(lambda d: "Covers " + suffix not in cards())
+            inside = lambda: [m["localIdentifier"] for m in self.api(f"/api/lists/{folder}/collections")["collections"]]
+            self.assertEqual(inside(), [album])
+            # The folder opens on its own page of covers, and back to the top from there.
+            cards()["Trips " + suffix].find_element(By.CSS_SELECTOR, "a.open").click()
+            self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Trips " + suffix)
+            self.wait.until(lambda d: list(cards()) == ["Covers " + suffix])
+            self.assertTrue(self.driver.find_element(By.ID, "albums-up").is_displayed())
+            self.shot("in-the-folder")
+            card = cards()["Covers " + suffix]
+            card.find_element(By.CSS_SELECTOR, ".more").click()
+            card.find_element(By.XPATH, ".//button[normalize-space()='Move to folder…']").click()
+            self.wait.until(lambda d: dialog.is_displayed())
+            Select(dialog.find_element(By.TAG_NAME, "select")).select_by_visible_text("Top level (in no folder)")
+            dialog.find_element(By.CSS_SELECTOR, "button[value=ok]").click()
+            self.wait.until(lambda d: not cards())
+            self.assertEqual(inside(), [])
+            self.driver.find_element(By.ID, "albums-up").click()
+            self.wait.until(lambda d: "Covers " + suffix in cards())
+            # A cover opens its album.
+            cards()["Covers " + suffix].find_element(By.CSS_SELECTOR, "a.open").click()
+            self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Covers " + suffix)
+            self.wait.until(lambda d: len(self.tiles()) == 2)
+        finally:
+            self.api(f"/api/collections/{album}", "DELETE")
+            self.api(f"/api/lists/{folder}", "DELETE")
+
     def test_the_devices_camera_takes_a_photo_into_the_library(self):
         self.sign_in()
         total = self.api("/api/timeline")["count"]

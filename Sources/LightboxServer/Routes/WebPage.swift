@@ -18,7 +18,8 @@ import NIOCore
 /// the browser at a time holds the change stream and tells the others (`changes.js`); the
 /// account menu says who is signed in, lists their sessions and signs out, changes the password,
 /// makes and revokes tokens and switches the theme (`account.js`, `theme.js`, which sets it
-/// before the page draws); an admin adds, resets and removes users (`users.js`).
+/// before the page draws); an admin adds, resets and removes users (`users.js`); the albums and
+/// folders show as covers, each moved, renamed or deleted from its menu (`albums.js`).
 enum WebPage {
     struct File: Sendable {
         let bytes: [UInt8]
@@ -98,6 +99,7 @@ enum WebPage {
         "shared.js": File(PackageResources.shared_js, "text/javascript; charset=utf-8"),
         "theme.js": File(PackageResources.theme_js, "text/javascript; charset=utf-8"),
         "users.js": File(PackageResources.users_js, "text/javascript; charset=utf-8"),
+        "albums.js": File(PackageResources.albums_js, "text/javascript; charset=utf-8"),
         "icon.svg": File(PackageResources.icon_svg, "image/svg+xml"),
     ]
 

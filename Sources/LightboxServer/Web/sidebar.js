@@ -11,6 +11,7 @@ import { hideSharedPage, openShareDialog, showSharedPage } from './sharing.js';
 import { signedIn } from './account.js';
 import { showTrashActions } from './trash.js';
 import { hideUsersPage, showUsersPage } from './users.js';
+import { hideAlbumsPage, showAlbumsPage } from './albums.js';
 import { toast } from './toast.js';
 
 const sidebar = document.getElementById('sidebar');
@@ -170,9 +171,10 @@ async function members(list) {
   return elements;
 }
 
-// The pages that are not a grid of photos, by their address (#shared, #users): their title,
+// The pages that are not a grid of photos, by their address (#albums, #shared, #users): their title,
 // and how each is shown and hidden.
 const PAGES = {
+  albums: { title: 'Albums', show: showAlbumsPage, hide: hideAlbumsPage },
   shared: { title: 'Shared', show: showSharedPage, hide: hideSharedPage },
   users: { title: 'Users', show: showUsersPage, hide: hideUsersPage },
 };
@@ -196,7 +198,7 @@ export async function showFromAddress() {
   const predicate = id ? null : filtersFromAddress();
   if (id) hideChips();
   const named = Object.keys(PAGES).find(name => params.has(name)) || null;
-  const key = named ? '#' + named : (id || '') + '|' + (predicate || '');
+  const key = named ? '#' + named + '=' + params.get(named) : (id || '') + '|' + (predicate || '');
   if (shownOnce && key === shownKey && !named) return false;
   shownOnce = true;
   shownKey = key;
