@@ -1079,6 +1079,7 @@ class PageChecks:
             field.click()
             field.send_keys(Keys.CONTROL, "a")
             field.send_keys(value, Keys.TAB)
+        self.driver.find_element(By.ID, "tab-filters").click()
         Select(self.driver.find_element(By.ID, "effect")).select_by_value("mono")
         self.shot("trim")
         self.driver.find_element(By.ID, "save").click()
@@ -1406,8 +1407,8 @@ class PageChecks:
         preview = editor.find_element(By.CSS_SELECTOR, "figure img")
         self.wait_for_image(preview)
         crop = self.driver.find_element(By.ID, "crop")
-        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", crop)
-        crop.click()
+        # The Crop tab shows the picture whole, ready to crop.
+        self.driver.find_element(By.ID, "tab-crop").click()
         self.wait.until(lambda d: "cropping" in editor.get_attribute("class"))
         self.wait.until(lambda d: preview.get_attribute("src").startswith("blob:"))
         self.wait_for_image(preview)
@@ -1431,6 +1432,71 @@ class PageChecks:
         edited = self.api(f"/api/assets/{identifier}")
         self.assertAlmostEqual(edited["pixelWidth"] / chosen["pixelWidth"], w, delta=0.01)
         self.assertAlmostEqual(edited["pixelHeight"] / chosen["pixelHeight"], h, delta=0.01)
+        self.api(f"/api/assets/{identifier}/edits", "DELETE")
+
+    def crop_rect(self):
+        """The crop box on the picture, in the picture's unit coordinates."""
+        return self.driver.execute_script("""
+            const p = document.querySelector('#editor figure img').getBoundingClientRect();
+            const b = document.getElementById('crop-box').getBoundingClientRect();
+            return [(b.left + 2 - p.left) / p.width, (b.top + 2 - p.top) / p.height,
+                    (b.width - 4) / p.width, (b.height - 4) / p.height];
+        """)
+
+    def test_a_crop_keeps_a_preset_ratio_and_its_handles_resize_and_move_it(self):
+        """The crop was drawn freehand, without handles, presets or a grid, Crop below the fold."""
+        self.sign_in()
+        chosen = next(a for a in self.api("/api/assets?offset=40&limit=50")["assets"]
+                      if a["mediaType"] == 1 and not a["hasAdjustments"] and a["pixelWidth"] >= 400
+                      and a["pixelWidth"] != a["pixelHeight"])
+        identifier = chosen["localIdentifier"]
+        self.driver.get(URL + "/#edit=" + identifier)
+        editor = self.driver.find_element(By.ID, "editor")
+        self.wait.until(lambda d: "open" in editor.get_attribute("class"))
+        preview = editor.find_element(By.CSS_SELECTOR, "figure img")
+        self.wait_for_image(preview)
+        # Tabs: the sliders on Adjust, the effects on Filters, the crop's tools on Crop.
+        self.assertTrue(self.driver.find_element(By.ID, "sliders").is_displayed())
+        self.assertFalse(self.driver.find_element(By.ID, "effect").is_displayed())
+        self.driver.find_element(By.ID, "tab-filters").click()
+        self.assertTrue(self.driver.find_element(By.ID, "effect").is_displayed())
+        self.assertFalse(self.driver.find_element(By.ID, "sliders").is_displayed())
+        self.driver.find_element(By.ID, "tab-crop").click()
+        self.wait.until(lambda d: "cropping" in editor.get_attribute("class"))
+        self.wait.until(lambda d: preview.get_attribute("src").startswith("blob:"))
+        self.wait_for_image(preview)
+        # Square: the largest square of the picture, centred.
+        self.driver.find_element(By.CSS_SELECTOR, "#aspects [data-aspect='1']").click()
+        box = self.driver.find_element(By.ID, "crop-box")
+        self.wait.until(lambda d: box.is_displayed())
+        x, y, w, h = self.crop_rect()
+        self.assertAlmostEqual(w * chosen["pixelWidth"], h * chosen["pixelHeight"], delta=0.02 * chosen["pixelWidth"])
+        self.assertAlmostEqual(max(w, h), 1, delta=0.02)
+        self.shot("square")
+        # The south-east handle drawn in keeps the square; the middle moves it.
+        handle = box.find_element(By.CSS_SELECTOR, "[data-edge=se]")
+        width, height = preview.size["width"], preview.size["height"]
+        ActionChains(self.driver).click_and_hold(handle).move_by_offset(-int(0.2 * width), -int(0.2 * height)) \
+            .move_by_offset(-2, -2).release().perform()
+        x2, y2, w2, h2 = self.crop_rect()
+        self.assertLess(w2, w - 0.1)
+        self.assertAlmostEqual(w2 * chosen["pixelWidth"], h2 * chosen["pixelHeight"], delta=0.02 * chosen["pixelWidth"])
+        self.assertAlmostEqual(x2, x, delta=0.01)
+        self.assertAlmostEqual(y2, y, delta=0.01)
+        ActionChains(self.driver).move_to_element(box).click_and_hold().move_by_offset(int(0.05 * width), int(0.05 * height)) \
+            .move_by_offset(1, 1).release().perform()
+        x3, y3, w3, h3 = self.crop_rect()
+        self.assertAlmostEqual(w3, w2, delta=0.005)
+        self.assertGreater(x3 + y3, x2 + y2 + 0.02)
+        self.shot("resized-and-moved")
+        # Done: saved as that square at full size.
+        self.driver.find_element(By.ID, "crop").click()
+        self.wait.until(lambda d: "cropping" not in editor.get_attribute("class"))
+        self.driver.find_element(By.ID, "save").click()
+        self.wait.until(lambda d: "open" not in editor.get_attribute("class"))
+        edited = self.api(f"/api/assets/{identifier}")
+        self.assertAlmostEqual(edited["pixelWidth"] / edited["pixelHeight"], 1, delta=0.02)
+        self.assertAlmostEqual(edited["pixelWidth"] / chosen["pixelWidth"], w3, delta=0.02)
         self.api(f"/api/assets/{identifier}/edits", "DELETE")
 
     def test_an_installed_editor_is_offered_and_edits_at_full_size(self):

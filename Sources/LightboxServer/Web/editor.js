@@ -181,31 +181,147 @@ function showCropBox(rect) {
     width: rect[2] * picture.width + 'px', height: rect[3] * picture.height + 'px' });
 }
 
+// The crop's aspect ratio (width over height, in pixels): null when free; `tall` turns it.
+let aspect = null, tall = false;
+
+// The ratio in the picture's unit coordinates (a unit square is the whole picture), or null.
+function unitRatio() {
+  const picture = editor.querySelector('img');
+  if (!aspect || !picture.naturalWidth) return null;
+  const ratio = aspect === 'original' ? picture.naturalWidth / picture.naturalHeight : aspect;
+  return (tall ? 1 / ratio : ratio) / (picture.naturalWidth / picture.naturalHeight);
+}
+
+// The largest rectangle of the ratio inside `within` ([x, y, w, h]), centred on it.
+function fitted(within, ratio) {
+  let [x, y, w, h] = within;
+  if (w / h > ratio) { const narrower = h * ratio; x += (w - narrower) / 2; w = narrower; }
+  else { const lower = w / ratio; y += (h - lower) / 2; h = lower; }
+  return [x, y, w, h];
+}
+
+const clamp = (value, low, high) => Math.min(high, Math.max(low, value));
+const SMALLEST = 0.02;
+
+// Cropping with the pointer: drawn anew on the picture, or the box's edges and corners dragged
+// (its handles), or the whole box moved from its middle. Kept inside the picture and to the
+// ratio chosen.
 let drawing = null;
 figure.addEventListener('pointerdown', event => {
   if (!cropping) return;
   const box = editor.querySelector('img').getBoundingClientRect();
   const at = [(event.clientX - box.left) / box.width, (event.clientY - box.top) / box.height];
-  if (at.some(v => v < 0 || v > 1)) return;
-  drawing = { box, at };
+  const edge = event.target.dataset ? event.target.dataset.edge : undefined;
+  const current = crop || null;
+  if (edge && current) drawing = { box, at, mode: 'resize', edge, from: [...current] };
+  else if (event.target === cropBox && current) drawing = { box, at, mode: 'move', from: [...current] };
+  else if (at.some(v => v < 0 || v > 1)) return;
+  else drawing = { box, at, mode: 'draw' };
+  remember();
   figure.setPointerCapture(event.pointerId);
   event.preventDefault();
 });
 figure.addEventListener('pointermove', event => {
   if (!drawing) return;
-  const { box, at } = drawing;
-  const to = [Math.min(1, Math.max(0, (event.clientX - box.left) / box.width)),
-              Math.min(1, Math.max(0, (event.clientY - box.top) / box.height))];
-  const rect = [Math.min(at[0], to[0]), Math.min(at[1], to[1]), Math.abs(to[0] - at[0]), Math.abs(to[1] - at[1])];
+  const { box, at, mode, from, edge } = drawing;
+  const to = [(event.clientX - box.left) / box.width, (event.clientY - box.top) / box.height];
+  const ratio = unitRatio();
+  let rect;
+  if (mode === 'draw') {
+    const end = [clamp(to[0], 0, 1), clamp(to[1], 0, 1)];
+    let w = Math.abs(end[0] - at[0]), h = Math.abs(end[1] - at[1]);
+    if (ratio) {
+      // The larger of the two sides leads; the other follows the ratio, inside the picture.
+      if (w / h > ratio) h = w / ratio; else w = h * ratio;
+      const roomX = end[0] >= at[0] ? 1 - at[0] : at[0], roomY = end[1] >= at[1] ? 1 - at[1] : at[1];
+      const scale = Math.min(1, roomX / w, roomY / h);
+      w *= scale; h *= scale;
+    }
+    rect = [end[0] >= at[0] ? at[0] : at[0] - w, end[1] >= at[1] ? at[1] : at[1] - h, w, h];
+  } else if (mode === 'move') {
+    const [x, y, w, h] = from;
+    rect = [clamp(x + to[0] - at[0], 0, 1 - w), clamp(y + to[1] - at[1], 0, 1 - h), w, h];
+  } else {
+    let [left, top, right, bottom] = [from[0], from[1], from[0] + from[2], from[1] + from[3]];
+    if (edge.includes('w')) left = clamp(to[0], 0, right - SMALLEST);
+    if (edge.includes('e')) right = clamp(to[0], left + SMALLEST, 1);
+    if (edge.includes('n')) top = clamp(to[1], 0, bottom - SMALLEST);
+    if (edge.includes('s')) bottom = clamp(to[1], top + SMALLEST, 1);
+    let w = right - left, h = bottom - top;
+    if (ratio) {
+      // An edge moves the other side to keep the ratio; a corner follows the wider move.
+      if (edge === 'n' || edge === 's') w = h * ratio;
+      else if (edge === 'e' || edge === 'w') h = w / ratio;
+      else if (w / h > ratio) h = w / ratio; else w = h * ratio;
+      const maxW = edge.includes('w') ? right : 1 - left, maxH = edge.includes('n') ? bottom : 1 - top;
+      const scale = Math.min(1, maxW / w, maxH / h);
+      w *= scale; h *= scale;
+      if (edge.includes('w')) left = right - w;
+      if (edge.includes('n')) top = bottom - h;
+      if (edge === 'n' || edge === 's') left = clamp(from[0] + (from[2] - w) / 2, 0, 1 - w);
+      if (edge === 'e' || edge === 'w') top = clamp(from[1] + (from[3] - h) / 2, 0, 1 - h);
+    }
+    rect = [left, top, w, h];
+  }
   drawing.rect = rect;
   showCropBox(rect);
 });
 figure.addEventListener('pointerup', () => {
   if (!drawing) return;
   // A click without a drag, or a sliver, is not a crop.
-  if (drawing.rect && drawing.rect[2] > 0.02 && drawing.rect[3] > 0.02) { crop = drawing.rect; touched.add('crop'); }
+  if (drawing.rect && drawing.rect[2] > SMALLEST && drawing.rect[3] > SMALLEST) { crop = drawing.rect; touched.add('crop'); }
+  else if (drawing.mode !== 'draw') showCropBox(crop);
   drawing = null;
 });
+
+// The aspect presets: the crop becomes the largest of the ratio inside the one there (or the
+// whole picture), and keeps the ratio as it is dragged.
+const aspectButtons = [...document.querySelectorAll('#aspects button')];
+function showAspect() {
+  for (const button of aspectButtons) {
+    const value = button.dataset.aspect;
+    button.setAttribute('aria-pressed', String(value === 'portrait' ? tall
+      : value === 'free' ? aspect === null : value === 'original' ? aspect === 'original' : Number(value) === aspect));
+  }
+}
+for (const button of aspectButtons) {
+  button.addEventListener('click', () => {
+    const value = button.dataset.aspect;
+    if (value === 'portrait') tall = !tall;
+    else aspect = value === 'free' ? null : value === 'original' ? 'original' : Number(value);
+    showAspect();
+    const ratio = unitRatio();
+    if (!ratio) return;
+    if (!cropping) startCropping();
+    remember();
+    crop = fitted(crop || [0, 0, 1, 1], ratio);
+    touched.add('crop');
+    showCropBox(crop);
+  });
+}
+
+// The tabs: Adjust, Filters, Crop. Crop shows the picture whole with the crop on it; leaving it
+// shows the crop made.
+const tabs = [...document.querySelectorAll('#editor-tabs [role=tab]')];
+function selectTab(chosen) {
+  for (const tab of tabs) {
+    const on = tab === chosen;
+    tab.setAttribute('aria-selected', String(on));
+    tab.tabIndex = on ? 0 : -1;
+    document.getElementById(tab.getAttribute('aria-controls')).hidden = !on;
+  }
+  if (chosen.id === 'tab-crop') startCropping(); else stopCropping();
+}
+for (const tab of tabs) {
+  tab.addEventListener('click', () => selectTab(tab));
+  tab.addEventListener('keydown', event => {
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+    if (!step) return;
+    const next = tabs[(tabs.indexOf(tab) + step + tabs.length) % tabs.length];
+    next.focus();
+    selectTab(next);
+  });
+}
 
 // Installed editors (docs/EDITORS.md): those that can edit the asset, each with its settings
 // as sliders. They run at full size on the server: no preview, Apply saves.
@@ -292,6 +408,9 @@ export async function openEditor(asset) {
   turns = 0; flip = null; saved = []; touched = new Set();
   undoStack = []; redoStack = []; previewImage = '';
   crop = undefined; cropping = false; editor.classList.remove('cropping'); cropBox.hidden = true;
+  aspect = null; tall = false; showAspect();
+  editing = null;
+  selectTab(tabs[0]);
   // The asset's duration is the trimmed one when it was trimmed: the untrimmed length is then unknown here.
   duration = asset.mediaType === 2 ? asset.duration : 0;
   trimRow.hidden = asset.mediaType !== 2;
