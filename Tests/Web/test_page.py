@@ -1371,6 +1371,29 @@ class PageChecks:
             self.api(f"/api/collections/{album}", "DELETE")
             self.api(f"/api/lists/{folder}", "DELETE")
 
+    def test_a_photo_dragged_onto_another_in_an_album_takes_its_place(self):
+        """An album could not be reordered in the page."""
+        self.sign_in()
+        photos = self.newest_first(8, 3)
+        title = "Order " + str(int(time.time() * 1000) % 10000000) + ("p" if self.viewport[2] else "d")
+        album = self.api("/api/collections", "POST", {"title": title, "assets": photos})["localIdentifier"]
+        order = lambda: [a["localIdentifier"] for a in self.api(f"/api/collections/{album}/assets")["assets"]]
+        try:
+            self.assertEqual(order(), photos)
+            self.driver.get(URL + "/#album=" + album)
+            self.wait.until(lambda d: len(self.tiles()) == 3)
+            self.drag(self.tile_of(photos[2]), self.tile_of(photos[0]))
+            self.wait.until(lambda d: order() == [photos[2], photos[0], photos[1]])
+            # The grid shows the new order.
+            self.wait.until(lambda d: [t.get_attribute("href").split("/")[-1] for t in sorted(
+                self.tiles(), key=lambda t: (t.location["y"], t.location["x"]))] == order())
+            self.toast_says(f"Moved in “{title}”.")
+            self.shot("moved")
+            self.driver.find_element(By.CSS_SELECTOR, "#toast button").click()
+            self.wait.until(lambda d: order() == photos)
+        finally:
+            self.api(f"/api/collections/{album}", "DELETE")
+
     def test_the_devices_camera_takes_a_photo_into_the_library(self):
         self.sign_in()
         total = self.api("/api/timeline")["count"]

@@ -15,6 +15,14 @@ const bubble = document.getElementById('scrubber-label');
 const CHUNK = 200;
 // The type of a drag of photos from the grid (to an album).
 export const DRAGGED_ASSETS = 'application/x-lightbox-assets';
+// A tile dragged onto another of the same album: its position (the album takes a new order).
+const DRAGGED_POSITION = 'application/x-lightbox-position';
+// While an album of the user's is shown: called with the position dragged and where it was
+// dropped (sidebar.js sets it, as it knows what is shown).
+let reorder = null;
+export function setReorder(action) {
+  reorder = action;
+}
 const GAP = 3;
 const MONTH_HEIGHT = 56;
 const DAY_HEIGHT = 34;
@@ -417,11 +425,27 @@ function tile(asset, index) {
     link.appendChild(label);
   }
   link.dataset.index = String(index);
-  // Dragged onto an album of the sidebar: this photo, or all those selected with it.
+  // Dragged onto an album of the sidebar: this photo, or all those selected with it. In an
+  // album, dropped on another of its tiles, it takes that one's place.
   link.addEventListener('dragstart', event => {
     const ids = selection.ids.has(asset.localIdentifier) ? [...selection.ids] : [asset.localIdentifier];
     event.dataTransfer.setData(DRAGGED_ASSETS, JSON.stringify(ids));
-    event.dataTransfer.effectAllowed = 'copy';
+    if (reorder) event.dataTransfer.setData(DRAGGED_POSITION, String(index));
+    event.dataTransfer.effectAllowed = reorder ? 'copyMove' : 'copy';
+  });
+  link.addEventListener('dragover', event => {
+    if (!reorder || !event.dataTransfer.types.includes(DRAGGED_POSITION)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'move';
+    link.classList.add('drop-here');
+  });
+  link.addEventListener('dragleave', () => link.classList.remove('drop-here'));
+  link.addEventListener('drop', event => {
+    link.classList.remove('drop-here');
+    const from = Number(event.dataTransfer.getData(DRAGGED_POSITION));
+    if (!reorder || !Number.isInteger(from) || from === index) return;
+    event.preventDefault();
+    reorder(from, index);
   });
   link.addEventListener('click', event => {
     event.preventDefault();

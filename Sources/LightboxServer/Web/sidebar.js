@@ -5,7 +5,7 @@
 // are dragged into folders, out of them (onto the Albums heading) and into another place in
 // their folder.
 import { inBatches, items, postJSON, request } from './api.js';
-import { DRAGGED_ASSETS, show, showNothing } from './grid.js';
+import { DRAGGED_ASSETS, refresh, setReorder, show, showNothing } from './grid.js';
 import { filtersFromAddress, hideChips } from './search.js';
 import { hideSharedPage, openShareDialog, showSharedPage } from './sharing.js';
 import { signedIn } from './account.js';
@@ -246,6 +246,8 @@ export async function showFromAddress() {
     if (shown === current) document.getElementById('share-album').hidden = !(user && current && current.isAlbum);
   });
   markCurrent();
+  // An album of the user's takes a new order from a tile dragged onto another.
+  setReorder(current && current.isAlbum ? moveInAlbum(current) : null);
   shownChanged.listeners.forEach(listener => listener());
   if (missing) {
     showNothing('No album has this link: it may have been deleted. The albums are in the sidebar (☰).');
@@ -253,6 +255,18 @@ export async function showFromAddress() {
   }
   await show({ collection: current ? current.id : null, predicate });
   return true;
+}
+
+// Moves the photo at position `from` of `album` to `to`; said, with Undo (back to `from`).
+function moveInAlbum(album) {
+  const path = '/api/collections/' + encodeURIComponent(album.id) + '/assets/move';
+  const move = async (from, to) => {
+    await postJSON(path, { from: [from], to });
+    await refresh();
+  };
+  return (from, to) => move(from, to).then(
+    () => toast('Moved in “' + album.title + '”.', () => move(to, from)),
+    failure => toast(failure.message));
 }
 
 // Asks for a name (a new album's, or an album's new one); null when cancelled.
