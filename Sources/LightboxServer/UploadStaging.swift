@@ -95,8 +95,10 @@ package final class UploadStaging: Sendable {
         -> Status
     {
         let name = Self.safeName(filename)
-        guard (1...maximumSize).contains(size) else {
-            throw UploadError.invalid("size must be 1 to \(maximumSize) bytes")
+        guard size > 0 else { throw UploadError.invalid("\(name) is empty") }
+        guard size <= maximumSize else {
+            throw UploadError.invalid(
+                "\(name) is \(Self.readable(size)): this server takes files of at most \(Self.readable(maximumSize))")
         }
         if let sha256, sha256.count != 64 || !sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) {
             throw UploadError.invalid("sha256 is 64 lowercase hexadecimal digits")
@@ -112,7 +114,8 @@ package final class UploadStaging: Sendable {
         let promised = open.reduce(Int64(0)) { $0 + $1.remaining }
         guard free - promised >= size else {
             throw UploadError.noSpace(
-                "the disk has no room for \(size) more bytes beside the \(promised) the open uploads still send")
+                "the server's disk has no room for \(name) (\(Self.readable(size))) beside the \(Self.readable(promised)) "
+                    + "the open uploads still send")
         }
         if let uploader {
             let contributed = open.filter { $0.record.uploader != nil }
@@ -123,7 +126,8 @@ package final class UploadStaging: Sendable {
             }
             let theirs = contributed.reduce(Int64(0)) { $0 + $1.remaining }
             guard theirs + size <= free / 2 else {
-                throw UploadError.noSpace("the album's library has no room for \(size) more bytes from contributors")
+                throw UploadError.noSpace(
+                    "the album's library has no room for \(name) (\(Self.readable(size))) from contributors")
             }
         }
         let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
@@ -363,6 +367,20 @@ package final class UploadStaging: Sendable {
         // No leading dot, after the cut too (the cut may begin the name at one).
         base = String(kept.drop { $0 == "." })
         return base.isEmpty || base == "data" || base == "upload.json" ? "upload" : base
+    }
+
+    /// A size as people read it: "812 bytes", "4.2 MB", "10 GB" (units of 1,000, as Finder's).
+    static func readable(_ bytes: Int64) -> String {
+        if bytes < 1000 { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
+        var value = Double(bytes)
+        var unit = 0
+        let units = ["KB", "MB", "GB", "TB", "PB", "EB"]
+        repeat {
+            value /= 1000
+            unit += 1
+        } while value >= 999.95 && unit < units.count
+        let shown = value < 9.95 ? String(format: "%.1f", value) : String(Int(value.rounded()))
+        return shown + " " + units[unit - 1]
     }
 
     static func freeBytes(_ path: String) -> Int64 {

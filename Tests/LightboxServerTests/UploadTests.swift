@@ -134,6 +134,24 @@ struct UploadTests {
         _ = try staging.start(filename: "b.mov", size: size, sha256: nil, maximumSize: .max)
     }
 
+    @Test("Sizes in messages read as people read them; a file too large is named with both sizes")
+    func readableSizes() throws {
+        #expect(UploadStaging.readable(1) == "1 byte")
+        #expect(UploadStaging.readable(812) == "812 bytes")
+        #expect(UploadStaging.readable(4_213_000) == "4.2 MB")
+        #expect(UploadStaging.readable(10_737_418_240) == "11 GB")
+        #expect(UploadStaging.readable(999_999) == "1.0 MB")
+        #expect(UploadStaging.readable(.max).hasSuffix("EB"))
+        let folder = try TemporaryDirectory()
+        let staging = try UploadStaging(library: try folder.makeLibrary())
+        #expect {
+            _ = try staging.start(
+                filename: "IMG_0001.MOV", size: 3_500_000_000, sha256: nil, maximumSize: 2_000_000_000)
+        } throws: { error in
+            "\(error)".contains("IMG_0001.MOV is 3.5 GB: this server takes files of at most 2.0 GB")
+        }
+    }
+
     @Test("File names are made safe, in time linear in their length, keeping their end")
     func names() {
         #expect(UploadStaging.safeName("../../etc/passwd") == "passwd")
