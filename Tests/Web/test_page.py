@@ -97,6 +97,17 @@ class PageChecks:
 
     def setUp(self):
         self.driver = make_driver(self.viewport)
+        # Every page records what its toast says, for toast_says.
+        self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.lightboxToasts = [];
+            addEventListener('DOMContentLoaded', () => {
+              const toast = document.getElementById('toast');
+              if (!toast) return;
+              new MutationObserver(() => {
+                if (!toast.hidden) window.lightboxToasts.push(toast.textContent);
+              }).observe(toast, {subtree: true, childList: true, characterData: true, attributes: true});
+            });
+        """})
         # Waits read again what the page made anew meanwhile (the sidebar is rebuilt on changes).
         self.wait = WebDriverWait(self.driver, 20, ignored_exceptions=[StaleElementReferenceException])
         name = self.id().split(".")[-2] + "." + self.id().split(".")[-1]
@@ -438,8 +449,11 @@ class PageChecks:
         self.wait.until(lambda d: len(self.tiles()) > 0)
 
     def toast_says(self, text):
+        """Waits for the toast to say `text`: shown now, or said since the page loaded (a toast
+        shows for 4 s, which a loaded machine's next request can outlast)."""
         toast = self.driver.find_element(By.ID, "toast")
-        self.wait.until(lambda d: toast.is_displayed() and text in toast.text)
+        self.wait.until(lambda d: (toast.is_displayed() and text in toast.text) or any(
+            text in said for said in d.execute_script("return window.lightboxToasts || []")))
         return toast
 
     def test_the_viewer_rates_adds_deletes_and_hides_each_with_undo(self):

@@ -1,7 +1,7 @@
 // The viewer: one photo large, the quick image first and the final one when it arrives;
 // a Live Photo's motion or a movie played from /movie.
 import { address, assetPath, cache, downloadZip, filename, postJSON, request, version } from './api.js';
-import { assetAt, loadedAsset, refresh, replace, reveal, total } from './grid.js';
+import { assetAt, indexOf, loadedAsset, refresh, replace, reveal, total } from './grid.js';
 import { openEditor } from './editor.js';
 import { searchNear } from './search.js';
 import { NEW_ALBUM, SMART, addToNewAlbum, albums, current as shownCollection } from './sidebar.js';
@@ -194,6 +194,15 @@ function inHidden() {
   return !!shownCollection && shownCollection.subtype === SMART.hidden;
 }
 
+// The photo shown keeps its place in the viewer's walk when an undo brings a photo back before
+// it: its position is read again (else the next action took the wrong photo).
+async function followShown() {
+  const asset = shownAsset;
+  if (!asset || current < 0) return;
+  const index = await indexOf(asset.localIdentifier).catch(() => -1);
+  if (index >= 0 && shownAsset === asset) current = index;
+}
+
 // The photo shown left what the grid shows (hidden, deleted): the grid is read again, and the
 // viewer shows the photo that took its place, or closes on an empty grid.
 async function leftTheGrid() {
@@ -213,6 +222,7 @@ async function toggleHidden() {
   toast(hidden ? 'Hidden: it is in the Hidden album.' : 'Shown again in the library.', async () => {
     await patch(asset, { hidden: !hidden });
     await refresh();
+    await followShown();
   });
 }
 
@@ -224,6 +234,7 @@ async function deleteShown() {
   toast('Moved to Recently Deleted.', async () => {
     await postJSON('/api/assets/restore', { assets: [asset.localIdentifier] });
     await refresh();
+    await followShown();
   });
 }
 
