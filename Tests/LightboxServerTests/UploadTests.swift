@@ -143,7 +143,7 @@ struct UploadTests {
         #expect(UploadStaging.readable(999_999) == "1.0 MB")
         #expect(UploadStaging.readable(.max).hasSuffix("EB"))
         let folder = try TemporaryDirectory()
-        let staging = try UploadStaging(library: try folder.makeLibrary())
+        let staging = UploadStaging(library: try folder.makeLibrary())
         #expect {
             _ = try staging.start(
                 filename: "IMG_0001.MOV", size: 3_500_000_000, sha256: nil, maximumSize: 2_000_000_000)
