@@ -1059,6 +1059,34 @@ class PageChecks:
         self.assertEqual(entries["IMG_HEVC.MOV"][4:8], b"ftyp")
         self.shot("live-photo-downloaded")
 
+    def test_the_viewer_shares_its_photo_in_a_new_album(self):
+        self.sign_in()
+        photo = self.newest_first(5, 1)[0]
+        self.driver.get(URL + "/#view=" + photo)
+        viewer = self.driver.find_element(By.ID, "viewer")
+        self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
+        share = self.driver.find_element(By.ID, "share-one")
+        self.wait.until(lambda d: share.is_displayed())
+        share.click()
+        name_dialog = self.driver.find_element(By.ID, "name-dialog")
+        self.wait.until(lambda d: name_dialog.is_displayed())
+        title = "One to share " + str(int(time.time() * 1000) % 10000000) + ("p" if self.viewport[2] else "d")
+        field = name_dialog.find_element(By.NAME, "name")
+        field.clear()
+        field.send_keys(title)
+        name_dialog.find_element(By.CSS_SELECTOR, "button[value=ok]").click()
+        dialog = self.driver.find_element(By.ID, "share-dialog")
+        self.wait.until(lambda d: dialog.is_displayed())
+        self.assertEqual(dialog.find_element(By.ID, "share-title").text, f"Share “{title}”")
+        self.shot("share-dialog")
+        made = [a for a in self.api("/api/collections?type=album&limit=1000")["collections"] if a["localizedTitle"] == title]
+        self.assertEqual(len(made), 1)
+        try:
+            members = [a["localIdentifier"] for a in self.api(f"/api/collections/{made[0]['localIdentifier']}/assets")["assets"]]
+            self.assertEqual(members, [photo])
+        finally:
+            self.api(f"/api/collections/{made[0]['localIdentifier']}", "DELETE")
+
     def test_a_slideshow_walks_on_by_itself_and_a_key_stops_it(self):
         self.sign_in()
         first, second = self.newest_first(6, 2)

@@ -4,7 +4,8 @@ import { address, assetPath, cache, downloadZip, filename, postJSON, request, ve
 import { assetAt, indexOf, loadedAsset, refresh, replace, reveal, total } from './grid.js';
 import { openEditor } from './editor.js';
 import { searchNear } from './search.js';
-import { NEW_ALBUM, SMART, addToNewAlbum, albums, current as shownCollection } from './sidebar.js';
+import { NEW_ALBUM, SMART, addToNewAlbum, albums, askName, makeAlbum, current as shownCollection } from './sidebar.js';
+import { openShareDialog } from './sharing.js';
 import { toast } from './toast.js';
 
 const viewer = document.getElementById('viewer');
@@ -66,6 +67,8 @@ export async function open(index) {
   document.getElementById('favorite').hidden = trashed;
   document.getElementById('restore-one').hidden = !trashed;
   for (const id of ['rating', 'hide-one', 'delete-one', 'viewer-add-to']) document.getElementById(id).hidden = trashed;
+  // Sharing is a signed-in user's (sharing.js marks the page).
+  document.getElementById('share-one').hidden = trashed || !document.body.classList.contains('can-share');
   showRating(asset);
   document.getElementById('hide-one').textContent = inHidden() ? 'Unhide' : 'Hide';
   listAlbums();
@@ -521,6 +524,19 @@ document.getElementById('restore-one').addEventListener('click', async () => {
   close();
 });
 document.getElementById('close').addEventListener('click', close);
+// Share…: the photo in a new album (named, the day's date offered), then its Share dialog, as
+// a selection is shared.
+document.getElementById('share-one').addEventListener('click', async () => {
+  const asset = shownAsset;
+  if (!asset) return;
+  const name = await askName('Share in a new album', 'Shared ' + new Date().toLocaleDateString());
+  if (!name) return;
+  try {
+    await openShareDialog({ id: await makeAlbum(name, [asset.localIdentifier]), title: name });
+  } catch (failure) {
+    toast(failure.message);
+  }
+});
 document.getElementById('slideshow').addEventListener('click', () => (slideshow ? stopSlideshow() : startSlideshow()));
 // A Live Photo's download is its pair, in one archive.
 for (const [id, which] of [['download', 'current'], ['download-original', 'original']]) {
