@@ -79,4 +79,21 @@ struct ZipArchiveTests {
         let long = ZipArchiveWriter.entryName(String(repeating: "é", count: 300) + ".HEIC")
         #expect(long.utf8.count <= 255 && long.hasSuffix(".HEIC"))
     }
+
+    @Test("A name taken gets the next free one, without case, each search going on where the last stopped")
+    func freeNames() {
+        var names = FreeNames()
+        #expect(names.claim("IMG_0001.JPG") == "IMG_0001.JPG")
+        #expect(names.claim("img_0001.jpg") == "img_0001-1.jpg")
+        #expect(names.claim("IMG_0001.JPG") == "IMG_0001-2.JPG")
+        #expect(names.claim("README") == "README")
+        #expect(names.claim("README") == "README-1")
+        // The caller's own test of a name: one taken elsewhere is passed over.
+        #expect(names.claim("a.txt", available: { $0 != "a.txt" && $0 != "a-1.txt" }) == "a-2.txt")
+        // Ten thousand of one name: each claimed once, the last numbered 9,999.
+        var many = FreeNames()
+        let claimed = (0..<10_000).map { _ in many.claim("IMG_0001.JPG") }
+        #expect(Set(claimed.map { $0.lowercased() }).count == 10_000)
+        #expect(claimed.last == "IMG_0001-9999.JPG")
+    }
 }

@@ -50,13 +50,8 @@ public final class OutputFolder: Sendable {
     /// The inputs by identity and by absolute path, each with the path the caller gave.
     private let inputsByIdentity: [Identity: String]
     private let inputsByPath: [String: String]
-    /// The names planned or written in this run, lowercased (a case-insensitive file system
-    /// would put two of them in one file), and the number each free name's search starts at.
-    private struct Claimed {
-        var names: Set<String> = []
-        var nextNumber: [String: Int] = [:]
-    }
-    private let claimed = Mutex(Claimed())
+    /// The names planned or written in this run.
+    private let claimed = Mutex(FreeNames())
 
     /// Makes the folder when it is missing. `inputs` are the files the run reads: no output
     /// may land on one of them.
@@ -105,10 +100,10 @@ public final class OutputFolder: Sendable {
                         .outputRefused, "the file exists; nothing was written (--overwrite replaces it)",
                         path: candidate)
                 }
-                if claimed.names.contains(name.lowercased()) || (exists && !overwrite) {
-                    planned.append(join(freeName(for: name, claimed: &claimed)))
+                if claimed.contains(name) || (exists && !overwrite) {
+                    planned.append(join(claimed.numbered(name, available: isFree)))
                 } else {
-                    claimed.names.insert(name.lowercased())
+                    claimed.insert(name)
                     planned.append(candidate)
                 }
             }
@@ -160,7 +155,7 @@ public final class OutputFolder: Sendable {
                 if whenTaken == .refuse {
                     throw LibraryError(.outputRefused, "the file exists; nothing was written", path: target)
                 }
-                target = claimed.withLock { join(freeName(for: name, claimed: &$0)) }
+                target = claimed.withLock { join($0.numbered(name, available: isFree)) }
             case EPERM, ENOTSUP, EOPNOTSUPP, EXDEV, EMLINK:
                 // A file system without hard links (FAT, exFAT): the name is made ours first, empty,
                 // and the temporary file renamed onto it.
@@ -194,26 +189,11 @@ public final class OutputFolder: Sendable {
         return Self.identity(candidate).flatMap { inputsByIdentity[$0] }
     }
 
-    /// Claims `NAME-1.EXT`, `NAME-2.EXT`...: the first neither claimed in this run nor an
-    /// input, nor on disk unless `overwrite` (so that a run made again replaces the same files).
-    /// The search for a name starts after the number it last gave, so that many files of one
-    /// name cost one look each.
-    private func freeName(for name: String, claimed: inout Claimed) -> String {
-        let base = PathString.deletingPathExtension(name)
-        let ext = PathString.pathExtension(name)
-        let key = name.lowercased()
-        var number = claimed.nextNumber[key] ?? 1
-        while true {
-            let free = "\(base)-\(number)" + (ext.isEmpty ? "" : "." + ext)
-            let path = join(free)
-            number += 1
-            if !claimed.names.contains(free.lowercased()) && input(at: path) == nil && (overwrite || !Self.exists(path))
-            {
-                claimed.names.insert(free.lowercased())
-                claimed.nextNumber[key] = number
-                return free
-            }
-        }
+    /// Whether a free name's search may take `name`: not an input, nor on disk unless
+    /// `overwrite` (so that a run made again replaces the same files).
+    private func isFree(_ name: String) -> Bool {
+        let path = join(name)
+        return input(at: path) == nil && (overwrite || !Self.exists(path))
     }
 
     private static func absolute(_ path: String) -> String {

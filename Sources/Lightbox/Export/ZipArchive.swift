@@ -180,20 +180,21 @@ public struct ZipArchiveWriter: Sendable {
     }
 
     /// A name as an entry: one file at the top, no folders, no way out (`..`, `/`, `\`, drive
-    /// letters), no control characters, at most 255 bytes of UTF-8 (its extension kept).
+    /// letters), no control characters, at most 240 bytes of UTF-8 (its extension kept), so that
+    /// a numbered name (`NAME-12345.EXT`, ``FreeNames``) stays within 255.
     public static func entryName(_ name: String) -> String {
         var cleaned = String(
             String.UnicodeScalarView(
                 name.unicodeScalars.map { scalar in
                     scalar.value < 0x20 || scalar.value == 0x7F || "/\\:".unicodeScalars.contains(scalar) ? "_" : scalar
                 }))
-        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
+        cleaned = String(cleaned.drop { $0 == "." })
         if cleaned.isEmpty { cleaned = "file" }
-        if cleaned.utf8.count > 255 {
+        if cleaned.utf8.count > 240 {
             let dot = PathString.pathExtension(cleaned)
             let suffix = dot.isEmpty || dot.utf8.count > 16 ? "" : "." + dot
             var stem = String(cleaned.dropLast(suffix.count))
-            while stem.utf8.count + suffix.utf8.count > 255 { stem.removeLast() }
+            while stem.utf8.count + suffix.utf8.count > 240 { stem.removeLast() }
             cleaned = stem + suffix
         }
         return cleaned
