@@ -84,13 +84,67 @@ struct DownloadTests {
         }
     }
 
-    @Test("A name taken in the archive gets the next free one, without case")
-    func freeNames() {
-        var taken = Set<String>()
-        #expect(ZipDownload.freeName("IMG_0001.JPG", in: &taken) == "IMG_0001.JPG")
-        #expect(ZipDownload.freeName("img_0001.jpg", in: &taken) == "img_0001-1.jpg")
-        #expect(ZipDownload.freeName("IMG_0001.JPG", in: &taken) == "IMG_0001-2.JPG")
-        #expect(ZipDownload.freeName("README", in: &taken) == "README")
-        #expect(ZipDownload.freeName("README", in: &taken) == "README-1")
+    @Test("A limited token downloads what it sees alone; a file that cannot be read is left out and said")
+    func limitedAndUnreadable() async throws {
+        let (folder, library, accounts, app) = try await AccessTests.makeServer()
+        defer { withExtendedLifetime(folder) {} }
+        let assets = try await library.assets()
+        let (seen, unseen) = (assets[0], assets[1])
+        let ann = try #require(try await accounts.user(named: "ann"))
+        let (_, limited) = try await accounts.createToken(
+            for: ann, name: "one photo", scope: .read, limitedTo: [seen.localIdentifier])
+        try await app.test(.router) { client in
+            let bearer: HTTPFields = [.authorization: "Bearer " + limited, .contentType: "application/json"]
+            func ask(_ ids: [String], _ headers: HTTPFields) async throws -> (HTTPResponse.Status, String?) {
+                let list = ids.map { "\"\($0)\"" }.joined(separator: ",")
+                return try await client.execute(
+                    uri: "/api/downloads", method: .post, headers: headers,
+                    body: ByteBuffer(string: #"{"assets": [\#(list)], "version": "original"}"#)
+                ) { ($0.status, (try? AccessTests.body($0))?["path"] as? String) }
+            }
+            // What the token does not see is not there for it: 404, as the image route answers.
+            #expect(try await ask([seen.localIdentifier, unseen.localIdentifier], bearer).0 == .notFound)
+            let (status, path) = try await ask([seen.localIdentifier], bearer)
+            #expect(status == .created)
+            let zipPath = folder.path("limited.zip")
+            try await client.execute(uri: try #require(path), method: .get, headers: bearer) { response in
+                #expect(response.status == .ok)
+                try Data(response.body.readableBytesView).write(to: URL(fileURLWithPath: zipPath))
+            }
+            #expect(try ZipOracle.entries(of: zipPath).map(\.name) == [seen.resources[0].originalFilename])
+
+            // The first photo's original gone from the disk: the other is there, the first named
+            // in Not included.txt, and the archive whole.
+            let cookie = try await AccessTests.signIn(client, "ann", "ann's password")
+            try FileManager.default.removeItem(at: try await library.fileURL(for: assets[0].resources[0]))
+            let (_, both) = try await ask(
+                assets.map(\.localIdentifier), [.cookie: cookie, .contentType: "application/json"])
+            let partPath = folder.path("part.zip")
+            try await client.execute(uri: try #require(both), method: .get, headers: [.cookie: cookie]) { response in
+                #expect(response.status == .ok)
+                try Data(response.body.readableBytesView).write(to: URL(fileURLWithPath: partPath))
+            }
+            let entries = try ZipOracle.entries(of: partPath)
+            #expect(entries.map(\.name) == [assets[1].resources[0].originalFilename, ZipDownload.notIncluded])
+            #expect(entries.first?.sha256 == assets[1].resources[0].sha256)
+        }
+    }
+
+    @Test("One user keeps at most four downloads waiting: a fifth drops the oldest")
+    func boundedPerOwner() {
+        let pending = DownloadRoutes.Pending()
+        func add(_ owner: String) -> String {
+            pending.add(
+                .init(
+                    caller: owner, owner: owner, assets: ["a"], version: .current, name: "a.zip",
+                    expires: Date().addingTimeInterval(3600)))
+        }
+        let first = add("user:ann")
+        let others = (0..<DownloadRoutes.Pending.perOwner).map { _ in add("user:ann") }
+        let bob = add("user:bob")
+        #expect(pending.download(first, for: "user:ann") == nil)
+        #expect(others.allSatisfy { pending.download($0, for: "user:ann") != nil })
+        #expect(pending.download(bob, for: "user:bob") != nil)
+        #expect(pending.download(bob, for: "user:ann") == nil)
     }
 }

@@ -96,13 +96,29 @@ extension PhotoLibrary {
             let still = resources.first(where: { $0.type == .photo || $0.type == .fullSizePhoto }),
             let movie = resources.first(where: { $0.type == .pairedVideo || $0.type == .fullSizePairedVideo })
         else { return [:] }
-        let (newStill, newMovie) = try Self.livePhotoPair(
-            still: try await readBytes(still), movie: try await readBytes(movie), asset: asset)
+        let stillURL = try await fileURL(for: still)
+        let movieURL = try await fileURL(for: movie)
+        // Both files, and their rewritten copies, in memory at once: reserved first, so that
+        // downloads at once wait their turn and a movie past the budget is refused by name.
+        let (stillSize, movieSize) = (Int(clamping: still.fileSize), Int(clamping: movie.fileSize))
+        let bytes = 2 &* (stillSize &+ movieSize)
+        let (newStill, newMovie) = try await BlockingWork.run {
+            try MemoryBudget.shared.withReservation(
+                bytes < 0 ? .max : bytes, for: "pairing the Live Photo \(movieURL.path)",
+                refused: { $0 as any Error }
+            ) { () throws(any Error) -> ([UInt8], [UInt8]) in
+                try Self.livePhotoPair(
+                    still: try Self.readBytes(at: stillURL), movie: try Self.readBytes(at: movieURL), asset: asset)
+            }
+        }
         return [still.type: newStill, movie.type: newMovie]
     }
 
     private func readBytes(_ resource: AssetResource) async throws -> [UInt8] {
-        let url = try await fileURL(for: resource)
+        try Self.readBytes(at: try await fileURL(for: resource))
+    }
+
+    private static func readBytes(at url: URL) throws -> [UInt8] {
         do {
             return [UInt8](try Data(contentsOf: url))
         } catch {

@@ -9,8 +9,8 @@ import Synchronization
 ///
 /// - `POST /api/downloads` with `{"assets": [ids], "version": "current"|"original"}`: a download
 ///   of those assets (at most ``maximumAssets``; each must be one the caller sees) for the
-///   caller alone, for an hour: `{"id", "path", "name", "count"}`. Two steps, so that the browser's
-///   own downloads (with their progress, pause and resume of the connection) fetch the archive
+///   caller alone, for an hour (four at most waiting for one user; a fifth drops the oldest):
+///   `{"id", "path", "name", "count"}`. Two steps, so that the browser's own downloads (with their progress, pause and resume of the connection) fetch the archive
 ///   with a plain GET, and the selection is not put in an address.
 /// - `GET /api/downloads/{id}`: the archive, `Lightbox-DATE.zip`. Each asset's files as `lightbox
 ///   export` writes them: the current version by default (an edit's render, a Live Photo's
@@ -39,14 +39,18 @@ enum DownloadRoutes {
     final class Pending: Sendable {
         struct Download {
             var caller: String
+            /// Whose it is (the user, or the link): each has at most ``perOwner`` waiting.
+            var owner: String
             var assets: [String]
             var version: ExportVersion
             var name: String
             var expires: Date
         }
 
-        /// The most waiting at once: past it, the oldest goes.
+        /// The most waiting at once, and for one owner (10,000 identifiers each): past either,
+        /// the oldest goes, so that no one caller's asking holds the server's memory.
         static let capacity = 1000
+        static let perOwner = 4
         private let downloads = Mutex<[String: Download]>([:])
 
         func add(_ download: Download) -> String {
@@ -54,9 +58,9 @@ enum DownloadRoutes {
             downloads.withLock { downloads in
                 let now = Date()
                 downloads = downloads.filter { $0.value.expires > now }
-                if downloads.count >= Self.capacity,
-                    let oldest = downloads.min(by: { $0.value.expires < $1.value.expires })?.key
-                {
+                let owned = downloads.filter { $0.value.owner == download.owner }
+                let crowd = owned.count >= Self.perOwner ? owned : downloads.count >= Self.capacity ? downloads : [:]
+                if let oldest = crowd.min(by: { $0.value.expires < $1.value.expires })?.key {
                     downloads[oldest] = nil
                 }
                 downloads[id] = download
@@ -74,9 +78,10 @@ enum DownloadRoutes {
         }
     }
 
-    /// Who asked, so that no one else fetches it: the user, the credential, the shared album.
-    static func callerKey(_ context: LightboxRequestContext) -> String {
-        guard let caller = context.caller else { return "" }
+    /// Who asked, so that no one else fetches it: the user, the credential, the shared album;
+    /// and whose it is (the user, else the credential) for the bound of ``Pending/perOwner``.
+    static func callerKey(_ context: LightboxRequestContext) -> (caller: String, owner: String) {
+        guard let caller = context.caller else { return ("", "") }
         let credential: String =
             switch caller.credential {
             case .local: "local"
@@ -84,7 +89,8 @@ enum DownloadRoutes {
             case .token(let token): "token:" + token.id
             case .link(let share): "link:" + share.id
             }
-        return [caller.user?.id ?? "", credential, caller.sharedAlbum?.share.id ?? ""].joined(separator: "|")
+        let key = [caller.user?.id ?? "", credential, caller.sharedAlbum?.share.id ?? ""].joined(separator: "|")
+        return (key, caller.user.map { "user:" + $0.id } ?? credential)
     }
 
     static func add(to routes: Routes) {
@@ -128,9 +134,10 @@ enum DownloadRoutes {
             let stamp = ISO8601DateFormatter.string(
                 from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
             let name = "Lightbox-\(stamp)-\(assets.count).zip"
+            let (caller, owner) = callerKey(context)
             let id = pending.add(
                 .init(
-                    caller: callerKey(context), assets: assets, version: version, name: name,
+                    caller: caller, owner: owner, assets: assets, version: version, name: name,
                     expires: Date().addingTimeInterval(lifetime)))
             var response = try LightboxServer.jsonResponse(
                 Made(id: id, path: "/api/downloads/" + id, name: name, count: assets.count))
@@ -145,7 +152,7 @@ enum DownloadRoutes {
         ) { _, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
-            guard let download = pending.download(id, for: callerKey(context)) else {
+            guard let download = pending.download(id, for: callerKey(context).caller) else {
                 throw HTTPError(.notFound, message: "no download \(id) waits for you: ask for it again")
             }
             var headers: HTTPFields = [:]
@@ -164,44 +171,64 @@ enum DownloadRoutes {
 }
 
 /// Writes assets' files as a ZIP archive to a stream of byte chunks.
+///
+/// A file that cannot be read is left out and the rest goes on: the archive ends with
+/// `Not included.txt`, each such file with the reason. A Live Photo whose still and movie cannot
+/// be paired in memory (past the memory budget, a file that does not parse) goes as stored.
 struct ZipDownload {
     let library: PhotoLibrary
     let version: ExportVersion
     let chunkSize = 1 << 20
 
+    /// The name of the entry that lists what could not be included.
+    static let notIncluded = "Not included.txt"
+
     func write(_ identifiers: [String], to send: ([UInt8]) async throws -> Void) async throws {
         var zip = ZipArchiveWriter()
-        var names = Set<String>()
+        var names = FreeNames()
+        names.insert(Self.notIncluded)
+        var problems: [String] = []
         let reader = AssetResourceManager(library: library)
         for identifier in identifiers {
             // Read now, through the caller's view: deleted since, it is left out.
             guard let asset = try await library.asset(withLocalIdentifier: identifier) else { continue }
             let resources = PhotoLibrary.exportResources(of: asset, version: version)
-            let paired = version == .current ? try await library.pairedLivePhoto(asset, resources) : [:]
+            var paired: [AssetResourceType: [UInt8]] = [:]
+            if version == .current {
+                do {
+                    paired = try await library.pairedLivePhoto(asset, resources)
+                } catch {
+                    problems.append(
+                        "\(PhotoLibrary.exportName(resources[0], asset: asset)): as stored, not paired again (\(error))"
+                    )
+                }
+            }
             let modified = Self.clock(of: asset)
             for resource in resources {
-                let name = Self.freeName(
-                    ZipArchiveWriter.entryName(PhotoLibrary.exportName(resource, asset: asset)), in: &names)
+                let name = names.claim(ZipArchiveWriter.entryName(PhotoLibrary.exportName(resource, asset: asset)))
                 if let bytes = paired[resource.type] {
                     var crc = CRC32()
                     crc.update(bytes)
                     try await send(
                         zip.header(name: name, size: UInt64(bytes.count), crc32: crc.checksum, modified: modified))
-                    var start = 0
-                    while start < bytes.count {
-                        let end = min(start + chunkSize, bytes.count)
-                        try await send(Array(bytes[start..<end]))
-                        start = end
+                    for start in stride(from: 0, to: bytes.count, by: chunkSize) {
+                        try await send(Array(bytes[start..<min(start + chunkSize, bytes.count)]))
                     }
                     continue
                 }
                 // The checksum first (the header carries it), then the bytes: read twice, the
-                // second time mostly from the system's cache.
+                // second time mostly from the system's cache. A file that cannot be read the
+                // first time is left out, said at the end.
                 var crc = CRC32()
                 var size: UInt64 = 0
-                for try await chunk in reader.requestData(for: resource, chunkSize: chunkSize) {
-                    crc.update(chunk)
-                    size += UInt64(chunk.count)
+                do {
+                    for try await chunk in reader.requestData(for: resource, chunkSize: chunkSize) {
+                        crc.update(chunk)
+                        size += UInt64(chunk.count)
+                    }
+                } catch {
+                    problems.append("\(name): cannot be read (\(error))")
+                    continue
                 }
                 try await send(zip.header(name: name, size: size, crc32: crc.checksum, modified: modified))
                 var sent: UInt64 = 0
@@ -216,36 +243,33 @@ struct ZipDownload {
                 // A file that changed between the two readings would make a broken archive:
                 // the stream ends in error, and the browser says the download failed.
                 guard sent == size, check.checksum == crc.checksum else {
-                    throw LibraryError(
-                        .storageFailed, "the file \(name) changed while it was being downloaded")
+                    throw LibraryError(.storageFailed, "the file \(name) changed while it was being downloaded")
                 }
             }
+        }
+        if !problems.isEmpty {
+            let text = Array(("Lightbox could not include these:\n" + problems.joined(separator: "\n") + "\n").utf8)
+            var crc = CRC32()
+            crc.update(text)
+            try await send(
+                zip.header(
+                    name: Self.notIncluded, size: UInt64(text.count), crc32: crc.checksum,
+                    modified: Self.clock(of: Date(), offset: 0)))
+            try await send(text)
         }
         try await send(zip.finish())
     }
 
     /// The clock where the asset was taken, for its files' dates in the archive.
     static func clock(of asset: Asset) -> DateComponents {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
-        let offset = abs(asset.creationTimeZoneOffset) <= 86_400 ? asset.creationTimeZoneOffset : 0
-        return calendar.dateComponents(
-            [.year, .month, .day, .hour, .minute, .second],
-            from: asset.creationDate.addingTimeInterval(TimeInterval(offset)))
+        clock(of: asset.creationDate, offset: asset.creationTimeZoneOffset)
     }
 
-    /// `name`, or the first of `NAME-1.EXT`, `NAME-2.EXT`... not yet taken (without case, as
-    /// the file systems it is unpacked on may be).
-    static func freeName(_ name: String, in taken: inout Set<String>) -> String {
-        if taken.insert(name.lowercased()).inserted { return name }
-        let stem = PathString.deletingPathExtension(name)
-        let ext = PathString.pathExtension(name)
-        let suffix = ext.isEmpty ? "" : "." + ext
-        var number = 1
-        while true {
-            let candidate = ZipArchiveWriter.entryName("\(stem)-\(number)\(suffix)")
-            if taken.insert(candidate.lowercased()).inserted { return candidate }
-            number += 1
-        }
+    static func clock(of date: Date, offset: Int) -> DateComponents {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+        return calendar.dateComponents(
+            [.year, .month, .day, .hour, .minute, .second],
+            from: date.addingTimeInterval(TimeInterval(abs(offset) <= 86_400 ? offset : 0)))
     }
 }
