@@ -8,8 +8,11 @@
 public enum PathString {
     /// The path without the slashes that end it ("/" stays "/").
     static func trimmingTrailingSlashes(_ path: String) -> Substring {
+        // Linear in the slashes: `count` on a substring would walk it on every step.
         var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        while trimmed.last == "/", trimmed.index(after: trimmed.startIndex) != trimmed.endIndex {
+            trimmed = trimmed.dropLast()
+        }
         return trimmed
     }
 
