@@ -270,6 +270,6 @@ struct ZipDownload {
         calendar.timeZone = TimeZone(secondsFromGMT: 0)!
         return calendar.dateComponents(
             [.year, .month, .day, .hour, .minute, .second],
-            from: date.addingTimeInterval(TimeInterval(abs(offset) <= 86_400 ? offset : 0)))
+            from: date.addingTimeInterval(TimeInterval(offset.magnitude <= 86_400 ? offset : 0)))
     }
 }
