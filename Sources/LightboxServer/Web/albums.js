@@ -3,7 +3,7 @@
 // its ⋯ menu (a tap on a phone, where dragging in the sidebar is not to be had) renames it,
 // moves it to another folder or to the top, or deletes it. New album and New folder make one
 // here, in the folder shown.
-import { items, postJSON, request } from './api.js';
+import { element, items, postJSON, request } from './api.js';
 import { askName, loadSidebar } from './sidebar.js';
 import { toast } from './toast.js';
 
@@ -14,13 +14,6 @@ const moveDialog = document.getElementById('move-dialog');
 const moveSelect = moveDialog.querySelector('select');
 // The folder shown: null for the top level.
 let folder = null;
-
-function element(tag, className, text) {
-  const made = document.createElement(tag);
-  if (className) made.className = className;
-  if (text !== undefined) made.textContent = text;
-  return made;
-}
 
 async function json(path) {
   return (await request(path)).json();

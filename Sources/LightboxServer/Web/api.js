@@ -62,6 +62,14 @@ export function postJSON(path, body, method = 'POST') {
   return request(path, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 }
 
+// A new element, with its class and its text when given.
+export function element(tag, className, text) {
+  const made = document.createElement(tag);
+  if (className) made.className = className;
+  if (text !== undefined) made.textContent = text;
+  return made;
+}
+
 // "1 item", "2,345 items".
 export function items(count) {
   return count === 1 ? '1 item' : count.toLocaleString() + ' items';

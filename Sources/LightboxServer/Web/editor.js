@@ -409,7 +409,6 @@ export async function openEditor(asset) {
   undoStack = []; redoStack = []; previewImage = '';
   crop = undefined; cropping = false; editor.classList.remove('cropping'); cropBox.hidden = true;
   aspect = null; tall = false; showAspect();
-  editing = null;
   selectTab(tabs[0]);
   // The asset's duration is the trimmed one when it was trimmed: the untrimmed length is then unknown here.
   duration = asset.mediaType === 2 ? asset.duration : 0;

@@ -5,7 +5,7 @@
 // user of this server, to view or to add photos, or by a link, with a password and an expiry;
 // it lists the album's shares, each with its Stop. Only for a user signed in: a library served
 // without users has no one to share with.
-import { items, postJSON, request } from './api.js';
+import { element, items, postJSON, request } from './api.js';
 import { signedIn } from './account.js';
 
 const page = document.getElementById('shared-page');
@@ -27,13 +27,6 @@ signedIn.then(user => {
 
 async function shares() {
   return (await request('/api/shares')).json();
-}
-
-function element(tag, className, text) {
-  const made = document.createElement(tag);
-  if (className) made.className = className;
-  if (text !== undefined) made.textContent = text;
-  return made;
 }
 
 function button(label, action, ariaLabel) {

@@ -3,7 +3,7 @@
 // their own); a password set anew for someone who forgot theirs (it signs them out
 // everywhere); someone removed, with their sessions and tokens (their library's folder stays on
 // the server's disk). The server refuses all of it to anyone but an admin.
-import { postJSON, request } from './api.js';
+import { element, postJSON, request } from './api.js';
 import { signedIn } from './account.js';
 import { toast } from './toast.js';
 
@@ -11,13 +11,6 @@ const page = document.getElementById('users-page');
 const list = document.getElementById('user-list');
 const form = document.getElementById('user-form');
 const message = document.getElementById('users-message');
-
-function element(tag, className, text) {
-  const made = document.createElement(tag);
-  if (className) made.className = className;
-  if (text !== undefined) made.textContent = text;
-  return made;
-}
 
 function button(label, ariaLabel, action) {
   const made = element('button', '', label);
