@@ -1078,7 +1078,13 @@ class PageChecks:
         dialog = self.driver.find_element(By.ID, "share-dialog")
         self.wait.until(lambda d: dialog.is_displayed())
         self.assertEqual(dialog.find_element(By.ID, "share-title").text, f"Share “{title}”")
+        # The name typed went to the dialog alone: its "e" opened no editor, the viewer stays.
+        self.assertNotIn("open", self.driver.find_element(By.ID, "editor").get_attribute("class"))
         self.shot("share-dialog")
+        dialog.find_element(By.XPATH, ".//button[normalize-space()='Done']").click()
+        self.wait.until(lambda d: not dialog.is_displayed())
+        self.assertIn("open", viewer.get_attribute("class"))
+        self.assertIn("view=" + photo, self.driver.current_url)
         made = [a for a in self.api("/api/collections?type=album&limit=1000")["collections"] if a["localizedTitle"] == title]
         self.assertEqual(len(made), 1)
         try:

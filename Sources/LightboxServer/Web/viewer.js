@@ -549,6 +549,9 @@ for (const [id, which] of [['download', 'current'], ['download-original', 'origi
 }
 addEventListener('keydown', event => {
   if (current < 0 || document.getElementById('editor').classList.contains('open')) return;
+  // A dialog over the viewer (Share…'s album name, the share dialog) takes its own keys: typing
+  // "e" there opened the editor, Escape closed the viewer with the dialog.
+  if (document.querySelector('dialog[open]')) return;
   // Any key stops a slideshow, and does nothing else.
   if (slideshow) { event.preventDefault(); stopSlideshow(); return; }
   if (event.key === 'Escape') close();
