@@ -1467,16 +1467,24 @@ class PageChecks:
         self.wait.until(lambda d: d.execute_script("return arguments[0].srcObject === null", video))
         self.api("/api/assets/delete", "POST", {"assets": [taken[0]["localIdentifier"]], "permanently": True})
 
-    def test_a_crop_drawn_on_the_picture_is_saved_in_the_recipe(self):
+    def edit_a_photo(self, offset, wide_or_tall=False):
+        """Signs in and opens the editor on a photo of the timeline from `offset` that has no
+        edit and is 400 pixels wide or more (not square, with `wide_or_tall`): the photo, the
+        editor and its decoded preview."""
         self.sign_in()
-        chosen = next(a for a in self.api("/api/assets?offset=30&limit=50")["assets"]
-                      if a["mediaType"] == 1 and not a["hasAdjustments"] and a["pixelWidth"] >= 400)
-        identifier = chosen["localIdentifier"]
-        self.driver.get(URL + "/#edit=" + identifier)
+        chosen = next(a for a in self.api(f"/api/assets?offset={offset}&limit=50")["assets"]
+                      if a["mediaType"] == 1 and not a["hasAdjustments"] and a["pixelWidth"] >= 400
+                      and not (wide_or_tall and a["pixelWidth"] == a["pixelHeight"]))
+        self.driver.get(URL + "/#edit=" + chosen["localIdentifier"])
         editor = self.driver.find_element(By.ID, "editor")
         self.wait.until(lambda d: "open" in editor.get_attribute("class"))
         preview = editor.find_element(By.CSS_SELECTOR, "figure img")
         self.wait_for_image(preview)
+        return chosen, editor, preview
+
+    def test_a_crop_drawn_on_the_picture_is_saved_in_the_recipe(self):
+        chosen, editor, preview = self.edit_a_photo(30)
+        identifier = chosen["localIdentifier"]
         crop = self.driver.find_element(By.ID, "crop")
         # The Crop tab shows the picture whole, ready to crop.
         self.driver.find_element(By.ID, "tab-crop").click()
@@ -1516,16 +1524,8 @@ class PageChecks:
 
     def test_a_crop_keeps_a_preset_ratio_and_its_handles_resize_and_move_it(self):
         """The crop was drawn freehand, without handles, presets or a grid, Crop below the fold."""
-        self.sign_in()
-        chosen = next(a for a in self.api("/api/assets?offset=40&limit=50")["assets"]
-                      if a["mediaType"] == 1 and not a["hasAdjustments"] and a["pixelWidth"] >= 400
-                      and a["pixelWidth"] != a["pixelHeight"])
+        chosen, editor, preview = self.edit_a_photo(40, wide_or_tall=True)
         identifier = chosen["localIdentifier"]
-        self.driver.get(URL + "/#edit=" + identifier)
-        editor = self.driver.find_element(By.ID, "editor")
-        self.wait.until(lambda d: "open" in editor.get_attribute("class"))
-        preview = editor.find_element(By.CSS_SELECTOR, "figure img")
-        self.wait_for_image(preview)
         # Tabs: the sliders on Adjust, the effects on Filters, the crop's tools on Crop.
         self.assertTrue(self.driver.find_element(By.ID, "sliders").is_displayed())
         self.assertFalse(self.driver.find_element(By.ID, "effect").is_displayed())
