@@ -305,6 +305,29 @@ extension ModelRouteTests {
                 let listed = try #require(timeline["days"] as? [[String: Any]])
                 #expect(listed.map { $0["day"] as? String } == days.map(\.isoDay))
                 #expect(listed.compactMap { $0["count"] as? Int }.reduce(0, +) == all.count)
+                // Each asset's shape in hundredths, the model's.
+                let aspects = listed.flatMap { $0["aspects"] as? [Int] ?? [] }
+                #expect(aspects == days.flatMap(\.aspectRatios).map { Int(($0 * 100).rounded()) })
+                #expect(aspects.count == all.count && aspects.allSatisfy { $0 > 100 }, "\(aspects)")
+            }
+            // An album's assets in its order, with their shapes: the last two, reversed.
+            var album = ""
+            let members = Array(all.suffix(2).reversed())
+            try await library.performChanges { changes in
+                let request = changes.creationRequestForAssetCollection(withTitle: "Shapes")
+                request.addAssets(members)
+                album = request.localIdentifier
+            }
+            try await client.execute(uri: "/api/collections/\(album)/timeline", method: .get) { response throws in
+                #expect(response.status == .ok)
+                let timeline = try Self.object(response)
+                #expect(timeline["count"] as? Int == 2)
+                let listed = try #require(timeline["days"] as? [[String: Any]])
+                let shapes = try members.map { id -> Int in
+                    let asset = try #require(try library.asset(withLocalIdentifier: id))
+                    return Int((Double(asset.pixelWidth) / Double(asset.pixelHeight) * 100).rounded())
+                }
+                #expect(listed.flatMap { $0["aspects"] as? [Int] ?? [] } == shapes)
             }
             for offset in 0..<all.count {
                 try await client.execute(uri: "/api/assets?offset=\(offset)&limit=2", method: .get) { response throws in

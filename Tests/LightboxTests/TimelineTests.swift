@@ -19,14 +19,18 @@ struct TimelineTests {
             for index in 0..<5_000 {
                 let date = start.addingTimeInterval(Double(index * 7_919 % 5_000) * 1_200)
                 let offset = ((index * 37) % 27 - 12) * 3_600 + (index % 4 == 0 ? 1_800 : 0)
+                // Landscape, portrait, unknown, wide, and a size no layout can use as it is.
+                let sizes = [(4032, 3024), (3024, 4032), (0, 0), (1920, 1080), (40_000, 3), (0, 100)]
+                let size = (width: sizes[index % 6].0, height: sizes[index % 6].1)
                 try db.execute(
                     """
                     INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate,
                     creationTimeZoneOffset, modificationDate, addedDate, isFavorite, isHidden)
-                    VALUES (?, 1, 4032, 3024, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
-                        String(format: "DAY-%05d", index), date, offset, date, date, index % 3 == 0, index % 17 == 0,
+                        String(format: "DAY-%05d", index), size.width, size.height, date, offset, date, date,
+                        index % 3 == 0, index % 17 == 0,
                     ])
             }
             try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
@@ -121,14 +125,24 @@ extension TimelineTests {
             let days = try result.creationDays()
             #expect(Self.pairs(days) == Self.pairs(Self.referenceDays(Array(result))), "\(options)")
             #expect(days.reduce(0) { $0 + $1.count } == result.count)
+            // Each asset's shape, in the result's order, within bounds: 1 where the size is unknown.
+            #expect(days.allSatisfy { $0.aspectRatios.count == $0.count })
+            let shapes = Array(result).map { asset -> Double in
+                guard asset.pixelWidth > 0, asset.pixelHeight > 0 else { return 1 }
+                return min(100, max(0.01, Double(asset.pixelWidth) / Double(asset.pixelHeight)))
+            }
+            #expect(days.flatMap(\.aspectRatios) == shapes, "\(options)")
             // The same from a result made in memory, which walks its objects.
             #expect(Self.pairs(try FetchResult(objects: Array(result)).creationDays()) == Self.pairs(days))
         }
         // Newest first by date, every day is one run: the days come in order, none twice.
         var newest = FetchOptions()
         newest.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: false)]
-        let days = try library.fetchAssets(options: newest).creationDays().map(\.isoDay)
+        let newestDays = try library.fetchAssets(options: newest).creationDays()
+        let days = newestDays.map(\.isoDay)
         #expect(days.count > 100 && Set(days).count < days.count, "time zones make some days come back")
+        let expectedShapes: Set<Double> = [4.0 / 3, 0.75, 1, 16.0 / 9, 100]
+        #expect(Set(newestDays.flatMap(\.aspectRatios)) == expectedShapes)
     }
 
     @Test("Newest first by local time, each day comes once with all its assets, whatever their zones")
@@ -157,6 +171,36 @@ extension TimelineTests {
             walked += page.map(\.localIdentifier)
         }
         #expect(walked == Array(result).map(\.localIdentifier))
+    }
+
+    @Test("Each camera photo's shape in the timeline is its size as shown: exiftool's, turned by its Orientation")
+    func corpusShapesAreAsShown() async throws {
+        let (library, _, summary) = try await Self.sharedCameraPhotos().unpacked
+        let result = try library.fetchAssets(options: FetchOptions())
+        let shapes = try result.creationDays().flatMap(\.aspectRatios)
+        let assets = Array(result)
+        #expect(shapes.count == assets.count)
+        var shapeOf: [String: Double] = [:]
+        for (asset, shape) in zip(assets, shapes) { shapeOf[asset.localIdentifier] = shape }
+        let jpegs = summary.results.filter { item in
+            [".jpg", ".jpeg"].contains { item.path.lowercased().hasSuffix($0) }
+        }
+        let tags = try ExifTool.allTags(of: jpegs.map(\.path))
+        var checked = 0
+        var turned = 0
+        for item in jpegs {
+            guard case .imported = item.outcome, let id = item.outcome.localIdentifier, let shape = shapeOf[id],
+                let file = tags[item.path], let size = file["Composite:ImageSize"] as? String
+            else { continue }
+            let sides = size.split(whereSeparator: { $0 == " " || $0 == "x" }).compactMap { Double($0) }
+            guard sides.count == 2, sides[0] > 0, sides[1] > 0 else { continue }
+            let orientation = file["EXIF:Orientation"] as? Int ?? 1
+            let expected = orientation >= 5 && orientation <= 8 ? sides[1] / sides[0] : sides[0] / sides[1]
+            #expect(abs(shape - expected) < 0.001, "\(item.path): \(shape), exiftool \(expected)")
+            checked += 1
+            if orientation >= 5 && orientation <= 8 { turned += 1 }
+        }
+        #expect(checked > 20 && turned > 0, "\(checked) photos, \(turned) turned")
     }
 
     @Test("A date no clock can move (into the year 10000, by an offset past a day) keeps its place, on either store")

@@ -12,12 +12,29 @@ public struct AssetDay: Sendable, Hashable {
     public var day: Int
     /// How many consecutive assets of the result were taken on this day.
     public var count: Int
+    /// Each asset's shape as shown, in order: its width over its height (``Asset/pixelWidth``
+    /// over ``Asset/pixelHeight``, the current version's), 1 where either is unknown, within
+    /// ``aspectRatioBounds``. What a layout of justified rows needs before any asset is read.
+    public var aspectRatios: [Double]
 
-    public init(year: Int, month: Int, day: Int, count: Int) {
+    /// The narrowest and widest shapes ``aspectRatios`` gives: any number a file claims is
+    /// brought within them.
+    public static let aspectRatioBounds: ClosedRange<Double> = 0.01...100
+
+    public init(year: Int, month: Int, day: Int, count: Int, aspectRatios: [Double]? = nil) {
         self.year = year
         self.month = month
         self.day = day
         self.count = count
+        self.aspectRatios = aspectRatios ?? Array(repeating: 1, count: max(0, count))
+    }
+
+    /// An asset's shape from its stored size, within ``aspectRatioBounds``; 1 where the size is
+    /// unknown (0) or not a size.
+    public static func aspectRatio(width: Int64, height: Int64) -> Double {
+        guard width > 0, height > 0 else { return 1 }
+        let ratio = Double(width) / Double(height)
+        return min(aspectRatioBounds.upperBound, max(aspectRatioBounds.lowerBound, ratio))
     }
 
     /// The day as `yyyy-MM-dd`.
@@ -37,20 +54,20 @@ public struct AssetDay: Sendable, Hashable {
         return Int((local / 86_400).rounded(.down))
     }
 
-    /// Folds day numbers, in a result's order, into runs.
+    /// Folds day numbers and shapes, in a result's order, into runs.
     struct Runs {
         private(set) var days: [AssetDay] = []
         private var current: Int?
         private var count = 0
+        private var aspectRatios: [Double] = []
 
-        mutating func add(_ dayNumber: Int) {
-            if dayNumber == current {
-                count += 1
-                return
+        mutating func add(_ dayNumber: Int, width: Int64, height: Int64) {
+            if dayNumber != current {
+                close()
+                current = dayNumber
             }
-            close()
-            current = dayNumber
-            count = 1
+            count += 1
+            aspectRatios.append(AssetDay.aspectRatio(width: width, height: height))
         }
 
         mutating func finish() -> [AssetDay] {
@@ -61,8 +78,9 @@ public struct AssetDay: Sendable, Hashable {
         private mutating func close() {
             guard let current, count > 0 else { return }
             let (year, month, day) = AssetDay.civil(fromDayNumber: current)
-            days.append(AssetDay(year: year, month: month, day: day, count: count))
+            days.append(AssetDay(year: year, month: month, day: day, count: count, aspectRatios: aspectRatios))
             count = 0
+            aspectRatios = []
         }
     }
 
@@ -82,17 +100,20 @@ public struct AssetDay: Sendable, Hashable {
 
 extension FetchResult where ObjectType == Asset {
     /// The days the result's assets were taken on, in the time zone each was taken in, as runs
-    /// of consecutive assets in the result's order: a timeline's day headings, and where each
-    /// day starts (the sum of the counts before it), without loading the assets.
+    /// of consecutive assets in the result's order, with each asset's shape: a timeline's day
+    /// headings, where each day starts (the sum of the counts before it) and its layout,
+    /// without loading the assets.
     ///
     /// From the result's snapshot, like everything else it answers: the counts add up to
-    /// ``count``. A fetch over the catalog reads two columns of each row in one query; a result
+    /// ``count``. A fetch over the catalog reads four columns of each row in one query; a result
     /// made in memory walks its objects.
     public func creationDays() throws -> [AssetDay] {
         if let source, let days = try source.creationDays() { return days }
         var runs = AssetDay.Runs()
         for asset in self {
-            runs.add(AssetDay.dayNumber(asset.creationDate, offsetSeconds: asset.creationTimeZoneOffset))
+            runs.add(
+                AssetDay.dayNumber(asset.creationDate, offsetSeconds: asset.creationTimeZoneOffset),
+                width: Int64(asset.pixelWidth), height: Int64(asset.pixelHeight))
         }
         return runs.finish()
     }

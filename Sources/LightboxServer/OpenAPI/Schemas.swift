@@ -64,7 +64,15 @@ enum Schemas {
                 "count": Schema.integer,
                 "days": Schema.array(
                     Schema.object(
-                        ["day": Schema.string, "count": Schema.integer], required: ["day", "count"])),
+                        [
+                            "day": Schema.string, "count": Schema.integer,
+                            "aspects": Schema.array(Schema.integer(1...10_000)).merging([
+                                "description": """
+                                Each asset's width over its height as shown, in hundredths (133: a 4:3 \
+                                landscape; 100 where its size is unknown), in order.
+                                """
+                            ]),
+                        ], required: ["day", "count", "aspects"])),
             ],
             required: ["count", "days"]),
         "Cameras": Schema.object(

@@ -74,17 +74,21 @@ enum AssetRoutes {
         return (options, isDefault)
     }
 
-    /// The answer of `/api/timeline`.
+    /// The answer of `/api/timeline` (and a collection's): each day with its assets' shapes in
+    /// hundredths (133: a 4:3 landscape), whole numbers being what JSON writes and reads fastest.
     struct Timeline: Encodable {
         struct Day: Encodable {
             var day: String
             var count: Int
+            var aspects: [Int]
         }
         var count: Int
         var days: [Day]
 
         init(_ days: [AssetDay]) {
-            self.days = days.map { Day(day: $0.isoDay, count: $0.count) }
+            self.days = days.map { day in
+                Day(day: day.isoDay, count: day.count, aspects: day.aspectRatios.map { Int(($0 * 100).rounded()) })
+            }
             count = days.reduce(0) { $0 + $1.count }
         }
     }
@@ -121,7 +125,8 @@ enum AssetRoutes {
             doc: APIOperation(
                 """
                 The days the assets were taken on (in the time zone each was taken in), newest first, \
-                with how many each holds: a timeline's headings, laid out before its pages are read. \
+                with how many each holds and each one's shape: a timeline's headings and rows, laid out \
+                before its pages are read. \
                 The same fetch as `/api/assets` with the same `predicate` and `sort`: the assets of a \
                 day start at the sum of the counts before it.
                 """,

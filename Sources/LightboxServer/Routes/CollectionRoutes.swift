@@ -155,6 +155,22 @@ enum CollectionRoutes {
             return try LightboxServer.jsonResponse(try await library.read { try entry(id, in: $0) })
         }
         routes.get(
+            "/api/collections/:id/timeline",
+            doc: APIOperation(
+                """
+                A collection's assets as runs of days, in its order, with each one's shape: its rows laid \
+                out before its pages are read, as `/api/timeline` gives the library's.
+                """,
+                responses: [.json(200, "The days, in the collection's order.", Schema.ref("Timeline"))])
+        ) { _, context in
+            let library = try context.library().library
+            let id = try context.parameters.require("id")
+            let days = try await library.read {
+                try $0.fetchAssets(inCollectionWithLocalIdentifier: id, options: FetchOptions()).creationDays()
+            }
+            return try LightboxServer.jsonResponse(AssetRoutes.Timeline(days))
+        }
+        routes.get(
             "/api/collections/:id/assets",
             doc: APIOperation(
                 "A collection's assets, in its order.", parameters: [.limit, .after, .offset, .at],

@@ -129,20 +129,25 @@ final class PostgresLink: Sendable {
     }
 
     /// The runs of rows taken on the same local day, from a query giving each row's stored
-    /// `creationDate` and its `creationTimeZoneOffset`, in order: read from the cells' bytes as
+    /// `creationDate`, its `creationTimeZoneOffset`, `pixelWidth` and `pixelHeight`, in order: read from the cells' bytes as
     /// they arrive (a timeline over a million assets reads them all).
     func creationDays(_ sql: String, _ arguments: [SQLValue]) throws -> [AssetDay] {
         let answer = Answer<(runs: AssetDay.Runs, unreadable: Bool)>((AssetDay.Runs(), false))
         try run(sql, arguments) { row in
             var cells = row.makeIterator()
-            guard let dateCell = cells.next(), let offsetCell = cells.next(),
-                let bytes = dateCell.bytes, let date = StoredDate.parse(bytes: bytes.readableBytesView)
+            guard let dateCell = cells.next(), let offsetCell = cells.next(), let widthCell = cells.next(),
+                let heightCell = cells.next(), let bytes = dateCell.bytes,
+                let date = StoredDate.parse(bytes: bytes.readableBytesView)
             else {
                 answer.value.unreadable = true
                 return
             }
-            let offset = offsetCell.bytes == nil ? 0 : (try? offsetCell.decode(Int64.self)) ?? 0
-            answer.value.runs.add(AssetDay.dayNumber(date, offsetSeconds: Int(clamping: offset)))
+            func integer(_ cell: PostgresCell) -> Int64 {
+                cell.bytes == nil ? 0 : (try? cell.decode(Int64.self)) ?? 0
+            }
+            answer.value.runs.add(
+                AssetDay.dayNumber(date, offsetSeconds: Int(clamping: integer(offsetCell))),
+                width: integer(widthCell), height: integer(heightCell))
         }
         guard !answer.value.unreadable else {
             throw LibraryError(.storageFailed, "an asset's creationDate is not a stored date")

@@ -30,6 +30,7 @@ enum PostgresSchema {
         ("v22: accounts", PostgresAccountStore.schema, nil),
         ("v22.1: the tally kept per statement", tallyPerStatement, nil),
         ("v23: local creation dates", localCreationDates, nil),
+        ("v24: the timeline's shapes", timelineShapes, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its
@@ -381,6 +382,21 @@ enum PostgresSchema {
             "DROP INDEX asset_visible_on_lensModel",
             "CREATE INDEX asset_visible_on_cameraModel ON asset (cameraModel, \(covered)) WHERE \(visible)",
             "CREATE INDEX asset_visible_on_lensModel ON asset (lensModel, \(covered)) WHERE \(visible)",
+        ]
+    }()
+
+    /// The visible assets' timeline index of step v23 covering each asset's size too, so that
+    /// the timeline (days and shapes, `FetchResult.creationDays()`) reads the index alone. The
+    /// same statements in SQLite's step v24.
+    static let timelineShapes: [String] = {
+        let visible = "isHidden = 0 AND (burstIdentifier IS NULL OR representsBurst = 1) AND trashedDate IS NULL"
+        return [
+            "DROP INDEX asset_visible_on_localCreationDate",
+            """
+            CREATE INDEX asset_visible_on_localCreationDate ON asset (
+                localCreationDate, id, creationDate, creationTimeZoneOffset, mediaType, pixelWidth, pixelHeight)
+            WHERE \(visible)
+            """,
         ]
     }()
 }

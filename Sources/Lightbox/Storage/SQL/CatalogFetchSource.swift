@@ -62,8 +62,8 @@ struct RowIDQuery: Sendable {
     var fastCount: SQLFragment?
     /// For asset fetches: the count of one media type, its value bound last; nil for other classes.
     var mediaTypeCount: SQLFragment?
-    /// For asset fetches: each row's `creationDate` and `creationTimeZoneOffset`, in order, no
-    /// limit; nil for other classes.
+    /// For asset fetches: each row's `creationDate`, `creationTimeZoneOffset`, `pixelWidth` and
+    /// `pixelHeight`, in order, no limit; nil for other classes.
     var creationDays: SQLFragment?
     /// For asset fetches: the rows' cameras and lenses with how many rows have each, no limit;
     /// nil for other classes.

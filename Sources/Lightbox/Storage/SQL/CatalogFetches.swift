@@ -197,7 +197,8 @@ extension CatalogFetching {
                 sql: "SELECT COUNT(*) FROM asset WHERE \(whereSQL) AND asset.mediaType = ?", arguments: arguments),
             creationDays: SQLFragment(
                 sql: """
-                    SELECT asset.creationDate, asset.creationTimeZoneOffset FROM asset WHERE \(whereSQL) \
+                    SELECT asset.creationDate, asset.creationTimeZoneOffset, asset.pixelWidth, asset.pixelHeight \
+                    FROM asset WHERE \(whereSQL) \
                     ORDER BY \(order)
                     """,
                 arguments: arguments),

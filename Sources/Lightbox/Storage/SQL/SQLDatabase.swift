@@ -35,7 +35,9 @@ extension SQLDatabase {
             guard let date = row.values[0].date else {
                 throw LibraryError(.storageFailed, "an asset's creationDate is not a stored date")
             }
-            runs.add(AssetDay.dayNumber(date, offsetSeconds: Int(clamping: row.values[1].integer ?? 0)))
+            runs.add(
+                AssetDay.dayNumber(date, offsetSeconds: Int(clamping: row.values[1].integer ?? 0)),
+                width: row.values[2].integer ?? 0, height: row.values[3].integer ?? 0)
         }
         return runs.finish()
     }

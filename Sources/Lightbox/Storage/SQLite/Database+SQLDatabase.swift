@@ -64,7 +64,7 @@ extension Database {
         }
     }
 
-    /// The runs of rows taken on the same local day: the dates stepped through with SQLite's C
+    /// The runs of rows taken on the same local day with their shapes: the dates stepped through with SQLite's C
     /// API and parsed from their bytes.
     func creationDays(_ sql: String, _ arguments: [SQLValue]) throws -> [AssetDay] {
         let statement = try makeStatement(sql: sql)
@@ -80,7 +80,9 @@ extension Database {
                 guard let text, let date = StoredDate.parse(bytes: text) else {
                     throw LibraryError(.storageFailed, "an asset's creationDate is not a stored date")
                 }
-                runs.add(AssetDay.dayNumber(date, offsetSeconds: Int(sqlite3_column_int64(raw, 1))))
+                runs.add(
+                    AssetDay.dayNumber(date, offsetSeconds: Int(sqlite3_column_int64(raw, 1))),
+                    width: sqlite3_column_int64(raw, 2), height: sqlite3_column_int64(raw, 3))
             case SQLITE_DONE: return runs.finish()
             case let code: throw failure(code, sql)
             }

@@ -465,6 +465,12 @@ extension SQLiteStore {
                     CREATE INDEX asset_visible_on_lensModel ON asset(lensModel, \(covered)) WHERE \(visible);
                     """)
         }
+        migrator.registerMigration("v24: the timeline's shapes") { db in
+            // The timeline gives each asset's shape (justified rows are laid out before any asset
+            // is read): its index of step v23 covers the size too, so that the timeline stays a
+            // read of the index alone.
+            try db.execute(sql: PostgresSchema.timelineShapes.joined(separator: ";\n"))
+        }
         return migrator
     }
 
