@@ -72,6 +72,24 @@ return [...document.querySelectorAll('#grid > a')]
 """
 
 
+# The rows of tiles on the page: each with its left and right edges (relative to the grid) and
+# its tiles' heights, by the top they share.
+ROWS_OF_TILES = """
+const grid = document.getElementById('grid').getBoundingClientRect();
+const rows = new Map();
+for (const a of document.querySelectorAll('#grid > a')) {
+  const r = a.getBoundingClientRect();
+  const key = Math.round(r.top);
+  const row = rows.get(key) || { left: Infinity, right: -Infinity, heights: [] };
+  row.left = Math.min(row.left, r.left - grid.left);
+  row.right = Math.max(row.right, r.right - grid.left);
+  row.heights.push(r.height);
+  rows.set(key, row);
+}
+return [...rows.values()];
+"""
+
+
 def make_driver(viewport):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
@@ -209,26 +227,42 @@ class PageChecks:
         self.assertGreater(height, self.driver.execute_script("return innerHeight") * 2)
         self.assertLess(len(self.driver.find_elements(By.CSS_SELECTOR, "#grid > a")), total)
         self.shot("timeline")
-        # The aspect ratio grid: whole photos in the same squares (nothing moves), kept on reload.
-        assets = self.api("/api/assets?offset=0&limit=4")["assets"]
-        place = {a["localIdentifier"]: self.tile_of(a["localIdentifier"]).rect for a in assets}
+        # Justified rows: each tile the shape of its photo as shown (within a panorama's bound),
+        # its image the whole photo; the tiles of a row one height, a full row the grid's width.
+        grid_width = self.driver.execute_script("return document.getElementById('grid').clientWidth")
+        rows = self.driver.execute_script(ROWS_OF_TILES)
+        assets = self.api("/api/assets?offset=0&limit=30")["assets"]
+        shapes = [aspect / 100 for day in timeline["days"] for aspect in day["aspects"]][:30]
+        self.assertEqual(len(shapes), 30)
+        for asset, shape in zip(assets, shapes):
+            if asset["pixelWidth"] and asset["pixelHeight"]:
+                self.assertAlmostEqual(shape, asset["pixelWidth"] / asset["pixelHeight"], delta=0.006)
+            tile = self.tile_of(asset["localIdentifier"])
+            if tile is None:
+                continue
+            self.assertAlmostEqual(tile.rect["width"] / tile.rect["height"], min(3, max(0.5, shape)),
+                                   delta=0.02 + 2 / tile.rect["height"])
+        self.assertGreater(len({round(s, 2) for s in shapes}), 1, "the newest photos are of one shape")
+        full = [row for row in rows if row["right"] - row["left"] > grid_width - 2]
+        self.assertTrue(full, rows)
+        for row in full:
+            self.assertLessEqual(max(row["heights"]) - min(row["heights"]), 1, row)
+            self.assertAlmostEqual(row["right"] - row["left"], grid_width, delta=2)
+        self.wait_for_image(self.image_of(assets[0]["localIdentifier"]))
+        self.assertIn("mode=fit", self.image_of(assets[0]["localIdentifier"]).get_attribute("src"))
+        self.shot("justified")
+        # Square crops (A): every tile a square, kept on reload; A again gives the rows back.
         self.driver.find_element(By.ID, "aspect").click()
-        for asset in assets:
-            self.wait.until(lambda d: "mode=fit" in self.image_of(asset["localIdentifier"]).get_attribute("src"))
-            image = self.image_of(asset["localIdentifier"])
-            self.wait_for_image(image)
-            width, height = self.driver.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", image)
-            # The whole photo: its aspect ratio (the longer side 360, or its own when smaller), not a square.
-            longer = max(asset["pixelWidth"], asset["pixelHeight"])
-            self.assertEqual(max(width, height), min(360, longer))
-            self.assertAlmostEqual(width / height, asset["pixelWidth"] / asset["pixelHeight"], delta=2 / min(360, longer))
-            self.assertEqual(self.tile_of(asset["localIdentifier"]).rect, place[asset["localIdentifier"]])
-        self.shot("aspect-grid")
+        self.wait.until(lambda d: "mode=fill" in self.image_of(assets[0]["localIdentifier"]).get_attribute("src"))
+        for asset in assets[:8]:
+            rect = self.tile_of(asset["localIdentifier"]).rect
+            self.assertAlmostEqual(rect["width"], rect["height"], delta=1)
+        self.shot("square-crops")
         self.driver.refresh()
         self.wait.until(lambda d: self.tile_of(assets[0]["localIdentifier"]) is not None)
-        self.assertIn("mode=fit", self.image_of(assets[0]["localIdentifier"]).get_attribute("src"))
+        self.assertIn("mode=fill", self.image_of(assets[0]["localIdentifier"]).get_attribute("src"))
         self.driver.find_element(By.TAG_NAME, "body").send_keys("a")
-        self.wait.until(lambda d: "mode=fill" in self.image_of(assets[0]["localIdentifier"]).get_attribute("src"))
+        self.wait.until(lambda d: "mode=fit" in self.image_of(assets[0]["localIdentifier"]).get_attribute("src"))
 
     def test_the_scrubber_jumps_to_the_oldest_month_and_back(self):
         self.sign_in()
@@ -754,6 +788,14 @@ class PageChecks:
         self.wait.until(lambda d: self.count_shown() == 4)
         for asset in members:
             self.wait_for_image(self.image_of(asset["localIdentifier"]))
+        # In justified rows, each tile the shape its album's timeline gives, in the album's order.
+        shapes = [aspect / 100 for day in self.api(f"/api/collections/{album}/timeline")["days"]
+                  for aspect in day["aspects"]]
+        self.assertEqual(len(shapes), 4)
+        for asset, shape in zip(members, shapes):
+            self.assertAlmostEqual(shape, asset["pixelWidth"] / asset["pixelHeight"], delta=0.006)
+            rect = self.tile_of(asset["localIdentifier"]).rect
+            self.assertAlmostEqual(rect["width"] / rect["height"], min(3, max(0.5, shape)), delta=0.02 + 2 / rect["height"])
         self.shot("album")
         self.driver.find_element(By.ID, "rename-album").click()
         field = dialog.find_element(By.NAME, "name")

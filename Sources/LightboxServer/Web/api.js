@@ -1,7 +1,7 @@
 // What every part of the page asks the server, and the small helpers they share.
 
+// A square crop's tile, and a justified row's: the whole photo, its longer side 360.
 export const TILE = { w: 360, h: 360, mode: 'fill', resize: 'exact' };
-// The aspect ratio grid's tiles (as Photos' option): the whole photo fitted in the same square.
 export const WHOLE_TILE = { w: 360, h: 360, mode: 'fit', resize: 'exact' };
 
 export function assetPath(asset) {

@@ -1,7 +1,9 @@
 // The grid: the whole library newest first under month and day headings (the timeline), or one
-// album in its order. The timeline is laid out from the days alone (/api/timeline: each day
-// and how many it holds) before any asset is read, so the scroll bar and the scrubber span
-// the whole library at once and nothing moves as pages arrive. Only what is near the screen
+// album in its order, in justified rows (each photo its own shape, every full row the grid's
+// width, as Immich and Photos lay them out) or in square crops (the A key). The timeline is laid
+// out from the days alone (/api/timeline: each day, how many it holds and each one's shape)
+// before any asset is read, so the scroll bar and the scrubber span the whole library at once
+// and nothing moves as pages arrive. Only what is near the screen
 // is in the page; the assets of a position are read a chunk at a time (?offset=), the chunks
 // on screen first. In selection mode a click selects (shift-click: a range; on touch, a sweep)
 // instead of opening.
@@ -24,6 +26,9 @@ export function setReorder(action) {
   reorder = action;
 }
 const GAP = 3;
+// Justified rows: the narrowest and widest shape a tile takes (a panorama is shown cropped to
+// three times as wide as tall, not as a strip).
+const NARROWEST = 0.5, WIDEST = 3;
 const MONTH_HEIGHT = 56;
 const DAY_HEIGHT = 34;
 // Between two days that share a row.
@@ -32,9 +37,12 @@ const DAY_GAP = 14;
 const KEPT_CHUNKS = 60;
 const PARALLEL_READS = 3;
 
-// Where everything is: the days and months with their positions in the grid, the tile size.
-let layout = { days: [], months: [], height: 0, columns: 1, side: 0, count: 0 };
+// Where everything is: the rows of tiles (each its top, height, left edge and first asset), the
+// day headings and months with their positions in the grid, the whole height.
+let layout = { rows: [], days: [], months: [], height: 0, count: 0 };
 let timelineDays = [];
+// Each asset's shape (width over height) by position, from the timeline, for the layout.
+let shapes = new Float32Array(0);
 // Chunk number -> its assets once read; the chunks being read. After a change, the chunks
 // read before it show until their new reads arrive (no blank tiles for a moment).
 let chunks = new Map();
@@ -46,7 +54,7 @@ const shown = new Map();
 let generation = 0;
 // What the grid shows: where its assets are read, and whether it has days (the library's
 // timeline) or is one run in its own order (an album).
-let source = { assets: '/api/assets', timeline: '/api/timeline' };
+let source = { assets: '/api/assets', timeline: '/api/timeline', days: true };
 // The selection: asset identifiers, and the index a shift-click extends from.
 export const selection = { active: false, ids: new Set(), anchor: -1, changed: () => {} };
 let scheduled = false;
@@ -95,9 +103,10 @@ export async function indexOf(localIdentifier) {
 export async function show({ collection = null, predicate = null } = {}) {
   const filter = predicate
     ? '?predicate=' + encodeURIComponent(predicate) + '&sort=' + encodeURIComponent('localCreationDate desc') : '';
+  const collectionPath = collection && '/api/collections/' + encodeURIComponent(collection);
   source = collection
-    ? { assets: '/api/collections/' + encodeURIComponent(collection) + '/assets', timeline: null }
-    : { assets: '/api/assets' + filter, timeline: '/api/timeline' + filter };
+    ? { assets: collectionPath + '/assets', timeline: collectionPath + '/timeline', days: false }
+    : { assets: '/api/assets' + filter, timeline: '/api/timeline' + filter, days: true };
   clear();
   scrollTo(0, 0);
   await loadTimeline();
@@ -116,7 +125,7 @@ function clear() {
 
 // Shows no photos but `message` (an album a link names that does not exist).
 export function showNothing(message) {
-  source = { assets: '', timeline: null };
+  source = { assets: '', timeline: null, days: false };
   clear();
   document.getElementById('count').textContent = '';
   status.textContent = message;
@@ -149,26 +158,23 @@ function forgetFarChunks(near) {
 async function loadTimeline() {
   const asked = generation;
   try {
-    let count;
-    if (source.timeline) {
-      const timeline = await (await request(source.timeline)).json();
-      if (asked !== generation) return;
-      timelineDays = timeline.days;
-      count = timeline.count;
-    } else {
-      // One run in the collection's order: its first chunk says how many there are.
-      const page = await (await request(assetsURL('offset=0&limit=' + CHUNK))).json();
-      if (asked !== generation) return;
-      chunks.set(0, page.assets);
-      count = page.count;
-      timelineDays = count ? [{ day: null, count }] : [];
+    const timeline = await (await request(source.timeline)).json();
+    if (asked !== generation) return;
+    const count = timeline.count;
+    // A collection is one run in its own order, without headings.
+    timelineDays = !source.days ? (count ? [{ day: null, count }] : []) : timeline.days;
+    shapes = new Float32Array(count);
+    let at = 0;
+    for (const day of timeline.days) {
+      for (let i = 0; i < day.count; i++) shapes[at + i] = (day.aspects && day.aspects[i] || 100) / 100;
+      at += day.count;
     }
     document.getElementById('count').textContent = items(count);
     status.textContent = count ? ''
       : source.assets.includes('predicate=') ? 'Nothing matches these filters.'
-      : source.timeline ? 'No photos yet. Add some with Upload, or drop them on this page.' : 'Nothing here yet.';
+      : source.days ? 'No photos yet. Add some with Upload, or drop them on this page.' : 'Nothing here yet.';
     // An empty library: the Shared page may point to albums others share (sharing.js).
-    if (!count && source.timeline && !source.assets.includes('predicate=')) dispatchEvent(new Event('lightbox-empty'));
+    if (!count && source.days && !source.assets.includes('predicate=')) dispatchEvent(new Event('lightbox-empty'));
     relayout();
   } catch (error) {
     status.textContent = 'Could not load photos: ' + error.message;
@@ -187,25 +193,67 @@ export async function refresh() {
 }
 
 // The layout: months under their headings, and in a month its days, each under its heading,
-// newest first. Days short enough for one row share rows, side by side (as in Immich and
-// Photos): a library of sparse days is not a column of half-empty rows. A day longer than a row
-// takes rows of its own. Each day knows where it starts (`left`, px), how many tiles a row of
-// it holds (`span`) and its rows.
+// newest first. A day's photos are justified rows: as many as fit at the row height the screen
+// asks for, then the row scaled to the grid's width (its height nearest that asked for); its
+// last row keeps that height. Days short enough for one row share rows, side by side (as in
+// Immich and Photos): a library of sparse days is not a column of half-empty rows. In square
+// crops every shape is 1 and every row a whole number of columns. An album is one run without
+// headings.
 function relayout() {
   const width = grid.clientWidth;
-  const target = width < 500 ? 90 : width < 900 ? 140 : 180;
+  const square = document.body.classList.contains('square');
+  const target = width < 500 ? (square ? 90 : 100) : width < 900 ? 140 : (square ? 180 : 190);
   const columns = Math.max(1, Math.floor((width + GAP) / (target + GAP)));
   const side = (width - GAP * (columns - 1)) / columns;
-  const days = [], months = [];
+  const shapeOf = square ? () => 1 : index => Math.min(WIDEST, Math.max(NARROWEST, shapes[index] || 1));
+  const rowHeight = square ? side : target;
+  const rows = [], days = [], months = [];
   let top = 0, start = 0, month = null;
-  // The row days are being packed into: its top, and where the next day would start.
-  let row = null;
+  // The band days are being packed into: its top, and where the next day would start.
+  let band = null;
+  // The rows of `count` assets from `first`, from `y` down: the height they take.
+  function justify(first, count, y) {
+    const end = first + count;
+    let at = first, height = 0;
+    while (at < end) {
+      let n = 0, sum = 0, overflow = false;
+      if (square) {
+        n = Math.min(columns, end - at);
+      } else {
+        // Photos until the row at the height asked for is wider than the grid; the last one
+        // stays when that leaves the row's height nearer the one asked for.
+        while (at + n < end) {
+          const next = sum + shapeOf(at + n);
+          if (n > 0 && next * rowHeight + GAP * n > width) {
+            const without = (width - GAP * (n - 1)) / sum, including = (width - GAP * n) / next;
+            if (Math.abs(including - rowHeight) < Math.abs(without - rowHeight)) { n++; sum = next; }
+            overflow = true;
+            break;
+          }
+          n++;
+          sum = next;
+        }
+      }
+      const full = square ? n === columns : overflow || sum * rowHeight + GAP * (n - 1) >= width;
+      const h = square ? side : full ? (width - GAP * (n - 1)) / sum : rowHeight;
+      rows.push({ top: y + height, height: h, left: 0, start: at, count: n });
+      height += h + GAP;
+      at += n;
+    }
+    return height;
+  }
+  // The width of `count` assets from `first` in one row at the row height.
+  function extentOf(first, count) {
+    if (square) return count * (side + GAP) - GAP;
+    let sum = 0;
+    for (let i = first; i < first + count; i++) sum += shapeOf(i);
+    return sum * rowHeight + GAP * (count - 1);
+  }
   for (const { day, count } of timelineDays) {
     if (day === null) {
       // An album: one run, no headings.
-      const rows = Math.ceil(count / columns);
-      days.push({ day, count, start, top: top - DAY_HEIGHT, rows, left: 0, span: columns });
-      top += rows * (side + GAP);
+      days.push({ day, count, start, top: top - DAY_HEIGHT, left: 0, width });
+      top += justify(start, count, top);
       start += count;
       continue;
     }
@@ -213,22 +261,26 @@ function relayout() {
       month = day.slice(0, 7);
       months.push({ key: month, top, start });
       top += MONTH_HEIGHT;
-      row = null;
+      band = null;
     }
-    const span = Math.min(count, columns);
-    const extent = span * (side + GAP) - GAP;
-    if (count <= columns && row && row.next + extent <= width + 0.5) {
-      days.push({ day, count, start, top: row.top, rows: 1, left: row.next, span });
-      row.next += extent + DAY_GAP;
+    const extent = extentOf(start, count);
+    if (extent <= width + 0.5 && band && band.next + extent <= width + 0.5) {
+      days.push({ day, count, start, top: band.top, left: band.next, width: extent });
+      rows.push({ top: band.top + DAY_HEIGHT, height: rowHeight, left: band.next, start, count });
+      band.next += extent + DAY_GAP;
+    } else if (extent <= width + 0.5) {
+      days.push({ day, count, start, top, left: 0, width: extent });
+      rows.push({ top: top + DAY_HEIGHT, height: rowHeight, left: 0, start, count });
+      band = { top, next: extent + DAY_GAP };
+      top += DAY_HEIGHT + rowHeight + GAP;
     } else {
-      const rows = Math.ceil(count / columns);
-      days.push({ day, count, start, top, rows, left: 0, span });
-      row = rows === 1 ? { top, next: extent + DAY_GAP } : null;
-      top += DAY_HEIGHT + rows * (side + GAP);
+      days.push({ day, count, start, top, left: 0, width });
+      top += DAY_HEIGHT + justify(start, count, top + DAY_HEIGHT);
+      band = null;
     }
     start += count;
   }
-  layout = { days, months, height: top, columns, side, count: start };
+  layout = { rows, days, months, height: top, count: start, shapeOf };
   grid.style.height = top + 'px';
   drawScrubber();
   schedule();
@@ -259,16 +311,35 @@ function lastStartingAbove(items, y) {
   return low;
 }
 
-// The first day of the row of days that holds `y` (the first when above them all).
+// The first day of the band of days that holds `y` (the first when above them all).
 function dayAt(y) {
   let index = lastStartingAbove(layout.days, y);
   while (index > 0 && layout.days[index - 1].top === layout.days[index].top) index--;
   return index;
 }
 
+// The first row that reaches down to `y` or below (rows side by side share a top).
+function rowAt(y) {
+  const rows = layout.rows;
+  let index = lastStartingAbove(rows, y);
+  while (index > 0 && rows[index - 1].top + rows[index - 1].height >= y) index--;
+  return index;
+}
+
+// The row that holds the asset at `index`.
+function rowOf(index) {
+  const rows = layout.rows;
+  let low = 0, high = rows.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (rows[middle].start <= index) low = middle; else high = middle - 1;
+  }
+  return rows[low];
+}
+
 // Puts in the page what lies within a screen of the visible part, and takes out the rest.
 function render() {
-  const { days, months, side } = layout;
+  const { rows, days, months } = layout;
   const offset = scrollY - gridTop();
   const from = offset - innerHeight, to = offset + 2 * innerHeight;
   const wanted = new Set();
@@ -283,58 +354,55 @@ function render() {
   for (let i = days.length ? dayAt(from) : 0; i < days.length && days[i].top < to; i++) {
     const day = days[i];
     // A day's heading stands for its run: the same day at another place is another heading.
-    if (day.day !== null) {
-      const key = 'd' + day.day + '@' + day.start;
-      wanted.add(key);
-      if (!shown.has(key)) {
-        const date = utcDate(day.day);
-        const made = add(key, heading('h3', 'day', ''));
-        const name = document.createElement('span');
-        name.textContent = (date.getUTCFullYear() === thisYear ? dayName : dayWithYear).format(date);
-        made.title = name.textContent;
-        made.append(name);
-        // Selecting, a day's heading chooses the whole day (or, all chosen, none of it).
-        const choose = document.createElement('button');
-        choose.type = 'button';
-        choose.className = 'select-day';
-        choose.textContent = 'Select';
-        choose.setAttribute('aria-label', 'Select ' + name.textContent);
-        choose.addEventListener('click', () => {
-          const start = Number(made.dataset.start);
-          selectRange(start, start + Number(made.dataset.count) - 1);
-        });
-        made.append(choose);
-      }
-      shown.get(key).dataset.start = String(day.start);
-      shown.get(key).dataset.count = String(day.count);
-      Object.assign(shown.get(key).style, { top: day.top + 'px', left: day.left + 'px',
-                                            width: day.span * (side + GAP) - GAP + 'px' });
+    if (day.day === null) continue;
+    const key = 'd' + day.day + '@' + day.start;
+    wanted.add(key);
+    if (!shown.has(key)) {
+      const date = utcDate(day.day);
+      const made = add(key, heading('h3', 'day', ''));
+      const name = document.createElement('span');
+      name.textContent = (date.getUTCFullYear() === thisYear ? dayName : dayWithYear).format(date);
+      made.title = name.textContent;
+      made.append(name);
+      // Selecting, a day's heading chooses the whole day (or, all chosen, none of it).
+      const choose = document.createElement('button');
+      choose.type = 'button';
+      choose.className = 'select-day';
+      choose.textContent = 'Select';
+      choose.setAttribute('aria-label', 'Select ' + name.textContent);
+      choose.addEventListener('click', () => {
+        const start = Number(made.dataset.start);
+        selectRange(start, start + Number(made.dataset.count) - 1);
+      });
+      made.append(choose);
     }
-    const rowsTop = day.top + DAY_HEIGHT;
-    const first = Math.max(0, Math.floor((from - rowsTop) / (side + GAP)));
-    const last = Math.min(day.rows - 1, Math.floor((to - rowsTop) / (side + GAP)));
-    for (let row = first; row <= last; row++) {
-      for (let column = 0; column < day.span; column++) {
-        const index = day.start + row * day.span + column;
-        if (index >= day.start + day.count) break;
-        wanted.add(index);
-        let asset = loadedAsset(index);
-        if (!asset) {
-          needed.add(Math.floor(index / CHUNK));
-          asset = (stale.get(Math.floor(index / CHUNK)) || [])[index % CHUNK];
-        }
-        let element = shown.get(index);
-        if (!element || (element.dataset.id || '') !== (asset ? asset.localIdentifier + asset.modificationDate : '')
-            || element.dataset.index !== String(index)) {
-          const made = tile(asset, index);
-          if (element) { element.replaceWith(made); shown.set(index, made); } else add(index, made);
-          element = made;
-        }
-        element.classList.toggle('selected', !!asset && selection.ids.has(asset.localIdentifier));
-        Object.assign(element.style, { top: rowsTop + row * (side + GAP) + 'px',
-                                       left: day.left + column * (side + GAP) + 'px',
-                                       width: side + 'px', height: side + 'px' });
+    shown.get(key).dataset.start = String(day.start);
+    shown.get(key).dataset.count = String(day.count);
+    Object.assign(shown.get(key).style, { top: day.top + 'px', left: day.left + 'px', width: day.width + 'px' });
+  }
+  for (let r = rows.length ? rowAt(from) : 0; r < rows.length && rows[r].top < to; r++) {
+    const row = rows[r];
+    if (row.top + row.height < from) continue;
+    let left = row.left;
+    for (let index = row.start; index < row.start + row.count; index++) {
+      const tileWidth = layout.shapeOf(index) * row.height;
+      wanted.add(index);
+      let asset = loadedAsset(index);
+      if (!asset) {
+        needed.add(Math.floor(index / CHUNK));
+        asset = (stale.get(Math.floor(index / CHUNK)) || [])[index % CHUNK];
       }
+      let element = shown.get(index);
+      if (!element || (element.dataset.id || '') !== (asset ? asset.localIdentifier + asset.modificationDate : '')
+          || element.dataset.index !== String(index)) {
+        const made = tile(asset, index);
+        if (element) { element.replaceWith(made); shown.set(index, made); } else add(index, made);
+        element = made;
+      }
+      element.classList.toggle('selected', !!asset && selection.ids.has(asset.localIdentifier));
+      Object.assign(element.style, { top: row.top + 'px', left: left + 'px',
+                                     width: tileWidth + 'px', height: row.height + 'px' });
+      left += tileWidth + GAP;
     }
   }
   for (const [key, element] of shown) if (!wanted.has(key)) { element.remove(); shown.delete(key); }
@@ -362,10 +430,8 @@ function heading(tag, className, text) {
 
 // The index of the asset at `y` of the grid (the first of its row), for the chunk to read first.
 function positionAt(y) {
-  const day = layout.days[dayAt(y)];
-  if (!day) return 0;
-  const row = Math.max(0, Math.floor((y - day.top - DAY_HEIGHT) / (layout.side + GAP)));
-  return Math.min(day.start + day.count - 1, day.start + row * day.span);
+  const row = layout.rows[rowAt(y)];
+  return row ? row.start : 0;
 }
 
 // How many days Recently Deleted keeps an item (trash.js says, when it is shown): its tiles
@@ -502,29 +568,32 @@ for (const type of ['pointerup', 'pointercancel']) {
   });
 }
 
-// Square crops, or whole photos in the same squares (the aspect ratio grid): the layout is the
-// same either way, so switching moves nothing. The choice is kept in the browser.
+// Justified rows of whole photos, or square crops (Photos' default): the choice is kept in the
+// browser. Switching keeps the photo at the top of the screen there.
 const aspectButton = document.getElementById('aspect');
 
 function tileSize() {
-  return document.body.classList.contains('aspect') ? WHOLE_TILE : TILE;
+  return document.body.classList.contains('square') ? TILE : WHOLE_TILE;
 }
 
-function showWhole(whole) {
-  document.body.classList.toggle('aspect', whole);
-  aspectButton.setAttribute('aria-pressed', String(whole));
-  try { localStorage.setItem('lightbox.aspectGrid', whole ? '1' : ''); } catch { /* private mode */ }
-  // Every tile made again with its image at the new size.
+function showSquares(square) {
+  const first = positionAt(scrollY - gridTop() + headerHeight());
+  document.body.classList.toggle('square', square);
+  aspectButton.setAttribute('aria-pressed', String(!square));
+  try { localStorage.setItem('lightbox.grid', square ? 'square' : ''); } catch { /* private mode */ }
+  // Every tile made again with its image at the new size, where the new layout puts it.
   remakeTiles();
+  relayout();
+  if (layout.rows.length) scrollTo(0, gridTop() + rowOf(first).top - headerHeight());
 }
 
-try { document.body.classList.toggle('aspect', localStorage.getItem('lightbox.aspectGrid') === '1'); } catch { /* private mode */ }
-aspectButton.setAttribute('aria-pressed', String(document.body.classList.contains('aspect')));
-aspectButton.addEventListener('click', () => showWhole(!document.body.classList.contains('aspect')));
+try { document.body.classList.toggle('square', localStorage.getItem('lightbox.grid') === 'square'); } catch { /* private mode */ }
+aspectButton.setAttribute('aria-pressed', String(!document.body.classList.contains('square')));
+aspectButton.addEventListener('click', () => showSquares(!document.body.classList.contains('square')));
 addEventListener('keydown', event => {
   if (event.key !== 'a' || event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.target.closest('input, select, textarea') || document.querySelector('#viewer.open, #editor.open, dialog[open]')) return;
-  showWhole(!document.body.classList.contains('aspect'));
+  showSquares(!document.body.classList.contains('square'));
 });
 
 // Selects or unselects the asset at `index`; with `range`, everything from the last one
@@ -575,11 +644,10 @@ export function replace(asset) {
 
 // Scrolls so that the asset at `index` is in sight (the viewer closing on another photo).
 export function reveal(index) {
-  const day = layout.days[layout.days.findIndex(d => index < d.start + d.count)];
-  if (!day) return;
-  const row = Math.floor((index - day.start) / day.span);
-  const top = gridTop() + day.top + DAY_HEIGHT + row * (layout.side + GAP);
-  if (top < scrollY + headerHeight() || top + layout.side > scrollY + innerHeight) {
+  if (!layout.rows.length) return;
+  const row = rowOf(index);
+  const top = gridTop() + row.top;
+  if (top < scrollY + headerHeight() || top + row.height > scrollY + innerHeight) {
     scrollTo(0, top - headerHeight() - innerHeight / 3);
   }
 }
