@@ -299,6 +299,10 @@ extension ModelRouteTests {
         let days = try library.fetchAssets(options: newest).creationDays()
         try await app.test(.router) { client in
             try await client.execute(uri: "/api/timeline", method: .get) { response throws in
+                let listed = try #require(try Self.object(response)["days"] as? [[String: Any]])
+                #expect(!listed.isEmpty && listed.allSatisfy { $0["aspects"] == nil }, "shapes only when asked for")
+            }
+            try await client.execute(uri: "/api/timeline?aspects=true", method: .get) { response throws in
                 #expect(response.status == .ok)
                 let timeline = try Self.object(response)
                 #expect(timeline["count"] as? Int == all.count)
@@ -318,7 +322,8 @@ extension ModelRouteTests {
                 request.addAssets(members)
                 album = request.localIdentifier
             }
-            try await client.execute(uri: "/api/collections/\(album)/timeline", method: .get) { response throws in
+            try await client.execute(uri: "/api/collections/\(album)/timeline?aspects=true", method: .get) {
+                response throws in
                 #expect(response.status == .ok)
                 let timeline = try Self.object(response)
                 #expect(timeline["count"] as? Int == 2)

@@ -207,7 +207,7 @@ class PageChecks:
 
     def test_sign_in_shows_the_timeline_and_its_count(self):
         self.sign_in()
-        timeline = self.api("/api/timeline")
+        timeline = self.api("/api/timeline?aspects=true")
         total = timeline["count"]
         self.assertGreater(total, 200, "the library has more than one chunk of the timeline")
         self.assertEqual(sum(day["count"] for day in timeline["days"]), total)
@@ -789,7 +789,7 @@ class PageChecks:
         for asset in members:
             self.wait_for_image(self.image_of(asset["localIdentifier"]))
         # In justified rows, each tile the shape its album's timeline gives, in the album's order.
-        shapes = [aspect / 100 for day in self.api(f"/api/collections/{album}/timeline")["days"]
+        shapes = [aspect / 100 for day in self.api(f"/api/collections/{album}/timeline?aspects=true")["days"]
                   for aspect in day["aspects"]]
         self.assertEqual(len(shapes), 4)
         for asset, shape in zip(members, shapes):

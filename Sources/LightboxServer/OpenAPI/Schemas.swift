@@ -69,10 +69,11 @@ enum Schemas {
                             "aspects": Schema.array(Schema.integer(1...10_000)).merging([
                                 "description": """
                                 Each asset's width over its height as shown, in hundredths (133: a 4:3 \
-                                landscape; 100 where its size is unknown), in order.
+                                landscape; 100 where its size is unknown), in order; only when asked for \
+                                (`aspects=true`).
                                 """
                             ]),
-                        ], required: ["day", "count", "aspects"])),
+                        ], required: ["day", "count"])),
             ],
             required: ["count", "days"]),
         "Cameras": Schema.object(

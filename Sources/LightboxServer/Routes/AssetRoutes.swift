@@ -74,24 +74,36 @@ enum AssetRoutes {
         return (options, isDefault)
     }
 
-    /// The answer of `/api/timeline` (and a collection's): each day with its assets' shapes in
-    /// hundredths (133: a 4:3 landscape), whole numbers being what JSON writes and reads fastest.
+    /// The answer of `/api/timeline` (and a collection's): each day, with its assets' shapes in
+    /// hundredths (133: a 4:3 landscape) when asked for (`aspects=true`: one number an asset,
+    /// which a client that lays out no rows should not pay for), whole numbers being what JSON
+    /// writes and reads fastest.
     struct Timeline: Encodable {
         struct Day: Encodable {
             var day: String
             var count: Int
-            var aspects: [Int]
+            var aspects: [Int]?
         }
         var count: Int
         var days: [Day]
 
-        init(_ days: [AssetDay]) {
+        init(_ days: [AssetDay], aspects: Bool) {
             self.days = days.map { day in
-                Day(day: day.isoDay, count: day.count, aspects: day.aspectRatios.map { Int(($0 * 100).rounded()) })
+                Day(
+                    day: day.isoDay, count: day.count,
+                    aspects: aspects ? day.aspectRatios.map { Int(($0 * 100).rounded()) } : nil)
             }
             count = days.reduce(0) { $0 + $1.count }
         }
+
+        /// Whether a request asks for the shapes.
+        static func wantsAspects(_ query: Parameters) -> Bool {
+            query.get("aspects").map { $0 == "true" || $0 == "1" } ?? false
+        }
     }
+
+    static let aspectsParameter = APIParameter.query(
+        "aspects", Schema.boolean, "Each asset's shape with its day (`aspects`), for a layout of justified rows.")
 
     static func add(to routes: Routes) {
         let files = ResourceFile()
@@ -125,18 +137,19 @@ enum AssetRoutes {
             doc: APIOperation(
                 """
                 The days the assets were taken on (in the time zone each was taken in), newest first, \
-                with how many each holds and each one's shape: a timeline's headings and rows, laid out \
-                before its pages are read. \
+                with how many each holds (and, asked, each one's shape): a timeline's headings and rows, \
+                laid out before its pages are read. \
                 The same fetch as `/api/assets` with the same `predicate` and `sort`: the assets of a \
                 day start at the sum of the counts before it.
                 """,
-                parameters: [predicateParameter, sortParameter],
+                parameters: [predicateParameter, sortParameter, aspectsParameter],
                 responses: [.json(200, "The days, in the fetch's order.", Schema.ref("Timeline"))])
         ) { request, context in
             let library = try context.library().library
             let (options, _) = try fetchOptions(request.uri.formQuery)
             let days = try await library.read { try $0.fetchAssets(options: options).creationDays() }
-            return try LightboxServer.jsonResponse(Timeline(days))
+            return try LightboxServer.jsonResponse(
+                Timeline(days, aspects: Timeline.wantsAspects(request.uri.formQuery)))
         }
         routes.get(
             "/api/cameras",

@@ -158,17 +158,19 @@ enum CollectionRoutes {
             "/api/collections/:id/timeline",
             doc: APIOperation(
                 """
-                A collection's assets as runs of days, in its order, with each one's shape: its rows laid \
-                out before its pages are read, as `/api/timeline` gives the library's.
+                A collection's assets as runs of days, in its order (and, asked, each one's shape): its \
+                rows laid out before its pages are read, as `/api/timeline` gives the library's.
                 """,
+                parameters: [AssetRoutes.aspectsParameter],
                 responses: [.json(200, "The days, in the collection's order.", Schema.ref("Timeline"))])
-        ) { _, context in
+        ) { request, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
             let days = try await library.read {
                 try $0.fetchAssets(inCollectionWithLocalIdentifier: id, options: FetchOptions()).creationDays()
             }
-            return try LightboxServer.jsonResponse(AssetRoutes.Timeline(days))
+            return try LightboxServer.jsonResponse(
+                AssetRoutes.Timeline(days, aspects: AssetRoutes.Timeline.wantsAspects(request.uri.formQuery)))
         }
         routes.get(
             "/api/collections/:id/assets",

@@ -54,7 +54,7 @@ const shown = new Map();
 let generation = 0;
 // What the grid shows: where its assets are read, and whether it has days (the library's
 // timeline) or is one run in its own order (an album).
-let source = { assets: '/api/assets', timeline: '/api/timeline', days: true };
+let source = { assets: '/api/assets', timeline: '/api/timeline?aspects=true', days: true };
 // The selection: asset identifiers, and the index a shift-click extends from.
 export const selection = { active: false, ids: new Set(), anchor: -1, changed: () => {} };
 let scheduled = false;
@@ -105,8 +105,8 @@ export async function show({ collection = null, predicate = null } = {}) {
     ? '?predicate=' + encodeURIComponent(predicate) + '&sort=' + encodeURIComponent('localCreationDate desc') : '';
   const collectionPath = collection && '/api/collections/' + encodeURIComponent(collection);
   source = collection
-    ? { assets: collectionPath + '/assets', timeline: collectionPath + '/timeline', days: false }
-    : { assets: '/api/assets' + filter, timeline: '/api/timeline' + filter, days: true };
+    ? { assets: collectionPath + '/assets', timeline: collectionPath + '/timeline?aspects=true', days: false }
+    : { assets: '/api/assets' + filter, timeline: '/api/timeline' + (filter ? filter + '&' : '?') + 'aspects=true', days: true };
   clear();
   scrollTo(0, 0);
   await loadTimeline();
@@ -264,14 +264,15 @@ function relayout() {
       band = null;
     }
     const extent = extentOf(start, count);
-    if (extent <= width + 0.5 && band && band.next + extent <= width + 0.5) {
-      days.push({ day, count, start, top: band.top, left: band.next, width: extent });
+    const box = extent;
+    if (extent <= width + 0.5 && band && band.next + box <= width + 0.5) {
+      days.push({ day, count, start, top: band.top, left: band.next, width: box });
       rows.push({ top: band.top + DAY_HEIGHT, height: rowHeight, left: band.next, start, count });
-      band.next += extent + DAY_GAP;
+      band.next += box + DAY_GAP;
     } else if (extent <= width + 0.5) {
-      days.push({ day, count, start, top, left: 0, width: extent });
+      days.push({ day, count, start, top, left: 0, width: box });
       rows.push({ top: top + DAY_HEIGHT, height: rowHeight, left: 0, start, count });
-      band = { top, next: extent + DAY_GAP };
+      band = { top, next: box + DAY_GAP };
       top += DAY_HEIGHT + rowHeight + GAP;
     } else {
       days.push({ day, count, start, top, left: 0, width });
