@@ -72,6 +72,13 @@ return [...document.querySelectorAll('#grid > a')]
 """
 
 
+# The day headings cut short on the page (each should read whole, though its day is one
+# narrow photo).
+CUT_HEADINGS = """
+return [...document.querySelectorAll('#grid h3.day span')]
+  .filter(s => s.scrollWidth > s.clientWidth + 1).map(s => s.textContent);
+"""
+
 # The rows of tiles on the page: each with its left and right edges (relative to the grid) and
 # its tiles' heights, by the top they share.
 ROWS_OF_TILES = """
@@ -250,6 +257,7 @@ class PageChecks:
             self.assertAlmostEqual(row["right"] - row["left"], grid_width, delta=2)
         self.wait_for_image(self.image_of(assets[0]["localIdentifier"]))
         self.assertIn("mode=fit", self.image_of(assets[0]["localIdentifier"]).get_attribute("src"))
+        self.assertEqual(self.driver.execute_script(CUT_HEADINGS), [])
         self.shot("justified")
         # Square crops (A): every tile a square, kept on reload; A again gives the rows back.
         self.driver.find_element(By.ID, "aspect").click()
@@ -1348,6 +1356,7 @@ class PageChecks:
             return [...tops.values()];
         """)
         self.assertGreater(max(rows), 1, "no two days share a row")
+        self.assertEqual(self.driver.execute_script(CUT_HEADINGS), [])
         # Every tile shown lies under its own day's heading, and the days come in the timeline's order.
         shown = self.driver.execute_script(TILES_UNDER_HEADINGS)
         self.assertNotIn(None, [heading for heading, _ in shown])

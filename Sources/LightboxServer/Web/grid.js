@@ -207,6 +207,9 @@ function relayout() {
   const side = (width - GAP * (columns - 1)) / columns;
   const shapeOf = square ? () => 1 : index => Math.min(WIDEST, Math.max(NARROWEST, shapes[index] || 1));
   const rowHeight = square ? side : target;
+  // The narrowest a day's place in a shared row is: its heading with a year and, selecting, its
+  // Select.
+  const minimumDay = width < 500 ? 150 : 170;
   const rows = [], days = [], months = [];
   let top = 0, start = 0, month = null;
   // The band days are being packed into: its top, and where the next day would start.
@@ -264,7 +267,8 @@ function relayout() {
       band = null;
     }
     const extent = extentOf(start, count);
-    const box = extent;
+    // A day of one narrow photo still has room for its heading.
+    const box = Math.min(width, Math.max(extent, minimumDay));
     if (extent <= width + 0.5 && band && band.next + box <= width + 0.5) {
       days.push({ day, count, start, top: band.top, left: band.next, width: box });
       rows.push({ top: band.top + DAY_HEIGHT, height: rowHeight, left: band.next, start, count });
