@@ -176,7 +176,10 @@ struct PairingTests {
         }
         let summary = await library.importItems(at: Self.urls(paths))
         #expect(summary.progress.imported == 3)
-        let all = try library.fetchAssets(withBurstIdentifier: burst)
+        // PhotoKit: without includeAllBurstAssets, a burst's fetch gives its representative alone.
+        #expect(try library.fetchAssets(withBurstIdentifier: burst).map(\.representsBurst) == [true])
+        let all = try library.fetchAssets(
+            withBurstIdentifier: burst, options: FetchOptions(includeAllBurstAssets: true))
         #expect(all.count == 3)
         let earliest = try #require(all.min { $0.creationDate < $1.creationDate })
         let shown = try library.fetchAssets()

@@ -80,13 +80,14 @@ extension PhotoLibrary {
             matching: .isIn(key: "localIdentifier", identifiers.map { .string($0) }), options: options)
     }
 
-    /// Every frame of one burst, hidden ones included.
+    /// One burst's assets (PhotoKit's `fetchAssets(withBurstIdentifier:options:)`): as every
+    /// fetch, only its representative (the user's pick, else the library's) unless the options'
+    /// `includeAllBurstAssets` asks for every frame, and hidden ones only when
+    /// `includeHiddenAssets` does.
     public func fetchAssets(withBurstIdentifier burstIdentifier: String, options: FetchOptions = FetchOptions()) throws
         -> FetchResult<Asset>
     {
-        var options = options
-        options.includeAllBurstAssets = true
-        return try fetchAssets(
+        try fetchAssets(
             matching: .comparison(key: "burstIdentifier", .equal, .string(burstIdentifier)), options: options)
     }
 
