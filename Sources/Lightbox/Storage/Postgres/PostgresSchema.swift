@@ -31,6 +31,7 @@ enum PostgresSchema {
         ("v22.1: the tally kept per statement", tallyPerStatement, nil),
         ("v23: local creation dates", localCreationDates, nil),
         ("v24: the timeline's shapes", timelineShapes, nil),
+        ("v25: photos have no duration", photosHaveNoDuration, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its
@@ -399,4 +400,11 @@ enum PostgresSchema {
             """,
         ]
     }()
+
+    /// A Live Photo was given its movie's length as its `duration`; PhotoKit's is a movie's
+    /// alone (0 for a photo, a Live Photo's movie keeping its own). The same statement in
+    /// SQLite's step v25.
+    static let photosHaveNoDuration: [String] = [
+        "UPDATE asset SET duration = 0 WHERE mediaType = \(AssetMediaType.image.rawValue) AND duration <> 0"
+    ]
 }

@@ -47,13 +47,10 @@ extension PhotoLibrary.PreparedAsset {
                 }
                 try db.execute(
                     """
-                    UPDATE asset SET mediaSubtypes = mediaSubtypes | ?, playbackStyle = ?, duration = ?,
-                    modificationDate = ? WHERE id = ?
+                    UPDATE asset SET mediaSubtypes = mediaSubtypes | ?, playbackStyle = ?, modificationDate = ?
+                    WHERE id = ?
                     """,
-                    [
-                        AssetMediaSubtypes.photoLive.rawValue, AssetPlaybackStyle.livePhoto.rawValue, metadata.duration,
-                        Date(), partner.id,
-                    ])
+                    [AssetMediaSubtypes.photoLive.rawValue, AssetPlaybackStyle.livePhoto.rawValue, Date(), partner.id])
                 return partner.localIdentifier
             }
         }
@@ -111,7 +108,8 @@ extension PhotoLibrary.PreparedAsset {
         return (try row.integer("id"), try row.text("localIdentifier"))
     }
 
-    /// Turns a lone movie's asset into the Live Photo this still leads.
+    /// Turns a lone movie's asset into the Live Photo this still leads: a photo, so of no
+    /// duration (PhotoKit's `duration` is a movie's alone; the Live Photo's movie keeps its own).
     private func becomeStill(of assetID: Int64, _ db: any SQLDatabase) throws {
         let location = metadata.location
         try db.execute(
@@ -120,7 +118,7 @@ extension PhotoLibrary.PreparedAsset {
             creationDate = ?, creationTimeZoneOffset = ?, latitude = COALESCE(?, latitude),
             longitude = COALESCE(?, longitude), altitude = COALESCE(?, altitude),
             locationTimestamp = COALESCE(?, locationTimestamp), burstIdentifier = ?, isSelfPortrait = ?,
-            captureKey = ?, orientationOverride = ?, rating = COALESCE(?, rating), modificationDate = ?,
+            captureKey = ?, orientationOverride = ?, rating = COALESCE(?, rating), modificationDate = ?, duration = 0,
             cameraMake = COALESCE(?, cameraMake), cameraModel = COALESCE(?, cameraModel),
             lensModel = COALESCE(?, lensModel), fileOrientation = ? WHERE id = ?
             """,
@@ -153,7 +151,8 @@ extension PhotoLibrary.PreparedAsset {
             ("localIdentifier", localIdentifier), ("mediaType", metadata.mediaType.rawValue),
             ("mediaSubtypes", subtypes.rawValue), ("pixelWidth", pixelWidth), ("pixelHeight", pixelHeight),
             ("creationDate", metadata.creationDate), ("creationTimeZoneOffset", metadata.creationTimeZoneOffset),
-            ("modificationDate", now), ("addedDate", now), ("duration", pairedMovie?.duration ?? metadata.duration),
+            ("modificationDate", now), ("addedDate", now),
+            ("duration", metadata.mediaType == .video ? metadata.duration : 0),
             ("isFavorite", false), ("isHidden", false), ("playbackStyle", style.rawValue),
             ("sourceType", AssetSourceType.typeUserLibrary.rawValue), ("latitude", location?.latitude),
             ("longitude", location?.longitude), ("altitude", location?.altitude),

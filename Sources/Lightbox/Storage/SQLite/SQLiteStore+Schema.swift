@@ -471,6 +471,9 @@ extension SQLiteStore {
             // read of the index alone.
             try db.execute(sql: PostgresSchema.timelineShapes.joined(separator: ";\n"))
         }
+        migrator.registerMigration("v25: photos have no duration") { db in
+            try db.execute(sql: PostgresSchema.photosHaveNoDuration.joined(separator: ";\n"))
+        }
         return migrator
     }
 
