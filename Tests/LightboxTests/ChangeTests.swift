@@ -40,6 +40,43 @@ struct ChangeTests {
                 == [assets[0].localIdentifier])
     }
 
+    @Test("A change request reads its asset's properties and what the block set, as PhotoKit's do")
+    func requestsReadTheirProperties() async throws {
+        let folder = try TemporaryDirectory()
+        let (library, assets) = try await Self.makeLibrary(folder, count: 3)
+        try await library.performChanges { $0.changeRequest(for: assets[1]).isFavorite = true }
+        let another = try Corpus.photoPaths()[5]
+        try await library.performChanges { changes in
+            // PHAssetChangeRequest(for:) reads the asset's values: `r.isFavorite = !r.isFavorite`.
+            let request = changes.changeRequest(for: assets[0])
+            #expect(request.isFavorite == false && request.isHidden == false)
+            #expect(request.creationDate == assets[0].creationDate && request.rating == assets[0].rating)
+            request.isFavorite = !request.isFavorite
+            request.rating = 4
+            // Another request for the same asset in the block reads what this one set.
+            let again = changes.changeRequest(forAssetWithLocalIdentifier: assets[0].localIdentifier)
+            #expect(again.isFavorite == true && again.rating == 4)
+            again.rating = 0
+            #expect(request.rating == nil, "0 clears the rating")
+            // A request by identifier reads the asset as the library holds it now, not as an
+            // older object said: the second asset became a favourite after it was fetched.
+            let byIdentifier = changes.changeRequest(forAssetWithLocalIdentifier: assets[1].localIdentifier)
+            #expect(byIdentifier.isFavorite == true && assets[1].isFavorite == false)
+            byIdentifier.isFavorite.toggle()
+            // A new asset's: no favourite, no date until its file gives one, no edit yet.
+            let created = changes.creationRequestForAssetFromImage(atFileURL: URL(fileURLWithPath: another))
+            #expect(created.isFavorite == false && created.creationDate == nil && created.contentEditingOutput == nil)
+            created.isHidden = true
+            #expect(created.isHidden)
+        }
+        let first = try #require(try await library.asset(withLocalIdentifier: assets[0].localIdentifier))
+        #expect(first.isFavorite && first.rating == nil)
+        #expect(try await library.asset(withLocalIdentifier: assets[1].localIdentifier)?.isFavorite == false)
+        let hidden = try library.fetchAssets(
+            options: FetchOptions(predicate: .hidden == true, includeHiddenAssets: true))
+        #expect(hidden.count == 1)
+    }
+
     @Test("A new album and its assets land in one block through the placeholder")
     func placeholders() async throws {
         let folder = try TemporaryDirectory()

@@ -67,14 +67,54 @@ public final class ChangeRequests {
         var isTemporary = false
     }
 
+    /// An asset's properties as its change requests read them: what the asset held when the
+    /// block first asked, with what the block has set since.
+    struct AssetState {
+        var isFavorite = false
+        var isHidden = false
+        var creationDate: Date?
+        var location: Location?
+        var rating: Int?
+        var burstSelectionTypes: AssetBurstSelectionType = []
+        var contentEditingOutput: ContentEditingOutput?
+
+        init() {}
+
+        init(_ asset: Asset) {
+            (isFavorite, isHidden, creationDate) = (asset.isFavorite, asset.isHidden, asset.creationDate)
+            (location, rating, burstSelectionTypes) = (asset.location, asset.rating, asset.burstSelectionTypes)
+        }
+    }
+
     var operations: [Operation] = []
     /// The resources of each asset a creation request makes, by its new identifier.
     var creations: [String: [NewResource]] = [:]
     /// Where image data given to a creation request is written first.
     let temporaryFolder: String
+    /// Each asset's properties as the block's requests read them, by identifier.
+    private var states: [String: AssetState] = [:]
+    /// The asset with an identifier as the library holds it now, for a request made by
+    /// identifier; nil when none has it.
+    private let currentAsset: (String) -> Asset?
 
-    init(temporaryFolder: String) {
+    init(temporaryFolder: String, currentAsset: @escaping (String) -> Asset? = { _ in nil }) {
         self.temporaryFolder = temporaryFolder
+        self.currentAsset = currentAsset
+    }
+
+    /// An asset's properties as its requests read them: the asset's own (`asset`, else the
+    /// library's now; a new asset's defaults) until the block sets them.
+    func state(of localIdentifier: String, from asset: Asset? = nil) -> AssetState {
+        if let known = states[localIdentifier] { return known }
+        let state =
+            creations[localIdentifier] != nil
+            ? AssetState() : (asset ?? currentAsset(localIdentifier)).map(AssetState.init) ?? AssetState()
+        states[localIdentifier] = state
+        return state
+    }
+
+    func setState(_ state: AssetState, of localIdentifier: String) {
+        states[localIdentifier] = state
     }
 
     /// A request to create an asset from a photo file (PhotoKit's
@@ -102,12 +142,16 @@ public final class ChangeRequests {
         return AssetCreationRequest(localIdentifier: localIdentifier, requests: self)
     }
 
-    /// A request to change an asset's properties (PhotoKit's `PHAssetChangeRequest(for:)`).
+    /// A request to change an asset's properties (PhotoKit's `PHAssetChangeRequest(for:)`): its
+    /// properties read as `asset` holds them until the block sets them.
     public func changeRequest(for asset: Asset) -> AssetChangeRequest {
-        changeRequest(forAssetWithLocalIdentifier: asset.localIdentifier)
+        _ = state(of: asset.localIdentifier, from: asset)
+        return changeRequest(forAssetWithLocalIdentifier: asset.localIdentifier)
     }
 
-    /// A request to change the asset with this identifier (a placeholder's, too).
+    /// A request to change the asset with this identifier (a placeholder's, too): its
+    /// properties read as the library holds the asset when first read, until the block sets
+    /// them (a new asset's: not a favourite, not hidden, no date, place or rating yet).
     public func changeRequest(forAssetWithLocalIdentifier localIdentifier: String) -> AssetChangeRequest {
         AssetChangeRequest(localIdentifier: localIdentifier, requests: self)
     }
@@ -195,7 +239,9 @@ public final class ChangeRequests {
     }
 }
 
-/// Changes to one asset (PhotoKit's `PHAssetChangeRequest`): each property set is recorded.
+/// Changes to one asset (PhotoKit's `PHAssetChangeRequest`): each property set is recorded, and
+/// reads what the asset holds with what the block set (so `request.isFavorite.toggle()` works).
+/// Every request of one block for the same asset reads and sets the same properties.
 public class AssetChangeRequest {
     /// The asset this request changes.
     public let localIdentifier: String
@@ -210,53 +256,68 @@ public class AssetChangeRequest {
         requests.operations.append(.editAsset(localIdentifier, edit))
     }
 
-    /// Sets whether the asset is a favourite.
-    public var isFavorite: Bool? {
-        get { nil }
-        set { if let newValue { record(.favorite(newValue)) } }
+    /// Sets one property: kept for the block's reads, recorded for the transaction.
+    private func set<Value>(
+        _ property: WritableKeyPath<ChangeRequests.AssetState, Value>, _ value: Value, _ edit: ChangeRequests.AssetEdit
+    ) {
+        var state = requests.state(of: localIdentifier)
+        state[keyPath: property] = value
+        requests.setState(state, of: localIdentifier)
+        record(edit)
     }
 
-    /// Sets whether the asset is hidden.
-    public var isHidden: Bool? {
-        get { nil }
-        set { if let newValue { record(.hidden(newValue)) } }
+    /// Whether the asset is a favourite.
+    public var isFavorite: Bool {
+        get { requests.state(of: localIdentifier).isFavorite }
+        set { set(\.isFavorite, newValue, .favorite(newValue)) }
     }
 
-    /// Sets the creation date (nil is refused when the block runs: an asset always has one).
+    /// Whether the asset is hidden.
+    public var isHidden: Bool {
+        get { requests.state(of: localIdentifier).isHidden }
+        set { set(\.isHidden, newValue, .hidden(newValue)) }
+    }
+
+    /// The creation date (nil, set, is refused when the block runs: an asset always has one;
+    /// a new asset's reads nil until its file gives it one).
     public var creationDate: Date? {
-        get { nil }
-        set { record(.creationDate(newValue)) }
+        get { requests.state(of: localIdentifier).creationDate }
+        set { set(\.creationDate, newValue, .creationDate(newValue)) }
     }
 
-    /// Sets or clears the location.
+    /// The location; nil clears it.
     public var location: Location? {
-        get { nil }
-        set { record(.location(newValue)) }
+        get { requests.state(of: localIdentifier).location }
+        set { set(\.location, newValue, .location(newValue)) }
     }
 
-    /// Sets the rating: 1...5 stars, -1 for rejected; 0 or nil clears it. Anything else fails
-    /// the block.
+    /// The rating: 1...5 stars, -1 for rejected; 0 or nil clears it. Anything else fails the
+    /// block.
     public var rating: Int? {
-        get { nil }
-        set { record(.rating(newValue)) }
+        get { requests.state(of: localIdentifier).rating }
+        set { set(\.rating, newValue == 0 ? nil : newValue, .rating(newValue)) }
     }
 
-    /// Sets how the asset was chosen among its burst's photos: `.userPick` makes it the burst's
+    /// How the asset was chosen among its burst's photos: `.userPick` makes it the burst's
     /// representative (the one photo fetches show), `.autoPick` marks the library's choice,
     /// which stands unless the user picked another; `[]` clears both. A pick moves from the
     /// burst's other photos to this one. An asset in no burst fails the block.
-    public var burstSelectionTypes: AssetBurstSelectionType? {
-        get { nil }
-        set { if let newValue { record(.burstSelection(newValue)) } }
+    public var burstSelectionTypes: AssetBurstSelectionType {
+        get { requests.state(of: localIdentifier).burstSelectionTypes }
+        set { set(\.burstSelectionTypes, newValue, .burstSelection(newValue)) }
     }
 
     /// Lands an edit: the output's render becomes the asset's image and its adjustment data
-    /// the recipe (PhotoKit's `contentEditingOutput`). The original is untouched. The block
-    /// fails when the output has no adjustment data, its render is not an upright JPEG, or the
-    /// asset was edited or reverted since the output's input was made.
+    /// the recipe (PhotoKit's `contentEditingOutput`); reads the output set in this block. The
+    /// original is untouched. The block fails when the output has no adjustment data, its
+    /// render is not an upright JPEG, or the asset was edited or reverted since the output's
+    /// input was made.
     public var contentEditingOutput: ContentEditingOutput? {
-        get { nil }
-        set { if let newValue { record(.content(newValue)) } }
+        get { requests.state(of: localIdentifier).contentEditingOutput }
+        set {
+            guard let newValue else { return }
+            set(\.contentEditingOutput, newValue, .content(newValue))
+        }
     }
 
     /// Removes every edit: the asset shows its original again (PhotoKit's

@@ -44,7 +44,9 @@ extension PhotoLibrary {
     private func record(_ block: (ChangeRequests) throws -> Void) throws
         -> (operations: [ChangeRequests.Operation], creations: [String: [ChangeRequests.NewResource]])
     {
-        let requests = ChangeRequests(temporaryFolder: originals.temporaryFolder)
+        let requests = ChangeRequests(temporaryFolder: originals.temporaryFolder) { [self] localIdentifier in
+            try? asset(withLocalIdentifier: localIdentifier)
+        }
         do {
             try block(requests)
         } catch {
