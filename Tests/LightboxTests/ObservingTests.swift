@@ -100,6 +100,7 @@ struct ObservingTests {
         try await library.performChanges { changes in changes.deleteAssets([target]) }
         let deletion = try #require(await iterator.next())
         #expect(deletion.details(for: target)?.objectWasTrashed == true, "to Recently Deleted")
+        #expect(deletion.details(for: target)?.objectWasDeleted == true, "a deletion, as PhotoKit's observers hear it")
         #expect(deletion.details(for: resultDetails.fetchResultAfterChanges)?.removedIndexes == [0])
         try await library.performChanges { changes in changes.purgeAssets([target.localIdentifier]) }
         let purge = try #require(await iterator.next())

@@ -4,14 +4,15 @@ import Foundation
 public struct ObjectChangeDetails<ObjectType: FetchableObject>: Sendable {
     /// The object as the caller had it.
     public let objectBeforeChanges: ObjectType
-    /// The object now; nil when it was deleted.
+    /// The object now; nil when it was deleted (an asset: to Recently Deleted, or for good).
     public let objectAfterChanges: ObjectType?
     /// True when the asset's pixels or movie changed (an edit or a revert), not only its properties.
     public let assetContentChanged: Bool
-    /// True when the object was deleted for good (an asset: purged).
+    /// True when the object was deleted: an asset moved to Recently Deleted as well as one
+    /// purged, as PhotoKit's observers hear a deletion in Photos (the asset leaves every fetch).
     public let objectWasDeleted: Bool
-    /// True when the asset went to Recently Deleted: it left every fetch, and
-    /// ``objectAfterChanges`` has its ``Asset/trashedDate``. Lightbox's.
+    /// True when the deletion was to Recently Deleted (``objectWasDeleted`` is true too): the
+    /// asset can come back, and Recently Deleted's fetch has it. Lightbox's.
     public var objectWasTrashed = false
     /// True when the asset came back from Recently Deleted. Lightbox's.
     public var objectWasRestored = false
@@ -36,9 +37,15 @@ public struct PhotoLibraryChange: Sendable {
                 objectBeforeChanges: object, objectAfterChanges: nil, assetContentChanged: false, objectWasDeleted: true
             )
         }
-        let trashed = touched.trashedLocalIdentifiers.contains(id)
+        if touched.trashedLocalIdentifiers.contains(id) {
+            var details = ObjectChangeDetails(
+                objectBeforeChanges: object, objectAfterChanges: nil, assetContentChanged: false, objectWasDeleted: true
+            )
+            details.objectWasTrashed = true
+            return details
+        }
         let restored = touched.restoredLocalIdentifiers.contains(id)
-        guard touched.updatedLocalIdentifiers.contains(id) || trashed || restored else { return nil }
+        guard touched.updatedLocalIdentifiers.contains(id) || restored else { return nil }
         let after = try? ObjectType.fetch(localIdentifier: id, in: library)
         // An asset's content is the files it shows: an edit or a revert changes them.
         let contentChanged =
@@ -48,7 +55,6 @@ public struct PhotoLibraryChange: Sendable {
         var details = ObjectChangeDetails(
             objectBeforeChanges: object, objectAfterChanges: after, assetContentChanged: contentChanged,
             objectWasDeleted: after == nil)
-        details.objectWasTrashed = trashed
         details.objectWasRestored = restored
         return details
     }
