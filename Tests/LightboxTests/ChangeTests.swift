@@ -328,6 +328,40 @@ struct ChangeTests {
         #expect(live.duration == 0)
     }
 
+    @Test("creationRequestForAssetFromVideo makes a movie an asset of its own, as ffprobe reads it")
+    func videoCreation() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        let still = URL(fileURLWithPath: try Corpus.path("digikam/body-background.jpg"))
+        let moviePath = try Corpus.path("forensics/original-files/movie1/VID_20191220_170832.mp4")
+        let movie = URL(fileURLWithPath: moviePath)
+        // A photo is not a .video, and a movie takes no .pairedVideo: nothing lands.
+        for refused in [
+            { (changes: ChangeRequests) in _ = changes.creationRequestForAssetFromVideo(atFileURL: still) },
+            { (changes: ChangeRequests) in
+                changes.creationRequestForAssetFromVideo(atFileURL: movie).addResource(
+                    with: .pairedVideo, fileURL: movie, options: AssetResourceCreationOptions())
+            },
+        ] {
+            await #expect(throws: LibraryError.self) { try await library.performChanges(refused) }
+        }
+        #expect(try library.fetchAssets().count == 0)
+        var placeholder: ObjectPlaceholder?
+        try await library.performChanges { changes in
+            placeholder = changes.creationRequestForAssetFromVideo(atFileURL: movie).placeholderForCreatedAsset
+        }
+        let identifier = try #require(placeholder?.localIdentifier)
+        let asset = try #require(try await library.asset(withLocalIdentifier: identifier))
+        let probed = try FFmpeg.probe(moviePath)
+        let (_, seconds) = try FFmpeg.videoCodec(moviePath)
+        #expect(asset.mediaType == .video && asset.playbackStyle == .video)
+        #expect(asset.resource(ofType: .video)?.originalFilename == "VID_20191220_170832.mp4")
+        #expect(asset.resource(ofType: .photo) == nil)
+        #expect(Set([asset.pixelWidth, asset.pixelHeight]) == Set([probed.width, probed.height]))
+        #expect(abs(asset.duration - seconds) < 0.1, "\(asset.duration) against ffprobe's \(seconds)")
+        #expect(try library.fetchAssets(with: .video).map(\.localIdentifier) == [identifier])
+    }
+
     @Test("A damaged or duplicate new asset fails the whole block; moved files stay where they were")
     func creationFailures() async throws {
         let folder = try TemporaryDirectory()

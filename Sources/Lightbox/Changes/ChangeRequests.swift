@@ -133,8 +133,17 @@ public final class ChangeRequests {
         return request
     }
 
+    /// A request to create an asset from a movie file (PhotoKit's
+    /// `creationRequestForAssetFromVideo(atFileURL:)`): a video asset, its `.video` the file.
+    public func creationRequestForAssetFromVideo(atFileURL url: URL) -> AssetCreationRequest {
+        let request = creationRequestForAsset()
+        request.addResource(with: .video, fileURL: url, options: AssetResourceCreationOptions())
+        return request
+    }
+
     /// A request to create an asset from resources added to it (PhotoKit's
-    /// `PHAssetCreationRequest.forAsset()`); a `.photo` resource is required.
+    /// `PHAssetCreationRequest.forAsset()`): a `.photo` (with a `.pairedVideo` for a Live Photo)
+    /// or a `.video`.
     public func creationRequestForAsset() -> AssetCreationRequest {
         let localIdentifier = UUID().uuidString
         operations.append(.createAsset(localIdentifier))

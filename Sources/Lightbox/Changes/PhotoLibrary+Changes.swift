@@ -100,24 +100,31 @@ extension PhotoLibrary {
         removeUnreferenced(originals.staged(paths))
     }
 
-    /// Before the transaction, each new asset's photo is read, decoded and stored in
+    /// Before the transaction, each new asset's photo or movie is read, decoded and stored in
     /// `originals/` (blocking work that must not hold the write lock). A file that is missing,
     /// unsupported, damaged or already in the library fails the whole block here.
     func prepareCreations(_ creations: [String: [ChangeRequests.NewResource]]) throws -> [String: PreparedAsset] {
         var prepared: [String: PreparedAsset] = [:]
         for (localIdentifier, resources) in creations {
-            let photos = resources.filter { $0.type == .photo }
+            // A photo (with, for a Live Photo, its movie), or a movie alone.
+            let mains = resources.filter { $0.type == .photo || $0.type == .video }
             let movies = resources.filter { $0.type == .pairedVideo }
-            guard photos.count == 1, let photo = photos.first else {
+            guard mains.count == 1, let photo = mains.first else {
                 throw LibraryError(
                     .invalidRequest,
-                    "the new asset \(localIdentifier) needs exactly one .photo resource, it has \(photos.count); nothing was changed"
+                    "the new asset \(localIdentifier) needs exactly one .photo or .video resource, it has \(mains.count); nothing was changed"
                 )
             }
-            if let other = resources.first(where: { $0.type != .photo && $0.type != .pairedVideo }) {
+            if let other = resources.first(where: { ![.photo, .video, .pairedVideo].contains($0.type) }) {
                 throw LibraryError(
                     .invalidRequest,
-                    "a new asset takes a .photo and, for a Live Photo, a .pairedVideo; not a .\(other.type); nothing was changed"
+                    "a new asset takes a .photo (and, for a Live Photo, a .pairedVideo) or a .video; not a .\(other.type); nothing was changed"
+                )
+            }
+            if photo.type == .video, !movies.isEmpty {
+                throw LibraryError(
+                    .invalidRequest,
+                    "the new asset \(localIdentifier) is a movie: a .pairedVideo belongs to a Live Photo's .photo; nothing was changed"
                 )
             }
             guard movies.count <= 1 else {
@@ -133,13 +140,14 @@ extension PhotoLibrary {
                         path: resource.path)
                 }
             }
-            let source = try ingestSource(at: photo.path, as: .photo, reportedPath: photo.path)
+            let role: IngestRole = photo.type == .video ? .video : .photo
+            let source = try ingestSource(at: photo.path, as: role, reportedPath: photo.path)
             if let existing = try existingAsset(withOriginalHash: source.sha256) {
                 throw LibraryError(
                     .invalidRequest, "the library already holds these bytes as asset \(existing); nothing was changed",
                     path: photo.isTemporary ? nil : photo.path)
             }
-            var asset = try prepare(source, as: .photo)
+            var asset = try prepare(source, as: role)
             if let name = photo.options.originalFilename { asset.originalFilename = name }
             if let movie = movies.first { asset.pairedMovie = try prepareMovie(movie) }
             prepared[localIdentifier] = asset

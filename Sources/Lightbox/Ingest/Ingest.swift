@@ -19,6 +19,8 @@ extension PhotoLibrary {
         case asset
         /// A creation request's `.photo` resource: a photo or a RAW, which becomes an asset.
         case photo
+        /// A creation request's `.video` resource: a movie, which becomes an asset.
+        case video
         /// An edit's rendered image: an upright JPEG.
         case render
         /// A movie stored beside a photo (a creation request's `.pairedVideo`, an edited Live
@@ -28,7 +30,7 @@ extension PhotoLibrary {
         /// Whether the file becomes an asset of its own.
         var isAsset: Bool {
             switch self {
-            case .asset, .photo: true
+            case .asset, .photo, .video: true
             case .render, .movie: false
             }
         }
@@ -63,6 +65,12 @@ extension PhotoLibrary {
             guard source.format.kind != .video else {
                 throw LibraryError(
                     .invalidRequest, "a .photo resource must be a photo, not a movie; nothing was changed",
+                    path: reportedPath)
+            }
+        case .video:
+            guard source.format.kind == .video else {
+                throw LibraryError(
+                    .invalidRequest, "a .video resource must be a movie, not a photo; nothing was changed",
                     path: reportedPath)
             }
         case .render:
@@ -122,7 +130,7 @@ extension PhotoLibrary {
         -> MediaMetadata
     {
         switch role {
-        case .asset, .photo:
+        case .asset, .photo, .video:
             do {
                 return try source.readMetadata()
             } catch  where source.format.kind == .image {
