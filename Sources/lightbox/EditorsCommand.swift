@@ -30,11 +30,13 @@ struct EditorsCommand: AsyncParsableCommand {
             let catalog: EditorCatalog
             var editors: [InstalledEditor]
             var current: Asset?
-            if PhotoLibrary.isLibrary(libraryOptions.libraryPath) {
+            let folder = libraryOptions.libraryPath
+            if let asset, PhotoLibrary.isLibrary(folder) {
+                // Only an asset needs the catalog: the editors are files, the library's in its folder.
                 let library = try libraryOptions.open()
                 catalog = library.installedEditors()
                 editors = catalog.editors
-                if let asset {
+                do {
                     let id = try Names(library: library).asset(asset)
                     guard let found = try await library.asset(withLocalIdentifier: id) else {
                         throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
@@ -43,9 +45,10 @@ struct EditorsCommand: AsyncParsableCommand {
                     current = found
                 }
             } else if asset != nil {
-                throw CommandError("no library at \(libraryOptions.libraryPath) (lightbox import creates one)")
+                throw CommandError("no library at \(folder) (lightbox import creates one)")
             } else {
-                catalog = EditorCatalog(folders: EditorCatalog.standardFolders(library: nil))
+                let library = PhotoLibrary.isLibrary(folder) ? URL(fileURLWithPath: folder) : nil
+                catalog = EditorCatalog(folders: EditorCatalog.standardFolders(library: library))
                 editors = catalog.editors
             }
             for problem in catalog.problems { Output.message("warning: \(problem.path): \(problem.message); skipped") }

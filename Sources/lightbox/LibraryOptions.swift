@@ -47,12 +47,17 @@ struct LibraryOptions: ParsableArguments {
     }
 
     /// Opens the library, or exits with a message naming the folder. Only `creating` (the
-    /// import) makes a library where there is none: any other command given a wrong path
-    /// says so instead of leaving an empty library behind.
-    func open(creating: Bool = false) throws -> PhotoLibrary {
-        // A folder given a catalog (a server joining a shared library) opens it, made or not.
-        if !creating && database == nil && !PhotoLibrary.isLibrary(libraryPath) {
-            throw CommandError("no library at \(libraryPath) (lightbox import creates one)")
+    /// import, a capture) makes a library where there is none, and only `joining` (a server, a
+    /// worker) makes a folder for a catalog given: any other command given a wrong path says
+    /// so instead of leaving a library behind that remembers what it was given.
+    func open(creating: Bool = false, joining: Bool = false) throws -> PhotoLibrary {
+        if !creating && !(joining && database != nil) && !PhotoLibrary.isLibrary(libraryPath) {
+            throw CommandError(
+                "no library at \(libraryPath) ("
+                    + (database == nil
+                        ? "lightbox import creates one)"
+                        : "lightbox import --database makes one with this catalog, lightbox serve --database joins it)")
+            )
         }
         do {
             return try PhotoLibrary(

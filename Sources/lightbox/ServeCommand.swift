@@ -73,7 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
         limits.headerTimeout = .seconds(headerTimeout)
         limits.minimumBodyRate = minimumBodyRate
         let budget = memoryOptions.apply()
-        let library = try libraryOptions.open()
+        let library = try libraryOptions.open(joining: true)
         let count = try await library.assetCount()
         let accounts = try AccountsAccess.open(library)
         var policy = AccessPolicy()

@@ -55,7 +55,7 @@ struct WorkerCommand: AsyncParsableCommand {
             chosen.insert(kind)
         }
         memoryOptions.apply()
-        let library = try libraryOptions.open()
+        let library = try libraryOptions.open(joining: true)
         let options = PhotoLibrary.JobRunnerOptions(
             kinds: chosen.isEmpty ? Set(JobKind.allCases) : chosen, concurrency: jobs, untilIdle: untilIdle,
             retryDelay: TimeInterval(retryDelay))

@@ -630,4 +630,39 @@ struct CommandLineTests {
         #expect(cycle.status != 0)
         #expect(cycle.stderr.contains("cannot hold itself"))
     }
+
+    @Test("A catalog given to a command that reads makes no library; one that cannot be reached leaves no folder")
+    func catalogFlagsMakeNothing() throws {
+        let folder = try TemporaryDirectory()
+        let unreachable = "postgres://nobody@127.0.0.1:1/none"
+        let environment = ["LIGHTBOX_LIBRARY": ""]
+        // `ls --database` in a folder without a library: a clear error, no ./Photos.lightbox
+        // that would remember the address and overrule every later one.
+        let listed = try Self.run(
+            ["ls", "--database", unreachable], environment: environment, currentDirectory: folder.url.path)
+        #expect(listed.status != 0)
+        #expect(listed.stderr.contains("no library at Photos.lightbox"), "\(listed.stderr)")
+        #expect(listed.stderr.contains("lightbox import --database"))
+        #expect(!FileManager.default.fileExists(atPath: folder.path("Photos.lightbox")))
+        // An import that cannot reach its catalog says so and leaves no empty library folder.
+        let photo = try Corpus.photoPaths()[0]
+        let imported = try Self.run(
+            ["import", "--database", unreachable, photo], environment: environment, currentDirectory: folder.url.path)
+        #expect(imported.status != 0 && imported.stderr.contains("127.0.0.1:1"), "\(imported.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("Photos.lightbox")))
+        // A library whose catalog is away: `editors ls` needs none, and lists the library's editors.
+        let library = folder.path("Away.lightbox")
+        try FileManager.default.createDirectory(atPath: library + "/editors", withIntermediateDirectories: true)
+        try Data("{\"database\": \"\(unreachable)\"}".utf8).write(to: URL(fileURLWithPath: library + "/storage.json"))
+        let editors = try Self.run(
+            ["editors", "ls", "--library", library],
+            environment: ["XDG_DATA_DIRS": folder.path("none"), "XDG_DATA_HOME": folder.path("none")])
+        #expect(editors.status == 0, "\(editors.stderr)")
+        #expect(editors.stderr.contains(library + "/editors"), "\(editors.stderr)")
+        // Another catalog given to it is an error naming the one it keeps, never ignored.
+        let other = try Self.run(["ls", "--library", library, "--database", "postgres://nobody@127.0.0.1:2/other"])
+        #expect(
+            other.status != 0 && other.stderr.contains("this library's catalog is at \(unreachable)"), "\(other.stderr)"
+        )
+    }
 }

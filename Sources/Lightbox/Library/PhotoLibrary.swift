@@ -53,7 +53,8 @@ public final class PhotoLibrary: Sendable {
         let fileManager = FileManager.default
         let databasePath = path + "/" + Self.databaseFilename
         var isDirectory: ObjCBool = false
-        if fileManager.fileExists(atPath: path, isDirectory: &isDirectory) {
+        let existed = fileManager.fileExists(atPath: path, isDirectory: &isDirectory)
+        if existed {
             guard isDirectory.boolValue else {
                 throw LibraryError(.notALibrary, "this is a file, not a library folder", path: path)
             }
@@ -93,9 +94,11 @@ public final class PhotoLibrary: Sendable {
             } else {
                 store = try SQLiteStore(path: databasePath, historyRetention: historyRetention)
             }
-        } catch let error as LibraryError {
-            throw error
         } catch {
+            // A folder made for a catalog that cannot be opened is not left behind (empty: a
+            // folder holding anything stays).
+            if !existed { rmdir(path) }
+            if let error = error as? LibraryError { throw error }
             throw LibraryError(
                 .storageFailed, "cannot open the library database: \(error)", path: databasePath, underlying: error)
         }
