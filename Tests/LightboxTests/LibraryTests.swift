@@ -40,6 +40,32 @@ struct LibraryTests {
         #expect(still.contains("v99: from the future"))
     }
 
+    @Test("A library from before schema step v25 opens with its photos' durations 0, its movies' kept")
+    func photosLoseTheirDuration() throws {
+        let folder = try TemporaryDirectory()
+        let url = folder.url.appendingPathComponent("Old.lightbox")
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        try PhotoLibrary(url: url).withCatalog { db in
+            // A Live Photo as Lightbox recorded one before: its movie's length; and a movie.
+            for (name, type, duration) in [("LIVE", 1, 1.6), ("MOVIE", 2, 3.0)] {
+                try db.execute(
+                    """
+                    INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate,
+                    creationTimeZoneOffset, modificationDate, addedDate, duration) VALUES (?, ?, 8, 6, ?, 0, ?, ?, ?)
+                    """, [name, type, date, date, date, duration])
+            }
+            try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
+        }
+        try DatabaseQueue(path: url.appendingPathComponent("library.sqlite").path).write { db in
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v25:%'")
+            try db.execute(sql: "UPDATE asset SET duration = 1.6 WHERE localIdentifier = 'LIVE'")
+        }
+        let library = try PhotoLibrary(url: url)
+        let durations = Dictionary(
+            uniqueKeysWithValues: Array(try library.fetchAssets()).map { ($0.localIdentifier, $0.duration) })
+        #expect(durations == ["LIVE": 0, "MOVIE": 3.0])
+    }
+
     @Test("A folder with other files is not taken for a library")
     func notALibrary() throws {
         let folder = try TemporaryDirectory()
