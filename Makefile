@@ -100,6 +100,7 @@ release: deps
 test: deps web-deps service-deps corpus
 	scripts/step format scripts/check-format
 	scripts/step storage scripts/check-storage
+	scripts/step imports scripts/check-imports
 	@log=$$(mktemp); start=$$(date +%s); \
 	swift build --build-tests 2>&1 | tee "$$log"; \
 	echo "step build: $$(($$(date +%s) - start)) s" >&2; \

@@ -162,7 +162,10 @@ let package = Package(
             dependencies: [
                 "Lightbox",
                 "LightboxCapture",
+                "LightboxImaging",
+                "LightboxMetadata",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 // Channel handlers of its own: the per-address connection limit, a body's pace.
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -188,6 +191,7 @@ let package = Package(
             dependencies: [
                 "Lightbox",
                 "LightboxCapture",
+                "LightboxImaging",
                 "LightboxMetadata",
                 "LightboxServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -231,6 +235,8 @@ let package = Package(
             dependencies: [
                 "Lightbox", "LightboxImaging", "LightboxMetadata",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -245,7 +251,8 @@ let package = Package(
             // libjpeg's, and the resampler with a reference on any band count. CVips and
             // LightboxMetadata: the HEIF thumbnail sizes Lightbox reads against libheif's.
             dependencies: [
-                "LightboxImaging", "CJPEG", "CResample", "CVips", "LightboxMetadata", "LightboxTestSupport",
+                "LightboxImaging", "CJPEG", "CResample", "CVips", "CColour", "CHEIF", "CVideo", "LightboxMetadata",
+                "LightboxTestSupport",
             ],
             swiftSettings: strictSettings
         ),
@@ -262,7 +269,8 @@ let package = Package(
         .testTarget(
             name: "LightboxTests",
             dependencies: [
-                "Lightbox", "LightboxTestSupport", "LightboxS3", .product(name: "GRDB", package: "GRDB.swift"),
+                "Lightbox", "LightboxTestSupport", "LightboxS3", "LightboxImaging", "LightboxMetadata", "CDirectIO",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
@@ -270,8 +278,14 @@ let package = Package(
             name: "LightboxServerTests",
             dependencies: [
                 "LightboxServer",
+                "Lightbox",
+                "LightboxImaging",
                 "LightboxTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
