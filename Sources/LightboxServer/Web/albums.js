@@ -3,9 +3,15 @@
 // its ⋯ menu (a tap on a phone, where dragging in the sidebar is not to be had) renames it,
 // moves it to another folder or to the top, or deletes it. New album and New folder make one
 // here, in the folder shown.
-import { element, items, postJSON, request } from './api.js';
-import { askName, loadSidebar } from './sidebar.js';
+import { askName, element, items, postJSON, request } from './api.js';
 import { toast } from './toast.js';
+
+// What else shows the albums (the sidebar), read again after a change made here: main.js
+// wires it, as the sidebar imports this page.
+let changed = async () => {};
+export function onAlbumsChanged(action) {
+  changed = action;
+}
 
 const page = document.getElementById('albums-page');
 const covers = document.getElementById('album-covers');
@@ -84,7 +90,7 @@ function menuFor(member) {
       list.hidden = true;
       try {
         await action(member);
-        await Promise.all([showAlbumsPage(), loadSidebar()]);
+        await Promise.all([showAlbumsPage(), changed()]);
       } catch (failure) {
         toast(failure.message);
       }
@@ -154,7 +160,7 @@ document.getElementById('albums-new-album').addEventListener('click', async () =
   try {
     const album = await (await postJSON('/api/collections', { title: name })).json();
     if (folder) await postJSON('/api/lists/' + encodeURIComponent(folder) + '/collections', { collections: [album.localIdentifier] });
-    await Promise.all([showAlbumsPage(), loadSidebar()]);
+    await Promise.all([showAlbumsPage(), changed()]);
   } catch (failure) {
     toast(failure.message);
   }
@@ -164,7 +170,7 @@ document.getElementById('albums-new-folder').addEventListener('click', async () 
   if (!name) return;
   try {
     await postJSON('/api/lists', folder ? { title: name, list: folder } : { title: name });
-    await Promise.all([showAlbumsPage(), loadSidebar()]);
+    await Promise.all([showAlbumsPage(), changed()]);
   } catch (failure) {
     toast(failure.message);
   }

@@ -112,3 +112,15 @@ export async function downloadZip(ids, version = 'current') {
   link.remove();
   return made.name;
 }
+
+// Asks for a name (a new album's, or an album's new one); null when cancelled.
+export function askName(label, value) {
+  const nameDialog = document.getElementById('name-dialog');
+  document.getElementById('name-label').textContent = label;
+  const input = nameDialog.querySelector('input');
+  input.value = value || '';
+  nameDialog.showModal();
+  return new Promise(resolve => nameDialog.addEventListener('close', () => {
+    resolve(nameDialog.returnValue === 'ok' && input.value.trim() ? input.value.trim() : null);
+  }, { once: true }));
+}

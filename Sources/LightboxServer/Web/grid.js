@@ -8,7 +8,6 @@
 // on screen first. In selection mode a click selects (shift-click: a range; on touch, a sweep)
 // instead of opening.
 import { TILE, WHOLE_TILE, assetPath, cache, clock, filename, items, request, version } from './api.js';
-import { open } from './viewer.js';
 
 const grid = document.getElementById('grid');
 const status = document.getElementById('status');
@@ -19,6 +18,12 @@ const CHUNK = 200;
 export const DRAGGED_ASSETS = 'application/x-lightbox-assets';
 // A tile dragged onto another of the same album: its position (the album takes a new order).
 const DRAGGED_POSITION = 'application/x-lightbox-position';
+// What a click on a tile opens (the viewer, at its position): main.js wires it, so that the
+// grid imports no module that imports it.
+let openAt = () => {};
+export function onOpen(action) {
+  openAt = action;
+}
 // While an album of the user's is shown: called with the position dragged and where it was
 // dropped (sidebar.js sets it, as it knows what is shown).
 let reorder = null;
@@ -521,7 +526,7 @@ function tile(asset, index) {
   link.addEventListener('click', event => {
     event.preventDefault();
     if (sweep && sweep.moved) return;
-    if (selection.active) select(index, event.shiftKey); else open(index);
+    if (selection.active) select(index, event.shiftKey); else openAt(index);
   });
   return link;
 }

@@ -2,16 +2,23 @@
 // #view=ID or #edit=ID opens that photo (wherever it is), or its edit view. Changes made
 // anywhere (another tab, an import, the command line) arrive through the change push and show
 // without a reload.
-import { assetAt, indexOf, refresh, total } from './grid.js';
-import { open } from './viewer.js';
+import { assetAt, indexOf, onOpen, refresh, total } from './grid.js';
+import { onEdit, open } from './viewer.js';
 import { onChange } from './changes.js';
 import { openEditor } from './editor.js';
 import { loadSidebar, showFromAddress } from './sidebar.js';
+import { onAlbumsChanged } from './albums.js';
 import './select.js';
 import './upload.js';
 import './camera.js';
 import './account.js';
 import { showSharedPage } from './sharing.js';
+
+// The modules import one way (main.js, then the pages, then the viewer, the grid, api.js);
+// what goes back up is wired here.
+onOpen(open);
+onEdit(openEditor);
+onAlbumsChanged(loadSidebar);
 
 // The page keeps its own place: the browser's restoring of the scroll on Back would undo the
 // viewer's showing where its walk ended.

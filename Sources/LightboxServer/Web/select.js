@@ -1,10 +1,10 @@
 // Selecting many: "Select" turns clicks into choosing (shift-click a range), and a bar acts on
 // everything chosen at once: favourite, hide or show, add to an album or take out of the one
 // shown, download as a ZIP archive, delete, or, in Recently Deleted, restore. Each action is one request per thousand.
-import { downloadZip, inBatches, items as counted, postJSON, request } from './api.js';
+import { askName, downloadZip, inBatches, items as counted, postJSON, request } from './api.js';
 import { redraw, refresh, selectRange, selection, total } from './grid.js';
 import {
-  NEW_ALBUM, SMART, addToNewAlbum, albums, askName, current, loadSidebar, makeAlbum, shownChanged,
+  NEW_ALBUM, SMART, addToNewAlbum, albums, current, loadSidebar, makeAlbum, shownChanged,
 } from './sidebar.js';
 import { openShareDialog } from './sharing.js';
 import { toast } from './toast.js';

@@ -4,7 +4,7 @@
 // page can be renamed or deleted, and the buttons make an album or a folder. Albums and folders
 // are dragged into folders, out of them (onto the Albums heading) and into another place in
 // their folder.
-import { inBatches, items, postJSON, request } from './api.js';
+import { askName, inBatches, items, postJSON, request } from './api.js';
 import { DRAGGED_ASSETS, refresh, setReorder, show, showNothing } from './grid.js';
 import { filtersFromAddress, hideChips } from './search.js';
 import { hideSharedPage, openShareDialog, showSharedPage } from './sharing.js';
@@ -19,7 +19,6 @@ const menu = document.getElementById('menu');
 const smartList = document.getElementById('smart-albums');
 const albumList = document.getElementById('albums');
 const title = document.getElementById('title');
-const nameDialog = document.getElementById('name-dialog');
 
 export const SMART = { favorites: 203, hidden: 205, library: 209, recentlyDeleted: 1000000201 };
 const ALWAYS = new Set([SMART.favorites, SMART.hidden, SMART.recentlyDeleted]);
@@ -267,17 +266,6 @@ function moveInAlbum(album) {
   return (from, to) => move(from, to).then(
     () => toast('Moved in “' + album.title + '”.', () => move(to, from)),
     failure => toast(failure.message));
-}
-
-// Asks for a name (a new album's, or an album's new one); null when cancelled.
-export function askName(label, value) {
-  document.getElementById('name-label').textContent = label;
-  const input = nameDialog.querySelector('input');
-  input.value = value || '';
-  nameDialog.showModal();
-  return new Promise(resolve => nameDialog.addEventListener('close', () => {
-    resolve(nameDialog.returnValue === 'ok' && input.value.trim() ? input.value.trim() : null);
-  }, { once: true }));
 }
 
 // A new album named `name` holding `ids` (a thousand a request, the most one takes); the

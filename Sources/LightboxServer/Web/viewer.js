@@ -1,12 +1,18 @@
 // The viewer: one photo large, the quick image first and the final one when it arrives;
 // a Live Photo's motion or a movie played from /movie.
-import { address, assetPath, cache, downloadZip, filename, postJSON, request, version } from './api.js';
+import { address, askName, assetPath, cache, downloadZip, filename, postJSON, request, version } from './api.js';
 import { assetAt, indexOf, loadedAsset, refresh, replace, reveal, total } from './grid.js';
-import { openEditor } from './editor.js';
 import { searchNear } from './search.js';
-import { NEW_ALBUM, SMART, addToNewAlbum, albums, askName, makeAlbum, current as shownCollection } from './sidebar.js';
+import { NEW_ALBUM, SMART, addToNewAlbum, albums, makeAlbum, current as shownCollection } from './sidebar.js';
 import { openShareDialog } from './sharing.js';
 import { toast } from './toast.js';
+
+// What Edit opens (the editor, which imports the viewer): main.js wires it, so that the
+// modules import one way.
+let editAsset = () => {};
+export function onEdit(action) {
+  editAsset = action;
+}
 
 const viewer = document.getElementById('viewer');
 const picture = viewer.querySelector('img');
@@ -516,7 +522,7 @@ document.getElementById('viewer-add-to').addEventListener('change', said(async (
   if (album === NEW_ALBUM) { if (shownAsset) await addToNewAlbum([shownAsset.localIdentifier]); } else if (album) await addShownTo(album);
 }));
 document.getElementById('info').addEventListener('click', toggleInfo);
-document.getElementById('edit').addEventListener('click', () => openEditor(shownAsset));
+document.getElementById('edit').addEventListener('click', () => editAsset(shownAsset));
 // Restored, the photo leaves Recently Deleted: the viewer closes on the list without it.
 document.getElementById('restore-one').addEventListener('click', async () => {
   if (!shownAsset) return;
@@ -560,7 +566,7 @@ addEventListener('keydown', event => {
   if (event.key === '0') resetZoom();
   if (event.key === 'ArrowRight') open(current + 1);
   if (event.key === 'ArrowLeft') open(current - 1);
-  if (event.key === 'e' && !document.getElementById('edit').hidden && shownAsset) openEditor(shownAsset);
+  if (event.key === 'e' && !document.getElementById('edit').hidden && shownAsset) editAsset(shownAsset);
   if (event.key === 'p' && !document.getElementById('play').hidden) playMovie();
   if (event.key === 'i') toggleInfo();
   if (event.key === 's' && !event.target.closest('input, select, textarea')) startSlideshow();
