@@ -1,5 +1,6 @@
 import Foundation
 import LightboxTestSupport
+import Synchronization
 import Testing
 
 @testable import Lightbox
@@ -75,6 +76,32 @@ struct ChangeTests {
         let hidden = try library.fetchAssets(
             options: FetchOptions(predicate: .hidden == true, includeHiddenAssets: true))
         #expect(hidden.count == 1)
+    }
+
+    @Test("A block that only sets properties reads no asset; a read reads its asset once, then what was set")
+    func settingReadsNothing() throws {
+        let reads = Mutex(0)
+        let stored = Asset(
+            localIdentifier: "A", mediaType: .image, mediaSubtypes: [], pixelWidth: 8, pixelHeight: 6,
+            creationDate: Date(timeIntervalSince1970: 0), creationTimeZoneOffset: 0,
+            modificationDate: Date(timeIntervalSince1970: 0), addedDate: Date(timeIntervalSince1970: 0),
+            isFavorite: true, playbackStyle: .image, resources: [])
+        let requests = ChangeRequests(temporaryFolder: NSTemporaryDirectory()) { identifier in
+            reads.withLock { $0 += 1 }
+            return identifier == "A" ? stored : nil
+        }
+        // What a route setting a thousand favourites does: no read of the library per asset.
+        for index in 0..<1_000 { requests.changeRequest(forAssetWithLocalIdentifier: "X\(index)").isFavorite = true }
+        let request = requests.changeRequest(forAssetWithLocalIdentifier: "A")
+        request.isHidden = true
+        request.rating = 3
+        #expect(reads.withLock { $0 } == 0)
+        // The first read reads the asset, with what the block set over it, in order.
+        #expect(request.isFavorite == true && request.isHidden == true && request.rating == 3)
+        request.rating = 0
+        #expect(request.rating == nil && request.isFavorite)
+        #expect(reads.withLock { $0 } == 1)
+        #expect(requests.operations.count == 1_003)
     }
 
     @Test("A new album and its assets land in one block through the placeholder")

@@ -91,10 +91,15 @@ public final class ChangeRequests {
     var creations: [String: [NewResource]] = [:]
     /// Where image data given to a creation request is written first.
     let temporaryFolder: String
-    /// Each asset's properties as the block's requests read them, by identifier.
+    /// Each asset's properties as the block's requests read them, by identifier, once read.
     private var states: [String: AssetState] = [:]
+    /// What the block set on an asset before any of its properties was read, in order: a block
+    /// that only sets (a thousand favourites from a route) reads nothing from the library.
+    private var unread: [String: [(inout AssetState) -> Void]] = [:]
+    /// The asset a request was made for (`changeRequest(for:)`): what its properties read first.
+    private var given: [String: Asset] = [:]
     /// The asset with an identifier as the library holds it now, for a request made by
-    /// identifier; nil when none has it.
+    /// identifier whose properties are read; nil when none has it.
     private let currentAsset: (String) -> Asset?
 
     init(temporaryFolder: String, currentAsset: @escaping (String) -> Asset? = { _ in nil }) {
@@ -102,19 +107,26 @@ public final class ChangeRequests {
         self.currentAsset = currentAsset
     }
 
-    /// An asset's properties as its requests read them: the asset's own (`asset`, else the
-    /// library's now; a new asset's defaults) until the block sets them.
-    func state(of localIdentifier: String, from asset: Asset? = nil) -> AssetState {
+    /// An asset's properties as its requests read them: the asset's own (the one the request
+    /// was made for, else the library's now; a new asset's defaults) with what the block set.
+    func state(of localIdentifier: String) -> AssetState {
         if let known = states[localIdentifier] { return known }
-        let state =
+        var state =
             creations[localIdentifier] != nil
-            ? AssetState() : (asset ?? currentAsset(localIdentifier)).map(AssetState.init) ?? AssetState()
+            ? AssetState()
+            : (given[localIdentifier] ?? currentAsset(localIdentifier)).map(AssetState.init) ?? AssetState()
+        for change in unread.removeValue(forKey: localIdentifier) ?? [] { change(&state) }
         states[localIdentifier] = state
         return state
     }
 
-    func setState(_ state: AssetState, of localIdentifier: String) {
-        states[localIdentifier] = state
+    /// Sets one of an asset's properties for the block's reads, without reading the asset.
+    func set<Value>(_ property: WritableKeyPath<AssetState, Value>, _ value: Value, of localIdentifier: String) {
+        if states[localIdentifier] != nil {
+            states[localIdentifier]?[keyPath: property] = value
+        } else {
+            unread[localIdentifier, default: []].append { $0[keyPath: property] = value }
+        }
     }
 
     /// A request to create an asset from a photo file (PhotoKit's
@@ -154,7 +166,7 @@ public final class ChangeRequests {
     /// A request to change an asset's properties (PhotoKit's `PHAssetChangeRequest(for:)`): its
     /// properties read as `asset` holds them until the block sets them.
     public func changeRequest(for asset: Asset) -> AssetChangeRequest {
-        _ = state(of: asset.localIdentifier, from: asset)
+        if given[asset.localIdentifier] == nil { given[asset.localIdentifier] = asset }
         return changeRequest(forAssetWithLocalIdentifier: asset.localIdentifier)
     }
 
@@ -269,9 +281,7 @@ public class AssetChangeRequest {
     private func set<Value>(
         _ property: WritableKeyPath<ChangeRequests.AssetState, Value>, _ value: Value, _ edit: ChangeRequests.AssetEdit
     ) {
-        var state = requests.state(of: localIdentifier)
-        state[keyPath: property] = value
-        requests.setState(state, of: localIdentifier)
+        requests.set(property, value, of: localIdentifier)
         record(edit)
     }
 
