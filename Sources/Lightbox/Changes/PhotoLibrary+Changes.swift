@@ -172,7 +172,7 @@ extension PhotoLibrary {
             storedPath: file.storedPath, sha256: source.sha256, size: source.size,
             originalFilename: resource.options.originalFilename ?? PathString.lastComponent(source.path),
             uniformTypeIdentifier: source.format.uniformTypeIdentifier, pixelWidth: movie.pixelWidth ?? 0,
-            pixelHeight: movie.pixelHeight ?? 0, duration: movie.quickTime?.duration ?? 0)
+            pixelHeight: movie.pixelHeight ?? 0)
     }
 
     /// After the commit: thumbnails of new assets, moved sources deleted, files of deleted

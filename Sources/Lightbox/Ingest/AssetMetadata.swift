@@ -36,6 +36,7 @@ public struct AssetMetadata: Sendable, Hashable {
     public var contentIdentifier: String?
     /// The burst this frame belongs to (Apple maker note tag 0x000B).
     public var burstIdentifier: String?
+    /// A movie's length in seconds; 0 for every photo (PhotoKit's), a Live Photo's too.
     public var duration: Double
     public var playbackStyle: AssetPlaybackStyle
     /// EXIF orientation (1...8) after overrides; 1 when the file has none.
@@ -157,7 +158,7 @@ public struct AssetMetadata: Sendable, Hashable {
         isSelfPortrait = exif?.lensModel?.lowercased().contains("front") ?? false
         contentIdentifier = apple?.contentIdentifier ?? movie?.contentIdentifier
         burstIdentifier = apple?.burstUUID
-        duration = movie?.duration ?? 0
+        duration = mediaType == .video ? movie?.duration ?? 0 : 0
         playbackStyle = mediaType == .video ? .video : (metadata.isAnimated ? .imageAnimated : .image)
         rating = sidecar?.rating ?? xmp?.rating
         motionPhotoVideoLength = (xmp?.isMotionPhoto ?? false) ? xmp?.motionPhotoVideoLength : nil

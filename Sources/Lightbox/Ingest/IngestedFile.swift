@@ -90,7 +90,6 @@ extension PhotoLibrary {
         var uniformTypeIdentifier: String
         var pixelWidth: Int
         var pixelHeight: Int
-        var duration: Double
         /// Its video codec, as ``AssetMetadata/videoCodec``.
         var videoCodec: String?
     }

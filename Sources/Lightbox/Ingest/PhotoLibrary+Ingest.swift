@@ -72,8 +72,7 @@ extension PhotoLibrary {
         return PreparedMovie(
             storedPath: storedPath, sha256: sha256, size: Int64(length), originalFilename: name,
             uniformTypeIdentifier: movie.format.uniformTypeIdentifier, pixelWidth: movie.pixelWidth ?? 0,
-            pixelHeight: movie.pixelHeight ?? 0, duration: movie.quickTime?.duration ?? 0,
-            videoCodec: movie.quickTime?.videoCodec)
+            pixelHeight: movie.pixelHeight ?? 0, videoCodec: movie.quickTime?.videoCodec)
     }
 
     /// The XMP sidecar next to a file, when there is one: `IMG_1.JPG.xmp` (darktable,

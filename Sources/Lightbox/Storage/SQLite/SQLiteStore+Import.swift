@@ -152,7 +152,7 @@ extension PhotoLibrary.PreparedAsset {
             ("mediaSubtypes", subtypes.rawValue), ("pixelWidth", pixelWidth), ("pixelHeight", pixelHeight),
             ("creationDate", metadata.creationDate), ("creationTimeZoneOffset", metadata.creationTimeZoneOffset),
             ("modificationDate", now), ("addedDate", now),
-            ("duration", metadata.mediaType == .video ? metadata.duration : 0),
+            ("duration", metadata.duration),
             ("isFavorite", false), ("isHidden", false), ("playbackStyle", style.rawValue),
             ("sourceType", AssetSourceType.typeUserLibrary.rawValue), ("latitude", location?.latitude),
             ("longitude", location?.longitude), ("altitude", location?.altitude),
