@@ -296,7 +296,7 @@ extension ModelRouteTests {
         var newest = FetchOptions()
         newest.sortDescriptors = [FetchSortDescriptor(key: "localCreationDate", ascending: false)]
         let all = try library.fetchAssets(options: newest).map(\.localIdentifier)
-        let days = try library.fetchAssets(options: newest).creationDays()
+        let days = try library.fetchAssets(options: newest).creationDays(aspectRatios: true)
         try await app.test(.router) { client in
             try await client.execute(uri: "/api/timeline", method: .get) { response throws in
                 let listed = try #require(try Self.object(response)["days"] as? [[String: Any]])

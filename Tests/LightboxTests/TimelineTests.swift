@@ -5,7 +5,7 @@ import Testing
 
 @testable import Lightbox
 
-/// A fetch's days (``FetchResult/creationDays()``) and its pages by position: what the web
+/// A fetch's days (``FetchResult/creationDays(aspectRatios:)``) and its pages by position: what the web
 /// app's timeline lays out and reads.
 @Suite("Timeline: days of a fetch, pages by position")
 struct TimelineTests {
@@ -122,9 +122,12 @@ extension TimelineTests {
         variants.append(limited)
         for options in variants {
             let result = try library.fetchAssets(options: options)
-            let days = try result.creationDays()
+            let days = try result.creationDays(aspectRatios: true)
             #expect(Self.pairs(days) == Self.pairs(Self.referenceDays(Array(result))), "\(options)")
             #expect(days.reduce(0) { $0 + $1.count } == result.count)
+            // Without the shapes asked for: the same days, no shapes read.
+            let plain = try result.creationDays()
+            #expect(Self.pairs(plain) == Self.pairs(days) && plain.allSatisfy(\.aspectRatios.isEmpty))
             // Each asset's shape, in the result's order, within bounds: 1 where the size is unknown.
             #expect(days.allSatisfy { $0.aspectRatios.count == $0.count })
             let shapes = Array(result).map { asset -> Double in
@@ -133,12 +136,13 @@ extension TimelineTests {
             }
             #expect(days.flatMap(\.aspectRatios) == shapes, "\(options)")
             // The same from a result made in memory, which walks its objects.
-            #expect(Self.pairs(try FetchResult(objects: Array(result)).creationDays()) == Self.pairs(days))
+            let walked = try FetchResult(objects: Array(result)).creationDays(aspectRatios: true)
+            #expect(Self.pairs(walked) == Self.pairs(days) && walked.flatMap(\.aspectRatios) == shapes)
         }
         // Newest first by date, every day is one run: the days come in order, none twice.
         var newest = FetchOptions()
         newest.sortDescriptors = [FetchSortDescriptor(key: "creationDate", ascending: false)]
-        let newestDays = try library.fetchAssets(options: newest).creationDays()
+        let newestDays = try library.fetchAssets(options: newest).creationDays(aspectRatios: true)
         let days = newestDays.map(\.isoDay)
         #expect(days.count > 100 && Set(days).count < days.count, "time zones make some days come back")
         let expectedShapes: Set<Double> = [4.0 / 3, 0.75, 1, 16.0 / 9, 100]
@@ -177,7 +181,7 @@ extension TimelineTests {
     func corpusShapesAreAsShown() async throws {
         let (library, _, summary) = try await Self.sharedCameraPhotos().unpacked
         let result = try library.fetchAssets(options: FetchOptions())
-        let shapes = try result.creationDays().flatMap(\.aspectRatios)
+        let shapes = try result.creationDays(aspectRatios: true).flatMap(\.aspectRatios)
         let assets = Array(result)
         #expect(shapes.count == assets.count)
         var shapeOf: [String: Double] = [:]

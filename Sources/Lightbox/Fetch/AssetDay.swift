@@ -12,21 +12,22 @@ public struct AssetDay: Sendable, Hashable {
     public var day: Int
     /// How many consecutive assets of the result were taken on this day.
     public var count: Int
-    /// Each asset's shape as shown, in order: its width over its height (``Asset/pixelWidth``
-    /// over ``Asset/pixelHeight``, the current version's), 1 where either is unknown, within
-    /// ``aspectRatioBounds``. What a layout of justified rows needs before any asset is read.
+    /// Each asset's shape as shown, in order, when asked for (empty else): its width over its
+    /// height (``Asset/pixelWidth`` over ``Asset/pixelHeight``, the current version's), 1 where
+    /// either is unknown, within ``aspectRatioBounds``. What a layout of justified rows needs
+    /// before any asset is read.
     public var aspectRatios: [Double]
 
     /// The narrowest and widest shapes ``aspectRatios`` gives: any number a file claims is
     /// brought within them.
     public static let aspectRatioBounds: ClosedRange<Double> = 0.01...100
 
-    public init(year: Int, month: Int, day: Int, count: Int, aspectRatios: [Double]? = nil) {
+    public init(year: Int, month: Int, day: Int, count: Int, aspectRatios: [Double] = []) {
         self.year = year
         self.month = month
         self.day = day
         self.count = count
-        self.aspectRatios = aspectRatios ?? Array(repeating: 1, count: max(0, count))
+        self.aspectRatios = aspectRatios
     }
 
     /// An asset's shape from its stored size, within ``aspectRatioBounds``; 1 where the size is
@@ -54,12 +55,17 @@ public struct AssetDay: Sendable, Hashable {
         return Int((local / 86_400).rounded(.down))
     }
 
-    /// Folds day numbers and shapes, in a result's order, into runs.
+    /// Folds day numbers, and the sizes when `withAspectRatios`, in a result's order, into runs.
     struct Runs {
+        let withAspectRatios: Bool
         private(set) var days: [AssetDay] = []
         private var current: Int?
         private var count = 0
         private var aspectRatios: [Double] = []
+
+        init(aspectRatios: Bool) {
+            withAspectRatios = aspectRatios
+        }
 
         mutating func add(_ dayNumber: Int, width: Int64, height: Int64) {
             if dayNumber != current {
@@ -67,7 +73,7 @@ public struct AssetDay: Sendable, Hashable {
                 current = dayNumber
             }
             count += 1
-            aspectRatios.append(AssetDay.aspectRatio(width: width, height: height))
+            if withAspectRatios { aspectRatios.append(AssetDay.aspectRatio(width: width, height: height)) }
         }
 
         mutating func finish() -> [AssetDay] {
@@ -100,16 +106,16 @@ public struct AssetDay: Sendable, Hashable {
 
 extension FetchResult where ObjectType == Asset {
     /// The days the result's assets were taken on, in the time zone each was taken in, as runs
-    /// of consecutive assets in the result's order, with each asset's shape: a timeline's day
-    /// headings, where each day starts (the sum of the counts before it) and its layout,
-    /// without loading the assets.
+    /// of consecutive assets in the result's order, and with `aspectRatios` each asset's shape:
+    /// a timeline's day headings, where each day starts (the sum of the counts before it) and
+    /// its layout, without loading the assets.
     ///
     /// From the result's snapshot, like everything else it answers: the counts add up to
-    /// ``count``. A fetch over the catalog reads four columns of each row in one query; a result
-    /// made in memory walks its objects.
-    public func creationDays() throws -> [AssetDay] {
-        if let source, let days = try source.creationDays() { return days }
-        var runs = AssetDay.Runs()
+    /// ``count``. A fetch over the catalog reads two columns of each row in one query (four
+    /// with the shapes); a result made in memory walks its objects.
+    public func creationDays(aspectRatios: Bool = false) throws -> [AssetDay] {
+        if let source, let days = try source.creationDays(aspectRatios: aspectRatios) { return days }
+        var runs = AssetDay.Runs(aspectRatios: aspectRatios)
         for asset in self {
             runs.add(
                 AssetDay.dayNumber(asset.creationDate, offsetSeconds: asset.creationTimeZoneOffset),

@@ -323,8 +323,8 @@ protocol FetchSource<Object>: Sendable {
     /// The row ids of the objects with these identifiers (those that exist).
     func rowIDs(forLocalIdentifiers identifiers: [String]) throws -> [Int64]
     /// For asset fetches read by a query: the days the rows were taken on, as runs in order
-    /// (see ``FetchResult/creationDays()``); nil where the source cannot say at once.
-    func creationDays() throws -> [AssetDay]?
+    /// (see ``FetchResult/creationDays(aspectRatios:)``); nil where the source cannot say at once.
+    func creationDays(aspectRatios: Bool) throws -> [AssetDay]?
     /// For asset fetches read by a query: the rows' cameras and lenses with their counts, at
     /// most `limit` of them (see ``FetchResult/cameras(limit:)``); nil where the source cannot
     /// say at once.
@@ -332,6 +332,6 @@ protocol FetchSource<Object>: Sendable {
 }
 
 extension FetchSource {
-    func creationDays() throws -> [AssetDay]? { nil }
+    func creationDays(aspectRatios: Bool) throws -> [AssetDay]? { nil }
     func cameras(limit: Int?) throws -> [AssetCamera]? { nil }
 }

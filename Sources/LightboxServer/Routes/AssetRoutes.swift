@@ -147,9 +147,11 @@ enum AssetRoutes {
         ) { request, context in
             let library = try context.library().library
             let (options, _) = try fetchOptions(request.uri.formQuery)
-            let days = try await library.read { try $0.fetchAssets(options: options).creationDays() }
-            return try LightboxServer.jsonResponse(
-                Timeline(days, aspects: Timeline.wantsAspects(request.uri.formQuery)))
+            let aspects = Timeline.wantsAspects(request.uri.formQuery)
+            let days = try await library.read {
+                try $0.fetchAssets(options: options).creationDays(aspectRatios: aspects)
+            }
+            return try LightboxServer.jsonResponse(Timeline(days, aspects: aspects))
         }
         routes.get(
             "/api/cameras",

@@ -166,11 +166,12 @@ enum CollectionRoutes {
         ) { request, context in
             let library = try context.library().library
             let id = try context.parameters.require("id")
+            let aspects = AssetRoutes.Timeline.wantsAspects(request.uri.formQuery)
             let days = try await library.read {
-                try $0.fetchAssets(inCollectionWithLocalIdentifier: id, options: FetchOptions()).creationDays()
+                try $0.fetchAssets(inCollectionWithLocalIdentifier: id, options: FetchOptions())
+                    .creationDays(aspectRatios: aspects)
             }
-            return try LightboxServer.jsonResponse(
-                AssetRoutes.Timeline(days, aspects: AssetRoutes.Timeline.wantsAspects(request.uri.formQuery)))
+            return try LightboxServer.jsonResponse(AssetRoutes.Timeline(days, aspects: aspects))
         }
         routes.get(
             "/api/collections/:id/assets",

@@ -129,10 +129,11 @@ final class PostgresLink: Sendable {
     }
 
     /// The runs of rows taken on the same local day, from a query giving each row's stored
-    /// `creationDate`, its `creationTimeZoneOffset`, `pixelWidth` and `pixelHeight`, in order: read from the cells' bytes as
-    /// they arrive (a timeline over a million assets reads them all).
-    func creationDays(_ sql: String, _ arguments: [SQLValue]) throws -> [AssetDay] {
-        let answer = Answer<(runs: AssetDay.Runs, unreadable: Bool)>((AssetDay.Runs(), false))
+    /// `creationDate`, its `creationTimeZoneOffset`, `pixelWidth` and `pixelHeight` in order
+    /// (the sizes kept when `aspectRatios`): read from the cells' bytes as they arrive (a
+    /// timeline over a million assets reads them all).
+    func creationDays(_ sql: String, _ arguments: [SQLValue], aspectRatios: Bool) throws -> [AssetDay] {
+        let answer = Answer<(runs: AssetDay.Runs, unreadable: Bool)>((AssetDay.Runs(aspectRatios: aspectRatios), false))
         try run(sql, arguments) { row in
             var cells = row.makeIterator()
             guard let dateCell = cells.next(), let offsetCell = cells.next(), let widthCell = cells.next(),

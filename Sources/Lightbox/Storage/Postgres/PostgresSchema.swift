@@ -387,7 +387,7 @@ enum PostgresSchema {
     }()
 
     /// The visible assets' timeline index of step v23 covering each asset's size too, so that
-    /// the timeline (days and shapes, `FetchResult.creationDays()`) reads the index alone. The
+    /// the timeline (days and shapes, `FetchResult.creationDays(aspectRatios:)`) reads the index alone. The
     /// same statements in SQLite's step v24.
     static let timelineShapes: [String] = {
         let visible = "isHidden = 0 AND (burstIdentifier IS NULL OR representsBurst = 1) AND trashedDate IS NULL"

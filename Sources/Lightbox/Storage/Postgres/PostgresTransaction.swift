@@ -12,8 +12,8 @@ struct PostgresTransaction: SQLDatabase {
         try link.integers(sql, arguments)
     }
 
-    func creationDays(_ sql: String, _ arguments: [SQLValue]) throws -> [AssetDay] {
-        try link.creationDays(sql, arguments)
+    func creationDays(_ sql: String, _ arguments: [SQLValue], aspectRatios: Bool) throws -> [AssetDay] {
+        try link.creationDays(sql, arguments, aspectRatios: aspectRatios)
     }
 
     func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {

@@ -39,9 +39,9 @@ struct CatalogFetchSource<Object: Sendable>: FetchSource {
         try snapshot.read { db in try lookup(db, identifiers) }
     }
 
-    func creationDays() throws -> [AssetDay]? {
+    func creationDays(aspectRatios: Bool) throws -> [AssetDay]? {
         guard query.creationDays != nil else { return nil }
-        return try snapshot.read { db in try query.creationDays(db) }
+        return try snapshot.read { db in try query.creationDays(db, aspectRatios: aspectRatios) }
     }
 
     func cameras(limit: Int?) throws -> [AssetCamera]? {
@@ -62,8 +62,8 @@ struct RowIDQuery: Sendable {
     var fastCount: SQLFragment?
     /// For asset fetches: the count of one media type, its value bound last; nil for other classes.
     var mediaTypeCount: SQLFragment?
-    /// For asset fetches: each row's `creationDate`, `creationTimeZoneOffset`, `pixelWidth` and
-    /// `pixelHeight`, in order, no limit; nil for other classes.
+    /// For asset fetches: `FROM ... WHERE ... ORDER BY ...` of the rows, in order, no limit,
+    /// which ``creationDays(_:aspectRatios:)`` selects the columns of; nil for other classes.
     var creationDays: SQLFragment?
     /// For asset fetches: the rows' cameras and lenses with how many rows have each, no limit;
     /// nil for other classes.
@@ -78,11 +78,15 @@ struct RowIDQuery: Sendable {
             "\(select.sql) ORDER BY \(orderBy) LIMIT ? OFFSET ?", select.arguments + [bound, offset.sqlValue])
     }
 
-    /// The runs of rows taken on the same local day, in order, the limit applied.
-    func creationDays(_ db: any SQLDatabase) throws -> [AssetDay] {
+    /// The runs of rows taken on the same local day, in order, the limit applied; with the
+    /// rows' sizes when `aspectRatios` (else two constants, so that an index without them does).
+    func creationDays(_ db: any SQLDatabase, aspectRatios: Bool) throws -> [AssetDay] {
         guard let creationDays else { return [] }
         let bound = limit > 0 ? limit.sqlValue : db.dialect.noLimit
-        return try db.creationDays("\(creationDays.sql) LIMIT ?", creationDays.arguments + [bound])
+        let sizes = aspectRatios ? "asset.pixelWidth, asset.pixelHeight" : "0, 0"
+        return try db.creationDays(
+            "SELECT asset.creationDate, asset.creationTimeZoneOffset, \(sizes) \(creationDays.sql) LIMIT ?",
+            creationDays.arguments + [bound], aspectRatios: aspectRatios)
     }
 
     /// The cameras and lenses of the rows, the fetch limit applied, the most used first; at most

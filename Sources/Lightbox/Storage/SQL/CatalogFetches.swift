@@ -197,9 +197,7 @@ extension CatalogFetching {
                 sql: "SELECT COUNT(*) FROM asset WHERE \(whereSQL) AND asset.mediaType = ?", arguments: arguments),
             creationDays: SQLFragment(
                 sql: """
-                    SELECT asset.creationDate, asset.creationTimeZoneOffset, asset.pixelWidth, asset.pixelHeight \
-                    FROM asset WHERE \(whereSQL) \
-                    ORDER BY \(order)
+                    FROM asset WHERE \(whereSQL) ORDER BY \(order)
                     """,
                 arguments: arguments),
             cameras: SQLFragment(

@@ -21,7 +21,7 @@ protocol SQLDatabase {
     /// The runs of rows taken on the same local day, from a query giving each row's
     /// `creationDate` and `creationTimeZoneOffset` in order: a timeline over a million assets
     /// reads them all.
-    func creationDays(_ sql: String, _ arguments: [SQLValue]) throws -> [AssetDay]
+    func creationDays(_ sql: String, _ arguments: [SQLValue], aspectRatios: Bool) throws -> [AssetDay]
 }
 
 extension SQLDatabase {
@@ -29,8 +29,8 @@ extension SQLDatabase {
         try rows(sql, arguments).compactMap { $0.values.first?.integer }
     }
 
-    func creationDays(_ sql: String, _ arguments: [SQLValue]) throws -> [AssetDay] {
-        var runs = AssetDay.Runs()
+    func creationDays(_ sql: String, _ arguments: [SQLValue], aspectRatios: Bool) throws -> [AssetDay] {
+        var runs = AssetDay.Runs(aspectRatios: aspectRatios)
         for row in try rows(sql, arguments) {
             guard let date = row.values[0].date else {
                 throw LibraryError(.storageFailed, "an asset's creationDate is not a stored date")

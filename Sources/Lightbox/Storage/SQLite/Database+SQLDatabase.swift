@@ -64,14 +64,14 @@ extension Database {
         }
     }
 
-    /// The runs of rows taken on the same local day with their shapes: the dates stepped through with SQLite's C
-    /// API and parsed from their bytes.
-    func creationDays(_ sql: String, _ arguments: [SQLValue]) throws -> [AssetDay] {
+    /// The runs of rows taken on the same local day (with their shapes when `aspectRatios`):
+    /// the dates stepped through with SQLite's C API and parsed from their bytes.
+    func creationDays(_ sql: String, _ arguments: [SQLValue], aspectRatios: Bool) throws -> [AssetDay] {
         let statement = try makeStatement(sql: sql)
         try statement.setArguments(StatementArguments(arguments.map(\.databaseValue)))
         let raw = statement.sqliteStatement
         defer { sqlite3_reset(raw) }
-        var runs = AssetDay.Runs()
+        var runs = AssetDay.Runs(aspectRatios: aspectRatios)
         while true {
             switch sqlite3_step(raw) {
             case SQLITE_ROW:
