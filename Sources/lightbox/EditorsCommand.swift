@@ -28,28 +28,26 @@ struct EditorsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let catalog: EditorCatalog
-            var editors: [InstalledEditor]
-            var current: Asset?
+            let editors: [InstalledEditor]
+            let current: Asset?
             let folder = libraryOptions.libraryPath
             if let asset, PhotoLibrary.isLibrary(folder) {
                 // Only an asset needs the catalog: the editors are files, the library's in its folder.
                 let library = try libraryOptions.open()
                 catalog = library.installedEditors()
-                editors = catalog.editors
-                do {
-                    let id = try Names(library: library).asset(asset)
-                    guard let found = try await library.asset(withLocalIdentifier: id) else {
-                        throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
-                    }
-                    editors = catalog.editors(for: found)
-                    current = found
+                let id = try Names(library: library).asset(asset)
+                guard let found = try await library.asset(withLocalIdentifier: id) else {
+                    throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
                 }
+                editors = catalog.editors(for: found)
+                current = found
             } else if asset != nil {
                 throw CommandError("no library at \(folder) (lightbox import creates one)")
             } else {
                 let library = PhotoLibrary.isLibrary(folder) ? URL(fileURLWithPath: folder) : nil
                 catalog = EditorCatalog(folders: EditorCatalog.standardFolders(library: library))
                 editors = catalog.editors
+                current = nil
             }
             for problem in catalog.problems { Output.message("warning: \(problem.path): \(problem.message); skipped") }
             for editor in editors {

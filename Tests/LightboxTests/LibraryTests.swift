@@ -58,7 +58,6 @@ struct LibraryTests {
         }
         try DatabaseQueue(path: url.appendingPathComponent("library.sqlite").path).write { db in
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v25:%'")
-            try db.execute(sql: "UPDATE asset SET duration = 1.6 WHERE localIdentifier = 'LIVE'")
         }
         let library = try PhotoLibrary(url: url)
         let durations = Dictionary(

@@ -242,7 +242,8 @@ function relayout() {
           sum = next;
         }
       }
-      const full = square ? n === columns : overflow || sum * rowHeight + GAP * (n - 1) >= width;
+      // A full row is scaled to the grid's width; a day's last row keeps the height asked for.
+      const full = overflow || sum * rowHeight + GAP * (n - 1) >= width;
       const h = square ? side : full ? (width - GAP * (n - 1)) / sum : rowHeight;
       rows.push({ top: y + height, height: h, left: 0, start: at, count: n });
       height += h + GAP;
@@ -260,7 +261,6 @@ function relayout() {
   for (const { day, count } of timelineDays) {
     if (day === null) {
       // An album: one run, no headings.
-      days.push({ day, count, start, top: top - DAY_HEIGHT, left: 0, width });
       top += justify(start, count, top);
       start += count;
       continue;
@@ -364,7 +364,6 @@ function render() {
   for (let i = days.length ? dayAt(from) : 0; i < days.length && days[i].top < to; i++) {
     const day = days[i];
     // A day's heading stands for its run: the same day at another place is another heading.
-    if (day.day === null) continue;
     const key = 'd' + day.day + '@' + day.start;
     wanted.add(key);
     if (!shown.has(key)) {
