@@ -35,7 +35,7 @@ SAMPLES := \
 	.corpus/exiv2/data/exiv2-nikon-d70.jpg \
 	.corpus/lomiri/backgrounds
 
-.PHONY: all deps web-deps service-deps corpus build release test fuzz format bench run clean
+.PHONY: all deps web-deps service-deps corpus build release test fuzz format api-docs bench run clean
 
 all: build
 
@@ -138,6 +138,10 @@ FUZZ_JOBS ?= 1
 ## format: format every Swift file with the repository's .swift-format (make test refuses one it would change)
 format:
 	swift format -i -r --parallel Sources Tests Package.swift
+
+## api-docs: write docs/API.md's route reference again from the router's table (make test fails when they differ)
+api-docs: deps
+	LIGHTBOX_WRITE_API_DOCS=1 swift test --filter APIReferenceTests
 
 ## fuzz: fuzz every parser of untrusted bytes with libFuzzer (scripts/fuzz), an hour each
 fuzz: deps corpus

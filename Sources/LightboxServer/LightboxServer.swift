@@ -62,22 +62,39 @@ public enum LightboxServer {
         router.add(middleware: ErrorMiddleware(methods: routes.table))
         let libraries = ServedLibraries(home: library, waitingRenders: limits.waitingRenders, jobs: jobs)
         router.add(middleware: AccessMiddleware(accounts: accounts, libraries: libraries, policy: policy))
-        AssetRoutes.add(to: routes)
-        CollectionRoutes.add(to: routes)
-        ImageRoutes.add(to: routes)
-        EditRoutes.add(to: routes)
-        MovieRoutes.add(to: routes)
-        TrashRoutes.add(to: routes)
-        DownloadRoutes.add(to: routes)
-        CaptureRoutes.add(to: routes)
-        UploadRoutes.add(to: routes, limits: limits)
-        ChangeRoutes.add(to: routes)
-        JobRoutes.add(to: routes)
-        AccountRoutes.add(to: routes, accounts: accounts, policy: policy)
-        ShareRoutes.add(to: routes, accounts: accounts, libraries: libraries)
-        WebPage.add(to: routes)
-        OpenAPIDocument.add(to: routes)
+        add(to: routes, accounts: accounts, policy: policy, limits: limits, libraries: libraries)
         return router
+    }
+
+    /// Every route, each under its section: the one table docs/API.md and the OpenAPI
+    /// document are made from, in its order.
+    static func add(
+        to routes: Routes, accounts: Accounts?, policy: AccessPolicy, limits: ServerLimits, libraries: ServedLibraries
+    ) {
+        AccountRoutes.add(to: routes.section("Signing in and accounts"), accounts: accounts, policy: policy)
+        AssetRoutes.add(to: routes.section("Assets"))
+        ImageRoutes.add(to: routes.section("Images"))
+        MovieRoutes.add(to: routes.section("Movies"))
+        EditRoutes.add(to: routes.section("Edits"))
+        TrashRoutes.add(to: routes.section("Recently Deleted"))
+        CollectionRoutes.add(to: routes.section("Albums and folders"))
+        ShareRoutes.add(to: routes.section("Sharing"), accounts: accounts, libraries: libraries)
+        UploadRoutes.add(to: routes.section("Uploads"), limits: limits)
+        DownloadRoutes.add(to: routes.section("Downloads"))
+        ChangeRoutes.add(to: routes.section("Changes"))
+        JobRoutes.add(to: routes.section("Background jobs"))
+        CaptureRoutes.add(to: routes.section("Capture"))
+        WebPage.add(to: routes.section("The web page"))
+        OpenAPIDocument.add(to: routes.section("The web page"))
+    }
+
+    /// The table of every route, as ``router(library:accounts:policy:limits:jobs:)`` registers
+    /// them: what docs/API.md is made from.
+    static func routeTable(library: PhotoLibrary) -> MethodTable {
+        let routes = Routes(router: Router(context: LightboxRequestContext.self))
+        let libraries = ServedLibraries(home: library, waitingRenders: 1, jobs: 0)
+        add(to: routes, accounts: nil, policy: AccessPolicy(), limits: ServerLimits(), libraries: libraries)
+        return routes.table
     }
 
     /// The whole application, listening on `host:port` within `limits`; `onServerRunning` is

@@ -59,6 +59,16 @@ struct Routes {
 
     let router: Router<LightboxRequestContext>
     let table = MethodTable()
+    /// The heading the routes added now come under, in docs/API.md and as the OpenAPI
+    /// operations' tag.
+    var section = ""
+
+    /// These routes, adding under `name`.
+    func section(_ name: String) -> Routes {
+        var routes = self
+        routes.section = name
+        return routes
+    }
 
     @discardableResult
     func get(_ path: String, access: RouteAccess = .read, doc: APIOperation, use handler: @escaping Handler) -> Self {
@@ -97,7 +107,7 @@ struct Routes {
             if let refusal = access.refusal(for: context.caller) { throw refusal }
             return try await handler(request, context)
         }
-        table.record(method, path, access: access, operation: operation)
+        table.record(method, path, section: section, access: access, operation: operation)
         return self
     }
 }
@@ -107,6 +117,7 @@ final class MethodTable: Sendable {
     struct Route: Sendable {
         var path: String
         var method: HTTPRequest.Method
+        var section: String
         var access: RouteAccess
         var operation: APIOperation
         var components: [Substring]
@@ -114,9 +125,11 @@ final class MethodTable: Sendable {
 
     private let table = Mutex<[Route]>([])
 
-    func record(_ method: HTTPRequest.Method, _ path: String, access: RouteAccess, operation: APIOperation) {
+    func record(
+        _ method: HTTPRequest.Method, _ path: String, section: String, access: RouteAccess, operation: APIOperation
+    ) {
         let route = Route(
-            path: path, method: method, access: access, operation: operation,
+            path: path, method: method, section: section, access: access, operation: operation,
             components: path.split(separator: "/", omittingEmptySubsequences: true))
         table.withLock { $0.append(route) }
     }

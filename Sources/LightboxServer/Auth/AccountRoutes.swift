@@ -2,24 +2,8 @@ import Foundation
 import Hummingbird
 import Lightbox
 
-/// Signing in, sessions, tokens and users over HTTP.
-///
-/// - `GET /signin`: the sign-in page. `POST /api/session` with `{"name", "password"}`: signs in,
-///   sets the session cookie (HttpOnly, SameSite=Strict, Secure over TLS); 401 for a wrong
-///   name or password, 429 with `Retry-After` while the name or the address must wait
-///   (``SignInThrottle``). `DELETE /api/session`: signs out.
-/// - `GET /api/authorization`: what the caller may do, in PhotoKit's words: `notDetermined`
-///   (no credential), `authorized` or `limited`, with `accessLevel` `readWrite` or `read`.
-/// - `GET /api/sessions`, `DELETE /api/sessions/{id}`: the user's sessions, and ending one.
-/// - `GET /api/tokens`, `POST /api/tokens` with `{"name", "scope": "read"|"write",
-///   "expiresInDays"}` (the secret is in this answer only), `DELETE /api/tokens/{id}`. Managed
-///   by a person signed in, never by a token.
-/// - `PUT /api/password` with `{"currentPassword", "newPassword"}`: the signed-in user changes
-///   their password; every other session ends, this one goes on with a new cookie. The current
-///   password is throttled as a sign-in is.
-/// - `GET /api/users`, `POST /api/users` with `{"name", "password", "role"}`,
-///   `PUT /api/users/{name}/password` with `{"password"}` (signs that user out everywhere),
-///   `DELETE /api/users/{name}`: admins only.
+/// Signing in, sessions, tokens and users over HTTP. Each route's contract is its
+/// `APIOperation` (docs/API.md).
 enum AccountRoutes {
     struct SignInBody: Decodable {
         var name: String
@@ -127,6 +111,11 @@ enum AccountRoutes {
             "/api/session", access: .open,
             doc: APIOperation(
                 "Signs in: sets the session cookie.",
+                details: """
+                    The session cookie is HttpOnly and SameSite=Strict, Secure behind a TLS proxy (`--trust-proxy`,
+                    which also takes the client's address from `X-Forwarded-For`). 401 for a wrong name or password; 429
+                    with `Retry-After` while the name or the address must wait.
+                    """,
                 body: .json(
                     Schema.object(["name": Schema.string, "password": Schema.string], required: ["name", "password"])),
                 responses: [.json(200, "Signed in.", Schema.ref("Authorization"))])
@@ -171,6 +160,10 @@ enum AccountRoutes {
             "/api/password", access: .person,
             doc: APIOperation(
                 "Changes the signed-in user's password: their other sessions end, this one goes on.",
+                details: """
+                    403 for a wrong current password, throttled as a sign-in. The user's other sessions end; tokens go
+                    on.
+                    """,
                 body: .json(
                     Schema.object(
                         [
@@ -207,6 +200,10 @@ enum AccountRoutes {
             "/api/authorization", access: .open,
             doc: APIOperation(
                 "What the caller may do, in PhotoKit's words.",
+                details: """
+                    `status` is `notDetermined` (no credential), `authorized` or `limited`; `accessLevel` `readWrite` or
+                    `read`; with the user and the credential.
+                    """,
                 responses: [.json(200, "The authorization.", Schema.ref("Authorization"))])
         ) { _, context in
             guard let caller = context.caller else {
@@ -239,6 +236,7 @@ enum AccountRoutes {
             "/api/sessions", access: .person,
             doc: APIOperation(
                 "The signed-in user's sessions.",
+                details: "Each with its browser, address, when last seen, and which is this one.",
                 responses: [
                     .json(
                         200, "The sessions.",
@@ -284,6 +282,11 @@ enum AccountRoutes {
             "/api/tokens", access: .person,
             doc: APIOperation(
                 "Makes a token; its secret is in this answer only.",
+                details: """
+                    A person signed in makes tokens, never a token. `scope` `read` fetches and sees images, `write`
+                    changes the library too; `limitedTo` (album or asset identifiers) makes a limited token that sees
+                    those assets alone.
+                    """,
                 body: .json(
                     Schema.object(
                         [

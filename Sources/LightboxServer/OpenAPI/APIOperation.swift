@@ -1,15 +1,23 @@
 import Foundation
 
-/// What a route takes and answers, for the OpenAPI document: written beside the route, so the
-/// document lists exactly the routes the router has.
+/// What a route takes and answers, for the OpenAPI document and docs/API.md: written beside
+/// the route, so both list exactly the routes the router has, described once.
 struct APIOperation: Sendable {
+    /// One sentence: what the route does.
     var summary: String
+    /// What a client needs beyond the summary and the schemas (Markdown): limits, what an
+    /// answer means, how it pages; nil when the summary says it all.
+    var details: String?
     var parameters: [APIParameter] = []
     var body: APIBody? = nil
     var responses: [APIResponse] = []
 
-    init(_ summary: String, parameters: [APIParameter] = [], body: APIBody? = nil, responses: [APIResponse] = []) {
+    init(
+        _ summary: String, details: String? = nil, parameters: [APIParameter] = [], body: APIBody? = nil,
+        responses: [APIResponse] = []
+    ) {
         self.summary = summary
+        self.details = details
         self.parameters = parameters
         self.body = body
         self.responses = responses

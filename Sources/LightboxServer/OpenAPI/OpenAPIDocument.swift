@@ -30,6 +30,7 @@ enum OpenAPIDocument {
                 """,
             ],
             "paths": .object(paths),
+            "tags": .array(sections(of: table).map { ["name": .string($0)] }),
             "components": [
                 "schemas": .object(Schemas.all),
                 "securitySchemes": [
@@ -47,6 +48,12 @@ enum OpenAPIDocument {
         ]
     }
 
+    /// The routes' sections, in the order their first route was added.
+    static func sections(of table: MethodTable) -> [String] {
+        var seen: Set<String> = []
+        return table.routes().map(\.section).filter { !$0.isEmpty && seen.insert($0).inserted }
+    }
+
     /// `/api/assets/:id` as OpenAPI writes it: `/api/assets/{id}`.
     static func openAPIPath(_ path: String) -> String {
         path.split(separator: "/", omittingEmptySubsequences: false).map { part in
@@ -60,6 +67,8 @@ enum OpenAPIDocument {
             "summary": .string(spec.summary),
             "operationId": .string(operationID(route)),
         ]
+        if let details = spec.details { operation["description"] = .string(details) }
+        if !route.section.isEmpty { operation["tags"] = [.string(route.section)] }
         var parameters: [JSONValue] = route.path.split(separator: "/").filter { $0.hasPrefix(":") }.map { part in
             ["name": .string(String(part.dropFirst())), "in": "path", "required": true, "schema": Schema.string]
         }

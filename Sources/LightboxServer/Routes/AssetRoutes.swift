@@ -3,25 +3,8 @@ import Hummingbird
 import Lightbox
 import LightboxMetadata
 
-/// Assets over HTTP: reading, changing many at once, and downloading their files.
-///
-/// - `GET /api/assets?limit=&after=&predicate=&sort=`: a page of assets, newest first (keyset
-///   pagination), or those a predicate selects in the order a sort gives.
-/// - `GET /api/timeline` and `GET /api/cameras` (with the same `predicate`): the days a fetch's
-///   assets were taken on, and the cameras and lenses they were taken with.
-/// - `GET /api/assets/{id}`: one asset; `GET /api/assets/{id}/details`: its camera, lens and
-///   exposure, read from its original.
-/// - `PATCH /api/assets/{id}` with `{"favorite", "hidden", "rating"}` (any of them): the asset
-///   changed; `PATCH /api/assets` with `{"assets": [ids], ...}` changes up to 1,000 at once.
-/// - `POST /api/assets/delete` with `{"assets": [ids], "permanently": false}`: to Recently
-///   Deleted, or for good; `POST /api/assets/restore` with `{"assets": [ids]}`: back.
-/// - `GET /api/assets/{id}/original?type=photo|video|pairedVideo|alternatePhoto`: an original
-///   file, byte for byte (the photo, else the movie, by default).
-/// - `GET /api/assets/{id}/download?version=current|original`: the asset's main file as it
-///   is now (an edited photo's render, an edited movie) or as imported.
-///
-/// Each change is one transaction; its answer carries the transaction's change token in
-/// `X-Lightbox-Change-Token` (and as `changeToken` in the answers to many).
+/// Assets over HTTP: pages of a fetch, its days and cameras, one asset, changes to many at once,
+/// and their files. Each route's contract is its `APIOperation` (docs/API.md).
 enum AssetRoutes {
     /// The most assets one request changes.
     static let maximumBatch = 1000
@@ -111,6 +94,11 @@ enum AssetRoutes {
             "/api/assets",
             doc: APIOperation(
                 "A page of assets, newest first, or those a predicate selects in a sort's order.",
+                details: """
+                    Newest first by default, by the clock where each was taken (`localCreationDate desc`), with keyset
+                    pages: pass `next` as `after`. `offset=N` asks for a position in the whole fetch, `at=ID` for the
+                    page an asset starts (its `offset` says where it lies); `count` is how many the whole fetch holds.
+                    """,
                 parameters: [.limit, .after, .offset, .at, predicateParameter, sortParameter],
                 responses: [.json(200, "The page; `next` is the following page's `after`.", Schema.ref("AssetPage"))])
         ) { request, context in
@@ -142,6 +130,12 @@ enum AssetRoutes {
                 The same fetch as `/api/assets` with the same `predicate` and `sort`: the assets of a \
                 day start at the sum of the counts before it.
                 """,
+                details: """
+                    Each day is `{"day": "2024-05-03", "count": 12}`; with `aspects=true` it also gives each asset's
+                    width over height as shown, in hundredths (`"aspects": [133, 75, ...]`): a layout of justified rows
+                    made before any asset is read. Over 100,000 assets the shapes take about ten times the bytes, so
+                    they come only when asked.
+                    """,
                 parameters: [predicateParameter, sortParameter, aspectsParameter],
                 responses: [.json(200, "The days, in the fetch's order.", Schema.ref("Timeline"))])
         ) { request, context in
@@ -191,7 +185,9 @@ enum AssetRoutes {
         routes.patch(
             "/api/assets/:id",
             doc: APIOperation(
-                "Favourites, hides or rates an asset.", body: .json(AssetRoutes.changeSchema(many: false)),
+                "Favourites, hides or rates an asset.",
+                details: "Any of `favorite`, `hidden` and `rating` (0 to 5), in one transaction.",
+                body: .json(AssetRoutes.changeSchema(many: false)),
                 responses: [.json(200, "The asset changed.", Schema.ref("Asset"), changeToken: true)])
         ) { request, context in
             let library = try context.library().library
@@ -208,6 +204,9 @@ enum AssetRoutes {
             "/api/assets",
             doc: APIOperation(
                 "Favourites, hides or rates up to 1,000 assets in one transaction.",
+                details: """
+                    The same body with `"assets": [ids]`, at most 1,000, in one transaction: all change or none does.
+                    """,
                 body: .json(AssetRoutes.changeSchema(many: true)),
                 responses: [.json(200, "The assets changed.", Schema.ref("ChangedAssets"), changeToken: true)])
         ) { request, context in
@@ -227,6 +226,10 @@ enum AssetRoutes {
             "/api/assets/delete",
             doc: APIOperation(
                 "Moves assets to Recently Deleted, or deletes them for good.",
+                details: """
+                    Up to 1,000 at once. To Recently Deleted, kept there 30 days with their files, edits and albums;
+                    with `"permanently": true`, deleted for good with their files.
+                    """,
                 body: .json(
                     Schema.object(
                         ["assets": AssetRoutes.identifiers, "permanently": Schema.boolean], required: ["assets"])),
@@ -263,6 +266,10 @@ enum AssetRoutes {
             "/api/assets/:id/original",
             doc: APIOperation(
                 "An original file, byte for byte, with its name, ETag and byte ranges.",
+                details: """
+                    The photo, else the movie, by default; `type` names another: a Live Photo's `pairedVideo`, a RAW +
+                    JPEG pair's `alternatePhoto`. With `ETag`, `If-None-Match` and byte ranges.
+                    """,
                 parameters: [
                     .query(
                         "type", Schema.string(["photo", "video", "pairedVideo", "alternatePhoto"]),
@@ -297,6 +304,10 @@ enum AssetRoutes {
             "/api/assets/:id/download",
             doc: APIOperation(
                 "The asset's file as it is now (an edit's render) or as imported.",
+                details: """
+                    `current` is an edited photo's render (named after the original, with the render's extension) or an
+                    edited movie; `original` the file as imported.
+                    """,
                 parameters: [.query("version", Schema.string(["current", "original"]), "current by default.")],
                 responses: [
                     .media(200, "The file.", ["*/*"]), .media(206, "A range of it.", ["*/*"]),

@@ -5,17 +5,7 @@ import LightboxCapture
 import Synchronization
 
 /// Taking photos with the server's cameras (a doorbell, a lab bench, a Raspberry Pi), for the
-/// server's admin (or the local owner of a server without users):
-///
-/// - `GET /api/capture/devices`: the cameras and microphones the server has, and the synthetic
-///   camera (`test`), each with its `uniqueID`, kind, name and formats.
-/// - `POST /api/capture` with `{"device": "/dev/video0", "format": "heic", "live": false,
-///   "burst": null, "preset": "photo"}` (every field optional; the device defaults to the
-///   server's first camera):
-///   takes the photo, a Live Photo or a burst of 2 to 30 and saves it into the library. Answers
-///   201 with `{"assets": [...], "events": [{"event": ..., "seconds": ...}]}`; 409 while
-///   another capture runs; 422 when the capture failed (nothing is saved); 400 for a device
-///   that is no camera of the server's (a movie file is never one over HTTP).
+/// server's admin. Each route's contract is its `APIOperation` (docs/API.md).
 enum CaptureRoutes {
     struct Body: Decodable {
         var device: String?
@@ -47,6 +37,10 @@ enum CaptureRoutes {
             "/api/capture/devices", access: .admin,
             doc: APIOperation(
                 "The server's cameras and microphones, and the synthetic camera.",
+                details: """
+                    For the server's admin (or the local owner): each device's `uniqueID`, kind, name and formats.
+                    `test` is the synthetic camera, for trying capture without one.
+                    """,
                 responses: [.json(200, "The devices.", Schema.array(Schema.ref("CaptureDevice")))])
         ) { _, _ in
             try LightboxServer.jsonResponse(CaptureDevice.discover())
@@ -55,6 +49,12 @@ enum CaptureRoutes {
             "/api/capture", access: .admin,
             doc: APIOperation(
                 "Takes a photo, a Live Photo or a burst with one of the server's cameras into the library.",
+                details: """
+                    Every field optional: the server's first camera by default, `live` for a Live Photo, `burst` for 2
+                    to 30 frames, `format` `heic` or `jpeg`. 409 while another capture runs; 422 when the capture failed
+                    (nothing is saved); 400 for a device that is no camera of the server's (a movie file is never one
+                    over HTTP). The answer lists the assets and each capture event with the seconds it came at.
+                    """,
                 body: .json(
                     Schema.object([
                         "device": Schema.string, "format": Schema.string(["heic", "jpeg"]), "live": Schema.boolean,

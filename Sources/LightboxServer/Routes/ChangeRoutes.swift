@@ -4,21 +4,8 @@ import Lightbox
 import NIOCore
 import ServiceLifecycle
 
-/// What changed in the library, asked for or pushed.
-///
-/// - `GET /api/changes?since=TOKEN&limit=`: the persistent changes since a token, a page at a
-///   time (`next` is the following page's `since`); 410 when the token has expired (fetch
-///   everything again), 400 for a token from the future.
-/// - `GET /api/changes/stream?since=TOKEN&watch=PREDICATE&sort=SORT`: Server-Sent Events. First
-///   every transaction since `since` (or since the `Last-Event-ID` a reconnecting `EventSource`
-///   sends), then each new one as it commits, as `event: change` with the transaction's token
-///   as its `id` and `{"changeToken", "changes", "fetches"}` as data. Each `watch` (up to 8,
-///   an empty one for every asset) registers a fetch of assets: for a transaction that changes
-///   it, `fetches` holds its RICE details (removed, inserted and changed indexes, moves, the
-///   identifiers inserted and changed, the new count). A first `event: ready` gives the current
-///   token and each fetch's count. A token older than the history kept, or more than 10,000
-///   transactions behind, is 410: refetch, then stream from the current token. A comment every
-///   20 seconds keeps proxies from closing a quiet stream.
+/// What changed in the library, asked for (the persistent history) or pushed (Server-Sent
+/// Events). Each route's contract is its `APIOperation` (docs/API.md).
 enum ChangeRoutes {
     /// The most transactions one page of `/api/changes` holds.
     static let maximumPage = LightboxServer.maximumChangesPage
@@ -67,6 +54,11 @@ enum ChangeRoutes {
             "/api/changes",
             doc: APIOperation(
                 "The persistent changes since a token, a page at a time.",
+                details: """
+                    What each transaction inserted, updated and deleted, `limit` (at most 1,000) at a time; pass `next`
+                    as `since` for the following page. 410 when the token has expired (fetch everything again), 400 for
+                    a token from the future.
+                    """,
                 parameters: [
                     .query("since", Schema.integer(0...Int.max), required: true, "A change token."),
                     .query("limit", Schema.integer(1...maximumPage), "The most transactions in the page."),
@@ -91,6 +83,16 @@ enum ChangeRoutes {
             "/api/changes/stream",
             doc: APIOperation(
                 "Server-Sent Events: each transaction as it commits, with the watched fetches' RICE details.",
+                details: """
+                    First every transaction after `since` (or the `Last-Event-ID` a reconnecting `EventSource` sends),
+                    then each as it commits: `event: change` with the token as `id` and `{"changeToken", "changes",
+                    "fetches"}` as data. Each `watch` (up to 8; empty for every asset) registers a fetch: for a
+                    transaction that changes it, `fetches` holds its RICE details (removed, inserted and changed
+                    indexes, moves, the identifiers inserted and changed, the new count). A first `event: ready` gives
+                    the current token and each fetch's count. A token older than the history kept, or more than 10,000
+                    transactions behind, is 410: refetch, then stream from the current token. A comment every 20 s keeps
+                    proxies from closing a quiet stream.
+                    """,
                 parameters: [
                     .query("since", Schema.integer(0...Int.max), "Replay the transactions after this token first."),
                     .query(

@@ -2,33 +2,8 @@ import Foundation
 import Hummingbird
 import Lightbox
 
-/// Albums, smart albums, moments, folders and years over HTTP, read and changed.
-///
-/// Collections of assets:
-/// - `GET /api/collections?type=album|smartAlbum|moment&predicate=&sort=&limit=&after=`:
-///   `{"collections": [...], "next": ID}`, each with its count (`estimatedAssetCount`) and
-///   `keyAssetIdentifier`, the asset on its cover; albums by default.
-/// - `GET /api/collections/{id}`: one; `GET /api/collections/{id}/assets?limit=&after=`: its
-///   assets, in its order.
-/// - `POST /api/collections` with `{"title", "assets": [ids], "list": ID}` (the last two
-///   optional): a new album, in a folder when `list` names one; 201.
-/// - `PATCH /api/collections/{id}` with `{"title"}`; `DELETE /api/collections/{id}` (the
-///   assets stay in the library).
-/// - `POST /api/collections/{id}/assets` with `{"assets", "at": INDEX}` (at the end without
-///   `at`), `.../assets/remove` with `{"assets"}`, `.../assets/move` with `{"from": [indexes],
-///   "to": INDEX}`.
-///
-/// Lists of collections:
-/// - `GET /api/lists?type=folder|year|cluster`: `{"lists": [...]}`, each with `count`, the
-///   collections it holds; `GET /api/lists/{id}/collections`: what a list holds, in its order
-///   (`top`: the albums and folders in no folder), each with `kind` (`album`, `folder`, `moment`).
-/// - `POST /api/lists` with `{"title", "list": ID}`: a new folder (inside another with
-///   `list`); `PATCH /api/lists/{id}` with `{"title"}`; `DELETE /api/lists/{id}`.
-/// - `POST /api/lists/{id}/collections` with `{"collections", "at"}` (moved out of the
-///   folder they were in), `.../collections/remove` (to the top level), `.../collections/move`
-///   (`top`: the top level's order; 204).
-///
-/// Every change is one transaction and carries its change token (`X-Lightbox-Change-Token`).
+/// Albums, smart albums, moments, folders and years over HTTP, read and changed. Each route's
+/// contract is its `APIOperation` (docs/API.md).
 enum CollectionRoutes {
     /// A collection with its key asset.
     struct CollectionEntry: Encodable {
@@ -108,6 +83,10 @@ enum CollectionRoutes {
             "/api/collections",
             doc: APIOperation(
                 "Albums, smart albums or moments, each with its count and key asset.",
+                details: """
+                    Albums by default; `type` asks for smart albums or moments. Each comes with its count
+                    (`estimatedAssetCount`) and `keyAssetIdentifier`, the asset on its cover.
+                    """,
                 parameters: [
                     .query("type", Schema.string(["album", "smartAlbum", "moment"]), "album by default."),
                     .query("predicate", Schema.string, "A predicate over collections."),
@@ -161,6 +140,10 @@ enum CollectionRoutes {
                 A collection's assets as runs of days, in its order (and, asked, each one's shape): its \
                 rows laid out before its pages are read, as `/api/timeline` gives the library's.
                 """,
+                details: """
+                    Runs of days in the collection's own order, as `/api/timeline` gives the library's; with
+                    `aspects=true`, each asset's shape.
+                    """,
                 parameters: [AssetRoutes.aspectsParameter],
                 responses: [.json(200, "The days, in the collection's order.", Schema.ref("Timeline"))])
         ) { request, context in
@@ -193,6 +176,7 @@ enum CollectionRoutes {
             "/api/collections",
             doc: APIOperation(
                 "Makes an album, with assets and in a folder if asked.",
+                details: "`assets` and `list` are optional: the album's first assets, and the folder it goes in.",
                 body: .json(
                     Schema.object(
                         [
@@ -239,6 +223,7 @@ enum CollectionRoutes {
             "/api/collections/:id",
             doc: APIOperation(
                 "Deletes an album; its assets stay in the library.",
+                details: "The assets stay in the library.",
                 responses: [.empty(204, "Deleted.", changeToken: true)])
         ) { _, context in
             let library = try context.library().library
@@ -251,6 +236,7 @@ enum CollectionRoutes {
             "/api/collections/:id/assets",
             doc: APIOperation(
                 "Adds assets to an album, at the end or at an index.",
+                details: "At the end, or before the index `at`.",
                 body: .json(
                     Schema.object(
                         ["assets": AssetRoutes.identifiers, "at": Schema.integer(0...1_000_000)], required: ["assets"])),
@@ -280,6 +266,9 @@ enum CollectionRoutes {
             "/api/collections/:id/assets/move",
             doc: APIOperation(
                 "Reorders an album: the assets at `from` move so the first lands at `to`.",
+                details: """
+                    `{"from": [indexes], "to": INDEX}`, as PhotoKit's `moveAssets(at:to:)`.
+                    """,
                 body: .json(
                     Schema.object(
                         [
@@ -303,6 +292,9 @@ enum CollectionRoutes {
             "/api/lists",
             doc: APIOperation(
                 "Folders, years or clusters of moments, each with the number of collections it holds.",
+                details: """
+                    `type` is `folder` (by default), `year` or `cluster`; each with `count`, the collections it holds.
+                    """,
                 parameters: [.query("type", Schema.string(["folder", "year", "cluster"]), "folder by default.")],
                 responses: [
                     .json(
@@ -331,6 +323,10 @@ enum CollectionRoutes {
             "/api/lists/:id/collections",
             doc: APIOperation(
                 "What a list holds, in its order (`top`: the albums and folders in no folder).",
+                details: """
+                    In the list's order, each with `kind` (`album`, `folder`, `moment`); `top` is the albums and folders
+                    in no folder.
+                    """,
                 responses: [
                     .json(
                         200, "The collections and lists.",
@@ -364,6 +360,7 @@ enum CollectionRoutes {
             "/api/lists",
             doc: APIOperation(
                 "Makes a folder, inside another if asked.",
+                details: "Inside another folder when `list` names one.",
                 body: .json(
                     Schema.object(
                         ["title": Schema.string(length: 1...500), "list": Schema.string], required: ["title"])),
@@ -415,6 +412,9 @@ enum CollectionRoutes {
             "/api/lists/:id/collections",
             doc: APIOperation(
                 "Moves albums and folders into a folder (out of the one they were in).",
+                details: """
+                    Albums and folders moved into this folder, out of where they were, at the end or before `at`.
+                    """,
                 body: .json(
                     Schema.object(
                         ["collections": AssetRoutes.identifiers, "at": Schema.integer(0...1_000_000)],
@@ -462,6 +462,7 @@ enum CollectionRoutes {
             "/api/lists/:id/collections/remove",
             doc: APIOperation(
                 "Takes albums and folders out of a folder, to the top level.",
+                details: "Out to the top level.",
                 body: .json(Schema.object(["collections": AssetRoutes.identifiers], required: ["collections"])),
                 responses: [.json(200, "The folder.", Schema.ref("List"), changeToken: true)])
         ) { request, context in
@@ -479,6 +480,7 @@ enum CollectionRoutes {
             "/api/lists/:id/collections/move",
             doc: APIOperation(
                 "Reorders a folder, or with `top` the albums and folders in no folder.",
+                details: "`top` reorders the top level (204).",
                 body: .json(
                     Schema.object(
                         [

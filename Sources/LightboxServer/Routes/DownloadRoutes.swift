@@ -5,18 +5,8 @@ import LightboxMetadata
 import Synchronization
 
 /// Downloads of many assets as one ZIP archive, streamed as it is made (nothing of it is kept
-/// on the server, and its memory is a chunk of a file at a time).
-///
-/// - `POST /api/downloads` with `{"assets": [ids], "version": "current"|"original"}`: a download
-///   of those assets (at most ``maximumAssets``; each must be one the caller sees) for the
-///   caller alone, for an hour (four at most waiting for one user; a fifth drops the oldest):
-///   `{"id", "path", "name", "count"}`. Two steps, so that the browser's own downloads (with their progress, pause and resume of the connection) fetch the archive
-///   with a plain GET, and the selection is not put in an address.
-/// - `GET /api/downloads/{id}`: the archive, `Lightbox-DATE.zip`. Each asset's files as `lightbox
-///   export` writes them: the current version by default (an edit's render, a Live Photo's
-///   still and movie, paired by one content identifier), or the originals (a RAW + JPEG pair's
-///   two files). Names are the files' own, a repeated one numbered (`IMG_0001-1.JPG`). An asset
-///   deleted since is left out.
+/// on the server, and its memory is a chunk of a file at a time). Each route's contract is its
+/// `APIOperation` (docs/API.md).
 enum DownloadRoutes {
     /// The most assets one archive holds.
     static let maximumAssets = 10_000
@@ -99,6 +89,12 @@ enum DownloadRoutes {
             "/api/downloads", access: .read,
             doc: APIOperation(
                 "Prepares a ZIP archive of assets for the caller, fetched within the hour.",
+                details: """
+                    Each asset must be one the caller sees. The download is the caller's alone, for an hour; four at
+                    most wait for one user (a fifth drops the oldest). Two steps, so that the browser's own downloads
+                    (progress, pause, resume) fetch the archive with a plain GET, and the selection is not put in an
+                    address.
+                    """,
                 body: .json(
                     Schema.object(
                         [
@@ -148,6 +144,13 @@ enum DownloadRoutes {
             "/api/downloads/:id", access: .read,
             doc: APIOperation(
                 "The ZIP archive of a download, streamed as it is made.",
+                details: """
+                    `Lightbox-DATE.zip`, stored and streamed (ZIP64 when large): each asset's files as `lightbox export`
+                    writes them, the current version by default (an edit's render; a Live Photo's still and movie,
+                    paired) or the originals (a RAW + JPEG pair's two files). A repeated name is numbered
+                    (`IMG_0001-1.JPG`); an asset deleted since, or a file that cannot be read, is left out and named in
+                    `Not included.txt`.
+                    """,
                 responses: [.media(200, "The archive.", ["application/zip"])])
         ) { _, context in
             let library = try context.library().library

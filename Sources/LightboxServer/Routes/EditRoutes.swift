@@ -3,22 +3,8 @@ import Hummingbird
 import Lightbox
 import LightboxImaging
 
-/// Editing over HTTP.
-///
-/// - `GET /api/assets/{id}/edits`: the asset's edit: `{"hasAdjustments", "adjustmentFormatIdentifier",
-///   "formatVersion", "filters": ["exposure=0.5", ...], "canContinue"}`; `filters` is the
-///   Lightbox recipe when `canContinue` (an edit view starts its sliders from it).
-/// - `POST /api/assets/{id}/edits` with `{"filters": ["NAME=VALUE", ...], "mode": "replace"|"append"}`:
-///   renders the edit at full size and lands it; answers the edited asset. `replace` (the
-///   default) makes the filters the whole recipe, applied to the unedited photo; `append` adds
-///   them to the recipe the asset has. An edit by another editor is chained on either way.
-///   With `"editor": IDENTIFIER`, an installed editor makes the edit, the filters its settings.
-/// - `GET /api/editors`: the installed editors; `GET /api/assets/{id}/editors`: those that can
-///   edit the asset, each with `mayContinue` (it declares the format of the asset's edit).
-/// - `DELETE /api/assets/{id}/edits`: reverts to the original; answers the asset.
-/// - `POST /api/assets/{id}/edits/preview` with the same body: the display-size image (2048 px)
-///   with the recipe applied, as JPEG: what sliders redraw; `"maximumSide": N` makes it
-///   smaller, to fit the view (and faster).
+/// Editing over HTTP: an asset's edit, the installed editors, previews, saving and reverting.
+/// Each route's contract is its `APIOperation` (docs/API.md).
 enum EditRoutes {
     struct EditBody: Decodable {
         var filters: [String]
@@ -57,6 +43,10 @@ enum EditRoutes {
             "/api/assets/:id/edits",
             doc: APIOperation(
                 "The asset's edit: its recipe when Lightbox can continue it.",
+                details: """
+                    `filters` is the Lightbox recipe (`["exposure=0.5", ...]`) when `canContinue`: an edit view starts
+                    its sliders from it.
+                    """,
                 responses: [.json(200, "The edit.", Schema.ref("EditState"))])
         ) { _, context in
             let served = try context.library()
@@ -76,6 +66,12 @@ enum EditRoutes {
             "/api/assets/:id/edits",
             doc: APIOperation(
                 "Renders an edit at full size and saves it; the original stays.",
+                details: """
+                    `replace` (the default) makes the filters the whole recipe, applied to the unedited photo; `append`
+                    adds them to the recipe the asset has. An edit by another editor is chained on either way. With
+                    `editor`, an installed editor makes the edit, the filters its settings. A movie and a Live Photo's
+                    movie are edited frame by frame. No filters is refused (400): `DELETE` reverts.
+                    """,
                 body: .json(
                     Schema.object(
                         [
@@ -130,6 +126,7 @@ enum EditRoutes {
             "/api/assets/:id/editors",
             doc: APIOperation(
                 "The installed editors that can edit the asset.",
+                details: "Each with `mayContinue`: it declares the format of the asset's edit.",
                 responses: [.json(200, "The editors.", Schema.array(Schema.ref("Editor")))])
         ) { _, context in
             let served = try context.library()
@@ -159,6 +156,9 @@ enum EditRoutes {
             "/api/assets/:id/edits/preview", access: .read,
             doc: APIOperation(
                 "The display-size image with a recipe applied; nothing is saved.",
+                details: """
+                    At the display size (2048 pixels), or `maximumSide` to fit the view sooner: what sliders redraw.
+                    """,
                 body: .json(
                     Schema.object(
                         [

@@ -3,43 +3,25 @@ import Hummingbird
 import Lightbox
 import LightboxImaging
 
-/// The image manager over HTTP.
-///
-/// `GET /api/assets/{id}/image?w=&h=&mode=&resize=&crop=&version=&delivery=&format=&q=`
-/// - `w`, `h`: the target size in pixels, or `max` for the full image (default 1024, `h` = `w`);
-/// - `mode`: `fit` (default) or `fill`; `resize`: `none`, `fast` (default) or `exact`;
-/// - `crop`: `X,Y,W,H` in unit coordinates of the upright image;
-/// - `version`: `current` (default), `unadjusted` or `original`;
-/// - `delivery`:
-///   - `high` (default): the final image, from the caches or rendered; with `ETag`, and 304
-///     for a matching `If-None-Match`;
-///   - `fast`: one quick image resized from the thumbnails the library stored, in a
-///     millisecond or two, `Cache-Control: no-store`;
-///   - `opportunistic`: the final image when a cache has it, else the quick one while the
-///     final one renders in the background, so that a `high` request a moment later is a hit.
-///
-///   Every answer says `X-Lightbox-Degraded: true|false` and `X-Lightbox-Source` (memoryCache,
-///   diskCache, thumbnail, rendered). A page shows a large photo at once by asking for `fast`
-///   (or `opportunistic`) first and swapping in `high` when it arrives.
-/// - `format`: `jpeg` (default) or `webp`; `q`: quality 1...100 (default 82).
-///
-/// `GET /api/assets/{id}/data?version=` is `requestImageDataAndOrientation`: the photo's bytes
-/// as stored (the current version is an edit's render when it has one), with
-/// `X-Lightbox-Orientation` (the EXIF orientation, 1...8, to show them in) and
-/// `X-Lightbox-Uniform-Type-Identifier`; ranges and `If-None-Match` as for a download. A movie
-/// has none: 400.
-///
-/// `POST /api/cache` with `{"action": "start"|"stop"|"stopAll", "assets": [ids], "w", "h",
-/// "mode", "resize", "version", "format"}` starts or stops preparing images (the caching image
-/// manager, at background priority); it answers `{"caching": N}`, the images being prepared.
+/// The image manager over HTTP: images at any size with their delivery modes, a photo's bytes
+/// as stored, and preparing images ahead. Each route's contract is its `APIOperation`
+/// (docs/API.md).
 package enum ImageRoutes {
     static func add(to routes: Routes) {
         routes.get(
             "/api/assets/:id/image",
             doc: APIOperation(
                 "An image of the asset at any size: the image manager.",
+                details: """
+                    `delivery=high` (the default) answers the final image, from the caches or rendered, with an `ETag`
+                    (304 for a matching `If-None-Match`); `fast` one quick image resized from the thumbnails the library
+                    stored, in a millisecond or two (`Cache-Control: no-store`); `opportunistic` the final image when a
+                    cache has it, else the quick one while the final one renders, so that a `high` request a moment
+                    later is a hit. Every answer says `X-Lightbox-Degraded` and `X-Lightbox-Source` (memoryCache,
+                    diskCache, thumbnail, rendered). 503 with `Retry-After` when too many renders already wait.
+                    """,
                 parameters: [
-                    .query("w", Schema.string, "Width in pixels (1...16384) or max."),
+                    .query("w", Schema.string, "Width in pixels (1...16384), or max; 1024 by default."),
                     .query("h", Schema.string, "Height in pixels or max (the width by default)."),
                     .query("mode", Schema.string(["fit", "fill"]), "fit by default."),
                     .query("resize", Schema.string(["none", "fast", "exact"]), "fast by default."),
@@ -120,6 +102,11 @@ package enum ImageRoutes {
             "/api/assets/:id/data",
             doc: APIOperation(
                 "The photo's bytes as stored and the orientation to show them in (requestImageDataAndOrientation).",
+                details: """
+                    The current version is an edit's render when there is one. With `X-Lightbox-Orientation` (the EXIF
+                    orientation, 1 to 8) and `X-Lightbox-Uniform-Type-Identifier`; ranges and `If-None-Match` as for a
+                    download. A movie has none: 400.
+                    """,
                 parameters: [
                     .query("version", Schema.string(["current", "unadjusted", "original"]), "current by default.")
                 ],
@@ -149,6 +136,10 @@ package enum ImageRoutes {
             "/api/cache", access: .read,
             doc: APIOperation(
                 "Starts or stops preparing images ahead of requests.",
+                details: """
+                    The caching image manager, at background priority, with the image route's sizes and options: later
+                    requests for those images are memory hits. Answers how many images are being prepared.
+                    """,
                 body: .json(
                     Schema.object(
                         [

@@ -2,14 +2,8 @@ import Foundation
 import Hummingbird
 import Lightbox
 
-/// The caller's library's background jobs (see `PhotoLibrary+Jobs`).
-///
-/// - `GET /api/jobs`: `{"waiting": {"playableMovie": 3}, "running": [{"job", "run"}],
-///   "failed": [{"job", "error", "runs"}]}`: what waits, who runs what and how far it got.
-/// - `POST /api/jobs/retry`: makes the failed jobs wait again: `{"retried": 2}`.
-///
-/// A limited caller (a limited token, a shared album's audience) sees no job: their subjects
-/// name assets outside what it may see.
+/// The caller's library's background jobs (see `PhotoLibrary+Jobs`). Each route's contract is
+/// its `APIOperation` (docs/API.md).
 enum JobRoutes {
     struct Retried: Encodable {
         var retried: Int
@@ -20,6 +14,10 @@ enum JobRoutes {
             "/api/jobs",
             doc: APIOperation(
                 "The library's background jobs: waiting by kind, running with their worker and progress, failed.",
+                details: """
+                    A limited caller (a limited token, a shared album's audience) sees no job: their subjects name
+                    assets outside what it may see (403).
+                    """,
                 responses: [.json(200, "The queue.", Schema.ref("JobQueue"))])
         ) { _, context in
             try LightboxServer.jsonResponse(try await wholeLibrary(context).jobQueue())

@@ -2,16 +2,8 @@ import Foundation
 import Hummingbird
 import Lightbox
 
-/// Movies over HTTP: `GET /api/assets/{id}/movie?version=current|original&playable=` answers a
-/// Live Photo's movie (by default the current one: the edited movie when an edit made one) or a
-/// video asset's file, with its type, an entity tag and byte ranges, as `<video>` elements ask
-/// for them. 404 when the asset has no movie. With `playable=true` a movie browsers cannot
-/// decode (HEVC, ProRes, Motion JPEG) is answered as an H.264 copy made by FFmpeg's libraries
-/// and kept; while the copy is made (beyond 20 s), 503 with `Retry-After`; 422 when the movie
-/// cannot be decoded at all. `size=N` asks for it at most N pixels on its long side (a larger
-/// movie is copied at the largest of 640, 960, 1280, 1920 and 3840 not above N, as PhotoKit's
-/// export presets) and `transcode=true` for an H.264 copy whatever its codec; both imply
-/// `playable`.
+/// Movies over HTTP: a Live Photo's or a video's movie as stored, or as a copy browsers play.
+/// Each route's contract is its `APIOperation` (docs/API.md).
 enum MovieRoutes {
     static func add(to routes: Routes) {
         let files = ResourceFile()
@@ -19,6 +11,14 @@ enum MovieRoutes {
             "/api/assets/:id/movie",
             doc: APIOperation(
                 "A Live Photo's or a video's movie, with byte ranges; with `playable`, one a browser plays.",
+                details: """
+                    By default the current movie (the edited one when an edit made one), with its type, an `ETag` and
+                    byte ranges, as `<video>` elements ask; 404 for a still photo. With `playable=true` a movie browsers
+                    cannot decode (an iPhone's HEVC, ProRes, Motion JPEG) is answered as an H.264 copy made once and
+                    kept: 503 with `Retry-After` while it is made, 422 when the movie cannot be decoded at all. `size=N`
+                    asks for it at most N pixels long (a larger movie is copied at the largest of 640, 960, 1280, 1920
+                    and 3840 not above N, as PhotoKit's export presets); both imply `playable`.
+                    """,
                 parameters: [
                     .query("version", Schema.string(["current", "original"]), "current by default."),
                     .query(

@@ -2,25 +2,10 @@ import Foundation
 import Hummingbird
 import Lightbox
 
-/// Albums shared with other users and by link, over HTTP (``Accounts`` keeps them).
-///
-/// - `POST /api/collections/{id}/shares` with `{"user": NAME, "permission": "view"|"contribute"}`:
-///   shares an album of the caller's library with another user (again: changes what they may
-///   do); 201.
-/// - `POST /api/collections/{id}/links` with `{"password", "expiresInDays"}` (both optional): a
-///   link; 201 with its key and its page's path, `/s/KEY`.
-/// - `GET /api/shares`: `{"made": [...], "received": [...]}`, the albums the caller shares and
-///   those shared with them, each with the album as the recipient sees it (count, key asset).
-/// - `DELETE /api/shares/{id}`: the owner stops sharing, or the recipient leaves; 204.
-/// - `POST /api/links/unlock` with `{"link": KEY, "password"}`: unlocks a link with a password
-///   for a while: sets its cookie, and answers the proof for programs
-///   (`X-Lightbox-Link-Unlock`); 401 for a wrong password, slowed like sign-ins.
-/// - `GET /s/{key}`: the shared album's page; `GET /shared/{id}`: the same page of an album
-///   shared with the signed-in user.
-///
-/// A recipient reaches a shared album by adding `share=ID` to any route's query, a link's
-/// holder by `link=KEY` (or `X-Lightbox-Link`): the routes then see the album's assets alone,
-/// read-only but for uploads into an album shared to contribute to (see ``AccessMiddleware``).
+/// Albums shared with other users and by link, over HTTP (``Accounts`` keeps them). A recipient
+/// reaches a shared album by adding `share=ID` to any route's query, a link's holder by
+/// `link=KEY`: the routes then see the album's assets alone (see ``AccessMiddleware``). Each
+/// route's contract is its `APIOperation` (docs/API.md).
 enum ShareRoutes {
     struct ShareBody: Decodable {
         var user: String
@@ -89,6 +74,11 @@ enum ShareRoutes {
             "/api/collections/:id/shares",
             doc: APIOperation(
                 "Shares an album with another user, to view or to contribute.",
+                details: """
+                    Sharing again with the same user changes what they may do. A contributor's uploads go into the
+                    album; bytes the owner holds where the album does not show them are refused (409), and nothing of
+                    the owner's changes.
+                    """,
                 body: .json(
                     Schema.object(
                         ["user": Schema.string(length: 1...64), "permission": Schema.string(["view", "contribute"])],
@@ -108,6 +98,10 @@ enum ShareRoutes {
             "/api/collections/:id/links",
             doc: APIOperation(
                 "Makes a link that shows an album to whoever holds it, read-only.",
+                details: """
+                    Both fields optional. The answer's key makes the page's path, `/s/KEY`; programs send it as
+                    `link=KEY` or `X-Lightbox-Link`.
+                    """,
                 body: .json(
                     Schema.object(
                         [
@@ -137,6 +131,10 @@ enum ShareRoutes {
             "/api/shares",
             doc: APIOperation(
                 "The albums the caller shares, and those shared with them.",
+                details: """
+                    `made`: what the caller shares (at most 1,000 shares and links); `received`: the albums shared with
+                    them, each as they see it (count, key asset).
+                    """,
                 responses: [
                     .json(
                         200, "The shares.",
@@ -188,6 +186,11 @@ enum ShareRoutes {
             "/api/links/unlock", access: .open,
             doc: APIOperation(
                 "Unlocks a link that has a password, for a while.",
+                details: """
+                    For up to 7 days: a cookie for the browser, and `unlock` for programs, sent as
+                    `X-Lightbox-Link-Unlock`. A locked link's routes answer 401 `linkLocked`; a wrong password is 401
+                    and slowed as sign-ins are.
+                    """,
                 body: .json(
                     Schema.object(
                         ["link": Schema.string, "password": Schema.string], required: ["link", "password"])),

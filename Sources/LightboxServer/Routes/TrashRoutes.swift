@@ -2,15 +2,8 @@ import Foundation
 import Hummingbird
 import Lightbox
 
-/// Deleting, restoring and purging over HTTP (see `PhotoLibrary+Trash`).
-///
-/// - `DELETE /api/assets/{id}`: moves the asset to Recently Deleted; answers it, with its
-///   `trashedDate`. `?permanently=true` deletes it for good, its original files with it: 204.
-/// - `POST /api/assets/{id}/restore`: brings it back from Recently Deleted, into its albums;
-///   answers it.
-/// - `GET /api/trash?limit=&after=`: `{"assets": [...], "next": ID, "retentionDays": 30}`, the
-///   last deleted first.
-/// - `DELETE /api/trash`: purges everything in Recently Deleted: `{"purged": [ids]}`.
+/// Deleting, restoring and purging over HTTP (see `PhotoLibrary+Trash`). Each route's contract
+/// is its `APIOperation` (docs/API.md).
 enum TrashRoutes {
     struct TrashPage: Encodable {
         var assets: [Asset]
@@ -27,6 +20,10 @@ enum TrashRoutes {
             "/api/assets/:id",
             doc: APIOperation(
                 "Moves an asset to Recently Deleted, or deletes it for good.",
+                details: """
+                    To Recently Deleted, answering the asset with its `trashedDate`; `permanently=true` deletes it and
+                    its files for good (204).
+                    """,
                 parameters: [
                     .query("permanently", Schema.string(["true", "false", "1", "0"]), "For good, with its files.")
                 ],
@@ -53,6 +50,7 @@ enum TrashRoutes {
             "/api/assets/:id/restore",
             doc: APIOperation(
                 "Brings an asset back from Recently Deleted.",
+                details: "Back into the albums it was in.",
                 responses: [.json(200, "The asset.", Schema.ref("Asset"), changeToken: true)])
         ) { _, context in
             let served = try context.library()
@@ -64,7 +62,9 @@ enum TrashRoutes {
         routes.get(
             "/api/trash",
             doc: APIOperation(
-                "Recently Deleted, the last deleted first.", parameters: [.limit, .after],
+                "Recently Deleted, the last deleted first.",
+                details: "With `retentionDays`, how long Recently Deleted keeps an asset.",
+                parameters: [.limit, .after],
                 responses: [.json(200, "The page.", Schema.ref("TrashPage"))])
         ) { request, context in
             let served = try context.library()

@@ -3,24 +3,9 @@ import Hummingbird
 import Lightbox
 import Synchronization
 
-/// Putting files into the library over HTTP, as a phone's backup or another app does.
-///
-/// - `POST /api/uploads/check` with `{"sha256": [digests]}` (up to 10,000): `{"existing":
-///   {digest: assetID}}`, the files the library holds already, which need not be sent.
-/// - `POST /api/uploads/whole?filename=NAME&sha256=DIGEST` with the file as the body
-///   (`application/octet-stream`): the file, streamed to disk, checked and imported.
-/// - Resumable, for large movies on unsteady connections: `POST /api/uploads` with
-///   `{"filename", "size", "sha256"}` starts one (201 `{"id", "offset": 0, ...}`);
-///   `PATCH /api/uploads/{id}` with `Upload-Offset: N` and bytes from N on appends them;
-///   `GET /api/uploads/{id}` says the offset to resume from after a dropped connection;
-///   `DELETE /api/uploads/{id}` gives up.
-///
-/// When the last byte arrives the file's SHA-256 is checked (422, and the upload discarded,
-/// when it differs) and the file is imported as from a folder: `{"outcome": "imported"}` (201)
-/// with the new asset, `"paired"` when it completed an asset (a Live Photo's other half, in
-/// either order), `"duplicate"` with the asset that holds the same bytes; two clients sending
-/// the same bytes at once make one asset. A user sends at most ``ServerLimits/uploadsPerUser``
-/// bodies at once (429 past it).
+/// Putting files into the library over HTTP, as a phone's backup or another app does: whole, or
+/// resumable for large movies on unsteady connections. Each route's contract is its
+/// `APIOperation` (docs/API.md).
 enum UploadRoutes {
     struct Check: Decodable {
         var sha256: [String]
@@ -48,6 +33,7 @@ enum UploadRoutes {
             "/api/uploads/check", access: .contribute,
             doc: APIOperation(
                 "Which of these SHA-256 digests the library holds as originals.",
+                details: "Up to 10,000 digests: what need not be sent.",
                 body: .json(
                     Schema.object(
                         ["sha256": Schema.array(Schema.sha256, count: 0...maximumCheck)], required: ["sha256"])),
@@ -73,6 +59,11 @@ enum UploadRoutes {
             "/api/uploads", access: .contribute,
             doc: APIOperation(
                 "Starts a resumable upload.",
+                details: """
+                    Resumable, for large movies on unsteady connections: then `PATCH` the bytes. A contributor keeps at
+                    most 100 uploads open, and every upload's declared size is held on the disk until it ends (507 when
+                    the disk cannot hold it).
+                    """,
                 body: .json(
                     Schema.object(
                         ["filename": Schema.string, "size": Schema.integer(1...Int.max), "sha256": Schema.sha256],
@@ -97,6 +88,7 @@ enum UploadRoutes {
             "/api/uploads/:id", access: .contribute,
             doc: APIOperation(
                 "Where an upload stands: the offset to resume from.",
+                details: "After a dropped connection: where to resume.",
                 responses: [.json(200, "The upload.", Schema.ref("Upload"))])
         ) { _, context in
             let staging = try context.library().uploads
@@ -119,6 +111,10 @@ enum UploadRoutes {
             "/api/uploads/:id", access: .contribute,
             doc: APIOperation(
                 "Appends bytes at Upload-Offset; the last ones import the file.",
+                details: """
+                    The bytes from `Upload-Offset: N` on; when the last byte arrives the file is checked and imported as
+                    `POST /api/uploads/whole` does. A wrong offset is 409, with the right one in `Upload-Offset`.
+                    """,
                 parameters: [.header("Upload-Offset", Schema.string, required: true, "Where these bytes start.")],
                 body: .bytes,
                 responses: [
@@ -150,6 +146,13 @@ enum UploadRoutes {
             "/api/uploads/whole", access: .contribute,
             doc: APIOperation(
                 "A whole file in one request, streamed to disk, checked and imported.",
+                details: """
+                    The body is streamed to disk, its SHA-256 checked when given (422, and nothing kept, when it
+                    differs), then imported as from a folder: `imported` (201) with the new asset, `paired` when it
+                    completed an asset (a Live Photo's other half, in either order), `duplicate` with the asset that
+                    holds the same bytes. Two clients sending the same bytes at once make one asset. At most 4 bodies at
+                    once per user (429).
+                    """,
                 parameters: [
                     .query("filename", Schema.string, required: true, "The file's name."),
                     .query("sha256", Schema.sha256, "The file's digest, checked."),
