@@ -1,5 +1,3 @@
-import CVips
-
 /// Pixel comparisons, used by tests as an oracle and by tools that check renders.
 public enum ImageComparison {
     /// A reference thumbnail made the long way: the whole file decoded, rotated upright with
@@ -13,23 +11,11 @@ public enum ImageComparison {
         // Random access: the oracle may rotate and crop in any order.
         let opened = try Vips.open(path, failOnTruncation: true, randomAccess: true)
         var image = try Vips.autorotate(opened)
-        if rotatedHalfTurn {
-            var out: UnsafeMutablePointer<VipsImage>?
-            guard cvips_rot(image.pointer, &out, VIPS_ANGLE_D180) == 0, let out else {
-                throw ImagingError(.corrupt, "cannot rotate (\(Vips.takeError()))", path: path)
-            }
-            image = VipsImageRef(out)
-        }
+        if rotatedHalfTurn { image = try Vips.rotated(image, degrees: 180, path: path) }
         // Colour converted as Lightbox converts: only what is not plain sRGB already.
-        var out: UnsafeMutablePointer<VipsImage>?
-        guard
-            cvips_thumbnail_image(
-                image.pointer, &out, Int32(width), Int32(height), contentMode == .aspectFill ? 1 : 0,
-                opened.needsSRGBConversion ? 1 : 0) == 0, let out
-        else {
-            throw ImagingError(.corrupt, "cannot resize (\(Vips.takeError()))", path: path)
-        }
-        let resized = VipsImageRef(out)
+        let resized = try Vips.thumbnailOfImage(
+            image, width: width, height: height, fill: contentMode == .aspectFill,
+            convertingToSRGB: opened.needsSRGBConversion, path: path)
         let bytes = try Vips.encode(resized, as: .jpeg, quality: 95)
         return EncodedImage(bytes: bytes, format: .jpeg, pixelWidth: resized.width, pixelHeight: resized.height)
     }
@@ -44,13 +30,7 @@ public enum ImageComparison {
     ) throws(ImagingError) -> EncodedImage {
         let opened = try Vips.open(path, failOnTruncation: true, randomAccess: true)
         var image = try Vips.autorotate(opened)
-        if convertingToSRGB {
-            var out: UnsafeMutablePointer<VipsImage>?
-            guard cvips_icc_transform_embedded(image.pointer, &out) == 0, let out else {
-                throw ImagingError(.corrupt, "cannot convert to sRGB (\(Vips.takeError()))", path: path)
-            }
-            image = VipsImageRef(out)
-        }
+        if convertingToSRGB { image = try Vips.embeddedProfileToSRGB(image, path: path) }
         let left = Int((rect.x * Double(image.width)).rounded(.down))
         let top = Int((rect.y * Double(image.height)).rounded(.down))
         let cropWidth = min(image.width - left, Int((rect.width * Double(image.width)).rounded()))
@@ -98,18 +78,14 @@ public enum ImageComparison {
             throw ImagingError(
                 .corrupt, "sizes differ: \(a.width)x\(a.height)x\(a.bands) vs \(b.width)x\(b.height)x\(b.bands)")
         }
-        var average = 0.0
-        guard cvips_subtract_abs_avg(a.pointer, b.pointer, &average) == 0 else {
-            throw ImagingError(.corrupt, "cannot compare (\(Vips.takeError()))")
-        }
-        return average
+        return try Vips.meanAbsoluteDifference(a, b)
     }
 
     /// The mean absolute difference per channel value between two image files of the same size
     /// that libvips reads (`.v`, PNG, JPEG, ...): the pixels as stored, no orientation applied.
     public static func meanAbsoluteDifference(ofFileAt first: String, _ second: String) throws(ImagingError) -> Double {
         try Vips.ensureStarted()
-        return try meanAbsoluteDifference(try open(first), try open(second))
+        return try meanAbsoluteDifference(try Vips.openForComparison(first), try Vips.openForComparison(second))
     }
 
     /// An image file's 8-bit pixels, interleaved, with its size and bands.
@@ -117,16 +93,7 @@ public enum ImageComparison {
         pixels: [UInt8], width: Int, height: Int, bands: Int
     ) {
         try Vips.ensureStarted()
-        let image = try open(path)
+        let image = try Vips.openForComparison(path)
         return (try Vips.pixels(image), image.width, image.height, image.bands)
-    }
-
-    private static func open(_ path: String) throws(ImagingError) -> VipsImageRef {
-        // The `vips` command's own format, which Lightbox itself never reads.
-        Vips.vipsFormatAllowed
-        guard let image = cvips_open_random(path) else {
-            throw ImagingError(.unreadable, "cannot open (\(Vips.takeError()))", path: path)
-        }
-        return VipsImageRef(image)
     }
 }

@@ -1,5 +1,3 @@
-import CVips
-
 /// Reads and renders image files through libvips. Every function blocks while libvips
 /// works: call them from a thread that may block, never from an event loop.
 public enum ImageFile {
@@ -41,13 +39,9 @@ public enum ImageFile {
     /// The corresponding libvips operation is `vips_image_new_from_buffer`.
     public static func size(ofEncoded bytes: [UInt8]) throws(ImagingError) -> (width: Int, height: Int) {
         try Vips.ensureStarted()
-        let size: (Int, Int)? = bytes.withUnsafeBytes { raw in
-            // libvips does not copy the buffer: read the header while the bytes are alive.
-            guard let image = cvips_image_new_from_buffer(raw.baseAddress, raw.count) else { return nil }
-            let reference = VipsImageRef(image)
-            return (reference.width, reference.height)
+        guard let size = Vips.size(ofEncoded: bytes) else {
+            throw ImagingError(.unreadable, "not an encoded image (\(Vips.takeError()))")
         }
-        guard let size else { throw ImagingError(.unreadable, "not an encoded image (\(Vips.takeError()))") }
         return size
     }
 

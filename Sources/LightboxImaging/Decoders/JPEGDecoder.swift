@@ -1,5 +1,4 @@
 import CJPEG
-import CVips
 import LightboxMetadata
 
 /// Camera JPEGs decoded from memory by the `CJPEG` target (libjpeg-turbo, and at 1/8 scale

@@ -1,4 +1,3 @@
-import CVips
 
 /// Every image no other decoder takes, through libvips' loaders (`vips_thumbnail`, which
 /// shrinks on load where the format allows: WebP, PDF): PNG, WebP, GIF, TIFF, 16-bit or alpha

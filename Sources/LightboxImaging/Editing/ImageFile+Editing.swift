@@ -1,4 +1,3 @@
-import CVips
 import Foundation
 import LightboxMetadata
 
@@ -132,11 +131,7 @@ extension ImageFile {
         edited: VipsImageRef, of path: String, header: VipsImageRef? = nil, to outputPath: String, quality: Int,
         monitor: RenderMonitor?
     ) throws(ImagingError) -> (width: Int, height: Int) {
-        var tagged: UnsafeMutablePointer<VipsImage>?
-        guard cvips_copy(edited.pointer, &tagged) == 0, let tagged else {
-            throw ImagingError(.corrupt, "cannot prepare the render (\(Vips.takeError()))", path: path)
-        }
-        let output = VipsImageRef(tagged)
+        let output = try Vips.copy(edited, path: path)
         EditMetadata.carry(from: header ?? (try? Vips.open(path, failOnTruncation: false)), to: output)
         try Vips.save(output, jpegAt: outputPath, quality: quality, monitor: monitor, path: path)
         return (output.width, output.height)
@@ -149,13 +144,8 @@ extension ImageFile {
     ) throws(ImagingError) -> (width: Int, height: Int) {
         let opened = try Vips.open(path, failOnTruncation: true)
         var image = opened
-        if cvips_image_get_typeof(image.pointer, "icc-profile-data") != 0 {
-            var out: UnsafeMutablePointer<VipsImage>?
-            guard cvips_icc_transform_embedded(image.pointer, &out) == 0, let out else {
-                throw ImagingError(
-                    .corrupt, "cannot convert the image's colours to sRGB (\(Vips.takeError()))", path: path)
-            }
-            image = VipsImageRef(out)
+        if Vips.hasField(image, "icc-profile-data") {
+            image = try Vips.embeddedProfileToSRGB(image, path: path)
         }
         return try write(
             recipe, on: image, of: path, header: opened, to: outputPath, quality: quality, monitor: monitor)
@@ -259,27 +249,22 @@ enum EditMetadata {
         // A streamed render carries what the loader parsed: EXIF fields (exif-ifd0-Make, ...)
         // and the EXIF thumbnail (jpeg-thumbnail-data), which jpegsave would write back.
         for name in ["icc-profile-data", "xmp-data", "iptc-data", "jpeg-thumbnail-data"] {
-            cvips_remove(image.pointer, name)
+            Vips.removeField(image, name)
         }
-        cvips_remove_prefixed(image.pointer, "exif-")
-        cvips_image_set_int(image.pointer, "orientation", 1)
+        Vips.removeField(image, "exif-", prefixed: true)
+        Vips.setField(image, "orientation", 1)
         guard let header else {
             _ = Vips.takeError()
             return
         }
-        cvips_copy_blob(header.pointer, image.pointer, "xmp-data")
-        cvips_copy_blob(header.pointer, image.pointer, "iptc-data")
-        var data: UnsafeRawPointer?
-        var length = 0
-        if cvips_image_get_typeof(header.pointer, "exif-data") != 0,
-            cvips_image_get_blob(header.pointer, "exif-data", &data, &length) == 0, let data, length > 0
-        {
-            var exif = Array(UnsafeRawBufferPointer(start: data, count: length))
+        Vips.copyBlob("xmp-data", from: header, to: image)
+        Vips.copyBlob("iptc-data", from: header, to: image)
+        if var exif = Vips.blob(header, "exif-data") {
             withoutThumbnail(&exif)
             // libvips rewrites the tag from `orientation` only in EXIF it parses itself: a
             // HEIF's block kept its 6, and the upright render said to turn it again.
             uprightOrientation(&exif)
-            exif.withUnsafeBytes { cvips_set_blob(image.pointer, "exif-data", $0.baseAddress, $0.count) }
+            Vips.setBlob(image, "exif-data", exif)
         }
     }
 
@@ -325,39 +310,5 @@ enum EditMetadata {
         }
         guard let ifd0 = read(base + 4, 4), let entries = read(base + ifd0, 2) else { return nil }
         return (base + ifd0, entries, little)
-    }
-}
-
-extension Vips {
-    /// Writes `image` as a JPEG file, computing the pipeline strip by strip on every core.
-    static func save(
-        _ image: VipsImageRef, jpegAt outputPath: String, quality: Int, monitor: RenderMonitor?, path: String
-    ) throws(ImagingError) {
-        let (status, killed) = watching(image, monitor) {
-            cvips_jpegsave_file(image.pointer, outputPath, Int32(quality))
-        }
-        guard status == 0 else {
-            let reason = takeError()
-            unlink(outputPath)
-            if killed { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
-            throw ImagingError(.encodingFailed, "cannot write the rendered JPEG (\(reason))", path: outputPath)
-        }
-    }
-
-    /// Writes an image losslessly in libvips' own format (tests compare such files).
-    static func writeLossless(_ image: VipsImageRef, to path: String) throws(ImagingError) {
-        guard cvips_write_file(image.pointer, path) == 0 else {
-            throw ImagingError(.encodingFailed, "cannot write (\(takeError()))", path: path)
-        }
-    }
-
-    /// The pixels of an 8-bit image, interleaved (tests compare them).
-    static func pixels(_ image: VipsImageRef) throws(ImagingError) -> [UInt8] {
-        var length = 0
-        guard let memory = cvips_pixels(image.pointer, &length) else {
-            throw ImagingError(.corrupt, "cannot read the pixels (\(takeError()))")
-        }
-        defer { cvips_free(memory) }
-        return Array(UnsafeRawBufferPointer(start: memory, count: length))
     }
 }

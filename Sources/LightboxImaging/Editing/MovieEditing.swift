@@ -1,5 +1,4 @@
 import CVideo
-import CVips
 import Foundation
 
 /// One frame of a Live Photo handed to a frame processor (PhotoKit's `PHLivePhotoFrame`): the
@@ -133,19 +132,8 @@ private final class FrameEditing {
     func edit(_ pixels: UnsafePointer<UInt8>, _ width: Int, _ height: Int, _ rotation: Int, _ seconds: Double)
         throws -> (UnsafeMutableRawPointer, Int, Int)
     {
-        guard let borrowed = cvips_image_borrow_memory(pixels, width * height * 3, Int32(width), Int32(height), 3)
-        else {
-            throw ImagingError(.corrupt, "cannot wrap a movie frame (\(Vips.takeError()))")
-        }
-        var image = VipsImageRef(borrowed)
-        let angles = [90: VIPS_ANGLE_D90, 180: VIPS_ANGLE_D180, 270: VIPS_ANGLE_D270]
-        if let angle = angles[rotation] {
-            var out: UnsafeMutablePointer<VipsImage>?
-            guard cvips_rot(image.pointer, &out, angle) == 0, let out else {
-                throw ImagingError(.corrupt, "cannot turn a movie frame upright (\(Vips.takeError()))")
-            }
-            image = VipsImageRef(out)
-        }
+        var image = try Vips.borrowingFrame(pixels, width: width, height: height)
+        image = try Vips.rotated(image, degrees: rotation, "turn a movie frame upright")
         if let maximumSide, max(image.width, image.height) > maximumSide {
             let factor = Double(maximumSide) / Double(max(image.width, image.height))
             image = try Vips.resize(
@@ -156,12 +144,8 @@ private final class FrameEditing {
         let frame = LivePhotoFrame(
             image: EditableImage(image: image, scale: scale), time: seconds, type: .video, renderScale: scale)
         let edited = try RecipePipeline.prepare(try process(frame).image)
-        var length = 0
-        // vips_image_write_to_memory allocates with g_malloc, which is malloc since GLib 2.46:
-        // the transcoder frees the pixels with free().
-        guard let memory = cvips_pixels(edited.pointer, &length) else {
-            throw ImagingError(.corrupt, "cannot compute an edited movie frame (\(Vips.takeError()))")
-        }
+        // The transcoder frees the pixels with free().
+        let (memory, _) = try Vips.computedPixels(edited, "an edited movie frame")
         frames += 1
         (self.width, self.height) = (edited.width, edited.height)
         return (memory, edited.width, edited.height)

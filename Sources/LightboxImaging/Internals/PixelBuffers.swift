@@ -91,14 +91,14 @@ final class PixelBuffers: Sendable {
         // threshold maps every block of 256 KB or more and gives it back on free. Someone who
         // set MALLOC_MMAP_THRESHOLD_ themselves keeps their choice.
         if getenv("MALLOC_MMAP_THRESHOLD_") == nil {
-            cvips_map_large_blocks(256 << 10)
+            Vips.mapLargeBlocks(from: 256 << 10)
         }
         // Blocks under that come from the heaps, and a fixed threshold also fixes the point
         // (128 KB) past which glibc gives the free top of a heap back to the system: a small
         // thumbnail's blocks, freed at the top, were given back after every image and faulted
         // in again for the next. Keeping 4 MB (each thread's heap at most) stops that.
         if getenv("MALLOC_TRIM_THRESHOLD_") == nil {
-            cvips_keep_heap_top(4 << 20)
+            Vips.keepHeapTop(upTo: 4 << 20)
         }
     }()
 

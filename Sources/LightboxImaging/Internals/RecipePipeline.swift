@@ -1,5 +1,4 @@
 import CEdit
-import CVips
 import Foundation
 
 /// Builds the libvips pipeline of a recipe. Nothing is computed here: each filter adds lazy
@@ -36,13 +35,13 @@ enum RecipePipeline {
     static func prepare(_ input: VipsImageRef) throws(ImagingError) -> VipsImageRef {
         var image = input
         if image.bands == 2 || image.bands == 4 {
-            image = try call("flatten") { cvips_flatten_white(image.pointer, &$0) }
+            image = try Vips.flattenedOnWhite(image)
         }
-        if cvips_image_get_interpretation(image.pointer) != VIPS_INTERPRETATION_sRGB || image.bands != 3 {
-            image = try call("convert to sRGB") { cvips_to_srgb(image.pointer, &$0) }
+        if !Vips.isSRGB(image) || image.bands != 3 {
+            image = try Vips.toSRGB(image)
         }
-        if cvips_image_get_format(image.pointer) != VIPS_FORMAT_UCHAR {
-            image = try call("convert to 8 bits") { cvips_to_uchar(image.pointer, &$0) }
+        if !Vips.isUChar(image) {
+            image = try Vips.toUChar(image)
         }
         return image
     }
@@ -136,7 +135,7 @@ enum RecipePipeline {
             flushTones()
             guard !stages.isEmpty else { return image }
             defer { stages = [] }
-            return try call("point filters") { cedit_point(image.pointer, &$0, stages, Int32(stages.count)) }
+            return try Vips.call("point filters") { cedit_point(image.pointer, &$0, stages, Int32(stages.count)) }
         }
 
         private mutating func flushTones() {
@@ -196,35 +195,31 @@ enum RecipePipeline {
         case .sharpen(let amount):
             guard amount > 0 else { return image }
             // A radius of one pixel of the image rendered: a preview shows the effect at its scale.
-            let blurred = try call("blur") { cvips_gaussblur(image.pointer, &$0, 1) }
-            let detail = try call("sharpen") { cvips_subtract(image.pointer, blurred.pointer, &$0) }
-            let scaled = try linear(detail, [amount], [0])
-            return try toUChar(try call("sharpen") { cvips_add(image.pointer, scaled.pointer, &$0) })
+            let blurred = try Vips.gaussianBlur(image, sigma: 1)
+            let detail = try Vips.subtract(image, blurred, "sharpen")
+            let scaled = try Vips.linear(detail, [amount], [0])
+            return try Vips.toUChar(try Vips.add(image, scaled, "sharpen"))
         case .blur(let radius):
             let sigma = radius * scale
             guard sigma >= 0.3 else { return image }
-            return try call("blur") { cvips_gaussblur(image.pointer, &$0, sigma) }
+            return try Vips.gaussianBlur(image, sigma: sigma)
         case .crop(let rect):
             let region = cropRegion(rect, width: image.width, height: image.height)
             return try Vips.extract(
                 image, left: region.left, top: region.top, width: region.width, height: region.height)
         case .rotate(let quarterTurns):
-            let angles = [VIPS_ANGLE_D0, VIPS_ANGLE_D90, VIPS_ANGLE_D180, VIPS_ANGLE_D270]
-            guard quarterTurns % 4 != 0 else { return image }
-            return try call("rotate") { cvips_rot(image.pointer, &$0, angles[quarterTurns % 4]) }
+            return try Vips.rotated(image, degrees: quarterTurns % 4 * 90)
         case .straighten(let degrees):
             guard degrees != 0 else { return image }
             let box = straightenCrop(width: image.width, height: image.height, degrees: degrees)
             if draft {
-                return try call("straighten") {
+                return try Vips.call("straighten") {
                     cedit_straighten(image.pointer, &$0, degrees, Int32(box.width), Int32(box.height))
                 }
             }
-            return try call("straighten") {
-                cvips_straighten(image.pointer, &$0, degrees, Int32(box.width), Int32(box.height))
-            }
+            return try Vips.straightened(image, degrees: degrees, width: box.width, height: box.height)
         case .flip(let vertical):
-            return try call("flip") { cvips_flip(image.pointer, &$0, vertical ? 1 : 0) }
+            return try Vips.flipped(image, vertical: vertical)
         case .trim:
             return image  // time, not pixels: the movie editor keeps the part
         case .exposure, .brightness, .contrast, .temperature, .tint, .saturation, .mono, .sepia, .noir, .vibrance,
@@ -275,7 +270,7 @@ enum RecipePipeline {
 
     /// Each pixel's luma, 0...255, float.
     private static func lumaImage(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
-        try call("luma") { cvips_recomb(image.pointer, &$0, luma, 1, 3) }
+        try Vips.recombined(image, luma, rows: 1, columns: 3, "luma")
     }
 
     /// The highlights curve: bright tones move most, black and white stay; monotonic over the
@@ -297,14 +292,14 @@ enum RecipePipeline {
         -> VipsImageRef
     {
         let outlines = try comicOutlines(image, scale: scale)
-        let lineFactor = try linear(outlines, [-amount / 255], [1])
+        let lineFactor = try Vips.linear(outlines, [-amount / 255], [1])
         var table = [Float](repeating: 0, count: 256 * 3)
         for index in 0..<256 {
             let level = (Double(index) / 255 * Double(comicLevels - 1)).rounded() / Double(comicLevels - 1)
             for channel in 0..<3 { table[index * 3 + channel] = Float(level * 255) }
         }
-        let flat = try call("comic") { cvips_maplut(image.pointer, &$0, table, 3) }
-        return try toUChar(try call("comic") { cvips_multiply(flat.pointer, lineFactor.pointer, &$0) })
+        let flat = try Vips.mapped(image, through: table, bands: 3, "comic")
+        return try Vips.toUChar(try Vips.multiply(flat, lineFactor, "comic"))
     }
 
     static let comicLevels = 6
@@ -313,16 +308,16 @@ enum RecipePipeline {
 
     /// 255 on outlines, 0 elsewhere.
     static func comicOutlines(_ image: VipsImageRef, scale: Double) throws(ImagingError) -> VipsImageRef {
-        let luma = try toUChar(try lumaImage(image))
-        let smooth = try call("comic") { cvips_gaussblur(luma.pointer, &$0, max(0.5, 1.5 * scale)) }
+        let luma = try Vips.toUChar(try lumaImage(image))
+        let smooth = try Vips.gaussianBlur(luma, sigma: max(0.5, 1.5 * scale), "comic")
         let sobelX: [Double] = [-1, 0, 1, -2, 0, 2, -1, 0, 1]
         let sobelY: [Double] = [-1, -2, -1, 0, 0, 0, 1, 2, 1]
-        let gx = try call("comic") { cvips_convf(smooth.pointer, &$0, sobelX, 3, 3) }
-        let gy = try call("comic") { cvips_convf(smooth.pointer, &$0, sobelY, 3, 3) }
-        let ax = try call("comic") { cvips_abs(gx.pointer, &$0) }
-        let ay = try call("comic") { cvips_abs(gy.pointer, &$0) }
-        let magnitude = try call("comic") { cvips_add(ax.pointer, ay.pointer, &$0) }
-        return try call("comic") { cvips_more_than(magnitude.pointer, &$0, comicThreshold) }
+        let gx = try Vips.convolve(smooth, sobelX, width: 3, height: 3, "comic")
+        let gy = try Vips.convolve(smooth, sobelY, width: 3, height: 3, "comic")
+        let ax = try Vips.absolute(gx, "comic")
+        let ay = try Vips.absolute(gy, "comic")
+        let magnitude = try Vips.add(ax, ay, "comic")
+        return try Vips.moreThan(magnitude, comicThreshold, "comic")
     }
 
     // MARK: - Colour science
@@ -370,28 +365,5 @@ enum RecipePipeline {
             -0.9689 * X + 1.8758 * Y + 0.0415 * Z,
             0.0557 * X - 0.2040 * Y + 1.0570 * Z,
         ]
-    }
-
-    // MARK: - libvips calls
-
-    /// `a * image + b` per band, float out.
-    private static func linear(_ image: VipsImageRef, _ a: [Double], _ b: [Double]) throws(ImagingError) -> VipsImageRef
-    {
-        try call("linear") { cvips_linear(image.pointer, &$0, a, b, Int32(a.count)) }
-    }
-
-    static func toUChar(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
-        try call("convert to 8 bits") { cvips_to_uchar(image.pointer, &$0) }
-    }
-
-    /// Runs one libvips call that makes an image, or throws with libvips' message.
-    static func call(
-        _ what: String, _ body: (inout UnsafeMutablePointer<VipsImage>?) -> Int32
-    ) throws(ImagingError) -> VipsImageRef {
-        var out: UnsafeMutablePointer<VipsImage>?
-        guard body(&out) == 0, let out else {
-            throw ImagingError(.corrupt, "cannot \(what) (\(Vips.takeError()))")
-        }
-        return VipsImageRef(out)
     }
 }

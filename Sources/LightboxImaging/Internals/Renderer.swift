@@ -1,4 +1,3 @@
-import CVips
 import Glibc
 import LightboxMetadata
 

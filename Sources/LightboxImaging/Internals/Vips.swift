@@ -659,3 +659,285 @@ extension Vips {
         return Array(UnsafeRawBufferPointer(start: buffer, count: length))
     }
 }
+
+// MARK: - Operations
+
+/// Every other libvips operation Lightbox composes (the recipe pipeline, edits' metadata, movie
+/// frames, the tests' oracles), one function each, so that no raw call lives outside this file.
+extension Vips {
+    /// Runs one libvips call that makes an image, or throws with libvips' message (naming
+    /// `path` when there is one).
+    static func call(
+        _ what: String, path: String? = nil, _ body: (inout UnsafeMutablePointer<VipsImage>?) -> Int32
+    ) throws(ImagingError) -> VipsImageRef {
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard body(&out) == 0, let out else {
+            throw ImagingError(.corrupt, "cannot \(what) (\(takeError()))", path: path)
+        }
+        return VipsImageRef(out)
+    }
+
+    /// Alpha flattened onto white.
+    static func flattenedOnWhite(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+        try call("flatten") { cvips_flatten_white(image.pointer, &$0) }
+    }
+
+    /// Whether the image's pixels are sRGB, by its interpretation.
+    static func isSRGB(_ image: VipsImageRef) -> Bool {
+        cvips_image_get_interpretation(image.pointer) == VIPS_INTERPRETATION_sRGB
+    }
+
+    /// Whether the image's pixels are 8 bits a band.
+    static func isUChar(_ image: VipsImageRef) -> Bool {
+        cvips_image_get_format(image.pointer) == VIPS_FORMAT_UCHAR
+    }
+
+    /// The image in sRGB (grey, CMYK and 16-bit images converted).
+    static func toSRGB(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+        try call("convert to sRGB") { cvips_to_srgb(image.pointer, &$0) }
+    }
+
+    /// The image in 8 bits a band, clipped.
+    static func toUChar(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+        try call("convert to 8 bits") { cvips_to_uchar(image.pointer, &$0) }
+    }
+
+    /// `a * image + b` per band, float out.
+    static func linear(_ image: VipsImageRef, _ a: [Double], _ b: [Double]) throws(ImagingError) -> VipsImageRef {
+        try call("linear") { cvips_linear(image.pointer, &$0, a, b, Int32(a.count)) }
+    }
+
+    /// A Gaussian blur of standard deviation `sigma` pixels.
+    static func gaussianBlur(_ image: VipsImageRef, sigma: Double, _ what: String = "blur") throws(ImagingError)
+        -> VipsImageRef
+    {
+        try call(what) { cvips_gaussblur(image.pointer, &$0, sigma) }
+    }
+
+    /// `a + b`, pixel by pixel.
+    static func add(_ a: VipsImageRef, _ b: VipsImageRef, _ what: String) throws(ImagingError) -> VipsImageRef {
+        try call(what) { cvips_add(a.pointer, b.pointer, &$0) }
+    }
+
+    /// `a - b`, pixel by pixel.
+    static func subtract(_ a: VipsImageRef, _ b: VipsImageRef, _ what: String) throws(ImagingError) -> VipsImageRef {
+        try call(what) { cvips_subtract(a.pointer, b.pointer, &$0) }
+    }
+
+    /// `a * b`, pixel by pixel.
+    static func multiply(_ a: VipsImageRef, _ b: VipsImageRef, _ what: String) throws(ImagingError) -> VipsImageRef {
+        try call(what) { cvips_multiply(a.pointer, b.pointer, &$0) }
+    }
+
+    /// Each value's absolute value.
+    static func absolute(_ image: VipsImageRef, _ what: String) throws(ImagingError) -> VipsImageRef {
+        try call(what) { cvips_abs(image.pointer, &$0) }
+    }
+
+    /// 255 where a value is above `threshold`, 0 elsewhere.
+    static func moreThan(_ image: VipsImageRef, _ threshold: Double, _ what: String) throws(ImagingError)
+        -> VipsImageRef
+    {
+        try call(what) { cvips_more_than(image.pointer, &$0, threshold) }
+    }
+
+    /// The image convolved with a `width` by `height` kernel of floats.
+    static func convolve(_ image: VipsImageRef, _ kernel: [Double], width: Int, height: Int, _ what: String)
+        throws(ImagingError) -> VipsImageRef
+    {
+        try call(what) { cvips_convf(image.pointer, &$0, kernel, Int32(width), Int32(height)) }
+    }
+
+    /// The bands recombined by a `rows` by `columns` matrix (one output band a row).
+    static func recombined(_ image: VipsImageRef, _ matrix: [Double], rows: Int, columns: Int, _ what: String)
+        throws(ImagingError) -> VipsImageRef
+    {
+        try call(what) { cvips_recomb(image.pointer, &$0, matrix, Int32(rows), Int32(columns)) }
+    }
+
+    /// Each 8-bit value mapped through a table of 256 entries a band.
+    static func mapped(_ image: VipsImageRef, through table: [Float], bands: Int, _ what: String)
+        throws(ImagingError) -> VipsImageRef
+    {
+        try call(what) { cvips_maplut(image.pointer, &$0, table, Int32(bands)) }
+    }
+
+    /// The image turned clockwise by 90, 180 or 270 degrees (any other angle: as it is).
+    static func rotated(_ image: VipsImageRef, degrees: Int, _ what: String = "rotate", path: String? = nil)
+        throws(ImagingError) -> VipsImageRef
+    {
+        let angles = [90: VIPS_ANGLE_D90, 180: VIPS_ANGLE_D180, 270: VIPS_ANGLE_D270]
+        guard let angle = angles[degrees] else { return image }
+        return try call(what, path: path) { cvips_rot(image.pointer, &$0, angle) }
+    }
+
+    /// Rotated by `degrees` with bicubic interpolation and cut to `width` by `height` around
+    /// the centre.
+    static func straightened(_ image: VipsImageRef, degrees: Double, width: Int, height: Int) throws(ImagingError)
+        -> VipsImageRef
+    {
+        try call("straighten") { cvips_straighten(image.pointer, &$0, degrees, Int32(width), Int32(height)) }
+    }
+
+    /// Mirrored left to right, or top to bottom.
+    static func flipped(_ image: VipsImageRef, vertical: Bool) throws(ImagingError) -> VipsImageRef {
+        try call("flip") { cvips_flip(image.pointer, &$0, vertical ? 1 : 0) }
+    }
+
+    /// A copy of the image's header over the same pixels, whose metadata can change alone.
+    static func copy(_ image: VipsImageRef, path: String) throws(ImagingError) -> VipsImageRef {
+        try call("prepare the render", path: path) { cvips_copy(image.pointer, &$0) }
+    }
+
+    /// Converted to sRGB from the profile the file embeds.
+    static func embeddedProfileToSRGB(_ image: VipsImageRef, path: String) throws(ImagingError) -> VipsImageRef {
+        try call("convert the image's colours to sRGB", path: path) { cvips_icc_transform_embedded(image.pointer, &$0) }
+    }
+
+    /// Resized to exactly `width` by `height` by libvips alone (`fill`: filled and cropped around
+    /// the centre), converted to sRGB when asked: the tests' reference thumbnail.
+    static func thumbnailOfImage(
+        _ image: VipsImageRef, width: Int, height: Int, fill: Bool, convertingToSRGB: Bool, path: String
+    ) throws(ImagingError) -> VipsImageRef {
+        try call("resize", path: path) {
+            cvips_thumbnail_image(
+                image.pointer, &$0, Int32(width), Int32(height), fill ? 1 : 0, convertingToSRGB ? 1 : 0)
+        }
+    }
+
+    // MARK: Metadata
+
+    /// Whether the image carries the metadata field `name`.
+    static func hasField(_ image: VipsImageRef, _ name: String) -> Bool {
+        cvips_image_get_typeof(image.pointer, name) != 0
+    }
+
+    /// Removes the metadata field `name`, and with `prefixed` every field starting so.
+    static func removeField(_ image: VipsImageRef, _ name: String, prefixed: Bool = false) {
+        if prefixed { cvips_remove_prefixed(image.pointer, name) } else { cvips_remove(image.pointer, name) }
+    }
+
+    /// Sets the integer metadata field `name`.
+    static func setField(_ image: VipsImageRef, _ name: String, _ value: Int32) {
+        cvips_image_set_int(image.pointer, name, value)
+    }
+
+    /// The bytes of the blob field `name`, nil when there is none or it is empty.
+    static func blob(_ image: VipsImageRef, _ name: String) -> [UInt8]? {
+        var data: UnsafeRawPointer?
+        var length = 0
+        guard hasField(image, name), cvips_image_get_blob(image.pointer, name, &data, &length) == 0, let data,
+            length > 0
+        else { return nil }
+        return Array(UnsafeRawBufferPointer(start: data, count: length))
+    }
+
+    /// Sets the blob field `name` to a copy of `bytes`.
+    static func setBlob(_ image: VipsImageRef, _ name: String, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { cvips_set_blob(image.pointer, name, $0.baseAddress, $0.count) }
+    }
+
+    /// Copies the blob field `name` from one image to another, when the first has it.
+    static func copyBlob(_ name: String, from source: VipsImageRef, to target: VipsImageRef) {
+        cvips_copy_blob(source.pointer, target.pointer, name)
+    }
+
+    // MARK: Memory
+
+    /// An 8-bit RGB frame's pixels wrapped without a copy; they must outlive the image.
+    static func borrowingFrame(_ pixels: UnsafePointer<UInt8>, width: Int, height: Int) throws(ImagingError)
+        -> VipsImageRef
+    {
+        guard let borrowed = cvips_image_borrow_memory(pixels, width * height * 3, Int32(width), Int32(height), 3)
+        else {
+            throw ImagingError(.corrupt, "cannot wrap a movie frame (\(takeError()))")
+        }
+        return VipsImageRef(borrowed)
+    }
+
+    /// The image computed into new memory from `malloc`, for a caller that frees it with
+    /// `free()` (libvips allocates with g_malloc, which is malloc since GLib 2.46), and its length.
+    static func computedPixels(_ image: VipsImageRef, _ what: String) throws(ImagingError)
+        -> (UnsafeMutableRawPointer, Int)
+    {
+        var length = 0
+        guard let memory = cvips_pixels(image.pointer, &length) else {
+            throw ImagingError(.corrupt, "cannot compute \(what) (\(takeError()))")
+        }
+        return (memory, length)
+    }
+
+    /// The width and height in an encoded image's header, read while `bytes` are alive
+    /// (libvips does not copy them); nil when they are not an image libvips reads.
+    static func size(ofEncoded bytes: [UInt8]) -> (width: Int, height: Int)? {
+        bytes.withUnsafeBytes { raw in
+            guard let image = cvips_image_new_from_buffer(raw.baseAddress, raw.count) else { return nil }
+            let reference = VipsImageRef(image)
+            return (reference.width, reference.height)
+        }
+    }
+
+    /// glibc's allocator told to map every block of `threshold` bytes or more (and give it back
+    /// on free).
+    static func mapLargeBlocks(from threshold: Int32) { cvips_map_large_blocks(threshold) }
+
+    /// glibc's allocator told to keep up to `threshold` bytes free at the top of a heap.
+    static func keepHeapTop(upTo threshold: Int32) { cvips_keep_heap_top(threshold) }
+
+    // MARK: The tests' oracles
+
+    /// The mean absolute difference per channel value between two images of one size.
+    static func meanAbsoluteDifference(_ a: VipsImageRef, _ b: VipsImageRef) throws(ImagingError) -> Double {
+        var average = 0.0
+        guard cvips_subtract_abs_avg(a.pointer, b.pointer, &average) == 0 else {
+            throw ImagingError(.corrupt, "cannot compare (\(takeError()))")
+        }
+        return average
+    }
+
+    /// A file in any format libvips reads, its own `.v` among them, with random access: for
+    /// the tests' oracles, never for a file Lightbox imports.
+    static func openForComparison(_ path: String) throws(ImagingError) -> VipsImageRef {
+        vipsFormatAllowed
+        guard let image = cvips_open_random(path) else {
+            throw ImagingError(.unreadable, "cannot open (\(takeError()))", path: path)
+        }
+        return VipsImageRef(image)
+    }
+}
+
+// MARK: - Writing
+
+extension Vips {
+    /// Writes `image` as a JPEG file, computing the pipeline strip by strip on every core.
+    static func save(
+        _ image: VipsImageRef, jpegAt outputPath: String, quality: Int, monitor: RenderMonitor?, path: String
+    ) throws(ImagingError) {
+        let (status, killed) = watching(image, monitor) {
+            cvips_jpegsave_file(image.pointer, outputPath, Int32(quality))
+        }
+        guard status == 0 else {
+            let reason = takeError()
+            unlink(outputPath)
+            if killed { throw ImagingError(.cancelled, "the render was cancelled", path: path) }
+            throw ImagingError(.encodingFailed, "cannot write the rendered JPEG (\(reason))", path: outputPath)
+        }
+    }
+
+    /// Writes an image losslessly in libvips' own format (tests compare such files).
+    static func writeLossless(_ image: VipsImageRef, to path: String) throws(ImagingError) {
+        guard cvips_write_file(image.pointer, path) == 0 else {
+            throw ImagingError(.encodingFailed, "cannot write (\(takeError()))", path: path)
+        }
+    }
+
+    /// The pixels of an 8-bit image, interleaved (tests compare them).
+    static func pixels(_ image: VipsImageRef) throws(ImagingError) -> [UInt8] {
+        var length = 0
+        guard let memory = cvips_pixels(image.pointer, &length) else {
+            throw ImagingError(.corrupt, "cannot read the pixels (\(takeError()))")
+        }
+        defer { cvips_free(memory) }
+        return Array(UnsafeRawBufferPointer(start: memory, count: length))
+    }
+}
