@@ -54,7 +54,6 @@ let package = Package(
         // GLib and GObject, linked: libvips' images are GObjects.
         .systemLibrary(
             name: "CGLib",
-            path: "Sources/LightboxImaging/C/CGLib",
             pkgConfig: "gobject-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
@@ -62,7 +61,7 @@ let package = Package(
         // 103 libraries were two thirds of every process's start. Its headers are Debian's
         // (libvips-dev, under the default include path).
         .target(
-            name: "CVips", dependencies: ["CGLib"], path: "Sources/LightboxImaging/C/CVips",
+            name: "CVips", dependencies: ["CGLib"],
             linkerSettings: [.linkedLibrary("gmodule-2.0")]),
         // Camera JPEGs decoded from one buffer with libjpeg-turbo's fast Huffman path, DCT
         // scaling, progress and cancellation, and at 1/8 scale by our own decoder
@@ -70,15 +69,21 @@ let package = Package(
         // errors by longjmp, which Swift code must never be jumped over.
         .target(
             name: "CJPEG",
-            path: "Sources/LightboxImaging/C/CJPEG",
             linkerSettings: [.linkedLibrary("jpeg")]
         ),
-        // A movie's poster frame through FFmpeg's libraries from Debian: no package of ours
-        // could decode H.264 and HEVC, which is what phones record. They are opened with dlopen
-        // on the first movie, not linked: linked, they add 63 libraries to every process's start.
+        // A movie's poster frame, its edits and a HEIF's HEVC tiles through FFmpeg's libraries
+        // from Debian: no package of ours could decode H.264 and HEVC, which is what phones
+        // record. They are opened with dlopen on the first movie, not linked: linked, they add 63
+        // libraries to every process's start.
         .target(
             name: "CVideo",
-            path: "Sources/LightboxImaging/C/CVideo",
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]
+        ),
+        // Capture through FFmpeg's libavdevice: cameras (V4L2, described by their ioctls),
+        // microphones, the synthetic camera, and the recorder that encodes frames as they
+        // arrive. FFmpeg's table of functions is CVideo's.
+        .target(
+            name: "CCapture", dependencies: ["CVideo"],
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         // HEIF images and their embedded thumbnails decoded by libheif from Debian (its HEVC and
@@ -87,28 +92,26 @@ let package = Package(
         // A phone's grid of HEVC tiles goes through FFmpeg's HEVC decoder (`CVideo`) one tile at a
         // time: less processor time than libde265, and one tile held instead of the image.
         .target(
-            name: "CHEIF", dependencies: ["CVideo"], path: "Sources/LightboxImaging/C/CHEIF",
+            name: "CHEIF", dependencies: ["CVideo"],
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
         // Direct I/O for originals: a GNU extension Swift's Glibc module does not show.
-        .target(name: "CDirectIO", path: "Sources/Lightbox/Storage/CDirectIO"),
+        .target(name: "CDirectIO"),
         // A recipe's per-pixel filters fused into one libvips stage of our own C: one pass in
         // place of several float operations (docs/BENCHMARKS.md, Edits).
         .target(
-            name: "CEdit", dependencies: ["CVips"], path: "Sources/LightboxImaging/C/CEdit",
+            name: "CEdit", dependencies: ["CVips"],
             linkerSettings: [.linkedLibrary("m")]),
         // Downsizing with a Lanczos-3 filter in SIMD C: libvips 8.14's reduction is scalar and
         // took as long as the decode of a photo at 1024 px (docs/BENCHMARKS.md, Images).
         .target(
-            name: "CResample", path: "Sources/LightboxImaging/C/CResample", linkerSettings: [.linkedLibrary("m")]),
+            name: "CResample", linkerSettings: [.linkedLibrary("m")]),
         // ICC profiles to sRGB through Little CMS (libvips' own colour engine, from Debian)
         // with one transform per profile: libvips makes a new one for every image.
         .target(
-            name: "CColour", path: "Sources/LightboxImaging/C/CColour", linkerSettings: [.linkedLibrary("lcms2")]),
+            name: "CColour", linkerSettings: [.linkedLibrary("lcms2")]),
         .target(
             name: "LightboxImaging",
             dependencies: ["CVips", "CJPEG", "CVideo", "CHEIF", "CEdit", "CResample", "CColour", "LightboxMetadata"],
-            // Its C targets, each a target of its own.
-            exclude: ["C"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -133,7 +136,7 @@ let package = Package(
         // It knows nothing of the library; `Lightbox` saves what it captures.
         .target(
             name: "LightboxCapture",
-            dependencies: ["CVideo", "CHEIF", "CJPEG", "LightboxMetadata"],
+            dependencies: ["CCapture", "CVideo", "CHEIF", "CJPEG", "LightboxMetadata"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -154,7 +157,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
-            exclude: ["Storage/CDirectIO"],
             swiftSettings: strictSettings
         ),
         .target(

@@ -1,4 +1,4 @@
-import CVideo
+import CCapture
 import Foundation
 
 /// A source of frames or sound a capture session can take: a camera (a Video4Linux2 device), a

@@ -1,4 +1,4 @@
-import CVideo
+import CCapture
 import Foundation
 import Synchronization
 

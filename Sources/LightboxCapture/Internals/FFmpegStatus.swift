@@ -1,4 +1,4 @@
-import CVideo
+import CCapture
 
 extension CaptureError {
     /// The error for a failed CVideo call, its message prefixed by what was being done.

@@ -1,4 +1,4 @@
-import CVideo
+import CCapture
 import Foundation
 
 /// A frame copied out of a source: 8-bit YCbCr 4:2:0 planes, packed (stride = width).

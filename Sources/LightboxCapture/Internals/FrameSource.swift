@@ -1,4 +1,4 @@
-import CVideo
+import CCapture
 import Foundation
 
 /// One opened device, read on the session's thread.

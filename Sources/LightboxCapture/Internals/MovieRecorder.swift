@@ -1,4 +1,4 @@
-import CVideo
+import CCapture
 import Foundation
 
 /// Encodes a session's frames and sound as they arrive and keeps the last seconds of packets:
