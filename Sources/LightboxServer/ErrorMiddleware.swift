@@ -30,7 +30,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as LibraryError {
             let status: HTTPResponse.Status =
                 switch error.code {
-                case .assetNotFound, .collectionNotFound: .notFound
+                case .assetNotFound, .collectionNotFound, .editorNotFound: .notFound
                 case .persistentChangeTokenExpired: .gone
                 case .invalidRequest, .invalidPredicate: .badRequest
                 case .corruptFile, .unreadableFile, .unsupportedFormat: .unprocessableContent

@@ -149,10 +149,18 @@ struct EditCommand: AsyncParsableCommand {
 
     func run() async throws {
         let library = try libraryOptions.open()
+        let id = try Names(library: library).asset(id)
+        guard let asset = try await library.asset(withLocalIdentifier: id) else {
+            throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
+        }
         let controller: any ContentEditingController
         let catalog = editor.map { _ in library.installedEditors() }
-        if let installed = editor.flatMap({ catalog?.editor(withIdentifier: $0) }) {
-            controller = installed.controller(filters: filters)
+        if let identifier = editor, catalog?.editor(withIdentifier: identifier) != nil {
+            do {
+                controller = try library.installedEditor(identifier, for: asset, settings: filters)
+            } catch {
+                throw CommandError(error.message)
+            }
         } else if let editor {
             guard (16...1_048_576).contains(editorMemory), editorTime > 0, editorTime <= 86_400 else {
                 throw ValidationError(
@@ -170,10 +178,6 @@ struct EditCommand: AsyncParsableCommand {
             }
             guard !recipe.filters.isEmpty else { throw ValidationError("give at least one --filter NAME=VALUE") }
             controller = RecipeEditor(adding: recipe.filters)
-        }
-        let id = try Names(library: library).asset(id)
-        guard let asset = try await library.asset(withLocalIdentifier: id) else {
-            throw CommandError("no asset has the identifier \(id) in \(library.url.path)")
         }
         let edited: Asset
         do {

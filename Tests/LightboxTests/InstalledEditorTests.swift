@@ -282,3 +282,37 @@ extension InstalledEditorTests {
         }
     }
 }
+
+extension InstalledEditorTests {
+    @Test("An installed editor is taken by one rule in the model: installed, of the asset's kind, settings bounded")
+    func oneRule() async throws {
+        let (folder, library, photo, movie, _) = try await Self.setUp()
+        _ = folder
+        try Self.install("sepia", in: library.url.path + "/editors")
+        let sepia = "org.lightbox.example.sepia"
+        #expect(try library.installedEditor(sepia, for: photo, settings: ["strength=0.5"]).filters == ["strength=0.5"])
+        // The sepia example edits photos alone: the server and the command refused a movie
+        // differently (the command not at all, until the editor's program failed).
+        #expect(throws: LibraryError.self) { try library.installedEditor(sepia, for: movie, settings: []) }
+        do {
+            _ = try library.installedEditor(sepia, for: movie, settings: [])
+        } catch {
+            #expect(error.code == .invalidRequest && error.message.contains("does not edit movies"), "\(error)")
+        }
+        // Settings go to another program: bounded in count and length.
+        for settings in [Array(repeating: "a=1", count: 101), ["a=" + String(repeating: "1", count: 1_000)]] {
+            do {
+                _ = try library.installedEditor(sepia, for: photo, settings: settings)
+                Issue.record("\(settings.count) settings were taken")
+            } catch {
+                #expect(error.code == .invalidRequest, "\(error)")
+            }
+        }
+        do {
+            _ = try library.installedEditor("org.nobody.editor", for: photo, settings: [])
+            Issue.record("an editor that is not installed was found")
+        } catch {
+            #expect(error.code == .editorNotFound && error.message.contains("org.nobody.editor"), "\(error)")
+        }
+    }
+}

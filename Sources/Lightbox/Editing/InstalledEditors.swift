@@ -420,4 +420,31 @@ extension PhotoLibrary {
     public func installedEditors(environment: [String: String] = ProcessInfo.processInfo.environment) -> EditorCatalog {
         EditorCatalog(folders: EditorCatalog.standardFolders(library: url, environment: environment))
     }
+
+    /// The most settings an installed editor is given, and the most bytes each holds: they are
+    /// handed to another program.
+    public static let installedEditorSettings = (count: 100, bytes: 1_000)
+
+    /// The installed editor `identifier`, set to edit `asset` with `settings`: the one rule every
+    /// edge (the command, the server) takes an installed editor by. It must be installed, edit
+    /// assets of this kind, and be given at most ``installedEditorSettings``; else an error
+    /// saying which (`.editorNotFound`, `.invalidRequest`).
+    public func installedEditor(_ identifier: String, for asset: Asset, settings: [String]) throws(LibraryError)
+        -> ExternalEditor
+    {
+        let limits = Self.installedEditorSettings
+        guard settings.count <= limits.count, settings.allSatisfy({ $0.utf8.count <= limits.bytes }) else {
+            throw LibraryError(
+                .invalidRequest, "an editor takes at most \(limits.count) settings of \(limits.bytes) bytes each")
+        }
+        guard let installed = installedEditors().editor(withIdentifier: identifier) else {
+            throw LibraryError(.editorNotFound, "no installed editor has the identifier \(identifier)")
+        }
+        guard installed.canEdit(asset) else {
+            throw LibraryError(
+                .invalidRequest,
+                "the editor \(identifier) does not edit \(asset.mediaType == .video ? "movies" : "photos")")
+        }
+        return installed.controller(filters: settings)
+    }
 }

@@ -18,6 +18,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case outputRefused
             case busy
             case notShared
+            case editorNotFound
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -49,6 +50,8 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
         /// A file sent through a share that the library holds already, out of the share's
         /// sight: nothing was changed, and nothing of the asset that holds it is told.
         public static let notShared = Code(.notShared)
+        /// No installed editor has the given identifier.
+        public static let editorNotFound = Code(.editorNotFound)
         /// A file would have been written over an input, over a file the run did not create, or
         /// into a library's own folder; nothing was written.
         public static let outputRefused = Code(.outputRefused)
@@ -71,6 +74,7 @@ public struct LibraryError: Error, Sendable, CustomStringConvertible {
             case .outputRefused: "outputRefused"
             case .busy: "busy"
             case .notShared: "notShared"
+            case .editorNotFound: "editorNotFound"
             case .persistentChangeTokenExpired: "persistentChangeTokenExpired"
             }
         }

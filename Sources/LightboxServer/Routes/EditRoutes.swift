@@ -85,19 +85,9 @@ enum EditRoutes {
             let library = served.library
             let body = try await request.decode(as: EditBody.self, context: context)
             if let identifier = body.editor {
-                // Passed to another program: as many and as long as any recipe's filters.
-                guard body.filters.count <= 100, body.filters.allSatisfy({ $0.utf8.count <= 1_000 }) else {
-                    throw HTTPError(.badRequest, message: "an editor takes at most 100 filters of 1,000 bytes each")
-                }
                 let asset = try await asset(try context.parameters.require("id"), in: library)
-                guard let installed = library.installedEditors().editor(withIdentifier: identifier) else {
-                    throw HTTPError(.notFound, message: "no installed editor has the identifier \(identifier)")
-                }
-                guard installed.canEdit(asset) else {
-                    throw HTTPError(
-                        .badRequest, message: "the editor \(identifier) does not edit assets of this kind")
-                }
-                let edited = try await library.edit(asset, with: installed.controller(filters: body.filters))
+                let installed = try library.installedEditor(identifier, for: asset, settings: body.filters)
+                let edited = try await library.edit(asset, with: installed)
                 return try await LightboxServer.written(edited, token: nil, in: library)
             }
             let (filters, replaces) = try recipe(body)
