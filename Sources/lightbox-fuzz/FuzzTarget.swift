@@ -102,7 +102,10 @@ enum FuzzTarget: String, CaseIterable {
         let text = String(decoding: bytes, as: UTF8.self)
         let name = UploadStaging.safeName(text)
         precondition(!name.isEmpty && !name.contains("/") && !name.hasPrefix("."), "an unsafe name: \(name)")
-        guard let (size, mode, options) = try? ImageRoutes.parameters(URI(text).queryParameters) else { return }
+        guard
+            let (size, mode, options) = try? ImageParameters(URI(text).queryParameters).resolved(
+                delivery: .highQualityFormat)
+        else { return }
         // As the image manager renders a request, at a side it can afford here.
         let thumbnail = ThumbnailOptions(
             width: min(size.width, 256), height: min(size.height, 256), contentMode: mode, format: options.format,

@@ -118,6 +118,50 @@ struct ImageManagerTests {
         #expect(fast.count == 1 && !fast[0].info.isDegraded && fast[0].info.source == .thumbnail)
     }
 
+    @Test(
+        "One answer per request: opportunistic gives the quick image, then the final once prepared; a held tag is not modified"
+    )
+    func oneAnswer() async throws {
+        let (library, assets, folder) = try await Self.library()
+        defer { withExtendedLifetime(folder) {} }
+        let manager = CachingImageManager(library: library)
+        let size = PixelSize(width: 300, height: 300)
+        func deliver(_ mode: ImageRequestOptions.DeliveryMode, holds: String? = nil) async throws -> ImageDelivery {
+            try await manager.deliverImage(
+                for: assets[0], targetSize: size, options: ImageRequestOptions(deliveryMode: mode),
+                holds: { $0 == holds })
+        }
+        guard case .delivered(let quick) = try await deliver(.opportunistic) else {
+            Issue.record("an opportunistic miss was not delivered")
+            return
+        }
+        // The quick image from the stored thumbnails, which no client should keep.
+        #expect(quick.isDegraded && quick.entityTag == nil && quick.source == .thumbnail)
+        // The final was prepared in the background: a moment later it is a cache hit.
+        var final: DeliveredImage?
+        for _ in 0..<200 {
+            if case .delivered(let image) = try await deliver(.opportunistic), !image.isDegraded {
+                final = image
+                break
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let hit = try #require(final, "the final image was never prepared")
+        #expect(hit.source == .memoryCache || hit.source == .diskCache)
+        let tag = try #require(hit.entityTag)
+        // A caller holding the tag gets no image; fast never looks at tags.
+        guard case .notModified(let held) = try await deliver(.highQualityFormat, holds: tag) else {
+            Issue.record("a held tag was delivered again")
+            return
+        }
+        #expect(held == tag)
+        guard case .delivered(let fast) = try await deliver(.fastFormat, holds: tag) else {
+            Issue.record("fast delivery answered not modified")
+            return
+        }
+        #expect(fast.isDegraded && fast.entityTag == nil)
+    }
+
     @Test("Exact resizing gives the target, fill fills, a crop is the crop, and the maximum size is the photo")
     func sizes() async throws {
         let (library, assets, folder) = try await Self.library()

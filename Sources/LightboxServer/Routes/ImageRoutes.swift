@@ -39,63 +39,34 @@ package enum ImageRoutes {
             let library = served.library
             let images = served.images
             let id = try context.parameters.require("id")
-            let query = request.uri.formQuery
-            let (size, mode, options) = try parameters(query)
-            let delivery = query.get("delivery").map { String($0) } ?? "high"
-            guard ["high", "fast", "opportunistic"].contains(delivery) else {
-                throw HTTPError(.badRequest, message: "delivery must be high, fast or opportunistic")
-            }
+            let (size, mode, options) = try ImageParameters(request.uri.formQuery).resolved(
+                delivery: .highQualityFormat)
             guard let asset = try await library.recentAsset(withLocalIdentifier: id) else {
                 throw HTTPError(.notFound, message: "no asset has the identifier \(id)")
             }
             var headers = HTTPFields()
-            let key = try images.finalImageKey(for: asset, targetSize: size, contentMode: mode, options: options)
-            let tag = key?.entityTag
-            if delivery != "fast", let tag, request.hasEntityTag(tag) {
+            let delivery = try await images.deliverImage(
+                for: asset, targetSize: size, contentMode: mode, options: options, holds: request.hasEntityTag)
+            let delivered: DeliveredImage
+            switch delivery {
+            case .notModified(let tag):
                 headers[.eTag] = tag
                 headers[.cacheControl] = "private, max-age=3600"
                 return Response(status: .notModified, headers: headers)
+            case .delivered(let image):
+                delivered = image
             }
-            let image: EncodedImage
-            let source: ImageResultSource?
-            let degraded: Bool
-            // A final image a cache holds answers at once, whatever the delivery but fast: no
-            // request, no stream (the route every grid tile asks, again and again).
-            if delivery != "fast", let key, let hit = try await images.cachedImage(for: key) {
-                (image, source, degraded) = (hit.image, hit.source, false)
-            } else {
-                // Fast, or opportunistic on a miss: the quick image now. The miss's final is then
-                // prepared by the caching manager alone, so it is rendered once.
-                var requestOptions = options
-                requestOptions.deliveryMode = delivery == "high" ? .highQualityFormat : .fastFormat
-                var answer: ImageResult?
-                for await result in images.requestImage(
-                    for: asset, targetSize: size, contentMode: mode, options: requestOptions)
-                {
-                    answer = result
-                }
-                guard let answer else {
-                    throw HTTPError(.internalServerError, message: "the image request gave no result")
-                }
-                if let error = answer.info.error { throw error }
-                guard let found = answer.image else {
-                    throw HTTPError(.serviceUnavailable, message: "the image request was cancelled")
-                }
-                (image, source, degraded) = (found, answer.info.source, delivery != "high")
-                if delivery == "opportunistic" {
-                    images.startCachingImages(for: [asset], targetSize: size, contentMode: mode, options: options)
-                }
-            }
-            headers[.contentType] = image.format.mimeType
-            headers[.init("X-Lightbox-Degraded")!] = degraded ? "true" : "false"
-            headers[.init("X-Lightbox-Source")!] = source?.rawValue ?? ""
-            if degraded {
+            headers[.contentType] = delivered.image.format.mimeType
+            headers[.init("X-Lightbox-Degraded")!] = delivered.isDegraded ? "true" : "false"
+            headers[.init("X-Lightbox-Source")!] = delivered.source?.rawValue ?? ""
+            if delivered.isDegraded {
                 headers[.cacheControl] = "no-store"
             } else {
                 headers[.cacheControl] = "private, max-age=3600"
-                if let tag { headers[.eTag] = tag }
+                if let tag = delivered.entityTag { headers[.eTag] = tag }
             }
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: delivered.image.bytes)))
         }
 
         routes.get(
@@ -146,8 +117,8 @@ package enum ImageRoutes {
                             "action": Schema.string(["start", "stop", "stopAll"]),
                             "assets": Schema.array(Schema.string),
                             "w": ["type": ["integer", "string"]], "h": ["type": ["integer", "string"]],
-                            "mode": Schema.string,
-                            "resize": Schema.string, "version": Schema.string, "format": Schema.string,
+                            "mode": Schema.string, "resize": Schema.string, "version": Schema.string,
+                            "format": Schema.string, "crop": Schema.string, "q": ["type": ["integer", "string"]],
                         ], required: ["action"])),
                 responses: [
                     .json(
@@ -163,21 +134,12 @@ package enum ImageRoutes {
             case "stopAll":
                 images.stopCachingImagesForAllAssets()
             case "start", "stop":
-                var query: [String: String] = [:]
-                query["w"] = body.w
-                query["h"] = body.h
-                query["mode"] = body.mode
-                query["resize"] = body.resize
-                query["version"] = body.version
-                query["format"] = body.format
-                let (size, mode, options) = try parameters(
-                    Parameters(query.map { (Substring($0.key), Substring($0.value)) }))
+                let (size, mode, options) = try body.image.resolved(delivery: .opportunistic)
                 let identifiers = body.assets ?? []
-                // A fetch reads SQLite: off the event loop.
-                let assets = try await Task.detached {
+                let assets = try await library.read { library in
                     let result = try library.fetchAssets(withLocalIdentifiers: identifiers)
                     return result.objects(at: 0..<result.count)
-                }.value
+                }
                 if body.action == "start" {
                     images.startCachingImages(for: assets, targetSize: size, contentMode: mode, options: options)
                 } else {
@@ -189,11 +151,53 @@ package enum ImageRoutes {
             return try LightboxServer.jsonResponse(["caching": images.cachingCount])
         }
     }
+}
 
-    /// The size, content mode and options of an image or cache request.
-    package static func parameters(_ query: Parameters) throws -> (PixelSize, ContentMode, ImageRequestOptions) {
-        func side(_ key: String, default value: Int?) throws -> Int? {
-            guard let text = query.get(key).map({ String($0) }) else { return value }
+/// What an image or cache request asks for, as its query or its JSON body names it: sizes as
+/// numbers or `max`, the rest as the words of docs/API.md. ``resolved(delivery:)`` checks each
+/// and gives the image manager's own values.
+package struct ImageParameters: Decodable {
+    var w: String?
+    var h: String?
+    var mode: String?
+    var resize: String?
+    var version: String?
+    var format: String?
+    var crop: String?
+    var q: String?
+    var delivery: String?
+
+    private enum CodingKeys: String, CodingKey { case w, h, mode, resize, version, format, crop, q, delivery }
+
+    package init(_ query: Parameters) {
+        func text(_ key: String) -> String? { query.get(key).map { String($0) } }
+        (w, h, mode, resize, version) = (text("w"), text("h"), text("mode"), text("resize"), text("version"))
+        (format, crop, q, delivery) = (text("format"), text("crop"), text("q"), text("delivery"))
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        // Sizes and quality may come as numbers or as text ("max").
+        func text(_ key: CodingKeys) throws -> String? {
+            if let number = try? container.decodeIfPresent(Int.self, forKey: key) { return String(number) }
+            return try container.decodeIfPresent(String.self, forKey: key)
+        }
+        (w, h, q) = (try text(.w), try text(.h), try text(.q))
+        mode = try container.decodeIfPresent(String.self, forKey: .mode)
+        resize = try container.decodeIfPresent(String.self, forKey: .resize)
+        version = try container.decodeIfPresent(String.self, forKey: .version)
+        format = try container.decodeIfPresent(String.self, forKey: .format)
+        crop = try container.decodeIfPresent(String.self, forKey: .crop)
+        delivery = try container.decodeIfPresent(String.self, forKey: .delivery)
+    }
+
+    /// The size, content mode and options asked for, `delivery` where none is named; a 400
+    /// naming the first parameter out of range.
+    package func resolved(delivery fallback: ImageRequestOptions.DeliveryMode) throws -> (
+        PixelSize, ContentMode, ImageRequestOptions
+    ) {
+        func side(_ key: String, _ text: String?, default value: Int?) throws -> Int? {
+            guard let text else { return value }
             if text == "max" { return ThumbnailOptions.maximumSide }
             guard let number = Int(text), (1...ImageManager.maximumTargetSide).contains(number) else {
                 throw HTTPError(
@@ -201,63 +205,57 @@ package enum ImageRoutes {
             }
             return number
         }
-        let width = try side("w", default: 1024)!
-        let height = try side("h", default: width)!
-        func choice<T: RawRepresentable<String>>(_ key: String, _ fallback: T, _ allowed: String) throws -> T {
-            guard let text = query.get(key).map({ String($0) }) else { return fallback }
-            guard let value = T(rawValue: text) else {
-                throw HTTPError(.badRequest, message: "\(key) must be \(allowed), not \(text)")
+        let width = try side("w", w, default: 1024)!
+        let height = try side("h", h, default: width)!
+        func choice<T>(_ key: String, _ text: String?, _ values: [String: T], _ fallback: T) throws -> T {
+            guard let text else { return fallback }
+            guard let value = values[text] else {
+                throw HTTPError(
+                    .badRequest, message: "\(key) must be \(values.keys.sorted().joined(separator: ", ")), not \(text)")
             }
             return value
         }
-        let mode: ContentMode = try choice("mode", .aspectFit, "fit or fill")
+        func raw<T: RawRepresentable<String> & CaseIterable>(_ key: String, _ text: String?, _ fallback: T) throws -> T
+        {
+            try choice(key, text, Dictionary(uniqueKeysWithValues: T.allCases.map { ($0.rawValue, $0) }), fallback)
+        }
+        let contentMode = try raw("mode", mode, ContentMode.aspectFit)
         var options = ImageRequestOptions()
-        options.resizeMode = try choice("resize", .fast, "none, fast or exact")
-        options.version = try choice("version", .current, "current, unadjusted or original")
-        options.format = try choice("format", .jpeg, "jpeg or webp")
-        if let crop = query.get("crop").map({ String($0) }) {
+        options.resizeMode = try raw("resize", resize, .fast)
+        options.version = try raw("version", version, .current)
+        options.format = try raw("format", format, .jpeg)
+        options.deliveryMode = try choice(
+            "delivery", delivery,
+            ["high": .highQualityFormat, "fast": .fastFormat, "opportunistic": .opportunistic], fallback)
+        if let crop {
             guard let rect = NormalizedRect(parsing: crop) else {
                 throw HTTPError(.badRequest, message: "crop must be X,Y,W,H inside the unit square, not \(crop)")
             }
             options.normalizedCropRect = rect
         }
-        if let quality = query.get("q").map({ String($0) }) {
-            guard let value = Int(quality), (1...100).contains(value) else {
-                throw HTTPError(.badRequest, message: "q must be 1...100, not \(quality)")
+        if let q {
+            guard let value = Int(q), (1...100).contains(value) else {
+                throw HTTPError(.badRequest, message: "q must be 1...100, not \(q)")
             }
             options.quality = value
         }
-        return (PixelSize(width: width, height: height), mode, options)
+        return (PixelSize(width: width, height: height), contentMode, options)
     }
 }
 
-/// The body of `POST /api/cache`.
+/// The body of `POST /api/cache`: an action, the assets, and the image parameters of
+/// `GET /api/assets/{id}/image` beside them.
 struct CacheRequest: Decodable {
     var action: String
     var assets: [String]?
-    var w: String?
-    var h: String?
-    var mode: String?
-    var resize: String?
-    var version: String?
-    var format: String?
+    var image: ImageParameters
 
-    private enum CodingKeys: String, CodingKey { case action, assets, w, h, mode, resize, version, format }
+    private enum CodingKeys: String, CodingKey { case action, assets }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         action = try container.decode(String.self, forKey: .action)
         assets = try container.decodeIfPresent([String].self, forKey: .assets)
-        // Sizes may come as numbers or as "max".
-        func text(_ key: CodingKeys) throws -> String? {
-            if let number = try? container.decodeIfPresent(Int.self, forKey: key) { return String(number) }
-            return try container.decodeIfPresent(String.self, forKey: key)
-        }
-        w = try text(.w)
-        h = try text(.h)
-        mode = try container.decodeIfPresent(String.self, forKey: .mode)
-        resize = try container.decodeIfPresent(String.self, forKey: .resize)
-        version = try container.decodeIfPresent(String.self, forKey: .version)
-        format = try container.decodeIfPresent(String.self, forKey: .format)
+        image = try ImageParameters(from: decoder)
     }
 }
