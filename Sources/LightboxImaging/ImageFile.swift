@@ -52,7 +52,7 @@ public enum ImageFile {
     /// The corresponding libvips operations are `vips_thumbnail` (or libjpeg-turbo's scaled
     /// decode for a camera JPEG), `vips_extract_area`, `vips_thumbnail_image` and `vips_icc_transform`.
     public static func thumbnail(
-        ofFileAt path: String, options: ThumbnailOptions, monitor: RenderMonitor? = nil
+        ofFileAt path: String, options: RenderOptions, monitor: RenderMonitor? = nil
     ) throws(ImagingError) -> EncodedImage {
         try Renderer.render(path: path, options: [options], monitor: monitor).images[0]
     }
@@ -60,7 +60,7 @@ public enum ImageFile {
     /// An image rendered from an encoded image in memory (a cached thumbnail, upright already):
     /// the same options as for a file; a JPEG goes through the same fast decoder.
     public static func thumbnail(
-        ofEncoded bytes: [UInt8], options: ThumbnailOptions, monitor: RenderMonitor? = nil
+        ofEncoded bytes: [UInt8], options: RenderOptions, monitor: RenderMonitor? = nil
     ) throws(ImagingError) -> EncodedImage {
         try Renderer.render(encoded: bytes, options: [options], monitor: monitor).images[0]
     }
@@ -69,7 +69,7 @@ public enum ImageFile {
     /// item, a JPEG's EXIF thumbnail, a RAW's smallest preview), fast-resized toward the
     /// options' size, in milliseconds and without decoding the main image. Nil when the file
     /// embeds none.
-    public static func embeddedThumbnail(ofFileAt path: String, options: ThumbnailOptions) throws(ImagingError)
+    public static func embeddedThumbnail(ofFileAt path: String, options: RenderOptions) throws(ImagingError)
         -> EncodedImage?
     {
         try Renderer.renderEmbeddedThumbnail(path: path, options: options)
@@ -83,7 +83,7 @@ public enum ImageFile {
     /// once), and `fileOrientation` its EXIF orientation as Lightbox's metadata reader found it:
     /// a JPEG is then decoded without reading the file or its EXIF again.
     public static func thumbnails(
-        ofFileAt path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [ThumbnailOptions],
+        ofFileAt path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [RenderOptions],
         monitor: RenderMonitor? = nil
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         guard !options.isEmpty else { return (try properties(ofFileAt: path), []) }

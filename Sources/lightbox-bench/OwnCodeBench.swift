@@ -56,7 +56,7 @@ struct OwnCodeBench: ParsableCommand {
             // A child of a cold run: one render of the first file with the piece named off.
             ImageFile.processorLimit = 1
             _ = try render(
-                files[0], ThumbnailOptions(width: size[0], height: size[0]), without: OwnCode(rawValue: once))
+                files[0], RenderOptions(width: size[0], height: size[0]), without: OwnCode(rawValue: once))
             return
         }
         let pieces = try piece.map { name in
@@ -72,7 +72,7 @@ struct OwnCodeBench: ParsableCommand {
         var gains: [OwnCode: [Double]] = [:]
         for file in files {
             for side in size {
-                let options = ThumbnailOptions(width: side, height: side)
+                let options = RenderOptions(width: side, height: side)
                 // Loads the libraries and fills the caches a long-running process has warm.
                 for configuration in configurations { _ = try render(file, options, without: configuration) }
                 var timings = Array(repeating: [Timing](), count: configurations.count)
@@ -145,7 +145,7 @@ struct OwnCodeBench: ParsableCommand {
     }
 
     /// One render of `file` with `piece` turned off (nil: everything on).
-    func render(_ file: String, _ options: ThumbnailOptions, without piece: OwnCode?) throws -> Timing {
+    func render(_ file: String, _ options: RenderOptions, without piece: OwnCode?) throws -> Timing {
         OwnCode.turnedOff = piece.map { [$0] } ?? []
         defer { OwnCode.turnedOff = [] }
         let processorBefore = Self.processorMilliseconds()

@@ -107,7 +107,7 @@ enum FuzzTarget: String, CaseIterable {
                 delivery: .highQualityFormat)
         else { return }
         // As the image manager renders a request, at a side it can afford here.
-        let thumbnail = ThumbnailOptions(
+        let thumbnail = RenderOptions(
             width: min(size.width, 256), height: min(size.height, 256), contentMode: mode, format: options.format,
             quality: options.quality, allowsUpscaling: false, resizeMode: options.resizeMode,
             normalizedCropRect: options.normalizedCropRect)
@@ -181,7 +181,7 @@ enum FuzzTarget: String, CaseIterable {
         guard FileManager.default.createFile(atPath: imagePath, contents: Data(bytes)) else {
             fatalError("fuzz: cannot write \(imagePath)")
         }
-        let options = ThumbnailOptions(width: 64, height: 64)
+        let options = RenderOptions(width: 64, height: 64)
         _ = try? ImageFile.thumbnails(ofFileAt: imagePath, contents: bytes, options: [options])
         _ = try? ImageFile.embeddedThumbnail(ofFileAt: imagePath, options: options)
     }

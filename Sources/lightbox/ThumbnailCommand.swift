@@ -45,7 +45,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         guard let encoding = EncodedImageFormat(rawValue: format) else {
             throw ValidationError("--format must be jpeg or webp, not \(format)")
         }
-        let options = ThumbnailOptions(
+        let options = RenderOptions(
             width: sizeOptions.size.width, height: sizeOptions.size.height, contentMode: sizeOptions.contentMode,
             format: encoding)
         let (paths, unreadable) = MetadataCommand.files(files, excluding: out, json: json)
@@ -81,7 +81,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     }
 
     static func render(
-        _ path: String, options: ThumbnailOptions, to output: String, in folder: OutputFolder
+        _ path: String, options: RenderOptions, to output: String, in folder: OutputFolder
     ) async -> ThumbnailLine {
         await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {

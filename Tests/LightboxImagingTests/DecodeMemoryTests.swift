@@ -138,7 +138,7 @@ struct DecodeMemoryTests {
         DispatchQueue.global().async {
             do {
                 _ = try ImageFile.thumbnail(
-                    ofFileAt: path, options: ThumbnailOptions(width: 1024, height: 1024), monitor: monitor)
+                    ofFileAt: path, options: RenderOptions(width: 1024, height: 1024), monitor: monitor)
             } catch {
                 let failure = error as? ImagingError
                 result.withLock { $0 = failure }
@@ -163,14 +163,14 @@ struct DecodeMemoryTests {
     func heicThumbnailRenderFits() throws {
         let folder = try TemporaryDirectory()
         let path = try folder.copy(Corpus.path(RenderFiles.heic), as: "reserved.heic")
-        let image = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 256, height: 256))
+        let image = try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: 256, height: 256))
         #expect((image.pixelWidth, image.pixelHeight) == (256, 192))
         let reserved = try #require(DecodeMemory.shared.lastReservation(forPath: path))
         #expect(reserved > 0, "the decode reserves what it holds")
         #expect(reserved <= 2_000_000, "the thumbnail's \(reserved) bytes fit in the 2 MB a nearly taken limit leaves")
         // And the whole image would not: a 1024 px render decodes the primary image.
         let copy = try folder.copy(Corpus.path(RenderFiles.heic), as: "primary.heic")
-        _ = try ImageFile.thumbnail(ofFileAt: copy, options: ThumbnailOptions(width: 1024, height: 1024))
+        _ = try ImageFile.thumbnail(ofFileAt: copy, options: RenderOptions(width: 1024, height: 1024))
         #expect(try #require(DecodeMemory.shared.lastReservation(forPath: copy)) > 2_000_000)
     }
 
@@ -229,7 +229,7 @@ struct DecodeMemoryTests {
 struct WholeImageDecodeTests {
     @Test("An interlaced PNG reserves its pixels' bytes and half again; a plain one streams and reserves none")
     func interlacedPNG() throws {
-        let box = ThumbnailOptions(width: 64, height: 64)
+        let box = RenderOptions(width: 64, height: 64)
         let interlaced = try Corpus.path("pillow/images/pil123rgba.png")  // 162x150 RGBA, Adam7
         _ = try ImageFile.thumbnail(ofFileAt: interlaced, options: box)
         #expect(DecodeMemory.shared.lastReservation(forPath: interlaced) == 162 * 150 * 4 * 3 / 2)
@@ -250,7 +250,7 @@ struct WholeImageDecodeTests {
         let path = folder.path("huge.png")
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: ImagingError.self) {
-            try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 256, height: 256))
+            try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: 256, height: 256))
         }
         #expect(error?.code == .tooLarge && error?.path == path)
         #expect(error?.message.contains("1682 MB at once") == true, "\(error?.message ?? "")")

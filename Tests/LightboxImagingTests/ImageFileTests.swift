@@ -19,7 +19,7 @@ struct ImageFileTests {
         {
             #expect(throws: ImagingError.self, "\(path)") { try ImageFile.properties(ofFileAt: path) }
             #expect(throws: ImagingError.self, "\(path)") {
-                try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 64, height: 64))
+                try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: 64, height: 64))
             }
         }
         // The TIFF is libtiff's to read, as any TIFF, and the libraries of formats Lightbox
@@ -47,7 +47,7 @@ struct ImageFileTests {
         ] {
             let path = try Corpus.path(file)
             #expect(try ImageFile.properties(ofFileAt: path).loader == loader, "\(file)")
-            let thumbnail = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 64, height: 64))
+            let thumbnail = try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: 64, height: 64))
             #expect(max(thumbnail.pixelWidth, thumbnail.pixelHeight) == 64, "\(file)")
         }
     }
@@ -65,7 +65,7 @@ struct ImageFileTests {
     func fitThumbnail(file: String) throws {
         let path = try Corpus.path(file)
         let properties = try ImageFile.properties(ofFileAt: path)
-        let thumbnail = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 200, height: 150))
+        let thumbnail = try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: 200, height: 150))
         #expect(thumbnail.pixelWidth <= 200 && thumbnail.pixelHeight <= 150)
         #expect(thumbnail.pixelWidth == 200 || thumbnail.pixelHeight == 150 || properties.pixelWidth <= 200)
         let sourceRatio = Double(properties.pixelWidth) / Double(properties.pixelHeight)
@@ -81,7 +81,7 @@ struct ImageFileTests {
     func fillThumbnail() throws {
         let path = try Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg")
         let thumbnail = try ImageFile.thumbnail(
-            ofFileAt: path, options: ThumbnailOptions(width: 128, height: 128, contentMode: .aspectFill, format: .webp))
+            ofFileAt: path, options: RenderOptions(width: 128, height: 128, contentMode: .aspectFill, format: .webp))
         #expect(thumbnail.pixelWidth == 128 && thumbnail.pixelHeight == 128)
         #expect(thumbnail.bytes.starts(with: Array("RIFF".utf8)))
     }
@@ -90,7 +90,7 @@ struct ImageFileTests {
     func noUpscaling() throws {
         let path = try Corpus.path("exiv2/data/exiv2-canon-eos-300d.jpg")
         let properties = try ImageFile.properties(ofFileAt: path)
-        let thumbnail = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000))
+        let thumbnail = try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: 2000, height: 2000))
         #expect(thumbnail.pixelWidth == properties.pixelWidth && thumbnail.pixelHeight == properties.pixelHeight)
     }
 
@@ -165,7 +165,7 @@ struct ImageFileTests {
         let errors = Mutex<[String: ImagingError]>([:])
         DispatchQueue.concurrentPerform(iterations: paths.count) { index in
             do {
-                _ = try ImageFile.thumbnail(ofFileAt: paths[index], options: ThumbnailOptions(width: 256, height: 256))
+                _ = try ImageFile.thumbnail(ofFileAt: paths[index], options: RenderOptions(width: 256, height: 256))
             } catch {
                 errors.withLock { $0[paths[index]] = error as? ImagingError }
             }
@@ -179,7 +179,7 @@ struct ImageFileTests {
         let truncated = try folder.truncatedCopy(
             of: Corpus.path("lomiri/backgrounds/Dragonfly_by_Bolly.jpg"), fraction: 0.5, as: "cut.jpg")
         let error = #expect(throws: ImagingError.self) {
-            try ImageFile.thumbnail(ofFileAt: truncated, options: ThumbnailOptions(width: 64, height: 64))
+            try ImageFile.thumbnail(ofFileAt: truncated, options: RenderOptions(width: 64, height: 64))
         }
         #expect(error?.code == .corrupt)
         #expect(error?.path == truncated)
@@ -188,7 +188,7 @@ struct ImageFileTests {
         // no reason): the error names the chunk the file cannot hold.
         let header = try folder.truncatedCopy(of: Corpus.path("pillow/images/7x13.png"), fraction: 0.5, as: "cut.png")
         let silent = #expect(throws: ImagingError.self) {
-            try ImageFile.thumbnail(ofFileAt: header, options: ThumbnailOptions(width: 64, height: 64))
+            try ImageFile.thumbnail(ofFileAt: header, options: RenderOptions(width: 64, height: 64))
         }
         #expect(silent?.message.contains("PNG chunk") == true, "\(silent?.message ?? "")")
 
@@ -199,13 +199,13 @@ struct ImageFileTests {
         // An empty file says so, whether the render reads it or is handed its bytes.
         let empty = folder.randomFile("empty.heic", count: 0)
         let emptyError = #expect(throws: ImagingError.self) {
-            try ImageFile.thumbnail(ofFileAt: empty, options: ThumbnailOptions(width: 64, height: 64))
+            try ImageFile.thumbnail(ofFileAt: empty, options: RenderOptions(width: 64, height: 64))
         }
         #expect(emptyError?.path == empty)
         #expect(emptyError?.message == "the file is empty", "\(emptyError?.message ?? "")")
         let handedError = #expect(throws: ImagingError.self) {
             try ImageFile.thumbnails(
-                ofFileAt: empty, contents: [], options: [ThumbnailOptions(width: 64, height: 64)])
+                ofFileAt: empty, contents: [], options: [RenderOptions(width: 64, height: 64)])
         }
         #expect(handedError?.message == "the file is empty", "\(handedError?.message ?? "")")
     }
@@ -238,9 +238,9 @@ struct PixelBudgetTests {
         let folder = try TemporaryDirectory()
         let path = folder.path("huge." + format)
         try Data(format == "png" ? Self.hugePNG : Self.hugeGIF).write(to: URL(fileURLWithPath: path))
-        for side in [256, ThumbnailOptions.maximumSide] {
+        for side in [256, RenderOptions.maximumSide] {
             do {
-                _ = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: side, height: side))
+                _ = try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: side, height: side))
                 Issue.record("a \(format) of 65535x65535 was decoded")
             } catch {
                 #expect(error.code == .tooLarge, "\(error.message)")
@@ -259,7 +259,7 @@ struct PixelBudgetTests {
         ])
     func timeLimit(file: String) throws {
         let path = try Corpus.path(file)
-        let full = ThumbnailOptions(width: ThumbnailOptions.maximumSide, height: ThumbnailOptions.maximumSide)
+        let full = RenderOptions(width: RenderOptions.maximumSide, height: RenderOptions.maximumSide)
         let stopped = RenderMonitor(isCancelled: { false }, timeLimit: .zero)
         let error = #expect(throws: ImagingError.self) {
             try ImageFile.thumbnail(ofFileAt: path, options: full, monitor: stopped)
@@ -281,9 +281,9 @@ struct PixelBudgetTests {
         let folder = try TemporaryDirectory()
         let path = folder.path("liar.png")
         try Data(Array(photo.prefix(33)) + lie).write(to: URL(fileURLWithPath: path))
-        for side in [256, ThumbnailOptions.maximumSide] {
+        for side in [256, RenderOptions.maximumSide] {
             do {
-                _ = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: side, height: side))
+                _ = try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: side, height: side))
                 Issue.record("the PNG was decoded")
             } catch {
                 #expect(error.code == .corrupt, "\(error.message)")
@@ -327,9 +327,9 @@ struct HEIFLoopTests {
         let folder = try TemporaryDirectory()
         let path = folder.path("loop.heic")
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        for side in [256, ThumbnailOptions.maximumSide] {
+        for side in [256, RenderOptions.maximumSide] {
             do {
-                _ = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: side, height: side))
+                _ = try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: side, height: side))
                 Issue.record("a self-deriving grid was decoded at \(side)")
             } catch {
                 #expect(error.code == .corrupt && error.message.contains("derive from themselves"), "\(error.message)")
@@ -350,10 +350,10 @@ struct HEIFLoopTests {
         let folder = try TemporaryDirectory()
         let path = folder.path("widths.avif")
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        _ = try ImageFile.thumbnail(ofFileAt: original, options: ThumbnailOptions(width: 64, height: 64))
-        for side in [64, ThumbnailOptions.maximumSide] {
+        _ = try ImageFile.thumbnail(ofFileAt: original, options: RenderOptions(width: 64, height: 64))
+        for side in [64, RenderOptions.maximumSide] {
             do {
-                _ = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: side, height: side))
+                _ = try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: side, height: side))
                 Issue.record("an AVIF with 2- and 13-byte location fields was decoded at \(side)")
             } catch {
                 #expect(error.code == .corrupt && error.message.contains("iloc"), "\(error.message)")
@@ -381,7 +381,7 @@ struct HEIFLoopTests {
         let path = folder.path("empty-item.avif")
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         do {
-            _ = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 64, height: 64))
+            _ = try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: 64, height: 64))
             Issue.record("an AVIF whose image item has no data was decoded")
         } catch {
             #expect(error.code == .corrupt && error.message.contains("no data"), "\(error.message)")

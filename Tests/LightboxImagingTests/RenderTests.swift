@@ -28,36 +28,36 @@ enum RenderFiles {
 }
 
 /// Full size at quality 100: comparisons then measure the decoders, not resampling or encoding.
-let lossless = ThumbnailOptions(
-    width: ThumbnailOptions.maximumSide, height: ThumbnailOptions.maximumSide, quality: 100)
+let lossless = RenderOptions(
+    width: RenderOptions.maximumSide, height: RenderOptions.maximumSide, quality: 100)
 
 @Suite("Rendering: sizes, modes, crops, colour and cancellation")
 struct RenderTests {
     @Test("Fit and fill geometry: the box, the aspect ratio, no enlarging, crops")
     func geometry() {
         let fit = RenderGeometry(
-            uprightWidth: 4000, uprightHeight: 3000, options: ThumbnailOptions(width: 256, height: 256))
+            uprightWidth: 4000, uprightHeight: 3000, options: RenderOptions(width: 256, height: 256))
         #expect((fit.outputWidth, fit.outputHeight) == (256, 192))
         #expect(fit.loadShrink(among: [1, 2, 4, 8]) == 8)
         let fill = RenderGeometry(
             uprightWidth: 4000, uprightHeight: 3000,
-            options: ThumbnailOptions(width: 360, height: 360, contentMode: .aspectFill))
+            options: RenderOptions(width: 360, height: 360, contentMode: .aspectFill))
         #expect((fill.scaledWidth, fill.scaledHeight, fill.outputWidth, fill.outputHeight) == (480, 360, 360, 360))
         #expect(fill.loadShrink(among: [1, 2, 4, 8]) == 8)
         let large = RenderGeometry(
-            uprightWidth: 4000, uprightHeight: 3000, options: ThumbnailOptions(width: 1024, height: 1024))
+            uprightWidth: 4000, uprightHeight: 3000, options: RenderOptions(width: 1024, height: 1024))
         #expect(large.loadShrink(among: [1, 2, 4, 8]) == 2)
         let small = RenderGeometry(
-            uprightWidth: 300, uprightHeight: 200, options: ThumbnailOptions(width: 1000, height: 1000))
+            uprightWidth: 300, uprightHeight: 200, options: RenderOptions(width: 1000, height: 1000))
         #expect((small.outputWidth, small.outputHeight) == (300, 200))
         let maximum = RenderGeometry(
             uprightWidth: 4000, uprightHeight: 3000,
-            options: ThumbnailOptions(width: ThumbnailOptions.maximumSide, height: ThumbnailOptions.maximumSide))
+            options: RenderOptions(width: RenderOptions.maximumSide, height: RenderOptions.maximumSide))
         #expect((maximum.outputWidth, maximum.outputHeight) == (4000, 3000))
         // The crop is what fits the box: a quarter of the picture at 500 px needs 1/4 scale.
         let crop = RenderGeometry(
             uprightWidth: 4000, uprightHeight: 3000,
-            options: ThumbnailOptions(
+            options: RenderOptions(
                 width: 500, height: 500, normalizedCropRect: NormalizedRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5)))
         #expect((crop.cropX, crop.cropY, crop.cropWidth, crop.cropHeight) == (2000, 1500, 2000, 1500))
         #expect((crop.outputWidth, crop.outputHeight) == (500, 375))
@@ -75,7 +75,7 @@ struct RenderTests {
         let properties = try ImageFile.properties(ofFileAt: path)
         let aspect = Double(properties.pixelWidth) / Double(properties.pixelHeight)
         for (width, height) in [(64, 64), (300, 120), (90, 200)] {
-            let fit = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: width, height: height))
+            let fit = try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: width, height: height))
             #expect(fit.pixelWidth <= width && fit.pixelHeight <= height)
             let scale = min(
                 1, Double(width) / Double(properties.pixelWidth), Double(height) / Double(properties.pixelHeight))
@@ -86,7 +86,7 @@ struct RenderTests {
             let fitAspect = Double(fit.pixelWidth) / Double(fit.pixelHeight)
             #expect(abs(fitAspect - aspect) <= aspect / Double(min(fit.pixelWidth, fit.pixelHeight)) + 0.01)
             let fill = try ImageFile.thumbnail(
-                ofFileAt: path, options: ThumbnailOptions(width: width, height: height, contentMode: .aspectFill))
+                ofFileAt: path, options: RenderOptions(width: width, height: height, contentMode: .aspectFill))
             let expected = (min(width, properties.pixelWidth), min(height, properties.pixelHeight))
             #expect((fill.pixelWidth, fill.pixelHeight) == expected, "\(file) fill \(width)x\(height)")
         }
@@ -98,7 +98,7 @@ struct RenderTests {
         func render(_ mode: ResizeMode, _ content: ContentMode = .aspectFit) throws -> EncodedImage {
             try ImageFile.thumbnail(
                 ofFileAt: path,
-                options: ThumbnailOptions(width: 300, height: 300, contentMode: content, resizeMode: mode))
+                options: RenderOptions(width: 300, height: 300, contentMode: content, resizeMode: mode))
         }
         let exact = try render(.exact)
         #expect((exact.pixelWidth, exact.pixelHeight) == (300, 225))
@@ -113,7 +113,7 @@ struct RenderTests {
         // Fast and none show the same picture as exact: shrunk to its size, they match it.
         for larger in [fast, none] {
             let shrunk = try ImageFile.thumbnail(
-                ofEncoded: larger.bytes, options: ThumbnailOptions(width: 300, height: 225, contentMode: .aspectFill))
+                ofEncoded: larger.bytes, options: RenderOptions(width: 300, height: 225, contentMode: .aspectFill))
             let difference = try ImageComparison.meanAbsoluteDifference(exact, shrunk)
             #expect(difference < 3, "mean difference \(difference)")
         }
@@ -140,7 +140,7 @@ struct RenderTests {
 
         // Scaled into a box: shrink-on-load then resampling, as close as the other thumbnails.
         let scaled = try ImageFile.thumbnail(
-            ofFileAt: path, options: ThumbnailOptions(width: 400, height: 400, quality: 100, normalizedCropRect: rect))
+            ofFileAt: path, options: RenderOptions(width: 400, height: 400, quality: 100, normalizedCropRect: rect))
         #expect(scaled.pixelWidth == 400)
         let scaledReference = try ImageComparison.referenceCrop(
             ofFileAt: path, rect: rect, width: scaled.pixelWidth, height: scaled.pixelHeight,
@@ -177,14 +177,14 @@ struct RenderTests {
         ])
     func displayP3HEIC(file: String) throws {
         let path = try Corpus.path(file)
-        let small = ThumbnailOptions(width: 256, height: 256, quality: 100)
+        let small = RenderOptions(width: 256, height: 256, quality: 100)
         let renders: [(name: String, image: EncodedImage, fromThumbnail: Bool)] = [
             ("256 px", try ImageFile.thumbnail(ofFileAt: path, options: small), true),
             ("the quick image", try #require(try ImageFile.embeddedThumbnail(ofFileAt: path, options: small)), true),
             (
                 "1024 px",
                 try ImageFile.thumbnail(
-                    ofFileAt: path, options: ThumbnailOptions(width: 1024, height: 1024, quality: 100)), false
+                    ofFileAt: path, options: RenderOptions(width: 1024, height: 1024, quality: 100)), false
             ),
         ]
         for render in renders {
@@ -211,7 +211,7 @@ struct RenderTests {
             let ours: EncodedImage
             do {
                 ours = try ImageFile.thumbnail(
-                    ofFileAt: path, options: ThumbnailOptions(width: 512, height: 512, quality: 100))
+                    ofFileAt: path, options: RenderOptions(width: 512, height: 512, quality: 100))
             } catch {
                 #expect(ImageComparison.libvipsThumbnailError(ofFileAt: path, size: 512) != nil, "\(path): \(error)")
                 continue
@@ -466,9 +466,9 @@ struct RenderTests {
             let bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
             // 256 px: the 320x240 thumbnail; fill, and turned by an orientation asked for.
             for options in [
-                ThumbnailOptions(width: 256, height: 256),
-                ThumbnailOptions(width: 200, height: 200, contentMode: .aspectFill),
-                ThumbnailOptions(width: 256, height: 256, orientation: 6),
+                RenderOptions(width: 256, height: 256),
+                RenderOptions(width: 200, height: 200, contentMode: .aspectFill),
+                RenderOptions(width: 256, height: 256, orientation: 6),
             ] {
                 let fromFile = try Renderer.render(path: path, options: [options], monitor: nil)
                 let fromMemory = try Renderer.render(path: path, contents: bytes, options: [options], monitor: nil)
@@ -493,7 +493,7 @@ struct RenderTests {
         let handle = try FileHandle(forWritingTo: large)
         try handle.truncate(atOffset: UInt64(bytes.count + padding))
         try handle.close()
-        let options = ThumbnailOptions(width: 256, height: 256)
+        let options = RenderOptions(width: 256, height: 256)
         let fromLarge = try Renderer.render(path: large.path, options: [options], monitor: nil)
         let fromMemory = try Renderer.render(path: path, contents: bytes, options: [options], monitor: nil)
         let same = fromLarge.images.map(\.bytes) == fromMemory.images.map(\.bytes)
@@ -640,7 +640,7 @@ struct RenderTests {
         let monitor = RenderMonitor(
             isCancelled: { false }, progress: { fraction in fractions.withLock { $0.append(fraction) } })
         _ = try ImageFile.thumbnail(
-            ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000), monitor: monitor)
+            ofFileAt: path, options: RenderOptions(width: 2000, height: 2000), monitor: monitor)
         let seen = fractions.withLock { $0 }
         #expect(seen.count > 2)
         #expect(seen.last == 1)
@@ -653,7 +653,7 @@ struct RenderTests {
                 isCancelled: { reports.withLock { $0 } >= limit }, progress: { _ in reports.withLock { $0 += 1 } })
             let error = #expect(throws: ImagingError.self) {
                 try ImageFile.thumbnail(
-                    ofFileAt: path, options: ThumbnailOptions(width: 2000, height: 2000), monitor: cancelling)
+                    ofFileAt: path, options: RenderOptions(width: 2000, height: 2000), monitor: cancelling)
             }
             return (error, reports.withLock { $0 })
         }
@@ -696,7 +696,7 @@ struct RenderTests {
             let theirs = ImageComparison.libvipsThumbnailError(ofFileAt: path, size: 256)
             var ours: ImagingError?
             do {
-                let image = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 256, height: 256))
+                let image = try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: 256, height: 256))
                 #expect(image.pixelWidth <= 256 && image.pixelHeight <= 256)
             } catch {
                 ours = error
@@ -709,7 +709,7 @@ struct RenderTests {
         for name in explained.keys {
             #expect(throws: Never.self) {
                 try ImageFile.thumbnail(
-                    ofFileAt: try Corpus.path(name), options: ThumbnailOptions(width: 256, height: 256))
+                    ofFileAt: try Corpus.path(name), options: RenderOptions(width: 256, height: 256))
             }
         }
         #expect(

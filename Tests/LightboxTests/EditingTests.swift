@@ -99,7 +99,7 @@ struct EditingTests {
         let aspect: Double = Double(unadjusted.pixelWidth) / Double(unadjusted.pixelHeight)
         #expect(abs(aspect - 4.0 / 3) < 0.01)
         // Each is what the renderer makes of that file.
-        let thumbnail = ThumbnailOptions(width: 512, height: 512, quality: options.quality)
+        let thumbnail = RenderOptions(width: 512, height: 512, quality: options.quality)
         #expect(current.bytes == (try ImageFile.thumbnail(ofFileAt: render, options: thumbnail)).bytes)
         #expect(unadjusted.bytes == (try ImageFile.thumbnail(ofFileAt: photo, options: thumbnail)).bytes)
         let data = try await manager.requestImageDataAndOrientation(for: edited)
@@ -298,7 +298,7 @@ struct EditingTests {
         let render = try await library.fileURL(for: try #require(edited.resource(ofType: .fullSizePhoto))).path
         // The oracle: libvips' own invert of the original.
         try VipsTool.run("invert", source, folder.path("inverted.jpg[Q=95]"))
-        let options = ThumbnailOptions(width: 256, height: 256, quality: 95)
+        let options = RenderOptions(width: 256, height: 256, quality: 95)
         let ours = try ImageFile.thumbnail(ofFileAt: render, options: options)
         let oracle = try ImageFile.thumbnail(ofFileAt: folder.path("inverted.jpg"), options: options)
         #expect(try ImageComparison.meanAbsoluteDifference(ours, oracle) < 1.5)

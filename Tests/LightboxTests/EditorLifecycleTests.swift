@@ -35,7 +35,7 @@ struct EditorLifecycleTests {
         #expect(max(placeholder.pixelWidth, placeholder.pixelHeight) >= 1000)
         // The asset's look: nearer the original's picture than the mono edit's (a 1000 px JPEG
         // made small again differs by a few levels in 255), then, editing again, the edit's.
-        let small = ThumbnailOptions(width: 64, height: 64, contentMode: .aspectFill)
+        let small = RenderOptions(width: 64, height: 64, contentMode: .aspectFill)
         let original = try ImageFile.thumbnail(
             ofFileAt: try await library.fileURL(for: try #require(asset.resource(ofType: .photo))).path, options: small)
         let render = try ImageFile.thumbnail(

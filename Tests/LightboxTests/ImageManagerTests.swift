@@ -87,7 +87,7 @@ struct ImageManagerTests {
             // The same picture: the final image shrunk to the quick one's size is close to it.
             let shrunk = try ImageFile.thumbnail(
                 ofEncoded: final.bytes,
-                options: ThumbnailOptions(width: quick.pixelWidth, height: quick.pixelHeight, contentMode: .aspectFill))
+                options: RenderOptions(width: quick.pixelWidth, height: quick.pixelHeight, contentMode: .aspectFill))
             let near = try ImageComparison.meanAbsoluteDifference(quick, shrunk)
             #expect(near < 10, "mean difference \(near) between the embedded thumbnail and the photo")
             finals.append(final)
@@ -96,7 +96,7 @@ struct ImageManagerTests {
         // Against the other photo, the comparison fails.
         let other = try ImageFile.thumbnail(
             ofEncoded: finals[1].bytes,
-            options: ThumbnailOptions(
+            options: RenderOptions(
                 width: quicks[0].pixelWidth, height: quicks[0].pixelHeight, contentMode: .aspectFill))
         #expect(try ImageComparison.meanAbsoluteDifference(quicks[0], other) > 20)
     }

@@ -254,7 +254,7 @@ struct ImportTests {
         #expect(structure?.message.contains(named) == true, "\(structure?.message ?? "")")
         // A poster frame: FFmpeg took 1.9 GB to index it (and 1.5 GB for 999 tracks).
         let thumbnail = #expect(throws: ImagingError.self) {
-            try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 256, height: 256))
+            try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: 256, height: 256))
         }
         #expect(thumbnail?.code == .corrupt && thumbnail?.path == path)
         let library = try folder.makeLibrary()
@@ -379,7 +379,7 @@ struct ImportTests {
         let resource = try #require(asset.resource(ofType: .photo))
         #expect(asset.pixelWidth == resource.pixelHeight && asset.pixelHeight == resource.pixelWidth, "a quarter turn")
         for options in [
-            ThumbnailOptions.grid, .preview, ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFill),
+            RenderOptions.grid, .preview, RenderOptions(width: 300, height: 200, contentMode: .aspectFill),
         ] {
             let thumbnail = try await library.finalImage(of: asset.localIdentifier, options)
             let width = thumbnail.image.pixelWidth

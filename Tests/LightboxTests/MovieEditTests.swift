@@ -77,7 +77,7 @@ struct MovieEditTests {
             await manager.requestImage(for: edited, targetSize: PixelSize(width: 256, height: 256)).results().last?
                 .image)
         #expect(image.pixelWidth == 256 && image.pixelHeight == 144)
-        let poster = try ImageFile.thumbnail(ofFileAt: path, options: ThumbnailOptions(width: 256, height: 256))
+        let poster = try ImageFile.thumbnail(ofFileAt: path, options: RenderOptions(width: 256, height: 256))
         #expect(try ImageComparison.meanAbsoluteDifference(image, poster) < 2)
 
         // The current version exports as the edited movie, with its sound and the source's

@@ -18,7 +18,7 @@ extension PhotoLibrary {
     /// The final image of `options`' size, mode, format and resize: through a new image
     /// manager each time, so that a hit is derivatives/'s (what the next process finds), not
     /// memory's.
-    func finalImage(of localIdentifier: String, _ options: ThumbnailOptions) async throws -> FinalImage {
+    func finalImage(of localIdentifier: String, _ options: RenderOptions) async throws -> FinalImage {
         guard let asset = try await asset(withLocalIdentifier: localIdentifier) else {
             throw LibraryError(.assetNotFound, "no asset has the identifier \(localIdentifier)")
         }
@@ -63,7 +63,7 @@ struct ThumbnailTests {
             #expect(tag == "6" || tag == "8", "\(path) has orientation \(tag ?? "none")")
 
             let thumbnail = try await library.finalImage(
-                of: asset.localIdentifier, ThumbnailOptions(width: 640, height: 640))
+                of: asset.localIdentifier, RenderOptions(width: 640, height: 640))
             let upright = try ImageComparison.referenceThumbnail(
                 ofFileAt: path, width: thumbnail.image.pixelWidth, height: thumbnail.image.pixelHeight)
             let upsideDown = try ImageComparison.referenceThumbnail(
@@ -99,7 +99,7 @@ struct ThumbnailTests {
     func cutShortIsAMiss(format: String) async throws {
         let folder = try TemporaryDirectory()
         let (library, asset) = try await Self.importedPhoto(in: folder)
-        let options = ThumbnailOptions(
+        let options = RenderOptions(
             width: 300, height: 200, format: try #require(EncodedImageFormat(rawValue: format)))
         let first = try await library.finalImage(of: asset.localIdentifier, options)
         let key = String(try #require(first.entityTag).dropFirst().dropLast())
@@ -123,7 +123,7 @@ struct ThumbnailTests {
     func cachedThumbnails() async throws {
         let folder = try TemporaryDirectory()
         let (library, asset) = try await Self.importedPhoto(in: folder)
-        let options = ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFill)
+        let options = RenderOptions(width: 300, height: 200, contentMode: .aspectFill)
         let first = try await library.finalImage(of: asset.localIdentifier, options)
         let second = try await library.finalImage(of: asset.localIdentifier, options)
         #expect(!first.wasCached)
@@ -132,7 +132,7 @@ struct ThumbnailTests {
         #expect(first.entityTag == second.entityTag)
         #expect(second.image.pixelWidth == 300 && second.image.pixelHeight == 200)
         let fit = try await library.finalImage(
-            of: asset.localIdentifier, ThumbnailOptions(width: 300, height: 200, contentMode: .aspectFit))
+            of: asset.localIdentifier, RenderOptions(width: 300, height: 200, contentMode: .aspectFit))
         #expect(fit.entityTag != first.entityTag)
         #expect(fit.image.pixelHeight == 200 && fit.image.pixelWidth < 300)
         // The grid thumbnail and the preview were rendered during the import, from one decode.
@@ -141,10 +141,10 @@ struct ThumbnailTests {
         #expect(grid.image.pixelWidth == 360 && grid.image.pixelHeight == 360)
         let preview = try await library.finalImage(of: asset.localIdentifier, .preview)
         #expect(preview.wasCached)
-        #expect(max(preview.image.pixelWidth, preview.image.pixelHeight) == ThumbnailOptions.preview.width)
+        #expect(max(preview.image.pixelWidth, preview.image.pixelHeight) == RenderOptions.preview.width)
         // Both look like libvips' own thumbnails of the original, made from the file.
         let original = try Corpus.path("digikam/body-background.jpg")
-        for (image, options) in [(grid.image, ThumbnailOptions.grid), (preview.image, .preview)] {
+        for (image, options) in [(grid.image, RenderOptions.grid), (preview.image, .preview)] {
             // The oracle's fit stretches to the box: give it the size the preview has.
             let reference = try ImageComparison.referenceThumbnail(
                 ofFileAt: original, width: image.pixelWidth, height: image.pixelHeight, contentMode: options.contentMode
@@ -163,12 +163,12 @@ struct ThumbnailTests {
         let folder = try TemporaryDirectory()
         let (library, asset) = try await Self.importedPhoto(in: folder)
         let huge = await #expect(throws: LibraryError.self) {
-            try await library.finalImage(of: asset.localIdentifier, ThumbnailOptions(width: 100_000, height: 10))
+            try await library.finalImage(of: asset.localIdentifier, RenderOptions(width: 100_000, height: 10))
         }
         #expect(huge?.code == .invalidRequest)
         #expect(huge?.message.contains("\(ImageManager.maximumTargetSide)") == true)
         let quality = await #expect(throws: LibraryError.self) {
-            try await library.finalImage(of: asset.localIdentifier, ThumbnailOptions(width: 10, height: 10, quality: 0))
+            try await library.finalImage(of: asset.localIdentifier, RenderOptions(width: 10, height: 10, quality: 0))
         }
         #expect(quality?.code == .invalidRequest)
     }

@@ -104,7 +104,7 @@ public final class LivePhotoEditingContext: Sendable {
         try await EditingWork.run {
             do {
                 let photo = try EditableImage(
-                    fileAt: source, maximumSide: ThumbnailOptions.maximumSide, orientation: orientation)
+                    fileAt: source, maximumSide: RenderOptions.maximumSide, orientation: orientation)
                 let edited = try process(LivePhotoFrame(image: photo, time: time, type: .photo, renderScale: 1))
                 try edited.writeJPEG(to: destination, metadataFrom: source)
             } catch let error as ImagingError {

@@ -16,7 +16,7 @@ struct PreparedEdit: Sendable {
     /// The render the input was made from; the edit lands only if it is still the current one.
     var expectedRenderSHA256: String?
     /// The render's grid and preview thumbnails, stored once the edit has landed.
-    var thumbnails: [(ThumbnailOptions, EncodedImage)]
+    var thumbnails: [(RenderOptions, EncodedImage)]
 
     /// A file stored under `originals/`, as its resource row describes it.
     struct StoredFile: Sendable {
@@ -321,7 +321,7 @@ extension PhotoLibrary {
             movieDuration: movie.media.quickTime?.duration ?? 0,
             formatIdentifier: adjustment.formatIdentifier, base: output.input.base,
             expectedRenderSHA256: output.input.renderSHA256,
-            thumbnails: Array(zip([ThumbnailOptions.preview, .grid], thumbnails)))
+            thumbnails: Array(zip([RenderOptions.preview, .grid], thumbnails)))
     }
 
     /// A Live Photo's edited movie, checked and stored; nil when the output has none.

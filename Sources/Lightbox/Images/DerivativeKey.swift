@@ -9,7 +9,7 @@ enum DerivativeKey {
 
     /// The key of an image made with `options` from the content with this hash; also its HTTP
     /// entity tag.
-    static func make(contentHash: String, options: ThumbnailOptions) -> String {
+    static func make(contentHash: String, options: RenderOptions) -> String {
         let size = options.isMaximumSize ? "full" : "\(options.width)x\(options.height)"
         let crop = options.normalizedCropRect.map { rect in
             "-c" + [rect.x, rect.y, rect.width, rect.height].map { String(format: "%.4f", $0) }.joined(separator: "_")
@@ -22,12 +22,12 @@ enum DerivativeKey {
     }
 }
 
-extension ThumbnailOptions {
+extension RenderOptions {
     /// The square the web grid shows; imports (and edits) render it ahead so the first view is
     /// instant, and the image manager resizes quick images from it.
-    public static let grid = ThumbnailOptions(width: 360, height: 360, contentMode: .aspectFill)
+    public static let grid = RenderOptions(width: 360, height: 360, contentMode: .aspectFill)
     /// The image a detail view shows first; rendered ahead with the grid square from one
     /// decode. 1000 pixels: a 12 MP phone photo (4000 or 4032 wide) decodes straight to it at
     /// a quarter of its size, the JPEG decoder's cheapest scale that is large enough.
-    public static let preview = ThumbnailOptions(width: 1000, height: 1000, contentMode: .aspectFit)
+    public static let preview = RenderOptions(width: 1000, height: 1000, contentMode: .aspectFit)
 }

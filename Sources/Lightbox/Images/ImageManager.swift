@@ -152,7 +152,7 @@ public class ImageManager: @unchecked Sendable {
     public struct FinalImageKey: Sendable {
         let key: String
         let localIdentifier: String
-        let render: ThumbnailOptions
+        let render: RenderOptions
 
         /// The HTTP entity tag of the final image: its cache key, quoted.
         public var entityTag: String { "\"" + key + "\"" }
@@ -211,8 +211,8 @@ public class ImageManager: @unchecked Sendable {
     /// The render options of a request.
     static func renderOptions(
         _ targetSize: PixelSize, _ contentMode: ContentMode, _ options: ImageRequestOptions, orientation: Int?
-    ) -> ThumbnailOptions {
-        ThumbnailOptions(
+    ) -> RenderOptions {
+        RenderOptions(
             width: targetSize.width, height: targetSize.height, contentMode: contentMode, format: options.format,
             quality: options.quality, allowsUpscaling: options.allowsUpscaling, orientation: orientation,
             resizeMode: options.resizeMode, normalizedCropRect: options.normalizedCropRect)
@@ -272,7 +272,7 @@ public class ImageManager: @unchecked Sendable {
     }
 
     /// The final image from the memory cache, or from `derivatives/` (then kept in memory).
-    func cached(_ key: String, _ localIdentifier: String, _ render: ThumbnailOptions) async throws
+    func cached(_ key: String, _ localIdentifier: String, _ render: RenderOptions) async throws
         -> (image: EncodedImage, source: ImageResultSource)?
     {
         if let image = memoryCache.image(forKey: key) { return (image, .memoryCache) }
@@ -290,7 +290,7 @@ public class ImageManager: @unchecked Sendable {
     static func quickKey(_ key: String) -> String { "quick:" + key }
 
     /// Whether finals of these options are stored in `derivatives/`.
-    static func isStored(_ render: ThumbnailOptions) -> Bool {
+    static func isStored(_ render: RenderOptions) -> Bool {
         !render.isMaximumSize && max(render.width, render.height) <= largestStoredSide
     }
 
@@ -298,12 +298,12 @@ public class ImageManager: @unchecked Sendable {
     /// 360 px grid square when the request is a fill that small), fast-resized; nil when the
     /// asset has none that suits.
     func quickImage(
-        _ asset: Asset, _ source: Source, _ render: ThumbnailOptions, _ control: ImageRequest.Control
+        _ asset: Asset, _ source: Source, _ render: RenderOptions, _ control: ImageRequest.Control
     ) async throws -> (image: EncodedImage, source: ImageResultSource)? {
         let fitsGrid =
             render.contentMode == .aspectFill && render.normalizedCropRect == nil
-            && max(render.width, render.height) <= ThumbnailOptions.grid.width
-        let candidates: [ThumbnailOptions] = fitsGrid ? [.grid, .preview] : [.preview]
+            && max(render.width, render.height) <= RenderOptions.grid.width
+        let candidates: [RenderOptions] = fitsGrid ? [.grid, .preview] : [.preview]
         let derivatives = library.derivatives
         let localIdentifier = asset.localIdentifier
         let hash = source.contentHash
@@ -332,7 +332,7 @@ public class ImageManager: @unchecked Sendable {
 
     /// Renders the final image from the asset's file on a render slot, and caches it.
     func renderFinal(
-        _ localIdentifier: String, _ source: Source, _ render: ThumbnailOptions, key: String,
+        _ localIdentifier: String, _ source: Source, _ render: RenderOptions, key: String,
         priority: RenderQueue.Priority, control: ImageRequest.Control?, progress: (@Sendable (Double) -> Void)?
     ) async throws -> EncodedImage {
         let monitor = RenderMonitor(isCancelled: { control?.isCancelled ?? false }, progress: progress)

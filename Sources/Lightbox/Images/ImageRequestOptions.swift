@@ -11,7 +11,7 @@ public struct PixelSize: Sendable, Hashable, Codable {
     }
 
     /// The full image, at its own size (PhotoKit's `PHImageManagerMaximumSize`).
-    public static let maximum = PixelSize(width: ThumbnailOptions.maximumSide, height: ThumbnailOptions.maximumSide)
+    public static let maximum = PixelSize(width: RenderOptions.maximumSide, height: RenderOptions.maximumSide)
 
     public var isMaximum: Bool { self == .maximum }
 }

@@ -49,7 +49,7 @@ extension PhotoLibrary {
         var properties: ImageProperties?
         /// The preview and grid thumbnails rendered while decoding: none for a movie of an
         /// edit or a creation's `.pairedVideo`, nor for a RAW without a JPEG preview.
-        var thumbnails: [(ThumbnailOptions, EncodedImage)] = []
+        var thumbnails: [(RenderOptions, EncodedImage)] = []
         /// Where ``OriginalStorage`` stored it.
         var storedPath = ""
     }
@@ -173,7 +173,7 @@ extension PhotoLibrary {
         {
             file.orientationOverride = corrected
         }
-        var sizes: [ThumbnailOptions] = [.preview, .grid]
+        var sizes: [RenderOptions] = [.preview, .grid]
         for index in sizes.indices { sizes[index].orientation = file.orientationOverride }
         switch file.source.format.kind {
         case .image:

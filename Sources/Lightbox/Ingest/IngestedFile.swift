@@ -61,8 +61,8 @@ extension PhotoLibrary {
 
         /// Decodes the whole photo, which proves it intact, and renders `sizes` from that one
         /// decode: the thumbnails that make the first view instant.
-        func decodeWhole(fileOrientation: Int, sizes: [ThumbnailOptions]) throws(ImagingError) -> (
-            properties: ImageProperties, thumbnails: [(ThumbnailOptions, EncodedImage)]
+        func decodeWhole(fileOrientation: Int, sizes: [RenderOptions]) throws(ImagingError) -> (
+            properties: ImageProperties, thumbnails: [(RenderOptions, EncodedImage)]
         ) {
             let (properties, images) = try ImageFile.thumbnails(
                 ofFileAt: path, contents: contents, fileOrientation: fileOrientation, options: sizes)
@@ -110,7 +110,7 @@ extension PhotoLibrary {
         var pixelHeight: Int
         /// The preview and grid thumbnails, rendered while decoding; none for movies, nor for
         /// RAW files without a JPEG preview.
-        var thumbnails: [(ThumbnailOptions, EncodedImage)] = []
+        var thumbnails: [(RenderOptions, EncodedImage)] = []
         /// What pairs a RAW with the JPEG of the same shot: folder, base name, capture time, camera.
         var captureKey: String?
         /// The orientation an XMP sidecar corrects a photo to; nil: the file's.

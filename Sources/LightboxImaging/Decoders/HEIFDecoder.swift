@@ -22,7 +22,7 @@ enum HEIFDecoder {
     /// What a HEIF render decodes for `options`: its embedded thumbnail when that covers the
     /// box every output needs, else its primary image when that is 8-bit RGB, shrunk as far as
     /// the outputs allow; nil for libvips' loader (16-bit, alpha).
-    static func chooser(for options: [ThumbnailOptions]) -> Chooser {
+    static func chooser(for options: [RenderOptions]) -> Chooser {
         let turned = validOrientation(options.first?.orientation).map { (5...8).contains($0) } ?? false
         return { primary, thumbnail, primaryIsRGB8 in
             let box = Renderer.decodeBox(

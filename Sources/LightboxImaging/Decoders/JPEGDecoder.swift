@@ -116,7 +116,7 @@ enum JPEGDecoder {
     /// pixel and memory budgets, and turned upright (by the options' orientation, else the
     /// file's).
     static func decodeUpright(
-        _ bytes: [UInt8], header: Header, fileOrientation: Int, path: String, options: [ThumbnailOptions],
+        _ bytes: [UInt8], header: Header, fileOrientation: Int, path: String, options: [RenderOptions],
         monitor: RenderMonitor?
     ) throws(ImagingError) -> DecodedImage {
         try PixelBudget.shared.check(width: header.width, height: header.height, path: path)

@@ -51,7 +51,7 @@ enum VideoDecoder {
     }
 
     /// A movie's first frame, upright as its track's matrix turns it.
-    static func decodeUpright(path: String, options: [ThumbnailOptions]) throws(ImagingError) -> DecodedImage {
+    static func decodeUpright(path: String, options: [RenderOptions]) throws(ImagingError) -> DecodedImage {
         let (stored, orientation) = try posterFrame(path: path)
         let properties = ImageProperties(
             storedWidth: stored.width, storedHeight: stored.height, orientation: orientation, loader: "ffmpeg")

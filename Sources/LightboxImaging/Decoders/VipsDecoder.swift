@@ -1,4 +1,3 @@
-
 /// Every image no other decoder takes, through libvips' loaders (`vips_thumbnail`, which
 /// shrinks on load where the format allows: WebP, PDF): PNG, WebP, GIF, TIFF, 16-bit or alpha
 /// HEIFs, CMYK JPEGs. Every other loader of libvips is blocked
@@ -8,7 +7,7 @@ enum VipsDecoder {
     /// The file at `path` opened by libvips (its header checked against the pixel budget),
     /// shrunk on load to the box every output needs, upright, in memory.
     static func decode(
-        path: String, options: [ThumbnailOptions], monitor: RenderMonitor?
+        path: String, options: [RenderOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> DecodedImage {
         let header = try Vips.open(path, failOnTruncation: false)
         try PixelBudget.shared.check(width: header.width, height: header.height, path: path)

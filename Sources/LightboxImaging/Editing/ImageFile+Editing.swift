@@ -73,8 +73,8 @@ extension ImageFile {
         _ path: String, recipe: EditRecipe, to outputPath: String, quality: Int, orientation: Int?,
         monitor: RenderMonitor?
     ) throws(ImagingError) -> (width: Int, height: Int) {
-        var options = ThumbnailOptions(
-            width: ThumbnailOptions.maximumSide, height: ThumbnailOptions.maximumSide, orientation: orientation)
+        var options = RenderOptions(
+            width: RenderOptions.maximumSide, height: RenderOptions.maximumSide, orientation: orientation)
         options.resizeMode = .none
         let decoded = try Renderer.decode(path: path, options: [options], monitor: monitor)
         var image = decoded.image
@@ -169,7 +169,7 @@ public final class EditableImage: @unchecked Sendable {
     /// side at most `maximumSide`.
     public init(fileAt path: String, maximumSide: Int = 2048, orientation: Int? = nil) throws(ImagingError) {
         try Vips.ensureStarted()
-        let options = ThumbnailOptions(width: maximumSide, height: maximumSide, orientation: orientation)
+        let options = RenderOptions(width: maximumSide, height: maximumSide, orientation: orientation)
         let decoded = try Renderer.decode(path: path, options: [options], monitor: nil)
         var image = try Renderer.shape(decoded, options, path: path)
         image = try RecipePipeline.prepare(image)

@@ -19,7 +19,7 @@ struct RenderGeometry: Hashable {
     let scaledWidth: Int
     let scaledHeight: Int
 
-    init(uprightWidth: Int, uprightHeight: Int, options: ThumbnailOptions) {
+    init(uprightWidth: Int, uprightHeight: Int, options: RenderOptions) {
         self.uprightWidth = max(1, uprightWidth)
         self.uprightHeight = max(1, uprightHeight)
         let crop = options.normalizedCropRect.flatMap { $0.isValid ? $0 : nil } ?? .full

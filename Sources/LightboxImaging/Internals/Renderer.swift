@@ -11,7 +11,7 @@ import LightboxMetadata
 /// anything else, and what those leave, to ``VipsDecoder``.
 enum Renderer {
     static func render(
-        path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [ThumbnailOptions],
+        path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [RenderOptions],
         monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         PixelBuffers.prepareProcess()
@@ -31,7 +31,7 @@ enum Renderer {
     /// Renders from an encoded image in memory (a cached JPEG or WebP thumbnail): upright
     /// already, its orientation tag ignored unless the options give one.
     static func render(
-        encoded bytes: [UInt8], options: [ThumbnailOptions], monitor: RenderMonitor?
+        encoded bytes: [UInt8], options: [RenderOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         PixelBuffers.prepareProcess()
         let label = "an encoded image of \(bytes.count) bytes"
@@ -46,7 +46,7 @@ enum Renderer {
     }
 
     private static func render(
-        encoded bytes: [UInt8], label: String, options: [ThumbnailOptions], monitor: RenderMonitor?
+        encoded bytes: [UInt8], label: String, options: [RenderOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         let decoded: DecodedImage
         if let header = try JPEGDecoder.header(bytes, path: label) {
@@ -64,7 +64,7 @@ enum Renderer {
     }
 
     private static func render(
-        _ decoded: DecodedImage, path: String, options: [ThumbnailOptions], monitor: RenderMonitor?
+        _ decoded: DecodedImage, path: String, options: [RenderOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> (properties: ImageProperties, images: [EncodedImage]) {
         var images: [EncodedImage] = []
         for option in options {
@@ -86,15 +86,14 @@ enum Renderer {
     /// A quick image from the thumbnail a file embeds, without decoding the file's main
     /// image: a HEIF's thumbnail item, a JPEG's EXIF thumbnail, a RAW's smallest preview.
     /// Nil when the file embeds none.
-    static func renderEmbeddedThumbnail(path: String, options: ThumbnailOptions) throws(ImagingError) -> EncodedImage? {
+    static func renderEmbeddedThumbnail(path: String, options: RenderOptions) throws(ImagingError) -> EncodedImage? {
         PixelBuffers.prepareProcess()
         return try Processors.shared.holding { () throws(ImagingError) in
             try embeddedThumbnail(path: path, options: options)
         }
     }
 
-    private static func embeddedThumbnail(path: String, options: ThumbnailOptions) throws(ImagingError) -> EncodedImage?
-    {
+    private static func embeddedThumbnail(path: String, options: RenderOptions) throws(ImagingError) -> EncodedImage? {
         guard let metadata = try? MetadataReader.read(fileAtPath: path) else { return nil }
         let decoded: DecodedImage
         switch metadata.format {
@@ -132,7 +131,7 @@ enum Renderer {
     /// EXIF orientation when the caller has read it: neither is then read again. Holds a
     /// processor (``Processors``) while it decodes, as every render does from start to end.
     static func decode(
-        path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [ThumbnailOptions],
+        path: String, contents: [UInt8]? = nil, fileOrientation: Int? = nil, options: [RenderOptions],
         monitor: RenderMonitor?
     ) throws(ImagingError) -> DecodedImage {
         try Processors.shared.holding { () throws(ImagingError) -> DecodedImage in
@@ -142,7 +141,7 @@ enum Renderer {
     }
 
     private static func decodeFile(
-        path: String, contents: [UInt8]?, fileOrientation: Int?, options: [ThumbnailOptions], monitor: RenderMonitor?
+        path: String, contents: [UInt8]?, fileOrientation: Int?, options: [RenderOptions], monitor: RenderMonitor?
     ) throws(ImagingError) -> DecodedImage {
         var opened: (format: FileFormat?, bytes: [UInt8]?)
         if let contents {
@@ -200,7 +199,7 @@ enum Renderer {
 
     /// The box a decode must fill for every output: the whole upright image at the largest
     /// scale any output needs.
-    static func decodeBox(uprightWidth: Int, uprightHeight: Int, options: [ThumbnailOptions])
+    static func decodeBox(uprightWidth: Int, uprightHeight: Int, options: [RenderOptions])
         -> (width: Int, height: Int, scale: Double)
     {
         let scale =
@@ -233,7 +232,7 @@ enum Renderer {
     // MARK: - Shaping
 
     /// One output from the decoded image: crop, resize by mode, fill's trim, sRGB.
-    static func shape(_ decoded: DecodedImage, _ option: ThumbnailOptions, path: String) throws(ImagingError)
+    static func shape(_ decoded: DecodedImage, _ option: RenderOptions, path: String) throws(ImagingError)
         -> VipsImageRef
     {
         let geometry = RenderGeometry(

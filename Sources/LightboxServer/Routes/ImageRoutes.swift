@@ -198,7 +198,7 @@ package struct ImageParameters: Decodable {
     ) {
         func side(_ key: String, _ text: String?, default value: Int?) throws -> Int? {
             guard let text else { return value }
-            if text == "max" { return ThumbnailOptions.maximumSide }
+            if text == "max" { return RenderOptions.maximumSide }
             guard let number = Int(text), (1...ImageManager.maximumTargetSide).contains(number) else {
                 throw HTTPError(
                     .badRequest, message: "\(key) must be 1...\(ImageManager.maximumTargetSide) or max, not \(text)")

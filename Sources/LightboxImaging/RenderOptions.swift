@@ -81,7 +81,7 @@ public struct NormalizedRect: Sendable, Hashable, Codable {
 }
 
 /// What image to render from a file: a thumbnail, a crop, or the full image.
-public struct ThumbnailOptions: Sendable, Hashable {
+public struct RenderOptions: Sendable, Hashable {
     /// The side that asks for the image at its full size: with it as width and height, an image
     /// is never scaled down (PhotoKit's `PHImageManagerMaximumSize`).
     public static let maximumSide = Int(Int32.max)
