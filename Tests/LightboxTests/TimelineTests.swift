@@ -9,6 +9,7 @@ import Testing
 /// app's timeline lays out and reads.
 @Suite("Timeline: days of a fetch, pages by position")
 struct TimelineTests {
+    static let seekingOffset = RowIDQuery.seekingOffset
     /// 5,000 asset rows (past twice the first window of ids and more, so that a jump reads a
     /// far batch alone) whose dates cross midnight in many time zones: an asset taken at 23:30
     /// in New York belongs to that day, though it is the next day in UTC.
@@ -147,6 +148,129 @@ extension TimelineTests {
         #expect(days.count > 100 && Set(days).count < days.count, "time zones make some days come back")
         let expectedShapes: Set<Double> = [4.0 / 3, 0.75, 1, 16.0 / 9, 100]
         #expect(Set(newestDays.flatMap(\.aspectRatios)) == expectedShapes)
+    }
+
+    @Test("In the timeline's order the days are the day tally's, and stay every asset's own through each change")
+    func dayTally() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try await Self.makeLibrary(folder)
+        func results() throws -> [FetchResult<Asset>] {
+            var results: [FetchResult<Asset>] = []
+            for (hidden, bursts, ascending) in [(false, false, false), (true, false, true), (false, true, false)] {
+                var options = FetchOptions()
+                options.sortDescriptors = [FetchSortDescriptor(key: "localCreationDate", ascending: ascending)]
+                options.includeHiddenAssets = hidden
+                options.includeAllBurstAssets = bursts
+                results.append(try library.fetchAssets(options: options))
+            }
+            return results
+        }
+        func check(_ step: String) throws {
+            for result in try results() {
+                // Without shapes, the days come from the tally; with them, from every row's date.
+                let tallied = try result.creationDays()
+                #expect(Self.pairs(tallied) == Self.pairs(try result.creationDays(aspectRatios: true)), "\(step)")
+                #expect(Self.pairs(tallied) == Self.pairs(Self.referenceDays(Array(result))), "\(step)")
+                #expect(tallied.reduce(0) { $0 + $1.count } == result.count, "\(step)")
+            }
+        }
+        try check("as inserted")
+        // The tally is what is read: a count moved by hand shows in the days.
+        try library.withCatalog { db in
+            try db.execute("UPDATE assetDayTally SET count = count + 1 WHERE isHidden = 0 AND isTrashed = 0")
+            try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
+        }
+        let moved = try results()[0]
+        #expect(try moved.creationDays().reduce(0) { $0 + $1.count } > moved.count)
+        try library.withCatalog { db in
+            try db.execute("UPDATE assetDayTally SET count = count - 1 WHERE isHidden = 0 AND isTrashed = 0")
+            try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
+        }
+        try check("put back")
+        // Each change the triggers follow: hidden and shown, trashed and restored, purged, a
+        // burst's frames, a zone and a date moved across midnight, rows deleted.
+        let ids = Array(try library.fetchAssets(options: FetchOptions())).map(\.localIdentifier)
+        try await library.performChanges { changes in
+            for id in ids.prefix(40) { changes.changeRequest(forAssetWithLocalIdentifier: id).isHidden = true }
+            changes.deleteAssets(Array(ids[40..<90]))
+        }
+        try check("hidden and trashed")
+        try await library.performChanges { changes in
+            changes.restoreAssets(Array(ids[40..<60]))
+            changes.purgeAssets(Array(ids[60..<70]))
+        }
+        try check("restored and purged")
+        try library.withCatalog { db in
+            try db.execute(
+                "UPDATE asset SET burstIdentifier = 'BURST', representsBurst = 0 WHERE localIdentifier IN (?, ?, ?)",
+                [ids[100], ids[101], ids[102]])
+            try db.execute("UPDATE asset SET representsBurst = 1 WHERE localIdentifier = ?", [ids[100]])
+            try db.execute(
+                "UPDATE asset SET creationTimeZoneOffset = creationTimeZoneOffset + 3600 WHERE localIdentifier IN (?, ?)",
+                [ids[200], ids[201]])
+            try db.execute(
+                "UPDATE asset SET creationDate = ? WHERE localIdentifier = ?",
+                [Date(timeIntervalSince1970: 1_500_000_000), ids[202]])
+            try db.execute("DELETE FROM asset WHERE localIdentifier IN (?, ?)", [ids[300], ids[301]])
+            try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
+        }
+        try check("bursts, zones, dates, deletions")
+        try await library.performChanges { changes in
+            changes.changeRequest(forAssetWithLocalIdentifier: ids[203]).creationDate = Date(
+                timeIntervalSince1970: 1_400_000_000)
+        }
+        try check("a date changed by a change request")
+    }
+
+    @Test("A page deep in the timeline's order, found through the day tally, is the result's own slice")
+    func deepPages() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try await Self.makeLibrary(folder)
+        // Past the offset from which a page seeks its day (12,000 rows in all).
+        let start = Date(timeIntervalSince1970: 1_600_000_000)
+        try library.withCatalog { db in
+            for index in 0..<7_000 {
+                let date = start.addingTimeInterval(Double(index * 7_919 % 7_000) * 3_000)
+                try db.execute(
+                    """
+                    INSERT INTO asset (localIdentifier, mediaType, pixelWidth, pixelHeight, creationDate,
+                    creationTimeZoneOffset, modificationDate, addedDate) VALUES (?, 1, 1, 1, ?, ?, ?, ?)
+                    """, [String(format: "DEEP-%05d", index), date, (index % 9 - 4) * 3_600, date, date])
+            }
+            try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
+        }
+        for ascending in [false, true] {
+            var timeline = FetchOptions()
+            timeline.sortDescriptors = [FetchSortDescriptor(key: "localCreationDate", ascending: ascending)]
+            // The reference: the same order with a condition of its own, which no tally serves.
+            var reference = timeline
+            reference.predicate = try FetchPredicate("pixelWidth >= 0")
+            let all = Array(try library.fetchAssets(options: reference)).map(\.localIdentifier)
+            #expect(all.count > TimelineTests.seekingOffset + 1_000)
+            for offset in [TimelineTests.seekingOffset, 10_777, all.count - 30] {
+                let page = try library.fetchAssets(options: timeline).objects(at: offset..<min(all.count, offset + 100))
+                #expect(page.map(\.localIdentifier) == Array(all[offset..<min(all.count, offset + 100)]), "\(offset)")
+                let api = try await library.fetchAssetPage(options: timeline, from: .offset(offset), limit: 50)
+                #expect(api.assets.map(\.localIdentifier) == Array(all[offset..<min(all.count, offset + 50)]))
+            }
+        }
+        // The tally is what a deep page is found by: one more asset counted on the newest day
+        // starts the page one asset earlier.
+        try library.withCatalog { db in
+            try db.execute(
+                """
+                UPDATE assetDayTally SET count = count + 1 WHERE isHidden = 0 AND isTrashed = 0 AND isBurstFrame = 0
+                AND day = (SELECT MAX(day) FROM assetDayTally) AND mediaType = 1
+                """)
+            try db.execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'test')", [Date()])
+        }
+        var newest = FetchOptions()
+        newest.sortDescriptors = [FetchSortDescriptor(key: "localCreationDate", ascending: false)]
+        var reference = newest
+        reference.predicate = try FetchPredicate("pixelWidth >= 0")
+        let all = Array(try library.fetchAssets(options: reference)).map(\.localIdentifier)
+        let shifted = try library.fetchAssets(options: newest).objects(at: 10_777..<10_787)
+        #expect(shifted.map(\.localIdentifier) == Array(all[10_776..<10_786]))
     }
 
     @Test("Newest first by local time, each day comes once with all its assets, whatever their zones")

@@ -47,6 +47,21 @@ public struct AssetDay: Sendable, Hashable {
         return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))"
     }
 
+    /// The year, month and day of a day as the catalog writes it (`yyyy-MM-dd`, the date part
+    /// of a local creation date; a year may have more digits or a sign); nil for other text.
+    static func parse(isoDay text: String) -> (year: Int, month: Int, day: Int)? {
+        var rest = Substring(text)
+        let negative = rest.first == "-"
+        if negative { rest = rest.dropFirst() }
+        let parts = rest.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, (1...6).contains(parts[0].count), parts[1].count == 2, parts[2].count == 2,
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        return (negative ? -year : year, month, day)
+    }
+
     /// The day an asset was taken on where it was taken: days since 1970-01-01 of its
     /// creation date moved by its time zone's offset.
     static func dayNumber(_ date: Date, offsetSeconds: Int) -> Int {

@@ -68,20 +68,74 @@ struct RowIDQuery: Sendable {
     /// For asset fetches: the rows' cameras and lenses with how many rows have each, no limit;
     /// nil for other classes.
     var cameras: SQLFragment?
+    /// For asset fetches in the timeline's order (by local creation date) with no condition of
+    /// their own: each local day and how many rows it holds, in that order, from the day tally
+    /// (schema step v26), so that a timeline's days read one row a day, not one an asset; nil
+    /// otherwise.
+    var creationDayCounts: SQLFragment?
+    /// Whether ``creationDayCounts`` and the rows run oldest day first.
+    var creationDaysAscending = false
 
     var countsMediaTypes: Bool { mediaTypeCount != nil }
+
+    /// How far into a result in the timeline's order a page starts before it seeks its day
+    /// through the day tally instead of stepping over every row before it.
+    static let seekingOffset = 10_000
 
     /// `count` row ids from `offset` (all the rest when `count` is negative), in order.
     func rowIDs(_ db: any SQLDatabase, offset: Int, count: Int) throws -> [Int64] {
         let bound = count < 0 ? db.dialect.noLimit : count.sqlValue
+        if offset >= Self.seekingOffset, limit == 0, let seek = try seek(db, to: offset) {
+            return try db.integerColumn(
+                "\(select.sql) AND \(seek.condition) ORDER BY \(orderBy) LIMIT ? OFFSET ?",
+                select.arguments + [seek.bound, bound, seek.offset.sqlValue])
+        }
         return try db.integerColumn(
             "\(select.sql) ORDER BY \(orderBy) LIMIT ? OFFSET ?", select.arguments + [bound, offset.sqlValue])
+    }
+
+    /// Where row `offset` of a result in the timeline's order is, found by the day tally's
+    /// counts: a condition leaving out the days before its own (the rows of one day are
+    /// together in that order, a day's text the date part of their `localCreationDate`), its
+    /// bound, and the offset left within its day. A page three quarters into ten million rows
+    /// then steps over the rows of one day, not over seven million. Nil without a tally, or
+    /// past the last day.
+    private func seek(_ db: any SQLDatabase, to offset: Int) throws -> (
+        condition: String, bound: SQLValue, offset: Int
+    )? {
+        guard let counts = creationDayCounts else { return nil }
+        var before = 0
+        for row in try db.rows(counts.sql, counts.arguments) {
+            guard let day = row.values.first?.text, let count = row.values.dropFirst().first?.integer,
+                count > 0, count <= Int64(Int32.max)
+            else { return nil }
+            if offset < before + Int(count) {
+                // A day's dates are its text and a space, then the time. Newest first, the days
+                // before it in the order are the dates at or past its text and "!" (the
+                // character after the space); oldest first, the dates before its own text.
+                return creationDaysAscending
+                    ? ("asset.localCreationDate >= ?", .text(day), offset - before)
+                    : ("asset.localCreationDate < ?", .text(day + "!"), offset - before)
+            }
+            before += Int(count)
+        }
+        return nil
     }
 
     /// The runs of rows taken on the same local day, in order, the limit applied; with the
     /// rows' sizes when `aspectRatios` (else two constants, so that an index without them does).
     func creationDays(_ db: any SQLDatabase, aspectRatios: Bool) throws -> [AssetDay] {
         guard let creationDays else { return [] }
+        if !aspectRatios, limit == 0, let counts = creationDayCounts {
+            return try db.rows(counts.sql, counts.arguments).map { row in
+                guard let text = row.values.first?.text, let (year, month, day) = AssetDay.parse(isoDay: text),
+                    let count = row.values.dropFirst().first?.integer, count > 0, count <= Int64(Int32.max)
+                else {
+                    throw LibraryError(.storageFailed, "the day tally holds a row that is not a day and a count")
+                }
+                return AssetDay(year: year, month: month, day: day, count: Int(count))
+            }
+        }
         let bound = limit > 0 ? limit.sqlValue : db.dialect.noLimit
         let sizes = aspectRatios ? "asset.pixelWidth, asset.pixelHeight" : "0, 0"
         return try db.creationDays(

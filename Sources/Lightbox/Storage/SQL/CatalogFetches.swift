@@ -208,6 +208,18 @@ extension CatalogFetching {
                 arguments: arguments))
         if conditions.isEmpty && extraCondition == nil {
             let tally = tallyClauses.joined(separator: " AND ")
+            // In the timeline's order, a day's rows come together: its runs are the tally's days.
+            if options.sortDescriptors.count == 1, let sort = options.sortDescriptors.first,
+                sort.key == "localCreationDate"
+            {
+                query.creationDayCounts = SQLFragment(
+                    sql: """
+                        SELECT day, CAST(SUM(count) AS BIGINT) FROM assetDayTally WHERE \(tally) \
+                        GROUP BY day HAVING SUM(count) > 0 ORDER BY day \(sort.ascending ? "ASC" : "DESC")
+                        """,
+                    arguments: tallyArguments)
+                query.creationDaysAscending = sort.ascending
+            }
             query.fastCount = SQLFragment(
                 sql: "SELECT COALESCE(SUM(count), 0) FROM assetTally WHERE \(tally)", arguments: tallyArguments)
             query.mediaTypeCount = SQLFragment(

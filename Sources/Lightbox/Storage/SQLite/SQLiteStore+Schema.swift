@@ -474,6 +474,53 @@ extension SQLiteStore {
         migrator.registerMigration("v25: photos have no duration") { db in
             try db.execute(sql: PostgresSchema.photosHaveNoDuration.joined(separator: ";\n"))
         }
+        migrator.registerMigration("v26: days counted") { db in
+            // How many assets each local day holds, by the tally's groups (PostgreSQL's step
+            // v26): a timeline's days read one row a day. Kept per row, as the tally is here.
+            let day = "substr(X.localCreationDate, 1, instr(X.localCreationDate || ' ', ' ') - 1)"
+            func group(_ row: String) -> String {
+                """
+                \(day.replacingOccurrences(of: "X.", with: row)), \(row)isHidden,
+                \(row)burstIdentifier IS NOT NULL AND \(row)representsBurst = 0, \(row)trashedDate IS NOT NULL,
+                \(row)mediaType, \(row)sourceType
+                """
+            }
+            let matches = """
+                day = \(day.replacingOccurrences(of: "X.", with: "OLD.")) AND isHidden = OLD.isHidden
+                AND isBurstFrame = (OLD.burstIdentifier IS NOT NULL AND OLD.representsBurst = 0)
+                AND isTrashed = (OLD.trashedDate IS NOT NULL)
+                AND mediaType = OLD.mediaType AND sourceType = OLD.sourceType
+                """
+            try db.execute(
+                sql: """
+                    CREATE TABLE assetDayTally (
+                        day TEXT NOT NULL,
+                        isHidden BOOLEAN NOT NULL,
+                        isBurstFrame BOOLEAN NOT NULL,
+                        isTrashed BOOLEAN NOT NULL,
+                        mediaType INTEGER NOT NULL,
+                        sourceType INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (day, isHidden, isBurstFrame, isTrashed, mediaType, sourceType)
+                    ) WITHOUT ROWID;
+                    INSERT INTO assetDayTally SELECT \(group("")), COUNT(*) FROM asset GROUP BY 1, 2, 3, 4, 5, 6;
+                    CREATE TRIGGER asset_day_tally_insert AFTER INSERT ON asset BEGIN
+                        INSERT INTO assetDayTally VALUES (\(group("NEW.")), 1)
+                        ON CONFLICT DO UPDATE SET count = count + 1;
+                    END;
+                    CREATE TRIGGER asset_day_tally_delete AFTER DELETE ON asset BEGIN
+                        UPDATE assetDayTally SET count = count - 1 WHERE \(matches);
+                    END;
+                    CREATE TRIGGER asset_day_tally_update
+                    AFTER UPDATE OF isHidden, burstIdentifier, representsBurst, trashedDate, mediaType, sourceType,
+                        creationDate, creationTimeZoneOffset ON asset
+                    BEGIN
+                        UPDATE assetDayTally SET count = count - 1 WHERE \(matches);
+                        INSERT INTO assetDayTally VALUES (\(group("NEW.")), 1)
+                        ON CONFLICT DO UPDATE SET count = count + 1;
+                    END;
+                    """)
+        }
         return migrator
     }
 
