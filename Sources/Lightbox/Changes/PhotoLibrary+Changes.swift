@@ -62,7 +62,7 @@ extension PhotoLibrary {
         _ operations: [ChangeRequests.Operation], _ creations: [String: [ChangeRequests.NewResource]]
     ) throws -> PersistentChangeToken? {
         defer { removeTemporaryFiles(creations) }
-        let prepared = try prepare(operations, creations)
+        let (prepared, thumbnails) = try prepare(operations, creations)
         FaultInjection.pause(at: .changesPrepared)
         let result: AppliedChanges
         do {
@@ -79,18 +79,24 @@ extension PhotoLibrary {
         }
         FaultInjection.pause(at: .changesCommitted)
         originals.release(prepared.storedPaths)
-        afterCommit(result, creations: creations, prepared: prepared)
+        afterCommit(result, creations: creations, thumbnails: thumbnails)
         return result.changeToken
     }
 
     /// What a block needs before its transaction: new assets' files and edits' renders stored,
-    /// reverts measured (blocking work that must not hold the write lock).
+    /// reverts measured (blocking work that must not hold the write lock); with the thumbnails
+    /// to keep once it commits.
     private func prepare(
         _ operations: [ChangeRequests.Operation], _ creations: [String: [ChangeRequests.NewResource]]
-    ) throws -> PreparedChanges {
+    ) throws -> (PreparedChanges, thumbnails: [(String, PendingThumbnails)]) {
         let assets = try prepareCreations(creations)
-        let (edits, reverts) = try prepareContentEdits(operations)
-        return PreparedChanges(assets: assets, edits: edits, reverts: reverts)
+        let (edits, reverts, editThumbnails) = try prepareContentEdits(operations)
+        let thumbnails =
+            assets.map { ($0.key, PendingThumbnails(contentHash: $0.value.source.sha256, images: $0.value.thumbnails)) }
+            + editThumbnails.map { ($0.key, $0.value) }
+        return (
+            PreparedChanges(assets: assets.mapValues(\.record), edits: edits, reverts: reverts), thumbnails
+        )
     }
 
     /// After a failed transaction: the files the block stored, which no row may refer to.
@@ -169,19 +175,23 @@ extension PhotoLibrary {
         let file = try ingest(source, as: role, reportedPath: path)
         let movie = file.media
         return PreparedMovie(
-            storedPath: file.storedPath, sha256: source.sha256, size: source.size,
-            originalFilename: resource.options.originalFilename ?? PathString.lastComponent(source.path),
-            uniformTypeIdentifier: source.format.uniformTypeIdentifier, pixelWidth: movie.pixelWidth ?? 0,
-            pixelHeight: movie.pixelHeight ?? 0)
+            file: StoredFile(
+                storedPath: file.storedPath, sha256: source.sha256, size: source.size,
+                pixelWidth: movie.pixelWidth ?? 0, pixelHeight: movie.pixelHeight ?? 0,
+                originalFilename: resource.options.originalFilename ?? PathString.lastComponent(source.path),
+                uniformTypeIdentifier: source.format.uniformTypeIdentifier))
     }
 
     /// After the commit: thumbnails of new assets, moved sources deleted, files of deleted
     /// assets removed.
     private func afterCommit(
-        _ result: AppliedChanges, creations: [String: [ChangeRequests.NewResource]], prepared: PreparedChanges
+        _ result: AppliedChanges, creations: [String: [ChangeRequests.NewResource]],
+        thumbnails: [(String, PendingThumbnails)]
     ) {
-        for (localIdentifier, asset) in prepared.assets { finish(asset, localIdentifier: localIdentifier) }
-        finishContentEdits(prepared.edits, replacedRenders: result.replacedRenders)
+        for (localIdentifier, pending) in thumbnails { storeThumbnails(pending, localIdentifier: localIdentifier) }
+        for (id, sha256) in result.replacedRenders {
+            derivatives.removeImages(localIdentifier: id, contentHash: sha256)
+        }
         for resource in creations.values.joined() where resource.options.shouldMoveFile && !resource.isTemporary {
             unlink(resource.path)
         }
@@ -227,20 +237,5 @@ extension PhotoLibrary {
                 originals.discard(original, removingOriginal: try !store.isReferenced(storedPath: original.key))
             }
         }
-    }
-}
-
-/// What a change block prepared before its transaction.
-struct PreparedChanges: Sendable {
-    var assets: [String: PhotoLibrary.PreparedAsset] = [:]
-    var edits: [String: PreparedEdit] = [:]
-    var reverts: [String: PreparedRevert] = [:]
-
-    /// The files stored in `originals/` for the block: new assets' and edits'.
-    var storedPaths: [String] {
-        assets.values.flatMap(\.storedPaths)
-            + edits.values.flatMap {
-                [$0.render.storedPath, $0.adjustment.storedPath] + [$0.movie?.storedPath].compactMap { $0 }
-            }
     }
 }

@@ -2,41 +2,6 @@ import Foundation
 import LightboxImaging
 import LightboxMetadata
 
-/// An edit ready to land: its render and adjustment data stored in `originals/` already (the
-/// slow, durable part, done before the transaction), and what the transaction checks.
-struct PreparedEdit: Sendable {
-    var render: StoredFile
-    /// A Live Photo's edited movie; nil when the edit leaves the movie as it is.
-    var movie: StoredFile?
-    var adjustment: StoredFile
-    /// A movie's edit: the render is a movie, and this its duration.
-    var movieDuration: Double?
-    var formatIdentifier: String
-    var base: EditBase
-    /// The render the input was made from; the edit lands only if it is still the current one.
-    var expectedRenderSHA256: String?
-    /// The render's grid and preview thumbnails, stored once the edit has landed.
-    var thumbnails: [(RenderOptions, EncodedImage)]
-
-    /// A file stored under `originals/`, as its resource row describes it.
-    struct StoredFile: Sendable {
-        var storedPath: String
-        var sha256: String
-        var size: Int64
-        var pixelWidth = 0
-        var pixelHeight = 0
-        var originalFilename: String
-        var uniformTypeIdentifier: String
-    }
-}
-
-/// A revert ready to land: the unedited size the asset goes back to, and a movie's duration.
-struct PreparedRevert: Sendable {
-    var pixelWidth: Int
-    var pixelHeight: Int
-    var duration: Double?
-}
-
 extension PhotoLibrary {
     /// The input an editor starts from (PhotoKit's `requestContentEditingInput`). When the
     /// asset has an edit and `options.canHandleAdjustmentData` accepts its adjustment data, the
@@ -216,26 +181,32 @@ extension PhotoLibrary {
     /// Stores each edit's render and adjustment data durably and renders their thumbnails;
     /// measures each revert's unedited size. Throws, changing nothing, on an output without
     /// adjustment data or with a render that is not an upright JPEG.
-    func prepareContentEdits(_ operations: [ChangeRequests.Operation]) throws
-        -> (edits: [String: PreparedEdit], reverts: [String: PreparedRevert])
-    {
+    func prepareContentEdits(_ operations: [ChangeRequests.Operation]) throws -> (
+        edits: [String: PreparedEdit], reverts: [String: PreparedRevert], thumbnails: [String: PendingThumbnails]
+    ) {
         var edits: [String: PreparedEdit] = [:]
         var reverts: [String: PreparedRevert] = [:]
+        var thumbnails: [String: PendingThumbnails] = [:]
         for operation in operations {
             guard case .editAsset(let id, let edit) = operation else { continue }
             switch edit {
             case .content(let output):
-                edits[id] = try prepareEdit(output, assetIdentifier: id)
+                let (prepared, images) = try prepareEdit(output, assetIdentifier: id)
+                edits[id] = prepared
+                thumbnails[id] = PendingThumbnails(contentHash: prepared.render.sha256, images: images)
             case .revert:
                 if let size = try uneditedSize(id) { reverts[id] = size }
             default:
                 continue
             }
         }
-        return (edits, reverts)
+        return (edits, reverts, thumbnails)
     }
 
-    private func prepareEdit(_ output: ContentEditingOutput, assetIdentifier id: String) throws -> PreparedEdit {
+    /// An edit's render and adjustment data stored, with the render's thumbnails.
+    private func prepareEdit(_ output: ContentEditingOutput, assetIdentifier id: String) throws -> (
+        PreparedEdit, [(RenderOptions, EncodedImage)]
+    ) {
         guard output.input.assetLocalIdentifier == id else {
             throw LibraryError.refusedChange(
                 "the editing output belongs to asset \(output.input.assetLocalIdentifier), not \(id); nothing was changed"
@@ -260,20 +231,20 @@ extension PhotoLibrary {
             try ingestSource(at: path, as: .render, reportedPath: path), as: .render, reportedPath: path)
         let movie = try prepareEditedMovie(output, assetIdentifier: id)
         let render = try store(inspected)
-        return PreparedEdit(
+        let edit = PreparedEdit(
             render: .init(
                 storedPath: render.storedPath, sha256: render.source.sha256, size: render.source.size,
                 pixelWidth: render.properties?.storedWidth ?? 0, pixelHeight: render.properties?.storedHeight ?? 0,
                 originalFilename: "FullSizeRender.jpg", uniformTypeIdentifier: "public.jpeg"),
             movie: movie, adjustment: try storeAdjustment(adjustment, assetIdentifier: id),
             formatIdentifier: adjustment.formatIdentifier, base: output.input.base,
-            expectedRenderSHA256: output.input.renderSHA256,
-            thumbnails: render.thumbnails)
+            expectedRenderSHA256: output.input.renderSHA256)
+        return (edit, render.thumbnails)
     }
 
     /// The adjustment data stored as the `.adjustmentData` resource's file, named after the original.
     private func storeAdjustment(_ adjustment: AdjustmentData, assetIdentifier id: String) throws
-        -> PreparedEdit.StoredFile
+        -> StoredFile
     {
         let bytes = adjustment.encoded()
         let hash = FileIO.sha256(of: bytes)
@@ -290,9 +261,7 @@ extension PhotoLibrary {
     /// poster follows the edit), then stored.
     private func prepareMovieEdit(
         _ output: ContentEditingOutput, adjustment: AdjustmentData, assetIdentifier id: String
-    )
-        throws -> PreparedEdit
-    {
+    ) throws -> (PreparedEdit, [(RenderOptions, EncodedImage)]) {
         let path = output.renderedContentURL.path
         guard FileIO.fileExists(path) else {
             throw LibraryError.refusedChange(
@@ -311,7 +280,7 @@ extension PhotoLibrary {
         }
         let movie = try store(inspected)
         let format = movie.source.format
-        return PreparedEdit(
+        let edit = PreparedEdit(
             render: .init(
                 storedPath: movie.storedPath, sha256: movie.source.sha256, size: movie.source.size,
                 pixelWidth: movie.media.pixelWidth ?? 0, pixelHeight: movie.media.pixelHeight ?? 0,
@@ -320,14 +289,12 @@ extension PhotoLibrary {
             movie: nil, adjustment: try storeAdjustment(adjustment, assetIdentifier: id),
             movieDuration: movie.media.quickTime?.duration ?? 0,
             formatIdentifier: adjustment.formatIdentifier, base: output.input.base,
-            expectedRenderSHA256: output.input.renderSHA256,
-            thumbnails: Array(zip([RenderOptions.preview, .grid], thumbnails)))
+            expectedRenderSHA256: output.input.renderSHA256)
+        return (edit, Array(zip([RenderOptions.preview, .grid], thumbnails)))
     }
 
     /// A Live Photo's edited movie, checked and stored; nil when the output has none.
-    private func prepareEditedMovie(_ output: ContentEditingOutput, assetIdentifier id: String) throws -> PreparedEdit
-        .StoredFile?
-    {
+    private func prepareEditedMovie(_ output: ContentEditingOutput, assetIdentifier id: String) throws -> StoredFile? {
         let path = output.renderedLivePhotoMovieURL.path
         guard FileIO.fileExists(path) else { return nil }
         guard output.input.livePhotoMovieURL != nil else {
@@ -365,18 +332,5 @@ extension PhotoLibrary {
         return PreparedRevert(
             pixelWidth: mapped.pixelWidth ?? photo.pixelWidth, pixelHeight: mapped.pixelHeight ?? photo.pixelHeight,
             duration: asset.mediaType == .video ? mapped.duration : nil)
-    }
-
-    /// After the commit: the new renders' thumbnails, and the cached images of renders that
-    /// are gone.
-    func finishContentEdits(_ edits: [String: PreparedEdit], replacedRenders: [String: String]) {
-        for (id, edit) in edits {
-            for (options, thumbnail) in edit.thumbnails {
-                try? derivatives.store(
-                    thumbnail.bytes, localIdentifier: id,
-                    key: DerivativeKey.make(contentHash: edit.render.sha256, options: options))
-            }
-        }
-        for (id, sha256) in replacedRenders { derivatives.removeImages(localIdentifier: id, contentHash: sha256) }
     }
 }

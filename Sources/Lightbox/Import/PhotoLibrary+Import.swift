@@ -159,6 +159,6 @@ extension PhotoLibrary {
 
     /// Records a file outside an import's own transaction (a duplicate).
     func journal(_ source: ImportSource) throws {
-        try store.write { try $0.journal(source) }
+        try store.write { try $0.journal(source.journaled) }
     }
 }

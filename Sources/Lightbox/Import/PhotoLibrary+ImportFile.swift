@@ -34,16 +34,16 @@ extension PhotoLibrary {
         FaultInjection.pause(at: .importStored)
         var placed: (localIdentifier: String, paired: Bool)
         do {
-            let originals = self.originals
+            let (originals, record) = (self.originals, prepared.record)
             placed = try store.write { store -> (String, Bool) in
                 try prepared.checkStored(in: originals)
-                try store.journal(prepared.source)
-                if let partner = try store.pair(prepared) {
+                try store.journal(prepared.journaled)
+                if let partner = try store.pair(record) {
                     try store.recordChanges(author: "import", [ObjectChangeRecord(.asset, partner, .updated)])
                     return (partner, true)
                 }
                 let localIdentifier = UUID().uuidString
-                try store.insert(prepared, localIdentifier: localIdentifier)
+                try store.insert(record, localIdentifier: localIdentifier)
                 try store.recordChanges(author: "import", [ObjectChangeRecord(.asset, localIdentifier, .inserted)])
                 return (localIdentifier, false)
             }

@@ -69,6 +69,11 @@ extension PhotoLibrary {
             return (properties, Array(zip(sizes, images)))
         }
 
+        /// What the import journal records of it.
+        var journaled: JournaledFile {
+            JournaledFile(path: path, size: size, modificationDate: modificationDate, sha256: sha256)
+        }
+
         /// Stores the file in `originals/`: from the bytes in memory when it was read whole,
         /// else copied and checked against its hash. Returns the stored path.
         func store(in originals: any OriginalStorage) throws -> String {
@@ -83,13 +88,7 @@ extension PhotoLibrary {
     /// A movie stored beside a photo: a Motion Photo's embedded one, or a creation
     /// request's `.pairedVideo`.
     struct PreparedMovie: Sendable {
-        var storedPath: String
-        var sha256: String
-        var size: Int64
-        var originalFilename: String
-        var uniformTypeIdentifier: String
-        var pixelWidth: Int
-        var pixelHeight: Int
+        var file: StoredFile
         /// Its video codec, as ``AssetMetadata/videoCodec``.
         var videoCodec: String?
     }
@@ -120,14 +119,29 @@ extension PhotoLibrary {
         /// The album whose shown assets alone it may pair with (a contribution's): nil, any asset.
         var pairsWithin: String?
 
-        var kind: FileFormat.Kind { source.format.kind }
-        /// The rating to store: XMP's 0 means unrated, and values outside -1...5 are ignored.
-        var rating: Int? { metadata.rating.flatMap { $0 != 0 && (-1...5).contains($0) ? $0 : nil } }
-        /// The resource type the file becomes in a new asset.
-        var resourceType: AssetResourceType { kind == .video ? .video : .photo }
+        /// The asset as the store writes it.
+        var record: NewAsset {
+            let needsPlayableCopy =
+                source.format.kind == .video
+                ? PhotoLibrary.needsPlayableCopy(codec: metadata.videoCodec)
+                : pairedMovie.map { PhotoLibrary.needsPlayableCopy(codec: $0.videoCodec) } ?? false
+            return NewAsset(
+                metadata: metadata, kind: source.format.kind,
+                file: StoredFile(
+                    storedPath: storedPath, sha256: source.sha256, size: source.size, pixelWidth: storedWidth,
+                    pixelHeight: storedHeight, originalFilename: originalFilename,
+                    uniformTypeIdentifier: source.format.uniformTypeIdentifier),
+                pixelWidth: pixelWidth, pixelHeight: pixelHeight, captureKey: captureKey,
+                orientationOverride: orientationOverride, pairedMovie: pairedMovie?.file,
+                needsPlayableCopy: needsPlayableCopy,
+                pairsWithin: pairsWithin)
+        }
+
+        /// What the import journal records of its file.
+        var journaled: JournaledFile { source.journaled }
 
         /// The files this asset stored in `originals/`: its photo or movie, and a paired movie.
-        var storedPaths: [String] { [storedPath] + [pairedMovie?.storedPath].compactMap { $0 } }
+        var storedPaths: [String] { [storedPath] + [pairedMovie?.file.storedPath].compactMap { $0 } }
 
         /// Throws unless the files this asset stored are still stored: called inside the write
         /// transaction that records them (``OriginalStorage/requireStored(_:for:)``).

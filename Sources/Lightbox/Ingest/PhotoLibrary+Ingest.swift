@@ -70,9 +70,11 @@ extension PhotoLibrary {
             PathString.stem(source.path) + "."
             + movie.format.preferredFilenameExtension
         return PreparedMovie(
-            storedPath: storedPath, sha256: sha256, size: Int64(length), originalFilename: name,
-            uniformTypeIdentifier: movie.format.uniformTypeIdentifier, pixelWidth: movie.pixelWidth ?? 0,
-            pixelHeight: movie.pixelHeight ?? 0, videoCodec: movie.quickTime?.videoCodec)
+            file: StoredFile(
+                storedPath: storedPath, sha256: sha256, size: Int64(length), pixelWidth: movie.pixelWidth ?? 0,
+                pixelHeight: movie.pixelHeight ?? 0, originalFilename: name,
+                uniformTypeIdentifier: movie.format.uniformTypeIdentifier),
+            videoCodec: movie.quickTime?.videoCodec)
     }
 
     /// The XMP sidecar next to a file, when there is one: `IMG_1.JPG.xmp` (darktable,
@@ -97,10 +99,26 @@ extension PhotoLibrary {
 
     /// After the commit: the thumbnails go to `derivatives/`.
     func finish(_ prepared: PreparedAsset, localIdentifier: String) {
-        for (options, thumbnail) in prepared.thumbnails {
+        storeThumbnails(
+            PendingThumbnails(contentHash: prepared.source.sha256, images: prepared.thumbnails),
+            localIdentifier: localIdentifier)
+    }
+
+    /// Keeps thumbnails rendered before a commit in `derivatives/`, once it has landed: best
+    /// effort, as a missing one is rendered again on request.
+    func storeThumbnails(_ pending: PendingThumbnails, localIdentifier: String) {
+        for (options, thumbnail) in pending.images {
             try? derivatives.store(
                 thumbnail.bytes, localIdentifier: localIdentifier,
-                key: DerivativeKey.make(contentHash: prepared.source.sha256, options: options))
+                key: DerivativeKey.make(contentHash: pending.contentHash, options: options))
         }
     }
+}
+
+/// Thumbnails rendered before a transaction (a new asset's, a new render's), kept once it
+/// commits.
+struct PendingThumbnails: Sendable {
+    /// The hash of the file they show.
+    var contentHash: String
+    var images: [(RenderOptions, EncodedImage)]
 }

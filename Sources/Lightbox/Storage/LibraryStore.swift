@@ -227,16 +227,16 @@ protocol StoreWriter: StoreReader {
     /// keeps them) and moves the backlog past `rowID`, forgetting it once it is all read.
     func fillCaptureDetails(_ filled: [CaptureDetailsBacklogItem.Filled], through rowID: Int64) throws
 
-    /// Records in the import journal that the file at `source.path` is in the library.
-    func journal(_ source: PhotoLibrary.ImportSource) throws
+    /// Records in the import journal that the file at `file.path` is in the library.
+    func journal(_ file: JournaledFile) throws
 
-    /// Joins the asset a prepared file completes (a Live Photo's other half, a RAW's JPEG)
+    /// Joins the asset a new one completes (a Live Photo's other half, a RAW's JPEG)
     /// and returns its identifier; nil when there is none and the file makes its own asset.
-    func pair(_ asset: PhotoLibrary.PreparedAsset) throws -> String?
+    func pair(_ asset: NewAsset) throws -> String?
 
     /// Inserts a new asset with its resources. Throws ``DuplicateOriginal`` when another
     /// asset holds its bytes (another import committed them first).
-    func insert(_ asset: PhotoLibrary.PreparedAsset, localIdentifier: String) throws
+    func insert(_ asset: NewAsset, localIdentifier: String) throws
 
     /// Records the transaction in the history, with the objects it changed; called once, last.
     func recordChanges(author: String, _ changes: [ObjectChangeRecord]) throws

@@ -117,15 +117,15 @@ struct CatalogTransaction: StoreWriter {
         return try applier.apply(operations)
     }
 
-    func journal(_ source: PhotoLibrary.ImportSource) throws {
-        try db.journal(source)
+    func journal(_ file: JournaledFile) throws {
+        try db.journal(file)
     }
 
-    func pair(_ asset: PhotoLibrary.PreparedAsset) throws -> String? {
+    func pair(_ asset: NewAsset) throws -> String? {
         try asset.pair(db)
     }
 
-    func insert(_ asset: PhotoLibrary.PreparedAsset, localIdentifier: String) throws {
+    func insert(_ asset: NewAsset, localIdentifier: String) throws {
         try db.insert(asset, localIdentifier: localIdentifier)
     }
 

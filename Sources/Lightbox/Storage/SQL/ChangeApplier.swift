@@ -336,7 +336,7 @@ struct ChangeApplier {
         }
         try db.execute(
             "UPDATE asset SET burstSelectionTypes = ?, modificationDate = ? WHERE id = ?", [known.rawValue, now, row])
-        try PhotoLibrary.PreparedAsset.electRepresentative(ofBurst: burst, db)
+        try db.electRepresentative(ofBurst: burst)
         let members = try db.texts("SELECT localIdentifier FROM asset WHERE burstIdentifier = ? ORDER BY id", [burst])
         for member in members { record(.asset, member, .updated) }
     }

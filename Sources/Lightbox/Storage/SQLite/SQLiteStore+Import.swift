@@ -8,7 +8,7 @@ extension FileFormat {
         .joined(separator: ", ")
 }
 
-extension PhotoLibrary.PreparedAsset {
+extension NewAsset {
     /// Joins the asset this file completes, inside the caller's write transaction, and returns
     /// its identifier; nil when there is none and the file makes an asset of its own.
     ///
@@ -42,7 +42,7 @@ extension PhotoLibrary.PreparedAsset {
                     """, identifier)
             {
                 try insertResource(db, assetID: partner.id, type: .pairedVideo)
-                if PhotoLibrary.needsPlayableCopy(codec: metadata.videoCodec) {
+                if needsPlayableCopy {
                     try db.enqueueJob(.playableMovie, subject: partner.localIdentifier)
                 }
                 try db.execute(
@@ -134,7 +134,7 @@ extension PhotoLibrary.PreparedAsset {
             "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
             [AssetResourceType.pairedVideo.rawValue, assetID, AssetResourceType.video.rawValue])
         try insertResource(db, assetID: assetID, type: .photo)
-        if let burst = metadata.burstIdentifier { try Self.electRepresentative(ofBurst: burst, db) }
+        if let burst = metadata.burstIdentifier { try db.electRepresentative(ofBurst: burst) }
     }
 
     /// Inserts a new asset with its resource (inside the caller's transaction).
@@ -170,52 +170,36 @@ extension PhotoLibrary.PreparedAsset {
                 values.map(\.1))
         else { throw LibraryError(.storageFailed, "the new asset got no id") }
         try insertResource(db, assetID: assetID, type: resourceType)
-        if let movie = pairedMovie { try Self.insert(movie, db, assetID: assetID) }
+        if let movie = pairedMovie { try db.insertResource(movie, assetID: assetID, type: .pairedVideo) }
         // A movie browsers cannot play gets its copy made by a worker, ahead of the first ask.
-        if kind == .video
-            ? PhotoLibrary.needsPlayableCopy(codec: metadata.videoCodec)
-            : pairedMovie.map({ PhotoLibrary.needsPlayableCopy(codec: $0.videoCodec) }) ?? false
-        {
-            try db.enqueueJob(.playableMovie, subject: localIdentifier)
-        }
-        if let burst = metadata.burstIdentifier { try Self.electRepresentative(ofBurst: burst, db) }
+        if needsPlayableCopy { try db.enqueueJob(.playableMovie, subject: localIdentifier) }
+        if let burst = metadata.burstIdentifier { try db.electRepresentative(ofBurst: burst) }
     }
 
     func insertResource(_ db: any SQLDatabase, assetID: Int64, type: AssetResourceType) throws {
-        try Self.insertResource(
-            db, assetID: assetID, type: type, originalFilename: originalFilename,
-            uniformTypeIdentifier: source.format.uniformTypeIdentifier, fileSize: source.size, pixelWidth: storedWidth,
-            pixelHeight: storedHeight, sha256: source.sha256, storedPath: storedPath)
+        try db.insertResource(file, assetID: assetID, type: type)
     }
+}
 
-    static func insert(_ movie: PhotoLibrary.PreparedMovie, _ db: any SQLDatabase, assetID: Int64) throws {
-        try insertResource(
-            db, assetID: assetID, type: .pairedVideo, originalFilename: movie.originalFilename,
-            uniformTypeIdentifier: movie.uniformTypeIdentifier, fileSize: movie.size, pixelWidth: movie.pixelWidth,
-            pixelHeight: movie.pixelHeight, sha256: movie.sha256, storedPath: movie.storedPath)
-    }
-
-    private static func insertResource(
-        _ db: any SQLDatabase, assetID: Int64, type: AssetResourceType, originalFilename: String,
-        uniformTypeIdentifier: String, fileSize: Int64, pixelWidth: Int, pixelHeight: Int, sha256: String,
-        storedPath: String
-    ) throws {
-        try db.execute(
+extension SQLDatabase {
+    /// Inserts a resource row for a stored file.
+    func insertResource(_ file: StoredFile, assetID: Int64, type: AssetResourceType) throws {
+        try execute(
             """
             INSERT INTO resource (assetId, type, originalFilename, uniformTypeIdentifier, fileSize, pixelWidth,
                 pixelHeight, sha256, storedPath)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
-                assetID, type.rawValue, originalFilename, uniformTypeIdentifier, fileSize, pixelWidth, pixelHeight,
-                sha256, storedPath,
+                assetID, type.rawValue, file.originalFilename, file.uniformTypeIdentifier, file.size,
+                file.pixelWidth, file.pixelHeight, file.sha256, file.storedPath,
             ])
     }
 
     /// Makes one frame of a burst its representative: the user's pick, else the camera's,
     /// else the first frame taken (ties: the first imported). Runs after each frame joins.
-    static func electRepresentative(ofBurst burst: String, _ db: any SQLDatabase) throws {
-        try db.execute(
+    func electRepresentative(ofBurst burst: String) throws {
+        try execute(
             """
             UPDATE asset SET representsBurst = CASE WHEN id = (
                 SELECT id FROM asset WHERE burstIdentifier = ?
@@ -246,7 +230,7 @@ extension SQLDatabase {
             """, [path, size, modificationDate.timeIntervalSince1970])
     }
 
-    func journal(_ source: PhotoLibrary.ImportSource) throws {
+    func journal(_ source: JournaledFile) throws {
         try execute(
             """
             INSERT INTO importedFile (path, size, modificationDate, sha256) VALUES (?, ?, ?, ?)
@@ -256,7 +240,7 @@ extension SQLDatabase {
     }
 
     /// Inserts a new asset; throws ``DuplicateOriginal`` when another asset holds its bytes.
-    func insert(_ asset: PhotoLibrary.PreparedAsset, localIdentifier: String) throws {
+    func insert(_ asset: NewAsset, localIdentifier: String) throws {
         do {
             try asset.insert(self, localIdentifier: localIdentifier)
         } catch  where SQLErrors.isUniqueViolation(error) {

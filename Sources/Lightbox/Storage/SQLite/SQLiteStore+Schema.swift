@@ -347,9 +347,10 @@ extension SQLiteStore {
             try db.create(table: "pendingRemoval") { t in
                 t.primaryKey("storedPath", .text)
             }
+            // 30 days, as Apple's Photos and Immich keep them: a step's value, fixed when it was written.
             try db.execute(
                 sql: "INSERT INTO libraryState (key, value) VALUES ('trashRetentionSeconds', ?)",
-                arguments: [Int(PhotoLibrary.defaultTrashRetention)])
+                arguments: [30 * 24 * 3600])
             try Self.addSmartAlbum(.smartAlbumRecentlyDeleted, title: "Recently Deleted", db)
         }
         migrator.registerMigration("v16: timeline days") { db in
