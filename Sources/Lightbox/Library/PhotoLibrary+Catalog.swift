@@ -6,12 +6,7 @@ extension PhotoLibrary {
     /// varied at random, rows without files) and read what no public call shows (the change
     /// log), on either store alike.
     func withCatalog<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
-        try store.write { writer in
-            guard let transaction = writer as? CatalogTransaction else {
-                throw LibraryError(.storageFailed, "the store's writer is not a catalog transaction")
-            }
-            return try body(transaction.db)
-        }
+        try store.writeSQL(body)
     }
 }
 
@@ -20,8 +15,7 @@ extension PhotoLibrary {
     /// its catalog on PostgreSQL, tables beside it that every server of the library shares;
     /// else `accounts.sqlite` in its folder.
     public func accountStore() throws -> any AccountStore {
-        if let postgres = store as? PostgresStore { return PostgresAccountStore(pool: postgres.pool) }
-        return try SQLiteAccountStore(libraryURL: url)
+        try store.accountStore(libraryFolder: url)
     }
 }
 
@@ -37,12 +31,11 @@ extension PhotoLibrary {
         guard memberURL != url else {
             throw LibraryError(.invalidRequest, "a member's library needs a folder of its own")
         }
-        guard let postgres = store as? PostgresStore else { return try PhotoLibrary(url: memberURL) }
-        let schema = Self.memberSchema(folder: folder)
-        var originals = try postgres.sharedOriginals()
+        guard let address = try store.memberAddress(schema: Self.memberSchema(folder: folder)) else {
+            return try PhotoLibrary(url: memberURL)
+        }
+        var originals = try store.sharedOriginals()
         if let shared = originals { originals?.url = shared.url + "/" + folder }
-        return try PhotoLibrary(
-            url: memberURL, originals: originals, database: postgres.address.schema(schema).description,
-            environment: environment)
+        return try PhotoLibrary(url: memberURL, originals: originals, database: address, environment: environment)
     }
 }

@@ -34,7 +34,7 @@ extension PhotoLibrary {
     }
 
     /// Whether this is a limited view (``limited(to:)``), which reads a selection only.
-    public var isLimited: Bool { store is LimitedStore }
+    public var isLimited: Bool { store.isLimited }
 
     /// The identifiers among `identifiers` that name an album (or smart album) of the library.
     public func albumIdentifiers(among identifiers: [String]) throws -> Set<String> {

@@ -50,7 +50,7 @@ extension PhotoLibrary {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         progress: (MigrationProgress) -> Void = { _ in }
     ) throws -> MigrationSummary {
-        guard let sqlite = store as? SQLiteStore else {
+        guard store.sharedAddress == nil else {
             throw LibraryError(.invalidRequest, "this library's catalog is on PostgreSQL already", path: url.path)
         }
         try refuseOtherProcesses()
@@ -66,7 +66,7 @@ extension PhotoLibrary {
             let memberURL = try UserAccount.libraryURL(folder: folder, inside: url)
             guard PhotoLibrary.isLibrary(memberURL.path) else { continue }
             let member = try PhotoLibrary(url: memberURL)
-            guard member.store is SQLiteStore else { continue }
+            guard member.store.sharedAddress == nil else { continue }
             progress(
                 MigrationProgress(stage: .member, done: summary.members, total: memberFolders.count, detail: folder))
             var memberOriginals = objectStorage
@@ -77,9 +77,8 @@ extension PhotoLibrary {
             summary.members += 1
             summary.resumed = summary.resumed || moved.resumed
         }
-        let target = try PostgresStore(address: address, environment: environment)
         let origin = url.path
-        if let copied = try CatalogMigration.finishedCopy(in: target) {
+        if let copied = try CatalogMigration.finishedCopy(into: address, environment: environment) {
             guard copied == origin else {
                 throw LibraryError(
                     .storageFailed, "the catalog at \(address) holds the library migrated from \(copied)",
@@ -90,13 +89,12 @@ extension PhotoLibrary {
             if let objectStorage {
                 try upload(to: objectStorage, environment: environment, summary: &summary, progress: progress)
             }
-            try CatalogMigration.holdingWrites(sqlite) { db in
-                try CatalogMigration.copy(
-                    db, accounts: accounts, into: target, originals: objectStorage, origin: origin
-                ) { table, rows in
-                    summary.rows += rows
-                    progress(MigrationProgress(stage: .catalog, done: rows, total: rows, detail: table))
-                }
+            try CatalogMigration.copy(
+                store, accounts: accounts, into: address, environment: environment, originals: objectStorage,
+                origin: origin
+            ) { table, rows in
+                summary.rows += rows
+                progress(MigrationProgress(stage: .catalog, done: rows, total: rows, detail: table))
             }
         }
         FaultInjection.pause(at: .migrateCopied)

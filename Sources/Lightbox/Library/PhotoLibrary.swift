@@ -103,8 +103,7 @@ public final class PhotoLibrary: Sendable {
                 .storageFailed, "cannot open the library database: \(error)", path: databasePath, underlying: error)
         }
         // A shared catalog names its originals' bucket for every server of it.
-        let shared = store as? PostgresStore
-        let keptOriginals = try shared?.sharedOriginals() ?? kept.originals
+        let keptOriginals = try store.sharedOriginals() ?? kept.originals
         if let objectStorage, objectStorage != keptOriginals {
             if let keptOriginals {
                 throw LibraryError(
@@ -123,7 +122,7 @@ public final class PhotoLibrary: Sendable {
             if keptOriginals == nil {
                 // The bucket answers before the library is said to be in it.
                 try stored.checkReachable(libraryFolder: path)
-                if let shared, let agreed = try shared.shareOriginals(settings), agreed != settings {
+                if let agreed = try store.shareOriginals(settings), agreed != settings {
                     throw LibraryError(
                         .storageFailed, "another server made this library with its originals in \(agreed.url)",
                         path: path)

@@ -9,23 +9,34 @@ enum CatalogMigration {
     /// migration run again after a crash knows the copy is done.
     static let markerKey = "migratedFrom"
 
-    /// Runs `body` holding SQLite's write lock (no other process commits until it returns),
-    /// with the catalog to read.
-    static func holdingWrites<T>(_ source: SQLiteStore, _ body: (any SQLDatabase) throws -> T) throws -> T {
-        try source.writer.write { db in try body(db) }
-    }
-
-    /// The source named in a finished copy into `target`; nil when none was made.
-    static func finishedCopy(in target: PostgresStore) throws -> String? {
-        try target.pool.withLink { link in
+    /// The source named in a finished copy into the catalog at `address` (its schema made when
+    /// missing); nil when none was made.
+    static func finishedCopy(into address: PostgresAddress, environment: [String: String]) throws -> String? {
+        let target = try PostgresStore(address: address, environment: environment)
+        return try target.pool.withLink { link in
             try link.value("SELECT value FROM librarySetting WHERE key = ?", [.text(markerKey)])?.text
         }
     }
 
-    /// Copies the catalog `source` reads (and the accounts, when there are any) into `target` in
-    /// one transaction, with the originals' place and the marker naming `origin`. Refuses a
-    /// target that holds a library already.
+    /// Copies the catalog of `source`, a library's SQLite file, (and the accounts, when there
+    /// are any) into the catalog at `address` in one transaction, with the originals' place and
+    /// the marker naming `origin`, holding SQLite's write lock so that no other process commits
+    /// meanwhile. Refuses a target that holds a library already.
     static func copy(
+        _ source: any LibraryStore, accounts: SQLiteAccountStore?, into address: PostgresAddress,
+        environment: [String: String], originals: ObjectStorageSettings?, origin: String,
+        copied: (String, Int) -> Void
+    ) throws {
+        guard let sqlite = source as? SQLiteStore else {
+            throw LibraryError(.invalidRequest, "this library's catalog is on PostgreSQL already", path: origin)
+        }
+        let target = try PostgresStore(address: address, environment: environment)
+        try sqlite.writer.write { source in
+            try copy(source, accounts: accounts, into: target, originals: originals, origin: origin, copied: copied)
+        }
+    }
+
+    private static func copy(
         _ source: any SQLDatabase, accounts: SQLiteAccountStore?, into target: PostgresStore,
         originals: ObjectStorageSettings?, origin: String, copied: (String, Int) -> Void
     ) throws {

@@ -33,6 +33,28 @@ protocol LibraryStore: Sendable {
     /// commit's notification.
     func waitForChanges() async
 
+    // MARK: Where the catalog is
+
+    /// The PostgreSQL address of a catalog that servers share; nil for one in the library's
+    /// own folder (its SQLite file).
+    var sharedAddress: String? { get }
+
+    /// Whether this store sees a part of the library alone (``LimitedStore``).
+    var isLimited: Bool { get }
+
+    /// Where a shared catalog's originals are, kept in the catalog so that every server of it
+    /// finds them; nil when it keeps none, or for a catalog in a folder (whose `storage.json`
+    /// says).
+    func sharedOriginals() throws -> ObjectStorageSettings?
+
+    /// Keeps where a shared catalog's originals are, unless another server kept a place first;
+    /// answers the place the catalog keeps (nil for a catalog in a folder).
+    func shareOriginals(_ settings: ObjectStorageSettings) throws -> ObjectStorageSettings?
+
+    /// The accounts (users, sessions, tokens, shares) beside this catalog: tables in a shared
+    /// catalog's database, else `accounts.sqlite` in the library's folder.
+    func accountStore(libraryFolder: URL) throws -> any AccountStore
+
     /// Does now the upkeep a database does in its own time after many writes, so that a
     /// benchmark measures the library as it would be once it has: PostgreSQL's autovacuum
     /// (dead row versions gone, planner statistics gathered). Nothing for SQLite.
@@ -307,4 +329,12 @@ struct AssetTimeAndPlace: Sendable {
 
 extension LibraryStore {
     func settleAfterBulkWrites() throws {}
+
+    var isLimited: Bool { false }
+
+    /// The address of a member's catalog beside a shared one: the same database, a schema of
+    /// its own; nil for a catalog in a folder (a member's is then a file in its own folder).
+    func memberAddress(schema: String) throws -> String? {
+        try sharedAddress.map { try PostgresAddress($0).schema(schema).description }
+    }
 }

@@ -82,6 +82,20 @@ struct LimitedStore: LibraryStore {
         await base.waitForChanges()
     }
 
+    var isLimited: Bool { true }
+
+    var sharedAddress: String? { base.sharedAddress }
+
+    func sharedOriginals() throws -> ObjectStorageSettings? { try base.sharedOriginals() }
+
+    func shareOriginals(_ settings: ObjectStorageSettings) throws -> ObjectStorageSettings? {
+        throw LibraryError(.invalidRequest, "limited access reads the library; it cannot change it")
+    }
+
+    func accountStore(libraryFolder: URL) throws -> any AccountStore {
+        try base.accountStore(libraryFolder: libraryFolder)
+    }
+
     func fetchAssets(matching condition: FetchPredicate?, options: FetchOptions) throws -> any FetchSource<Asset> {
         try base.fetchAssets(matching: condition, options: try scoped(options))
     }

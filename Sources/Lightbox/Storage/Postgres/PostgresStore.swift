@@ -43,6 +43,12 @@ final class PostgresStore: LibraryStore, CatalogFetching, Sendable {
 
     var address: PostgresAddress { pool.address }
 
+    var sharedAddress: String? { address.description }
+
+    func accountStore(libraryFolder: URL) throws -> any AccountStore {
+        PostgresAccountStore(pool: pool)
+    }
+
     /// "LBWRITES", mixed with the schema's name (FNV-1a) for a schema of its own.
     static func writeLock(schema: String?) -> Int64 {
         let base: UInt64 = 0x4C42_5752_4954_4553

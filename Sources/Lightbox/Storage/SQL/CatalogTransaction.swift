@@ -161,3 +161,16 @@ extension SQLDatabase {
         }
     }
 }
+
+extension LibraryStore {
+    /// Runs raw statements in one write transaction of this store, SQLite or PostgreSQL: for the
+    /// test suites, which make states no public call makes and read what none shows.
+    func writeSQL<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
+        try write { writer in
+            guard let transaction = writer as? CatalogTransaction else {
+                throw LibraryError(.storageFailed, "the store's writer is not a catalog transaction")
+            }
+            return try body(transaction.db)
+        }
+    }
+}

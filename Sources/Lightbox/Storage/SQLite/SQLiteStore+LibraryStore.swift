@@ -21,6 +21,16 @@ extension SQLiteStore: LibraryStore {
 
     var localWrites: UInt64 { writes.value }
 
+    var sharedAddress: String? { nil }
+
+    func sharedOriginals() throws -> ObjectStorageSettings? { nil }
+
+    func shareOriginals(_ settings: ObjectStorageSettings) throws -> ObjectStorageSettings? { nil }
+
+    func accountStore(libraryFolder: URL) throws -> any AccountStore {
+        try SQLiteAccountStore(libraryURL: libraryFolder)
+    }
+
     /// Another process's commit shows only in the file: looked at ten times a second.
     func waitForChanges() async {
         try? await Task.sleep(for: .milliseconds(100))
