@@ -10,15 +10,7 @@ extension PhotoLibrary {
     /// commits. The store's upkeep then runs, as it would have in the library's own time.
     @_spi(Benchmarks)
     public func insertSyntheticAssets(count: Int, spreadFrom start: Date) throws {
-        // A fixed generator: every run fills the same dates, favourites and videos.
-        var state: UInt64 = 0x5EED
-        var inserted = 0
-        while inserted < count {
-            let batch = min(100_000, count - inserted)
-            try store.write { try $0.insertSyntheticAssets(count: batch, spreadFrom: start, state: &state) }
-            inserted += batch
-        }
-        try store.settleAfterBulkWrites()
+        try StoreBenchmarks.insertSyntheticAssets(into: store, count: count, spreadFrom: start)
     }
 
     /// Inserts `count` copies of the library's assets (its imported photos, taken in turn), each
@@ -28,16 +20,7 @@ extension PhotoLibrary {
     /// take its template's original: never for a real library.
     @_spi(Benchmarks)
     public func insertCopiesOfAssets(count: Int, spreadFrom start: Date, years: Int) throws {
-        let made = try store.write {
-            try $0.insertCopiesOfAssets(count: max(0, count), spreadFrom: start, years: years)
-        }
-        guard let folder = derivatives as? DerivativeFolder else { return }
-        for (copy, template) in made {
-            let source = folder.path(localIdentifier: template, key: "").folder
-            let target = folder.path(localIdentifier: copy, key: "").folder
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: source) else { continue }
-            try FileIO.makeDirectory(target)
-            for name in names { link(source + "/" + name, target + "/" + name) }
-        }
+        try StoreBenchmarks.insertCopiesOfAssets(
+            into: store, derivatives: derivatives, count: count, spreadFrom: start, years: years)
     }
 }

@@ -55,11 +55,6 @@ protocol LibraryStore: Sendable {
     /// catalog's database, else `accounts.sqlite` in the library's folder.
     func accountStore(libraryFolder: URL) throws -> any AccountStore
 
-    /// Does now the upkeep a database does in its own time after many writes, so that a
-    /// benchmark measures the library as it would be once it has: PostgreSQL's autovacuum
-    /// (dead row versions gone, planner statistics gathered). Nothing for SQLite.
-    func settleAfterBulkWrites() throws
-
     // MARK: Jobs
     //
     // The queue lives in the catalog but outside its history: taking, ending and retrying jobs
@@ -262,16 +257,6 @@ protocol StoreWriter: StoreReader {
 
     /// Records the transaction in the history, with the objects it changed; called once, last.
     func recordChanges(author: String, _ changes: [ObjectChangeRecord]) throws
-
-    /// Inserts asset rows without files, for benchmarks (see
-    /// `PhotoLibrary.insertSyntheticAssets(count:spreadFrom:)`), drawn from the generator
-    /// `state`.
-    func insertSyntheticAssets(count: Int, spreadFrom start: Date, state: inout UInt64) throws
-
-    /// Inserts copies of the visible assets sharing their files, for benchmarks (see
-    /// `PhotoLibrary.insertCopiesOfAssets(count:spreadFrom:years:)`); each copy's identifier
-    /// with its template's.
-    func insertCopiesOfAssets(count: Int, spreadFrom start: Date, years: Int) throws -> [(String, String)]
 }
 
 /// An asset whose camera and lens are still to be read from its original: its row, and the
@@ -328,8 +313,6 @@ struct AssetTimeAndPlace: Sendable {
 }
 
 extension LibraryStore {
-    func settleAfterBulkWrites() throws {}
-
     var isLimited: Bool { false }
 
     /// The address of a member's catalog beside a shared one: the same database, a schema of

@@ -83,8 +83,7 @@ final class PostgresStore: LibraryStore, CatalogFetching, Sendable {
 
     var localWrites: UInt64 { writes.value }
 
-    /// What autovacuum would do in its own time: the versions updates left behind (the tally's
-    /// rows are updated by every insert) removed, the planner's statistics gathered.
+    /// What autovacuum would do in its own time (for benchmarks).
     func settleAfterBulkWrites() throws {
         _ = try pool.withLink { link in try link.execute("VACUUM ANALYZE") }
     }

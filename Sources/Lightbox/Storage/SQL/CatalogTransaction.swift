@@ -132,14 +132,6 @@ struct CatalogTransaction: StoreWriter {
     func recordChanges(author: String, _ changes: [ObjectChangeRecord]) throws {
         try db.recordChangeTransaction(author: author, changes: changes, retention: retention)
     }
-
-    func insertSyntheticAssets(count: Int, spreadFrom start: Date, state: inout UInt64) throws {
-        try db.insertSyntheticAssets(count: count, spreadFrom: start, state: &state)
-    }
-
-    func insertCopiesOfAssets(count: Int, spreadFrom start: Date, years: Int) throws -> [(String, String)] {
-        try db.insertCopiesOfAssets(count: count, spreadFrom: start, years: years)
-    }
 }
 
 extension SQLDatabase {
