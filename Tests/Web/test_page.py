@@ -762,6 +762,23 @@ class PageChecks:
         if shift_to:
             ActionChains(self.driver).key_down(Keys.SHIFT).click(self.tile_of(shift_to)).key_up(Keys.SHIFT).perform()
 
+    def test_an_album_deleted_elsewhere_returns_the_page_to_the_library(self):
+        self.sign_in()
+        newest = self.newest_first(0, 2)
+        album = self.api("/api/collections", "POST", {"title": "Gone soon"})["localIdentifier"]
+        self.api(f"/api/collections/{album}/assets", "POST", {"assets": newest})
+        self.driver.get(URL + "/#album=" + album)
+        self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Gone soon")
+        self.wait.until(lambda d: self.count_shown() == 2)
+        # Deleted by another client: the change reaches the page, which goes back to the
+        # library and says why, instead of an error where the album's photos were.
+        self.delete_album(album)
+        self.toast_says('The album "Gone soon" was deleted.')
+        self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Library")
+        self.assertNotIn("#album=", self.driver.current_url)
+        self.assertNotIn("Could not load", self.driver.find_element(By.ID, "status").text)
+        self.shot("album-deleted-elsewhere")
+
     def test_an_album_is_made_filled_renamed_emptied_and_deleted(self):
         self.sign_in()
         newest = self.newest_first(0, 4)

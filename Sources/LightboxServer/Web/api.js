@@ -54,7 +54,11 @@ export async function request(path, init) {
   }
   reachable(true);
   if (response.status === 401) location.assign('/signin');
-  if (!response.ok) throw new Error((await response.json()).error.message);
+  if (!response.ok) {
+    const error = new Error((await response.json()).error.message);
+    error.status = response.status;
+    throw error;
+  }
   return response;
 }
 

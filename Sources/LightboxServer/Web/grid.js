@@ -30,6 +30,12 @@ let reorder = null;
 export function setReorder(action) {
   reorder = action;
 }
+// When the collection shown is gone (deleted elsewhere, in another tab or by another
+// client): sidebar.js sets it, to go back to the library and say so.
+let gone = () => {};
+export function onGone(action) {
+  gone = action;
+}
 const GAP = 3;
 // Justified rows: the narrowest and widest shape a tile takes (a panorama is shown cropped to
 // three times as wide as tall, not as a strip).
@@ -110,7 +116,7 @@ export async function show({ collection = null, predicate = null } = {}) {
     ? '?predicate=' + encodeURIComponent(predicate) + '&sort=' + encodeURIComponent('localCreationDate desc') : '';
   const collectionPath = collection && '/api/collections/' + encodeURIComponent(collection);
   source = collection
-    ? { assets: collectionPath + '/assets', timeline: collectionPath + '/timeline?aspects=true', days: false }
+    ? { collection, assets: collectionPath + '/assets', timeline: collectionPath + '/timeline?aspects=true', days: false }
     : { assets: '/api/assets' + filter, timeline: '/api/timeline' + (filter ? filter + '&' : '?') + 'aspects=true', days: true };
   clear();
   scrollTo(0, 0);
@@ -182,7 +188,9 @@ async function loadTimeline() {
     if (!count && source.days && !source.assets.includes('predicate=')) dispatchEvent(new Event('lightbox-empty'));
     relayout();
   } catch (error) {
-    status.textContent = 'Could not load photos: ' + error.message;
+    if (asked !== generation) return;
+    if (error.status === 404 && source.collection) gone(source.collection);
+    else status.textContent = 'Could not load photos: ' + error.message;
   }
 }
 

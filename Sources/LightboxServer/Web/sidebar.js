@@ -5,7 +5,7 @@
 // are dragged into folders, out of them (onto the Albums heading) and into another place in
 // their folder.
 import { askName, inBatches, items, postJSON, request } from './api.js';
-import { DRAGGED_ASSETS, refresh, setReorder, show, showNothing } from './grid.js';
+import { DRAGGED_ASSETS, onGone, refresh, setReorder, show, showNothing } from './grid.js';
 import { filtersFromAddress, hideChips } from './search.js';
 import { hideSharedPage, openShareDialog, showSharedPage } from './sharing.js';
 import { signedIn } from './account.js';
@@ -340,6 +340,17 @@ document.getElementById('rename-album').addEventListener('click', async () => {
 
 document.getElementById('share-album').addEventListener('click', () => {
   if (current) openShareDialog({ id: current.id, title: current.title }).catch(() => {});
+});
+
+// The album shown was deleted elsewhere (another tab, another client): back to the library,
+// and said, rather than an error where its photos were.
+onGone(async id => {
+  if (!current || current.id !== id) return;
+  const name = current.title;
+  history.replaceState(null, '', location.pathname);
+  await showFromAddress();
+  await loadSidebar();
+  toast('The album "' + name + '" was deleted.');
 });
 
 document.getElementById('delete-album').addEventListener('click', async () => {
