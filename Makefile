@@ -99,7 +99,6 @@ release: deps
 ## test: build and run every test, on real photos
 test: deps web-deps service-deps corpus
 	scripts/step format scripts/check-format
-	scripts/step storage scripts/check-storage
 	scripts/step imports scripts/check-imports
 	@log=$$(mktemp); start=$$(date +%s); \
 	swift build --build-tests 2>&1 | tee "$$log"; \

@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Lightbox", targets: ["Lightbox"]),
+        .library(name: "LightboxStore", targets: ["LightboxStore"]),
         .library(name: "LightboxImaging", targets: ["LightboxImaging"]),
         .library(name: "LightboxMetadata", targets: ["LightboxMetadata"]),
         .library(name: "LightboxCapture", targets: ["LightboxCapture"]),
@@ -139,12 +140,14 @@ let package = Package(
             dependencies: ["CCapture", "CVideo", "CHEIF", "CJPEG", "LightboxMetadata"],
             swiftSettings: strictSettings
         ),
+        // The catalog and the stored files, below the library: the model's records, the store
+        // protocols over them and their two databases (SQLite through GRDB, PostgreSQL through
+        // PostgresNIO), originals and renders in a folder or a bucket. `Lightbox` reaches SQL,
+        // GRDB and NIO only through its protocols: the compiler keeps them out of the model.
         .target(
-            name: "Lightbox",
+            name: "LightboxStore",
             dependencies: [
-                "LightboxImaging",
                 "LightboxMetadata",
-                "LightboxCapture",
                 "LightboxS3",
                 "CDirectIO",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -156,6 +159,16 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Lightbox",
+            dependencies: [
+                "LightboxStore",
+                "LightboxImaging",
+                "LightboxMetadata",
+                "LightboxCapture",
             ],
             swiftSettings: strictSettings
         ),
@@ -271,6 +284,7 @@ let package = Package(
         .testTarget(
             name: "LightboxTests",
             dependencies: [
+                "LightboxStore",
                 "Lightbox", "LightboxTestSupport", "LightboxS3", "LightboxImaging", "LightboxMetadata", "CDirectIO",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -279,6 +293,7 @@ let package = Package(
         .testTarget(
             name: "LightboxServerTests",
             dependencies: [
+                "LightboxStore",
                 "LightboxServer",
                 "Lightbox",
                 "LightboxImaging",

@@ -30,7 +30,7 @@ public struct UserAccount: Sendable, Hashable, Codable {
 
     /// The library folder `folder` (a user's `libraryFolder`) names inside `home`; throws for one
     /// outside it.
-    static func libraryURL(folder: String, inside home: URL) throws -> URL {
+    package static func libraryURL(folder: String, inside home: URL) throws -> URL {
         guard !folder.isEmpty else { return home }
         guard !folder.contains(".."), !folder.hasPrefix("/") else {
             throw LibraryError(

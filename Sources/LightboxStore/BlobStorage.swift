@@ -1,5 +1,4 @@
 import Foundation
-import LightboxImaging
 
 /// Where a library keeps its originals: each stored once under a key made from its content
 /// (SHA-256), durably, never changed afterwards. ``OriginalFolder`` keeps them in the library
@@ -10,7 +9,7 @@ import LightboxImaging
 /// crashed, or its transaction failed) is handed back by ``staged(_:)`` and
 /// ``removeLeftovers(_:)`` and discarded when no row refers to it: a crash between storing
 /// and committing never leaves an original nothing will find, nor a row without its original.
-protocol OriginalStorage: Sendable {
+package protocol OriginalStorage: Sendable {
     /// A folder of this process for temporary files that may become originals (the data of
     /// creation requests), on the same file system as the originals.
     var temporaryFolder: String { get }
@@ -68,7 +67,7 @@ extension OriginalStorage {
     /// reused here, and a purge's or sweep's removal (in a write transaction too) may take it
     /// between the store and this transaction: the change then fails cleanly rather than commit
     /// a row without its original.
-    func requireStored(_ keys: [String], for source: String?) throws {
+    package func requireStored(_ keys: [String], for source: String?) throws {
         for key in keys where !contains(key) {
             throw LibraryError(
                 .storageFailed, "the stored original \(key) was removed by a purge meanwhile; try again",
@@ -78,7 +77,7 @@ extension OriginalStorage {
 }
 
 /// What ``OriginalStorage/examine(_:sha256:size:verifying:repairing:)`` found.
-enum OriginalCondition: Sendable, Equatable {
+package enum OriginalCondition: Sendable, Equatable {
     case sound
     case missing
     /// Not the bytes it was stored with.
@@ -90,16 +89,16 @@ enum OriginalCondition: Sendable, Equatable {
 }
 
 /// An original stored and not yet referenced by a committed row.
-struct StagedOriginal: Sendable {
-    var key: String
+package struct StagedOriginal: Sendable {
+    package var key: String
     /// Where the storage records the staging (for the folder: a marker's path).
-    var staging: String
+    package var staging: String
 }
 
 /// Where a library keeps the images rendered from its assets, by asset and key: a cache whose
 /// every file can be made again, so nothing here waits for the disk. ``DerivativeFolder``
 /// keeps them in the library folder; object storage implements the same protocol.
-protocol DerivativeStorage: Sendable {
+package protocol DerivativeStorage: Sendable {
     /// A stored image's bytes; nil when absent, or not whole (cut short by a crash).
     func cached(localIdentifier: String, key: String) -> [UInt8]?
 
@@ -127,15 +126,4 @@ protocol DerivativeStorage: Sendable {
     /// Moves a finished file in, synced first: a movie's copy takes minutes to make, and a
     /// crash must not leave a short file under its name.
     func storeFile(at path: String, localIdentifier: String, key: String) throws
-}
-
-extension DerivativeStorage {
-    /// A cached image with its size, read from the bytes (no second read, no decode); nil when
-    /// absent or not an image.
-    func cachedImage(localIdentifier: String, key: String, format: EncodedImageFormat) -> EncodedImage? {
-        guard let bytes = cached(localIdentifier: localIdentifier, key: key),
-            let size = try? ImageFile.size(ofEncoded: bytes)
-        else { return nil }
-        return EncodedImage(bytes: bytes, format: format, pixelWidth: size.width, pixelHeight: size.height)
-    }
 }

@@ -4,14 +4,14 @@ import GRDB
 /// The store-side steps of `lightbox migrate`: a SQLite catalog (and the accounts beside it)
 /// copied into a PostgreSQL one in one transaction, while the SQLite writer is held so that
 /// nothing commits meanwhile.
-enum CatalogMigration {
+package enum CatalogMigration {
     /// The setting a finished copy leaves in the target: the source it came from, so that a
     /// migration run again after a crash knows the copy is done.
-    static let markerKey = "migratedFrom"
+    package static let markerKey = "migratedFrom"
 
     /// The source named in a finished copy into the catalog at `address` (its schema made when
     /// missing); nil when none was made.
-    static func finishedCopy(into address: PostgresAddress, environment: [String: String]) throws -> String? {
+    package static func finishedCopy(into address: PostgresAddress, environment: [String: String]) throws -> String? {
         let target = try PostgresStore(address: address, environment: environment)
         return try target.pool.withLink { link in
             try link.value("SELECT value FROM librarySetting WHERE key = ?", [.text(markerKey)])?.text
@@ -22,7 +22,7 @@ enum CatalogMigration {
     /// are any) into the catalog at `address` in one transaction, with the originals' place and
     /// the marker naming `origin`, holding SQLite's write lock so that no other process commits
     /// meanwhile. Refuses a target that holds a library already.
-    static func copy(
+    package static func copy(
         _ source: any LibraryStore, accounts: SQLiteAccountStore?, into address: PostgresAddress,
         environment: [String: String], originals: ObjectStorageSettings?, origin: String,
         copied: (String, Int) -> Void
@@ -72,7 +72,7 @@ enum CatalogMigration {
 
 extension SQLiteAccountStore {
     /// The library folders of the users who have one of their own (`users/ID`).
-    func memberLibraryFolders() throws -> [String] {
+    package func memberLibraryFolders() throws -> [String] {
         try read { try $0.texts("SELECT libraryFolder FROM \"user\" WHERE libraryFolder <> ''") }
     }
 

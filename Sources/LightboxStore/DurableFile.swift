@@ -16,13 +16,13 @@ import CDirectIO
 /// the processor time of a direct write (docs/BENCHMARKS.md, Import). A large import also no longer pushes the rest of the
 /// machine's cache out. The fsync at the end is needed either way, for the size, the last
 /// block and the disk's own cache. A file system without direct I/O gets ordinary writes.
-final class DurableFile {
+package final class DurableFile {
     /// Direct I/O needs buffers, lengths and offsets aligned to the disk's logical block,
     /// 512 or 4096 bytes: 4096 serves both.
     private static let alignment = 4096
     private static let stagingSize = 1 << 20
 
-    let path: String
+    package let path: String
     private var fd: Int32
     private var direct: Bool
     /// Only for direct I/O: the aligned buffer the bytes are gathered in. Ordinary writes go
@@ -32,7 +32,7 @@ final class DurableFile {
 
     /// Creates `path`, which must not exist. `bypassingCache` asks for direct I/O: for files
     /// nobody reads soon after (originals), not for those read next (cached images, exports).
-    init(creating path: String, permissions: mode_t, bypassingCache: Bool) throws {
+    package init(creating path: String, permissions: mode_t, bypassingCache: Bool) throws {
         self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw FileIO.posixError("creating", path) }
@@ -46,7 +46,7 @@ final class DurableFile {
     }
 
     /// Appends bytes to the file.
-    func append(_ bytes: UnsafeRawBufferPointer) throws {
+    package func append(_ bytes: UnsafeRawBufferPointer) throws {
         guard var source = bytes.baseAddress else { return }
         guard direct, let staging = staging?.baseAddress else {
             // Anything gathered before direct I/O was given up goes first.
@@ -65,7 +65,7 @@ final class DurableFile {
     }
 
     /// Writes what is left, fsyncs (unless `syncing` is false) and closes the file.
-    func finish(syncing: Bool = true) throws {
+    package func finish(syncing: Bool = true) throws {
         if direct {
             let aligned = staged & ~(Self.alignment - 1)
             if aligned > 0 { try flush(count: aligned) }

@@ -11,10 +11,10 @@ import LightboxMetadata
 /// Small POSIX file helpers with errors that name the file: reading in chunks, hashing,
 /// durable writes (temporary file, fsync, rename, fsync of the folder).
 package enum FileIO {
-    static let chunkSize = 1 << 20
+    package static let chunkSize = 1 << 20
 
     /// An error from a POSIX call, with the file and the system's reason.
-    static func posixError(_ what: String, _ path: String) -> LibraryError {
+    package static func posixError(_ what: String, _ path: String) -> LibraryError {
         let reason = String(cString: strerror(errno))
         let code: LibraryError.Code =
             (errno == ENOENT || errno == EACCES || errno == EISDIR) ? .unreadableFile : .storageFailed
@@ -22,7 +22,7 @@ package enum FileIO {
     }
 
     /// Calls `body` with each chunk of the file, in order.
-    static func forEachChunk(ofFileAt path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package static func forEachChunk(ofFileAt path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw posixError("opening", path) }
         defer { close(fd) }
@@ -40,7 +40,7 @@ package enum FileIO {
     }
 
     /// The first `count` bytes of a file (fewer when it is shorter).
-    static func prefix(ofFileAt path: String, count: Int) throws -> [UInt8] {
+    package static func prefix(ofFileAt path: String, count: Int) throws -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw posixError("opening", path) }
         defer { close(fd) }
@@ -53,7 +53,7 @@ package enum FileIO {
     /// A whole regular file's bytes, read with one open; nil when it is larger than `limit`.
     /// Anything else (a named pipe, a device, a folder) is refused: opened without waiting
     /// for a writer, its size is looked at before a byte is read.
-    static func contents(ofFileAt path: String, limit: Int) throws -> [UInt8]? {
+    package static func contents(ofFileAt path: String, limit: Int) throws -> [UInt8]? {
         let (fd, size): (Int32, Int)
         do {
             (fd, size) = try RegularFile.open(path)
@@ -90,14 +90,14 @@ package enum FileIO {
     }
 
     /// SHA-256 of bytes in memory, lowercase hex.
-    static func sha256(of bytes: [UInt8]) -> String {
+    package static func sha256(of bytes: [UInt8]) -> String {
         SHA256.hash(data: bytes).hexadecimal
     }
 
     /// Copies `source` to a new file `temporary` (which must not exist), hashing the bytes as
     /// they are written, and fsyncs it unless `syncing` is false. Returns the SHA-256 of what
     /// was written.
-    static func copyAndSync(
+    package static func copyAndSync(
         from source: String, to temporary: String, permissions: mode_t, bypassingCache: Bool = false,
         syncing: Bool = true
     ) throws -> String {
@@ -112,7 +112,9 @@ package enum FileIO {
     }
 
     /// Writes bytes durably to a new file `path` (which must not exist) and fsyncs it.
-    static func writeAndSync(_ bytes: [UInt8], to path: String, permissions: mode_t, bypassingCache: Bool = false)
+    package static func writeAndSync(
+        _ bytes: [UInt8], to path: String, permissions: mode_t, bypassingCache: Bool = false
+    )
         throws
     {
         try write(bytes, toNew: path, permissions: permissions, bypassingCache: bypassingCache, syncing: true)
@@ -155,14 +157,14 @@ package enum FileIO {
     }
 
     /// fsyncs a folder so that a rename into it survives a crash.
-    static func syncDirectory(_ path: String) throws {
+    package static func syncDirectory(_ path: String) throws {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw posixError("opening folder", path) }
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw posixError("syncing folder", path) }
     }
 
-    static func makeDirectory(_ path: String) throws {
+    package static func makeDirectory(_ path: String) throws {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
@@ -171,7 +173,7 @@ package enum FileIO {
         }
     }
 
-    static func fileExists(_ path: String) -> Bool {
+    package static func fileExists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
     }
@@ -179,7 +181,7 @@ package enum FileIO {
     /// Throws unless `path` is a regular file (through links): opening a named pipe to read
     /// it waits for a writer forever, and a device has no end. Files an import or an editor
     /// names are checked before they are opened.
-    static func requireRegularFile(_ path: String) throws {
+    package static func requireRegularFile(_ path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0 else { throw posixError("reading", path) }
         guard info.st_mode & S_IFMT != S_IFREG else { return }

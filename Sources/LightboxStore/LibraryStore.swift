@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Reads run in a transaction of their own: whatever ``StoreReader`` operations one `read`
 /// body calls see one state of the library.
-protocol LibraryStore: Sendable {
+package protocol LibraryStore: Sendable {
     /// Runs `body` on one state of the catalog, blocking the caller: for command-line tools,
     /// tests, and work already on a thread of its own.
     func read<T>(_ body: (any StoreReader) throws -> T) throws -> T
@@ -105,7 +105,7 @@ protocol LibraryStore: Sendable {
 /// A job one worker holds: no other takes it until the lease ends, or the worker dies (its
 /// process, or its connection to the catalog). Exactly one of ``finish()``, ``fail(_:retryAfter:)``
 /// and ``giveBack()`` ends it.
-protocol JobLease: Sendable {
+package protocol JobLease: Sendable {
     var job: QueuedJob { get }
 
     /// Records how far the run got; best effort (a catalog out of reach fails no job).
@@ -123,7 +123,7 @@ protocol JobLease: Sendable {
 }
 
 /// Which albums a fetch of them selects.
-enum CollectionSelection: Sendable {
+package enum CollectionSelection: Sendable {
     /// Of a type and subtype (`.any`: every subtype).
     case type(AssetCollectionType, AssetCollectionSubtype)
     case identifiers([String])
@@ -132,7 +132,7 @@ enum CollectionSelection: Sendable {
 }
 
 /// Which folders a fetch of them selects.
-enum CollectionListSelection: Sendable {
+package enum CollectionListSelection: Sendable {
     /// Of a type and subtype (`.any`: every subtype).
     case type(CollectionListType, CollectionListSubtype)
     case identifiers([String])
@@ -141,7 +141,7 @@ enum CollectionListSelection: Sendable {
 }
 
 /// The reads of a catalog, inside one ``LibraryStore/read(_:)-(_)`` transaction.
-protocol StoreReader {
+package protocol StoreReader {
     // MARK: Assets
 
     /// Assets in the library, hidden ones and burst frames included; not those in Recently
@@ -228,7 +228,7 @@ protocol StoreReader {
 }
 
 /// The writes of a catalog, inside one ``LibraryStore/write(_:)`` transaction.
-protocol StoreWriter: StoreReader {
+package protocol StoreWriter: StoreReader {
     /// Keeps the library's trash retention, in whole seconds.
     func setTrashRetention(seconds: Int) throws
 
@@ -238,7 +238,7 @@ protocol StoreWriter: StoreReader {
     /// Checks and applies the requests of one change block, with the files `prepared` for
     /// them, and records the transaction in the history. Throws a ``LibraryError`` naming the
     /// first request that cannot be applied (the caller's transaction then writes nothing).
-    func apply(_ operations: [ChangeRequests.Operation], prepared: PreparedChanges) throws -> AppliedChanges
+    func apply(_ operations: [ChangeOperation], prepared: PreparedChanges) throws -> AppliedChanges
 
     /// Writes the cameras and lenses read for backlog items (an asset that has any already
     /// keeps them) and moves the backlog past `rowID`, forgetting it once it is all read.
@@ -261,63 +261,70 @@ protocol StoreWriter: StoreReader {
 
 /// An asset whose camera and lens are still to be read from its original: its row, and the
 /// original photo (a movie's for a movie) to read, if it has one.
-struct CaptureDetailsBacklogItem: Sendable {
-    var rowID: Int64
-    var storedPath: String?
-    var originalFilename: String?
+package struct CaptureDetailsBacklogItem: Sendable {
+    package var rowID: Int64
+    package var storedPath: String?
+    package var originalFilename: String?
 
     /// What the original names, for ``StoreWriter/fillCaptureDetails(_:through:)``.
-    struct Filled: Sendable {
-        var rowID: Int64
-        var make: String?
-        var model: String?
-        var lens: String?
+    package struct Filled: Sendable {
+        package var rowID: Int64
+        package var make: String?
+        package var model: String?
+        package var lens: String?
         /// The photo's own orientation (schema step v20).
-        var orientation: Int?
+        package var orientation: Int?
+
+        package init(
+            rowID: Int64, make: String? = nil, model: String? = nil, lens: String? = nil, orientation: Int? = nil
+        ) {
+            (self.rowID, self.make, self.model, self.lens) = (rowID, make, model, lens)
+            self.orientation = orientation
+        }
     }
 }
 
 /// An asset's original bytes are already another asset's.
-struct DuplicateOriginal: Error {}
+package struct DuplicateOriginal: Error {}
 
 /// What a change block did that the files must follow once it commits.
-struct AppliedChanges: Sendable {
+package struct AppliedChanges: Sendable {
     /// Stored paths (relative to `originals/`) that no resource refers to after the commit.
-    var unreferencedOriginals: [String] = []
+    package var unreferencedOriginals: [String] = []
     /// Assets the transaction deleted.
-    var deletedAssets: [String] = []
+    package var deletedAssets: [String] = []
     /// Renders that edits and reverts replaced, by asset: their cached images go.
-    var replacedRenders: [String: String] = [:]
+    package var replacedRenders: [String: String] = [:]
     /// The transaction's change token; nil when it changed nothing.
-    var changeToken: PersistentChangeToken?
+    package var changeToken: PersistentChangeToken?
 }
 
 /// A resource's stored file, as a check reads it.
-struct StoredResource: Sendable {
-    var assetLocalIdentifier: String
-    var type: AssetResourceType
+package struct StoredResource: Sendable {
+    package var assetLocalIdentifier: String
+    package var type: AssetResourceType
     /// Relative to the originals folder.
-    var storedPath: String
-    var sha256: String
-    var fileSize: Int64
+    package var storedPath: String
+    package var sha256: String
+    package var fileSize: Int64
 }
 
 /// What moments are made of: an asset's identifier, when and where it was taken.
-struct AssetTimeAndPlace: Sendable {
-    var localIdentifier: String
-    var creationDate: Date
+package struct AssetTimeAndPlace: Sendable {
+    package var localIdentifier: String
+    package var creationDate: Date
     /// The offset from UTC, in seconds, of the time zone it was taken in.
-    var timeZoneOffset: Int
-    var latitude: Double?
-    var longitude: Double?
+    package var timeZoneOffset: Int
+    package var latitude: Double?
+    package var longitude: Double?
 }
 
 extension LibraryStore {
-    var isLimited: Bool { false }
+    package var isLimited: Bool { false }
 
     /// The address of a member's catalog beside a shared one: the same database, a schema of
     /// its own; nil for a catalog in a folder (a member's is then a file in its own folder).
-    func memberAddress(schema: String) throws -> String? {
+    package func memberAddress(schema: String) throws -> String? {
         try sharedAddress.map { try PostgresAddress($0).schema(schema).description }
     }
 }

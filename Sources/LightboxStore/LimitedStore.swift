@@ -7,15 +7,20 @@ import Foundation
 ///
 /// It wraps any store; the set is read again at each operation, so an asset added to a
 /// selected album is seen at once. Writes are refused: limited access reads.
-struct LimitedStore: LibraryStore {
-    let base: any LibraryStore
-    let selection: LimitedSelection
+package struct LimitedStore: LibraryStore {
+    package let base: any LibraryStore
+    package let selection: LimitedSelection
+
+    package init(base: any LibraryStore, selection: LimitedSelection) {
+        self.base = base
+        self.selection = selection
+    }
 
     /// The most assets a selection may make visible: the set travels as one SQL condition.
-    static let maximumVisible = 10_000
+    package static let maximumVisible = 10_000
 
     /// The identifiers visible now: the selected assets and every asset of the selected albums.
-    func visible() throws -> Set<String> {
+    package func visible() throws -> Set<String> {
         var identifiers = Set(selection.assetIdentifiers)
         var everything = FetchOptions()
         everything.includeHiddenAssets = true
@@ -30,7 +35,7 @@ struct LimitedStore: LibraryStore {
     }
 
     /// The condition a fetch of assets adds: its asset is one of those visible.
-    func scope() throws -> FetchPredicate {
+    package func scope() throws -> FetchPredicate {
         .isIn(key: "localIdentifier", try visible().sorted().prefix(Self.maximumVisible).map(FetchValue.string))
     }
 
@@ -43,64 +48,68 @@ struct LimitedStore: LibraryStore {
 
     // MARK: LibraryStore
 
-    func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+    package func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         let visible = try visible()
         return try base.read { try body(LimitedReader(base: $0, store: self, visible: visible)) }
     }
 
-    func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T {
+    package func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T {
         let store = self
         let visible = try await BlockingWork.run { try store.visible() }
         return try await base.read { try body(LimitedReader(base: $0, store: store, visible: visible)) }
     }
 
-    func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
+    package func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
         throw LibraryError(.invalidRequest, "limited access reads the library; it cannot change it")
     }
 
-    var localWrites: UInt64 { base.localWrites }
+    package var localWrites: UInt64 { base.localWrites }
 
     // The queue is the whole library's: its subjects name assets outside the selection.
 
-    func enqueueJob(_ kind: JobKind, subject: String) throws {
+    package func enqueueJob(_ kind: JobKind, subject: String) throws {
         throw LibraryError(.invalidRequest, "limited access reads the library; it cannot change it")
     }
 
-    func takeJob(kinds: Set<JobKind>, worker: String) throws -> (any JobLease)? {
+    package func takeJob(kinds: Set<JobKind>, worker: String) throws -> (any JobLease)? {
         throw LibraryError(.invalidRequest, "limited access runs no job of the library")
     }
 
-    func jobQueue() throws -> JobQueueState {
+    package func jobQueue() throws -> JobQueueState {
         throw LibraryError(.invalidRequest, "limited access does not see the library's jobs")
     }
 
-    func retryFailedJobs() throws -> Int {
+    package func retryFailedJobs() throws -> Int {
         throw LibraryError(.invalidRequest, "limited access reads the library; it cannot change it")
     }
 
-    func waitForChanges() async {
+    package func waitForChanges() async {
         await base.waitForChanges()
     }
 
-    var isLimited: Bool { true }
+    package var isLimited: Bool { true }
 
-    var sharedAddress: String? { base.sharedAddress }
+    package var sharedAddress: String? { base.sharedAddress }
 
-    func sharedOriginals() throws -> ObjectStorageSettings? { try base.sharedOriginals() }
+    package func sharedOriginals() throws -> ObjectStorageSettings? { try base.sharedOriginals() }
 
-    func shareOriginals(_ settings: ObjectStorageSettings) throws -> ObjectStorageSettings? {
+    package func shareOriginals(_ settings: ObjectStorageSettings) throws -> ObjectStorageSettings? {
         throw LibraryError(.invalidRequest, "limited access reads the library; it cannot change it")
     }
 
-    func accountStore(libraryFolder: URL) throws -> any AccountStore {
+    package func accountStore(libraryFolder: URL) throws -> any AccountStore {
         try base.accountStore(libraryFolder: libraryFolder)
     }
 
-    func fetchAssets(matching condition: FetchPredicate?, options: FetchOptions) throws -> any FetchSource<Asset> {
+    package func fetchAssets(matching condition: FetchPredicate?, options: FetchOptions) throws -> any FetchSource<
+        Asset
+    > {
         try base.fetchAssets(matching: condition, options: try scoped(options))
     }
 
-    func fetchAssets(inCollection localIdentifier: String, options: FetchOptions) throws -> any FetchSource<Asset> {
+    package func fetchAssets(inCollection localIdentifier: String, options: FetchOptions) throws -> any FetchSource<
+        Asset
+    > {
         guard try isVisible(collection: localIdentifier) else {
             throw LibraryError(.collectionNotFound, "no collection has the identifier \(localIdentifier)")
         }
@@ -110,7 +119,7 @@ struct LimitedStore: LibraryStore {
     /// Smart albums and the selected albums, each counting only the assets visible and dated
     /// by them: the owner's whole library gave a smart album's dates, which told a link's
     /// holder when a hidden photo outside the album was taken.
-    func fetchAssetCollections(_ selection: CollectionSelection, options: FetchOptions) throws
+    package func fetchAssetCollections(_ selection: CollectionSelection, options: FetchOptions) throws
         -> any FetchSource<AssetCollection>
     {
         let source = try base.fetchAssetCollections(selection, options: options)
@@ -136,14 +145,14 @@ struct LimitedStore: LibraryStore {
     }
 
     /// No folders: limited access sees assets and the albums chosen, not how the owner files them.
-    func fetchCollectionLists(_ selection: CollectionListSelection, options: FetchOptions) throws
+    package func fetchCollectionLists(_ selection: CollectionListSelection, options: FetchOptions) throws
         -> any FetchSource<CollectionList>
     {
         ListedSource<CollectionList>(rows: [], limit: 0)
     }
 
     /// At the top level, the selected albums; no folder holds anything.
-    func fetchCollections(inList localIdentifier: String?, options: FetchOptions) throws
+    package func fetchCollections(inList localIdentifier: String?, options: FetchOptions) throws
         -> any FetchSource<PhotoCollection>
     {
         guard localIdentifier == nil else {
@@ -167,10 +176,10 @@ struct LimitedStore: LibraryStore {
 }
 
 /// The reads of a ``LimitedStore``: what is outside the visible set does not exist.
-struct LimitedReader: StoreReader {
-    let base: any StoreReader
-    let store: LimitedStore
-    let visible: Set<String>
+package struct LimitedReader: StoreReader {
+    package let base: any StoreReader
+    package let store: LimitedStore
+    package let visible: Set<String>
 
     /// The visible assets in the library, each read through the base (a store's fetch may not
     /// run inside its own read).
@@ -178,11 +187,11 @@ struct LimitedReader: StoreReader {
         try visible.sorted().compactMap { try base.asset(withLocalIdentifier: $0) }.filter { $0.trashedDate == nil }
     }
 
-    func assetCount() throws -> Int { try existing().count }
+    package func assetCount() throws -> Int { try existing().count }
 
     /// Newest first by the clock where each was taken, as the base orders them, with a fetch's
     /// default visibility.
-    func assets(limit: Int?, after: String?) throws -> [Asset] {
+    package func assets(limit: Int?, after: String?) throws -> [Asset] {
         var assets = try existing().filter { !$0.isHidden && ($0.burstIdentifier == nil || $0.representsBurst) }
             .sorted { ($0.localClockTime, $0.localIdentifier) > ($1.localClockTime, $1.localIdentifier) }
         if let after {
@@ -192,24 +201,24 @@ struct LimitedReader: StoreReader {
         return limit.map { Array(assets.prefix(max(0, $0))) } ?? assets
     }
 
-    func asset(withLocalIdentifier localIdentifier: String) throws -> Asset? {
+    package func asset(withLocalIdentifier localIdentifier: String) throws -> Asset? {
         visible.contains(localIdentifier) ? try base.asset(withLocalIdentifier: localIdentifier) : nil
     }
 
-    func storedPath(of resource: AssetResource) throws -> String? {
+    package func storedPath(of resource: AssetResource) throws -> String? {
         visible.contains(resource.assetLocalIdentifier) ? try base.storedPath(of: resource) : nil
     }
 
-    func timesAndPlaces() throws -> [AssetTimeAndPlace] {
+    package func timesAndPlaces() throws -> [AssetTimeAndPlace] {
         try base.timesAndPlaces().filter { visible.contains($0.localIdentifier) }
     }
 
-    func lastChangeTransaction() throws -> Int64 { try base.lastChangeTransaction() }
-    func historyFloor() throws -> Int64 { try base.historyFloor() }
+    package func lastChangeTransaction() throws -> Int64 { try base.lastChangeTransaction() }
+    package func historyFloor() throws -> Int64 { try base.historyFloor() }
 
     /// The transactions that touched what is visible, with only that in their details; the
     /// others are left out. Pages of the base history are read until `limit` are found.
-    func changes(after token: Int64, limit: Int?) throws -> [PersistentChange] {
+    package func changes(after token: Int64, limit: Int?) throws -> [PersistentChange] {
         var found: [PersistentChange] = []
         var cursor = token
         while true {
@@ -251,30 +260,30 @@ struct LimitedReader: StoreReader {
         return kept
     }
 
-    func trashRetention() throws -> TimeInterval? { try base.trashRetention() }
+    package func trashRetention() throws -> TimeInterval? { try base.trashRetention() }
 
-    func trashedAssetIdentifiers(deletedBefore date: Date) throws -> [String] {
+    package func trashedAssetIdentifiers(deletedBefore date: Date) throws -> [String] {
         try base.trashedAssetIdentifiers(deletedBefore: date).filter(visible.contains)
     }
 
-    func hasPendingRemovals() throws -> Bool { try base.hasPendingRemovals() }
-    func pendingRemovals() throws -> [String] { try base.pendingRemovals() }
-    func isReferenced(storedPath: String) throws -> Bool { try base.isReferenced(storedPath: storedPath) }
-    func resourceCount(storedPath: String) throws -> Int { try base.resourceCount(storedPath: storedPath) }
-    func integrityProblems() throws -> [String] { try base.integrityProblems() }
-    func storedResources() throws -> [StoredResource] {
+    package func hasPendingRemovals() throws -> Bool { try base.hasPendingRemovals() }
+    package func pendingRemovals() throws -> [String] { try base.pendingRemovals() }
+    package func isReferenced(storedPath: String) throws -> Bool { try base.isReferenced(storedPath: storedPath) }
+    package func resourceCount(storedPath: String) throws -> Int { try base.resourceCount(storedPath: storedPath) }
+    package func integrityProblems() throws -> [String] { try base.integrityProblems() }
+    package func storedResources() throws -> [StoredResource] {
         try base.storedResources().filter { visible.contains($0.assetLocalIdentifier) }
     }
-    func allAssetIdentifiers() throws -> [String] { try base.allAssetIdentifiers().filter(visible.contains) }
-    func hasAssets() throws -> Bool { try base.allAssetIdentifiers().contains(where: visible.contains) }
-    func captureDetailsBacklog(limit: Int) throws -> [CaptureDetailsBacklogItem] { [] }
-    func captureDetailsBacklogCount() throws -> Int { 0 }
+    package func allAssetIdentifiers() throws -> [String] { try base.allAssetIdentifiers().filter(visible.contains) }
+    package func hasAssets() throws -> Bool { try base.allAssetIdentifiers().contains(where: visible.contains) }
+    package func captureDetailsBacklog(limit: Int) throws -> [CaptureDetailsBacklogItem] { [] }
+    package func captureDetailsBacklogCount() throws -> Int { 0 }
 
-    func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
+    package func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
         try base.assetIdentifier(withOriginalHash: sha256).flatMap { visible.contains($0) ? $0 : nil }
     }
 
-    func journaledAsset(path: String, size: Int64, modificationDate: Date) throws -> String? {
+    package func journaledAsset(path: String, size: Int64, modificationDate: Date) throws -> String? {
         try base.journaledAsset(path: path, size: size, modificationDate: modificationDate).flatMap {
             visible.contains($0) ? $0 : nil
         }
@@ -283,37 +292,37 @@ struct LimitedReader: StoreReader {
 
 extension PersistentObjectChangeDetails {
     /// Whether it names no object.
-    var isEmpty: Bool {
+    package var isEmpty: Bool {
         insertedLocalIdentifiers.isEmpty && updatedLocalIdentifiers.isEmpty && deletedLocalIdentifiers.isEmpty
             && trashedLocalIdentifiers.isEmpty && restoredLocalIdentifiers.isEmpty
     }
 }
 
 /// A fetch source over objects already read, in order: what a ``LimitedStore`` kept.
-struct ListedSource<Object: Sendable>: FetchSource {
-    let rows: [(Int64, Object)]
-    let limit: Int
-    var countsMediaTypes: Bool { false }
+package struct ListedSource<Object: Sendable>: FetchSource {
+    package let rows: [(Int64, Object)]
+    package let limit: Int
+    package var countsMediaTypes: Bool { false }
 
     private var limited: ArraySlice<(Int64, Object)> { limit > 0 ? rows.prefix(limit) : rows[...] }
 
-    func rowIDs(offset: Int, count: Int) throws -> [Int64] {
+    package func rowIDs(offset: Int, count: Int) throws -> [Int64] {
         let all = limited.map(\.0)
         guard offset < all.count else { return [] }
         let end = count < 0 ? all.count : min(all.count, offset + count)
         return Array(all[offset..<end])
     }
 
-    func count() throws -> Int { limited.count }
-    func count(mediaType: Int) throws -> Int { 0 }
+    package func count() throws -> Int { limited.count }
+    package func count(mediaType: Int) throws -> Int { 0 }
 
-    func objects(_ rowIDs: [Int64]) throws -> [Int64: Object] {
+    package func objects(_ rowIDs: [Int64]) throws -> [Int64: Object] {
         let wanted = Set(rowIDs)
         return Dictionary(
             limited.filter { wanted.contains($0.0) }.map { ($0.0, $0.1) }, uniquingKeysWith: { a, _ in a })
     }
 
-    func rowIDs(forLocalIdentifiers identifiers: [String]) throws -> [Int64] {
+    package func rowIDs(forLocalIdentifiers identifiers: [String]) throws -> [Int64] {
         let wanted = Set(identifiers)
         return limited.compactMap { row, object in
             guard let fetchable = object as? any FetchableObject, wanted.contains(fetchable.localIdentifier) else {

@@ -16,17 +16,17 @@ import LightboxS3
 /// its content (an asset's edit changes the keys of its images), so a copy another server
 /// removed from the bucket is never asked for again; it stays on this machine's disk until
 /// its asset goes here.
-struct ObjectDerivativeStorage: DerivativeStorage {
-    let client: S3Client
+package struct ObjectDerivativeStorage: DerivativeStorage {
+    package let client: S3Client
     /// This machine's copies.
-    let local: DerivativeFolder
+    package let local: DerivativeFolder
 
     /// Objects of derivatives are under this, in the location's prefix.
-    static let keyPrefix = "derivatives/"
+    package static let keyPrefix = "derivatives/"
     /// Larger stored images are not read into memory (a thumbnail is tens of kilobytes).
-    static let largestImage = 64 << 20
+    package static let largestImage = 64 << 20
 
-    init(client: S3Client, libraryFolder: String) throws {
+    package init(client: S3Client, libraryFolder: String) throws {
         self.client = client
         local = try DerivativeFolder(root: libraryFolder + "/cache/derivatives")
     }
@@ -39,7 +39,7 @@ struct ObjectDerivativeStorage: DerivativeStorage {
         folderKey(localIdentifier) + key
     }
 
-    func cached(localIdentifier: String, key: String) -> [UInt8]? {
+    package func cached(localIdentifier: String, key: String) -> [UInt8]? {
         if let bytes = local.cached(localIdentifier: localIdentifier, key: key) { return bytes }
         // A miss or a failure alike: the image is rendered again.
         guard let bytes = try? client.get(objectKey(localIdentifier, key), maximumSize: Self.largestImage),
@@ -49,19 +49,19 @@ struct ObjectDerivativeStorage: DerivativeStorage {
         return bytes
     }
 
-    func store(_ bytes: [UInt8], localIdentifier: String, key: String) throws {
+    package func store(_ bytes: [UInt8], localIdentifier: String, key: String) throws {
         try client.put(bytes, key: objectKey(localIdentifier, key), contentType: Self.contentType(bytes))
         try? local.store(bytes, localIdentifier: localIdentifier, key: key)
     }
 
-    func removeImages(localIdentifier: String, contentHash: String) {
+    package func removeImages(localIdentifier: String, contentHash: String) {
         local.removeImages(localIdentifier: localIdentifier, contentHash: contentHash)
         let prefix = folderKey(localIdentifier) + contentHash.prefix(16) + "-"
         for key in (try? keys(prefix: prefix)) ?? [] { try? client.delete(key) }
     }
 
     @discardableResult
-    func removeAll(localIdentifier: String) -> Bool {
+    package func removeAll(localIdentifier: String) -> Bool {
         local.removeAll(localIdentifier: localIdentifier)
         guard let keys = try? keys(prefix: folderKey(localIdentifier)), !keys.isEmpty else { return false }
         var removed = true
@@ -71,7 +71,7 @@ struct ObjectDerivativeStorage: DerivativeStorage {
         return removed
     }
 
-    func storedAssets() -> [(localIdentifier: String, location: String)] {
+    package func storedAssets() -> [(localIdentifier: String, location: String)] {
         var seen: [String: String] = [:]
         for key in (try? keys(prefix: Self.keyPrefix)) ?? [] {
             // derivatives/AB/IDENTIFIER/KEY
@@ -83,7 +83,7 @@ struct ObjectDerivativeStorage: DerivativeStorage {
         return seen.keys.sorted().map { ($0, seen[$0]!) }
     }
 
-    func localFile(localIdentifier: String, key: String) -> String? {
+    package func localFile(localIdentifier: String, key: String) -> String? {
         if let file = local.localFile(localIdentifier: localIdentifier, key: key) { return file }
         guard let scratch = try? local.scratchFolder() else { return nil }
         let temporary = scratch.path + "/" + UUID().uuidString
@@ -93,12 +93,12 @@ struct ObjectDerivativeStorage: DerivativeStorage {
         return local.localFile(localIdentifier: localIdentifier, key: key)
     }
 
-    func scratchFolder() throws -> ProcessFolder {
+    package func scratchFolder() throws -> ProcessFolder {
         try local.scratchFolder()
     }
 
     /// Uploads the file, then keeps it here.
-    func storeFile(at path: String, localIdentifier: String, key: String) throws {
+    package func storeFile(at path: String, localIdentifier: String, key: String) throws {
         do {
             try client.putFile(at: path, key: objectKey(localIdentifier, key), contentType: "video/mp4")
         } catch {

@@ -23,21 +23,21 @@ import LightboxS3
 ///
 /// What this machine reads of originals (decodes, exports, edits) is fetched once into
 /// `LIBRARY/cache/originals/`, checked against its hash.
-struct ObjectOriginalStorage: OriginalStorage {
-    let client: S3Client
+package struct ObjectOriginalStorage: OriginalStorage {
+    package let client: S3Client
     /// The library folder's `originals/`, for this process's files in flight (`.incoming/`).
-    let localRoot: String
-    let incomingFolder: ProcessFolder
+    package let localRoot: String
+    package let incomingFolder: ProcessFolder
     /// Copies of originals fetched to be read here.
-    let cacheRoot: String
+    package let cacheRoot: String
     /// How long an object no row refers to is taken to be in flight: longer than any store
     /// takes to commit.
-    let graceInterval: TimeInterval
+    package let graceInterval: TimeInterval
 
     /// Objects of originals are under this, in the location's prefix.
-    static let keyPrefix = "originals/"
+    package static let keyPrefix = "originals/"
 
-    init(client: S3Client, libraryFolder: String, graceInterval: TimeInterval = 24 * 3600) throws {
+    package init(client: S3Client, libraryFolder: String, graceInterval: TimeInterval = 24 * 3600) throws {
         self.client = client
         self.localRoot = libraryFolder + "/originals"
         self.cacheRoot = libraryFolder + "/cache/originals"
@@ -45,10 +45,10 @@ struct ObjectOriginalStorage: OriginalStorage {
         incomingFolder = try ProcessFolder(parent: localRoot + "/.incoming")
     }
 
-    var temporaryFolder: String { incomingFolder.path }
+    package var temporaryFolder: String { incomingFolder.path }
 
     /// Throws, saying what the server answered, unless the bucket can be listed.
-    func checkReachable(libraryFolder: String) throws {
+    package func checkReachable(libraryFolder: String) throws {
         do {
             try client.list(prefix: Self.keyPrefix) { _ in false }
         } catch {
@@ -60,7 +60,7 @@ struct ObjectOriginalStorage: OriginalStorage {
 
     private func objectKey(_ key: String) -> String { Self.keyPrefix + key }
 
-    func store(copying path: String, sha256: String, filenameExtension: String) throws -> String {
+    package func store(copying path: String, sha256: String, filenameExtension: String) throws -> String {
         let key = OriginalFolder.relativePath(sha256: sha256, filenameExtension: filenameExtension)
         // Its size only: the import hashed it already, and the upload checks the hash as it reads.
         var status = stat()
@@ -77,7 +77,7 @@ struct ObjectOriginalStorage: OriginalStorage {
         return key
     }
 
-    func store(bytes: [UInt8], sha256: String, filenameExtension: String) throws -> String {
+    package func store(bytes: [UInt8], sha256: String, filenameExtension: String) throws -> String {
         let key = OriginalFolder.relativePath(sha256: sha256, filenameExtension: filenameExtension)
         guard FileIO.sha256(of: bytes) == sha256 else {
             throw LibraryError(.storageFailed, "the bytes to store are not those hashed", path: key)
@@ -107,24 +107,24 @@ struct ObjectOriginalStorage: OriginalStorage {
     }
 
     // Nothing is staged locally: the sweep's grace stands for the markers of the folder.
-    func release(_ keys: [String]) {}
+    package func release(_ keys: [String]) {}
 
-    func staged(_ keys: [String]) -> [StagedOriginal] {
+    package func staged(_ keys: [String]) -> [StagedOriginal] {
         keys.map { StagedOriginal(key: $0, staging: "") }
     }
 
-    func removeLeftovers(_ discard: ([StagedOriginal]) -> Void) {
+    package func removeLeftovers(_ discard: ([StagedOriginal]) -> Void) {
         ProcessFolder.removeLeftovers(in: localRoot + "/.incoming")
     }
 
     /// Leaves the object for the sweep: another process may have reused it meanwhile.
-    func discard(_ staged: StagedOriginal, removingOriginal: Bool) {}
+    package func discard(_ staged: StagedOriginal, removingOriginal: Bool) {}
 
-    func contains(_ key: String) -> Bool {
+    package func contains(_ key: String) -> Bool {
         (try? client.head(objectKey(key))) != nil
     }
 
-    func localPath(of key: String) throws -> String {
+    package func localPath(of key: String) throws -> String {
         let path = cacheRoot + "/" + key
         if FileIO.fileExists(path) { return path }
         try FileIO.makeDirectory(PathString.deletingLastComponent(path))
@@ -145,7 +145,9 @@ struct ObjectOriginalStorage: OriginalStorage {
         return path
     }
 
-    func examine(_ key: String, sha256: String, size: Int64, verifying: Bool, repairing: Bool) -> OriginalCondition {
+    package func examine(_ key: String, sha256: String, size: Int64, verifying: Bool, repairing: Bool)
+        -> OriginalCondition
+    {
         guard let head = try? client.head(objectKey(key)) else { return .missing }
         guard head.size == size else { return .damaged }
         guard verifying else { return .sound }
@@ -159,25 +161,25 @@ struct ObjectOriginalStorage: OriginalStorage {
         return (try? FileIO.sha256(ofFileAt: temporary).hex) == sha256 ? .sound : .damaged
     }
 
-    func remove(_ key: String) {
+    package func remove(_ key: String) {
         try? client.delete(objectKey(key))
         unlink(cacheRoot + "/" + key)
     }
 
-    func allKeys() throws -> [String] {
+    package func allKeys() throws -> [String] {
         try objects().map(\.key).sorted()
     }
 
     /// Objects younger than the grace: a transaction on some machine may be about to refer to
     /// them.
-    func keysInFlight() throws -> Set<String> {
+    package func keysInFlight() throws -> Set<String> {
         let since = Date().addingTimeInterval(-graceInterval)
         return Set(try objects().filter { ($0.lastModified ?? .distantFuture) > since }.map(\.key))
     }
 
     /// Only if it is still older than the grace: a store that found it since made it new (and
     /// confirms it in its own write transaction, which waits for this one).
-    func mayRemoveUnreferenced(_ key: String) -> Bool {
+    package func mayRemoveUnreferenced(_ key: String) -> Bool {
         guard let head = try? client.head(objectKey(key)), let modified = head.lastModified else { return false }
         return modified < Date().addingTimeInterval(-graceInterval)
     }

@@ -31,7 +31,7 @@ public struct ObjectStorageSettings: Codable, Sendable, Equatable {
     }
 
     /// The location these settings name, the environment filling what they leave out.
-    func location(environment: [String: String]) throws -> S3Location {
+    package func location(environment: [String: String]) throws -> S3Location {
         let endpoint = endpoint ?? environment["AWS_ENDPOINT_URL_S3"] ?? environment["AWS_ENDPOINT_URL"]
         var endpointURL: URL?
         if let endpoint {
@@ -51,7 +51,7 @@ public struct ObjectStorageSettings: Codable, Sendable, Equatable {
 
     /// The storage of originals and of derivatives these settings describe, with credentials
     /// from the environment: one bucket and prefix, one client.
-    func storages(libraryFolder: String, environment: [String: String]) throws -> (
+    package func storages(libraryFolder: String, environment: [String: String]) throws -> (
         ObjectOriginalStorage, ObjectDerivativeStorage
     ) {
         let location = try location(environment: environment)
@@ -74,18 +74,23 @@ public struct ObjectStorageSettings: Codable, Sendable, Equatable {
 /// Where a library's parts are when not in its folder, kept in the folder (`storage.json`, no
 /// secrets) so that every later open, by any command or server, finds them: the catalog on
 /// PostgreSQL, the originals in a bucket. A folder library has no such file.
-struct LibraryPlacement: Codable, Sendable, Equatable {
+package struct LibraryPlacement: Codable, Sendable, Equatable {
     /// The originals' bucket; nil: the folder's `originals/`.
-    var originals: ObjectStorageSettings?
+    package var originals: ObjectStorageSettings?
     /// The PostgreSQL catalog's address (`postgres://USER@HOST/DATABASE`, no password); nil:
     /// the folder's SQLite file.
-    var database: String?
+    package var database: String?
+
+    package init(originals: ObjectStorageSettings? = nil, database: String? = nil) {
+        self.originals = originals
+        self.database = database
+    }
 
     /// The name of the file in the library folder.
-    static let filename = "storage.json"
+    package static let filename = "storage.json"
 
     /// What a library folder keeps; empty when its parts are all in it.
-    static func read(libraryFolder: String) throws -> LibraryPlacement {
+    package static func read(libraryFolder: String) throws -> LibraryPlacement {
         let path = libraryFolder + "/" + filename
         guard FileIO.fileExists(path) else { return LibraryPlacement() }
         guard let bytes = try FileIO.contents(ofFileAt: path, limit: 64 << 10),
@@ -97,7 +102,7 @@ struct LibraryPlacement: Codable, Sendable, Equatable {
         return placement
     }
 
-    func write(libraryFolder: String) throws {
+    package func write(libraryFolder: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try FileIO.writeAtomically([UInt8](try encoder.encode(self)), to: libraryFolder + "/" + Self.filename)

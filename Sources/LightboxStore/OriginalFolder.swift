@@ -20,34 +20,36 @@ import LightboxMetadata
 /// before leaves its markers, and the next library to open removes each marked file no row
 /// refers to, in a write transaction: a crash between a store and its commit leaves a temporary
 /// file or a marked file, never a file nothing will ever find.
-struct OriginalFolder: OriginalStorage {
-    let root: String
+package struct OriginalFolder: OriginalStorage {
+    package let root: String
     /// This open library's folder of files in flight.
-    let incomingFolder: ProcessFolder
+    package let incomingFolder: ProcessFolder
 
-    var incoming: String { incomingFolder.path }
-    var temporaryFolder: String { incoming }
+    package var incoming: String { incomingFolder.path }
+    package var temporaryFolder: String { incoming }
 
-    init(root: String) throws {
+    package init(root: String) throws {
         self.root = root
         // Markers left when the library closes stay for the next open to settle.
         incomingFolder = try ProcessFolder(parent: root + "/.incoming") { Self.hasMarkers($0) }
     }
 
     /// Where the file with this hash lives, relative to `originals/`: `ab/abcdef....jpg`.
-    static func relativePath(sha256: String, filenameExtension: String) -> String {
+    package static func relativePath(sha256: String, filenameExtension: String) -> String {
         "\(sha256.prefix(2))/\(sha256).\(filenameExtension)"
     }
 
-    func absolutePath(_ relativePath: String) -> String {
+    package func absolutePath(_ relativePath: String) -> String {
         root + "/" + relativePath
     }
 
-    func localPath(of key: String) -> String {
+    package func localPath(of key: String) -> String {
         absolutePath(key)
     }
 
-    func examine(_ key: String, sha256: String, size: Int64, verifying: Bool, repairing: Bool) -> OriginalCondition {
+    package func examine(_ key: String, sha256: String, size: Int64, verifying: Bool, repairing: Bool)
+        -> OriginalCondition
+    {
         let absolute = absolutePath(key)
         var info = stat()
         guard lstat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return .missing }
@@ -56,13 +58,13 @@ struct OriginalFolder: OriginalStorage {
         return repairing && chmod(absolute, 0o444) == 0 ? .madeReadOnly : .writable
     }
 
-    func contains(_ key: String) -> Bool {
+    package func contains(_ key: String) -> Bool {
         FileIO.fileExists(absolutePath(key))
     }
 
     /// Stores a copy of `source` whose SHA-256 must be `sha256`; returns its relative path.
     /// Throws when the bytes read differ from the hash (the file changed during the import).
-    func store(copying source: String, sha256: String, filenameExtension: String) throws -> String {
+    package func store(copying source: String, sha256: String, filenameExtension: String) throws -> String {
         try store(sha256: sha256, filenameExtension: filenameExtension) { temporary in
             let written = try FileIO.copyAndSync(from: source, to: temporary, permissions: 0o444, bypassingCache: true)
             guard written == sha256 else {
@@ -73,7 +75,7 @@ struct OriginalFolder: OriginalStorage {
 
     /// Stores bytes held in memory (a movie cut out of a Motion Photo) like a copied file:
     /// durably, read-only, named by their hash.
-    func store(bytes: [UInt8], sha256: String, filenameExtension: String) throws -> String {
+    package func store(bytes: [UInt8], sha256: String, filenameExtension: String) throws -> String {
         try store(sha256: sha256, filenameExtension: filenameExtension) { temporary in
             try FileIO.writeAndSync(bytes, to: temporary, permissions: 0o444, bypassingCache: true)
         }
@@ -113,7 +115,7 @@ struct OriginalFolder: OriginalStorage {
 
     /// Removes a stored file no resource refers to any more, and its two-letter folder when
     /// that is left empty.
-    func remove(_ relativePath: String) {
+    package func remove(_ relativePath: String) {
         let absolute = absolutePath(relativePath)
         chmod(absolute, 0o644)
         unlink(absolute)
@@ -121,25 +123,25 @@ struct OriginalFolder: OriginalStorage {
     }
 
     /// Where this process marks a stored file whose transaction has not committed yet.
-    func markerPath(_ relativePath: String) -> String {
+    package func markerPath(_ relativePath: String) -> String {
         incoming + "/" + PathString.lastComponent(relativePath)
     }
 
     /// Drops the markers of stored files that a committed transaction now refers to.
-    func release(_ relativePaths: [String]) {
+    package func release(_ relativePaths: [String]) {
         for path in relativePaths { unlink(markerPath(path)) }
     }
 
-    func staged(_ keys: [String]) -> [StagedOriginal] {
+    package func staged(_ keys: [String]) -> [StagedOriginal] {
         keys.map { StagedOriginal(key: $0, staging: markerPath($0)) }
     }
 
-    func discard(_ staged: StagedOriginal, removingOriginal: Bool) {
+    package func discard(_ staged: StagedOriginal, removingOriginal: Bool) {
         if removingOriginal, isMarked(staged.key, by: staged.staging) { remove(staged.key) }
         unlink(staged.staging)
     }
 
-    func allKeys() -> [String] {
+    package func allKeys() -> [String] {
         let fileManager = FileManager.default
         var keys: [String] = []
         for folder in ((try? fileManager.contentsOfDirectory(atPath: root)) ?? []).sorted() where !folder.hasPrefix(".")
@@ -152,9 +154,9 @@ struct OriginalFolder: OriginalStorage {
     }
 
     /// Files a running process marked are in ``keysInFlight()``, which the sweep leaves.
-    func mayRemoveUnreferenced(_ key: String) -> Bool { true }
+    package func mayRemoveUnreferenced(_ key: String) -> Bool { true }
 
-    func keysInFlight() -> Set<String> {
+    package func keysInFlight() -> Set<String> {
         let fileManager = FileManager.default
         let parent = root + "/.incoming"
         return Set(
@@ -165,7 +167,7 @@ struct OriginalFolder: OriginalStorage {
     }
 
     /// The stored file a marker names (`ab/abcdef....jpg`), or nil for a temporary file.
-    static func storedPath(ofMarker name: String) -> String? {
+    package static func storedPath(ofMarker name: String) -> String? {
         let hash = name.prefix { $0 != "." }
         guard hash.count == 64, hash.allSatisfy(\.isHexDigit), name.count > 65 else { return nil }
         return "\(hash.prefix(2))/\(name)"
@@ -179,7 +181,7 @@ struct OriginalFolder: OriginalStorage {
 
     /// Whether the file stored at `relativePath` is the one `marker` links (the same inode):
     /// not a file stored again since by another process.
-    func isMarked(_ relativePath: String, by marker: String) -> Bool {
+    package func isMarked(_ relativePath: String, by marker: String) -> Bool {
         var stored = stat()
         var marked = stat()
         return lstat(absolutePath(relativePath), &stored) == 0 && lstat(marker, &marked) == 0
@@ -188,7 +190,7 @@ struct OriginalFolder: OriginalStorage {
 
     /// Removes what processes no longer running left in `.incoming/`; `discard` is given the
     /// stagings of each (a stored file one of them marked, and the marker).
-    func removeLeftovers(_ discard: ([StagedOriginal]) -> Void) {
+    package func removeLeftovers(_ discard: ([StagedOriginal]) -> Void) {
         ProcessFolder.removeLeftovers(in: root + "/.incoming") { folder in
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             let marked = names.compactMap { name in

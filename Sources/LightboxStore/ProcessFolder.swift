@@ -17,16 +17,16 @@ import LightboxMetadata
 /// So each works in `PARENT/ID/` and holds an exclusive `flock` on `PARENT/ID.lock` while it
 /// lives: a folder whose lock can be taken belongs to no live process and is removed, with its
 /// lock file, by the next process to sweep the parent.
-final class ProcessFolder: Sendable {
+package final class ProcessFolder: Sendable {
     /// The folder this library writes in.
-    let path: String
+    package let path: String
     private let lockPath: String
     /// The lock's descriptor, held open (and locked) until `deinit`.
     private let lock: Int32
 
     /// Makes and locks a folder of its own in `parent`; `keep` decides at the end whether it
     /// stays for the next sweep.
-    init(parent: String, keep: @escaping @Sendable (String) -> Bool = { _ in false }) throws {
+    package init(parent: String, keep: @escaping @Sendable (String) -> Bool = { _ in false }) throws {
         self.keep = keep
         try FileIO.makeDirectory(parent)
         while true {
@@ -76,11 +76,11 @@ final class ProcessFolder: Sendable {
 
     /// The name of the folder in `parent`, which names its process's lock: what another process
     /// asks ``isHeld(_:in:)`` of.
-    var name: String { PathString.lastComponent(path) }
+    package var name: String { PathString.lastComponent(path) }
 
     /// Whether the process that made folder `name` in `parent` still lives: its lock is held
     /// (by this process too). A lock file gone, or free, is a process that ended.
-    static func isHeld(_ name: String, in parent: String) -> Bool {
+    package static func isHeld(_ name: String, in parent: String) -> Bool {
         guard !name.isEmpty, !name.contains("/") else { return false }
         let fd = open(parent + "/" + name + ".lock", O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return false }
@@ -95,7 +95,7 @@ final class ProcessFolder: Sendable {
     /// taken (their process ended, or crashed), folders without a lock file, and the loose files
     /// earlier versions of Lightbox wrote there. Folders locked by a live process stay.
     /// `settle` is given each dead folder before it goes, to act on what it says was in flight.
-    static func removeLeftovers(in parent: String, settle: (String) -> Void = { _ in }) {
+    package static func removeLeftovers(in parent: String, settle: (String) -> Void = { _ in }) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return }
         let locks = Set(names.filter { $0.hasSuffix(".lock") }.map { String($0.dropLast(5)) })
         for name in names where !name.hasSuffix(".lock") {
@@ -129,7 +129,7 @@ final class ProcessFolder: Sendable {
 extension ProcessFolder {
     /// This process's scratch folder in the system's temporary folder, made on first use, when
     /// the scratch folders of processes that ended (killed editors' renders among them) go.
-    static let scratch: ProcessFolder? = {
+    package static let scratch: ProcessFolder? = {
         guard let parent = scratchParent else { return nil }
         removeLeftovers(in: parent)
         guard let folder = try? ProcessFolder(parent: parent) else { return nil }
@@ -152,7 +152,7 @@ extension ProcessFolder {
 
     /// Removes the scratch folders of processes that ended: a library does at open, so that an
     /// editor's render killed with its process does not stay in the temporary folder.
-    static func removeScratchLeftovers() {
+    package static func removeScratchLeftovers() {
         guard let parent = scratchParent else { return }
         removeLeftovers(in: parent)
     }
@@ -165,7 +165,7 @@ extension ProcessFolder {
     /// A new empty folder for one piece of work, inside this process's scratch folder (or the
     /// system's temporary folder, where that cannot be made); the caller removes it when done,
     /// and the next process to start sweeps it if this one is killed first.
-    static func makeTemporaryFolder(_ label: String) -> URL {
+    package static func makeTemporaryFolder(_ label: String) -> URL {
         let parent = scratch?.path ?? FileManager.default.temporaryDirectory.path
         let folder = URL(fileURLWithPath: parent).appendingPathComponent("\(label)-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -9,11 +9,11 @@ import Foundation
 /// The writes benchmarks alone make: rows without files, in bulk, that no real library may
 /// hold. Kept off the store's protocols, so that no feature can call them; here alone is it
 /// known which store and which derivative storage a library has.
-enum StoreBenchmarks {
+package enum StoreBenchmarks {
     /// Inserts `count` asset rows without files, spread over four years from `start` (see
     /// `PhotoLibrary.insertSyntheticAssets(count:spreadFrom:)`), 100,000 a transaction, then
     /// does the upkeep the database would do in its own time.
-    static func insertSyntheticAssets(into store: any LibraryStore, count: Int, spreadFrom start: Date) throws {
+    package static func insertSyntheticAssets(into store: any LibraryStore, count: Int, spreadFrom start: Date) throws {
         // A fixed generator: every run fills the same dates, favourites and videos.
         var state: UInt64 = 0x5EED
         var inserted = 0
@@ -30,7 +30,7 @@ enum StoreBenchmarks {
     /// Inserts `count` copies of the library's visible assets (see
     /// `PhotoLibrary.insertCopiesOfAssets(count:spreadFrom:years:)`), each sharing its
     /// template's rendered images as hard links when they are files.
-    static func insertCopiesOfAssets(
+    package static func insertCopiesOfAssets(
         into store: any LibraryStore, derivatives: any DerivativeStorage, count: Int, spreadFrom start: Date,
         years: Int
     ) throws {

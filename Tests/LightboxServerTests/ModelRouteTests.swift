@@ -9,6 +9,7 @@ import Testing
 
 @testable import Lightbox
 @testable import LightboxServer
+@testable import LightboxStore
 
 /// The model's writes over HTTP: each one transaction, answered with its change token, and
 /// what it did checked against the library itself.
@@ -471,7 +472,7 @@ extension ModelRouteTests {
         defer { withExtendedLifetime(folder) {} }
         // 1,100 assets, each naming a camera of its own but for 10 of one camera: what files
         // written to fill a listing would do.
-        try library.withCatalog { db in
+        try library.store.writeSQL { db in
             for index in 0..<1_100 {
                 try db.execute(
                     """

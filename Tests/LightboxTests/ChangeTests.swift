@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 @Suite("Changing the library: atomic blocks, placeholders, albums")
 struct ChangeTests {

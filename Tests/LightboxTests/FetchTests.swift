@@ -3,6 +3,7 @@ import LightboxTestSupport
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 /// Fetches checked against a brute-force reference: every asset loaded, the predicate
 /// evaluated in Swift, the sort done in Swift.

@@ -6,6 +6,7 @@ import LightboxTestSupport
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 /// An asset's orientation and image data (PhotoKit's `requestImageDataAndOrientation`): the
 /// bytes as stored, and the EXIF orientation exiftool reads from them, kept in the catalog

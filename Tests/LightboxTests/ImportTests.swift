@@ -5,6 +5,7 @@ import LightboxTestSupport
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 @Suite("Importing real photos")
 struct ImportTests {

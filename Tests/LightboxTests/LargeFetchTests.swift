@@ -3,6 +3,7 @@ import LightboxTestSupport
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 /// Results larger than the first window of ids a fetch reads, over synthetic asset rows,
 /// checked against a brute-force reference: every row loaded, filtered and sorted in Swift.

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 @Suite("The library on disk")
 struct LibraryTests {

@@ -3,6 +3,7 @@ import LightboxTestSupport
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 /// `lightbox migrate`: a folder library (SQLite, originals in the folder) moved to PostgreSQL
 /// and a bucket, with its accounts and its members' libraries, nothing lost, and a migration

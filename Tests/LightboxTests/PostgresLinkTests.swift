@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 @Suite("PostgreSQL addresses")
 struct PostgresAddressTests {

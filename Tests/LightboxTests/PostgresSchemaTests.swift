@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 /// The catalog's schema on PostgreSQL (scripts/services starts the server).
 @Suite("The PostgreSQL schema", .enabled(if: Services.postgresEnabled))
@@ -217,7 +218,7 @@ struct PostgresSchemaTests {
 
     @Test("Change blocks applied on SQLite and on PostgreSQL leave the same albums, folders, trash and history")
     func changeBlocks() throws {
-        typealias Operation = ChangeRequests.Operation
+        typealias Operation = ChangeOperation
         let blocks: [[Operation]] = [
             [.createCollection("album-a", title: "Été"), .createCollection("album-b", title: "B")],
             [
@@ -272,7 +273,8 @@ struct PostgresSchemaTests {
         #expect(sqlite == postgres)
         #expect(sqlite.contains { $0.hasPrefix("collectionList ") }, "\(sqlite)")
         #expect(
-            sqlite.contains("asset [Lightbox.SQLValue.text(\"asset-2\"), Lightbox.SQLValue.integer(0)]"), "\(sqlite)")
+            sqlite.contains("asset [LightboxStore.SQLValue.text(\"asset-2\"), LightboxStore.SQLValue.integer(0)]"),
+            "\(sqlite)")
         #expect(sqlite.filter { $0.hasPrefix("smart album") }.count == SmartAlbums.rules.count)
     }
 

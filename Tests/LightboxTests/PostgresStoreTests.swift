@@ -3,6 +3,7 @@ import LightboxTestSupport
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 /// What the PostgreSQL store adds to the shared statements (the model's suites run on it too:
 /// `LIGHTBOX_TEST_CATALOG=postgres`).

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 /// What `recentAsset` is for: the same identifiers answered without reading the catalog again.
 @Suite("Recent assets, from memory")

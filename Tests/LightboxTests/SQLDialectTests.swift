@@ -4,6 +4,7 @@ import LightboxTestSupport
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 /// The statements the two stores share give the same answers on SQLite and on PostgreSQL
 /// (scripts/services starts it): each is run on both and the answers compared.

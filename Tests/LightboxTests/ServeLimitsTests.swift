@@ -3,6 +3,7 @@ import LightboxTestSupport
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 #if canImport(Glibc)
     import Glibc

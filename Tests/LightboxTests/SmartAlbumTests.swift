@@ -3,6 +3,7 @@ import LightboxTestSupport
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 @Suite("Smart albums, kept current by the library")
 struct SmartAlbumTests {

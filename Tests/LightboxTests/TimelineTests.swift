@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 /// A fetch's days (``FetchResult/creationDays(aspectRatios:)``) and its pages by position: what the web
 /// app's timeline lays out and reads.

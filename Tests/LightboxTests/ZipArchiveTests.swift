@@ -4,6 +4,7 @@ import LightboxTestSupport
 import Testing
 
 @testable import Lightbox
+@testable import LightboxStore
 
 @Suite("ZIP archives, streamed")
 struct ZipArchiveTests {

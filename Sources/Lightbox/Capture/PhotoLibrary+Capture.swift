@@ -1,6 +1,7 @@
 import Foundation
 import LightboxCapture
 import LightboxMetadata
+import LightboxStore
 
 extension PhotoLibrary {
     /// Saves a captured photo as a new asset in one `performChanges`: the photo file as its

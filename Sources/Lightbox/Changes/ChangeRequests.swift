@@ -1,5 +1,6 @@
 import Foundation
 import LightboxMetadata
+import LightboxStore
 
 /// The requests made in one `performChanges` block. Every request is recorded in the order it
 /// is made, then all of them land in one SQLite transaction, or none does.
@@ -16,48 +17,6 @@ import LightboxMetadata
 ///
 /// Use it only inside its block; it is not thread-safe.
 public final class ChangeRequests {
-    /// One recorded request, in the form the library applies.
-    enum Operation: Sendable {
-        case createAsset(String)
-        case editAsset(String, AssetEdit)
-        case deleteAssets([String])
-        case restoreAssets([String])
-        case purgeAssets([String])
-        case createCollection(String, title: String)
-        case renameCollection(String, title: String)
-        case addAssets(collection: String, assets: [String])
-        case insertAssets(collection: String, assets: [String], at: [Int])
-        case removeAssets(collection: String, assets: [String])
-        case removeAssetsAt(collection: String, indexes: [Int])
-        case replaceAssets(collection: String, indexes: [Int], with: [String])
-        case moveAssets(collection: String, from: [Int], to: Int)
-        case deleteCollections([String])
-        case createList(String, title: String)
-        case renameList(String, title: String)
-        case addChildren(list: String, children: [String])
-        case insertChildren(list: String, children: [String], at: [Int])
-        case removeChildren(list: String, children: [String])
-        case moveChildren(list: String, from: [Int], to: Int)
-        case replaceChildren(list: String, indexes: [Int], with: [String])
-        case deleteLists([String])
-        case moveTopLevel(from: [Int], to: Int)
-    }
-
-    /// One property an asset change request sets.
-    enum AssetEdit: Sendable {
-        case favorite(Bool)
-        case rating(Int?)
-        case hidden(Bool)
-        case creationDate(Date?)
-        case location(Location?)
-        /// How the asset was chosen among its burst's photos.
-        case burstSelection(AssetBurstSelectionType)
-        /// An editor's output: a new render and adjustment data.
-        case content(ContentEditingOutput)
-        /// Back to the original: every edit removed.
-        case revert
-    }
-
     /// One file a creation request adds.
     struct NewResource: Sendable {
         var type: AssetResourceType
@@ -86,7 +45,9 @@ public final class ChangeRequests {
         }
     }
 
-    var operations: [Operation] = []
+    var operations: [ChangeOperation] = []
+    /// The editors' outputs the block lands (``AssetChange/content``), by asset.
+    var contentOutputs: [String: ContentEditingOutput] = [:]
     /// The resources of each asset a creation request makes, by its new identifier.
     var creations: [String: [NewResource]] = [:]
     /// Where image data given to a creation request is written first.
@@ -273,13 +234,13 @@ public class AssetChangeRequest {
         self.requests = requests
     }
 
-    private func record(_ edit: ChangeRequests.AssetEdit) {
+    private func record(_ edit: AssetChange) {
         requests.operations.append(.editAsset(localIdentifier, edit))
     }
 
     /// Sets one property: kept for the block's reads, recorded for the transaction.
     private func set<Value>(
-        _ property: WritableKeyPath<ChangeRequests.AssetState, Value>, _ value: Value, _ edit: ChangeRequests.AssetEdit
+        _ property: WritableKeyPath<ChangeRequests.AssetState, Value>, _ value: Value, _ edit: AssetChange
     ) {
         requests.set(property, value, of: localIdentifier)
         record(edit)
@@ -335,7 +296,8 @@ public class AssetChangeRequest {
         get { requests.state(of: localIdentifier).contentEditingOutput }
         set {
             guard let newValue else { return }
-            set(\.contentEditingOutput, newValue, .content(newValue))
+            requests.contentOutputs[localIdentifier] = newValue
+            set(\.contentEditingOutput, newValue, .content)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LightboxMetadata
+import LightboxStore
 
 #if canImport(Glibc)
     import Glibc
@@ -19,31 +20,32 @@ extension PhotoLibrary {
     /// `fetchPersistentChanges(since:)` later), or nil when the block changed nothing.
     @discardableResult
     public func performChanges(_ block: (ChangeRequests) throws -> Void) async throws -> PersistentChangeToken? {
-        let (operations, creations) = try record(block)
+        let (operations, creations, outputs) = try record(block)
         guard !operations.isEmpty else {
             removeTemporaryFiles(creations)
             return nil
         }
         // Preparing the files and the transaction block: both run off the caller's executor.
-        return try await BlockingWork.run { try self.commit(operations, creations) }
+        return try await BlockingWork.run { try self.commit(operations, creations, outputs) }
     }
 
     /// Makes changes to the library and waits for them, blocking the calling thread
     /// (PhotoKit's `performChangesAndWait`). See ``performChanges(_:)``.
     @discardableResult
     public func performChangesAndWait(_ block: (ChangeRequests) throws -> Void) throws -> PersistentChangeToken? {
-        let (operations, creations) = try record(block)
+        let (operations, creations, outputs) = try record(block)
         guard !operations.isEmpty else {
             removeTemporaryFiles(creations)
             return nil
         }
-        return try commit(operations, creations)
+        return try commit(operations, creations, outputs)
     }
 
     /// Runs a change block, recording its requests.
-    private func record(_ block: (ChangeRequests) throws -> Void) throws
-        -> (operations: [ChangeRequests.Operation], creations: [String: [ChangeRequests.NewResource]])
-    {
+    private func record(_ block: (ChangeRequests) throws -> Void) throws -> (
+        operations: [ChangeOperation], creations: [String: [ChangeRequests.NewResource]],
+        outputs: [String: ContentEditingOutput]
+    ) {
         let requests = ChangeRequests(temporaryFolder: originals.temporaryFolder) { [self] localIdentifier in
             try? asset(withLocalIdentifier: localIdentifier)
         }
@@ -53,16 +55,17 @@ extension PhotoLibrary {
             removeTemporaryFiles(requests.creations)
             throw error
         }
-        return (requests.operations, requests.creations)
+        return (requests.operations, requests.creations, requests.contentOutputs)
     }
 
     /// Prepares, applies and commits a block's requests, then removes what they replaced.
     /// Blocking.
     private func commit(
-        _ operations: [ChangeRequests.Operation], _ creations: [String: [ChangeRequests.NewResource]]
+        _ operations: [ChangeOperation], _ creations: [String: [ChangeRequests.NewResource]],
+        _ outputs: [String: ContentEditingOutput]
     ) throws -> PersistentChangeToken? {
         defer { removeTemporaryFiles(creations) }
-        let (prepared, thumbnails) = try prepare(operations, creations)
+        let (prepared, thumbnails) = try prepare(operations, creations, outputs)
         FaultInjection.pause(at: .changesPrepared)
         let result: AppliedChanges
         do {
@@ -87,10 +90,11 @@ extension PhotoLibrary {
     /// reverts measured (blocking work that must not hold the write lock); with the thumbnails
     /// to keep once it commits.
     private func prepare(
-        _ operations: [ChangeRequests.Operation], _ creations: [String: [ChangeRequests.NewResource]]
+        _ operations: [ChangeOperation], _ creations: [String: [ChangeRequests.NewResource]],
+        _ outputs: [String: ContentEditingOutput]
     ) throws -> (PreparedChanges, thumbnails: [(String, PendingThumbnails)]) {
         let assets = try prepareCreations(creations)
-        let (edits, reverts, editThumbnails) = try prepareContentEdits(operations)
+        let (edits, reverts, editThumbnails) = try prepareContentEdits(operations, outputs: outputs)
         let thumbnails =
             assets.map { ($0.key, PendingThumbnails(contentHash: $0.value.source.sha256, images: $0.value.thumbnails)) }
             + editThumbnails.map { ($0.key, $0.value) }

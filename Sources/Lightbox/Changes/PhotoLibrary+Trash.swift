@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 /// Recently Deleted: what `deleteAssets` does, as Apple's Photos, Immich and Google Photos do.
 /// A deleted asset leaves every fetch and album but the smart album Recently Deleted

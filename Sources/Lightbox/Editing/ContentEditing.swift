@@ -1,5 +1,6 @@
 import Foundation
 import LightboxImaging
+import LightboxStore
 
 /// The recipe of an edit (PhotoKit's `PHAdjustmentData`): who can read it, in which version,
 /// and its bytes. It holds what is needed to redo the edit, never pixels.
@@ -120,16 +121,6 @@ public struct ContentEditingInput: Sendable {
     let base: EditBase
     /// The asset's render when the input was made: an output lands only on that state.
     let renderSHA256: String?
-}
-
-/// What an edit's input image was.
-enum EditBase: Sendable, Hashable {
-    /// The original photo.
-    case original
-    /// The adjustment base an earlier chained edit kept.
-    case adjustmentBase
-    /// The current render, which becomes the adjustment base.
-    case render
 }
 
 /// What an editor produces (PhotoKit's `PHContentEditingOutput`): new adjustment data and

@@ -1,5 +1,6 @@
 import Foundation
 import LightboxImaging
+import LightboxStore
 import Synchronization
 
 /// Previews of Lightbox recipes on assets, for an edit view whose sliders redraw as they

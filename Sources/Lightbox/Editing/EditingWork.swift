@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 /// Edits' long work off Swift's cooperative pool: a photo decoded for editing, previews,
 /// full-size renders, external editors, a Live Photo's frames, a movie's playable copy. A pool of its own

@@ -1,6 +1,7 @@
 import Foundation
 import LightboxImaging
 import LightboxMetadata
+import LightboxStore
 import Synchronization
 
 /// An editor that is another program: the Linux counterpart of a photo editing extension.

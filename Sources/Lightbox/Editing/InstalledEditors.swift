@@ -1,5 +1,6 @@
 import Foundation
 import LightboxMetadata
+import LightboxStore
 
 /// What an installed editor says of itself (the counterpart of a photo editing extension's
 /// `Info.plist`: its identifier, the media types it edits, and what Lightbox needs to run it).

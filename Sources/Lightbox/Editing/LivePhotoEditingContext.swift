@@ -1,6 +1,7 @@
 import Foundation
 import LightboxImaging
 import LightboxMetadata
+import LightboxStore
 import Synchronization
 
 /// Edits a Live Photo frame by frame (PhotoKit's `PHLivePhotoEditingContext`): the still and

@@ -1,6 +1,7 @@
 import Foundation
 import LightboxImaging
 import LightboxMetadata
+import LightboxStore
 
 extension PhotoLibrary {
     /// The input an editor starts from (PhotoKit's `requestContentEditingInput`). When the
@@ -181,7 +182,7 @@ extension PhotoLibrary {
     /// Stores each edit's render and adjustment data durably and renders their thumbnails;
     /// measures each revert's unedited size. Throws, changing nothing, on an output without
     /// adjustment data or with a render that is not an upright JPEG.
-    func prepareContentEdits(_ operations: [ChangeRequests.Operation]) throws -> (
+    func prepareContentEdits(_ operations: [ChangeOperation], outputs: [String: ContentEditingOutput]) throws -> (
         edits: [String: PreparedEdit], reverts: [String: PreparedRevert], thumbnails: [String: PendingThumbnails]
     ) {
         var edits: [String: PreparedEdit] = [:]
@@ -190,7 +191,8 @@ extension PhotoLibrary {
         for operation in operations {
             guard case .editAsset(let id, let edit) = operation else { continue }
             switch edit {
-            case .content(let output):
+            case .content:
+                guard edits[id] == nil, let output = outputs[id] else { continue }
                 let (prepared, images) = try prepareEdit(output, assetIdentifier: id)
                 edits[id] = prepared
                 thumbnails[id] = PendingThumbnails(contentHash: prepared.render.sha256, images: images)

@@ -1,6 +1,7 @@
 import Foundation
 import LightboxImaging
 import LightboxMetadata
+import LightboxStore
 import Synchronization
 
 /// Lightbox's built-in editor: it continues Lightbox recipes (an earlier edit's filters come

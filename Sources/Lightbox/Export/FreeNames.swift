@@ -1,4 +1,5 @@
 import LightboxMetadata
+import LightboxStore
 
 /// The file names given out in one run, compared without case (a case-insensitive file system
 /// would put two of them in one file), and a free name for one already given: `NAME-1.EXT`,

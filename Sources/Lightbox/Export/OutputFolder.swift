@@ -1,5 +1,6 @@
 import Foundation
 import LightboxMetadata
+import LightboxStore
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import LightboxMetadata
+import LightboxStore
 
 /// Which version of an asset an export writes.
 public enum ExportVersion: String, Sendable, CaseIterable {

@@ -1,5 +1,6 @@
 import Foundation
 import LightboxMetadata
+import LightboxStore
 
 /// CRC-32 as ZIP and PNG compute it (the reflected polynomial 0xEDB88320), eight bytes a step
 /// (slicing-by-8): a download's checksums keep up with the disk.

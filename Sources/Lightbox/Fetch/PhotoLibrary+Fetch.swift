@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 extension PhotoLibrary {
     /// Every asset that `options` selects (PhotoKit's `PHAsset.fetchAssets(with:)`).

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 extension PhotoLibrary {
     /// Asset collections of a type and subtype (PhotoKit's `fetchAssetCollections(with:subtype:options:)`);

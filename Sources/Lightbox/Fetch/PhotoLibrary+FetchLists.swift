@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 extension PhotoLibrary {
     /// Collection lists of a type and subtype (PhotoKit's `fetchCollectionLists(with:subtype:options:)`).

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 /// The bytes of an asset's resources (PhotoKit's `PHAssetResourceManager`): streamed in
 /// chunks, or written to a file. Originals are read, never written.

@@ -1,4 +1,5 @@
 import LightboxImaging
+import LightboxStore
 import Synchronization
 
 /// An image manager that prepares images ahead (PhotoKit's `PHCachingImageManager`): a grid

@@ -1,5 +1,6 @@
 import Foundation
 import LightboxImaging
+import LightboxStore
 
 /// The keys images rendered from an asset are stored under: the photo's content, the size,
 /// mode, crop, quality, format and orientation they were made with, and the render version.

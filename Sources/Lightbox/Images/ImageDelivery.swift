@@ -1,5 +1,6 @@
 import Foundation
 import LightboxImaging
+import LightboxStore
 
 /// An image for a caller that takes one answer (an HTTP request): what the image manager's
 /// stream would end with, as one value, with what a client caches it by.

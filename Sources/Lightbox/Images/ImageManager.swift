@@ -1,6 +1,7 @@
 import Foundation
 import LightboxImaging
 import LightboxMetadata
+import LightboxStore
 import Synchronization
 
 /// Images of assets at any size (PhotoKit's `PHImageManager`).

@@ -1,4 +1,5 @@
 import LightboxImaging
+import LightboxStore
 
 /// A size in pixels (PhotoKit's `targetSize`, which is in pixels too).
 public struct PixelSize: Sendable, Hashable, Codable {
@@ -29,15 +30,8 @@ public struct ImageRequestOptions: Sendable, Hashable {
         case fastFormat
     }
 
-    /// Which version of the asset's image.
-    public enum Version: String, Sendable, Hashable, CaseIterable, Codable {
-        /// With edits, and turned as the library shows it (a sidecar's orientation).
-        case current
-        /// Without edits, turned as the library shows it.
-        case unadjusted
-        /// The photo file as the camera wrote it: no edits, its own orientation.
-        case original
-    }
+    /// Which version of the asset's image (``AssetVersion``).
+    public typealias Version = AssetVersion
 
     public var deliveryMode: DeliveryMode = .opportunistic
     /// Fast by default, as in PhotoKit: the result may be somewhat larger than the target.

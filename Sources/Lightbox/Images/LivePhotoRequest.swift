@@ -1,5 +1,6 @@
 import Foundation
 import LightboxImaging
+import LightboxStore
 
 /// A Live Photo as one object (PhotoKit's `PHLivePhoto`): its still at the size asked and its
 /// movie, ready to play.

@@ -1,4 +1,5 @@
 import LightboxImaging
+import LightboxStore
 import Synchronization
 
 /// Encoded images kept in memory, bounded in bytes, the least recently used dropped first.

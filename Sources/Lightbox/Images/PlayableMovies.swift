@@ -1,6 +1,7 @@
 import Foundation
 import LightboxImaging
 import LightboxMetadata
+import LightboxStore
 
 /// A movie as a web browser can play it.
 public enum PlayableMovie: Sendable {

@@ -1,4 +1,5 @@
 import Dispatch
+import LightboxStore
 import Synchronization
 
 /// Runs blocking renders a few at a time: one per processor, so that a grid asking for 200

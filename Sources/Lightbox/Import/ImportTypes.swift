@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 /// How files are brought into the library.
 public struct ImportOptions: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import LightboxImaging
 import LightboxMetadata
+import LightboxStore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 extension PhotoLibrary {
     /// The folder where files sent to the library (over HTTP) wait until they are whole: inside

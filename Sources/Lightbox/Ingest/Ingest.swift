@@ -1,6 +1,7 @@
 import Foundation
 import LightboxImaging
 import LightboxMetadata
+import LightboxStore
 
 /// The ingest pipeline: every file entering the library goes through it, whichever way it
 /// comes (an import, a creation request, an edit's render or movie), in four steps:

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 #if canImport(Glibc)
     import Glibc

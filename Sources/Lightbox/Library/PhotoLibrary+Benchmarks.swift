@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 extension PhotoLibrary {
     /// Inserts `count` asset rows without files, spread over four years from `start`, a fifth

@@ -1,5 +1,6 @@
 import Foundation
 import LightboxMetadata
+import LightboxStore
 
 /// How far `migrate` got, for a progress bar.
 public struct MigrationProgress: Sendable {

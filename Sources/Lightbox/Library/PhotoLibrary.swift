@@ -1,5 +1,8 @@
 import Foundation
 import LightboxImaging
+// The model's records (assets, collections, fetch options, errors) are the store's, and every
+// program that imports Lightbox sees them.
+@_exported import LightboxStore
 
 /// A photo library on disk (PhotoKit's `PHPhotoLibrary`): a folder `NAME.lightbox/` holding
 /// `library.sqlite`, `originals/` and `derivatives/`; or with its catalog on PostgreSQL and its
@@ -60,7 +63,7 @@ public final class PhotoLibrary: Sendable {
             }
             // Another process making this library may have written only its lock so far.
             let contents = ((try? fileManager.contentsOfDirectory(atPath: path)) ?? []).filter {
-                $0 != Self.databaseFilename + SQLiteStore.migrationLockSuffix
+                $0 != Self.databaseFilename + CatalogStores.fileLockSuffix
             }
             // A `storage.json` of another program's is not ours to write over: only one naming a
             // catalog makes the folder a library without its database file.
@@ -88,12 +91,9 @@ public final class PhotoLibrary: Sendable {
             placement.database = database
         }
         do {
-            if let catalog = placement.database {
-                store = try PostgresStore(
-                    address: try PostgresAddress(catalog), historyRetention: historyRetention, environment: environment)
-            } else {
-                store = try SQLiteStore(path: databasePath, historyRetention: historyRetention)
-            }
+            store = try CatalogStores.open(
+                database: placement.database, filePath: databasePath, historyRetention: historyRetention,
+                environment: environment)
         } catch {
             // A folder made for a catalog that cannot be opened is not left behind (empty: a
             // folder holding anything stays).

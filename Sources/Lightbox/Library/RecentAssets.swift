@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 import Synchronization
 
 /// Assets read lately, kept to answer the same identifiers again without a read of the

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 /// How the library groups assets into moments, moments into clusters, and clusters into
 /// years (PhotoKit's moment hierarchy).

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 extension PhotoLibrary {
     /// The moments of the library, oldest first (PhotoKit's moments: `fetchAssetCollections(with: .moment)`),

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 /// Watches the library's change log and tells observers of each new transaction.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 /// How a fetch result changed (PhotoKit's `PHFetchResultChangeDetails`).
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxStore
 
 /// How one object changed (PhotoKit's `PHObjectChangeDetails`).
 public struct ObjectChangeDetails<ObjectType: FetchableObject>: Sendable {

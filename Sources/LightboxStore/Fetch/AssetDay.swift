@@ -49,7 +49,7 @@ public struct AssetDay: Sendable, Hashable {
 
     /// The year, month and day of a day as the catalog writes it (`yyyy-MM-dd`, the date part
     /// of a local creation date; a year may have more digits or a sign); nil for other text.
-    static func parse(isoDay text: String) -> (year: Int, month: Int, day: Int)? {
+    package static func parse(isoDay text: String) -> (year: Int, month: Int, day: Int)? {
         var rest = Substring(text)
         let negative = rest.first == "-"
         if negative { rest = rest.dropFirst() }
@@ -64,25 +64,25 @@ public struct AssetDay: Sendable, Hashable {
 
     /// The day an asset was taken on where it was taken: days since 1970-01-01 of its
     /// creation date moved by its time zone's offset.
-    static func dayNumber(_ date: Date, offsetSeconds: Int) -> Int {
+    package static func dayNumber(_ date: Date, offsetSeconds: Int) -> Int {
         let local = date.timeIntervalSince1970 + Double(offsetSeconds)
         guard local.isFinite, abs(local) < 1e15 else { return 0 }
         return Int((local / 86_400).rounded(.down))
     }
 
     /// Folds day numbers, and the sizes when `withAspectRatios`, in a result's order, into runs.
-    struct Runs {
-        let withAspectRatios: Bool
+    package struct Runs {
+        package let withAspectRatios: Bool
         private(set) var days: [AssetDay] = []
         private var current: Int?
         private var count = 0
         private var aspectRatios: [Double] = []
 
-        init(aspectRatios: Bool) {
+        package init(aspectRatios: Bool) {
             withAspectRatios = aspectRatios
         }
 
-        mutating func add(_ dayNumber: Int, width: Int64, height: Int64) {
+        package mutating func add(_ dayNumber: Int, width: Int64, height: Int64) {
             if dayNumber != current {
                 close()
                 current = dayNumber
@@ -91,7 +91,7 @@ public struct AssetDay: Sendable, Hashable {
             if withAspectRatios { aspectRatios.append(AssetDay.aspectRatio(width: width, height: height)) }
         }
 
-        mutating func finish() -> [AssetDay] {
+        package mutating func finish() -> [AssetDay] {
             close()
             return days
         }
@@ -106,7 +106,7 @@ public struct AssetDay: Sendable, Hashable {
     }
 
     /// The proleptic Gregorian date of a day number (H. Hinnant's civil_from_days).
-    static func civil(fromDayNumber days: Int) -> (year: Int, month: Int, day: Int) {
+    package static func civil(fromDayNumber days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -116,26 +116,5 @@ public struct AssetDay: Sendable, Hashable {
         let day = dayOfYear - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-}
-
-extension FetchResult where ObjectType == Asset {
-    /// The days the result's assets were taken on, in the time zone each was taken in, as runs
-    /// of consecutive assets in the result's order, and with `aspectRatios` each asset's shape:
-    /// a timeline's day headings, where each day starts (the sum of the counts before it) and
-    /// its layout, without loading the assets.
-    ///
-    /// From the result's snapshot, like everything else it answers: the counts add up to
-    /// ``count``. A fetch over the catalog reads two columns of each row in one query (four
-    /// with the shapes); a result made in memory walks its objects.
-    public func creationDays(aspectRatios: Bool = false) throws -> [AssetDay] {
-        if let source, let days = try source.creationDays(aspectRatios: aspectRatios) { return days }
-        var runs = AssetDay.Runs(aspectRatios: aspectRatios)
-        for asset in self {
-            runs.add(
-                AssetDay.dayNumber(asset.creationDate, offsetSeconds: asset.creationTimeZoneOffset),
-                width: Int64(asset.pixelWidth), height: Int64(asset.pixelHeight))
-        }
-        return runs.finish()
     }
 }

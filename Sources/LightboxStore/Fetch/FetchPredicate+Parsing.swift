@@ -33,8 +33,8 @@ extension FetchPredicate {
 }
 
 /// A recursive-descent parser of the predicate text form.
-struct PredicateParser {
-    enum Token: Equatable {
+package struct PredicateParser {
+    package enum Token: Equatable {
         case word(String)
         case number(String)
         case string(String)
@@ -43,13 +43,13 @@ struct PredicateParser {
     }
 
     /// The longest text parsed.
-    static let maximumLength = 16_384
+    package static let maximumLength = 16_384
     /// The deepest nesting of parentheses and `NOT`s: the parser recurses once a level.
-    static let maximumDepth = 64
+    package static let maximumDepth = 64
     /// The most comparisons (and constants) one predicate holds: each is a SQL condition.
-    static let maximumTerms = 512
+    package static let maximumTerms = 512
     /// The most values of one `IN` list: each is a SQL parameter.
-    static let maximumListCount = 1_000
+    package static let maximumListCount = 1_000
 
     private let characters: [Character]
     private var position = 0
@@ -59,7 +59,7 @@ struct PredicateParser {
     private var terms = 0
 
     /// Names a value may use instead of a number: the model's raw values.
-    static let namedValues: [String: Int] = {
+    package static let namedValues: [String: Int] = {
         var names: [String: Int] = [:]
         for type in AssetMediaType.allCases { names["\(type)"] = type.rawValue }
         let subtypes: [(String, AssetMediaSubtypes)] = [
@@ -72,11 +72,11 @@ struct PredicateParser {
         return names
     }()
 
-    init(_ text: String) {
+    package init(_ text: String) {
         characters = Array(text)
     }
 
-    mutating func parse() throws -> FetchPredicate {
+    package mutating func parse() throws -> FetchPredicate {
         try advance()
         let predicate = try parseOr()
         guard token == .end else { throw error("expected the end of the predicate") }

@@ -69,11 +69,11 @@ public struct Asset: Sendable, Hashable, Identifiable {
 
     /// The file an image of the asset is rendered from: its photo (a Live Photo's still, a
     /// RAW + JPEG pair's JPEG), else its movie, whose first frame shows it.
-    var imageResource: AssetResource? { resource(ofType: .photo) ?? resource(ofType: .video) }
+    package var imageResource: AssetResource? { resource(ofType: .photo) ?? resource(ofType: .video) }
 
     /// The file the asset's current image is rendered from: its rendered edit when it has one
     /// (an edited movie's first frame shows it), else ``imageResource``.
-    var currentImageResource: AssetResource? {
+    package var currentImageResource: AssetResource? {
         resource(ofType: .fullSizePhoto) ?? resource(ofType: .fullSizeVideo) ?? imageResource
     }
 
@@ -89,33 +89,17 @@ public struct Asset: Sendable, Hashable, Identifiable {
 
     /// The orientation the current image is shown in instead of its file's own: the sidecar's
     /// correction for the original; none for a rendered edit, which is upright.
-    var currentOrientationOverride: Int? {
+    package var currentOrientationOverride: Int? {
         resource(ofType: .fullSizePhoto) == nil && resource(ofType: .fullSizeVideo) == nil ? orientationOverride : nil
     }
 
     /// The orientation an XMP sidecar corrected the photo to, which its thumbnails are
     /// rendered in; nil: the file's own. Lightbox's, not PhotoKit's: internal.
-    var orientationOverride: Int?
+    package var orientationOverride: Int?
 
     /// The original photo file's own EXIF orientation, as the catalog keeps it; nil for a
     /// movie, or for a library's asset whose original has not been read since it was upgraded.
-    var fileOrientation: Int?
-
-    /// The EXIF orientation (1...8) to show the current image's bytes in: what
-    /// ``ImageManager/requestImageDataAndOrientation(for:options:)`` gives for the current
-    /// version. 1 for an edit's render (upright) and for a movie; else a sidecar's correction,
-    /// else the original file's own. Lightbox's: PhotoKit has it only from that request.
-    public var orientation: Int { orientation(for: .current) }
-
-    /// The orientation of one version's bytes, as ``orientation`` is of the current one's.
-    public func orientation(for version: ImageRequestOptions.Version) -> Int {
-        if version == .current, resource(ofType: .fullSizePhoto) != nil || resource(ofType: .fullSizeVideo) != nil {
-            return 1
-        }
-        guard mediaType == .image else { return 1 }
-        if version != .original, let orientationOverride { return orientationOverride }
-        return fileOrientation ?? 1
-    }
+    package var fileOrientation: Int?
 
     /// A snapshot with every field given; the library makes these, tests and tools may too.
     public init(
@@ -154,4 +138,22 @@ public struct Asset: Sendable, Hashable, Identifiable {
     public func resource(ofType type: AssetResourceType) -> AssetResource? {
         resources.first { $0.type == type }
     }
+}
+
+extension Asset {
+    /// The orientation of one version's bytes, as ``orientation`` is of the current one's.
+    public func orientation(for version: AssetVersion) -> Int {
+        if version == .current, resource(ofType: .fullSizePhoto) != nil || resource(ofType: .fullSizeVideo) != nil {
+            return 1
+        }
+        guard mediaType == .image else { return 1 }
+        if version != .original, let orientationOverride { return orientationOverride }
+        return fileOrientation ?? 1
+    }
+
+    /// The EXIF orientation (1...8) to show the current image's bytes in: what
+    /// ``ImageManager/requestImageDataAndOrientation(for:options:)`` gives for the current
+    /// version. 1 for an edit's render (upright) and for a movie; else a sidecar's correction,
+    /// else the original file's own. Lightbox's: PhotoKit has it only from that request.
+    public var orientation: Int { orientation(for: .current) }
 }

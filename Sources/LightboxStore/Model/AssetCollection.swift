@@ -58,7 +58,7 @@ public struct AssetCollection: Sendable, Hashable, Identifiable, FetchableObject
 
     /// The assets of a collection made in memory (a transient collection, a moment), in
     /// order; nil for a stored one.
-    var memberIdentifiers: [String]?
+    package var memberIdentifiers: [String]?
 
     /// The local identifier, for `Identifiable`.
     public var id: String { localIdentifier }
@@ -75,13 +75,6 @@ public struct AssetCollection: Sendable, Hashable, Identifiable, FetchableObject
             startDate: assets.map(\.creationDate).min(), endDate: assets.map(\.creationDate).max())
         collection.memberIdentifiers = assets.map(\.localIdentifier)
         return collection
-    }
-
-    /// A collection made in memory from the assets of a fetch result.
-    public static func transientAssetCollection(withAssetFetchResult result: FetchResult<Asset>, title: String?)
-        -> AssetCollection
-    {
-        transientAssetCollection(with: Array(result), title: title)
     }
 
     /// A collection snapshot with every field given.
@@ -105,4 +98,8 @@ public struct AssetCollection: Sendable, Hashable, Identifiable, FetchableObject
 public struct ObjectPlaceholder: Sendable, Hashable {
     /// The identifier the created object has.
     public var localIdentifier: String
+
+    package init(localIdentifier: String) {
+        self.localIdentifier = localIdentifier
+    }
 }

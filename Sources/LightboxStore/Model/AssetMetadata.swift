@@ -58,7 +58,7 @@ public struct AssetMetadata: Sendable, Hashable {
     /// A photo file's own orientation, the EXIF orientation to show its decoded pixels in,
     /// within 1...8; nil for a movie or none stated. A HEIF's is 1: its rotation is in the
     /// container (`irot`, `imir`), which decoders apply, and its EXIF tag only describes it.
-    static func fileOrientation(_ metadata: MediaMetadata) -> Int? {
+    package static func fileOrientation(_ metadata: MediaMetadata) -> Int? {
         guard metadata.format.kind != .video else { return nil }
         if [.heic, .heif, .avif].contains(metadata.format) { return 1 }
         guard let value = metadata.exif?.orientation ?? metadata.xmp?.orientation, (1...8).contains(value) else {
@@ -168,7 +168,7 @@ public struct AssetMetadata: Sendable, Hashable {
     }
 
     /// An EXIF wall-clock time read as if it were UTC (the offset is applied by the caller).
-    static func utcDate(_ taken: ExifDate) -> Date? {
+    package static func utcDate(_ taken: ExifDate) -> Date? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(secondsFromGMT: 0)!
         return calendar.date(
@@ -178,7 +178,7 @@ public struct AssetMetadata: Sendable, Hashable {
     }
 
     /// GPSDateStamp and GPSTimeStamp as one UTC date.
-    static func gpsDate(_ gps: GPSInfo) -> Date? {
+    package static func gpsDate(_ gps: GPSInfo) -> Date? {
         guard let stamp = gps.dateStamp, let time = gps.timeStamp, time.count == 3,
             let day = ExifDate(stamp + " 00:00:00"), let midnight = utcDate(day)
         else { return nil }
@@ -189,7 +189,7 @@ public struct AssetMetadata: Sendable, Hashable {
 
     /// ISO 8601 text as XMP and QuickTime write it ("2019-07-14T18:03:12+02:00",
     /// "...+0200", or no offset: local time here), and its offset.
-    static func xmpDate(_ text: String) -> (Date, Int)? {
+    package static func xmpDate(_ text: String) -> (Date, Int)? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         var body = Substring(trimmed)
         var offsetText: String?

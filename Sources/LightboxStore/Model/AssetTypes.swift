@@ -115,3 +115,13 @@ public struct Location: Sendable, Hashable {
         self.timestamp = timestamp
     }
 }
+
+/// Which version of an asset's image (``ImageRequestOptions/Version``).
+public enum AssetVersion: String, Sendable, Hashable, CaseIterable, Codable {
+    /// With edits, and turned as the library shows it (a sidecar's orientation).
+    case current
+    /// Without edits, turned as the library shows it.
+    case unadjusted
+    /// The photo file as the camera wrote it: no edits, its own orientation.
+    case original
+}

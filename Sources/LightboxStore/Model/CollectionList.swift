@@ -34,7 +34,7 @@ public struct CollectionList: Sendable, Hashable, Identifiable, FetchableObject 
     public var localizedTitle: String?
 
     /// The children of a transient list, in order; nil for a stored one.
-    var transientCollections: [PhotoCollection]?
+    package var transientCollections: [PhotoCollection]?
 
     /// The local identifier, for `Identifiable`.
     public var id: String { localIdentifier }

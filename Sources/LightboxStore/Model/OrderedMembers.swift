@@ -1,17 +1,17 @@
 /// The ordered, duplicate-free members of an album or a folder, edited as change requests
 /// say. Every index is checked; a bad one throws `invalidRequest` naming the container.
-struct OrderedMembers<Element: Hashable> {
-    var elements: [Element]
+package struct OrderedMembers<Element: Hashable> {
+    package var elements: [Element]
     /// "album ID" or "folder ID", for messages.
-    let owner: String
+    package let owner: String
 
     /// Appends, in order, the elements not already there.
-    mutating func add(_ new: [Element]) {
+    package mutating func add(_ new: [Element]) {
         for element in new where !elements.contains(element) { elements.append(element) }
     }
 
     /// Inserts elements at indexes of the result, in increasing index order.
-    mutating func insert(_ new: [Element], at indexes: [Int]) throws {
+    package mutating func insert(_ new: [Element], at indexes: [Int]) throws {
         guard new.count == indexes.count else {
             throw Self.invalid("insert into \(owner): \(new.count) members but \(indexes.count) indexes")
         }
@@ -25,18 +25,18 @@ struct OrderedMembers<Element: Hashable> {
     }
 
     /// Removes these elements wherever they are.
-    mutating func remove(_ old: Set<Element>) {
+    package mutating func remove(_ old: Set<Element>) {
         elements.removeAll { old.contains($0) }
     }
 
     /// Removes the elements at these indexes.
-    mutating func remove(at indexes: [Int]) throws {
+    package mutating func remove(at indexes: [Int]) throws {
         try check(indexes)
         for index in Set(indexes).sorted(by: >) { elements.remove(at: index) }
     }
 
     /// Replaces the elements at these indexes, one for one.
-    mutating func replace(at indexes: [Int], with new: [Element]) throws {
+    package mutating func replace(at indexes: [Int], with new: [Element]) throws {
         guard new.count == indexes.count else {
             throw Self.invalid("replace in \(owner): \(new.count) members but \(indexes.count) indexes")
         }
@@ -51,7 +51,7 @@ struct OrderedMembers<Element: Hashable> {
 
     /// Moves the elements at `indexes`, in order, so that the first lands at `destination`
     /// (an index once they are taken out).
-    mutating func move(at indexes: [Int], to destination: Int) throws {
+    package mutating func move(at indexes: [Int], to destination: Int) throws {
         try check(indexes)
         let sorted = Set(indexes).sorted()
         let moving = sorted.map { elements[$0] }
@@ -68,14 +68,14 @@ struct OrderedMembers<Element: Hashable> {
         }
     }
 
-    static func invalid(_ message: String) -> LibraryError {
+    package static func invalid(_ message: String) -> LibraryError {
         .refusedChange(message)
     }
 }
 
 extension LibraryError {
     /// A change request the library refuses: the whole block is rolled back, and says so.
-    static func refusedChange(_ message: String) -> LibraryError {
+    package static func refusedChange(_ message: String) -> LibraryError {
         LibraryError(.invalidRequest, message + "; nothing was changed")
     }
 }

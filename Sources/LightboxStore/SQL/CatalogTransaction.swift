@@ -112,7 +112,7 @@ struct CatalogTransaction: StoreWriter {
         try db.clearPendingRemovals()
     }
 
-    func apply(_ operations: [ChangeRequests.Operation], prepared: PreparedChanges) throws -> AppliedChanges {
+    func apply(_ operations: [ChangeOperation], prepared: PreparedChanges) throws -> AppliedChanges {
         var applier = ChangeApplier(db: db, retention: retention, prepared: prepared)
         return try applier.apply(operations)
     }

@@ -54,7 +54,7 @@ struct ChangeApplier {
         self.prepared = prepared
     }
 
-    mutating func apply(_ operations: [ChangeRequests.Operation]) throws -> AppliedChanges {
+    mutating func apply(_ operations: [ChangeOperation]) throws -> AppliedChanges {
         for operation in operations {
             switch operation {
             case .createAsset(let id):
@@ -282,7 +282,7 @@ struct ChangeApplier {
         return row.id
     }
 
-    private mutating func editAsset(_ id: String, _ edit: ChangeRequests.AssetEdit) throws {
+    private mutating func editAsset(_ id: String, _ edit: AssetChange) throws {
         let row = try liveAssetRowID(id)
         switch edit {
         case .content:

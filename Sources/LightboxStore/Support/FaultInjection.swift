@@ -4,7 +4,7 @@ import Foundation
 /// `LIGHTBOX_TEST_PAUSE_AT=NAME` in its environment, a process reaching point NAME writes
 /// `lightbox: paused at NAME` to standard error and sleeps for a minute. Without the variable
 /// (always, outside tests) a point costs one comparison.
-enum FaultInjection {
+package enum FaultInjection {
     private static let target = ProcessInfo.processInfo.environment["LIGHTBOX_TEST_PAUSE_AT"]
 
     /// The points: a change block with its files stored, its rows written but not committed,
@@ -12,7 +12,7 @@ enum FaultInjection {
     /// transaction let go, before each file; an imported file's original stored, and its row
     /// committed with a moved source not yet removed; a job taken, its run recorded, its work
     /// not started; a migration's catalog copied, the folder not yet switched.
-    enum Point: String {
+    package enum Point: String {
         case importStored = "import-stored"
         case importCommitted = "import-committed"
         case changesPrepared = "changes-prepared"
@@ -23,7 +23,7 @@ enum FaultInjection {
         case migrateCopied = "migrate-copied"
     }
 
-    static func pause(at point: Point) {
+    package static func pause(at point: Point) {
         guard let target, target == point.rawValue else { return }
         FileHandle.standardError.write(Data("lightbox: paused at \(point.rawValue)\n".utf8))
         sleep(60)

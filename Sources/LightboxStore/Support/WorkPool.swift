@@ -11,8 +11,8 @@ import Synchronization
 /// pool of its own, and what is left for ``BlockingWork`` is short.
 public final class WorkPool: Sendable {
     private struct State {
-        var free: [Int]
-        var waiting: [@Sendable () -> Void] = []
+        package var free: [Int]
+        package var waiting: [@Sendable () -> Void] = []
     }
 
     private let lanes: [DispatchQueue]
