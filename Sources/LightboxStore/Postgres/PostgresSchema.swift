@@ -33,6 +33,7 @@ enum PostgresSchema {
         ("v24: the timeline's shapes", timelineShapes, nil),
         ("v25: photos have no duration", photosHaveNoDuration, nil),
         ("v26: days counted", dayTally, nil),
+        ("v26.1: both tallies kept by one trigger", talliesTogether, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its
@@ -308,26 +309,10 @@ enum PostgresSchema {
     /// An update trigger with transition tables cannot name its columns: it runs for every
     /// update, and writes nothing when no group's count moved.
     static let tallyPerStatement: [String] = {
-        let groups = """
-            isHidden,
-                CASE WHEN burstIdentifier IS NOT NULL AND representsBurst = 0 THEN 1 ELSE 0 END,
-                CASE WHEN trashedDate IS NOT NULL THEN 1 ELSE 0 END,
-                mediaType, sourceType
-            """
+        let groups = tallyGroups(day: false)
+        let columns = "isHidden, isBurstFrame, isTrashed, mediaType, sourceType"
         func function(_ name: String, counting changed: String) -> String {
-            """
-            CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                INSERT INTO assetTally AS tally (isHidden, isBurstFrame, isTrashed, mediaType, sourceType, count)
-                SELECT isHidden, isBurstFrame, isTrashed, mediaType, sourceType, SUM(delta)
-                FROM (\(changed)) AS changed (isHidden, isBurstFrame, isTrashed, mediaType, sourceType, delta)
-                GROUP BY 1, 2, 3, 4, 5 HAVING SUM(delta) <> 0
-                ON CONFLICT (isHidden, isBurstFrame, isTrashed, mediaType, sourceType)
-                DO UPDATE SET count = tally.count + EXCLUDED.count;
-                RETURN NULL;
-            END
-            $$
-            """
+            tallyFunction(name, updates: [("assetTally", columns)], counting: changed)
         }
         let added = "SELECT \(groups), 1 FROM added"
         let removed = "SELECT \(groups), -1 FROM removed"
@@ -402,36 +387,16 @@ enum PostgresSchema {
         ]
     }()
 
-    /// A Live Photo was given its movie's length as its `duration`; PhotoKit's is a movie's
-    /// alone (0 for a photo, a Live Photo's movie keeping its own). The same statement in
-    /// SQLite's step v25.
     /// How many assets each local day holds, by the groups `assetTally` tells apart, kept by
     /// the writing statement as the tally is: a timeline's days over ten million assets read
     /// one row a day instead of every asset's date crossing the socket. A day is the date part
     /// of `localCreationDate` (step v23), the order the timeline reads in. The same table and
     /// counts in SQLite's step v26, kept there per row.
     static let dayTally: [String] = {
-        let groups = """
-            split_part(localCreationDate, ' ', 1), isHidden,
-                CASE WHEN burstIdentifier IS NOT NULL AND representsBurst = 0 THEN 1 ELSE 0 END,
-                CASE WHEN trashedDate IS NOT NULL THEN 1 ELSE 0 END,
-                mediaType, sourceType
-            """
-        let columns = "day, isHidden, isBurstFrame, isTrashed, mediaType, sourceType"
+        let groups = tallyGroups(day: true)
+        let columns = "day, " + "isHidden, isBurstFrame, isTrashed, mediaType, sourceType"
         func function(_ name: String, counting changed: String) -> String {
-            """
-            CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                INSERT INTO assetDayTally AS tally (\(columns), count)
-                SELECT \(columns), SUM(delta)
-                FROM (\(changed)) AS changed (\(columns), delta)
-                GROUP BY 1, 2, 3, 4, 5, 6 HAVING SUM(delta) <> 0
-                ON CONFLICT (\(columns))
-                DO UPDATE SET count = tally.count + EXCLUDED.count;
-                RETURN NULL;
-            END
-            $$
-            """
+            tallyFunction(name, updates: [("assetDayTally", columns)], counting: changed)
         }
         let added = "SELECT \(groups), 1 FROM added"
         let removed = "SELECT \(groups), -1 FROM removed"
@@ -468,6 +433,102 @@ enum PostgresSchema {
         ]
     }()
 
+    /// What tells the tallies' groups apart, as SQL over an asset row: with `day`, the local
+    /// day first (`assetDayTally`'s, step v26).
+    static func tallyGroups(day: Bool) -> String {
+        (day ? "split_part(localCreationDate, ' ', 1), " : "") + """
+            isHidden,
+                CASE WHEN burstIdentifier IS NOT NULL AND representsBurst = 0 THEN 1 ELSE 0 END,
+                CASE WHEN trashedDate IS NOT NULL THEN 1 ELSE 0 END,
+                mediaType, sourceType
+            """
+    }
+
+    /// A statement trigger's function that adds the rows of `changed` (a query of the groups'
+    /// columns and a delta, over the statement's transition tables) to each of `updates`' tables,
+    /// a table and its group columns: one update a group whose count moved. Several tables are
+    /// updated from one reading of the rows, the day tally's groups carrying the others'.
+    static func tallyFunction(_ name: String, updates: [(table: String, columns: String)], counting changed: String)
+        -> String
+    {
+        guard updates.count > 1 else {
+            let (table, columns) = updates[0]
+            let grouped = (1...columns.split(separator: ",").count).map(String.init).joined(separator: ", ")
+            return """
+                CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    INSERT INTO \(table) AS tally (\(columns), count)
+                    SELECT \(columns), SUM(delta)
+                    FROM (\(changed)) AS changed (\(columns), delta)
+                    GROUP BY \(grouped) HAVING SUM(delta) <> 0
+                    ON CONFLICT (\(columns))
+                    DO UPDATE SET count = tally.count + EXCLUDED.count;
+                    RETURN NULL;
+                END
+                $$
+                """
+        }
+        // The first table's columns hold every other's: the rows are read once, then grouped
+        // for each table, the other tables' updates as statements of the WITH.
+        let inserts = updates.map { update in
+            let grouped = (1...update.columns.split(separator: ",").count).map(String.init).joined(separator: ", ")
+            return """
+                INSERT INTO \(update.table) AS tally (\(update.columns), count)
+                    SELECT \(update.columns), SUM(delta) FROM changed GROUP BY \(grouped) HAVING SUM(delta) <> 0
+                    ON CONFLICT (\(update.columns)) DO UPDATE SET count = tally.count + EXCLUDED.count
+                """
+        }
+        let others = inserts.dropLast().enumerated().map { "counted\($0) AS (\($1))" }
+        return """
+            CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                WITH changed (\(updates[0].columns), delta) AS MATERIALIZED (\(changed)),
+                \(others.joined(separator: ",\n"))
+                \(inserts[inserts.count - 1]);
+                RETURN NULL;
+            END
+            $$
+            """
+    }
+
+    /// The asset tally (step v22.1) and the day tally (v26) kept by one trigger for each kind of
+    /// statement instead of two, reading the statement's rows once: every update of assets (a
+    /// favourite, a trash) ran two statement triggers that each read the transition tables.
+    static let talliesTogether: [String] = {
+        let groups = tallyGroups(day: true)
+        let updates = [
+            ("assetDayTally", "day, isHidden, isBurstFrame, isTrashed, mediaType, sourceType"),
+            ("assetTally", "isHidden, isBurstFrame, isTrashed, mediaType, sourceType"),
+        ]
+        let added = "SELECT \(groups), 1 FROM added"
+        let removed = "SELECT \(groups), -1 FROM removed"
+        var statements: [String] = []
+        for tally in ["asset_tally", "asset_day_tally"] {
+            for kind in ["insert", "delete", "update"] { statements.append("DROP TRIGGER \(tally)_\(kind) ON asset") }
+            for kind in ["added", "removed", "changed"] { statements.append("DROP FUNCTION \(tally)_\(kind)()") }
+        }
+        return statements + [
+            tallyFunction("asset_tallies_added", updates: updates, counting: added),
+            tallyFunction("asset_tallies_removed", updates: updates, counting: removed),
+            tallyFunction("asset_tallies_changed", updates: updates, counting: "\(removed) UNION ALL \(added)"),
+            """
+            CREATE TRIGGER asset_tallies_insert AFTER INSERT ON asset REFERENCING NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION asset_tallies_added()
+            """,
+            """
+            CREATE TRIGGER asset_tallies_delete AFTER DELETE ON asset REFERENCING OLD TABLE AS removed
+            FOR EACH STATEMENT EXECUTE FUNCTION asset_tallies_removed()
+            """,
+            """
+            CREATE TRIGGER asset_tallies_update AFTER UPDATE ON asset REFERENCING OLD TABLE AS removed NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION asset_tallies_changed()
+            """,
+        ]
+    }()
+
+    /// A Live Photo was given its movie's length as its `duration`; PhotoKit's is a movie's
+    /// alone (0 for a photo, a Live Photo's movie keeping its own). The same statement in
+    /// SQLite's step v25.
     static let photosHaveNoDuration: [String] = [
         "UPDATE asset SET duration = 0 WHERE mediaType = \(AssetMediaType.image.rawValue) AND duration <> 0"
     ]
