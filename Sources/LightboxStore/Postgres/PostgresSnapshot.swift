@@ -6,6 +6,7 @@ import Foundation
 /// on the connection. The transaction ends when the last holder lets the snapshot go, and the
 /// connection serves the next snapshot (``PostgresPool/takeSpare()``).
 final class PostgresSnapshot: CatalogSnapshot, @unchecked Sendable {
+    let memory = SnapshotMemory()
     // @unchecked: `link` is used only while holding `lock`.
     private let link: PostgresLink
     private let lock = NSLock()

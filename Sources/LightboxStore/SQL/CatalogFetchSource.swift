@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One state of the catalog that fetch results read, whatever commits after it: a SQLite
 /// `DatabaseSnapshot` (``SQLiteSnapshot``) or a PostgreSQL repeatable-read transaction
@@ -6,6 +7,40 @@ import Foundation
 protocol CatalogSnapshot: Sendable {
     /// Runs `body` on the snapshot's state.
     func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T
+    /// What was read of the snapshot once, for every fetch that reads it again.
+    var memory: SnapshotMemory { get }
+}
+
+/// What a snapshot's fetches read once and keep for its life, its state never changing: the
+/// day tally's counts a page deep in a timeline seeks its day by, read by every far page of
+/// every fetch of that state otherwise.
+final class SnapshotMemory: Sendable {
+    /// A day of the tally and how many rows it holds, in the result's order.
+    struct DayCount: Sendable {
+        var day: String
+        var count: Int
+    }
+
+    /// By the query of the counts; nil where a row was not a day and a count.
+    private let dayCounts = Mutex<[String: [DayCount]?]>([:])
+
+    /// The counts `counts` reads, read on the first call with its query.
+    func dayCounts(_ counts: SQLFragment, in db: any SQLDatabase) throws -> [DayCount]? {
+        let key = counts.sql + "\u{0}" + counts.arguments.map { "\($0)" }.joined(separator: "\u{0}")
+        if let known = dayCounts.withLock({ $0[key] }) { return known }
+        var read: [DayCount]? = []
+        for row in try db.rows(counts.sql, counts.arguments) {
+            guard let day = row.values.first?.text, let count = row.values.dropFirst().first?.integer,
+                count > 0, count <= Int64(Int32.max)
+            else {
+                read = nil
+                break
+            }
+            read?.append(DayCount(day: day, count: Int(count)))
+        }
+        dayCounts.withLock { $0[key] = .some(read) }
+        return read
+    }
 }
 
 /// A fetch result's rows in a snapshot of either store: the row ids a query selects, and the
@@ -20,7 +55,7 @@ struct CatalogFetchSource<Object: Sendable>: FetchSource {
     var countsMediaTypes: Bool { query.countsMediaTypes }
 
     func rowIDs(offset: Int, count: Int) throws -> [Int64] {
-        try snapshot.read { db in try query.rowIDs(db, offset: offset, count: count) }
+        try snapshot.read { db in try query.rowIDs(db, offset: offset, count: count, memory: snapshot.memory) }
     }
 
     func count() throws -> Int {
@@ -83,9 +118,9 @@ struct RowIDQuery: Sendable {
     static let seekingOffset = 10_000
 
     /// `count` row ids from `offset` (all the rest when `count` is negative), in order.
-    func rowIDs(_ db: any SQLDatabase, offset: Int, count: Int) throws -> [Int64] {
+    func rowIDs(_ db: any SQLDatabase, offset: Int, count: Int, memory: SnapshotMemory? = nil) throws -> [Int64] {
         let bound = count < 0 ? db.dialect.noLimit : count.sqlValue
-        if offset >= Self.seekingOffset, limit == 0, let seek = try seek(db, to: offset) {
+        if offset >= Self.seekingOffset, limit == 0, let seek = try seek(db, to: offset, memory: memory) {
             return try db.integerColumn(
                 "\(select.sql) AND \(seek.condition) ORDER BY \(orderBy) LIMIT ? OFFSET ?",
                 select.arguments + [seek.bound, bound, seek.offset.sqlValue])
@@ -100,16 +135,15 @@ struct RowIDQuery: Sendable {
     /// bound, and the offset left within its day. A page three quarters into ten million rows
     /// then steps over the rows of one day, not over seven million. Nil without a tally, or
     /// past the last day.
-    private func seek(_ db: any SQLDatabase, to offset: Int) throws -> (
+    private func seek(_ db: any SQLDatabase, to offset: Int, memory: SnapshotMemory?) throws -> (
         condition: String, bound: SQLValue, offset: Int
     )? {
-        guard let counts = creationDayCounts else { return nil }
+        guard let counts = creationDayCounts,
+            let days = try (memory ?? SnapshotMemory()).dayCounts(counts, in: db)
+        else { return nil }
         var before = 0
-        for row in try db.rows(counts.sql, counts.arguments) {
-            guard let day = row.values.first?.text, let count = row.values.dropFirst().first?.integer,
-                count > 0, count <= Int64(Int32.max)
-            else { return nil }
-            if offset < before + Int(count) {
+        for (day, count) in days.lazy.map({ ($0.day, $0.count) }) {
+            if offset < before + count {
                 // A day's dates are its text and a space, then the time. Newest first, the days
                 // before it in the order are the dates at or past its text and "!" (the
                 // character after the space); oldest first, the dates before its own text.
@@ -117,7 +151,7 @@ struct RowIDQuery: Sendable {
                     ? ("asset.localCreationDate >= ?", .text(day), offset - before)
                     : ("asset.localCreationDate < ?", .text(day + "!"), offset - before)
             }
-            before += Int(count)
+            before += count
         }
         return nil
     }

@@ -50,6 +50,7 @@ extension SQLiteStore: CatalogFetching {
 
 /// A SQLite snapshot as fetch results read it.
 final class SQLiteSnapshot: CatalogSnapshot {
+    let memory = SnapshotMemory()
     let snapshot: DatabaseSnapshot
 
     init(snapshot: DatabaseSnapshot) {
