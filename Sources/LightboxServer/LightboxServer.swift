@@ -66,26 +66,243 @@ public enum LightboxServer {
         return router
     }
 
-    /// Every route, each under its section: the one table docs/API.md and the OpenAPI
-    /// document are made from, in its order.
+    /// Every route, each under its section, with who may call it, its handler and its
+    /// operation: the one table the router registers, and docs/API.md and the OpenAPI
+    /// document are made from, in its order. Handlers live in their resource's controller
+    /// (Routes/), each beside its operation.
+    static func table(
+        accounts: Accounts?, policy: AccessPolicy, limits: ServerLimits, libraries: ServedLibraries,
+        methods: MethodTable
+    ) -> [(section: String, routes: [Route])] {
+        let account = AccountRoutes(accounts: accounts, policy: policy)
+        let assets = AssetRoutes()
+        let images = ImageRoutes()
+        let movies = MovieRoutes()
+        let edits = EditRoutes()
+        let trash = TrashRoutes()
+        let collections = CollectionRoutes()
+        let sharing = ShareRoutes(accounts: accounts, libraries: libraries)
+        let uploads = UploadRoutes(limits: limits)
+        let downloads = DownloadRoutes()
+        let changes = ChangeRoutes()
+        let jobs = JobRoutes()
+        let capture = CaptureRoutes()
+        let web = WebPage()
+        let openAPI = OpenAPIDocument(table: methods)
+        return [
+            (
+                "Signing in and accounts",
+                [
+                    Route(.get, "/signin", .open, account.signInPage, AccountRoutes.signInPageOperation),
+                    Route(.post, "/api/session", .open, account.signIn, AccountRoutes.signInOperation),
+                    Route(.delete, "/api/session", .person, account.signOut, AccountRoutes.signOutOperation),
+                    Route(
+                        .put, "/api/password", .person, account.changePassword, AccountRoutes.changePasswordOperation),
+                    Route(
+                        .get, "/api/authorization", .open, account.authorization, AccountRoutes.authorizationOperation),
+                    Route(.get, "/api/sessions", .person, account.sessions, AccountRoutes.sessionsOperation),
+                    Route(.delete, "/api/sessions/:id", .person, account.endSession, AccountRoutes.endSessionOperation),
+                    Route(.get, "/api/tokens", .person, account.tokens, AccountRoutes.tokensOperation),
+                    Route(.post, "/api/tokens", .person, account.makeToken, AccountRoutes.makeTokenOperation),
+                    Route(.delete, "/api/tokens/:id", .person, account.revokeToken, AccountRoutes.revokeTokenOperation),
+                    Route(.get, "/api/users", .admin, account.users, AccountRoutes.usersOperation),
+                    Route(.post, "/api/users", .admin, account.addUser, AccountRoutes.addUserOperation),
+                    Route(
+                        .put, "/api/users/:name/password", .admin, account.resetPassword,
+                        AccountRoutes.resetPasswordOperation),
+                    Route(.delete, "/api/users/:name", .admin, account.removeUser, AccountRoutes.removeUserOperation),
+                ]
+            ),
+            (
+                "Assets",
+                [
+                    Route(.get, "/api/assets", .read, assets.assets, AssetRoutes.assetsOperation),
+                    Route(.get, "/api/timeline", .read, assets.timeline, AssetRoutes.timelineOperation),
+                    Route(.get, "/api/cameras", .read, assets.cameras, AssetRoutes.camerasOperation),
+                    Route(.get, "/api/assets/:id", .read, assets.asset, AssetRoutes.assetOperation),
+                    Route(.get, "/api/assets/:id/details", .read, assets.details, AssetRoutes.detailsOperation),
+                    Route(.patch, "/api/assets/:id", .write, assets.update, AssetRoutes.updateOperation),
+                    Route(.patch, "/api/assets", .write, assets.updateMany, AssetRoutes.updateManyOperation),
+                    Route(.post, "/api/assets/delete", .write, assets.deleteMany, AssetRoutes.deleteManyOperation),
+                    Route(.post, "/api/assets/restore", .write, assets.restoreMany, AssetRoutes.restoreManyOperation),
+                    Route(.get, "/api/assets/:id/original", .read, assets.original, AssetRoutes.originalOperation),
+                    Route(.get, "/api/assets/:id/download", .read, assets.download, AssetRoutes.downloadOperation),
+                ]
+            ),
+            (
+                "Images",
+                [
+                    Route(.get, "/api/assets/:id/image", .read, images.image, ImageRoutes.imageOperation),
+                    Route(.get, "/api/assets/:id/data", .read, images.imageData, ImageRoutes.imageDataOperation),
+                    Route(.post, "/api/cache", .read, images.cache, ImageRoutes.cacheOperation),
+                ]
+            ),
+            (
+                "Movies",
+                [
+                    Route(.get, "/api/assets/:id/movie", .read, movies.movie, MovieRoutes.movieOperation)
+                ]
+            ),
+            (
+                "Edits",
+                [
+                    Route(.get, "/api/assets/:id/edits", .read, edits.edit, EditRoutes.editOperation),
+                    Route(.post, "/api/assets/:id/edits", .write, edits.applyEdit, EditRoutes.applyEditOperation),
+                    Route(.get, "/api/editors", .read, edits.editors, EditRoutes.editorsOperation),
+                    Route(
+                        .get, "/api/assets/:id/editors", .read, edits.editorsOfAsset, EditRoutes.editorsOfAssetOperation
+                    ),
+                    Route(.delete, "/api/assets/:id/edits", .write, edits.revert, EditRoutes.revertOperation),
+                    Route(.post, "/api/assets/:id/edits/preview", .read, edits.preview, EditRoutes.previewOperation),
+                ]
+            ),
+            (
+                "Recently Deleted",
+                [
+                    Route(.delete, "/api/assets/:id", .write, trash.trashAsset, TrashRoutes.trashAssetOperation),
+                    Route(
+                        .post, "/api/assets/:id/restore", .write, trash.restoreAsset, TrashRoutes.restoreAssetOperation),
+                    Route(.get, "/api/trash", .read, trash.trash, TrashRoutes.trashOperation),
+                    Route(.delete, "/api/trash", .write, trash.emptyTrash, TrashRoutes.emptyTrashOperation),
+                ]
+            ),
+            (
+                "Albums and folders",
+                [
+                    Route(
+                        .get, "/api/collections", .read, collections.collections, CollectionRoutes.collectionsOperation),
+                    Route(
+                        .get, "/api/collections/:id", .read, collections.collection,
+                        CollectionRoutes.collectionOperation),
+                    Route(
+                        .get, "/api/collections/:id/timeline", .read, collections.collectionTimeline,
+                        CollectionRoutes.collectionTimelineOperation),
+                    Route(
+                        .get, "/api/collections/:id/assets", .read, collections.collectionAssets,
+                        CollectionRoutes.collectionAssetsOperation),
+                    Route(
+                        .post, "/api/collections", .write, collections.makeAlbum, CollectionRoutes.makeAlbumOperation),
+                    Route(
+                        .patch, "/api/collections/:id", .write, collections.renameAlbum,
+                        CollectionRoutes.renameAlbumOperation),
+                    Route(
+                        .delete, "/api/collections/:id", .write, collections.deleteAlbum,
+                        CollectionRoutes.deleteAlbumOperation),
+                    Route(
+                        .post, "/api/collections/:id/assets", .write, collections.addAssets,
+                        CollectionRoutes.addAssetsOperation),
+                    Route(
+                        .post, "/api/collections/:id/assets/remove", .write, collections.removeAssets,
+                        CollectionRoutes.removeAssetsOperation),
+                    Route(
+                        .post, "/api/collections/:id/assets/move", .write, collections.moveAssets,
+                        CollectionRoutes.moveAssetsOperation),
+                    Route(.get, "/api/lists", .read, collections.folders, CollectionRoutes.foldersOperation),
+                    Route(
+                        .get, "/api/lists/:id/collections", .read, collections.folderContents,
+                        CollectionRoutes.folderContentsOperation),
+                    Route(.post, "/api/lists", .write, collections.makeFolder, CollectionRoutes.makeFolderOperation),
+                    Route(
+                        .patch, "/api/lists/:id", .write, collections.renameFolder,
+                        CollectionRoutes.renameFolderOperation),
+                    Route(
+                        .delete, "/api/lists/:id", .write, collections.deleteFolder,
+                        CollectionRoutes.deleteFolderOperation),
+                    Route(
+                        .post, "/api/lists/:id/collections", .write, collections.addToFolder,
+                        CollectionRoutes.addToFolderOperation),
+                    Route(
+                        .post, "/api/lists/:id/collections/remove", .write, collections.removeFromFolder,
+                        CollectionRoutes.removeFromFolderOperation),
+                    Route(
+                        .post, "/api/lists/:id/collections/move", .write, collections.moveInFolder,
+                        CollectionRoutes.moveInFolderOperation),
+                ]
+            ),
+            (
+                "Sharing",
+                [
+                    Route(
+                        .post, "/api/collections/:id/shares", .write, sharing.shareAlbum,
+                        ShareRoutes.shareAlbumOperation),
+                    Route(.post, "/api/collections/:id/links", .write, sharing.makeLink, ShareRoutes.makeLinkOperation),
+                    Route(.get, "/api/shares", .read, sharing.shares, ShareRoutes.sharesOperation),
+                    Route(.delete, "/api/shares/:id", .write, sharing.endShare, ShareRoutes.endShareOperation),
+                    Route(.post, "/api/links/unlock", .open, sharing.unlockLink, ShareRoutes.unlockLinkOperation),
+                    Route(.get, "/s/:key", .open, sharing.linkPage, ShareRoutes.linkPageOperation),
+                    Route(.get, "/shared/:id", .open, sharing.sharedPage, ShareRoutes.sharedPageOperation),
+                ]
+            ),
+            (
+                "Uploads",
+                [
+                    Route(
+                        .post, "/api/uploads/check", .contribute, uploads.checkUploads,
+                        UploadRoutes.checkUploadsOperation),
+                    Route(.post, "/api/uploads", .contribute, uploads.startUpload, UploadRoutes.startUploadOperation),
+                    Route(
+                        .get, "/api/uploads/:id", .contribute, uploads.uploadState, UploadRoutes.uploadStateOperation),
+                    Route(
+                        .delete, "/api/uploads/:id", .contribute, uploads.cancelUpload,
+                        UploadRoutes.cancelUploadOperation),
+                    Route(
+                        .patch, "/api/uploads/:id", .contribute, uploads.continueUpload,
+                        UploadRoutes.continueUploadOperation),
+                    Route(
+                        .post, "/api/uploads/whole", .contribute, uploads.uploadWhole, UploadRoutes.uploadWholeOperation
+                    ),
+                ]
+            ),
+            (
+                "Downloads",
+                [
+                    Route(
+                        .post, "/api/downloads", .read, downloads.prepareDownload,
+                        DownloadRoutes.prepareDownloadOperation),
+                    Route(.get, "/api/downloads/:id", .read, downloads.download, DownloadRoutes.downloadOperation),
+                ]
+            ),
+            (
+                "Changes",
+                [
+                    Route(.get, "/api/changes", .read, changes.changes, ChangeRoutes.changesOperation),
+                    Route(.get, "/api/changes/stream", .read, changes.changeStream, ChangeRoutes.changeStreamOperation),
+                ]
+            ),
+            (
+                "Background jobs",
+                [
+                    Route(.get, "/api/jobs", .read, jobs.jobs, JobRoutes.jobsOperation),
+                    Route(.post, "/api/jobs/retry", .write, jobs.retryJobs, JobRoutes.retryJobsOperation),
+                ]
+            ),
+            (
+                "Capture",
+                [
+                    Route(.get, "/api/capture/devices", .admin, capture.devices, CaptureRoutes.devicesOperation),
+                    Route(.post, "/api/capture", .admin, capture.capture, CaptureRoutes.captureOperation),
+                ]
+            ),
+            (
+                "The web page",
+                [
+                    Route(.get, "/", .open, web.page, WebPage.pageOperation),
+                    Route(.get, "/web/:name", .open, web.file, WebPage.fileOperation),
+                    Route(.get, "/favicon.ico", .open, web.icon, WebPage.iconOperation),
+                    Route(.get, "/api/openapi.json", .open, openAPI.document, OpenAPIDocument.documentOperation),
+                ]
+            ),
+        ]
+    }
+
     static func add(
         to routes: Routes, accounts: Accounts?, policy: AccessPolicy, limits: ServerLimits, libraries: ServedLibraries
     ) {
-        AccountRoutes.add(to: routes.section("Signing in and accounts"), accounts: accounts, policy: policy)
-        AssetRoutes.add(to: routes.section("Assets"))
-        ImageRoutes.add(to: routes.section("Images"))
-        MovieRoutes.add(to: routes.section("Movies"))
-        EditRoutes.add(to: routes.section("Edits"))
-        TrashRoutes.add(to: routes.section("Recently Deleted"))
-        CollectionRoutes.add(to: routes.section("Albums and folders"))
-        ShareRoutes.add(to: routes.section("Sharing"), accounts: accounts, libraries: libraries)
-        UploadRoutes.add(to: routes.section("Uploads"), limits: limits)
-        DownloadRoutes.add(to: routes.section("Downloads"))
-        ChangeRoutes.add(to: routes.section("Changes"))
-        JobRoutes.add(to: routes.section("Background jobs"))
-        CaptureRoutes.add(to: routes.section("Capture"))
-        WebPage.add(to: routes.section("The web page"))
-        OpenAPIDocument.add(to: routes.section("The web page"))
+        let table = table(
+            accounts: accounts, policy: policy, limits: limits, libraries: libraries, methods: routes.table)
+        for (section, sectionRoutes) in table {
+            for route in sectionRoutes { routes.add(route, section: section) }
+        }
     }
 
     /// The table of every route, as ``router(library:accounts:policy:limits:jobs:)`` registers

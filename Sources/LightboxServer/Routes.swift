@@ -59,56 +59,31 @@ struct Routes {
 
     let router: Router<LightboxRequestContext>
     let table = MethodTable()
-    /// The heading the routes added now come under, in docs/API.md and as the OpenAPI
-    /// operations' tag.
-    var section = ""
-
-    /// These routes, adding under `name`.
-    func section(_ name: String) -> Routes {
-        var routes = self
-        routes.section = name
-        return routes
-    }
-
-    @discardableResult
-    func get(_ path: String, access: RouteAccess = .read, doc: APIOperation, use handler: @escaping Handler) -> Self {
-        on(path, .get, access, doc, handler)
-    }
-
-    @discardableResult
-    func post(_ path: String, access: RouteAccess = .write, doc: APIOperation, use handler: @escaping Handler) -> Self {
-        on(path, .post, access, doc, handler)
-    }
-
-    @discardableResult
-    func patch(_ path: String, access: RouteAccess = .write, doc: APIOperation, use handler: @escaping Handler)
-        -> Self
-    {
-        on(path, .patch, access, doc, handler)
-    }
-
-    @discardableResult
-    func put(_ path: String, access: RouteAccess = .write, doc: APIOperation, use handler: @escaping Handler) -> Self {
-        on(path, .put, access, doc, handler)
-    }
-
-    @discardableResult
-    func delete(_ path: String, access: RouteAccess = .write, doc: APIOperation, use handler: @escaping Handler)
-        -> Self
-    {
-        on(path, .delete, access, doc, handler)
-    }
-
-    private func on(
-        _ path: String, _ method: HTTPRequest.Method, _ access: RouteAccess, _ operation: APIOperation,
-        _ handler: @escaping Handler
-    ) -> Self {
-        router.on(RouterPath(path), method: method) { request, context in
+    /// Registers `route` under `section`.
+    func add(_ route: Route, section: String) {
+        let (access, handler) = (route.access, route.handler)
+        router.on(RouterPath(route.path), method: route.method) { request, context in
             if let refusal = access.refusal(for: context.caller) { throw refusal }
             return try await handler(request, context)
         }
-        table.record(method, path, section: section, access: access, operation: operation)
-        return self
+        table.record(route.method, route.path, section: section, access: access, operation: route.operation)
+    }
+}
+
+/// One route of the API: how it is called, who may call it, its handler (a controller's named
+/// method) and its operation (what it takes and answers).
+struct Route: Sendable {
+    var method: HTTPRequest.Method
+    var path: String
+    var access: RouteAccess
+    var handler: Routes.Handler
+    var operation: APIOperation
+
+    init(
+        _ method: HTTPRequest.Method, _ path: String, _ access: RouteAccess, _ handler: @escaping Routes.Handler,
+        _ operation: APIOperation
+    ) {
+        (self.method, self.path, self.access, self.handler, self.operation) = (method, path, access, handler, operation)
     }
 }
 

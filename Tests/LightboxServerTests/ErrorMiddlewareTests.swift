@@ -15,12 +15,16 @@ struct ErrorMiddlewareTests {
         let router = Router(context: LightboxRequestContext.self)
         let routes = Routes(router: router)
         router.add(middleware: ErrorMiddleware(methods: routes.table))
-        routes.get("/busy", access: .open, doc: APIOperation("Busy")) { _, _ -> Response in
-            throw LibraryError(.busy, "256 images are waiting to be rendered; ask again in a moment")
-        }
-        routes.get("/damaged", access: .open, doc: APIOperation("Damaged")) { _, _ -> Response in
-            throw LibraryError(.corruptFile, "the render took too long")
-        }
+        routes.add(
+            Route(
+                .get, "/busy", .open,
+                { _, _ in
+                    throw LibraryError(.busy, "256 images are waiting to be rendered; ask again in a moment")
+                }, APIOperation("Busy")), section: "Tests")
+        routes.add(
+            Route(
+                .get, "/damaged", .open, { _, _ in throw LibraryError(.corruptFile, "the render took too long") },
+                APIOperation("Damaged")), section: "Tests")
         try await Application(router: router).test(.router) { client in
             try await client.execute(uri: "/busy", method: .get) { response in
                 #expect(response.status == .serviceUnavailable)

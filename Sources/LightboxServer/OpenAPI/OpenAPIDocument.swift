@@ -6,7 +6,7 @@ import Synchronization
 /// The OpenAPI 3.1 document of the server, made from the router's own table: every route the
 /// router has, with what it takes and answers (``APIOperation``), who may call it, and the
 /// model's schemas. Served at `GET /api/openapi.json`.
-enum OpenAPIDocument {
+final class OpenAPIDocument: Sendable {
     static func make(from table: MethodTable) -> JSONValue {
         var paths: [String: JSONValue] = [:]
         for route in table.routes() {
@@ -141,25 +141,29 @@ enum OpenAPIDocument {
         .joined()
     }
 
-    /// `GET /api/openapi.json`: the document, made once.
-    static func add(to routes: Routes) {
-        let document = Mutex<ByteBuffer?>(nil)
-        let table = routes.table
-        routes.get(
-            "/api/openapi.json", access: .open,
-            doc: APIOperation(
-                "This document: every route, with what it takes and answers.",
-                responses: [.json(200, "The OpenAPI 3.1 document.", ["type": "object"])])
-        ) { _, _ in
-            let bytes = try document.withLock { cached in
-                if let cached { return cached }
-                let made = ByteBuffer(bytes: try JSONEncoder.lightbox.encode(make(from: table)))
-                cached = made
-                return made
-            }
-            var headers = HTTPFields()
-            headers[.contentType] = "application/json; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: bytes))
+    /// The routes the document describes.
+    let table: MethodTable
+    /// The document, made once.
+    private let made = Mutex<ByteBuffer?>(nil)
+
+    init(table: MethodTable) {
+        self.table = table
+    }
+
+    static let documentOperation = APIOperation(
+        "This document: every route, with what it takes and answers.",
+        responses: [.json(200, "The OpenAPI 3.1 document.", ["type": "object"])])
+
+    @Sendable
+    func document(_ _: Request, _ _: LightboxRequestContext) async throws -> Response {
+        let bytes = try made.withLock { cached in
+            if let cached { return cached }
+            let made = ByteBuffer(bytes: try JSONEncoder.lightbox.encode(Self.make(from: table)))
+            cached = made
+            return made
         }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: bytes))
     }
 }

@@ -5,7 +5,7 @@ import LightboxMetadata
 
 /// Assets over HTTP: pages of a fetch, its days and cameras, one asset, changes to many at once,
 /// and their files. Each route's contract is its `APIOperation` (docs/API.md).
-enum AssetRoutes {
+struct AssetRoutes: Sendable {
     /// The most assets one request changes.
     static let maximumBatch = 1000
     /// The most cameras `/api/cameras` lists: the files of a library (uploads among them) may
@@ -88,253 +88,262 @@ enum AssetRoutes {
     static let aspectsParameter = APIParameter.query(
         "aspects", Schema.boolean, "Each asset's shape with its day (`aspects`), for a layout of justified rows.")
 
-    static func add(to routes: Routes) {
-        let files = ResourceFile()
-        routes.get(
-            "/api/assets",
-            doc: APIOperation(
-                "A page of assets, newest first, or those a predicate selects in a sort's order.",
-                details: """
-                    Newest first by default, by the clock where each was taken (`localCreationDate desc`), with keyset
-                    pages: pass `next` as `after`. `offset=N` asks for a position in the whole fetch, `at=ID` for the
-                    page an asset starts (its `offset` says where it lies); `count` is how many the whole fetch holds.
-                    """,
-                parameters: [.limit, .after, .offset, .at, predicateParameter, sortParameter],
-                responses: [.json(200, "The page; `next` is the following page's `after`.", Schema.ref("AssetPage"))])
-        ) { request, context in
-            let library = try context.library().library
-            let query = request.uri.formQuery
-            let limit = try query.limit(
-                default: LightboxServer.defaultPageSize, maximum: LightboxServer.maximumPageSize)
-            let start = try query.pageStart()
-            let (options, isDefault) = try fetchOptions(query)
-            if isDefault, case .after(let after) = start {
-                // Newest first by the index: the count from the tally, a read of its own.
-                let assets = try await library.assets(limit: limit + 1, after: after)
-                let count = try await library.read { try $0.fetchAssets(options: options).count }
-                var page = AssetPage(AssetFetchPage(assets: assets, offset: 0, count: count), limit: limit)
-                // Where a later page starts would cost a read of every id before it.
-                if after != nil { page.offset = nil }
-                return try LightboxServer.jsonResponse(page)
-            }
-            let page = try await library.fetchAssetPage(options: options, from: start, limit: limit + 1)
-            return try LightboxServer.jsonResponse(AssetPage(page, limit: limit))
+    private let files = ResourceFile()
+
+    static let assetsOperation = APIOperation(
+        "A page of assets, newest first, or those a predicate selects in a sort's order.",
+        details: """
+            Newest first by default, by the clock where each was taken (`localCreationDate desc`), with keyset
+            pages: pass `next` as `after`. `offset=N` asks for a position in the whole fetch, `at=ID` for the
+            page an asset starts (its `offset` says where it lies); `count` is how many the whole fetch holds.
+            """,
+        parameters: [.limit, .after, .offset, .at, predicateParameter, sortParameter],
+        responses: [.json(200, "The page; `next` is the following page's `after`.", Schema.ref("AssetPage"))])
+
+    @Sendable
+    func assets(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let query = request.uri.formQuery
+        let limit = try query.limit(
+            default: LightboxServer.defaultPageSize, maximum: LightboxServer.maximumPageSize)
+        let start = try query.pageStart()
+        let (options, isDefault) = try Self.fetchOptions(query)
+        if isDefault, case .after(let after) = start {
+            // Newest first by the index: the count from the tally, a read of its own.
+            let assets = try await library.assets(limit: limit + 1, after: after)
+            let count = try await library.read { try $0.fetchAssets(options: options).count }
+            var page = AssetPage(AssetFetchPage(assets: assets, offset: 0, count: count), limit: limit)
+            // Where a later page starts would cost a read of every id before it.
+            if after != nil { page.offset = nil }
+            return try LightboxServer.jsonResponse(page)
         }
-        routes.get(
-            "/api/timeline",
-            doc: APIOperation(
-                """
-                The days the assets were taken on (in the time zone each was taken in), newest first, \
-                with how many each holds (and, asked, each one's shape): a timeline's headings and rows, \
-                laid out before its pages are read. \
-                The same fetch as `/api/assets` with the same `predicate` and `sort`: the assets of a \
-                day start at the sum of the counts before it.
-                """,
-                details: """
-                    Each day is `{"day": "2024-05-03", "count": 12}`; with `aspects=true` it also gives each asset's
-                    width over height as shown, in hundredths (`"aspects": [133, 75, ...]`): a layout of justified rows
-                    made before any asset is read. Over 100,000 assets the shapes take about ten times the bytes, so
-                    they come only when asked.
-                    """,
-                parameters: [predicateParameter, sortParameter, aspectsParameter],
-                responses: [.json(200, "The days, in the fetch's order.", Schema.ref("Timeline"))])
-        ) { request, context in
-            let library = try context.library().library
-            let (options, _) = try fetchOptions(request.uri.formQuery)
-            let aspects = Timeline.wantsAspects(request.uri.formQuery)
-            let days = try await library.read {
-                try $0.fetchAssets(options: options).creationDays(aspectRatios: aspects)
-            }
-            return try LightboxServer.jsonResponse(Timeline(days, aspects: aspects))
+        let page = try await library.fetchAssetPage(options: options, from: start, limit: limit + 1)
+        return try LightboxServer.jsonResponse(AssetPage(page, limit: limit))
+    }
+
+    static let timelineOperation = APIOperation(
+        """
+        The days the assets were taken on (in the time zone each was taken in), newest first, \
+        with how many each holds (and, asked, each one's shape): a timeline's headings and rows, \
+        laid out before its pages are read. \
+        The same fetch as `/api/assets` with the same `predicate` and `sort`: the assets of a \
+        day start at the sum of the counts before it.
+        """,
+        details: """
+            Each day is `{"day": "2024-05-03", "count": 12}`; with `aspects=true` it also gives each asset's
+            width over height as shown, in hundredths (`"aspects": [133, 75, ...]`): a layout of justified rows
+            made before any asset is read. Over 100,000 assets the shapes take about ten times the bytes, so
+            they come only when asked.
+            """,
+        parameters: [predicateParameter, sortParameter, aspectsParameter],
+        responses: [.json(200, "The days, in the fetch's order.", Schema.ref("Timeline"))])
+
+    @Sendable
+    func timeline(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let (options, _) = try Self.fetchOptions(request.uri.formQuery)
+        let aspects = Timeline.wantsAspects(request.uri.formQuery)
+        let days = try await library.read {
+            try $0.fetchAssets(options: options).creationDays(aspectRatios: aspects)
         }
-        routes.get(
-            "/api/cameras",
-            doc: APIOperation(
-                """
-                The cameras and lenses the assets a fetch selects were taken with, as their files name \
-                them, with how many each; the most used first, at most 1,000. Those whose files name \
-                none are one entry with no make, model or lens. For search: `cameraModel == "..."`.
-                """,
-                parameters: [predicateParameter],
-                responses: [.json(200, "The cameras and lenses.", Schema.ref("Cameras"))])
-        ) { request, context in
-            let library = try context.library().library
-            let (options, _) = try fetchOptions(request.uri.formQuery)
-            let cameras = try await library.read {
-                try $0.fetchAssets(options: options).cameras(limit: maximumCameras)
-            }
-            return try LightboxServer.jsonResponse(["cameras": cameras])
+        return try LightboxServer.jsonResponse(Timeline(days, aspects: aspects))
+    }
+
+    static let camerasOperation = APIOperation(
+        """
+        The cameras and lenses the assets a fetch selects were taken with, as their files name \
+        them, with how many each; the most used first, at most 1,000. Those whose files name \
+        none are one entry with no make, model or lens. For search: `cameraModel == "..."`.
+        """,
+        parameters: [predicateParameter],
+        responses: [.json(200, "The cameras and lenses.", Schema.ref("Cameras"))])
+
+    @Sendable
+    func cameras(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let (options, _) = try Self.fetchOptions(request.uri.formQuery)
+        let cameras = try await library.read {
+            try $0.fetchAssets(options: options).cameras(limit: Self.maximumCameras)
         }
-        routes.get(
-            "/api/assets/:id",
-            doc: APIOperation("One asset.", responses: [.json(200, "The asset.", Schema.ref("Asset"))])
-        ) { _, context in
-            let library = try context.library().library
-            return try LightboxServer.jsonResponse(try await asset(try context.parameters.require("id"), in: library))
+        return try LightboxServer.jsonResponse(["cameras": cameras])
+    }
+
+    static let assetOperation = APIOperation("One asset.", responses: [.json(200, "The asset.", Schema.ref("Asset"))])
+
+    @Sendable
+    func asset(_ _: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        return try LightboxServer.jsonResponse(try await Self.asset(try context.parameters.require("id"), in: library))
+    }
+
+    static let detailsOperation = APIOperation(
+        "The camera, lens and exposure its original's metadata names (absent what it does not).",
+        responses: [.json(200, "What the camera wrote.", Schema.ref("CameraDetails"))])
+
+    @Sendable
+    func details(_ _: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let asset = try await Self.asset(try context.parameters.require("id"), in: library)
+        return try LightboxServer.jsonResponse(try await library.cameraDetails(for: asset))
+    }
+
+    static let updateOperation = APIOperation(
+        "Favourites, hides or rates an asset.",
+        details: "Any of `favorite`, `hidden` and `rating` (0 to 5), in one transaction.",
+        body: .json(AssetRoutes.changeSchema(many: false)),
+        responses: [.json(200, "The asset changed.", Schema.ref("Asset"), changeToken: true)])
+
+    @Sendable
+    func update(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let id = try context.parameters.require("id")
+        _ = try await Self.asset(id, in: library)
+        let change = try await request.decode(as: Change.self, context: context)
+        guard change.assets == nil else {
+            throw HTTPError(.badRequest, message: "assets belongs in PATCH /api/assets, not on one asset")
         }
-        routes.get(
-            "/api/assets/:id/details",
-            doc: APIOperation(
-                "The camera, lens and exposure its original's metadata names (absent what it does not).",
-                responses: [.json(200, "What the camera wrote.", Schema.ref("CameraDetails"))])
-        ) { _, context in
-            let library = try context.library().library
-            let asset = try await asset(try context.parameters.require("id"), in: library)
-            return try LightboxServer.jsonResponse(try await library.cameraDetails(for: asset))
+        let token = try await Self.apply(change, to: [id], in: library)
+        return try await LightboxServer.written(try await Self.asset(id, in: library), token: token, in: library)
+    }
+
+    static let updateManyOperation = APIOperation(
+        "Favourites, hides or rates up to 1,000 assets in one transaction.",
+        details: """
+            The same body with `"assets": [ids]`, at most 1,000, in one transaction: all change or none does.
+            """,
+        body: .json(AssetRoutes.changeSchema(many: true)),
+        responses: [.json(200, "The assets changed.", Schema.ref("ChangedAssets"), changeToken: true)])
+
+    @Sendable
+    func updateMany(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let change = try await request.decode(as: Change.self, context: context)
+        let ids = try Self.checked(change.assets ?? [])
+        let token = try await Self.apply(change, to: ids, in: library)
+        let assets = try await library.read { library in
+            let result = try library.fetchAssets(withLocalIdentifiers: ids)
+            return result.objects(at: 0..<result.count)
         }
-        routes.patch(
-            "/api/assets/:id",
-            doc: APIOperation(
-                "Favourites, hides or rates an asset.",
-                details: "Any of `favorite`, `hidden` and `rating` (0 to 5), in one transaction.",
-                body: .json(AssetRoutes.changeSchema(many: false)),
-                responses: [.json(200, "The asset changed.", Schema.ref("Asset"), changeToken: true)])
-        ) { request, context in
-            let library = try context.library().library
-            let id = try context.parameters.require("id")
-            _ = try await asset(id, in: library)
-            let change = try await request.decode(as: Change.self, context: context)
-            guard change.assets == nil else {
-                throw HTTPError(.badRequest, message: "assets belongs in PATCH /api/assets, not on one asset")
-            }
-            let token = try await apply(change, to: [id], in: library)
-            return try await LightboxServer.written(try await asset(id, in: library), token: token, in: library)
+        let current = try await LightboxServer.token(token, in: library)
+        return try await LightboxServer.written(
+            Changed(changeToken: current, assets: assets), token: current, in: library)
+    }
+
+    static let deleteManyOperation = APIOperation(
+        "Moves assets to Recently Deleted, or deletes them for good.",
+        details: """
+            Up to 1,000 at once. To Recently Deleted, kept there 30 days with their files, edits and albums;
+            with `"permanently": true`, deleted for good with their files.
+            """,
+        body: .json(
+            Schema.object(
+                ["assets": AssetRoutes.identifiers, "permanently": Schema.boolean], required: ["assets"])),
+        responses: [.json(200, "What was deleted.", Schema.ref("DeletedAssets"), changeToken: true)])
+
+    @Sendable
+    func deleteMany(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let selection = try await request.decode(as: Selection.self, context: context)
+        let ids = try Self.checked(selection.assets)
+        let permanently = selection.permanently ?? false
+        let token = try await library.performChanges { changes in
+            permanently ? changes.purgeAssets(ids) : changes.deleteAssets(ids)
         }
-        routes.patch(
-            "/api/assets",
-            doc: APIOperation(
-                "Favourites, hides or rates up to 1,000 assets in one transaction.",
-                details: """
-                    The same body with `"assets": [ids]`, at most 1,000, in one transaction: all change or none does.
-                    """,
-                body: .json(AssetRoutes.changeSchema(many: true)),
-                responses: [.json(200, "The assets changed.", Schema.ref("ChangedAssets"), changeToken: true)])
-        ) { request, context in
-            let library = try context.library().library
-            let change = try await request.decode(as: Change.self, context: context)
-            let ids = try checked(change.assets ?? [])
-            let token = try await apply(change, to: ids, in: library)
-            let assets = try await library.read { library in
-                let result = try library.fetchAssets(withLocalIdentifiers: ids)
-                return result.objects(at: 0..<result.count)
+        let current = try await LightboxServer.token(token, in: library)
+        return try await LightboxServer.written(
+            Deleted(changeToken: current, deleted: ids, permanently: permanently), token: current, in: library)
+    }
+
+    static let restoreManyOperation = APIOperation(
+        "Brings assets back from Recently Deleted, into their albums.",
+        body: .json(Schema.object(["assets": AssetRoutes.identifiers], required: ["assets"])),
+        responses: [.json(200, "The assets restored.", Schema.ref("ChangedAssets"), changeToken: true)])
+
+    @Sendable
+    func restoreMany(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let selection = try await request.decode(as: Selection.self, context: context)
+        let ids = try Self.checked(selection.assets)
+        let token = try await library.performChanges { $0.restoreAssets(ids) }
+        let assets = try await ids.asyncMap { try await Self.asset($0, in: library) }
+        let current = try await LightboxServer.token(token, in: library)
+        return try await LightboxServer.written(
+            Changed(changeToken: current, assets: assets), token: current, in: library)
+    }
+
+    static let originalOperation = APIOperation(
+        "An original file, byte for byte, with its name, ETag and byte ranges.",
+        details: """
+            The photo, else the movie, by default; `type` names another: a Live Photo's `pairedVideo`, a RAW +
+            JPEG pair's `alternatePhoto`. With `ETag`, `If-None-Match` and byte ranges.
+            """,
+        parameters: [
+            .query(
+                "type", Schema.string(["photo", "video", "pairedVideo", "alternatePhoto"]),
+                "Which original (the photo, else the movie, by default).")
+        ],
+        responses: [
+            .media(200, "The file.", ["*/*"]), .media(206, "A range of it.", ["*/*"]),
+            .empty(304, "The client has it."),
+        ])
+
+    @Sendable
+    func original(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let asset = try await Self.asset(try context.parameters.require("id"), in: library)
+        let resource: AssetResource?
+        if let name = request.uri.formQuery.get("type").map({ String($0) }) {
+            let originals: [String: AssetResourceType] = [
+                "photo": .photo, "video": .video, "pairedVideo": .pairedVideo, "alternatePhoto": .alternatePhoto,
+            ]
+            guard let type = originals[name] else {
+                throw HTTPError(.badRequest, message: "type must be photo, video, pairedVideo or alternatePhoto")
             }
-            let current = try await LightboxServer.token(token, in: library)
-            return try await LightboxServer.written(
-                Changed(changeToken: current, assets: assets), token: current, in: library)
+            resource = asset.resource(ofType: type)
+        } else {
+            resource = asset.resource(ofType: .photo) ?? asset.resource(ofType: .video)
         }
-        routes.post(
-            "/api/assets/delete",
-            doc: APIOperation(
-                "Moves assets to Recently Deleted, or deletes them for good.",
-                details: """
-                    Up to 1,000 at once. To Recently Deleted, kept there 30 days with their files, edits and albums;
-                    with `"permanently": true`, deleted for good with their files.
-                    """,
-                body: .json(
-                    Schema.object(
-                        ["assets": AssetRoutes.identifiers, "permanently": Schema.boolean], required: ["assets"])),
-                responses: [.json(200, "What was deleted.", Schema.ref("DeletedAssets"), changeToken: true)])
-        ) { request, context in
-            let library = try context.library().library
-            let selection = try await request.decode(as: Selection.self, context: context)
-            let ids = try checked(selection.assets)
-            let permanently = selection.permanently ?? false
-            let token = try await library.performChanges { changes in
-                permanently ? changes.purgeAssets(ids) : changes.deleteAssets(ids)
-            }
-            let current = try await LightboxServer.token(token, in: library)
-            return try await LightboxServer.written(
-                Deleted(changeToken: current, deleted: ids, permanently: permanently), token: current, in: library)
+        guard let resource else {
+            throw HTTPError(.notFound, message: "asset \(asset.localIdentifier) has no such original")
         }
-        routes.post(
-            "/api/assets/restore",
-            doc: APIOperation(
-                "Brings assets back from Recently Deleted, into their albums.",
-                body: .json(Schema.object(["assets": AssetRoutes.identifiers], required: ["assets"])),
-                responses: [.json(200, "The assets restored.", Schema.ref("ChangedAssets"), changeToken: true)])
-        ) { request, context in
-            let library = try context.library().library
-            let selection = try await request.decode(as: Selection.self, context: context)
-            let ids = try checked(selection.assets)
-            let token = try await library.performChanges { $0.restoreAssets(ids) }
-            let assets = try await ids.asyncMap { try await asset($0, in: library) }
-            let current = try await LightboxServer.token(token, in: library)
-            return try await LightboxServer.written(
-                Changed(changeToken: current, assets: assets), token: current, in: library)
+        return try await files.response(
+            for: resource, in: library, request: request, context: context, attachment: resource.originalFilename)
+    }
+
+    static let downloadOperation = APIOperation(
+        "The asset's file as it is now (an edit's render) or as imported.",
+        details: """
+            `current` is an edited photo's render (named after the original, with the render's extension) or an
+            edited movie; `original` the file as imported.
+            """,
+        parameters: [.query("version", Schema.string(["current", "original"]), "current by default.")],
+        responses: [
+            .media(200, "The file.", ["*/*"]), .media(206, "A range of it.", ["*/*"]),
+            .empty(304, "The client has it."),
+        ])
+
+    @Sendable
+    func download(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let asset = try await Self.asset(try context.parameters.require("id"), in: library)
+        let version = request.uri.formQuery.get("version").map { String($0) } ?? "current"
+        guard version == "current" || version == "original" else {
+            throw HTTPError(.badRequest, message: "version must be current or original, not \(version)")
         }
-        routes.get(
-            "/api/assets/:id/original",
-            doc: APIOperation(
-                "An original file, byte for byte, with its name, ETag and byte ranges.",
-                details: """
-                    The photo, else the movie, by default; `type` names another: a Live Photo's `pairedVideo`, a RAW +
-                    JPEG pair's `alternatePhoto`. With `ETag`, `If-None-Match` and byte ranges.
-                    """,
-                parameters: [
-                    .query(
-                        "type", Schema.string(["photo", "video", "pairedVideo", "alternatePhoto"]),
-                        "Which original (the photo, else the movie, by default).")
-                ],
-                responses: [
-                    .media(200, "The file.", ["*/*"]), .media(206, "A range of it.", ["*/*"]),
-                    .empty(304, "The client has it."),
-                ])
-        ) { request, context in
-            let library = try context.library().library
-            let asset = try await asset(try context.parameters.require("id"), in: library)
-            let resource: AssetResource?
-            if let name = request.uri.formQuery.get("type").map({ String($0) }) {
-                let originals: [String: AssetResourceType] = [
-                    "photo": .photo, "video": .video, "pairedVideo": .pairedVideo, "alternatePhoto": .alternatePhoto,
-                ]
-                guard let type = originals[name] else {
-                    throw HTTPError(.badRequest, message: "type must be photo, video, pairedVideo or alternatePhoto")
-                }
-                resource = asset.resource(ofType: type)
-            } else {
-                resource = asset.resource(ofType: .photo) ?? asset.resource(ofType: .video)
-            }
-            guard let resource else {
-                throw HTTPError(.notFound, message: "asset \(asset.localIdentifier) has no such original")
-            }
-            return try await files.response(
-                for: resource, in: library, request: request, context: context, attachment: resource.originalFilename)
+        let original = asset.resource(ofType: .photo) ?? asset.resource(ofType: .video)
+        let current =
+            asset.resource(ofType: .fullSizePhoto) ?? asset.resource(ofType: .fullSizeVideo) ?? original
+        guard let resource = version == "current" ? current : original, let original else {
+            throw HTTPError(.notFound, message: "asset \(asset.localIdentifier) has no file")
         }
-        routes.get(
-            "/api/assets/:id/download",
-            doc: APIOperation(
-                "The asset's file as it is now (an edit's render) or as imported.",
-                details: """
-                    `current` is an edited photo's render (named after the original, with the render's extension) or an
-                    edited movie; `original` the file as imported.
-                    """,
-                parameters: [.query("version", Schema.string(["current", "original"]), "current by default.")],
-                responses: [
-                    .media(200, "The file.", ["*/*"]), .media(206, "A range of it.", ["*/*"]),
-                    .empty(304, "The client has it."),
-                ])
-        ) { request, context in
-            let library = try context.library().library
-            let asset = try await asset(try context.parameters.require("id"), in: library)
-            let version = request.uri.formQuery.get("version").map { String($0) } ?? "current"
-            guard version == "current" || version == "original" else {
-                throw HTTPError(.badRequest, message: "version must be current or original, not \(version)")
-            }
-            let original = asset.resource(ofType: .photo) ?? asset.resource(ofType: .video)
-            let current =
-                asset.resource(ofType: .fullSizePhoto) ?? asset.resource(ofType: .fullSizeVideo) ?? original
-            guard let resource = version == "current" ? current : original, let original else {
-                throw HTTPError(.notFound, message: "asset \(asset.localIdentifier) has no file")
-            }
-            // An edit is named after the photo it came from, with the render's extension.
-            var name = original.originalFilename
-            if resource.type != original.type {
-                let base = PathString.deletingPathExtension(name)
-                name = base + (resource.type == .fullSizePhoto ? ".jpg" : ".mov")
-            }
-            return try await files.response(
-                for: resource, in: library, request: request, context: context, attachment: name)
+        // An edit is named after the photo it came from, with the render's extension.
+        var name = original.originalFilename
+        if resource.type != original.type {
+            let base = PathString.deletingPathExtension(name)
+            name = base + (resource.type == .fullSizePhoto ? ".jpg" : ".mov")
         }
+        return try await files.response(
+            for: resource, in: library, request: request, context: context, attachment: name)
     }
 
     /// A list of asset identifiers, as requests send them.

@@ -7,7 +7,7 @@ import Synchronization
 /// Downloads of many assets as one ZIP archive, streamed as it is made (nothing of it is kept
 /// on the server, and its memory is a chunk of a file at a time). Each route's contract is its
 /// `APIOperation` (docs/API.md).
-enum DownloadRoutes {
+struct DownloadRoutes: Sendable {
     /// The most assets one archive holds.
     static let maximumAssets = 10_000
     /// How long a download waits to be fetched.
@@ -83,93 +83,93 @@ enum DownloadRoutes {
         return (key, caller.user.map { "user:" + $0.id } ?? credential)
     }
 
-    static func add(to routes: Routes) {
-        let pending = Pending()
-        routes.post(
-            "/api/downloads", access: .read,
-            doc: APIOperation(
-                "Prepares a ZIP archive of assets for the caller, fetched within the hour.",
-                details: """
-                    Each asset must be one the caller sees. The download is the caller's alone, for an hour; four at
-                    most wait for one user (a fifth drops the oldest). Two steps, so that the browser's own downloads
-                    (progress, pause, resume) fetch the archive with a plain GET, and the selection is not put in an
-                    address.
-                    """,
-                body: .json(
-                    Schema.object(
-                        [
-                            "assets": Schema.array(Schema.string(length: 1...200), count: 1...maximumAssets),
-                            "version": Schema.string(["current", "original"]),
-                        ], required: ["assets"])),
-                responses: [
-                    .json(
-                        201, "The download.",
-                        Schema.object(
-                            [
-                                "id": Schema.string, "path": Schema.string, "name": Schema.string,
-                                "count": Schema.integer,
-                            ], required: ["id", "path", "name", "count"]))
-                ])
-        ) { request, context in
-            let library = try context.library().library
-            let body = try await request.decode(as: Body.self, context: context)
-            guard (1...maximumAssets).contains(body.assets.count) else {
-                throw HTTPError(.badRequest, message: "a download holds 1 to \(maximumAssets) assets")
-            }
-            let version: ExportVersion
-            switch body.version ?? "current" {
-            case "current": version = .current
-            case "original": version = .original
-            case let other: throw HTTPError(.badRequest, message: "version must be current or original, not \(other)")
-            }
-            var seen = Set<String>()
-            let assets = body.assets.filter { seen.insert($0).inserted }
-            for identifier in assets where try await library.asset(withLocalIdentifier: identifier) == nil {
-                throw HTTPError(.notFound, message: "no asset has the identifier \(identifier)")
-            }
-            let stamp = ISO8601DateFormatter.string(
-                from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
-            let name = "Lightbox-\(stamp)-\(assets.count).zip"
-            let (caller, owner) = callerKey(context)
-            let id = pending.add(
-                .init(
-                    caller: caller, owner: owner, assets: assets, version: version, name: name,
-                    expires: Date().addingTimeInterval(lifetime)))
-            var response = try LightboxServer.jsonResponse(
-                Made(id: id, path: "/api/downloads/" + id, name: name, count: assets.count))
-            response.status = .created
-            return response
+    private let pending = Pending()
+
+    static let prepareDownloadOperation = APIOperation(
+        "Prepares a ZIP archive of assets for the caller, fetched within the hour.",
+        details: """
+            Each asset must be one the caller sees. The download is the caller's alone, for an hour; four at
+            most wait for one user (a fifth drops the oldest). Two steps, so that the browser's own downloads
+            (progress, pause, resume) fetch the archive with a plain GET, and the selection is not put in an
+            address.
+            """,
+        body: .json(
+            Schema.object(
+                [
+                    "assets": Schema.array(Schema.string(length: 1...200), count: 1...maximumAssets),
+                    "version": Schema.string(["current", "original"]),
+                ], required: ["assets"])),
+        responses: [
+            .json(
+                201, "The download.",
+                Schema.object(
+                    [
+                        "id": Schema.string, "path": Schema.string, "name": Schema.string,
+                        "count": Schema.integer,
+                    ], required: ["id", "path", "name", "count"]))
+        ])
+
+    @Sendable
+    func prepareDownload(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let body = try await request.decode(as: Body.self, context: context)
+        guard (1...Self.maximumAssets).contains(body.assets.count) else {
+            throw HTTPError(.badRequest, message: "a download holds 1 to \(Self.maximumAssets) assets")
         }
-        routes.get(
-            "/api/downloads/:id", access: .read,
-            doc: APIOperation(
-                "The ZIP archive of a download, streamed as it is made.",
-                details: """
-                    `Lightbox-DATE.zip`, stored and streamed (ZIP64 when large): each asset's files as `lightbox export`
-                    writes them, the current version by default (an edit's render; a Live Photo's still and movie,
-                    paired) or the originals (a RAW + JPEG pair's two files). A repeated name is numbered
-                    (`IMG_0001-1.JPG`); an asset deleted since, or a file that cannot be read, is left out and named in
-                    `Not included.txt`.
-                    """,
-                responses: [.media(200, "The archive.", ["application/zip"])])
-        ) { _, context in
-            let library = try context.library().library
-            let id = try context.parameters.require("id")
-            guard let download = pending.download(id, for: callerKey(context).caller) else {
-                throw HTTPError(.notFound, message: "no download \(id) waits for you: ask for it again")
-            }
-            var headers: HTTPFields = [:]
-            headers[.contentType] = "application/zip"
-            headers[.contentDisposition] = ResourceFile.disposition(download.name)
-            headers[.cacheControl] = "no-store"
-            let body = ResponseBody { writer in
-                try await ZipDownload(library: library, version: download.version).write(download.assets) {
-                    try await writer.write(ByteBuffer(bytes: $0))
-                }
-                try await writer.finish(nil)
-            }
-            return Response(status: .ok, headers: headers, body: body)
+        let version: ExportVersion
+        switch body.version ?? "current" {
+        case "current": version = .current
+        case "original": version = .original
+        case let other: throw HTTPError(.badRequest, message: "version must be current or original, not \(other)")
         }
+        var seen = Set<String>()
+        let assets = body.assets.filter { seen.insert($0).inserted }
+        for identifier in assets where try await library.asset(withLocalIdentifier: identifier) == nil {
+            throw HTTPError(.notFound, message: "no asset has the identifier \(identifier)")
+        }
+        let stamp = ISO8601DateFormatter.string(
+            from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+        let name = "Lightbox-\(stamp)-\(assets.count).zip"
+        let (caller, owner) = Self.callerKey(context)
+        let id = pending.add(
+            .init(
+                caller: caller, owner: owner, assets: assets, version: version, name: name,
+                expires: Date().addingTimeInterval(Self.lifetime)))
+        var response = try LightboxServer.jsonResponse(
+            Made(id: id, path: "/api/downloads/" + id, name: name, count: assets.count))
+        response.status = .created
+        return response
+    }
+
+    static let downloadOperation = APIOperation(
+        "The ZIP archive of a download, streamed as it is made.",
+        details: """
+            `Lightbox-DATE.zip`, stored and streamed (ZIP64 when large): each asset's files as `lightbox export`
+            writes them, the current version by default (an edit's render; a Live Photo's still and movie,
+            paired) or the originals (a RAW + JPEG pair's two files). A repeated name is numbered
+            (`IMG_0001-1.JPG`); an asset deleted since, or a file that cannot be read, is left out and named in
+            `Not included.txt`.
+            """,
+        responses: [.media(200, "The archive.", ["application/zip"])])
+
+    @Sendable
+    func download(_ _: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let id = try context.parameters.require("id")
+        guard let download = pending.download(id, for: Self.callerKey(context).caller) else {
+            throw HTTPError(.notFound, message: "no download \(id) waits for you: ask for it again")
+        }
+        var headers: HTTPFields = [:]
+        headers[.contentType] = "application/zip"
+        headers[.contentDisposition] = ResourceFile.disposition(download.name)
+        headers[.cacheControl] = "no-store"
+        let body = ResponseBody { writer in
+            try await ZipDownload(library: library, version: download.version).write(download.assets) {
+                try await writer.write(ByteBuffer(bytes: $0))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
     }
 }
 

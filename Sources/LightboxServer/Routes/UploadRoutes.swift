@@ -6,7 +6,7 @@ import Synchronization
 /// Putting files into the library over HTTP, as a phone's backup or another app does: whole, or
 /// resumable for large movies on unsteady connections. Each route's contract is its
 /// `APIOperation` (docs/API.md).
-enum UploadRoutes {
+struct UploadRoutes: Sendable {
     struct Check: Decodable {
         var sha256: [String]
     }
@@ -27,174 +27,184 @@ enum UploadRoutes {
     static let maximumCheck = 10_000
     static let offsetHeader = HTTPFields.Element.Name("Upload-Offset")!
 
-    static func add(to routes: Routes, limits: ServerLimits) {
-        let streams = UploadStreams(perUser: limits.uploadsPerUser)
-        routes.post(
-            "/api/uploads/check", access: .contribute,
-            doc: APIOperation(
-                "Which of these SHA-256 digests the library holds as originals.",
-                details: "Up to 10,000 digests: what need not be sent.",
-                body: .json(
-                    Schema.object(
-                        ["sha256": Schema.array(Schema.sha256, count: 0...maximumCheck)], required: ["sha256"])),
-                responses: [
-                    .json(
-                        200, "The digests held, with their assets.",
-                        Schema.object(["existing": Schema.map(Schema.string)], required: ["existing"]))
-                ])
-        ) { request, context in
-            let library = try context.library().library
-            let body = try await request.decode(as: Check.self, context: context)
-            guard body.sha256.count <= maximumCheck else {
-                throw HTTPError(.badRequest, message: "check at most \(maximumCheck) digests at once")
-            }
-            guard body.sha256.allSatisfy({ $0.count == 64 && $0.allSatisfy { $0.isHexDigit && !$0.isUppercase } })
-            else {
-                throw HTTPError(.badRequest, message: "each digest is 64 lowercase hexadecimal digits")
-            }
-            return try LightboxServer.jsonResponse(
-                ["existing": try await library.assetIdentifiers(withOriginalHashes: body.sha256)])
+    let limits: ServerLimits
+    private let streams: UploadStreams
+
+    init(limits: ServerLimits) {
+        self.limits = limits
+        streams = UploadStreams(perUser: limits.uploadsPerUser)
+    }
+
+    static let checkUploadsOperation = APIOperation(
+        "Which of these SHA-256 digests the library holds as originals.",
+        details: "Up to 10,000 digests: what need not be sent.",
+        body: .json(
+            Schema.object(
+                ["sha256": Schema.array(Schema.sha256, count: 0...maximumCheck)], required: ["sha256"])),
+        responses: [
+            .json(
+                200, "The digests held, with their assets.",
+                Schema.object(["existing": Schema.map(Schema.string)], required: ["existing"]))
+        ])
+
+    @Sendable
+    func checkUploads(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let body = try await request.decode(as: Check.self, context: context)
+        guard body.sha256.count <= Self.maximumCheck else {
+            throw HTTPError(.badRequest, message: "check at most \(Self.maximumCheck) digests at once")
         }
-        routes.post(
-            "/api/uploads", access: .contribute,
-            doc: APIOperation(
-                "Starts a resumable upload.",
-                details: """
-                    Resumable, for large movies on unsteady connections: then `PATCH` the bytes. A contributor keeps at
-                    most 100 uploads open, and every upload's declared size is held on the disk until it ends (507 when
-                    the disk cannot hold it).
-                    """,
-                body: .json(
-                    Schema.object(
-                        ["filename": Schema.string, "size": Schema.integer(1...Int.max), "sha256": Schema.sha256],
-                        required: ["filename", "size"])),
-                responses: [.json(201, "The upload, at offset 0.", Schema.ref("Upload"))])
-        ) { request, context in
-            let staging = try context.library().uploads
-            let body = try await request.decode(as: Start.self, context: context)
-            let status = try mapped {
-                try staging.start(
-                    filename: body.filename, size: body.size, sha256: body.sha256,
-                    maximumSize: limits.maximumUploadSize,
-                    uploader: UploadStaging.uploader(context.caller))
+        guard body.sha256.allSatisfy({ $0.count == 64 && $0.allSatisfy { $0.isHexDigit && !$0.isUppercase } })
+        else {
+            throw HTTPError(.badRequest, message: "each digest is 64 lowercase hexadecimal digits")
+        }
+        return try LightboxServer.jsonResponse(
+            ["existing": try await library.assetIdentifiers(withOriginalHashes: body.sha256)])
+    }
+
+    static let startUploadOperation = APIOperation(
+        "Starts a resumable upload.",
+        details: """
+            Resumable, for large movies on unsteady connections: then `PATCH` the bytes. A contributor keeps at
+            most 100 uploads open, and every upload's declared size is held on the disk until it ends (507 when
+            the disk cannot hold it).
+            """,
+        body: .json(
+            Schema.object(
+                ["filename": Schema.string, "size": Schema.integer(1...Int.max), "sha256": Schema.sha256],
+                required: ["filename", "size"])),
+        responses: [.json(201, "The upload, at offset 0.", Schema.ref("Upload"))])
+
+    @Sendable
+    func startUpload(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let staging = try context.library().uploads
+        let body = try await request.decode(as: Start.self, context: context)
+        let status = try Self.mapped {
+            try staging.start(
+                filename: body.filename, size: body.size, sha256: body.sha256,
+                maximumSize: limits.maximumUploadSize,
+                uploader: UploadStaging.uploader(context.caller))
+        }
+        var response = try LightboxServer.jsonResponse(status)
+        response.status = .created
+        response.headers[.location] = "/api/uploads/" + status.id
+        return response
+    }
+
+    // Only who may upload follows an upload: a shared album's viewer sees none of its owner's.
+    static let uploadStateOperation = APIOperation(
+        "Where an upload stands: the offset to resume from.",
+        details: "After a dropped connection: where to resume.",
+        responses: [.json(200, "The upload.", Schema.ref("Upload"))])
+
+    @Sendable
+    func uploadState(_ _: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let staging = try context.library().uploads
+        let id = try context.parameters.require("id")
+        let uploader = UploadStaging.uploader(context.caller)
+        var response = try LightboxServer.jsonResponse(try Self.mapped { try staging.status(id, uploader: uploader) })
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    static let cancelUploadOperation = APIOperation("Gives an upload up.", responses: [.empty(204, "Removed.")])
+
+    @Sendable
+    func cancelUpload(_ _: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let staging = try context.library().uploads
+        let id = try context.parameters.require("id")
+        try Self.mapped { try staging.cancel(id, uploader: UploadStaging.uploader(context.caller)) }
+        return Response(status: .noContent)
+    }
+
+    static let continueUploadOperation = APIOperation(
+        "Appends bytes at Upload-Offset; the last ones import the file.",
+        details: """
+            The bytes from `Upload-Offset: N` on; when the last byte arrives the file is checked and imported as
+            `POST /api/uploads/whole` does. A wrong offset is 409, with the right one in `Upload-Offset`.
+            """,
+        parameters: [.header("Upload-Offset", Schema.string, required: true, "Where these bytes start.")],
+        body: .bytes,
+        responses: [
+            .json(
+                200, "The upload so far, or the file imported (paired, duplicate).",
+                ["oneOf": [Schema.ref("Upload"), Schema.ref("UploadResult")]], changeToken: false),
+            .json(201, "The file imported as a new asset.", Schema.ref("UploadResult"), changeToken: true),
+        ])
+
+    @Sendable
+    func continueUpload(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let served = try context.library()
+        let id = try context.parameters.require("id")
+        guard let text = request.headers[Self.offsetHeader], let offset = Int64(text), offset >= 0 else {
+            throw HTTPError(.badRequest, message: "Upload-Offset must say where these bytes start")
+        }
+        let status = try await streams.run(for: context.caller) {
+            try await Self.mappedAsync {
+                try await served.uploads.append(
+                    id, at: offset, request.body, uploader: UploadStaging.uploader(context.caller))
             }
+        }
+        guard status.offset == status.size else {
             var response = try LightboxServer.jsonResponse(status)
-            response.status = .created
-            response.headers[.location] = "/api/uploads/" + status.id
+            response.headers[Self.offsetHeader] = String(status.offset)
             return response
         }
-        // Only who may upload follows an upload: a shared album's viewer sees none of its owner's.
-        routes.get(
-            "/api/uploads/:id", access: .contribute,
-            doc: APIOperation(
-                "Where an upload stands: the offset to resume from.",
-                details: "After a dropped connection: where to resume.",
-                responses: [.json(200, "The upload.", Schema.ref("Upload"))])
-        ) { _, context in
-            let staging = try context.library().uploads
-            let id = try context.parameters.require("id")
-            let uploader = UploadStaging.uploader(context.caller)
-            var response = try LightboxServer.jsonResponse(try mapped { try staging.status(id, uploader: uploader) })
-            response.headers[.cacheControl] = "no-store"
-            return response
+        return try await Self.finish(id, in: served, for: context.caller)
+    }
+
+    static let uploadWholeOperation = APIOperation(
+        "A whole file in one request, streamed to disk, checked and imported.",
+        details: """
+            The body is streamed to disk, its SHA-256 checked when given (422, and nothing kept, when it
+            differs), then imported as from a folder: `imported` (201) with the new asset, `paired` when it
+            completed an asset (a Live Photo's other half, in either order), `duplicate` with the asset that
+            holds the same bytes. Two clients sending the same bytes at once make one asset. At most 4 bodies at
+            once per user (429).
+            """,
+        parameters: [
+            .query("filename", Schema.string, required: true, "The file's name."),
+            .query("sha256", Schema.sha256, "The file's digest, checked."),
+        ],
+        body: .bytes,
+        responses: [
+            .json(201, "Imported as a new asset.", Schema.ref("UploadResult"), changeToken: true),
+            .json(
+                200, "Paired with an asset, or a duplicate of one.", Schema.ref("UploadResult"),
+                changeToken: true),
+        ])
+
+    @Sendable
+    func uploadWhole(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let served = try context.library()
+        let query = request.uri.formQuery
+        guard let filename = query.get("filename").map({ String($0) }) else {
+            throw HTTPError(.badRequest, message: "filename names the file")
         }
-        routes.delete(
-            "/api/uploads/:id", access: .contribute,
-            doc: APIOperation("Gives an upload up.", responses: [.empty(204, "Removed.")])
-        ) { _, context in
-            let staging = try context.library().uploads
-            let id = try context.parameters.require("id")
-            try mapped { try staging.cancel(id, uploader: UploadStaging.uploader(context.caller)) }
-            return Response(status: .noContent)
+        guard let length = request.headers[.contentLength].flatMap({ Int64($0) }) else {
+            throw HTTPError(
+                .lengthRequired, message: "a whole upload states its Content-Length (resumable uploads need not)")
         }
-        routes.patch(
-            "/api/uploads/:id", access: .contribute,
-            doc: APIOperation(
-                "Appends bytes at Upload-Offset; the last ones import the file.",
-                details: """
-                    The bytes from `Upload-Offset: N` on; when the last byte arrives the file is checked and imported as
-                    `POST /api/uploads/whole` does. A wrong offset is 409, with the right one in `Upload-Offset`.
-                    """,
-                parameters: [.header("Upload-Offset", Schema.string, required: true, "Where these bytes start.")],
-                body: .bytes,
-                responses: [
-                    .json(
-                        200, "The upload so far, or the file imported (paired, duplicate).",
-                        ["oneOf": [Schema.ref("Upload"), Schema.ref("UploadResult")]], changeToken: false),
-                    .json(201, "The file imported as a new asset.", Schema.ref("UploadResult"), changeToken: true),
-                ])
-        ) { request, context in
-            let served = try context.library()
-            let id = try context.parameters.require("id")
-            guard let text = request.headers[offsetHeader], let offset = Int64(text), offset >= 0 else {
-                throw HTTPError(.badRequest, message: "Upload-Offset must say where these bytes start")
-            }
+        let start = try Self.mapped {
+            try served.uploads.start(
+                filename: filename, size: length, sha256: query.get("sha256").map { String($0) },
+                maximumSize: limits.maximumUploadSize, uploader: UploadStaging.uploader(context.caller))
+        }
+        do {
             let status = try await streams.run(for: context.caller) {
-                try await mappedAsync {
+                try await Self.mappedAsync {
                     try await served.uploads.append(
-                        id, at: offset, request.body, uploader: UploadStaging.uploader(context.caller))
+                        start.id, at: 0, request.body, uploader: UploadStaging.uploader(context.caller))
                 }
             }
             guard status.offset == status.size else {
-                var response = try LightboxServer.jsonResponse(status)
-                response.headers[offsetHeader] = String(status.offset)
-                return response
+                throw HTTPError(.badRequest, message: "the body ended at \(status.offset) of \(status.size) bytes")
             }
-            return try await finish(id, in: served, for: context.caller)
+        } catch {
+            try? served.uploads.cancel(start.id, uploader: UploadStaging.uploader(context.caller))
+            throw error
         }
-        routes.post(
-            "/api/uploads/whole", access: .contribute,
-            doc: APIOperation(
-                "A whole file in one request, streamed to disk, checked and imported.",
-                details: """
-                    The body is streamed to disk, its SHA-256 checked when given (422, and nothing kept, when it
-                    differs), then imported as from a folder: `imported` (201) with the new asset, `paired` when it
-                    completed an asset (a Live Photo's other half, in either order), `duplicate` with the asset that
-                    holds the same bytes. Two clients sending the same bytes at once make one asset. At most 4 bodies at
-                    once per user (429).
-                    """,
-                parameters: [
-                    .query("filename", Schema.string, required: true, "The file's name."),
-                    .query("sha256", Schema.sha256, "The file's digest, checked."),
-                ],
-                body: .bytes,
-                responses: [
-                    .json(201, "Imported as a new asset.", Schema.ref("UploadResult"), changeToken: true),
-                    .json(
-                        200, "Paired with an asset, or a duplicate of one.", Schema.ref("UploadResult"),
-                        changeToken: true),
-                ])
-        ) { request, context in
-            let served = try context.library()
-            let query = request.uri.formQuery
-            guard let filename = query.get("filename").map({ String($0) }) else {
-                throw HTTPError(.badRequest, message: "filename names the file")
-            }
-            guard let length = request.headers[.contentLength].flatMap({ Int64($0) }) else {
-                throw HTTPError(
-                    .lengthRequired, message: "a whole upload states its Content-Length (resumable uploads need not)")
-            }
-            let start = try mapped {
-                try served.uploads.start(
-                    filename: filename, size: length, sha256: query.get("sha256").map { String($0) },
-                    maximumSize: limits.maximumUploadSize, uploader: UploadStaging.uploader(context.caller))
-            }
-            do {
-                let status = try await streams.run(for: context.caller) {
-                    try await mappedAsync {
-                        try await served.uploads.append(
-                            start.id, at: 0, request.body, uploader: UploadStaging.uploader(context.caller))
-                    }
-                }
-                guard status.offset == status.size else {
-                    throw HTTPError(.badRequest, message: "the body ended at \(status.offset) of \(status.size) bytes")
-                }
-            } catch {
-                try? served.uploads.cancel(start.id, uploader: UploadStaging.uploader(context.caller))
-                throw error
-            }
-            return try await finish(start.id, in: served, for: context.caller)
-        }
+        return try await Self.finish(start.id, in: served, for: context.caller)
     }
 
     /// Imports a whole upload and answers what became of it. Into an album shared to contribute

@@ -20,7 +20,7 @@ import NIOCore
 /// makes and revokes tokens and switches the theme (`account.js`, `theme.js`, which sets it
 /// before the page draws); an admin adds, resets and removes users (`users.js`); the albums and
 /// folders show as covers, each moved, renamed or deleted from its menu (`albums.js`).
-enum WebPage {
+struct WebPage: Sendable {
     struct File: Sendable {
         let bytes: [UInt8]
         let contentType: String
@@ -103,41 +103,41 @@ enum WebPage {
         "icon.svg": File(PackageResources.icon_svg, "image/svg+xml"),
     ]
 
-    static func add(to routes: Routes) {
-        routes.get(
-            "/", access: .open,
-            doc: APIOperation(
-                "The web page; the sign-in page for whoever has not signed in.",
-                responses: [
-                    .init(status: 200, description: "The page.", content: .html), .empty(303, "Sign in first."),
-                ])
-        ) { request, context in
-            index.response(to: request, signedIn: context)
+    static let pageOperation = APIOperation(
+        "The web page; the sign-in page for whoever has not signed in.",
+        responses: [
+            .init(status: 200, description: "The page.", content: .html), .empty(303, "Sign in first."),
+        ])
+
+    @Sendable
+    func page(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        Self.index.response(to: request, signedIn: context)
+    }
+
+    static let fileOperation = APIOperation(
+        "The page's style sheet and JavaScript modules.",
+        responses: [
+            .media(200, "The file.", ["text/css", "text/javascript", "image/svg+xml"]),
+            .empty(304, "The client has it."),
+        ])
+
+    @Sendable
+    func file(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        guard let name = context.parameters.get("name"), let file = Self.files[name] else {
+            throw HTTPError(.notFound, message: "no such file of the web page")
         }
-        routes.get(
-            "/web/:name", access: .open,
-            doc: APIOperation(
-                "The page's style sheet and JavaScript modules.",
-                responses: [
-                    .media(200, "The file.", ["text/css", "text/javascript", "image/svg+xml"]),
-                    .empty(304, "The client has it."),
-                ])
-        ) { request, context in
-            guard let name = context.parameters.get("name"), let file = files[name] else {
-                throw HTTPError(.notFound, message: "no such file of the web page")
-            }
-            return file.response(to: request)
-        }
-        // A browser asks for it on a page that names no icon (an API answer opened in a tab),
-        // and counted its 404 as an error of the page.
-        routes.get(
-            "/favicon.ico", access: .open,
-            doc: APIOperation(
-                "The page's icon, where browsers look for it by default.",
-                responses: [.media(200, "The icon.", ["image/svg+xml"]), .empty(304, "The client has it.")])
-        ) { request, _ in
-            icon.response(to: request)
-        }
+        return file.response(to: request)
+    }
+
+    // A browser asks for it on a page that names no icon (an API answer opened in a tab),
+    // and counted its 404 as an error of the page.
+    static let iconOperation = APIOperation(
+        "The page's icon, where browsers look for it by default.",
+        responses: [.media(200, "The icon.", ["image/svg+xml"]), .empty(304, "The client has it.")])
+
+    @Sendable
+    func icon(_ request: Request, _ _: LightboxRequestContext) async throws -> Response {
+        Self.icon.response(to: request)
     }
 
     static let icon = files["icon.svg"]!
