@@ -12,27 +12,11 @@ import NIOCore
 /// try await app.runService()
 /// ```
 ///
-/// Routes (who may call each: ``RouteAccess``; sign-in, sessions, tokens and users:
-/// ``AccountRoutes``):
-/// - `GET /` and `GET /web/{file}`: the web page (see ``WebPage``);
-/// - `/api/assets`: reading, changing and downloading assets (see ``AssetRoutes``);
-/// - `GET /api/changes?since=TOKEN&limit=`: persistent changes since a token, a page at a time
-///   (`next` is the following page's `since`); 410 when expired, 400 for a token from the future;
-/// - `/api/collections` and `/api/lists`: albums, smart albums, moments, folders and years,
-///   read and changed (see ``CollectionRoutes``);
-/// - `GET /api/assets/{id}/image?...` and `POST /api/cache`: the image manager (see ``ImageRoutes``);
-/// - `GET`, `POST` and `DELETE /api/assets/{id}/edits`, `POST /api/assets/{id}/edits/preview`:
-///   editing (see ``EditRoutes``).
-/// - `GET /api/assets/{id}/movie?version=current|original`: a Live Photo's or a video's movie,
-///   with byte ranges (see ``MovieRoutes``).
-/// - `DELETE /api/assets/{id}` (`?permanently=true`), `POST /api/assets/{id}/restore`,
-///   `GET` and `DELETE /api/trash`: Recently Deleted (see ``TrashRoutes``).
-/// - `GET /api/capture/devices` and `POST /api/capture`: the server's cameras, and taking a
-///   photo, Live Photo or burst with one into the library (see ``CaptureRoutes``).
-/// - `/api/shares`, `/api/collections/{id}/shares|links`, `/s/{key}`: albums shared with other
-///   users and by link (see ``ShareRoutes``).
+/// Every route is a row of ``table(accounts:policy:limits:libraries:methods:)``: its method
+/// and path, who may call it (``RouteAccess``), its handler in its resource's controller
+/// (Routes/) and its operation, from which docs/API.md and `/api/openapi.json` are made.
 ///
-/// SQLite reads suspend on GRDB's reader queue and libvips renders on Lightbox's blocking
+/// Catalog reads suspend off the cooperative pool and libvips renders on Lightbox's blocking
 /// pool: no handler ever blocks an event loop.
 public enum LightboxServer {
     /// The page size of `/api/assets` when the client does not say.
