@@ -247,13 +247,14 @@ package protocol StoreWriter: StoreReader {
     /// Records in the import journal that the file at `file.path` is in the library.
     func journal(_ file: JournaledFile) throws
 
-    /// Joins the asset a new one completes (a Live Photo's other half, a RAW's JPEG)
-    /// and returns its identifier; nil when there is none and the file makes its own asset.
-    func pair(_ asset: NewAsset) throws -> String?
+    /// Joins the asset a new one completes (a Live Photo's other half, a RAW's JPEG) and
+    /// answers it as it now is; nil when there is none and the file makes its own asset.
+    func pair(_ asset: NewAsset) throws -> Asset?
 
-    /// Inserts a new asset with its resources. Throws ``DuplicateOriginal`` when another
-    /// asset holds its bytes (another import committed them first).
-    func insert(_ asset: NewAsset, localIdentifier: String) throws
+    /// Inserts a new asset with its resources and answers it as written. Throws
+    /// ``DuplicateOriginal`` when another asset holds its bytes (another import committed them
+    /// first).
+    func insert(_ asset: NewAsset, localIdentifier: String) throws -> Asset
 
     /// Records the transaction in the history, with the objects it changed; called once, last.
     func recordChanges(author: String, _ changes: [ObjectChangeRecord]) throws

@@ -121,12 +121,22 @@ struct CatalogTransaction: StoreWriter {
         try db.journal(file)
     }
 
-    func pair(_ asset: NewAsset) throws -> String? {
-        try asset.pair(db)
+    func pair(_ asset: NewAsset) throws -> Asset? {
+        guard let partner = try asset.pair(db) else { return nil }
+        return try written(partner)
     }
 
-    func insert(_ asset: NewAsset, localIdentifier: String) throws {
+    func insert(_ asset: NewAsset, localIdentifier: String) throws -> Asset {
         try db.insert(asset, localIdentifier: localIdentifier)
+        return try written(localIdentifier)
+    }
+
+    /// The asset this transaction just wrote, read in it.
+    private func written(_ localIdentifier: String) throws -> Asset {
+        guard let asset = try asset(withLocalIdentifier: localIdentifier) else {
+            throw LibraryError(.storageFailed, "the asset \(localIdentifier) just written cannot be read")
+        }
+        return asset
     }
 
     func recordChanges(author: String, _ changes: [ObjectChangeRecord]) throws {

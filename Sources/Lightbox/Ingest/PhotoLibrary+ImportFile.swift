@@ -33,20 +33,22 @@ extension PhotoLibrary {
         var prepared = try prepare(source)
         prepared.pairsWithin = options.contributingTo
         FaultInjection.pause(at: .importStored)
-        var placed: (localIdentifier: String, paired: Bool)
+        // The asset as the transaction wrote it, and whether it completed another.
+        var placed: (asset: Asset, paired: Bool)
         do {
             let (originals, record) = (self.originals, prepared.record)
-            placed = try store.write { store -> (String, Bool) in
+            placed = try store.write { store -> (Asset, Bool) in
                 try prepared.checkStored(in: originals)
                 try store.journal(prepared.journaled)
                 if let partner = try store.pair(record) {
-                    try store.recordChanges(author: "import", [ObjectChangeRecord(.asset, partner, .updated)])
+                    try store.recordChanges(
+                        author: "import", [ObjectChangeRecord(.asset, partner.localIdentifier, .updated)])
                     return (partner, true)
                 }
                 let localIdentifier = UUID().uuidString
-                try store.insert(record, localIdentifier: localIdentifier)
+                let asset = try store.insert(record, localIdentifier: localIdentifier)
                 try store.recordChanges(author: "import", [ObjectChangeRecord(.asset, localIdentifier, .inserted)])
-                return (localIdentifier, false)
+                return (asset, false)
             }
         } catch let error as DuplicateOriginal {
             // Another import of the same bytes committed first.
@@ -64,19 +66,16 @@ extension PhotoLibrary {
         }
         FaultInjection.pause(at: .importCommitted)
         originals.release(prepared.storedPaths)
-        finish(prepared, localIdentifier: placed.localIdentifier)
+        finish(prepared, localIdentifier: placed.asset.localIdentifier)
         try removeSourceIfMoving(path, options: options)
         if let album = options.contributingTo {
             // A second transaction: a crash between the two leaves the asset in the library,
             // outside the album, and the contributor sends it again (a duplicate it then shows).
             try performChangesAndWait {
-                $0.changeRequest(forAssetCollectionWithLocalIdentifier: album).addAssets([placed.localIdentifier])
+                $0.changeRequest(forAssetCollectionWithLocalIdentifier: album).addAssets([placed.asset.localIdentifier])
             }
         }
-        guard let asset = try asset(withLocalIdentifier: placed.localIdentifier) else {
-            throw LibraryError(.storageFailed, "the new asset vanished", path: path)
-        }
-        return (placed.paired ? .paired(asset) : .imported(asset), source.size)
+        return (placed.paired ? .paired(placed.asset) : .imported(placed.asset), source.size)
     }
 
     /// What a duplicate of the asset `localIdentifier` answers. The library's owner brings it
