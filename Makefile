@@ -100,6 +100,7 @@ release: deps
 test: deps web-deps service-deps corpus
 	scripts/step format scripts/check-format
 	scripts/step imports scripts/check-imports
+	scripts/step analysis scripts/check-analysis
 	@log=$$(mktemp); start=$$(date +%s); \
 	swift build --build-tests 2>&1 | tee "$$log"; \
 	echo "step build: $$(($$(date +%s) - start)) s" >&2; \

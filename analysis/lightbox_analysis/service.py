@@ -1,0 +1,173 @@
+"""The analysis service's HTTP side: protocol 1 (docs/ANALYSIS.md).
+
+    GET  /v1/info                      what this service runs: protocol, models, limits
+    POST /v1/faces?width=W&height=H    raw 8-bit RGB rows (W*H*3 bytes) -> the faces in them
+
+Every request is bounded before it costs anything: the size is checked against the limits
+before the body is read, the body must be exactly the pixels it claims, at most `threads`
+analyses run at once and at most `queue` more wait (the rest get 503 with Retry-After), and a
+connection that stalls is dropped.
+"""
+
+import argparse
+import json
+import sys
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from . import __version__
+from .faces import FaceModels, rgb_array
+
+PROTOCOL = 1
+
+
+class Limits:
+    def __init__(self, max_side=2048, max_faces=64, threads=1, queue=8, timeout=30):
+        self.max_side = max_side
+        self.max_faces = max_faces
+        self.threads = threads
+        self.queue = queue
+        self.timeout = timeout
+
+    def as_json(self):
+        return {"maxSide": self.max_side, "maxFaces": self.max_faces, "concurrent": self.threads}
+
+
+class RequestError(Exception):
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+class Service:
+    """The models and the admission of work, shared by every connection."""
+
+    def __init__(self, models, limits):
+        self.models = models
+        self.limits = limits
+        self.running = threading.BoundedSemaphore(limits.threads)
+        self.admitted = threading.BoundedSemaphore(limits.threads + limits.queue)
+
+    def info(self):
+        return {
+            "protocol": PROTOCOL,
+            "service": "lightbox-analysis",
+            "version": __version__,
+            "models": {"faces": self.models.describe()},
+            "limits": self.limits.as_json(),
+        }
+
+    def size(self, query):
+        """The image's width and height from the query, each a whole number within the limits."""
+        values = parse_qs(query, max_num_fields=8)
+        sizes = []
+        for name in ("width", "height"):
+            text = (values.get(name) or [""])[0]
+            if not text.isdigit() or len(text) > 6:
+                raise RequestError(HTTPStatus.BAD_REQUEST, f"{name} must be a whole number of pixels")
+            value = int(text)
+            if not 1 <= value <= self.limits.max_side:
+                raise RequestError(
+                    HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                    f"{name} {value} is outside 1 to {self.limits.max_side} pixels: send the preview",
+                )
+            sizes.append(value)
+        return sizes
+
+    def faces(self, body, width, height):
+        if not self.admitted.acquire(blocking=False):
+            raise RequestError(HTTPStatus.SERVICE_UNAVAILABLE, "busy: every analysis slot and queue place is taken")
+        try:
+            with self.running:
+                found = self.models.faces(rgb_array(body, width, height), self.limits.max_faces)
+        finally:
+            self.admitted.release()
+        return {"model": self.models.identifier, "faces": [face.as_json() for face in found]}
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "lightbox-analysis"
+    protocol_version = "HTTP/1.1"
+    service = None  # set by make_server
+
+    def setup(self):
+        super().setup()
+        self.connection.settimeout(self.service.limits.timeout)
+
+    def log_message(self, format, *args):
+        pass
+
+    def do_GET(self):
+        path = urlsplit(self.path).path
+        if path == "/v1/info":
+            return self.answer(HTTPStatus.OK, self.service.info())
+        self.answer(HTTPStatus.NOT_FOUND, {"error": f"no such resource {path}: GET /v1/info lists what there is"})
+
+    def do_POST(self):
+        url = urlsplit(self.path)
+        try:
+            if url.path != "/v1/faces":
+                raise RequestError(HTTPStatus.NOT_FOUND, f"no such resource {url.path}")
+            width, height = self.service.size(url.query)
+            expected = width * height * 3
+            length = self.headers.get("Content-Length", "")
+            if not length.isdigit() or int(length) != expected:
+                raise RequestError(
+                    HTTPStatus.BAD_REQUEST,
+                    f"the body must be {width}x{height} RGB pixels, {expected} bytes; Content-Length says {length or 'nothing'}",
+                )
+            body = self.rfile.read(expected)
+            if len(body) != expected:
+                raise RequestError(HTTPStatus.BAD_REQUEST, f"the body ended after {len(body)} of {expected} bytes")
+            self.answer(HTTPStatus.OK, self.service.faces(body, width, height))
+        except RequestError as error:
+            self.close_connection = True
+            headers = {"Retry-After": "1"} if error.status == HTTPStatus.SERVICE_UNAVAILABLE else {}
+            self.answer(error.status, {"error": str(error)}, headers)
+        except Exception as error:  # a model's failure answers, it does not stop the service
+            self.close_connection = True
+            self.answer(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"the analysis failed: {error}"})
+
+    def answer(self, status, document, headers=None):
+        data = json.dumps(document, separators=(",", ":")).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def make_server(host, port, service):
+    handler = type("BoundHandler", (Handler,), {"service": service})
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    return server
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="lightbox-analysis", description="Lightbox's analysis service")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0: any free port, printed on the first line")
+    parser.add_argument("--detector", choices=["hog", "cnn"], default="hog")
+    parser.add_argument("--threads", type=int, default=1, help="analyses run at once")
+    parser.add_argument("--max-side", type=int, default=2048)
+    arguments = parser.parse_args(argv)
+    limits = Limits(max_side=min(max(arguments.max_side, 64), 8192), threads=min(max(arguments.threads, 1), 64))
+    service = Service(FaceModels(detector=arguments.detector), limits)
+    server = make_server(arguments.host, arguments.port, service)
+    host, port = server.server_address[:2]
+    # The first line says where the service listens: whoever started it reads it.
+    print(json.dumps({"listening": f"http://{host}:{port}", "protocol": PROTOCOL}), flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

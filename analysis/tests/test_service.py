@@ -1,0 +1,132 @@
+"""The analysis service over HTTP, on real photos of real people (the corpus's `faces` and
+`faces-group`, from PyPI's face_recognition and insightface source distributions) and on photos
+without a face (lomiri's wallpapers). Run by scripts/check-analysis in `make test`."""
+
+import http.client
+import json
+import math
+import os
+import threading
+import unittest
+
+import numpy
+from PIL import Image
+
+from lightbox_analysis.faces import FaceModels
+from lightbox_analysis.service import Limits, Service, make_server
+
+CORPUS = os.environ.get("LIGHTBOX_CORPUS", os.path.join(os.path.dirname(__file__), "..", "..", ".corpus"))
+PEOPLE = os.path.join(CORPUS, "faces", "test_images")
+GROUP = os.path.join(CORPUS, "faces-group", "images")
+
+
+def preview(path, side=1024):
+    """The photo as the import's preview would be: upright RGB, 1024 pixels on its long side."""
+    image = Image.open(path).convert("RGB")
+    image.thumbnail((side, side))
+    return image.width, image.height, image.tobytes()
+
+
+def distance(a, b):
+    return math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b)))
+
+
+class ServiceTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.service = Service(FaceModels(), Limits(max_side=2048, threads=1, queue=1))
+        cls.server = make_server("127.0.0.1", 0, cls.service)
+        cls.port = cls.server.server_address[1]
+        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+
+    def request(self, method, path, body=None, headers=None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        document = json.loads(response.read())
+        connection.close()
+        return response.status, document
+
+    def faces(self, path):
+        width, height, pixels = preview(path)
+        status, document = self.request("POST", f"/v1/faces?width={width}&height={height}", pixels)
+        self.assertEqual(status, 200, document)
+        return document["faces"]
+
+    def test_info_names_the_protocol_and_the_models(self):
+        status, info = self.request("GET", "/v1/info")
+        self.assertEqual(status, 200)
+        self.assertEqual(info["protocol"], 1)
+        self.assertEqual(info["models"]["faces"]["dimensions"], 128)
+        self.assertIn("resnet", info["models"]["faces"]["id"])
+        self.assertNotIn("68", json.dumps(info["models"]))
+
+    def test_photos_of_one_person_are_near_and_of_another_far(self):
+        obama = [self.faces(os.path.join(PEOPLE, name)) for name in ("obama.jpg", "obama2.jpg", "obama3.jpg")]
+        biden = self.faces(os.path.join(PEOPLE, "biden.jpg"))
+        for found in obama + [biden]:
+            self.assertEqual(len(found), 1)
+            face = found[0]
+            self.assertEqual(len(face["embedding"]), 128)
+            self.assertEqual(len(face["landmarks"]), 5)
+            box = face["box"]
+            self.assertTrue(0 <= box["x"] < box["x"] + box["width"] <= 1)
+            self.assertTrue(0 <= box["y"] < box["y"] + box["height"] <= 1)
+            for point in face["landmarks"]:  # eyes and nose inside the face
+                self.assertTrue(box["x"] <= point["x"] <= box["x"] + box["width"])
+            self.assertGreater(face["quality"], 0.5)
+        embeddings = [found[0]["embedding"] for found in obama]
+        for a in range(3):
+            for b in range(a + 1, 3):
+                self.assertLess(distance(embeddings[a], embeddings[b]), 0.6)
+            self.assertGreater(distance(embeddings[a], biden[0]["embedding"]), 0.6)
+
+    def test_a_group_photo_has_every_face(self):
+        found = self.faces(os.path.join(GROUP, "t1.jpg"))
+        self.assertGreaterEqual(len(found), 5)
+        embeddings = [face["embedding"] for face in found]
+        for a in range(len(embeddings)):
+            for b in range(a + 1, len(embeddings)):
+                self.assertGreater(distance(embeddings[a], embeddings[b]), 0.3)
+
+    def test_photos_without_people_have_no_face(self):
+        backgrounds = os.path.join(CORPUS, "lomiri", "backgrounds")
+        names = sorted(name for name in os.listdir(backgrounds) if name.endswith(".jpg"))[:3]
+        self.assertTrue(names)
+        for name in names:
+            self.assertEqual(self.faces(os.path.join(backgrounds, name)), [], name)
+
+    def test_sizes_outside_the_limits_are_refused_before_the_body_is_read(self):
+        status, document = self.request("POST", "/v1/faces?width=100000&height=10", b"")
+        self.assertEqual(status, 413)
+        self.assertIn("width", document["error"])
+        status, document = self.request("POST", "/v1/faces?width=-3&height=10", b"")
+        self.assertEqual(status, 400)
+        status, document = self.request("POST", "/v1/faces?width=10", b"")
+        self.assertEqual(status, 400)
+        self.assertIn("height", document["error"])
+
+    def test_a_body_that_is_not_the_pixels_it_claims_is_refused(self):
+        status, document = self.request("POST", "/v1/faces?width=10&height=10", b"\0" * 299)
+        self.assertEqual(status, 400)
+        self.assertIn("300 bytes", document["error"])
+
+    def test_a_tiny_image_and_a_flat_one_answer_no_face(self):
+        status, document = self.request("POST", "/v1/faces?width=1&height=1", b"\x80\x80\x80")
+        self.assertEqual((status, document["faces"]), (200, []))
+        flat = numpy.full((64, 64, 3), 200, dtype=numpy.uint8).tobytes()
+        status, document = self.request("POST", "/v1/faces?width=64&height=64", flat)
+        self.assertEqual((status, document["faces"]), (200, []))
+
+    def test_unknown_paths_say_so(self):
+        status, document = self.request("GET", "/v2/info")
+        self.assertEqual(status, 404)
+        self.assertIn("/v1/info", document["error"])
+
+
+if __name__ == "__main__":
+    unittest.main()
