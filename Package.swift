@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "LightboxCapture", targets: ["LightboxCapture"]),
         .library(name: "LightboxServer", targets: ["LightboxServer"]),
         .library(name: "LightboxS3", targets: ["LightboxS3"]),
+        .library(name: "LightboxAnalysis", targets: ["LightboxAnalysis"]),
         .executable(name: "lightbox", targets: ["lightbox"]),
         .executable(name: "lightbox-bench", targets: ["lightbox-bench"]),
         .executable(name: "lightbox-fuzz", targets: ["lightbox-fuzz"]),
@@ -132,6 +133,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The client of the analysis service (analysis/, docs/ANALYSIS.md): its answers read and
+        // checked, faces grouped into people through a nearest-face index. It knows nothing of
+        // the library; `Lightbox` runs analysis jobs through it.
+        .target(
+            name: "LightboxAnalysis",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Taking photos: cameras (V4L2) and microphones (ALSA) through FFmpeg's libavdevice,
         // Live Photo movies encoded as frames arrive, stills encoded by libheif or libjpeg-turbo.
         // It knows nothing of the library; `Lightbox` saves what it captures.
@@ -237,7 +250,7 @@ let package = Package(
         .executableTarget(
             name: "lightbox-fuzz",
             dependencies: [
-                "Lightbox", "LightboxImaging", "LightboxMetadata", "LightboxServer", "CJPEG",
+                "Lightbox", "LightboxAnalysis", "LightboxImaging", "LightboxMetadata", "LightboxServer", "CJPEG",
                 // A request target's query, parsed as the server parses it.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -269,6 +282,11 @@ let package = Package(
                 "LightboxImaging", "CJPEG", "CResample", "CVips", "CColour", "CHEIF", "CVideo", "LightboxMetadata",
                 "LightboxTestSupport",
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LightboxAnalysisTests",
+            dependencies: ["LightboxAnalysis", "LightboxImaging", "LightboxTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

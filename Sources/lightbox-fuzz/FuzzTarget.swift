@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import Lightbox
+import LightboxAnalysis
 import LightboxImaging
 import LightboxMetadata
 import LightboxServer
@@ -41,6 +42,9 @@ enum FuzzTarget: String, CaseIterable {
     /// An image request's query (size, mode, crop, quality), turned into a render of a small
     /// real photo as the image route does, and an upload's file name made safe.
     case request
+    /// An analysis service's answers (docs/ANALYSIS.md): its description and the faces of an
+    /// image, read and checked. What is kept stays within the protocol's bounds.
+    case analysis
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -54,6 +58,7 @@ enum FuzzTarget: String, CaseIterable {
         case .structure: Self.structure(bytes)
         case .recipe: Self.recipe(bytes)
         case .request: Self.request(bytes)
+        case .analysis: Self.analysis(bytes)
         }
     }
 
@@ -91,6 +96,27 @@ enum FuzzTarget: String, CaseIterable {
         if let recipe = try? EditRecipe(parsing: lines.map(String.init)) {
             let again = try? EditRecipe(parsing: recipe.filters.map(\.argument))
             precondition(again?.filters == recipe.filters, "filters read back otherwise from their own arguments")
+        }
+    }
+
+    private static let analysisService = URL(string: "http://127.0.0.1:8700")!
+    private static let analysisInfo = AnalysisServiceInfo(
+        version: "1.0.0", faceModel: "dlib-20.0.1-hog-5pt-resnet128-r1", dimensions: 128, sameFaceDistance: 0.6,
+        maximumSide: 2048, maximumFaces: 64, concurrent: 1)
+
+    private static func analysis(_ bytes: [UInt8]) {
+        let data = Data(bytes)
+        if let info = try? AnalysisClient.info(fromAnswer: data, service: analysisService) {
+            precondition((1...2_048).contains(info.dimensions) && info.maximumFaces <= 256, "an unbounded description")
+        }
+        guard let answer = try? AnalysisClient.faces(fromAnswer: data, info: analysisInfo, service: analysisService)
+        else { return }
+        precondition(answer.faces.count <= analysisInfo.maximumFaces, "\(answer.faces.count) faces kept")
+        for face in answer.faces {
+            let box = face.box
+            precondition(box.x >= 0 && box.y >= 0 && box.x + box.width <= 1 && box.y + box.height <= 1, "\(box)")
+            precondition(face.embedding.count == 128 && face.embedding.allSatisfy(\.isFinite), "a bad embedding")
+            precondition(face.landmarks.count <= 16 && (0...1).contains(face.quality), "bad landmarks or quality")
         }
     }
 

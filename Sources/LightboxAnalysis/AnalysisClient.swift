@@ -1,0 +1,113 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A client of one analysis service (docs/ANALYSIS.md, protocol 1): it sends pixels a library
+/// decoded already and reads back what the service found, checked as any outside input is: a
+/// service on another machine, or a model gone wrong, may answer anything.
+public struct AnalysisClient: Sendable {
+    /// The service's address, e.g. `http://127.0.0.1:8700`.
+    public let url: URL
+    private let http: HTTPClient
+
+    /// The largest answer read: 64 faces of 128 numbers are about 100 KB.
+    static let maximumAnswerBytes = 1 << 20
+
+    public init(url: URL, http: HTTPClient = AnalysisClient.http) {
+        self.url = url
+        self.http = http
+    }
+
+    /// The process's client for analysis services: a refused connection fails at once (the
+    /// caller tries another service or later), an analysis may take a minute on a busy machine.
+    public static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(5), read: .seconds(120))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// What the service runs: its protocol, its face model and its limits.
+    public func info() async throws(AnalysisError) -> AnalysisServiceInfo {
+        try Self.info(
+            fromAnswer: try await send(HTTPClientRequest(url: address("/v1/info")), what: "its description"),
+            service: url)
+    }
+
+    /// A `GET /v1/info` answer read and checked.
+    public static func info(fromAnswer data: Data, service: URL) throws(AnalysisError) -> AnalysisServiceInfo {
+        let wire: WireInfo
+        do {
+            wire = try JSONDecoder().decode(WireInfo.self, from: data)
+        } catch {
+            throw AnalysisError(.badAnswer, "\(service) answered no description of itself: \(error)", service: service)
+        }
+        return try wire.checked(service: service)
+    }
+
+    /// A `POST /v1/faces` answer read and checked against what the service said of itself.
+    public static func faces(fromAnswer data: Data, info: AnalysisServiceInfo, service: URL) throws(AnalysisError)
+        -> FaceAnalysis
+    {
+        let wire: WireFaces
+        do {
+            wire = try JSONDecoder().decode(WireFaces.self, from: data)
+        } catch {
+            throw AnalysisError(.badAnswer, "\(service) answered faces that do not read: \(error)", service: service)
+        }
+        return try wire.checked(info: info, service: service)
+    }
+
+    /// The faces in an image of `width` by `height` pixels given as 8-bit RGB rows, top to bottom
+    /// (`pixels.count` is `width * height * 3`), at most `info.maximumFaces` of them.
+    public func faces(width: Int, height: Int, pixels: [UInt8], info: AnalysisServiceInfo) async throws(AnalysisError)
+        -> FaceAnalysis
+    {
+        guard width > 0, height > 0, width <= info.maximumSide, height <= info.maximumSide,
+            pixels.count == width * height * 3
+        else {
+            throw AnalysisError(
+                .invalidImage,
+                "an image of \(width)x\(height) pixels (\(pixels.count) bytes) is not one \(url) takes "
+                    + "(at most \(info.maximumSide) pixels a side, 3 bytes a pixel)",
+                service: url)
+        }
+        var request = HTTPClientRequest(url: address("/v1/faces?width=\(width)&height=\(height)"))
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        request.body = .bytes(ByteBuffer(bytes: pixels))
+        return try Self.faces(
+            fromAnswer: try await send(request, what: "the faces of an image"), info: info, service: url)
+    }
+
+    private func address(_ path: String) -> String {
+        var base = url.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + path
+    }
+
+    private func send(_ request: HTTPClientRequest, what: String) async throws(AnalysisError) -> Data {
+        let response: HTTPClientResponse
+        do {
+            response = try await http.execute(request, deadline: .now() + .minutes(2))
+        } catch {
+            throw AnalysisError(.unreachable, "\(url) could not be asked for \(what): \(error)", service: url)
+        }
+        let body: ByteBuffer
+        do {
+            body = try await response.body.collect(upTo: Self.maximumAnswerBytes)
+        } catch {
+            throw AnalysisError(
+                .badAnswer, "\(url) answered more than \(Self.maximumAnswerBytes) bytes for \(what)", service: url)
+        }
+        let data = Data(body.readableBytesView)
+        guard response.status == .ok else {
+            let message = (try? JSONDecoder().decode(WireError.self, from: data))?.error ?? "no reason given"
+            let code: AnalysisError.Code = response.status == .serviceUnavailable ? .busy : .refused
+            throw AnalysisError(
+                code, "\(url) refused \(what) (\(response.status.code)): \(message.prefix(300))", service: url)
+        }
+        return data
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+/// What an analysis service runs, as its `GET /v1/info` described it, checked.
+public struct AnalysisServiceInfo: Sendable, Hashable {
+    /// The protocol's version: 1.
+    public var protocolVersion: Int
+    /// The service's own version, for a person reading a log.
+    public var version: String
+    /// The face model's identifier: a library analyses again what another identifier answered.
+    public var faceModel: String
+    /// How many numbers a face's embedding has.
+    public var dimensions: Int
+    /// Below this distance two embeddings are likely the same person.
+    public var sameFaceDistance: Double
+    /// The longest side of an image the service takes.
+    public var maximumSide: Int
+    /// The most faces it answers for one image.
+    public var maximumFaces: Int
+    /// Analyses it runs at once.
+    public var concurrent: Int
+
+    public init(
+        protocolVersion: Int = 1, version: String, faceModel: String, dimensions: Int, sameFaceDistance: Double,
+        maximumSide: Int, maximumFaces: Int, concurrent: Int
+    ) {
+        self.protocolVersion = protocolVersion
+        self.version = version
+        self.faceModel = faceModel
+        self.dimensions = dimensions
+        self.sameFaceDistance = sameFaceDistance
+        self.maximumSide = maximumSide
+        self.maximumFaces = maximumFaces
+        self.concurrent = concurrent
+    }
+}
+
+/// The protocol's JSON as it arrives: every field optional, so that what is missing is named.
+struct WireInfo: Decodable {
+    var `protocol`: Int?
+    var version: String?
+    var models: Models?
+    var limits: Limits?
+
+    struct Models: Decodable { var faces: FaceModel? }
+    struct FaceModel: Decodable {
+        var id: String?
+        var dimensions: Int?
+        var sameFaceDistance: Double?
+    }
+    struct Limits: Decodable {
+        var maxSide: Int?
+        var maxFaces: Int?
+        var concurrent: Int?
+    }
+
+    /// The description, each number within what a library can work with.
+    func checked(service: URL) throws(AnalysisError) -> AnalysisServiceInfo {
+        func bad(_ what: String) -> AnalysisError {
+            AnalysisError(.badAnswer, "\(service) describes itself wrongly: \(what)", service: service)
+        }
+        guard let version = self.protocol else { throw bad("no protocol version") }
+        guard version == 1 else {
+            throw AnalysisError(
+                .unsupportedProtocol, "\(service) speaks protocol \(version); this Lightbox speaks 1", service: service)
+        }
+        guard let face = models?.faces, let model = face.id, WireText.isIdentifier(model) else {
+            throw bad("no face model identifier (letters, digits, '.', '-', '_', at most 200)")
+        }
+        guard let dimensions = face.dimensions, (1...2_048).contains(dimensions) else {
+            throw bad("a face embedding's dimensions must be 1 to 2048")
+        }
+        guard let distance = face.sameFaceDistance, distance.isFinite, distance > 0, distance < 100 else {
+            throw bad("no same-face distance above 0")
+        }
+        guard let side = limits?.maxSide, (16...16_384).contains(side) else {
+            throw bad("its largest image side must be 16 to 16384 pixels")
+        }
+        return AnalysisServiceInfo(
+            protocolVersion: version, version: String((self.version ?? "unknown").prefix(100)), faceModel: model,
+            dimensions: dimensions, sameFaceDistance: distance, maximumSide: side,
+            maximumFaces: min(max(limits?.maxFaces ?? 64, 1), 256), concurrent: min(max(limits?.concurrent ?? 1, 1), 64)
+        )
+    }
+}
+
+struct WireFaces: Decodable {
+    var model: String?
+    var faces: [Face]?
+
+    struct Face: Decodable {
+        var box: Box?
+        var landmarks: [Point]?
+        var quality: Double?
+        var embedding: [Double]?
+    }
+    struct Box: Decodable {
+        var x: Double?
+        var y: Double?
+        var width: Double?
+        var height: Double?
+    }
+    struct Point: Decodable {
+        var x: Double?
+        var y: Double?
+    }
+
+    /// The faces, each checked: a box inside the image with some area, at most 16 landmarks
+    /// (clamped into the image), a quality from 0 to 1, an embedding of the model's dimensions in
+    /// finite numbers. An answer with a face that fails is refused whole: a model that answers
+    /// one wrong face is not trusted with the others.
+    func checked(info: AnalysisServiceInfo, service: URL) throws(AnalysisError) -> FaceAnalysis {
+        func bad(_ what: String) -> AnalysisError {
+            AnalysisError(.badAnswer, "\(service) answered faces wrongly: \(what)", service: service)
+        }
+        guard let model, WireText.isIdentifier(model) else { throw bad("no model identifier") }
+        guard model == info.faceModel else {
+            throw bad("the faces come from model \(model.prefix(200)), the service said it runs \(info.faceModel)")
+        }
+        guard let faces else { throw bad("no list of faces") }
+        guard faces.count <= info.maximumFaces else {
+            throw bad("\(faces.count) faces, more than the \(info.maximumFaces) it said it answers at most")
+        }
+        var checked: [FaceObservation] = []
+        checked.reserveCapacity(faces.count)
+        for (index, face) in faces.enumerated() {
+            guard let box = face.box, let x = box.x, let y = box.y, let width = box.width, let height = box.height,
+                [x, y, width, height].allSatisfy(\.isFinite), x >= 0, y >= 0, width > 0, height > 0,
+                x + width <= 1.0001, y + height <= 1.0001
+            else { throw bad("face \(index + 1)'s box is not inside the image") }
+            let landmarks = face.landmarks ?? []
+            guard landmarks.count <= 16 else { throw bad("face \(index + 1) has \(landmarks.count) landmarks") }
+            var points: [NormalizedPoint] = []
+            for point in landmarks {
+                guard let px = point.x, let py = point.y, px.isFinite, py.isFinite else {
+                    throw bad("face \(index + 1) has a landmark that is not a point")
+                }
+                points.append(NormalizedPoint(x: min(max(px, 0), 1), y: min(max(py, 0), 1)))
+            }
+            guard let quality = face.quality, quality.isFinite, (0...1).contains(quality) else {
+                throw bad("face \(index + 1)'s quality is not 0 to 1")
+            }
+            guard let embedding = face.embedding, embedding.count == info.dimensions,
+                embedding.allSatisfy({ $0.isFinite && abs($0) <= 1_000 })
+            else { throw bad("face \(index + 1)'s embedding is not \(info.dimensions) finite numbers") }
+            checked.append(
+                FaceObservation(
+                    box: NormalizedRect(x: x, y: y, width: min(width, 1 - x), height: min(height, 1 - y)),
+                    landmarks: points, quality: quality, embedding: embedding.map { Float($0) }))
+        }
+        return FaceAnalysis(model: model, faces: checked)
+    }
+}
+
+struct WireError: Decodable {
+    var error: String?
+}
+
+enum WireText {
+    /// Whether `text` can name a model in a catalog and a log: 1 to 200 characters of letters,
+    /// digits, '.', '-' and '_'.
+    static func isIdentifier(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 200
+            && text.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2E || byte == 0x2D || byte == 0x5F
+            }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The analysis service (analysis/, docs/ANALYSIS.md) started for a test on a free port, from
+/// the venv `scripts/analysis-venv` makes (made here when it is missing), stopped by ``stop()``.
+// Unchecked: its fields are set once in init; `Process` is only asked whether it runs and told to stop.
+public final class AnalysisServiceProcess: @unchecked Sendable {
+    /// Where it listens.
+    public let url: URL
+    private let process: Process
+
+    /// Starts one and waits for the line that says where it listens.
+    public init(threads: Int = 1) throws {
+        let root = Corpus.packageRoot.path
+        let python = root + "/.build/analysis-venv/bin/python"
+        if !FileManager.default.isExecutableFile(atPath: python) {
+            let venv = Process()
+            venv.executableURL = URL(fileURLWithPath: root + "/scripts/analysis-venv")
+            try venv.run()
+            venv.waitUntilExit()
+            guard venv.terminationStatus == 0 else {
+                throw ServiceError(message: "scripts/analysis-venv failed (status \(venv.terminationStatus))")
+            }
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-m", "lightbox_analysis", "--port", "0", "--threads", "\(threads)"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONPATH"] = root + "/analysis"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        self.process = process
+        // The first line: {"listening": "http://127.0.0.1:PORT", "protocol": 1}.
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != 0x0A {
+            line.append(first)
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+            let address = object["listening"] as? String, let url = URL(string: address)
+        else {
+            process.terminate()
+            throw ServiceError(
+                message: "the analysis service did not say where it listens: \(String(decoding: line, as: UTF8.self))")
+        }
+        self.url = url
+    }
+
+    /// Stops it (and waits until it has).
+    public func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    deinit { stop() }
+
+    public struct ServiceError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+}
