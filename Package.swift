@@ -134,11 +134,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The client of the analysis service (analysis/, docs/ANALYSIS.md): its answers read and
-        // checked, faces grouped into people through a nearest-face index. It knows nothing of
-        // the library; `Lightbox` runs analysis jobs through it.
+        // checked, faces grouped into people through a nearest-face index. It knows Imaging (a
+        // face's box is a `NormalizedRect`), not the library; `Lightbox` runs analysis jobs through it.
         .target(
             name: "LightboxAnalysis",
             dependencies: [
+                "LightboxImaging",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

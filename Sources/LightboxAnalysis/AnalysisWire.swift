@@ -1,4 +1,5 @@
 import Foundation
+import LightboxImaging
 
 /// What an analysis service runs, as its `GET /v1/info` described it, checked.
 public struct AnalysisServiceInfo: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxImaging
 
 /// A point in an image's normalised coordinates: 0 to 1 across its width and down its height,
 /// from the top left, so that it holds for the photo at any size.
@@ -12,23 +13,9 @@ public struct NormalizedPoint: Sendable, Hashable, Codable {
     }
 }
 
-/// A rectangle in an image's normalised coordinates (see ``NormalizedPoint``).
-public struct NormalizedRect: Sendable, Hashable, Codable {
-    public var x: Double
-    public var y: Double
-    public var width: Double
-    public var height: Double
-
-    public init(x: Double, y: Double, width: Double, height: Double) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-    }
-}
-
-/// A face an analysis service found in an image: where, five landmarks (the eyes' corners and
-/// the nose), how far it can be trusted to say who it is, and the embedding that says who.
+/// A face an analysis service found in an image: where (a `NormalizedRect`, as a crop is), five
+/// landmarks (the eyes' corners and the nose), how far it can be trusted to say who it is, and
+/// the embedding that says who.
 public struct FaceObservation: Sendable, Hashable, Codable {
     public var box: NormalizedRect
     public var landmarks: [NormalizedPoint]
