@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The analysis service (analysis/, docs/ANALYSIS.md) started for a test on a free port, from
 /// the venv `scripts/analysis-venv` makes (made here when it is missing), stopped by ``stop()``.
 // Unchecked: its fields are set once in init; `Process` is only asked whether it runs and told to stop.
@@ -46,10 +50,12 @@ public final class AnalysisServiceProcess: @unchecked Sendable {
         self.url = url
     }
 
-    /// Stops it (and waits until it has).
+    /// Stops it (and waits until it has). SIGKILL, not `terminate()`'s SIGTERM: a process the
+    /// test runner starts inherits a signal mask that blocks SIGTERM, and the service keeps nothing
+    /// that needs a graceful end.
     public func stop() {
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }

@@ -85,9 +85,7 @@ import Testing
     }
 }
 
-// Disabled: under `swift test` the first request never reaches the service (its process waits
-// idle, the test spins); issue 49's next increment finds why before the library uses the client.
-@Suite(.serialized, .disabled("the first request hangs under swift test (issue 49)")) struct AnalysisServiceTests {
+@Suite(.serialized) struct AnalysisServiceTests {
     /// A photo as a library sends it: its preview (1000 px on the long side) decoded to RGB.
     static func preview(_ relative: String) throws -> (width: Int, height: Int, pixels: [UInt8]) {
         let path = try Corpus.path(relative)
