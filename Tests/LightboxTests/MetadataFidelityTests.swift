@@ -22,6 +22,8 @@ struct MetadataFidelityTests {
             "a fuzzed Orientation of 36865 lies outside EXIF's 1 to 8; Lightbox takes it as absent (upright)",
         "exiv2/data/issue_1833_poc.jpg dimensions":
             "a fuzzing sample whose segment lengths are corrupt: after them both readers look for the next marker, and they land on different frame headers",
+        "faces-group/images/mask_white.jpg orientation":
+            "an Orientation of 0 lies outside EXIF's 1 to 8; Lightbox takes it as absent (upright), as for 36865 above",
         "pillow/images/hopper_bigtiff.tif orientation": "BigTIFF (8-byte offsets) is not read; no camera writes it",
         "exiftool/images/FujiFilm.raf dimensions":
             "exiftool gives the RAW sensor area of this stripped 8x8 sample from the RAF header; Lightbox gives the image size the camera's EXIF states (1440x960)",
