@@ -37,7 +37,9 @@ public final class AnalysisServiceProcess: @unchecked Sendable {
         self.process = process
         // The first line: {"listening": "http://127.0.0.1:PORT", "protocol": 1}.
         var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != 0x0A {
+        while line.count < 4_096, let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first,
+            first != 0x0A
+        {
             line.append(first)
         }
         guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],

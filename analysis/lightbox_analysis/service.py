@@ -65,7 +65,7 @@ class Service:
         sizes = []
         for name in ("width", "height"):
             text = (values.get(name) or [""])[0]
-            if not text.isdigit() or len(text) > 6:
+            if not (text.isascii() and text.isdigit()) or len(text) > 6:
                 raise RequestError(HTTPStatus.BAD_REQUEST, f"{name} must be a whole number of pixels")
             value = int(text)
             if not 1 <= value <= self.limits.max_side:
@@ -113,7 +113,7 @@ class Handler(BaseHTTPRequestHandler):
             width, height = self.service.size(url.query)
             expected = width * height * 3
             length = self.headers.get("Content-Length", "")
-            if not length.isdigit() or int(length) != expected:
+            if not (length.isascii() and length.isdigit()) or len(length) > 12 or int(length) != expected:
                 raise RequestError(
                     HTTPStatus.BAD_REQUEST,
                     f"the body must be {width}x{height} RGB pixels, {expected} bytes; Content-Length says {length or 'nothing'}",

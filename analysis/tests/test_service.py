@@ -106,6 +106,9 @@ class ServiceTests(unittest.TestCase):
         self.assertIn("width", document["error"])
         status, document = self.request("POST", "/v1/faces?width=-3&height=10", b"")
         self.assertEqual(status, 400)
+        # Digits of other scripts are digits to Python's str.isdigit, not to int().
+        status, document = self.request("POST", "/v1/faces?width=%C2%B2&height=10", b"")
+        self.assertEqual(status, 400)
         status, document = self.request("POST", "/v1/faces?width=10", b"")
         self.assertEqual(status, 400)
         self.assertIn("height", document["error"])
