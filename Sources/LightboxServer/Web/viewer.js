@@ -191,9 +191,14 @@ async function rate(stars) {
 }
 
 // The albums "Add to album" offers: again when the sidebar has read them (after the first
-// screen, or a change).
+// screen, or a change). Only a list that changed is built again: a rebuild closes a menu the
+// person has open, and every change (a rating) has the sidebar read the albums.
+let listedAlbums = null;
 function listAlbums() {
   const addTo = document.getElementById('viewer-add-to');
+  const listed = JSON.stringify(albums.map(album => [album.id, album.title]));
+  if (listed === listedAlbums) return;
+  listedAlbums = listed;
   addTo.replaceChildren(new Option('Add to album…', ''), new Option('New album…', NEW_ALBUM),
                         ...albums.map(album => new Option(album.title, album.id)));
 }
