@@ -25,14 +25,18 @@ onAlbumsChanged(loadSidebar);
 history.scrollRestoration = 'manual';
 
 // Shows what the address names: the album (or the library), then the photo or its edit view.
+// The newest address wins (a link followed while the first screen loads).
+let following = 0;
 async function follow() {
+  const asked = ++following;
   await showFromAddress();
+  if (asked !== following) return;
   const params = new URLSearchParams(location.hash.slice(1));
   const editing = params.has('edit');
   const id = params.get('view') || params.get('edit');
   if (!id || !total()) return;
   const index = await indexOf(id).catch(() => -1);
-  if (index < 0) return;
+  if (index < 0 || asked !== following) return;
   // The link's own entry becomes the grid's, and the viewer a step after it: Back and Escape
   // show the grid, as after opening a photo from it.
   params.delete('view');

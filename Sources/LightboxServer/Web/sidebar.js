@@ -188,8 +188,10 @@ function markCurrent() {
   }
 }
 
-// Shows what the address names: #album=ID, a page of PAGES, or the library.
-let shownOnce = false, shownKey = '';
+// Shows what the address names: #album=ID, a page of PAGES, or the library. The newest address
+// wins: a link followed while the first screen still loads is not undone by it.
+// An address already being shown (another photo of the album it names) waits for that showing.
+let shownOnce = false, shownKey = '', addressRead = 0, showing = Promise.resolve(false);
 
 export async function showFromAddress() {
   const params = new URLSearchParams(location.hash.slice(1));
@@ -198,9 +200,17 @@ export async function showFromAddress() {
   if (id) hideChips();
   const named = Object.keys(PAGES).find(name => params.has(name)) || null;
   const key = named ? '#' + named + '=' + params.get(named) : (id || '') + '|' + (predicate || '');
-  if (shownOnce && key === shownKey && !named) return false;
+  if (shownOnce && key === shownKey && !named) {
+    await showing.catch(() => {});
+    return false;
+  }
   shownOnce = true;
   shownKey = key;
+  showing = showAddress(++addressRead, named, id, predicate);
+  return showing;
+}
+
+async function showAddress(asked, named, id, predicate) {
   for (const [name, page] of Object.entries(PAGES)) if (name !== named) page.hide();
   pageShown = named;
   if (named) {
@@ -221,10 +231,12 @@ export async function showFromAddress() {
   if (id) {
     try {
       const collection = await (await request('/api/collections/' + encodeURIComponent(id))).json();
+      if (asked !== addressRead) return false;
       current = { id, title: collection.localizedTitle || 'Untitled', isAlbum: collection.assetCollectionType === 1,
                   subtype: collection.assetCollectionSubtype };
     } catch {
       // A link to an album that was deleted, or never was: said, not "Loading…" for ever.
+      if (asked !== addressRead) return false;
       current = null;
       missing = true;
     }
@@ -238,6 +250,7 @@ export async function showFromAddress() {
   document.getElementById('delete-album').hidden = !(current && current.isAlbum);
   // Before the grid: its tiles say the days each item has left.
   await showTrashActions(!!current && current.subtype === SMART.recentlyDeleted).catch(() => {});
+  if (asked !== addressRead) return false;
   // Only a signed-in user shares (a library served without users has no one to share with).
   const shown = current;
   document.getElementById('share-album').hidden = true;
