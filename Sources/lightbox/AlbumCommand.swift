@@ -17,13 +17,6 @@ struct AlbumCommand: AsyncParsableCommand {
 
         func run() async throws {
             let library = try libraryOptions.open()
-            if let same = try library.fetchAssetCollections(with: .album).first(where: {
-                $0.localizedTitle?.caseInsensitiveCompare(title) == .orderedSame
-            }) {
-                throw CommandError(
-                    "an album titled \"\(same.localizedTitle ?? title)\" exists already (\(same.localIdentifier)); "
-                        + "give the new one another title")
-            }
             var id = ""
             try await Changes.perform(library) { changes in
                 id = changes.creationRequestForAssetCollection(withTitle: title).localIdentifier

@@ -17,13 +17,6 @@ struct FolderCommand: AsyncParsableCommand {
 
         func run() async throws {
             let library = try libraryOptions.open()
-            if let same = try library.fetchCollectionLists(with: .folder).first(where: {
-                $0.localizedTitle?.caseInsensitiveCompare(title) == .orderedSame
-            }) {
-                throw CommandError(
-                    "a folder titled \"\(same.localizedTitle ?? title)\" exists already (\(same.localIdentifier)); "
-                        + "give the new one another title")
-            }
             var id = ""
             try await Changes.perform(library) { changes in
                 id = changes.creationRequestForCollectionList(withTitle: title).localIdentifier

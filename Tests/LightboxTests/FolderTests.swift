@@ -188,4 +188,75 @@ struct FolderTests {
         expected.removeAll { $0 == gone }
         #expect(try library.fetchTopLevelUserCollections().map(\.localIdentifier) == expected)
     }
+
+    @Test("A title another album (folder) has, case aside, is refused; the block changes nothing")
+    func takenTitles() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try folder.makeLibrary()
+        var iceland = ""
+        var norway = ""
+        var trips = ""
+        try await library.performChanges { changes in
+            iceland = changes.creationRequestForAssetCollection(withTitle: "Iceland").localIdentifier
+            norway = changes.creationRequestForAssetCollection(withTitle: "Norway").localIdentifier
+            trips = changes.creationRequestForCollectionList(withTitle: "Trips").localIdentifier
+            // A folder may share an album's title: they are listed apart.
+            _ = changes.creationRequestForCollectionList(withTitle: "Iceland")
+        }
+        let before = try library.currentChangeToken()
+        let refusals: [(String, (ChangeRequests) -> Void)] = [
+            (
+                "an album titled \"Iceland\" exists already; give the new one another title",
+                {
+                    _ = $0.creationRequestForAssetCollection(withTitle: "ICELAND")
+                }
+            ),
+            (
+                "an album titled \"Norway\" exists already; give it another title",
+                {
+                    $0.changeRequest(forAssetCollectionWithLocalIdentifier: iceland).title = "norway"
+                }
+            ),
+            (
+                "a folder titled \"Trips\" exists already; give the new one another title",
+                {
+                    _ = $0.creationRequestForCollectionList(withTitle: "trips")
+                }
+            ),
+            // Two new ones of one title in one block: the second is refused, and the first with it.
+            (
+                "an album titled \"Lofoten\" exists already",
+                {
+                    _ = $0.creationRequestForAssetCollection(withTitle: "Lofoten")
+                    _ = $0.creationRequestForAssetCollection(withTitle: "Lofoten")
+                }
+            ),
+        ]
+        for (message, block) in refusals {
+            let refused = await #expect(throws: LibraryError.self) { try await library.performChanges(block) }
+            #expect(refused?.code == .invalidRequest)
+            #expect(refused?.message.hasPrefix(message) == true, "\(refused?.message ?? "")")
+        }
+        #expect(try library.currentChangeToken() == before)
+        #expect(
+            try library.fetchAssetCollections(with: .album).compactMap(\.localizedTitle).sorted() == [
+                "Iceland", "Norway",
+            ])
+
+        // Its own title in another case, and a title a deleted album freed, in the same block.
+        try await library.performChanges { changes in
+            changes.changeRequest(forAssetCollectionWithLocalIdentifier: iceland).title = "ICELAND"
+            changes.deleteAssetCollections([norway])
+            _ = changes.creationRequestForAssetCollection(withTitle: "Norway")
+            changes.changeRequest(forCollectionListWithLocalIdentifier: trips).title = "trips"
+        }
+        #expect(
+            try library.fetchAssetCollections(with: .album).compactMap(\.localizedTitle).sorted() == [
+                "ICELAND", "Norway",
+            ])
+        #expect(
+            try library.fetchCollectionLists(with: .folder).compactMap(\.localizedTitle).sorted() == [
+                "Iceland", "trips",
+            ])
+    }
 }

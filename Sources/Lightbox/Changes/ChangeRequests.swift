@@ -164,7 +164,10 @@ public final class ChangeRequests {
         operations.append(.purgeAssets(localIdentifiers))
     }
 
-    /// A request to create an album with this title; its placeholder names the new album.
+    /// A request to create an album with this title; its placeholder names the new album. Unlike
+    /// PhotoKit, a title another album has, case aside, is refused when the block is performed
+    /// (`invalidRequest`): two albums of one title cannot be told apart in a sidebar, a menu or
+    /// a command that names an album by its title. Folders' titles are kept apart likewise.
     public func creationRequestForAssetCollection(withTitle title: String) -> AssetCollectionChangeRequest {
         let localIdentifier = UUID().uuidString
         operations.append(.createCollection(localIdentifier, title: title))

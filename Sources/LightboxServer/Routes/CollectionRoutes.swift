@@ -178,7 +178,10 @@ struct CollectionRoutes: Sendable {
 
     static let makeAlbumOperation = APIOperation(
         "Makes an album, with assets and in a folder if asked.",
-        details: "`assets` and `list` are optional: the album's first assets, and the folder it goes in.",
+        details: """
+            `assets` and `list` are optional: the album's first assets, and the folder it goes in. A
+            title another album has, case aside, is refused (400).
+            """,
         body: .json(
             Schema.object(
                 [
@@ -210,6 +213,7 @@ struct CollectionRoutes: Sendable {
 
     static let renameAlbumOperation = APIOperation(
         "Renames an album.",
+        details: "A title another album has, case aside, is refused (400).",
         body: .json(Schema.object(["title": Schema.string(length: 1...500)], required: ["title"])),
         responses: [.json(200, "The album.", Schema.ref("Collection"), changeToken: true)])
 
@@ -369,7 +373,8 @@ struct CollectionRoutes: Sendable {
 
     static let makeFolderOperation = APIOperation(
         "Makes a folder, inside another if asked.",
-        details: "Inside another folder when `list` names one.",
+        details:
+            "Inside another folder when `list` names one. A title another folder has, case aside, is refused (400).",
         body: .json(
             Schema.object(
                 ["title": Schema.string(length: 1...500), "list": Schema.string], required: ["title"])),
@@ -397,6 +402,7 @@ struct CollectionRoutes: Sendable {
 
     static let renameFolderOperation = APIOperation(
         "Renames a folder.",
+        details: "A title another folder has, case aside, is refused (400).",
         body: .json(Schema.object(["title": Schema.string(length: 1...500)], required: ["title"])),
         responses: [.json(200, "The folder.", Schema.ref("List"), changeToken: true)])
 

@@ -74,6 +74,7 @@ struct ChangeApplier {
             case .purgeAssets(let ids):
                 for id in ids { releasedPaths.formUnion(try purgeAsset(id)) }
             case .createCollection(let id, let title):
+                try checkTitleFree(title, of: .album, except: nil)
                 let rowID = try insertContainer(
                     into: "assetCollection", id, type: AssetCollectionType.album.rawValue,
                     subtype: AssetCollectionSubtype.albumRegular.rawValue, title: title)
@@ -81,6 +82,7 @@ struct ChangeApplier {
                 record(.assetCollection, id, .inserted)
             case .renameCollection(let id, let title):
                 let album = try albumState(id)
+                try checkTitleFree(title, of: .album, except: album.rowID)
                 try db.execute("UPDATE assetCollection SET title = ? WHERE id = ?", [title, album.rowID])
                 record(.assetCollection, id, .updated)
             case .addAssets(let id, let assets):
@@ -108,6 +110,7 @@ struct ChangeApplier {
                 try album.members.move(at: indexes, to: destination)
                 store(album, id)
             case .createList(let id, let title):
+                try checkTitleFree(title, of: .folder, except: nil)
                 let rowID = try insertContainer(
                     into: "collectionList", id, type: CollectionListType.folder.rawValue,
                     subtype: CollectionListSubtype.regularFolder.rawValue, title: title)
@@ -115,6 +118,7 @@ struct ChangeApplier {
                 record(.collectionList, id, .inserted)
             case .renameList(let id, let title):
                 let list = try listState(id)
+                try checkTitleFree(title, of: .folder, except: list.rowID)
                 try db.execute("UPDATE collectionList SET title = ? WHERE id = ?", [title, list.rowID])
                 record(.collectionList, id, .updated)
             case .addChildren(let id, let children):
@@ -246,6 +250,32 @@ struct ChangeApplier {
 
     /// Inserts a new album or folder row (`table` is Lightbox's own, never user text) and
     /// returns its row id.
+    /// The containers whose titles are kept apart.
+    private enum TitledKind {
+        case album, folder
+    }
+
+    /// Refuses a title another album (folder) of the library has, case aside: two of one title
+    /// cannot be told apart in a sidebar, a menu or a command that names one by its title. The
+    /// rows this block deleted or renamed are read as the block leaves them (its statements
+    /// run as it goes).
+    private func checkTitleFree(_ title: String, of kind: TitledKind, except rowID: Int64?) throws {
+        let (table, type, noun) =
+            switch kind {
+            case .album: ("assetCollection", AssetCollectionType.album.rawValue, "an album")
+            case .folder: ("collectionList", CollectionListType.folder.rawValue, "a folder")
+            }
+        let rows = try db.rows("SELECT id, title FROM \(table) WHERE type = ? AND title IS NOT NULL", [type])
+        for row in rows {
+            guard try row.integer("id") != rowID, let other = row["title"].text,
+                other.caseInsensitiveCompare(title) == .orderedSame
+            else { continue }
+            throw LibraryError(
+                .invalidRequest,
+                "\(noun) titled \"\(other)\" exists already; give \(rowID == nil ? "the new one" : "it") another title")
+        }
+    }
+
     private func insertContainer(into table: String, _ id: String, type: Int, subtype: Int, title: String) throws
         -> Int64
     {
