@@ -795,6 +795,16 @@ class PageChecks:
         album = self.driver.current_url.split("#album=")[1]
         self.wait.until(lambda d: self.count_shown() == 0)
         self.shot("empty-album")
+        # A second album of that title, case aside, is refused and said so: the first stays alone.
+        self.open_sidebar().find_element(By.ID, "new-album").click()
+        self.wait.until(lambda d: dialog.get_attribute("open") is not None)
+        dialog.find_element(By.NAME, "name").send_keys("SUMMER")
+        dialog.find_element(By.CSS_SELECTOR, "button[value=ok]").click()
+        self.toast_says('an album titled "Summer" exists already')
+        self.shot("title-taken")
+        titles = [c["localizedTitle"] for c in self.api("/api/collections?type=album&limit=1000")["collections"]]
+        self.assertEqual([t for t in titles if t.lower() == "summer"], ["Summer"])
+        self.expected_console = ("/api/collections - Failed to load resource: the server responded with a status of 400",)
         # Back to the library; four photos chosen (one click, then a shift-click for a range of
         # three) and added to the album from the bar.
         self.click_sidebar("Library")
@@ -2225,13 +2235,16 @@ class PageChecks:
     def test_a_shared_link_shows_its_album_to_anyone_and_asks_its_password(self):
         self.sign_in()
         ids = [asset["localIdentifier"] for asset in self.api("/api/assets?limit=3")["assets"]]
-        album = self.api("/api/collections", "POST", {"title": "Weekend", "assets": ids})["localIdentifier"]
+        # Its own title: the desktop's and the phone's runs share one library, where a title is
+        # one album's.
+        title = "Weekend " + str(int(time.time() * 1000) % 100000)
+        album = self.api("/api/collections", "POST", {"title": title, "assets": ids})["localIdentifier"]
         open_link = self.api(f"/api/collections/{album}/links", "POST", {})["path"]
         locked = self.api(f"/api/collections/{album}/links", "POST", {"password": "a link's password"})["path"]
         # A visitor: no session.
         self.driver.delete_all_cookies()
         self.driver.get(URL + open_link)
-        self.wait.until(lambda d: d.find_element(By.ID, "shared-title").text == "Weekend")
+        self.wait.until(lambda d: d.find_element(By.ID, "shared-title").text == title)
         self.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#shared-grid .tile")) == 3)
         self.assertIn("3 items", self.driver.find_element(By.ID, "shared-count").text)
         for image in self.driver.find_elements(By.CSS_SELECTOR, "#shared-grid img"):

@@ -4,7 +4,7 @@
 import { askName, downloadZip, inBatches, items as counted, postJSON, request } from './api.js';
 import { redraw, refresh, selectRange, selection, total } from './grid.js';
 import {
-  NEW_ALBUM, SMART, addToNewAlbum, albums, current, loadSidebar, makeAlbum, shownChanged,
+  NEW_ALBUM, SMART, addToNewAlbum, albums, current, freeTitle, loadSidebar, makeAlbum, shownChanged,
 } from './sidebar.js';
 import { openShareDialog } from './sharing.js';
 import { toast } from './toast.js';
@@ -114,7 +114,7 @@ for (const control of bar.querySelectorAll('button[data-action]')) {
 // Sharing a selection: a new album of it (named, the day's date offered), then its Share dialog.
 shareButton.addEventListener('click', async () => {
   const ids = [...selection.ids];
-  const name = await askName('Share in a new album', 'Shared ' + new Date().toLocaleDateString());
+  const name = await askName('Share in a new album', await freeTitle('Shared ' + new Date().toLocaleDateString()));
   if (!name) return;
   try {
     const album = await makeAlbum(name, ids);

@@ -325,31 +325,56 @@ addEventListener('keydown', event => {
   if (event.key === 'Escape' && document.body.classList.contains('menu-open')) closeMenu();
 });
 
-document.getElementById('new-album').addEventListener('click', async () => {
+// What fails (a title another album has, the server away) is said, not lost.
+const said = action => (...args) => action(...args).catch(failure => toast(failure.message));
+
+document.getElementById('new-album').addEventListener('click', said(async () => {
   const name = await askName('New album', '');
   if (!name) return;
   const album = await (await postJSON('/api/collections', { title: name })).json();
   await loadSidebar();
   location.hash = 'album=' + encodeURIComponent(album.localIdentifier);
-});
+}));
 
-document.getElementById('new-folder').addEventListener('click', async () => {
+document.getElementById('new-folder').addEventListener('click', said(async () => {
   const name = await askName('New folder', '');
   if (!name) return;
   await postJSON('/api/lists', { title: name });
   await loadSidebar();
-});
+}));
 
-document.getElementById('rename-album').addEventListener('click', async () => {
+document.getElementById('rename-album').addEventListener('click', said(async () => {
   if (!current) return;
-  const name = await askName('Album name', current.title);
+  const shown = current;
+  const name = await askName('Album name', shown.title);
   if (!name) return;
-  await request('/api/collections/' + encodeURIComponent(current.id), {
+  await request('/api/collections/' + encodeURIComponent(shown.id), {
     method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title: name }) });
-  current.title = name;
-  title.textContent = name;
+  shown.title = name;
+  if (current === shown) title.textContent = name;
   await loadSidebar();
-});
+}));
+
+// A title for a new album no album has (titles are one album's, case aside): `base`, or
+// `base` with the first number that makes it free ("Shared 29/11/2026 2"). Every album is
+// read, those in closed folders too; unread (the server away), `base` is offered, and the
+// album's making says what fails.
+export async function freeTitle(base) {
+  const taken = new Set();
+  let after = null;
+  try {
+    do {
+      const page = await listed('/api/collections?type=album&limit=1000' + (after ? '&after=' + encodeURIComponent(after) : ''));
+      for (const album of page.collections) if (album.localizedTitle) taken.add(album.localizedTitle.toLocaleLowerCase());
+      after = page.next;
+    } while (after);
+  } catch {
+    return base;
+  }
+  let title = base;
+  for (let number = 2; taken.has(title.toLocaleLowerCase()); number++) title = base + ' ' + number;
+  return title;
+}
 
 document.getElementById('share-album').addEventListener('click', () => {
   if (current) openShareDialog({ id: current.id, title: current.title }).catch(() => {});

@@ -3,7 +3,9 @@
 import { address, askName, assetPath, cache, downloadZip, filename, postJSON, request, version } from './api.js';
 import { assetAt, indexOf, loadedAsset, refresh, replace, reveal, total } from './grid.js';
 import { searchNear } from './search.js';
-import { NEW_ALBUM, SMART, addToNewAlbum, albums, makeAlbum, current as shownCollection } from './sidebar.js';
+import {
+  NEW_ALBUM, SMART, addToNewAlbum, albums, freeTitle, makeAlbum, current as shownCollection,
+} from './sidebar.js';
 import { openShareDialog } from './sharing.js';
 import { toast } from './toast.js';
 
@@ -540,7 +542,7 @@ document.getElementById('close').addEventListener('click', close);
 document.getElementById('share-one').addEventListener('click', async () => {
   const asset = shownAsset;
   if (!asset) return;
-  const name = await askName('Share in a new album', 'Shared ' + new Date().toLocaleDateString());
+  const name = await askName('Share in a new album', await freeTitle('Shared ' + new Date().toLocaleDateString()));
   if (!name) return;
   try {
     await openShareDialog({ id: await makeAlbum(name, [asset.localIdentifier]), title: name });
