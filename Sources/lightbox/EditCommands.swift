@@ -227,7 +227,14 @@ extension EditCommand {
             }
         }
         defer { watcher.cancel() }
-        return try await task.value
+        do {
+            return try await task.value
+        } catch  where task.isCancelled {
+            // Cancelled by Ctrl-C, whatever the step it stopped (a catalog's query on PostgreSQL
+            // ends with its own error): the edit was cancelled, and nothing was written.
+            if let error = error as? LibraryError, error.code == .cancelled { throw error }
+            throw LibraryError(.cancelled, "the edit was cancelled (\(error))")
+        }
     }
 
     /// The editor program's absolute path: a file from the current folder, as the shell finds

@@ -102,7 +102,8 @@ struct EditorLifecycleTests {
         }
         process.interrupt()
         process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
+        let rest = (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+        #expect(process.terminationStatus == 130, "\(said)\(String(decoding: rest, as: UTF8.self))")
         #expect(editors().isEmpty, "the editor outlived the cancel")
         let reopened = try PhotoLibrary(url: library.url)
         #expect(try await reopened.asset(withLocalIdentifier: asset.localIdentifier)?.hasAdjustments == false)
