@@ -233,6 +233,9 @@ package protocol StoreReader {
     /// How many photos ``faceAnalysisBacklog(model:after:limit:)`` has in all.
     func faceAnalysisBacklogCount(model: String) throws -> Int
 
+    /// The photos `model` could not analyse, with why, at most `limit`, the last tried first.
+    func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure]
+
     // MARK: Import
 
     /// The asset holding these bytes as an original (a photo, a movie, a RAW, a paired movie).
@@ -265,6 +268,10 @@ package protocol StoreWriter: StoreReader {
     /// person's choice outlives analysing again). Answers the asset's faces; none, and nothing
     /// recorded, for an asset deleted meanwhile.
     func recordFaces(_ found: [FoundFace], inAsset localIdentifier: String, model: String) throws -> [Face]
+
+    /// Records that `model` could not analyse an asset, and why: the photo leaves the backlog
+    /// until another model comes, and its earlier faces stay.
+    func recordFaceAnalysisFailure(inAsset localIdentifier: String, model: String, error: String) throws
 
     /// Records in the import journal that the file at `file.path` is in the library.
     func journal(_ file: JournaledFile) throws

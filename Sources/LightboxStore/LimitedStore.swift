@@ -294,6 +294,10 @@ package struct LimitedReader: StoreReader {
 
     package func faceAnalysisBacklogCount(model: String) throws -> Int { 0 }
 
+    package func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure] {
+        []
+    }
+
     package func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
         try base.assetIdentifier(withOriginalHash: sha256).flatMap { visible.contains($0) ? $0 : nil }
     }

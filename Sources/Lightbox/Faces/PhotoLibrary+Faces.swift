@@ -30,6 +30,12 @@ extension PhotoLibrary {
         try await store.read { try $0.faceAnalysisBacklogCount(model: model) }
     }
 
+    /// The photos `model` could not analyse, each with why, the last tried first: they wait
+    /// for another model, not for this one again.
+    public func faceAnalysisFailures(model: String, limit: Int = 100) async throws -> [FaceAnalysisFailure] {
+        try await store.read { try $0.faceAnalysisFailures(model: model, limit: max(0, min(limit, 10_000))) }
+    }
+
     /// Records the faces `model` found in an asset's displayed image, in place of an earlier
     /// analysis: a face covering an earlier one keeps its identifier and whose it is, so that
     /// naming and "not a face" outlive analysing again. What a model answers is checked first

@@ -110,6 +110,14 @@ struct CatalogTransaction: StoreWriter {
         try db.recordFaces(found, inAsset: localIdentifier, model: model, date: Date())
     }
 
+    func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure] {
+        try db.faceAnalysisFailures(model: model, limit: limit)
+    }
+
+    func recordFaceAnalysisFailure(inAsset localIdentifier: String, model: String, error: String) throws {
+        try db.recordFaceAnalysisFailure(inAsset: localIdentifier, model: model, error: error, date: Date())
+    }
+
     func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
         try db.assetIdentifier(withOriginalHash: sha256)
     }

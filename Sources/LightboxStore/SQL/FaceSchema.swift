@@ -9,7 +9,8 @@
 ///   found it, its person or none and how it came to be theirs (``FaceMembership``), and whether
 ///   it is its person's key face (one at most: a unique index).
 /// - `assetAnalysis`: which model last analysed an asset's faces, so that a new model analyses
-///   again what an older one answered, and only that.
+///   again what an older one answered, and only that; and why it could not, when it could not
+///   (a preview that does not decode), so that the photo waits for the next model, not for ever.
 enum FaceSchema {
     static func tables(id: String, text: String, real: String, blob: String) -> [String] {
         [
@@ -47,7 +48,8 @@ enum FaceSchema {
             CREATE TABLE assetAnalysis (
                 assetId BIGINT PRIMARY KEY REFERENCES asset (id) ON DELETE CASCADE,
                 faceModel \(text) NOT NULL,
-                analysedDate \(text) NOT NULL
+                analysedDate \(text) NOT NULL,
+                error TEXT
             )
             """,
         ]

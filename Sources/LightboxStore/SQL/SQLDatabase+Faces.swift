@@ -6,6 +6,12 @@ public struct FaceAnalysisBacklogItem: Sendable, Hashable {
     public var localIdentifier: String
 }
 
+/// A photo a model could not analyse, and why.
+public struct FaceAnalysisFailure: Sendable, Hashable {
+    public var localIdentifier: String
+    public var error: String
+}
+
 /// The faces' shared statements (schema step v27), on either store.
 extension SQLDatabase {
     private static var faceColumns: String {
@@ -131,11 +137,36 @@ extension SQLDatabase {
                     """, [UUID().uuidString, assetID] + values)
             }
         }
+        try recordAnalysis(assetID, model: model, date: date, error: nil)
+        return try faces(inAsset: localIdentifier)
+    }
+
+    /// Records that `model` could not analyse an asset, and why: it leaves the backlog until
+    /// another model comes; its earlier faces stay. Nothing for an asset deleted meanwhile.
+    func recordFaceAnalysisFailure(inAsset localIdentifier: String, model: String, error: String, date: Date) throws {
+        guard let assetID = try integer("SELECT id FROM asset WHERE localIdentifier = ?", [localIdentifier]) else {
+            return
+        }
+        try recordAnalysis(assetID, model: model, date: date, error: String(error.prefix(1000)))
+    }
+
+    private func recordAnalysis(_ assetID: Int64, model: String, date: Date, error: String?) throws {
         try execute(
             """
-            INSERT INTO assetAnalysis (assetId, faceModel, analysedDate) VALUES (?, ?, ?)
-            ON CONFLICT (assetId) DO UPDATE SET faceModel = excluded.faceModel, analysedDate = excluded.analysedDate
-            """, [assetID, model, date])
-        return try faces(inAsset: localIdentifier)
+            INSERT INTO assetAnalysis (assetId, faceModel, analysedDate, error) VALUES (?, ?, ?, ?)
+            ON CONFLICT (assetId) DO UPDATE SET faceModel = excluded.faceModel, analysedDate = excluded.analysedDate,
+            error = excluded.error
+            """, [assetID, model, date, error])
+    }
+
+    /// The photos `model` could not analyse, with why, at most `limit`, the last tried first.
+    func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure] {
+        try rows(
+            """
+            SELECT asset.localIdentifier, assetAnalysis.error FROM assetAnalysis JOIN asset ON asset.id = assetAnalysis.assetId
+            WHERE assetAnalysis.faceModel = ? AND assetAnalysis.error IS NOT NULL
+            ORDER BY assetAnalysis.analysedDate DESC, asset.id DESC LIMIT ?
+            """, [model, limit]
+        ).map { FaceAnalysisFailure(localIdentifier: try $0.text("localIdentifier"), error: try $0.text("error")) }
     }
 }
