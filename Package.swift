@@ -183,6 +183,7 @@ let package = Package(
                 "LightboxImaging",
                 "LightboxMetadata",
                 "LightboxCapture",
+                "LightboxAnalysis",
             ],
             swiftSettings: strictSettings
         ),
@@ -190,6 +191,7 @@ let package = Package(
             name: "LightboxServer",
             dependencies: [
                 "Lightbox",
+                "LightboxAnalysis",
                 "LightboxCapture",
                 "LightboxImaging",
                 "LightboxMetadata",
@@ -219,6 +221,7 @@ let package = Package(
             name: "lightbox",
             dependencies: [
                 "Lightbox",
+                "LightboxAnalysis",
                 "LightboxCapture",
                 "LightboxImaging",
                 "LightboxMetadata",
@@ -305,6 +308,7 @@ let package = Package(
             dependencies: [
                 "LightboxStore",
                 "Lightbox", "LightboxTestSupport", "LightboxS3", "LightboxImaging", "LightboxMetadata", "CDirectIO",
+                "LightboxAnalysis",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings

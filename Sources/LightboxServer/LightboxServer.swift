@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import Lightbox
+import LightboxAnalysis
 import LightboxImaging
 import NIOCore
 
@@ -35,16 +36,18 @@ public enum LightboxServer {
     /// application that authenticates in front of Lightbox.
     ///
     /// `jobs` is how many of each library's jobs (``PhotoLibrary/runJobs(_:onEvent:)``) the
-    /// server runs at once while it lives; 0 leaves them to `lightbox worker` processes.
+    /// server runs at once while it lives; 0 leaves them to `lightbox worker` processes. With
+    /// `faceAnalyzer`, its runners find faces too.
     public static func router(
         library: PhotoLibrary, accounts: Accounts? = nil, policy: AccessPolicy = AccessPolicy(),
-        limits: ServerLimits = ServerLimits(), jobs: Int = 0
+        limits: ServerLimits = ServerLimits(), jobs: Int = 0, faceAnalyzer: (any FaceAnalyzing)? = nil
     ) -> Router<LightboxRequestContext> {
         let router = Router(context: LightboxRequestContext.self)
         let routes = Routes(router: router)
         // Outermost: every answer, errors included, in one form and with the security headers.
         router.add(middleware: ErrorMiddleware(methods: routes.table))
-        let libraries = ServedLibraries(home: library, waitingRenders: limits.waitingRenders, jobs: jobs)
+        let libraries = ServedLibraries(
+            home: library, waitingRenders: limits.waitingRenders, jobs: jobs, faceAnalyzer: faceAnalyzer)
         router.add(middleware: AccessMiddleware(accounts: accounts, libraries: libraries, policy: policy))
         add(to: routes, accounts: accounts, policy: policy, limits: limits, libraries: libraries)
         return router
@@ -303,13 +306,15 @@ public enum LightboxServer {
     public static func application(
         library: PhotoLibrary, accounts: Accounts? = nil, policy: AccessPolicy = AccessPolicy(),
         host: String = "127.0.0.1", port: Int = 8080, limits: ServerLimits = ServerLimits(), jobs: Int = 0,
-        onServerRunning: @escaping @Sendable () async -> Void = {}
+        faceAnalyzer: (any FaceAnalyzing)? = nil, onServerRunning: @escaping @Sendable () async -> Void = {}
     ) -> some ApplicationProtocol {
         let perAddress = AddressConnections(
             limit: limits.connectionsPerAddress, exemptingLoopback: policy.trustProxy)
         let headerTimeout = limits.headerTimeout.timeAmount
         return Application(
-            router: router(library: library, accounts: accounts, policy: policy, limits: limits, jobs: jobs),
+            router: router(
+                library: library, accounts: accounts, policy: policy, limits: limits, jobs: jobs,
+                faceAnalyzer: faceAnalyzer),
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [

@@ -1,5 +1,6 @@
 import Foundation
 import Lightbox
+import LightboxAnalysis
 import Logging
 import Synchronization
 
@@ -13,13 +14,16 @@ final class ServedLibraries: Sendable {
 
     /// Jobs each library's runner does at once; 0: none (workers do them).
     let jobs: Int
+    /// What finds faces for the runners; nil: the faces job waits for a worker with one.
+    let faceAnalyzer: (any FaceAnalyzing)?
     /// The libraries' job runners, cancelled when the server goes.
     private let runners = Mutex<[Task<Void, Never>]>([])
 
-    init(home: PhotoLibrary, waitingRenders: Int, jobs: Int = 0) {
+    init(home: PhotoLibrary, waitingRenders: Int, jobs: Int = 0, faceAnalyzer: (any FaceAnalyzing)? = nil) {
         self.home = ServedLibrary(library: home, waitingRenders: waitingRenders)
         self.waitingRenders = waitingRenders
         self.jobs = jobs
+        self.faceAnalyzer = faceAnalyzer
         runJobs(of: home)
     }
 
@@ -31,7 +35,7 @@ final class ServedLibraries: Sendable {
     /// server alone; beside workers it may leave them theirs), logging each.
     private func runJobs(of library: PhotoLibrary) {
         guard jobs > 0 else { return }
-        let options = PhotoLibrary.JobRunnerOptions(concurrency: jobs)
+        let options = PhotoLibrary.JobRunnerOptions(concurrency: jobs, faceAnalyzer: faceAnalyzer)
         let runner = Task.detached(priority: .background) {
             let logger = ServerLogHandler.logger(label: "Lightbox")
             do {

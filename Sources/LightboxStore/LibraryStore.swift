@@ -217,6 +217,25 @@ package protocol StoreReader {
     /// How many assets ``captureDetailsBacklog(limit:)`` has left, at most.
     func captureDetailsBacklogCount() throws -> Int
 
+    // MARK: Faces
+
+    /// The faces found in an asset, those marked as no face too, the surest first; none for
+    /// an asset not analysed (or not seen).
+    func faces(inAsset localIdentifier: String) throws -> [Face]
+
+    /// The model that last analysed an asset's faces; nil when none has.
+    func faceModel(ofAsset localIdentifier: String) throws -> String?
+
+    /// The photos not in Recently Deleted whose faces `model` has not analysed, after row
+    /// `rowID`, in the order they were added, at most `limit`.
+    func faceAnalysisBacklog(model: String, after rowID: Int64, limit: Int) throws -> [FaceAnalysisBacklogItem]
+
+    /// How many photos ``faceAnalysisBacklog(model:after:limit:)`` has in all.
+    func faceAnalysisBacklogCount(model: String) throws -> Int
+
+    /// The photos `model` could not analyse, with why, at most `limit`, the last tried first.
+    func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure]
+
     // MARK: Import
 
     /// The asset holding these bytes as an original (a photo, a movie, a RAW, a paired movie).
@@ -243,6 +262,16 @@ package protocol StoreWriter: StoreReader {
     /// Writes the cameras and lenses read for backlog items (an asset that has any already
     /// keeps them) and moves the backlog past `rowID`, forgetting it once it is all read.
     func fillCaptureDetails(_ filled: [CaptureDetailsBacklogItem.Filled], through rowID: Int64) throws
+
+    /// Records what `model` found in an asset's displayed image, in place of an earlier
+    /// analysis: a face that covers an earlier one keeps its identifier and whose it is (a
+    /// person's choice outlives analysing again). Answers the asset's faces; none, and nothing
+    /// recorded, for an asset deleted meanwhile.
+    func recordFaces(_ found: [FoundFace], inAsset localIdentifier: String, model: String) throws -> [Face]
+
+    /// Records that `model` could not analyse an asset, and why: the photo leaves the backlog
+    /// until another model comes, and its earlier faces stay.
+    func recordFaceAnalysisFailure(inAsset localIdentifier: String, model: String, error: String) throws
 
     /// Records in the import journal that the file at `file.path` is in the library.
     func journal(_ file: JournaledFile) throws

@@ -279,6 +279,25 @@ package struct LimitedReader: StoreReader {
     package func captureDetailsBacklog(limit: Int) throws -> [CaptureDetailsBacklogItem] { [] }
     package func captureDetailsBacklogCount() throws -> Int { 0 }
 
+    // Faces of the assets it sees only; the work of analysing is not a limited view's.
+    package func faces(inAsset localIdentifier: String) throws -> [Face] {
+        visible.contains(localIdentifier) ? try base.faces(inAsset: localIdentifier) : []
+    }
+
+    package func faceModel(ofAsset localIdentifier: String) throws -> String? {
+        visible.contains(localIdentifier) ? try base.faceModel(ofAsset: localIdentifier) : nil
+    }
+
+    package func faceAnalysisBacklog(model: String, after rowID: Int64, limit: Int) throws
+        -> [FaceAnalysisBacklogItem]
+    { [] }
+
+    package func faceAnalysisBacklogCount(model: String) throws -> Int { 0 }
+
+    package func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure] {
+        []
+    }
+
     package func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
         try base.assetIdentifier(withOriginalHash: sha256).flatMap { visible.contains($0) ? $0 : nil }
     }

@@ -56,6 +56,8 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "N"))
     var jobs = 1
 
+    @OptionGroup var analysisOptions: AnalysisOptions
+
     func run() async throws {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535, not \(port)") }
         for (name, value) in [
@@ -87,9 +89,11 @@ struct ServeCommand: AsyncParsableCommand {
                     + "add one with `lightbox user add NAME` first (or serve on 127.0.0.1)")
         }
         let (host, port) = (host, port)
+        let analyzer = try analysisOptions.analyzer()
+        let faces = await AnalysisOptions.describe(analyzer)
         let app = LightboxServer.application(
             library: library, accounts: accounts, policy: policy, host: host, port: port, limits: limits,
-            jobs: jobs
+            jobs: jobs, faceAnalyzer: analyzer
         ) {
             Output.message(
                 "Serving \(count) asset\(count == 1 ? "" : "s") from \(library.url.path) at http://\(host):\(port) (Ctrl-C stops)"
@@ -104,6 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
                 Output.message("Editors: " + editors.editors.map(\.manifest.name).joined(separator: ", "))
             }
             for problem in editors.problems { Output.message("warning: \(problem.path): \(problem.message); skipped") }
+            if let faces { Output.message(faces) }
         }
         do {
             try await app.runService()

@@ -68,6 +68,19 @@ struct ShowCommand: AsyncParsableCommand {
             details.append(
                 ("trashedDate", ISO8601.localString(from: deleted) + " (in Recently Deleted: lightbox restore)"))
         }
+        if asset.mediaType == .image, let model = try await library.faceModel(of: asset) {
+            let faces = try await library.faces(in: asset)
+            details.append(("faces", faces.isEmpty ? "none (\(model))" : "\(faces.count) (\(model))"))
+            for face in faces {
+                details.append(
+                    (
+                        "face",
+                        String(
+                            format: "%@ at %.3f, %.3f, %.3f x %.3f, quality %.2f", face.localIdentifier, face.x, face.y,
+                            face.width, face.height, face.quality)
+                    ))
+            }
+        }
         for (key, value) in details { Output.line(key.padding(toLength: 17, withPad: " ", startingAt: 0) + value) }
         for resource in asset.resources {
             Output.line(

@@ -14,7 +14,8 @@ struct WorkerCommand: AsyncParsableCommand {
         abstract: "Run the library's background jobs until interrupted (or, with --until-idle, until none waits).",
         discussion: """
             Jobs are the work a library queues as it changes: the H.264 copy of a movie browsers \
-            cannot play, the cameras of assets imported before the catalog kept them. Any number of \
+            cannot play, the cameras of assets imported before the catalog kept them, the faces of \
+            photos (with --analysis, the analysis services that find them). Any number of \
             workers (and servers, see `serve --jobs`) may run on one library, on one machine or, with \
             a PostgreSQL catalog, on several: each job is taken by one. A worker killed mid-job leaves \
             it to the next; Ctrl-C or SIGTERM gives the job back unfinished and stops.
@@ -23,6 +24,8 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup var libraryOptions: LibraryOptions
 
     @OptionGroup var memoryOptions: MemoryBudgetOptions
+
+    @OptionGroup var analysisOptions: AnalysisOptions
 
     @Option(help: "Jobs run at once.")
     var jobs = 1
@@ -55,12 +58,14 @@ struct WorkerCommand: AsyncParsableCommand {
             chosen.insert(kind)
         }
         memoryOptions.apply()
+        let analyzer = try analysisOptions.analyzer()
         let library = try libraryOptions.open(joining: true)
         let options = PhotoLibrary.JobRunnerOptions(
             kinds: chosen.isEmpty ? Set(JobKind.allCases) : chosen, concurrency: jobs, untilIdle: untilIdle,
-            retryDelay: TimeInterval(retryDelay))
+            retryDelay: TimeInterval(retryDelay), faceAnalyzer: analyzer)
         Output.message(
             "worker \(options.worker) on \(library.url.path): \(untilIdle ? "until no job waits" : "Ctrl-C stops")")
+        if let line = await AnalysisOptions.describe(analyzer) { Output.message(line) }
         let counts = JobCounts()
         let runner = Task {
             try await library.runJobs(options) { event in

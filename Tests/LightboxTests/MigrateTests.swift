@@ -20,6 +20,8 @@ struct MigrateTests {
         var trash: [String]
         var count: Int
         var token: PersistentChangeToken
+        /// The first asset's faces, as an analysis recorded them.
+        var faces: [Face]
 
         init(_ library: PhotoLibrary, album identifier: String) throws {
             assets = try library.fetchAssets().map(\.localIdentifier)
@@ -33,6 +35,7 @@ struct MigrateTests {
                 \.localIdentifier)
             count = try library.fetchAssets().count
             token = try library.currentChangeToken()
+            faces = try library.faces(in: try #require(try library.fetchAssets().firstObject))
         }
     }
 
@@ -55,6 +58,10 @@ struct MigrateTests {
             album = request.placeholderForCreatedAssetCollection
         }
         try await library.performChanges { $0.deleteAssets([ids[3]]) }
+        let first = try #require(try await library.asset(withLocalIdentifier: ids[0]))
+        let faces = try await library.recordFaces(
+            [FaceCatalogTests.face(0.1, 0.1, 0.2, quality: 0.6, seed: 1)], in: first, model: "m1")
+        #expect(faces.count == 1)
         let accounts = try SQLiteAccountStore(libraryURL: library.url)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let memberFolder = "users/0af3c2d1-5b7e-4a8f-9c1d-2e3f4a5b6c7d"

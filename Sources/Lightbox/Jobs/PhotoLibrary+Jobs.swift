@@ -1,4 +1,5 @@
 import Foundation
+import LightboxAnalysis
 import LightboxStore
 
 #if canImport(Glibc)
@@ -18,12 +19,16 @@ extension PhotoLibrary {
         public var retryDelay: TimeInterval
         /// Who runs them, as the queue shows it.
         public var worker: String
+        /// What finds faces: the runner takes the faces job only with one.
+        public var faceAnalyzer: (any FaceAnalyzing)?
 
         public init(
             kinds: Set<JobKind> = Set(JobKind.allCases), concurrency: Int = 1, untilIdle: Bool = false,
-            retryDelay: TimeInterval = 60, worker: String = PhotoLibrary.workerName
+            retryDelay: TimeInterval = 60, worker: String = PhotoLibrary.workerName,
+            faceAnalyzer: (any FaceAnalyzing)? = nil
         ) {
-            self.kinds = kinds
+            self.kinds = faceAnalyzer == nil ? kinds.subtracting([.faces]) : kinds
+            self.faceAnalyzer = faceAnalyzer
             self.concurrency = max(1, min(concurrency, 64))
             self.untilIdle = untilIdle
             self.retryDelay = max(0, retryDelay)
@@ -53,6 +58,13 @@ extension PhotoLibrary {
             try await store.read({ try $0.captureDetailsBacklogCount() }) > 0
         {
             try await BlockingWork.run { [store] in try store.enqueueJob(.captureDetails, subject: "") }
+        }
+        // Photos a new model has yet to see (or imported while no runner found faces).
+        if options.kinds.contains(.faces), let analyzer = options.faceAnalyzer,
+            let model = try? await analyzer.describe().faceModel,
+            try await faceAnalysisBacklogCount(model: model) > 0
+        {
+            try await BlockingWork.run { [store] in try store.enqueueJob(.faces, subject: "") }
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<options.concurrency {
@@ -112,9 +124,16 @@ extension PhotoLibrary {
         FaultInjection.pause(at: .jobStarted)
         let start = ContinuousClock.now
         do {
-            try await perform(job, lease: lease)
+            try await perform(job, lease: lease, options)
             try Task.checkCancellation()
             try await BlockingWork.run { try lease.finish() }
+            // Photos imported after its last look at the backlog, and before it left the
+            // queue, queued no job of their own (the finished one held its place): one now.
+            if job.kind == .faces, let model = try? await options.faceAnalyzer?.describe().faceModel,
+                (try? await faceAnalysisBacklogCount(model: model)) ?? 0 > 0
+            {
+                try await BlockingWork.run { [store] in try store.enqueueJob(.faces, subject: "") }
+            }
             let elapsed = ContinuousClock.now - start
             onEvent(
                 .finished(
@@ -130,7 +149,7 @@ extension PhotoLibrary {
     }
 
     /// Does one job's work.
-    private func perform(_ job: QueuedJob, lease: any JobLease) async throws {
+    private func perform(_ job: QueuedJob, lease: any JobLease, _ options: JobRunnerOptions) async throws {
         switch job.kind {
         case .playableMovie:
             // Deleted since it was queued: nothing to do.
@@ -140,6 +159,15 @@ extension PhotoLibrary {
             }
         case .captureDetails:
             try await fillCaptureDetails { done, total in
+                Task.detached { _ = try? await BlockingWork.run { lease.progress(done: done, total: total) } }
+            }
+        case .faces:
+            guard let analyzer = options.faceAnalyzer else {
+                throw LibraryError(.invalidRequest, "this runner has no analysis service to find faces with")
+            }
+            // A photo that cannot be analysed is recorded with why (``faceAnalysisFailures``),
+            // and the work goes on.
+            try await analyseFaces(with: analyzer) { done, total in
                 Task.detached { _ = try? await BlockingWork.run { lease.progress(done: done, total: total) } }
             }
         }

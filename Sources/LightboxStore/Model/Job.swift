@@ -10,12 +10,17 @@ public enum JobKind: String, Sendable, Hashable, Codable, CodingKeyRepresentable
     /// The cameras, lenses and orientations of assets imported before the catalog kept them,
     /// read from their originals. One job for the library (no subject).
     case captureDetails
+    /// The faces of the photos the analysis service's model has yet to see, found and recorded
+    /// (``PhotoLibrary/analyseFaces(with:imageManager:progress:)``). One job for the library
+    /// (no subject), queued by an import of photos; it works until none is left.
+    case faces
 
     /// What it does, for a person.
     public var summary: String {
         switch self {
         case .playableMovie: "movie made playable in browsers"
         case .captureDetails: "cameras and lenses read from older imports"
+        case .faces: "faces found in photos"
         }
     }
 }

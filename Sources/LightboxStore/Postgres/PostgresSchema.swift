@@ -34,6 +34,7 @@ enum PostgresSchema {
         ("v25: photos have no duration", photosHaveNoDuration, nil),
         ("v26: days counted", dayTally, nil),
         ("v26.1: both tallies kept by one trigger", talliesTogether, nil),
+        ("v27: faces and people", FaceSchema.postgres, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its

@@ -9,12 +9,13 @@ enum CatalogCopy {
     static let tables = [
         "asset", "resource", "assetCollection", "collectionAsset", "trashedMembership", "collectionList",
         "collectionListChild", "topLevelPosition", "changeTransaction", "changeRecord", "libraryState",
-        "importedFile", "pendingRemoval", "job", "jobRun",
+        "importedFile", "pendingRemoval", "job", "jobRun", "person", "face", "assetAnalysis",
     ]
 
     /// The tables whose ids come from an identity column on PostgreSQL.
     static let identityTables = [
-        "asset", "resource", "assetCollection", "collectionList", "changeTransaction", "job", "jobRun",
+        "asset", "resource", "assetCollection", "collectionList", "changeTransaction", "job", "jobRun", "person",
+        "face",
     ]
 
     /// The accounts' tables, parents before children.

@@ -90,6 +90,34 @@ struct CatalogTransaction: StoreWriter {
         try db.captureDetailsBacklogCount()
     }
 
+    func faces(inAsset localIdentifier: String) throws -> [Face] {
+        try db.faces(inAsset: localIdentifier)
+    }
+
+    func faceModel(ofAsset localIdentifier: String) throws -> String? {
+        try db.faceModel(ofAsset: localIdentifier)
+    }
+
+    func faceAnalysisBacklog(model: String, after rowID: Int64, limit: Int) throws -> [FaceAnalysisBacklogItem] {
+        try db.faceAnalysisBacklog(model: model, after: rowID, limit: limit)
+    }
+
+    func faceAnalysisBacklogCount(model: String) throws -> Int {
+        try db.faceAnalysisBacklogCount(model: model)
+    }
+
+    func recordFaces(_ found: [FoundFace], inAsset localIdentifier: String, model: String) throws -> [Face] {
+        try db.recordFaces(found, inAsset: localIdentifier, model: model, date: Date())
+    }
+
+    func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure] {
+        try db.faceAnalysisFailures(model: model, limit: limit)
+    }
+
+    func recordFaceAnalysisFailure(inAsset localIdentifier: String, model: String, error: String) throws {
+        try db.recordFaceAnalysisFailure(inAsset: localIdentifier, model: model, error: error, date: Date())
+    }
+
     func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
         try db.assetIdentifier(withOriginalHash: sha256)
     }

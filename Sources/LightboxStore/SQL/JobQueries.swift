@@ -27,6 +27,19 @@ extension SQLDatabase {
             [kind.rawValue, subject, date])
     }
 
+    /// Queues a job whose work grew (the faces job, as photos arrive): one that had failed too
+    /// often (its service away for a while) waits again, its runs forgotten, as
+    /// ``retryFailedJobs()`` would make it.
+    func enqueueJobAgain(_ kind: JobKind, subject: String, at date: Date = Date()) throws {
+        try execute(
+            "DELETE FROM jobRun WHERE jobId IN (SELECT id FROM job WHERE kind = ? AND subject = ? AND failed = 1)",
+            [kind.rawValue, subject])
+        try execute(
+            "UPDATE job SET failed = 0, notBefore = NULL, lastError = NULL WHERE kind = ? AND subject = ? AND failed = 1",
+            [kind.rawValue, subject])
+        try enqueueJob(kind, subject: subject, at: date)
+    }
+
     /// The oldest job of `kinds` due at `date` and not failed; `condition` narrows the choice
     /// and `locking` ends the statement (a row lock).
     func nextJob(kinds: Set<JobKind>, due date: Date, condition: String = "", locking: String = "") throws

@@ -134,6 +134,7 @@ extension NewAsset {
             "UPDATE resource SET type = ? WHERE assetId = ? AND type = ?",
             [AssetResourceType.pairedVideo.rawValue, assetID, AssetResourceType.video.rawValue])
         try insertResource(db, assetID: assetID, type: .photo)
+        try db.enqueueJobAgain(.faces, subject: "")
         if let burst = metadata.burstIdentifier { try db.electRepresentative(ofBurst: burst) }
     }
 
@@ -173,6 +174,8 @@ extension NewAsset {
         if let movie = pairedMovie { try db.insertResource(movie, assetID: assetID, type: .pairedVideo) }
         // A movie browsers cannot play gets its copy made by a worker, ahead of the first ask.
         if needsPlayableCopy { try db.enqueueJob(.playableMovie, subject: localIdentifier) }
+        // A photo's faces are found by the analysis job, one for the library.
+        if metadata.mediaType == .image { try db.enqueueJobAgain(.faces, subject: "") }
         if let burst = metadata.burstIdentifier { try db.electRepresentative(ofBurst: burst) }
     }
 

@@ -522,6 +522,9 @@ extension SQLiteStore {
                     END;
                     """)
         }
+        migrator.registerMigration("v27: faces and people") { db in
+            try db.execute(sql: FaceSchema.sqlite)
+        }
         return migrator
     }
 

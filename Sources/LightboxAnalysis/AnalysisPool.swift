@@ -1,0 +1,120 @@
+import Foundation
+
+/// What finds faces for a library: one analysis service, several (``AnalysisPool``), or a
+/// test's own.
+public protocol FaceAnalyzing: Sendable {
+    /// What answers: its face model (the library records it beside each face), its limits, and
+    /// how many analyses it takes at once.
+    func describe() async throws(AnalysisError) -> AnalysisServiceInfo
+
+    /// The faces in an image of `width` by `height` pixels given as 8-bit RGB rows, top to
+    /// bottom, at most ``AnalysisServiceInfo/maximumSide`` a side.
+    func faces(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> FaceAnalysis
+}
+
+/// Several analysis services sharing a library's work (`--analysis URL`, given more than once):
+/// each image goes to the service with the fewest analyses under way, and one a service cannot
+/// take (unreachable, busy) to another. The services must run one face model, since a library
+/// groups faces by their embeddings: one running another model than the first that answers is
+/// left out, and said so.
+public actor AnalysisPool: FaceAnalyzing {
+    private struct Member {
+        var client: AnalysisClient
+        var info: AnalysisServiceInfo?
+        var running = 0
+        /// Until when it is not asked, after a failure that may pass.
+        var restingUntil: ContinuousClock.Instant?
+    }
+
+    private var members: [Member]
+    private var described: AnalysisServiceInfo?
+    /// Why a service was left out, for a log: one line each.
+    public private(set) var leftOut: [String] = []
+
+    /// How long a service that could not take an image rests before it is asked again.
+    static let rest: Duration = .seconds(30)
+
+    public init(_ clients: [AnalysisClient]) {
+        members = clients.map { Member(client: $0) }
+    }
+
+    public func describe() async throws(AnalysisError) -> AnalysisServiceInfo {
+        if let described { return described }
+        var failures: [AnalysisError] = []
+        for index in members.indices {
+            do {
+                members[index].info = try await members[index].client.info()
+            } catch {
+                failures.append(error)
+            }
+        }
+        guard let first = members.compactMap(\.info).first else {
+            throw AnalysisError(
+                .unreachable,
+                members.isEmpty
+                    ? "no analysis service is configured"
+                    : "no analysis service answered: " + failures.map(\.message).joined(separator: "; "),
+                service: members.first?.client.url)
+        }
+        leftOut = failures.map(\.message)
+        for index in members.indices {
+            guard let info = members[index].info,
+                info.faceModel != first.faceModel || info.dimensions != first.dimensions
+            else { continue }
+            leftOut.append(
+                "\(members[index].client.url) runs the face model \(info.faceModel), not \(first.faceModel): left out")
+            members[index].info = nil
+        }
+        let answering = members.compactMap(\.info)
+        var combined = first
+        combined.maximumSide = answering.map(\.maximumSide).min() ?? first.maximumSide
+        combined.maximumFaces = answering.map(\.maximumFaces).min() ?? first.maximumFaces
+        combined.concurrent = answering.reduce(0) { $0 + $1.concurrent }
+        described = combined
+        return combined
+    }
+
+    public func faces(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> FaceAnalysis {
+        let model = try await describe()
+        var tried: Set<Int> = []
+        var last: AnalysisError?
+        while let index = choose(excluding: tried) {
+            tried.insert(index)
+            guard let info = members[index].info else { continue }
+            members[index].running += 1
+            let answer: FaceAnalysis
+            do {
+                answer = try await members[index].client.faces(width: width, height: height, pixels: pixels, info: info)
+            } catch  where error.isTransient {
+                members[index].running -= 1
+                members[index].restingUntil = .now + Self.rest
+                last = error
+                continue
+            } catch {
+                members[index].running -= 1
+                throw error
+            }
+            members[index].running -= 1
+            guard answer.model == model.faceModel else {
+                throw AnalysisError(
+                    .badAnswer, "\(members[index].client.url) answered with \(answer.model), not \(model.faceModel)",
+                    service: members[index].client.url)
+            }
+            return answer
+        }
+        throw last ?? AnalysisError(.unreachable, "every analysis service is resting after a failure")
+    }
+
+    /// The member to ask: one that answered its description, not resting, not tried for this
+    /// image, with the fewest analyses under way for what it takes at once.
+    private func choose(excluding tried: Set<Int>) -> Int? {
+        let now = ContinuousClock.now
+        return members.indices.filter { index in
+            members[index].info != nil && !tried.contains(index)
+                && (members[index].restingUntil.map { $0 <= now } ?? true)
+        }.min { a, b in
+            Double(members[a].running) / Double(max(1, members[a].info?.concurrent ?? 1))
+                < Double(members[b].running) / Double(max(1, members[b].info?.concurrent ?? 1))
+        }
+    }
+}
