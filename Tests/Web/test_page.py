@@ -820,7 +820,14 @@ class PageChecks:
         # One more dragged from the grid onto the album in the sidebar (the events a drag makes).
         fifth = self.newest_first(4, 1)[0]
         self.open_sidebar()
-        self.drag(self.tile_of(fifth), self.driver.find_element(By.CSS_SELECTOR, f'#sidebar a[data-collection="{album}"]'))
+        # Read afresh each try: the album's filling remakes the sidebar, maybe between a find and the drag.
+        def drag_fifth(driver):
+            try:
+                self.drag(self.tile_of(fifth), driver.find_element(By.CSS_SELECTOR, f'#sidebar a[data-collection="{album}"]'))
+                return True
+            except StaleElementReferenceException:
+                return False
+        self.wait.until(drag_fifth)
         self.wait.until(lambda d: len(self.api(f"/api/collections/{album}/assets")["assets"]) == 5)
         members = self.api(f"/api/collections/{album}/assets")["assets"]
         self.assertIn(fifth, [a["localIdentifier"] for a in members])

@@ -48,8 +48,13 @@ function update() {
   if (hidden) { show('hide', true); bar.querySelector('[data-action=hide]').textContent = 'Unhide'; }
   addTo.parentElement.hidden = !!trash;
   shareButton.hidden = !!trash || !canShare;
-  addTo.replaceChildren(new Option('album…', ''), new Option('New album…', NEW_ALBUM),
-                        ...albums.map(album => new Option(album.title, album.id)));
+  // Built again only when the albums changed: a rebuild closes a menu the person has open.
+  const listed = JSON.stringify(albums.map(album => [album.id, album.title]));
+  if (listed !== addTo.dataset.listed) {
+    addTo.dataset.listed = listed;
+    addTo.replaceChildren(new Option('album…', ''), new Option('New album…', NEW_ALBUM),
+                          ...albums.map(album => new Option(album.title, album.id)));
+  }
   downloadButton.hidden = !!trash;
   for (const control of bar.querySelectorAll('button[data-action], select, #share-selection, #download-selection')) {
     control.disabled = count === 0;
