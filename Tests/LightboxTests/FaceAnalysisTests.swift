@@ -22,6 +22,11 @@ struct FaceAnalysisTests {
         return library
     }
 
+    /// Every file under `folder`, by its path inside it.
+    static func files(in folder: URL) -> Set<String> {
+        Set((FileManager.default.subpaths(atPath: folder.path) ?? []).filter { !$0.hasSuffix("/") })
+    }
+
     /// The library's asset imported from a corpus file, by its name.
     static func asset(_ library: PhotoLibrary, _ relative: String) throws -> Asset {
         let name = URL(fileURLWithPath: relative).lastPathComponent
@@ -40,11 +45,15 @@ struct FaceAnalysisTests {
         let pool = AnalysisPool([AnalysisClient(url: service.url)])
         let model = try await pool.describe().faceModel
         #expect(try await library.faceAnalysisBacklogCount(model: model) == Self.photos.count)
+        // Each photo's stored preview is what is sent: nothing is rendered (and stored) anew.
+        let derivatives = Self.files(in: library.url.appendingPathComponent("derivatives"))
+        #expect(!derivatives.isEmpty)
         try await library.runJobs(
             PhotoLibrary.JobRunnerOptions(kinds: [.faces], untilIdle: true, retryDelay: 0, faceAnalyzer: pool))
         #expect(try await library.jobQueue().waitingCount == 0)
         #expect(try await library.jobQueue().failed.isEmpty)
         #expect(try await library.faceAnalysisBacklogCount(model: model) == 0)
+        #expect(Self.files(in: library.url.appendingPathComponent("derivatives")) == derivatives)
 
         // The oracle: the service asked directly with a preview libvips made of the original.
         for relative in Self.photos {
@@ -144,6 +153,8 @@ struct FaceAnalysisTests {
         #expect(answeredFirst + answeredSecond == Self.photos.count - 1)
         #expect(summary.analysed == answeredSecond)
         #expect(summary.failures.allSatisfy { $0.contains(group.localIdentifier) && $0.contains("nonsense") })
+        #expect(summary.failed == summary.failures.count)
+        #expect(summary.previewsRendered == 0, "each photo's stored preview is sent, not one rendered again")
         // Every photo has one face, those of the first run as they were; the refused one none.
         for asset in try library.fetchAssets() {
             let faces = try await library.faces(in: asset)
@@ -181,7 +192,8 @@ extension FaceAnalysisTests {
         #expect(queue.failed.isEmpty && queue.waiting == [.faces: 1], "\(queue)")
         try await library.runJobs(
             PhotoLibrary.JobRunnerOptions(kinds: [.faces], untilIdle: true, retryDelay: 0, faceAnalyzer: Fake()))
-        #expect(try await library.jobQueue().waitingCount == 0)
+        let after = try await library.jobQueue()
+        #expect(after.waitingCount == 0 && after.failed.isEmpty, "\(after)")
         #expect(try await library.faceAnalysisBacklogCount(model: "fake-1") == 0)
     }
 }

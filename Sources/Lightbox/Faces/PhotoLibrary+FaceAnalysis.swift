@@ -12,13 +12,31 @@ extension PhotoLibrary {
         public var analysed = 0
         /// Faces found in them.
         public var faces = 0
-        /// The photos that could not be analysed, each with why, naming the photo.
+        /// How many photos could not be analysed (each is recorded with why:
+        /// ``faceAnalysisFailures(model:limit:)``).
+        public var failed = 0
+        /// The first ``maximumFailuresSaid`` of them, each with why, naming the photo.
         public var failures: [String] = []
+        /// Photos whose stored preview was missing (`derivatives/` emptied), rendered again
+        /// from the original.
+        public var previewsRendered = 0
+
+        /// The most failures a summary keeps the words of: a run over a million photos that
+        /// all fail holds a count, not a million messages.
+        public static let maximumFailuresSaid = 100
     }
 
-    /// The side of the image an analysis is given: the preview every import stores (never a
-    /// second decode of the original), at most what the service takes.
-    static let faceAnalysisSide = 1000
+    /// What an analysis is given: the preview every import (and edit) stores, asked for as it
+    /// was stored, so that the request finds it in `derivatives/` instead of decoding the
+    /// original again.
+    static let faceAnalysisPreview: (size: PixelSize, options: ImageRequestOptions) = {
+        let preview = RenderOptions.preview
+        var options = ImageRequestOptions()
+        options.resizeMode = preview.resizeMode
+        options.quality = preview.quality
+        options.format = preview.format
+        return (PixelSize(width: preview.width, height: preview.height), options)
+    }()
 
     /// Finds the faces of every photo `analyzer`'s model has yet to see (none has, or another
     /// model did) and records them (``recordFaces(_:in:model:)``). Each photo's stored preview
@@ -37,7 +55,7 @@ extension PhotoLibrary {
         let info = try await analyzer.describe()
         let model = info.faceModel
         let manager = imageManager ?? ImageManager(library: self, memoryCacheLimit: 4 << 20)
-        let side = max(64, min(Self.faceAnalysisSide, info.maximumSide))
+        let side = max(64, min(RenderOptions.preview.width, info.maximumSide))
         let width = max(1, min(info.concurrent, 16))
         var summary = FaceAnalysisSummary(model: model)
         var total = try await faceAnalysisBacklogCount(model: model)
@@ -48,7 +66,7 @@ extension PhotoLibrary {
             let page = try await store.read { try $0.faceAnalysisBacklog(model: model, after: start, limit: 256) }
             guard let last = page.last else { break }
             after = last.rowID
-            try await withThrowingTaskGroup(of: (String, Int?, String?).self) { group in
+            try await withThrowingTaskGroup(of: (String, Analysed?, String?).self) { group in
                 var next = page.makeIterator()
                 func start() {
                     guard let item = next.next() else { return }
@@ -71,18 +89,21 @@ extension PhotoLibrary {
                 while let (identifier, found, failure) = try await group.next() {
                     if let found {
                         summary.analysed += 1
-                        summary.faces += found
+                        summary.faces += found.faces
+                        if found.rendered { summary.previewsRendered += 1 }
                     } else if let failure {
-                        let named = "photo \(identifier): \(failure)"
-                        summary.failures.append(named)
+                        summary.failed += 1
+                        if summary.failures.count < FaceAnalysisSummary.maximumFailuresSaid {
+                            summary.failures.append("photo \(identifier): \(failure)")
+                        }
                         try await BlockingWork.run { [store] in
                             try store.write {
                                 try $0.recordFaceAnalysisFailure(inAsset: identifier, model: model, error: failure)
                             }
                         }
                     }
-                    total = max(total, summary.analysed + summary.failures.count)
-                    progress(summary.analysed + summary.failures.count, total)
+                    total = max(total, summary.analysed + summary.failed)
+                    progress(summary.analysed + summary.failed, total)
                     start()
                 }
             }
@@ -90,17 +111,23 @@ extension PhotoLibrary {
         return summary
     }
 
-    /// One photo's faces found and recorded; answers how many (nil: deleted meanwhile).
+    /// What one photo's analysis did: the faces it recorded, and whether its preview had to be
+    /// rendered from the original.
+    private struct Analysed: Sendable {
+        var faces: Int
+        var rendered: Bool
+    }
+
+    /// One photo's faces found and recorded (nil: deleted meanwhile).
     private func analyseFaces(
         of localIdentifier: String, analyzer: any FaceAnalyzing, manager: ImageManager, side: Int, model: String
-    ) async throws -> Int? {
+    ) async throws -> Analysed? {
         guard let asset = try await asset(withLocalIdentifier: localIdentifier), asset.mediaType == .image else {
             return nil
         }
-        let preview = try await manager.finalImage(
-            for: asset, targetSize: PixelSize(width: Self.faceAnalysisSide, height: Self.faceAnalysisSide),
-            contentMode: .aspectFit
-        ).image
+        let (preview, source) = try await manager.finalImage(
+            for: asset, targetSize: Self.faceAnalysisPreview.size, contentMode: RenderOptions.preview.contentMode,
+            options: Self.faceAnalysisPreview.options)
         let pixels = try await BlockingWork.run { try ImageFile.rgbPixels(ofEncoded: preview.bytes, maximumSide: side) }
         let answer = try await analyzer.faces(width: pixels.width, height: pixels.height, pixels: pixels.bytes)
         guard answer.model == model else {
@@ -111,6 +138,7 @@ extension PhotoLibrary {
                 x: face.box.x, y: face.box.y, width: face.box.width, height: face.box.height, quality: face.quality,
                 landmarks: face.landmarks.flatMap { [$0.x, $0.y] }, embedding: face.embedding)
         }
-        return try await recordFaces(found, in: asset, model: model).count
+        let recorded = try await recordFaces(found, in: asset, model: model)
+        return Analysed(faces: recorded.count, rendered: source == .rendered)
     }
 }
