@@ -27,17 +27,20 @@ extension SQLDatabase {
             [kind.rawValue, subject, date])
     }
 
-    /// Queues a job whose work grew (the faces job, as photos arrive): one that had failed too
-    /// often (its service away for a while) waits again, its runs forgotten, as
-    /// ``retryFailedJobs()`` would make it.
+    /// Queues a job whose work grows (the faces job, as photos arrive): one that had failed too
+    /// often (its service away for a while) waits again with its runs forgotten, as
+    /// ``retryFailedJobs()`` would make it. On an import's path, one statement when the job
+    /// waits already; its runs are read only when it was queued or woken.
     func enqueueJobAgain(_ kind: JobKind, subject: String, at date: Date = Date()) throws {
-        try execute(
-            "DELETE FROM jobRun WHERE jobId IN (SELECT id FROM job WHERE kind = ? AND subject = ? AND failed = 1)",
-            [kind.rawValue, subject])
-        try execute(
-            "UPDATE job SET failed = 0, notBefore = NULL, lastError = NULL WHERE kind = ? AND subject = ? AND failed = 1",
-            [kind.rawValue, subject])
-        try enqueueJob(kind, subject: subject, at: date)
+        guard
+            let woken = try integer(
+                """
+                INSERT INTO job (kind, subject, enqueuedDate) VALUES (?, ?, ?)
+                ON CONFLICT (kind, subject) DO UPDATE SET failed = 0, notBefore = NULL, lastError = NULL
+                WHERE job.failed = 1 RETURNING id
+                """, [kind.rawValue, subject, date])
+        else { return }
+        try execute("DELETE FROM jobRun WHERE jobId = ?", [woken])
     }
 
     /// The oldest job of `kinds` due at `date` and not failed; `condition` narrows the choice
