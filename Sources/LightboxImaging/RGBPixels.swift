@@ -29,24 +29,29 @@ extension ImageFile {
                 "an image of \(size.width)x\(size.height) is not a preview (at most \(largestRGBSide) a side)")
         }
         let side = max(1, min(maximumSide, largestRGBSide))
-        var image = try Vips.decodeEncoded(bytes)
-        if !Vips.isSRGB(image) { image = try Vips.toSRGB(image) }
-        if image.bands == 2 || image.bands == 4 { image = try Vips.flattenedOnWhite(image) }
-        if !Vips.isUChar(image) { image = try Vips.toUChar(image) }
-        if max(image.width, image.height) > side {
-            let scale = Double(side) / Double(max(image.width, image.height))
-            image = try Vips.resize(
-                image, width: max(1, Int((Double(image.width) * scale).rounded())),
-                height: max(1, Int((Double(image.height) * scale).rounded())))
+        // Reserved first: the decoded image at up to 16 bits and four bands, and a converted copy.
+        let memory = size.width * size.height * 8 * 2
+        return try DecodeMemory.shared.withReservation(memory, monitor: nil, path: "an encoded image") {
+            () throws(ImagingError) -> RGBPixels in
+            var image = try Vips.decodeEncoded(bytes)
+            if !Vips.isSRGB(image) { image = try Vips.toSRGB(image) }
+            if image.bands == 2 || image.bands == 4 { image = try Vips.flattenedOnWhite(image) }
+            if !Vips.isUChar(image) { image = try Vips.toUChar(image) }
+            if max(image.width, image.height) > side {
+                let scale = Double(side) / Double(max(image.width, image.height))
+                image = try Vips.resize(
+                    image, width: max(1, Int((Double(image.width) * scale).rounded())),
+                    height: max(1, Int((Double(image.height) * scale).rounded())))
+            }
+            guard image.bands == 3 else {
+                throw ImagingError(.unreadable, "an image of \(image.bands) bands has no RGB pixels")
+            }
+            let pixels = try Vips.pixels(image)
+            guard pixels.count == image.width * image.height * 3 else {
+                throw ImagingError(
+                    .corrupt, "the image's pixels are \(pixels.count) bytes, not \(image.width)x\(image.height)x3")
+            }
+            return RGBPixels(bytes: pixels, width: image.width, height: image.height)
         }
-        guard image.bands == 3 else {
-            throw ImagingError(.unreadable, "an image of \(image.bands) bands has no RGB pixels")
-        }
-        let pixels = try Vips.pixels(image)
-        guard pixels.count == image.width * image.height * 3 else {
-            throw ImagingError(
-                .corrupt, "the image's pixels are \(pixels.count) bytes, not \(image.width)x\(image.height)x3")
-        }
-        return RGBPixels(bytes: pixels, width: image.width, height: image.height)
     }
 }
