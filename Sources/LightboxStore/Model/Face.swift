@@ -13,9 +13,6 @@ public enum FaceMembership: Int, Sendable, Hashable, Codable, CaseIterable {
     /// Marked as no face at all: kept so that analysing again does not find it anew, and never
     /// shown or grouped.
     case notAFace = 4
-
-    /// Whether someone chose it, so that grouping leaves it where it is.
-    public var isChosen: Bool { self == .chosen || self == .chosenNobody || self == .notAFace }
 }
 
 /// A face found in an asset (Lightbox's own object: PhotoKit keeps faces private): where it is
@@ -112,20 +109,5 @@ public enum FaceVectorCoding {
             bytes.append(UInt8(truncatingIfNeeded: bits >> 8))
         }
         return bytes
-    }
-
-    /// The values of `bytes`; nil when they are not whole half floats or not all finite.
-    public static func decode(_ bytes: [UInt8]) -> [Float]? {
-        guard bytes.count % 2 == 0 else { return nil }
-        var values: [Float] = []
-        values.reserveCapacity(bytes.count / 2)
-        var index = 0
-        while index < bytes.count {
-            let value = Float(Float16(bitPattern: UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8))
-            guard value.isFinite else { return nil }
-            values.append(value)
-            index += 2
-        }
-        return values
     }
 }

@@ -248,8 +248,6 @@ struct ChangeApplier {
         }
     }
 
-    /// Inserts a new album or folder row (`table` is Lightbox's own, never user text) and
-    /// returns its row id.
     /// The containers whose titles are kept apart.
     private enum TitledKind {
         case album, folder
@@ -276,6 +274,8 @@ struct ChangeApplier {
         }
     }
 
+    /// Inserts a new album or folder row (`table` is Lightbox's own, never user text) and
+    /// returns its row id.
     private func insertContainer(into table: String, _ id: String, type: Int, subtype: Int, title: String) throws
         -> Int64
     {
