@@ -4,7 +4,7 @@
 import { askName, downloadZip, inBatches, items as counted, postJSON, request } from './api.js';
 import { redraw, refresh, selectRange, selection, total } from './grid.js';
 import {
-  NEW_ALBUM, SMART, addToNewAlbum, albums, current, freeTitle, loadSidebar, makeAlbum, shownChanged,
+  NEW_ALBUM, SMART, addToNewAlbum, current, freeTitle, listAlbumsIn, loadSidebar, makeAlbum, shownChanged,
 } from './sidebar.js';
 import { openShareDialog } from './sharing.js';
 import { toast } from './toast.js';
@@ -48,13 +48,7 @@ function update() {
   if (hidden) { show('hide', true); bar.querySelector('[data-action=hide]').textContent = 'Unhide'; }
   addTo.parentElement.hidden = !!trash;
   shareButton.hidden = !!trash || !canShare;
-  // Built again only when the albums changed: a rebuild closes a menu the person has open.
-  const listed = JSON.stringify(albums.map(album => [album.id, album.title]));
-  if (listed !== addTo.dataset.listed) {
-    addTo.dataset.listed = listed;
-    addTo.replaceChildren(new Option('album…', ''), new Option('New album…', NEW_ALBUM),
-                          ...albums.map(album => new Option(album.title, album.id)));
-  }
+  listAlbumsIn(addTo, 'album…');
   downloadButton.hidden = !!trash;
   for (const control of bar.querySelectorAll('button[data-action], select, #share-selection, #download-selection')) {
     control.disabled = count === 0;

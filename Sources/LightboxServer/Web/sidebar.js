@@ -12,7 +12,7 @@ import { signedIn } from './account.js';
 import { showTrashActions } from './trash.js';
 import { hideUsersPage, showUsersPage } from './users.js';
 import { hideAlbumsPage, showAlbumsPage } from './albums.js';
-import { toast } from './toast.js';
+import { said, toast } from './toast.js';
 
 const sidebar = document.getElementById('sidebar');
 const menu = document.getElementById('menu');
@@ -325,9 +325,6 @@ addEventListener('keydown', event => {
   if (event.key === 'Escape' && document.body.classList.contains('menu-open')) closeMenu();
 });
 
-// What fails (a title another album has, the server away) is said, not lost.
-const said = action => (...args) => action(...args).catch(failure => toast(failure.message));
-
 document.getElementById('new-album').addEventListener('click', said(async () => {
   const name = await askName('New album', '');
   if (!name) return;
@@ -354,6 +351,17 @@ document.getElementById('rename-album').addEventListener('click', said(async () 
   if (current === shown) title.textContent = name;
   await loadSidebar();
 }));
+
+// Fills an album menu (the viewer's and the selection's Add to): `first`, New album… and the
+// albums. Only a list that changed is built again: a rebuild closes a menu the person has
+// open, and every change (a rating) has the sidebar read the albums.
+export function listAlbumsIn(select, first) {
+  const listed = JSON.stringify(albums.map(album => [album.id, album.title]));
+  if (listed === select.dataset.listed) return;
+  select.dataset.listed = listed;
+  select.replaceChildren(new Option(first, ''), new Option('New album…', NEW_ALBUM),
+                         ...albums.map(album => new Option(album.title, album.id)));
+}
 
 // A title for a new album no album has (titles are one album's, case aside): `base`, or
 // `base` with the first number that makes it free ("Shared 29/11/2026 2"). Every album is

@@ -23,6 +23,9 @@ export function toast(message, undo = null) {
   timer = setTimeout(dismiss, undo ? 8000 : 4000);
 }
 
+// An action whose failure (the server away, a refusal) is said in a toast, not lost.
+export const said = action => (...args) => action(...args).catch(failure => toast(failure.message));
+
 undoButton.addEventListener('click', async () => {
   const undo = undoing;
   dismiss();

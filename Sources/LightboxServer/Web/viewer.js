@@ -4,10 +4,10 @@ import { address, askName, assetPath, cache, downloadZip, filename, postJSON, re
 import { assetAt, indexOf, loadedAsset, refresh, replace, reveal, total } from './grid.js';
 import { searchNear } from './search.js';
 import {
-  NEW_ALBUM, SMART, addToNewAlbum, albums, freeTitle, makeAlbum, current as shownCollection,
+  NEW_ALBUM, SMART, addToNewAlbum, albums, freeTitle, listAlbumsIn, makeAlbum, current as shownCollection,
 } from './sidebar.js';
 import { openShareDialog } from './sharing.js';
-import { toast } from './toast.js';
+import { said, toast } from './toast.js';
 
 // What Edit opens (the editor, which imports the viewer): main.js wires it, so that the
 // modules import one way.
@@ -193,17 +193,8 @@ async function rate(stars) {
 }
 
 // The albums "Add to album" offers: again when the sidebar has read them (after the first
-// screen, or a change). Only a list that changed is built again: a rebuild closes a menu the
-// person has open, and every change (a rating) has the sidebar read the albums.
-let listedAlbums = null;
-function listAlbums() {
-  const addTo = document.getElementById('viewer-add-to');
-  const listed = JSON.stringify(albums.map(album => [album.id, album.title]));
-  if (listed === listedAlbums) return;
-  listedAlbums = listed;
-  addTo.replaceChildren(new Option('Add to album…', ''), new Option('New album…', NEW_ALBUM),
-                        ...albums.map(album => new Option(album.title, album.id)));
-}
+// screen, or a change).
+const listAlbums = () => listAlbumsIn(document.getElementById('viewer-add-to'), 'Add to album…');
 addEventListener('lightbox-albums', listAlbums);
 
 function inHidden() {
@@ -514,8 +505,6 @@ addEventListener('popstate', () => {
 // A Live Photo plays once, then shows its still again.
 movie.addEventListener('ended', () => { if (!movie.controls) stopMovie(); });
 document.getElementById('play').addEventListener('click', () => playMovie());
-// What fails (the server away, a refusal) is said, not lost.
-const said = action => (...args) => action(...args).catch(failure => toast(failure.message));
 document.getElementById('favorite').addEventListener('click', said(toggleFavorite));
 document.getElementById('hide-one').addEventListener('click', said(toggleHidden));
 document.getElementById('delete-one').addEventListener('click', said(deleteShown));
