@@ -128,6 +128,18 @@ public struct FaceClustering: Sendable {
         for face in faces where members[face] == .waiting { members[face] = .clustered(person: person) }
     }
 
+    /// Gives a person made with a provisional number (``found(_:person:)``) the number the
+    /// catalog gave them, on the faces they have.
+    public mutating func renumber(_ person: Int64, to new: Int64, faces: [Int64]) {
+        for face in faces {
+            switch members[face] {
+            case .clustered(person): members[face] = .clustered(person: new)
+            case .chosen(person): members[face] = .chosen(person: new)
+            default: break
+            }
+        }
+    }
+
     /// A person's choice: the face belongs to `person`, or (nil) to nobody known. When it leaves
     /// a person, it never joins that one again by clustering.
     public mutating func choose(_ face: Int64, person: Int64?) {

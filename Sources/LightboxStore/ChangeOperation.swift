@@ -26,6 +26,18 @@ package enum ChangeOperation: Sendable {
     case replaceChildren(list: String, indexes: [Int], with: [String])
     case deleteLists([String])
     case moveTopLevel(from: [Int], to: Int)
+    /// A new person, named or not, with these faces.
+    case createPerson(String, name: String?, faces: [String])
+    /// A person's name, or none.
+    case renamePerson(String, name: String?)
+    case hidePerson(String, Bool)
+    /// The first people's faces become the last one's, and they go.
+    case mergePeople([String], into: String)
+    /// These faces are the person's ("this is Anna"), or nobody's known ("not Anna").
+    case assignFaces([String], person: String?)
+    case setKeyFace(person: String, face: String)
+    /// These are no faces at all.
+    case rejectFaces([String])
 }
 
 /// One property an asset change request sets.

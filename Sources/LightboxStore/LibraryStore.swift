@@ -223,6 +223,10 @@ package protocol StoreReader {
     /// an asset not analysed (or not seen).
     func faces(inAsset localIdentifier: String) throws -> [Face]
 
+    /// A person's faces (in photos not deleted), the surest first: `limit` of them after
+    /// `offset`.
+    func faces(ofPerson localIdentifier: String, offset: Int, limit: Int) throws -> [Face]
+
     /// The model that last analysed an asset's faces; nil when none has.
     func faceModel(ofAsset localIdentifier: String) throws -> String?
 
@@ -235,6 +239,10 @@ package protocol StoreReader {
 
     /// The photos `model` could not analyse, with why, at most `limit`, the last tried first.
     func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure]
+
+    /// The faces `model` found (not those marked as no face) after row `rowID`, in row order,
+    /// at most `limit`, as grouping reads them.
+    func facesForGrouping(model: String, after rowID: Int64, limit: Int) throws -> [GroupingFace]
 
     // MARK: Import
 
@@ -272,6 +280,11 @@ package protocol StoreWriter: StoreReader {
     /// Records that `model` could not analyse an asset, and why: the photo leaves the backlog
     /// until another model comes, and its earlier faces stay.
     func recordFaceAnalysisFailure(inAsset localIdentifier: String, model: String, error: String) throws
+
+    /// Writes what grouping decided for waiting faces, recorded in the history by "faces": a
+    /// face someone placed meanwhile, or whose person went, stays as it is. Answers, for each
+    /// write, the person its faces joined (nil where none did).
+    func applyGrouping(_ writes: [GroupingWrite]) throws -> [Int64?]
 
     /// Records in the import journal that the file at `file.path` is in the library.
     func journal(_ file: JournaledFile) throws

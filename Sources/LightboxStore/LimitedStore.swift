@@ -284,6 +284,9 @@ package struct LimitedReader: StoreReader {
         visible.contains(localIdentifier) ? try base.faces(inAsset: localIdentifier) : []
     }
 
+    // People are not a limited view's: it sees no person (``LimitedStore/fetchAssetCollections``).
+    package func faces(ofPerson localIdentifier: String, offset: Int, limit: Int) throws -> [Face] { [] }
+
     package func faceModel(ofAsset localIdentifier: String) throws -> String? {
         visible.contains(localIdentifier) ? try base.faceModel(ofAsset: localIdentifier) : nil
     }
@@ -293,6 +296,8 @@ package struct LimitedReader: StoreReader {
     { [] }
 
     package func faceAnalysisBacklogCount(model: String) throws -> Int { 0 }
+
+    package func facesForGrouping(model: String, after rowID: Int64, limit: Int) throws -> [GroupingFace] { [] }
 
     package func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure] {
         []

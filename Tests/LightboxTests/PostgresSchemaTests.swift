@@ -249,8 +249,14 @@ struct PostgresSchemaTests {
                 let columns =
                     table == "assetCollection" || table == "collectionList"
                     ? "localIdentifier, type, subtype, title" : "*"
-                // Smart albums have identifiers of their own in each library: compared by kind.
-                let mine = table == "assetCollection" ? " WHERE type <> \(AssetCollectionType.smartAlbum.rawValue)" : ""
+                // Smart albums and smart folders (People) have identifiers of their own in each
+                // library: compared by kind.
+                let mine =
+                    switch table {
+                    case "assetCollection": " WHERE type <> \(AssetCollectionType.smartAlbum.rawValue)"
+                    case "collectionList": " WHERE type <> \(CollectionListType.smartFolder.rawValue)"
+                    default: ""
+                    }
                 lines += try db.rows("SELECT \(columns) FROM \(table)\(mine) ORDER BY \(order)").map {
                     "\(table) \($0.values)"
                 }
@@ -258,6 +264,9 @@ struct PostgresSchemaTests {
             lines += try db.rows(
                 "SELECT subtype, title FROM assetCollection WHERE type = \(AssetCollectionType.smartAlbum.rawValue) ORDER BY subtype"
             ).map { "smart album \($0.values)" }
+            lines += try db.rows(
+                "SELECT subtype, title FROM collectionList WHERE type = \(CollectionListType.smartFolder.rawValue)"
+            ).map { "smart folder \($0.values)" }
             lines += try db.rows(
                 "SELECT localIdentifier, CASE WHEN trashedDate IS NULL THEN 0 ELSE 1 END AS trashed FROM asset ORDER BY id"
             ).map { "asset \($0.values)" }
@@ -276,6 +285,7 @@ struct PostgresSchemaTests {
             sqlite.contains("asset [LightboxStore.SQLValue.text(\"asset-2\"), LightboxStore.SQLValue.integer(0)]"),
             "\(sqlite)")
         #expect(sqlite.filter { $0.hasPrefix("smart album") }.count == SmartAlbums.rules.count)
+        #expect(sqlite.filter { $0.hasPrefix("smart folder") }.count == 1, "People")
     }
 
     @Test("Snapshots: a fetch's state stays while others commit; one snapshot per state; closed when let go")

@@ -303,6 +303,11 @@ package struct PredicateParser {
             {
                 end += 1
             }
+            // A to-many key's count: `people.@count`.
+            let count = Array(".@count")
+            if end + count.count <= characters.count, Array(characters[end..<end + count.count]) == count {
+                end += count.count
+            }
             token = .word(String(characters[position..<end]))
             position = end
         } else if c.isNumber {

@@ -91,7 +91,7 @@ extension JSONEncoder {
 extension AssetCollection: Encodable {
     private enum CodingKeys: String, CodingKey {
         case localIdentifier, assetCollectionType, assetCollectionSubtype, localizedTitle, estimatedAssetCount
-        case startDate, endDate
+        case startDate, endDate, isHidden, faceCount, keyFace
     }
 
     /// Encodes the model's fields, dates as ISO 8601 in the local offset.
@@ -104,6 +104,12 @@ extension AssetCollection: Encodable {
         try container.encode(estimatedAssetCount, forKey: .estimatedAssetCount)
         try container.encodeIfPresent(startDate.map(ISO8601.localString), forKey: .startDate)
         try container.encodeIfPresent(endDate.map(ISO8601.localString), forKey: .endDate)
+        // A person's own fields.
+        if let person {
+            try container.encode(person.isHidden, forKey: .isHidden)
+            try container.encode(person.faceCount, forKey: .faceCount)
+            try container.encodeIfPresent(person.keyFace, forKey: .keyFace)
+        }
     }
 }
 

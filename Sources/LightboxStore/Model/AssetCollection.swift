@@ -8,6 +8,9 @@ public enum AssetCollectionType: Int, Sendable, Hashable, CaseIterable {
     case smartAlbum = 2
     /// A group of assets close in time and place.
     case moment = 3
+    /// Someone whose face the library found: the assets their faces are in, in the "People"
+    /// list (Lightbox's own; PhotoKit keeps people private).
+    case person = 4
 }
 
 /// The finer kind of an asset collection (PhotoKit's `PHAssetCollectionSubtype`). Raw values are the framework's.
@@ -35,6 +38,8 @@ public enum AssetCollectionSubtype: Int, Sendable, Hashable, CaseIterable {
     /// Assets deleted and not yet purged, each with its deletion date: the album of Apple's
     /// Photos app (Apple's private value), not a public PhotoKit subtype.
     case smartAlbumRecentlyDeleted = 1_000_000_201
+    /// A person (``AssetCollectionType/person``), named or not. Lightbox's own.
+    case person = 1_000_000_400
     /// Any subtype, in fetches.
     case any = 9_223_372_036_854_775_807
 }
@@ -55,6 +60,8 @@ public struct AssetCollection: Sendable, Hashable, Identifiable, FetchableObject
     public var startDate: Date?
     /// The creation date of its newest asset.
     public var endDate: Date?
+    /// A person's own details; nil for any other collection. Its name is ``localizedTitle``.
+    public var person: PersonDetails?
 
     /// The assets of a collection made in memory (a transient collection, a moment), in
     /// order; nil for a stored one.
@@ -90,6 +97,23 @@ public struct AssetCollection: Sendable, Hashable, Identifiable, FetchableObject
         self.estimatedAssetCount = estimatedAssetCount
         self.startDate = startDate
         self.endDate = endDate
+    }
+}
+
+/// What a person (an asset collection of type ``AssetCollectionType/person``) has beside
+/// what every collection has.
+public struct PersonDetails: Sendable, Hashable {
+    /// Hidden from the People list (a stranger in the background); their photos stay.
+    public var isHidden: Bool
+    /// The faces that are theirs.
+    public var faceCount: Int
+    /// The face on their cover: the one chosen, else their surest.
+    public var keyFace: Face?
+
+    public init(isHidden: Bool, faceCount: Int, keyFace: Face?) {
+        self.isHidden = isHidden
+        self.faceCount = faceCount
+        self.keyFace = keyFace
     }
 }
 

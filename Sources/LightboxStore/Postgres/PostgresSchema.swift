@@ -35,6 +35,12 @@ enum PostgresSchema {
         ("v26: days counted", dayTally, nil),
         ("v26.1: both tallies kept by one trigger", talliesTogether, nil),
         ("v27: faces and people", FaceSchema.postgres, nil),
+        (
+            "v28: people as collections", PeopleSchema.statements,
+            { link in
+                _ = try link.execute(PeopleSchema.seedList, PeopleSchema.seedArguments)
+            }
+        ),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its

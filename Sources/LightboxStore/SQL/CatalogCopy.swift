@@ -10,6 +10,7 @@ enum CatalogCopy {
         "asset", "resource", "assetCollection", "collectionAsset", "trashedMembership", "collectionList",
         "collectionListChild", "topLevelPosition", "changeTransaction", "changeRecord", "libraryState",
         "importedFile", "pendingRemoval", "job", "jobRun", "person", "face", "assetAnalysis",
+        "faceRejection",
     ]
 
     /// The tables whose ids come from an identity column on PostgreSQL.

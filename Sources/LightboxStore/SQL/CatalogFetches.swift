@@ -27,7 +27,17 @@ extension CatalogFetching {
                 ).first
             })
         else {
-            throw LibraryError(.collectionNotFound, "no collection has the identifier \(localIdentifier)")
+            guard
+                let person = try snapshot.read({ db in
+                    try db.integer("SELECT id FROM person WHERE localIdentifier = ?", [localIdentifier])
+                })
+            else {
+                throw LibraryError(.collectionNotFound, "no collection has the identifier \(localIdentifier)")
+            }
+            // A person's assets: those their faces are in, oldest first unless the options sort.
+            return try assets(
+                matching: nil, options: options, extraCondition: PersonColumns.assets(of: "\(person)"),
+                snapshot: snapshot)
         }
         if Int(try row.integer("type")) == AssetCollectionType.smartAlbum.rawValue,
             let rule = AssetCollectionSubtype(rawValue: Int(try row.integer("subtype"))).flatMap(SmartAlbums.rule)
@@ -58,9 +68,22 @@ extension CatalogFetching {
         let condition: String
         var arguments: [SQLValue] = []
         switch selection {
+        case .type(.person, _):
+            // Hidden people only when the options include hidden assets.
+            return try stored(
+                table: "person", keys: .person, condition: options.includeHiddenAssets ? "TRUE" : "person.isHidden = 0",
+                arguments: [], options: options, loader: CatalogCollections.loadPeople)
         case .type(let type, let subtype):
             condition = Self.typeCondition("assetCollection", type.rawValue, subtype == .any ? nil : subtype.rawValue)
         case .identifiers(let identifiers):
+            let (people, peopleArguments) = Self.identifierCondition("person", identifiers)
+            let snapshot = try fetchSnapshot()
+            if !identifiers.isEmpty,
+                try snapshot.read({ db in try db.integer("SELECT 1 FROM person WHERE \(people)", peopleArguments) })
+                    != nil
+            {
+                return try albumsAndPeople(identifiers, options: options, snapshot: snapshot)
+            }
             (condition, arguments) = Self.identifierCondition("assetCollection", identifiers)
         case .containing(let asset):
             condition = """
@@ -111,11 +134,25 @@ extension CatalogFetching {
         }
         let snapshot = try fetchSnapshot()
         guard
-            let rowID = try snapshot.read({ db in
-                try db.integer("SELECT id FROM collectionList WHERE localIdentifier = ?", [localIdentifier])
+            let list = try snapshot.read({ db in
+                try db.rows("SELECT id, type, subtype FROM collectionList WHERE localIdentifier = ?", [localIdentifier])
+                    .first
             })
         else {
             throw LibraryError(.collectionNotFound, "no folder has the identifier \(localIdentifier)")
+        }
+        let rowID = try list.integer("id")
+        if try list.integer("type") == CollectionListType.smartFolder.rawValue,
+            try list.integer("subtype") == CollectionListSubtype.smartFolderFaces.rawValue
+        {
+            // The People list: the people not hidden (all with the options' hidden assets).
+            return try stored(
+                table: "person", keys: .person, condition: options.includeHiddenAssets ? "TRUE" : "person.isHidden = 0",
+                arguments: [], options: options,
+                loader: { db, ids in
+                    try CatalogCollections.loadPeople(db, ids).mapValues(PhotoCollection.assetCollection)
+                }
+            )
         }
         let position = """
             (SELECT position FROM collectionListChild WHERE listId = \(rowID) AND \
@@ -251,6 +288,46 @@ extension CatalogFetching {
             lookup: { db, localIdentifiers in try db.rowIDs("id", in: table, localIdentifiers: localIdentifiers) })
     }
 
+    /// Albums and people by identifier, in one fetch. Row ids are the album's id, or minus the
+    /// person's; the predicate and sorts take the keys both have (``FetchKeys/collection``).
+    private func albumsAndPeople(_ identifiers: [String], options: FetchOptions, snapshot: any CatalogSnapshot)
+        throws -> CatalogFetchSource<AssetCollection>
+    {
+        let keys = FetchKeys.collection
+        let predicate = try (options.predicate ?? .constant(true)).sql(for: keys, dialect)
+        let (albums, albumArguments) = Self.identifierCondition("assetCollection", identifiers)
+        let (people, peopleArguments) = Self.identifierCondition("person", identifiers)
+        let sql = """
+            SELECT collection.rid FROM (
+                SELECT assetCollection.id AS rid, assetCollection.localIdentifier, assetCollection.title,
+                assetCollection.creationDate, \(AssetCollectionColumns.startDate) AS startDate,
+                \(AssetCollectionColumns.endDate) AS endDate FROM assetCollection WHERE \(albums)
+                UNION ALL
+                SELECT -person.id, person.localIdentifier, person.name, person.creationDate,
+                \(PersonColumns.startDate), \(PersonColumns.endDate) FROM person WHERE \(people)
+            ) AS collection
+            WHERE \(predicate.sql)
+            """
+        let order = try FetchSortDescriptor.orderBy(
+            options.sortDescriptors, keys: keys.adding(creationDate: "collection.creationDate"), dialect)
+        return CatalogFetchSource(
+            query: RowIDQuery(
+                select: SQLFragment(sql: sql, arguments: albumArguments + peopleArguments + predicate.arguments),
+                orderBy: order, limit: options.fetchLimit),
+            snapshot: snapshot,
+            loader: { db, ids in
+                var byID = try CatalogCollections.loadAssetCollections(db, ids.filter { $0 > 0 })
+                for (id, person) in try CatalogCollections.loadPeople(db, ids.filter { $0 < 0 }.map { -$0 }) {
+                    byID[-id] = person
+                }
+                return byID
+            },
+            lookup: { db, localIdentifiers in
+                try db.rowIDs("id", in: "assetCollection", localIdentifiers: localIdentifiers)
+                    + db.rowIDs("-id", in: "person", localIdentifiers: localIdentifiers)
+            })
+    }
+
     /// A fetch over user albums and folders together. Row ids are the album's id, or minus
     /// the folder's, so one result can hold both.
     private func mixed(
@@ -344,6 +421,34 @@ enum CatalogCollections {
                 estimatedAssetCount: isSmart ? smartFigures?.count ?? 0 : Int(row["count"].integer ?? 0),
                 startDate: isSmart ? smartFigures?.start : row["startDate"].date,
                 endDate: isSmart ? smartFigures?.end : row["endDate"].date)
+        }
+        return byID
+    }
+
+    /// People read from their rows: their names, counts and dates as fetches show their
+    /// assets, and their key faces.
+    static func loadPeople(_ db: any SQLDatabase, _ ids: [Int64]) throws -> [Int64: AssetCollection] {
+        guard !ids.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+        let keyFaces = try db.keyFaces(ofPeople: ids)
+        var byID: [Int64: AssetCollection] = [:]
+        for row in try db.rows(
+            """
+            SELECT id, localIdentifier, name, isHidden, \(PersonColumns.assetCount) AS count,
+            \(PersonColumns.startDate) AS startDate, \(PersonColumns.endDate) AS endDate,
+            \(PersonColumns.faceCount) AS faceCount FROM person WHERE id IN (\(marks))
+            """, ids)
+        {
+            let id = try row.integer("id")
+            var person = AssetCollection(
+                localIdentifier: try row.text("localIdentifier"), assetCollectionType: .person,
+                assetCollectionSubtype: .person, localizedTitle: row["name"].text,
+                estimatedAssetCount: Int(row["count"].integer ?? 0), startDate: row["startDate"].date,
+                endDate: row["endDate"].date)
+            person.person = PersonDetails(
+                isHidden: try row.integer("isHidden") != 0, faceCount: Int(row["faceCount"].integer ?? 0),
+                keyFace: keyFaces[id])
+            byID[id] = person
         }
         return byID
     }

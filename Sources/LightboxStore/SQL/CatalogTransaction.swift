@@ -94,6 +94,10 @@ struct CatalogTransaction: StoreWriter {
         try db.faces(inAsset: localIdentifier)
     }
 
+    func faces(ofPerson localIdentifier: String, offset: Int, limit: Int) throws -> [Face] {
+        try db.faces(ofPerson: localIdentifier, offset: offset, limit: limit)
+    }
+
     func faceModel(ofAsset localIdentifier: String) throws -> String? {
         try db.faceModel(ofAsset: localIdentifier)
     }
@@ -112,6 +116,14 @@ struct CatalogTransaction: StoreWriter {
 
     func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure] {
         try db.faceAnalysisFailures(model: model, limit: limit)
+    }
+
+    func facesForGrouping(model: String, after rowID: Int64, limit: Int) throws -> [GroupingFace] {
+        try db.facesForGrouping(model: model, after: rowID, limit: limit)
+    }
+
+    func applyGrouping(_ writes: [GroupingWrite]) throws -> [Int64?] {
+        try db.applyGrouping(writes, retention: retention)
     }
 
     func recordFaceAnalysisFailure(inAsset localIdentifier: String, model: String, error: String) throws {

@@ -41,6 +41,9 @@ struct ChangeApplier {
     private var log: [ObjectKey: ObjectChangeRecord.Kind] = [:]
     private var logOrder: [ObjectKey] = []
     private var result = AppliedChanges()
+    /// The people whose faces the block changed, by row id: their key faces are chosen again,
+    /// and those left with no face and no name go.
+    var touchedPeople: Set<Int64> = []
     private let now = Date()
 
     private struct ObjectKey: Hashable {
@@ -166,6 +169,8 @@ struct ChangeApplier {
                     }
                     record(.collectionList, id, .deleted)
                 }
+            case .createPerson, .renamePerson, .hidePerson, .mergePeople, .assignFaces, .setKeyFace, .rejectFaces:
+                try applyPeople(operation)
             case .deleteCollections(let ids):
                 for id in ids {
                     let album = try albumState(id)
@@ -220,6 +225,7 @@ struct ChangeApplier {
                 OR childListId IN (SELECT childListId FROM collectionListChild WHERE childListId IS NOT NULL)
                 """)
         }
+        try finishPeople()
         for path in releasedPaths.sorted() {
             guard try db.resourceCount(storedPath: path) == 0 else { continue }
             result.unreferencedOriginals.append(path)
@@ -696,7 +702,7 @@ struct ChangeApplier {
 
     // MARK: Log
 
-    private mutating func record(_ type: ObjectChangeRecord.ObjectType, _ id: String, _ kind: ObjectChangeRecord.Kind) {
+    mutating func record(_ type: ObjectChangeRecord.ObjectType, _ id: String, _ kind: ObjectChangeRecord.Kind) {
         let key = ObjectKey(type: type, localIdentifier: id)
         guard let previous = log[key] else {
             log[key] = kind
@@ -711,7 +717,7 @@ struct ChangeApplier {
         }
     }
 
-    private func invalid(_ message: String) -> LibraryError {
+    func invalid(_ message: String) -> LibraryError {
         .refusedChange(message)
     }
 }

@@ -17,6 +17,10 @@ public struct FetchKeys: Sendable {
         /// Whether the column may be NULL: its conditions are then made two-valued, so that
         /// `NOT (burstIdentifier == "x")` holds for assets in no burst.
         var nullable = false
+        /// A key of a to-many relation (an asset's people): SQL of an `EXISTS` over the
+        /// related rows, with `%@` where the condition on ``column`` goes. A condition holds when
+        /// one related row meets it; `!=` and `== nil` hold when none does.
+        var anyOf: String? = nil
 
         /// Whether the column is a table's column (`asset.rating`), not an expression.
         var isPlainColumn: Bool {
@@ -50,7 +54,8 @@ public struct FetchKeys: Sendable {
     /// Asset keys: SELF, localIdentifier, creationDate, localCreationDate, modificationDate, mediaType,
     /// mediaSubtypes, duration, pixelWidth, pixelHeight, favorite/isFavorite,
     /// hidden/isHidden, burstIdentifier, rating, filename (the original's name when imported),
-    /// latitude, longitude, cameraMake, cameraModel, lensModel.
+    /// latitude, longitude, cameraMake, cameraModel, lensModel, person (a name),
+    /// personIdentifier, people.@count.
     public static let asset = FetchKeys(
         className: "Asset",
         keys: [
@@ -83,6 +88,15 @@ public struct FetchKeys: Sendable {
             "cameraMake": Key(column: "asset.cameraMake", kind: .string, nullable: true),
             "cameraModel": Key(column: "asset.cameraModel", kind: .string, nullable: true),
             "lensModel": Key(column: "asset.lensModel", kind: .string, nullable: true),
+            // The people whose faces are in the asset: `person == "Anna"` holds when one is
+            // named Anna; `personIdentifier` compares their identifiers.
+            "person": Key(column: "person.name", kind: .string, anyOf: PersonColumns.ofAsset),
+            "personIdentifier": Key(column: "person.localIdentifier", kind: .string, anyOf: PersonColumns.ofAsset),
+            "people.@count": Key(
+                column: """
+                    (SELECT COUNT(DISTINCT face.personId) FROM face WHERE face.assetId = asset.id \
+                    AND face.personId IS NOT NULL AND \(PersonColumns.theirs))
+                    """, kind: .int),
         ],
         tiebreaker: "asset.id")
 
@@ -137,4 +151,57 @@ enum AssetCollectionColumns {
     static let assetCount = SmartAlbums.aggregate("COUNT(*)")
     static let startDate = SmartAlbums.aggregate("MIN(asset.creationDate)")
     static let endDate = SmartAlbums.aggregate("MAX(asset.creationDate)")
+}
+
+extension FetchKeys {
+    /// Person keys (asset collections of type `person`): SELF, localIdentifier,
+    /// localizedTitle/title/name, startDate, endDate, estimatedAssetCount, faceCount,
+    /// hidden/isHidden.
+    public static let person = FetchKeys(
+        className: "Person",
+        keys: [
+            "SELF": Key(column: "person.localIdentifier", kind: .string),
+            "localIdentifier": Key(column: "person.localIdentifier", kind: .string),
+            "localizedTitle": Key(column: "person.name", kind: .string, nullable: true),
+            "title": Key(column: "person.name", kind: .string, nullable: true),
+            "name": Key(column: "person.name", kind: .string, nullable: true),
+            "startDate": Key(column: PersonColumns.startDate, kind: .date, nullable: true),
+            "endDate": Key(column: PersonColumns.endDate, kind: .date, nullable: true),
+            "estimatedAssetCount": Key(column: PersonColumns.assetCount, kind: .int),
+            "faceCount": Key(column: PersonColumns.faceCount, kind: .int),
+            "hidden": Key(column: "person.isHidden", kind: .bool),
+            "isHidden": Key(column: "person.isHidden", kind: .bool),
+        ],
+        tiebreaker: "person.id")
+}
+
+/// SQL for a person's derived properties, from the faces that are theirs (grouped there or
+/// put there by someone) and the assets those are in, as a fetch shows them.
+enum PersonColumns {
+    /// A face that is its person's: `face.membership` grouped or chosen.
+    static let theirs = "face.membership IN (1, 2)"
+
+    /// The people of an asset, for ``FetchKeys/Key/anyOf``.
+    static let ofAsset = """
+        EXISTS (SELECT 1 FROM face JOIN person ON person.id = face.personId \
+        WHERE face.assetId = asset.id AND \(theirs) AND %@)
+        """
+
+    /// The condition on `asset` of the assets a person's faces are in (`personId` SQL of
+    /// Lightbox's own: a row id or a column).
+    static func assets(of personId: String) -> String {
+        "asset.id IN (SELECT face.assetId FROM face WHERE face.personId = \(personId) AND \(theirs))"
+    }
+
+    private static func aggregate(_ expression: String) -> String {
+        """
+        (SELECT \(expression) FROM face JOIN asset ON asset.id = face.assetId \
+        WHERE face.personId = person.id AND \(theirs) AND \(AssetVisibility.defaultCondition))
+        """
+    }
+
+    static let assetCount = aggregate("COUNT(DISTINCT face.assetId)")
+    static let startDate = aggregate("MIN(asset.creationDate)")
+    static let endDate = aggregate("MAX(asset.creationDate)")
+    static let faceCount = "(SELECT COUNT(*) FROM face WHERE face.personId = person.id AND \(theirs))"
 }

@@ -16,7 +16,36 @@ extension FetchPredicate {
         return SQLFragment(sql: text, arguments: arguments)
     }
 
+    /// The key a comparison, range, list, bit test or text match names; nil for the others.
+    private var leafKey: String? {
+        switch self {
+        case .comparison(let key, _, _), .between(let key, _, _), .isIn(let key, _), .bitmask(let key, _, _),
+            .text(let key, _, _, _):
+            key
+        case .and, .or, .not, .constant: nil
+        }
+    }
+
     private func compile(_ keys: FetchKeys, _ dialect: SQLDialect, _ arguments: inout [SQLValue]) throws -> String {
+        if let name = leafKey, let key = try? keys.key(name), let scope = key.anyOf {
+            // A to-many key: the condition on one related row, inside the relation's EXISTS.
+            var plain = keys.keys
+            plain[name] = FetchKeys.Key(column: key.column, kind: key.kind)
+            let related = FetchKeys(className: keys.className, keys: plain, tiebreaker: keys.tiebreaker)
+            func exists(_ condition: String) -> String {
+                "(" + scope.replacingOccurrences(of: "%@", with: condition) + ")"
+            }
+            switch self {
+            case .comparison(_, .equal, .null): return "(NOT \(exists("TRUE")))"
+            case .comparison(_, .notEqual, .null): return exists("TRUE")
+            case .comparison(let name, .notEqual, let value):
+                let equal = try FetchPredicate.comparison(key: name, .equal, value)
+                    .compileCondition(related, dialect, &arguments)
+                return "(NOT \(exists(equal)))"
+            default:
+                return exists(try compileCondition(related, dialect, &arguments))
+            }
+        }
         let condition = try compileCondition(keys, dialect, &arguments)
         // SQL's NULL would make `NOT (x = 1)` unknown, and drop the row; a predicate is true or false.
         // A condition with a value is NULL only where the column is: `AND column IS NOT NULL`

@@ -47,6 +47,37 @@ extension SQLDatabase {
         ).map(face)
     }
 
+    /// A person's faces, the surest first, at most `limit` after skipping `offset`.
+    func faces(ofPerson localIdentifier: String, offset: Int, limit: Int) throws -> [Face] {
+        try rows(
+            """
+            SELECT \(Self.faceColumns) FROM face
+            JOIN asset ON asset.id = face.assetId
+            JOIN person ON person.id = face.personId
+            WHERE person.localIdentifier = ? AND \(PersonColumns.theirs) AND asset.trashedDate IS NULL
+            ORDER BY face.quality DESC, face.id LIMIT ? OFFSET ?
+            """, [localIdentifier, limit, offset]
+        ).map(face)
+    }
+
+    /// The key face of each of these people that has one, by the person's row id.
+    func keyFaces(ofPeople ids: [Int64]) throws -> [Int64: Face] {
+        guard !ids.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+        var byPerson: [Int64: Face] = [:]
+        for row in try rows(
+            """
+            SELECT \(Self.faceColumns), face.personId FROM face
+            JOIN asset ON asset.id = face.assetId
+            LEFT JOIN person ON person.id = face.personId
+            WHERE face.personId IN (\(marks)) AND face.isKey = 1
+            """, ids)
+        {
+            byPerson[try row.integer("personId")] = try face(row)
+        }
+        return byPerson
+    }
+
     /// The model that last analysed an asset's faces; nil when none has.
     func faceModel(ofAsset localIdentifier: String) throws -> String? {
         try text(

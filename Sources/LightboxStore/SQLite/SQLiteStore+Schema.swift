@@ -525,6 +525,12 @@ extension SQLiteStore {
         migrator.registerMigration("v27: faces and people") { db in
             try db.execute(sql: FaceSchema.sqlite)
         }
+        migrator.registerMigration("v28: people as collections") { db in
+            try db.execute(sql: PeopleSchema.statements.joined(separator: ";\n"))
+            try db.execute(
+                sql: PeopleSchema.seedList,
+                arguments: StatementArguments(PeopleSchema.seedArguments.map(\.databaseValue)))
+        }
         return migrator
     }
 

@@ -1,0 +1,138 @@
+import Foundation
+
+/// A face as grouping reads it: its row, embedding and quality, whose it is, and the people it
+/// was taken from.
+package struct GroupingFace: Sendable {
+    package var rowID: Int64
+    package var embedding: [Float]
+    package var quality: Double
+    package var membership: FaceMembership
+    package var personRowID: Int64?
+    package var rejectedPeople: [Int64]
+}
+
+/// What grouping decided for waiting faces.
+package enum GroupingWrite: Sendable, Hashable {
+    /// The face joins a person.
+    case join(face: Int64, person: Int64)
+    /// These faces found a new person together.
+    case found(faces: [Int64])
+}
+
+extension FaceVectorCoding {
+    /// The numbers ``encode(_:)`` stored; nil for bytes no encoding wrote (an odd length).
+    static func decode(_ bytes: [UInt8]) -> [Float]? {
+        guard bytes.count % 2 == 0 else { return nil }
+        var values: [Float] = []
+        values.reserveCapacity(bytes.count / 2)
+        for index in stride(from: 0, to: bytes.count, by: 2) {
+            let bits = UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8
+            values.append(Float(Float16(bitPattern: bits)))
+        }
+        return values
+    }
+}
+
+/// People's statements (schema steps v27 and v28), on either store: grouping's reads and
+/// writes, and the change requests people make.
+extension SQLDatabase {
+    /// The faces `model` found, not those marked as no face, after row `rowID` in row order, at
+    /// most `limit`.
+    func facesForGrouping(model: String, after rowID: Int64, limit: Int) throws -> [GroupingFace] {
+        let rows = try rows(
+            """
+            SELECT id, embedding, quality, membership, personId FROM face
+            WHERE model = ? AND id > ? AND membership <> ? ORDER BY id LIMIT ?
+            """, [model, rowID, FaceMembership.notAFace.rawValue, limit])
+        guard let first = rows.first, let last = rows.last else { return [] }
+        var rejected: [Int64: [Int64]] = [:]
+        for row in try self.rows(
+            "SELECT faceId, personId FROM faceRejection WHERE faceId BETWEEN ? AND ?",
+            [try first.integer("id"), try last.integer("id")])
+        {
+            rejected[try row.integer("faceId"), default: []].append(try row.integer("personId"))
+        }
+        return try rows.compactMap { row in
+            guard case .blob(let bytes) = row["embedding"], let embedding = FaceVectorCoding.decode(bytes),
+                let membership = FaceMembership(rawValue: Int(clamping: try row.integer("membership")))
+            else { return nil }
+            let id = try row.integer("id")
+            return GroupingFace(
+                rowID: id, embedding: embedding, quality: try row.real("quality"), membership: membership,
+                personRowID: row["personId"].integer, rejectedPeople: rejected[id] ?? [])
+        }
+    }
+
+    /// Writes what grouping decided for faces that were waiting, as one transaction in the
+    /// history (by "faces"): a face someone placed meanwhile, or whose person went, stays as it
+    /// is. Answers, for each write, the person its faces joined (nil where none did).
+    func applyGrouping(_ writes: [GroupingWrite], retention: HistoryRetention) throws -> [Int64?] {
+        var people: [Int64?] = []
+        var inserted: [Int64] = []
+        var updated: Set<Int64> = []
+        let waiting = FaceMembership.waiting.rawValue
+        let grouped = FaceMembership.grouped.rawValue
+        for write in writes {
+            switch write {
+            case .join(let face, let person):
+                let joined = try integer(
+                    """
+                    UPDATE face SET personId = ?, membership = ? WHERE id = ? AND membership = ?
+                    AND EXISTS (SELECT 1 FROM person WHERE id = ?) RETURNING personId
+                    """, [person, grouped, face, waiting, person])
+                people.append(joined)
+                if joined != nil { updated.insert(person) }
+            case .found(let faces):
+                guard
+                    let person = try integer(
+                        "INSERT INTO person (localIdentifier, creationDate) VALUES (?, ?) RETURNING id",
+                        [UUID().uuidString, Date()])
+                else { throw LibraryError(.storageFailed, "a new person got no row") }
+                let marks = Array(repeating: "?", count: faces.count).joined(separator: ",")
+                let taken = try integers(
+                    "UPDATE face SET personId = ?, membership = ? WHERE membership = ? AND id IN (\(marks)) RETURNING id",
+                    [person, grouped, waiting] + faces)
+                if taken.isEmpty {
+                    try execute("DELETE FROM person WHERE id = ?", [person])
+                    people.append(nil)
+                } else {
+                    inserted.append(person)
+                    people.append(person)
+                }
+            }
+        }
+        try ensureKeyFaces(Set(inserted).union(updated))
+        var changes: [ObjectChangeRecord] = []
+        for person in inserted {
+            if let id = try personIdentifier(person) {
+                changes.append(ObjectChangeRecord(.assetCollection, id, .inserted))
+            }
+        }
+        for person in updated.subtracting(inserted).sorted() {
+            if let id = try personIdentifier(person) {
+                changes.append(ObjectChangeRecord(.assetCollection, id, .updated))
+            }
+        }
+        if !changes.isEmpty { _ = try recordChangeTransaction(author: "faces", changes: changes, retention: retention) }
+        return people
+    }
+
+    func personIdentifier(_ rowID: Int64) throws -> String? {
+        try text("SELECT localIdentifier FROM person WHERE id = ?", [rowID])
+    }
+
+    /// Gives each of these people that has faces and no key face their surest, and takes the
+    /// key from a face that is no longer its person's.
+    func ensureKeyFaces(_ people: Set<Int64>) throws {
+        for person in people.sorted() {
+            try execute(
+                "UPDATE face SET isKey = 0 WHERE personId = ? AND isKey = 1 AND NOT \(PersonColumns.theirs)", [person])
+            guard try integer("SELECT 1 FROM face WHERE personId = ? AND isKey = 1", [person]) == nil else { continue }
+            try execute(
+                """
+                UPDATE face SET isKey = 1 WHERE id = (SELECT id FROM face WHERE personId = ? AND \(PersonColumns.theirs)
+                ORDER BY quality DESC, id LIMIT 1)
+                """, [person])
+        }
+    }
+}
