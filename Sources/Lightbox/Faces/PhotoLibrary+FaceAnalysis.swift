@@ -20,6 +20,8 @@ extension PhotoLibrary {
         /// Photos whose stored preview was missing (`derivatives/` emptied), rendered again
         /// from the original.
         public var previewsRendered = 0
+        /// What grouping the faces into people did.
+        public var grouping = FaceGroupingSummary()
 
         /// The most failures a summary keeps the words of: a run over a million photos that
         /// all fail holds a count, not a million messages.
@@ -61,6 +63,9 @@ extension PhotoLibrary {
         var total = try await faceAnalysisBacklogCount(model: model)
         var after: Int64 = 0
         progress(0, total)
+        // Faces an earlier run recorded and did not group (it was stopped) are grouped first.
+        var grouping = FaceGroupingState(model: model)
+        summary.grouping.add(try await groupFaces(&grouping))
         while true {
             let start = after
             let page = try await store.read { try $0.faceAnalysisBacklog(model: model, after: start, limit: 256) }
@@ -107,6 +112,7 @@ extension PhotoLibrary {
                     start()
                 }
             }
+            summary.grouping.add(try await groupFaces(&grouping))
         }
         return summary
     }
