@@ -9,9 +9,10 @@ struct ListCommand: AsyncParsableCommand {
         discussion: """
             Predicates use the model's keys: creationDate, modificationDate, mediaType, \
             mediaSubtypes, duration, pixelWidth, pixelHeight, favorite, hidden, burstIdentifier, rating, \
-            localIdentifier. Examples:
+            localIdentifier, person (a name), people.@count. Examples:
               lightbox ls --predicate 'favorite == true AND creationDate >= 2023-01-01'
               lightbox ls --predicate 'mediaSubtypes & photoScreenshot != 0' --sort 'pixelWidth desc'
+              lightbox ls --predicate 'person == "Anna" AND people.@count >= 2'
             """)
 
     @OptionGroup var libraryOptions: LibraryOptions
@@ -27,6 +28,9 @@ struct ListCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Only the assets of this album, smart album or moment: a title or an identifier.", valueName: "COLLECTION"))
     var collection: String?
+
+    @Option(help: ArgumentHelp("Only the photos this person is in: a name or an identifier.", valueName: "PERSON"))
+    var person: String?
 
     @Flag(help: "Include hidden assets.")
     var includeHidden = false
@@ -60,6 +64,11 @@ struct ListCommand: AsyncParsableCommand {
         let result: FetchResult<Asset>
         do {
             let names = Names(library: library)
+            if let person {
+                let scope = FetchPredicate.comparison(
+                    key: "personIdentifier", .equal, .string(try names.person(person)))
+                options.predicate = options.predicate.map { $0 && scope } ?? scope
+            }
             result =
                 try collection.map {
                     try library.fetchAssets(

@@ -52,6 +52,15 @@ struct Names {
         return try Self.resolve(text, among: candidates, kind: "album", listing: "lightbox album ls [--smart]")
     }
 
+    /// The person `text` names: their identifier, their name or a unique prefix of their
+    /// identifier; hidden people too.
+    func person(_ text: String) throws -> String {
+        let candidates = try library.fetchPeople(options: FetchOptions(includeHiddenAssets: true)).map {
+            ($0.localIdentifier, $0.localizedTitle)
+        }
+        return try Self.resolve(text, among: candidates, kind: "person", listing: "lightbox people")
+    }
+
     /// The folder `text` names: its identifier, its title or a unique prefix of its identifier.
     func folder(_ text: String) throws -> String {
         let candidates = try library.fetchCollectionLists(with: .folder).map { ($0.localIdentifier, $0.localizedTitle) }

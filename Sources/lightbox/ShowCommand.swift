@@ -71,13 +71,20 @@ struct ShowCommand: AsyncParsableCommand {
         if asset.mediaType == .image, let model = try await library.faceModel(of: asset) {
             let faces = try await library.faces(in: asset)
             details.append(("faces", faces.isEmpty ? "none (\(model))" : "\(faces.count) (\(model))"))
+            let people = try library.fetchAssetCollections(
+                withLocalIdentifiers: faces.compactMap(\.personLocalIdentifier))
+            let names = Dictionary(people.map { ($0.localIdentifier, $0.localizedTitle ?? "a person with no name") }) {
+                a, _ in a
+            }
             for face in faces {
+                let whose = face.personLocalIdentifier.map { " \(names[$0] ?? "?") (\($0))" } ?? ""
                 details.append(
                     (
                         "face",
                         String(
-                            format: "%@ at %.3f, %.3f, %.3f x %.3f, quality %.2f", face.localIdentifier, face.x, face.y,
-                            face.width, face.height, face.quality)
+                            format: "%@ at %.3f, %.3f, %.3f x %.3f, quality %.2f%@", face.localIdentifier, face.x,
+                            face.y,
+                            face.width, face.height, face.quality, whose)
                     ))
             }
         }
