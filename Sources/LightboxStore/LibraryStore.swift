@@ -240,6 +240,9 @@ package protocol StoreReader {
     /// The photos `model` could not analyse, with why, at most `limit`, the last tried first.
     func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure]
 
+    /// Whether the library finds faces (``StoreWriter/setFacesEnabled(_:)``).
+    func facesEnabled() throws -> Bool
+
     /// The faces `model` found (not those marked as no face) after row `rowID`, in row order,
     /// at most `limit`, as grouping reads them.
     func facesForGrouping(model: String, after rowID: Int64, limit: Int) throws -> [GroupingFace]
@@ -280,6 +283,10 @@ package protocol StoreWriter: StoreReader {
     /// Records that `model` could not analyse an asset, and why: the photo leaves the backlog
     /// until another model comes, and its earlier faces stay.
     func recordFaceAnalysisFailure(inAsset localIdentifier: String, model: String, error: String) throws
+
+    /// Switches finding faces on or off; off deletes every face, embedding and person, and
+    /// records the people deleted in the history.
+    func setFacesEnabled(_ enabled: Bool) throws
 
     /// Writes what grouping decided for waiting faces, recorded in the history by "faces": a
     /// face someone placed meanwhile, or whose person went, stays as it is. Answers, for each

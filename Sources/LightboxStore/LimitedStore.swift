@@ -297,6 +297,8 @@ package struct LimitedReader: StoreReader {
 
     package func faceAnalysisBacklogCount(model: String) throws -> Int { 0 }
 
+    package func facesEnabled() throws -> Bool { try base.facesEnabled() }
+
     package func facesForGrouping(model: String, after rowID: Int64, limit: Int) throws -> [GroupingFace] { [] }
 
     package func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure] {

@@ -17,7 +17,10 @@ struct PeopleCommand: AsyncParsableCommand {
               lightbox people move FACE --nobody   # "this is not Anna"
               lightbox ls --person Anna
             """,
-        subcommands: [List.self, Name.self, Merge.self, Hide.self, Faces.self, Move.self, NotAFace.self, Key.self],
+        subcommands: [
+            List.self, Name.self, Merge.self, Hide.self, Faces.self, Move.self, NotAFace.self, Key.self, Off.self,
+            On.self,
+        ],
         defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
@@ -177,6 +180,42 @@ struct PeopleCommand: AsyncParsableCommand {
                     "\(face) is not one of \(person.localizedTitle ?? id)'s faces (lightbox people faces lists them)")
             }
             try await Changes.perform(library) { $0.changeRequest(forPerson: person).setKeyFace(chosen) }
+        }
+    }
+}
+
+extension PeopleCommand {
+    struct Off: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "off",
+            abstract: "Stop finding faces, and delete every face, embedding and person the library has.")
+        @OptionGroup var libraryOptions: LibraryOptions
+        @Flag(help: "Delete them: without it, off says what it would delete.") var yes = false
+
+        func run() async throws {
+            let library = try libraryOptions.open()
+            let people = try library.fetchPeople(options: FetchOptions(includeHiddenAssets: true))
+            let named = people.filter { $0.localizedTitle != nil }.count
+            guard yes else {
+                throw CommandError(
+                    "off deletes the faces of every photo and \(people.count) people (\(named) named), and what was "
+                        + "chosen of them; run lightbox people off --yes to do it")
+            }
+            try await library.setFacesEnabled(false)
+            Output.line(
+                "faces are off: \(people.count) people and every face deleted; lightbox people on finds them again")
+        }
+    }
+
+    struct On: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "on", abstract: "Find faces again: the faces job analyses every photo.")
+        @OptionGroup var libraryOptions: LibraryOptions
+
+        func run() async throws {
+            let library = try libraryOptions.open()
+            try await library.setFacesEnabled(true)
+            Output.line("faces are on: a worker with --analysis finds them (lightbox jobs shows the job)")
         }
     }
 }

@@ -272,4 +272,40 @@ struct PeopleTests {
         #expect(try library.fetchPeople().map(\.localizedTitle) == ["Anna"])
         #expect(try library.fetchPeople(options: FetchOptions(includeHiddenAssets: true)).count == 2)
     }
+
+    @Test("Switched off, the library deletes every face, embedding and person, and analyses nothing")
+    func privacy() async throws {
+        let folder = try TemporaryDirectory()
+        let (library, assets) = try await Self.makeLibrary(folder, faces: [[0], [0], [0]])
+        _ = try await Self.group(library)
+        let person = try #require(try library.fetchPeople().firstObject)
+        try await library.performChanges { $0.changeRequest(forPerson: person).name = "Anna" }
+        #expect(try await library.facesEnabled())
+        let token = try library.currentChangeToken()
+
+        try await library.setFacesEnabled(false)
+        #expect(try await !library.facesEnabled())
+        #expect(try library.fetchPeople(options: FetchOptions(includeHiddenAssets: true)).count == 0)
+        for asset in assets {
+            #expect(try await library.faces(in: asset).isEmpty)
+            #expect(try await library.faceModel(of: asset) == nil)
+        }
+        #expect(
+            try library.fetchAssets(options: FetchOptions(predicate: try FetchPredicate("person == \"Anna\""))).count
+                == 0)
+        let history = try library.fetchPersistentChanges(since: token)
+        #expect(history.map(\.author) == ["faces off"])
+        #expect(history.first?.changeDetails(for: .assetCollection).deletedLocalIdentifiers == [person.localIdentifier])
+        // While off: nothing waits, and what a run still under way answers is not kept.
+        #expect(try await library.faceAnalysisBacklogCount(model: "made-up") == 0)
+        #expect(
+            try await library.recordFaces([Self.found(person: 0, variant: 1)], in: assets[0], model: "made-up").isEmpty)
+        #expect(try await library.faces(in: assets[0]).isEmpty)
+        let queued = try await library.jobQueue().waiting[.faces] ?? 0
+
+        // On again: every photo waits for the model, and the job is queued.
+        try await library.setFacesEnabled(true)
+        #expect(try await library.faceAnalysisBacklogCount(model: "made-up") == assets.count)
+        #expect((try await library.jobQueue().waiting[.faces] ?? 0) >= max(1, queued))
+    }
 }

@@ -27,6 +27,22 @@ extension PhotoLibrary {
         return try await store.read { try $0.faces(ofPerson: id, offset: offset, limit: limit) }
     }
 
+    /// Whether the library finds faces in its photos (on unless switched off).
+    public func facesEnabled() async throws -> Bool {
+        try await store.read { try $0.facesEnabled() }
+    }
+
+    /// Switches finding faces on or off, for privacy. Off deletes, in one transaction, every
+    /// face, embedding and person the library has, and what anyone chose of them (names,
+    /// merges, "not them"); no photo is analysed while it is off. On, the faces job is queued
+    /// to analyse every photo again.
+    public func setFacesEnabled(_ enabled: Bool) async throws {
+        try await BlockingWork.run { [store] in
+            try store.write { try $0.setFacesEnabled(enabled) }
+            if enabled { try store.enqueueJob(.faces, subject: "") }
+        }
+    }
+
     /// What grouping knows of one model's faces between runs: the faces placed so far, and the
     /// last face read. A run of the faces job keeps one, so that each page of photos analysed
     /// is grouped without reading the library's faces again.

@@ -122,6 +122,14 @@ struct CatalogTransaction: StoreWriter {
         try db.facesForGrouping(model: model, after: rowID, limit: limit)
     }
 
+    func facesEnabled() throws -> Bool {
+        try db.facesEnabled()
+    }
+
+    func setFacesEnabled(_ enabled: Bool) throws {
+        try db.setFacesEnabled(enabled, retention: retention)
+    }
+
     func applyGrouping(_ writes: [GroupingWrite]) throws -> [Int64?] {
         try db.applyGrouping(writes, retention: retention)
     }

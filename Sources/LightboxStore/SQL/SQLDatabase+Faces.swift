@@ -88,9 +88,11 @@ extension SQLDatabase {
     }
 
     /// The photos, in Recently Deleted or not, whose faces `model` has not analysed (none has,
-    /// or another model), after `rowID`, in the order they were added.
+    /// or another model), after `rowID`, in the order they were added; none while faces are
+    /// switched off.
     func faceAnalysisBacklog(model: String, after rowID: Int64, limit: Int) throws -> [FaceAnalysisBacklogItem] {
-        try rows(
+        guard try facesEnabled() else { return [] }
+        return try rows(
             """
             SELECT asset.id, asset.localIdentifier FROM asset
             LEFT JOIN assetAnalysis ON assetAnalysis.assetId = asset.id
@@ -103,7 +105,8 @@ extension SQLDatabase {
 
     /// How many photos `model` has yet to analyse.
     func faceAnalysisBacklogCount(model: String) throws -> Int {
-        Int(
+        guard try facesEnabled() else { return 0 }
+        return Int(
             try integer(
                 """
                 SELECT COUNT(*) FROM asset LEFT JOIN assetAnalysis ON assetAnalysis.assetId = asset.id
@@ -121,9 +124,10 @@ extension SQLDatabase {
     func recordFaces(_ found: [FoundFace], inAsset localIdentifier: String, model: String, date: Date) throws
         -> [Face]
     {
-        guard let assetID = try integer("SELECT id FROM asset WHERE localIdentifier = ?", [localIdentifier]) else {
-            return []
-        }
+        // Switched off meanwhile: what a run still under way found is not kept.
+        guard try facesEnabled(),
+            let assetID = try integer("SELECT id FROM asset WHERE localIdentifier = ?", [localIdentifier])
+        else { return [] }
         var earlier = try rows("SELECT id, x, y, width, height FROM face WHERE assetId = ?", [assetID]).map {
             (
                 id: try $0.integer("id"), x: try $0.real("x"), y: try $0.real("y"), width: try $0.real("width"),

@@ -175,7 +175,7 @@ extension NewAsset {
         // A movie browsers cannot play gets its copy made by a worker, ahead of the first ask.
         if needsPlayableCopy { try db.enqueueJob(.playableMovie, subject: localIdentifier) }
         // A photo's faces are found by the analysis job, one for the library.
-        if metadata.mediaType == .image { try db.enqueueJobAgain(.faces, subject: "") }
+        if metadata.mediaType == .image, try db.facesEnabled() { try db.enqueueJobAgain(.faces, subject: "") }
         if let burst = metadata.burstIdentifier { try db.electRepresentative(ofBurst: burst) }
     }
 
