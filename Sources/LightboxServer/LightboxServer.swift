@@ -68,6 +68,7 @@ public enum LightboxServer {
         let edits = EditRoutes()
         let trash = TrashRoutes()
         let collections = CollectionRoutes()
+        let people = PeopleRoutes()
         let sharing = ShareRoutes(accounts: accounts, libraries: libraries)
         let uploads = UploadRoutes(limits: limits)
         let downloads = DownloadRoutes()
@@ -204,6 +205,22 @@ public enum LightboxServer {
                     Route(
                         .post, "/api/lists/:id/collections/move", .write, collections.moveInFolder,
                         CollectionRoutes.moveInFolderOperation),
+                ]
+            ),
+            (
+                "People",
+                [
+                    Route(.get, "/api/people", .read, people.people, PeopleRoutes.peopleOperation),
+                    Route(.post, "/api/people", .write, people.makePerson, PeopleRoutes.makePersonOperation),
+                    Route(.get, "/api/people/:id", .read, people.person, PeopleRoutes.personOperation),
+                    Route(.patch, "/api/people/:id", .write, people.changePerson, PeopleRoutes.changePersonOperation),
+                    Route(.get, "/api/people/:id/faces", .read, people.personFaces, PeopleRoutes.personFacesOperation),
+                    Route(.post, "/api/people/:id/merge", .write, people.merge, PeopleRoutes.mergeOperation),
+                    Route(.get, "/api/assets/:id/faces", .read, people.assetFaces, PeopleRoutes.assetFacesOperation),
+                    Route(.post, "/api/faces/assign", .write, people.assign, PeopleRoutes.assignOperation),
+                    Route(.post, "/api/faces/reject", .write, people.reject, PeopleRoutes.rejectOperation),
+                    Route(.get, "/api/analysis", .read, people.analysis, PeopleRoutes.analysisOperation),
+                    Route(.patch, "/api/analysis", .admin, people.changeAnalysis, PeopleRoutes.changeAnalysisOperation),
                 ]
             ),
             (

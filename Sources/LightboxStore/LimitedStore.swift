@@ -279,9 +279,16 @@ package struct LimitedReader: StoreReader {
     package func captureDetailsBacklog(limit: Int) throws -> [CaptureDetailsBacklogItem] { [] }
     package func captureDetailsBacklogCount() throws -> Int { 0 }
 
-    // Faces of the assets it sees only; the work of analysing is not a limited view's.
+    // Faces of the assets it sees only, and whose they are not: it sees no person. The work of
+    // analysing is not a limited view's.
     package func faces(inAsset localIdentifier: String) throws -> [Face] {
-        visible.contains(localIdentifier) ? try base.faces(inAsset: localIdentifier) : []
+        guard visible.contains(localIdentifier) else { return [] }
+        return try base.faces(inAsset: localIdentifier).map { face in
+            var face = face
+            face.personLocalIdentifier = nil
+            face.isKeyFace = false
+            return face
+        }
     }
 
     // People are not a limited view's: it sees no person (``LimitedStore/fetchAssetCollections``).

@@ -90,7 +90,12 @@ public final class PersonChangeRequest {
 
     /// The face on the person's cover: one of theirs.
     public func setKeyFace(_ face: Face) {
-        requests.operations.append(.setKeyFace(person: localIdentifier, face: face.localIdentifier))
+        setKeyFace(withLocalIdentifier: face.localIdentifier)
+    }
+
+    /// The face on the person's cover, by its identifier.
+    public func setKeyFace(withLocalIdentifier face: String) {
+        requests.operations.append(.setKeyFace(person: localIdentifier, face: face))
     }
 
     /// Puts these faces in the person, by someone's choice.

@@ -120,6 +120,13 @@ extension PhotoLibrary {
     {
         var options = options
         if options.fetchLimit == 0 { options.fetchLimit = 1 }
+        // A person's: the photo of their key face, while a fetch shows it.
+        if let key = collection.person?.keyFace, options.predicate == nil {
+            let keyAsset = try fetchAssets(
+                matching: .comparison(key: "localIdentifier", .equal, .string(key.assetLocalIdentifier)),
+                options: options)
+            if keyAsset.count > 0 { return keyAsset }
+        }
         return try fetchAssets(in: collection, options: options)
     }
 

@@ -96,9 +96,41 @@ enum Schemas {
                 "localIdentifier": Schema.string, "assetCollectionType": Schema.integer,
                 "assetCollectionSubtype": Schema.integer, "localizedTitle": Schema.string,
                 "estimatedAssetCount": Schema.integer, "startDate": Schema.date, "endDate": Schema.date,
-                "keyAssetIdentifier": Schema.string,
+                "keyAssetIdentifier": Schema.string, "isHidden": Schema.boolean, "faceCount": Schema.integer,
+                "keyFace": Schema.ref("Face"),
             ],
             required: ["localIdentifier", "assetCollectionType", "assetCollectionSubtype", "estimatedAssetCount"]),
+        "Face": Schema.object(
+            [
+                "localIdentifier": Schema.string, "assetLocalIdentifier": Schema.string,
+                "x": Schema.number, "y": Schema.number, "width": Schema.number, "height": Schema.number,
+                "quality": Schema.number, "personLocalIdentifier": Schema.string, "personName": Schema.string,
+                "membership": Schema.integer(0...4).merging([
+                    "description":
+                        "0 waiting for a person, 1 grouped, 2 put there by someone, 3 nobody's by someone's choice."
+                ]),
+                "isKeyFace": Schema.boolean, "model": Schema.string,
+            ],
+            required: [
+                "localIdentifier", "assetLocalIdentifier", "x", "y", "width", "height", "quality", "membership",
+                "isKeyFace", "model",
+            ]),
+        "Faces": Schema.object(["faces": Schema.array(Schema.ref("Face"))], required: ["faces"]),
+        "Person": Schema.object(
+            [
+                "localIdentifier": Schema.string, "assetCollectionType": Schema.integer,
+                "assetCollectionSubtype": Schema.integer, "localizedTitle": Schema.string,
+                "estimatedAssetCount": Schema.integer, "startDate": Schema.date, "endDate": Schema.date,
+                "isHidden": Schema.boolean, "faceCount": Schema.integer, "keyFace": Schema.ref("Face"),
+            ],
+            required: [
+                "localIdentifier", "assetCollectionType", "assetCollectionSubtype", "estimatedAssetCount", "isHidden",
+                "faceCount",
+            ]),
+        "PeoplePage": Schema.object(
+            ["people": Schema.array(Schema.ref("Person")), "next": Schema.string, "facesEnabled": Schema.boolean],
+            required: ["people", "facesEnabled"]),
+        "Analysis": Schema.object(["faces": Schema.boolean], required: ["faces"]),
         "CollectionPage": Schema.object(
             ["collections": Schema.array(Schema.ref("Collection")), "next": Schema.string], required: ["collections"]),
         "List": Schema.object(
