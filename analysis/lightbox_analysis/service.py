@@ -11,8 +11,11 @@ connection that stalls is dropped.
 
 import argparse
 import json
+import os
+import queue
 import sys
 import threading
+import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -42,12 +45,20 @@ class RequestError(Exception):
 
 
 class Service:
-    """The models and the admission of work, shared by every connection."""
+    """The models and the admission of work, shared by every connection.
 
-    def __init__(self, models, limits):
+    dlib's models keep working memory of their own (the ResNet's layers above all): two
+    analyses at once in one set of models crash the process. Each analysis under way has a set
+    of its own, `threads` sets in all (the first given, the others made by `more_models`), taken
+    from a pool and given back."""
+
+    def __init__(self, models, limits, more_models=None):
         self.models = models
         self.limits = limits
-        self.running = threading.BoundedSemaphore(limits.threads)
+        self.pool = queue.Queue()
+        self.pool.put(models)
+        for _ in range(limits.threads - 1):
+            self.pool.put((more_models or (lambda: FaceModels(detector=models.detector_name)))())
         self.admitted = threading.BoundedSemaphore(limits.threads + limits.queue)
 
     def info(self):
@@ -80,8 +91,11 @@ class Service:
         if not self.admitted.acquire(blocking=False):
             raise RequestError(HTTPStatus.SERVICE_UNAVAILABLE, "busy: every analysis slot and queue place is taken")
         try:
-            with self.running:
-                found = self.models.faces(rgb_array(body, width, height), self.limits.max_faces)
+            models = self.pool.get()
+            try:
+                found = models.faces(rgb_array(body, width, height), self.limits.max_faces)
+            finally:
+                self.pool.put(models)
         finally:
             self.admitted.release()
         return {"model": self.models.identifier, "faces": [face.as_json() for face in found]}
@@ -148,6 +162,16 @@ def make_server(host, port, service):
     return server
 
 
+def watch_parent(parent):
+    """Ends the process once `parent` is gone (it is then adopted by another): a service a
+    server started does not outlive it, however the server ended (SIGKILL included)."""
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(0)
+    threading.Thread(target=watch, name="parent", daemon=True).start()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="lightbox-analysis", description="Lightbox's analysis service")
     parser.add_argument("--host", default="127.0.0.1")
@@ -155,7 +179,11 @@ def main(argv=None):
     parser.add_argument("--detector", choices=["hog", "cnn"], default="hog")
     parser.add_argument("--threads", type=int, default=1, help="analyses run at once")
     parser.add_argument("--max-side", type=int, default=2048)
+    parser.add_argument("--exit-with-parent", action="store_true",
+                        help="exit when the process that started it ends (lightbox serve's own service)")
     arguments = parser.parse_args(argv)
+    if arguments.exit_with_parent:
+        watch_parent(os.getppid())
     limits = Limits(max_side=min(max(arguments.max_side, 64), 8192), threads=min(max(arguments.threads, 1), 64))
     service = Service(FaceModels(detector=arguments.detector), limits)
     server = make_server(arguments.host, arguments.port, service)

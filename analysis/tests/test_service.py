@@ -131,5 +131,41 @@ class ServiceTests(unittest.TestCase):
         self.assertIn("/v1/info", document["error"])
 
 
+
+class ConcurrentTests(unittest.TestCase):
+    """Two analyses at once, each in models of its own: one set shared crashed the process."""
+
+    def test_analyses_at_once_answer_as_one_at_a_time(self):
+        service = Service(FaceModels(), Limits(max_side=2048, threads=2, queue=8))
+        server = make_server("127.0.0.1", 0, service)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            photos = [os.path.join(PEOPLE, name) for name in ("obama.jpg", "obama2.jpg", "biden.jpg")]
+            images = [preview(path) for path in photos]
+
+            def ask(image):
+                width, height, pixels = image
+                connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=120)
+                connection.request("POST", f"/v1/faces?width={width}&height={height}", body=pixels)
+                response = connection.getresponse()
+                document = json.loads(response.read())
+                connection.close()
+                return response.status, document
+
+            alone = [ask(image) for image in images]
+            answers = [None] * 6
+            def run(index):
+                answers[index] = ask(images[index % 3])
+            threads = [threading.Thread(target=run, args=(index,)) for index in range(6)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            for index, (status, document) in enumerate(answers):
+                self.assertEqual(status, 200, document)
+                self.assertEqual(document, alone[index % 3][1])
+        finally:
+            server.shutdown()
+
 if __name__ == "__main__":
     unittest.main()
