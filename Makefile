@@ -208,6 +208,7 @@ bench: release corpus
 ## run: import the sample photos into Demo.lightbox and serve them at http://HOST:PORT
 run: deps
 	$(SWIFT_RELEASE) --product lightbox
+	scripts/analysis-venv
 	scripts/fetch-corpus --only forensics digikam exiv2 lomiri
 	$(BIN) import --library "$(LIBRARY)" $(SAMPLES)
 	@echo "Open http://$(HOST):$(PORT) in a browser"

@@ -2,8 +2,15 @@ import ArgumentParser
 import Foundation
 import LightboxAnalysis
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `--analysis URL`: the analysis services (docs/ANALYSIS.md) that find faces for `serve` and
-/// `worker`, on this machine or others, several sharing the work.
+/// `worker`, on this machine or others, several sharing the work. Without one, a service of
+/// this machine's own is started and stopped with the command, where the machine has it (the
+/// venv `make run` and `make test` make); `--no-analysis`, or `LIGHTBOX_ANALYSIS=off`, starts
+/// none.
 struct AnalysisOptions: ParsableArguments {
     @Option(
         name: .customLong("analysis"),
@@ -12,17 +19,33 @@ struct AnalysisOptions: ParsableArguments {
             valueName: "URL"))
     var services: [String] = []
 
-    /// The services as one analyzer; nil when none is given.
-    func analyzer() throws -> AnalysisPool? {
-        guard !services.isEmpty else { return nil }
-        let urls = try services.map { text -> URL in
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                ["http", "https"].contains(scheme),
-                let host = url.host, !host.isEmpty
-            else { throw ValidationError("--analysis wants an http:// or https:// address, not \(text)") }
-            return url
+    @Flag(
+        name: .customLong("no-analysis"),
+        help: "Start no analysis service here: faces wait for a command given --analysis.")
+    var noLocalService = false
+
+    /// The services as one analyzer, and the one started here when none was named; no
+    /// analyzer when none is named and none can be started (said in `unavailable`).
+    func analyzer() throws -> (pool: AnalysisPool?, local: LocalAnalysisService?, unavailable: String?) {
+        guard services.isEmpty else {
+            let urls = try services.map { text -> URL in
+                guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                    ["http", "https"].contains(scheme),
+                    let host = url.host, !host.isEmpty
+                else { throw ValidationError("--analysis wants an http:// or https:// address, not \(text)") }
+                return url
+            }
+            return (AnalysisPool(urls.map { AnalysisClient(url: $0) }), nil, nil)
         }
-        return AnalysisPool(urls.map { AnalysisClient(url: $0) })
+        if noLocalService || ProcessInfo.processInfo.environment["LIGHTBOX_ANALYSIS"] == "off" {
+            return (nil, nil, "Faces: no analysis service (--no-analysis); faces wait for a worker with --analysis")
+        }
+        do {
+            let local = try LocalAnalysisService.start()
+            return (AnalysisPool([AnalysisClient(url: local.url)]), local, nil)
+        } catch {
+            return (nil, nil, "Faces wait: \(error); --analysis URL names a service elsewhere")
+        }
     }
 
     /// One line for the terminal: the model the services run, or why faces wait.
@@ -37,4 +60,85 @@ struct AnalysisOptions: ParsableArguments {
             return "Faces wait: \(error)"
         }
     }
+}
+
+/// This machine's analysis service, started by `serve` or `worker` on a free port of
+/// loopback: the service's code (`analysis/`) and its venv (`.build/analysis-venv`) beside the
+/// `lightbox` that runs. It ends with the command (it watches its parent: a command killed
+/// with SIGKILL leaves none behind).
+// Unchecked: set once in start(); the process is only told to stop.
+final class LocalAnalysisService: @unchecked Sendable {
+    let url: URL
+    private let process: Process
+
+    private init(url: URL, process: Process) {
+        self.url = url
+        self.process = process
+    }
+
+    struct StartError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The folder holding `analysis/` and `.build/analysis-venv`: the first above the running
+    /// program's own that has both.
+    static func home() -> URL? {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        for _ in 0..<5 {
+            let code = folder.appendingPathComponent("analysis/lightbox_analysis/service.py").path
+            let python = folder.appendingPathComponent(".build/analysis-venv/bin/python").path
+            if FileManager.default.fileExists(atPath: code), FileManager.default.isExecutableFile(atPath: python) {
+                return folder
+            }
+            folder = folder.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    /// Starts the service, one analysis per core, and waits for the line that says where it
+    /// listens (after its models load).
+    static func start() throws -> LocalAnalysisService {
+        guard let home = home() else {
+            throw StartError(
+                description: "no analysis service on this machine (make run installs one beside lightbox)")
+        }
+        let process = Process()
+        process.executableURL = home.appendingPathComponent(".build/analysis-venv/bin/python")
+        let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 16))
+        process.arguments = [
+            "-m", "lightbox_analysis", "--port", "0", "--threads", "\(threads)", "--exit-with-parent",
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONPATH"] = home.appendingPathComponent("analysis").path
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // The first line, at most 4 KiB: {"listening": "http://127.0.0.1:PORT", "protocol": 1}.
+        var line = Data()
+        while line.count < 4_096, let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first,
+            first != 0x0A
+        {
+            line.append(first)
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+            let address = object["listening"] as? String, let url = URL(string: address)
+        else {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            throw StartError(description: "the analysis service of this machine did not start")
+        }
+        return LocalAnalysisService(url: url, process: process)
+    }
+
+    /// Stops it.
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    deinit { stop() }
 }

@@ -89,8 +89,9 @@ struct ServeCommand: AsyncParsableCommand {
                     + "add one with `lightbox user add NAME` first (or serve on 127.0.0.1)")
         }
         let (host, port) = (host, port)
-        let analyzer = try analysisOptions.analyzer()
-        let faces = await AnalysisOptions.describe(analyzer)
+        let (analyzer, local, unavailable) = try analysisOptions.analyzer()
+        defer { local?.stop() }
+        let faces = await AnalysisOptions.describe(analyzer) ?? unavailable
         let app = LightboxServer.application(
             library: library, accounts: accounts, policy: policy, host: host, port: port, limits: limits,
             jobs: jobs, faceAnalyzer: analyzer

@@ -58,14 +58,15 @@ struct WorkerCommand: AsyncParsableCommand {
             chosen.insert(kind)
         }
         memoryOptions.apply()
-        let analyzer = try analysisOptions.analyzer()
         let library = try libraryOptions.open(joining: true)
+        let (analyzer, local, unavailable) = try analysisOptions.analyzer()
+        defer { local?.stop() }
         let options = PhotoLibrary.JobRunnerOptions(
             kinds: chosen.isEmpty ? Set(JobKind.allCases) : chosen, concurrency: jobs, untilIdle: untilIdle,
             retryDelay: TimeInterval(retryDelay), faceAnalyzer: analyzer)
         Output.message(
             "worker \(options.worker) on \(library.url.path): \(untilIdle ? "until no job waits" : "Ctrl-C stops")")
-        if let line = await AnalysisOptions.describe(analyzer) { Output.message(line) }
+        if let line = await AnalysisOptions.describe(analyzer) ?? unavailable { Output.message(line) }
         let counts = JobCounts()
         let runner = Task {
             try await library.runJobs(options) { event in

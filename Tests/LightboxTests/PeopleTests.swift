@@ -308,4 +308,37 @@ struct PeopleTests {
         #expect(try await library.faceAnalysisBacklogCount(model: "made-up") == assets.count)
         #expect((try await library.jobQueue().waiting[.faces] ?? 0) >= max(1, queued))
     }
+
+    @Test("lightbox worker starts this machine's analysis service by itself; people, name and ls --person")
+    func commandLine() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("Faces.lightbox")
+        let files =
+            try Self.obama.prefix(4).map { try Corpus.path($0) } + [try Corpus.path("faces/test_images/biden.jpg")]
+        let imported = try CommandLineTests.run(["import", "--library", path] + files)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        // No --analysis: the worker starts the service beside it (the tests' environment says
+        // off, for the commands that do not test faces).
+        let worker = try CommandLineTests.run(
+            ["worker", "--library", path, "--until-idle"], environment: ["LIGHTBOX_ANALYSIS": "on"])
+        #expect(worker.status == 0, "\(worker.stderr)")
+        #expect(worker.stderr.contains("Faces: dlib-"), "\(worker.stderr)")
+        #expect(worker.stderr.contains("done: faces found in photos"), "\(worker.stderr)")
+        let people = try CommandLineTests.run(["people", "--library", path, "--json"])
+        let lines = people.stdout.split(separator: "\n")
+        #expect(lines.count == 1, "\(people.stdout)")
+        let line = try #require(lines.first)
+        let person = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let id = try #require(person["localIdentifier"] as? String)
+        #expect(person["estimatedAssetCount"] as? Int == 4)
+        let named = try CommandLineTests.run(["people", "name", "--library", path, String(id.prefix(6)), "Barack"])
+        #expect(named.status == 0 && named.stdout.contains("Barack"), "\(named.stderr)")
+        let listed = try CommandLineTests.run(["ls", "--library", path, "--person", "barack"])
+        #expect(listed.stdout.split(separator: "\n").count == 4, "\(listed.stdout)")
+        #expect(!listed.stdout.contains("biden.jpg"))
+        // Off without --yes says what it would delete, and deletes nothing.
+        let off = try CommandLineTests.run(["people", "off", "--library", path])
+        #expect(off.status != 0 && off.stderr.contains("1 people (1 named)"), "\(off.stderr)")
+        #expect(try CommandLineTests.run(["people", "--library", path]).stdout.contains("Barack"))
+    }
 }
