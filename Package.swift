@@ -211,7 +211,7 @@ let package = Package(
                 "index.html", "signin.html", "style.css", "api.js", "grid.js", "viewer.js", "editor.js", "main.js",
                 "signin.js", "shared.html", "shared.js", "icon.svg", "sidebar.js", "select.js", "upload.js",
                 "search.js", "camera.js", "changes.js", "account.js", "sharing.js", "toast.js", "trash.js",
-                "notfound.html", "theme.js", "users.js", "albums.js",
+                "notfound.html", "theme.js", "users.js", "albums.js", "faces.js", "people.js",
             ].map {
                 .embedInCode("Web/" + $0)
             },

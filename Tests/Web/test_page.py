@@ -1512,6 +1512,112 @@ class PageChecks:
             self.delete_album(album)
             self.api(f"/api/lists/{folder}", "DELETE")
 
+    def asset_named(self, filename):
+        """The identifier of the asset imported from a file of this name."""
+        predicate = urllib.parse.quote(f'filename == "{filename}"')
+        found = self.api(f"/api/assets?predicate={predicate}&limit=2")["assets"]
+        self.assertEqual(len(found), 1, filename)
+        return found[0]["localIdentifier"]
+
+    def test_people_are_named_found_in_search_told_apart_and_merged(self):
+        """Faces were found by the analysis service before the page was served (check-web): the
+        People page shows them, a name is given in place, a person's page and the search show their
+        photos, the viewer outlines a photo's faces and says who one is, and two are merged."""
+        self.sign_in()
+        suffix = str(int(time.time() * 1000) % 10000000) + ("p" if self.viewport[2] else "d")
+        barack, joe = "Barack " + suffix, "Joe " + suffix
+        obama = self.asset_named("obama.jpg")
+        biden = self.asset_named("biden.jpg")
+        # Obama's photos made one person; whoever he is now (an earlier run named him).
+        # biden.jpg's one face is nobody's: an earlier run's merge is taken back.
+        biden_face = self.api(f"/api/assets/{biden}/faces")["faces"][0]["localIdentifier"]
+        self.api("/api/faces/assign", "POST", {"faces": [biden_face], "person": None})
+        faces = self.api(f"/api/assets/{obama}/faces")["faces"]
+        person = faces[0]["personLocalIdentifier"]
+        self.assertTrue(person, faces)
+        photos = self.api(f"/api/people/{person}")["estimatedAssetCount"]
+        self.assertGreaterEqual(photos, 5)
+
+        self.driver.get(URL + "/#people")
+        page = self.driver.find_element(By.ID, "people-page")
+        self.wait.until(lambda d: page.is_displayed() and d.find_element(By.ID, "title").text == "People")
+        cover = lambda who: page.find_element(By.CSS_SELECTOR, f'.person-cover[data-person="{who}"]')
+        self.wait.until(lambda d: cover(person))
+        self.wait_for_image(cover(person).find_element(By.TAG_NAME, "img"))
+        self.assertIn(f"{photos} items", cover(person).text)
+        if not self.viewport[2]:
+            self.assertTrue(self.driver.find_element(By.ID, "people-entry").is_displayed())
+        self.shot("people")
+        # A name given in place.
+        cover(person).find_element(By.CSS_SELECTOR, "button.name").click()
+        dialog = self.driver.find_element(By.ID, "name-dialog")
+        self.wait.until(lambda d: dialog.is_displayed())
+        field = dialog.find_element(By.NAME, "name")
+        field.clear()
+        field.send_keys(barack + Keys.ENTER)
+        self.wait.until(lambda d: cover(person).find_element(By.CSS_SELECTOR, "button.name").text == barack)
+        self.assertEqual(self.api(f"/api/people/{person}")["localizedTitle"], barack)
+        self.shot("named")
+        # The person's page: their photos, with Name and Merge.
+        cover(person).find_element(By.CSS_SELECTOR, "a.open").click()
+        self.wait.until(lambda d: d.find_element(By.ID, "title").text == barack)
+        self.wait.until(lambda d: len(self.tiles()) == photos)
+        self.assertTrue(self.driver.find_element(By.ID, "merge-person").is_displayed())
+        self.assertFalse(self.driver.find_element(By.ID, "rename-album").is_displayed())
+        self.shot("their-photos")
+        # The search finds them by name.
+        self.driver.get(URL + "/#")
+        self.wait.until(lambda d: d.find_element(By.ID, "title").text == "Library")
+        self.driver.find_element(By.ID, "search-toggle").click()
+        form = self.driver.find_element(By.ID, "search")
+        self.wait.until(lambda d: any(o.text.startswith(barack) for o in Select(form.find_element(By.NAME, "person")).options))
+        Select(form.find_element(By.NAME, "person")).select_by_value(barack)
+        self.wait.until(lambda d: [c.text for c in d.find_elements(By.CSS_SELECTOR, "#chips .chip")] == [barack + " ×"])
+        self.wait.until(lambda d: self.count_shown() == photos)
+        self.shot("searched")
+
+        # The viewer outlines Biden's face; "New person…" names him.
+        self.driver.get(URL + "/#view=" + biden)
+        self.wait.until(lambda d: d.find_element(By.ID, "viewer").is_displayed())
+        self.driver.find_element(By.ID, "info").click()
+        panel = self.driver.find_element(By.ID, "info-faces")
+        self.wait.until(lambda d: panel.is_displayed() and len(panel.find_elements(By.CSS_SELECTOR, ".face-row")) == 1)
+        self.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#face-boxes .face-box").is_displayed())
+        box = self.driver.find_element(By.CSS_SELECTOR, "#face-boxes .face-box").rect
+        picture = self.driver.find_element(By.CSS_SELECTOR, "#stage img").rect
+        # Inside the picture, where the face is.
+        self.assertGreaterEqual(box["x"], picture["x"] - 1)
+        self.assertLessEqual(box["x"] + box["width"], picture["x"] + picture["width"] + 1)
+        self.assertGreater(box["width"], 10)
+        row = panel.find_element(By.CSS_SELECTOR, ".face-row")
+        self.assertEqual(row.find_element(By.CLASS_NAME, "face-name").text, "Unknown")
+        self.wait_for_image(row.find_element(By.TAG_NAME, "img"))
+        self.shot("faces-outlined")
+        Select(row.find_element(By.TAG_NAME, "select")).select_by_value("new")
+        self.wait.until(lambda d: dialog.is_displayed())
+        field = dialog.find_element(By.NAME, "name")
+        field.clear()
+        field.send_keys(joe + Keys.ENTER)
+        self.wait.until(lambda d: panel.find_element(By.CLASS_NAME, "face-name").text == joe)
+        self.shot("told-apart")
+        new = self.api(f"/api/assets/{biden}/faces")["faces"][0]["personLocalIdentifier"]
+        self.assertNotEqual(new, person)
+
+        # Merged on the People page: Joe goes, Barack has one photo more.
+        self.driver.get(URL + "/#people")
+        self.wait.until(lambda d: page.is_displayed() and cover(new))
+        cover(new).find_element(By.CSS_SELECTOR, ".more").click()
+        cover(new).find_element(By.XPATH, ".//button[normalize-space()='Merge with…']").click()
+        merge = self.driver.find_element(By.ID, "merge-dialog")
+        self.wait.until(lambda d: merge.is_displayed())
+        Select(merge.find_element(By.TAG_NAME, "select")).select_by_value(person)
+        self.shot("merge-dialog")
+        merge.find_element(By.CSS_SELECTOR, "button[value=ok]").click()
+        self.wait.until(lambda d: not page.find_elements(By.CSS_SELECTOR, f'.person-cover[data-person="{new}"]'))
+        self.wait.until(lambda d: f"{photos + 1} items" in cover(person).text)
+        self.assertEqual(self.api(f"/api/assets/{biden}/faces")["faces"][0]["personName"], barack)
+        self.shot("merged")
+
     def test_a_photo_dragged_onto_another_in_an_album_takes_its_place(self):
         """An album could not be reordered in the page."""
         self.sign_in()

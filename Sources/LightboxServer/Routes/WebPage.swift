@@ -19,7 +19,10 @@ import NIOCore
 /// account menu says who is signed in, lists their sessions and signs out, changes the password,
 /// makes and revokes tokens and switches the theme (`account.js`, `theme.js`, which sets it
 /// before the page draws); an admin adds, resets and removes users (`users.js`); the albums and
-/// folders show as covers, each moved, renamed or deleted from its menu (`albums.js`).
+/// folders show as covers, each moved, renamed or deleted from its menu (`albums.js`); the
+/// people found in photos show as faces, named, merged and hidden in place, and the viewer's
+/// information outlines each face, said to be someone, nobody or no face (`people.js`,
+/// `faces.js`).
 struct WebPage: Sendable {
     struct File: Sendable {
         let bytes: [UInt8]
@@ -100,6 +103,8 @@ struct WebPage: Sendable {
         "theme.js": File(PackageResources.theme_js, "text/javascript; charset=utf-8"),
         "users.js": File(PackageResources.users_js, "text/javascript; charset=utf-8"),
         "albums.js": File(PackageResources.albums_js, "text/javascript; charset=utf-8"),
+        "faces.js": File(PackageResources.faces_js, "text/javascript; charset=utf-8"),
+        "people.js": File(PackageResources.people_js, "text/javascript; charset=utf-8"),
         "icon.svg": File(PackageResources.icon_svg, "image/svg+xml"),
     ]
 

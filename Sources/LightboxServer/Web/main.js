@@ -8,6 +8,7 @@ import { onChange } from './changes.js';
 import { openEditor } from './editor.js';
 import { loadSidebar, showFromAddress } from './sidebar.js';
 import { onAlbumsChanged } from './albums.js';
+import { onPeopleChanged } from './people.js';
 import './select.js';
 import './upload.js';
 import './camera.js';
@@ -19,6 +20,7 @@ import { showSharedPage } from './sharing.js';
 onOpen(open);
 onEdit(openEditor);
 onAlbumsChanged(loadSidebar);
+onPeopleChanged(loadSidebar);
 
 // The page keeps its own place: the browser's restoring of the scroll on Back would undo the
 // viewer's showing where its walk ended.

@@ -1,5 +1,5 @@
-// Search: filters on the library (kind, favourites, rating, dates, file name, place, camera and
-// lens) that build a predicate of the model's fetch language, kept in the address (#type=video&fav=1...)
+// Search: filters on the library (kind, favourites, rating, dates, file name, a person, place,
+// camera and lens) that build a predicate of the model's fetch language, kept in the address (#type=video&fav=1...)
 // and shown as chips, each removed with its ×. The grid shows what the predicate selects,
 // newest first under its days.
 import { address, request } from './api.js';
@@ -20,7 +20,7 @@ const KINDS = {
   timelapse: ['Time-lapse', 'mediaSubtypes & videoTimelapse != 0'],
   burst: ['Bursts', 'burstIdentifier != nil'],
 };
-const FIELDS = ['type', 'rating', 'from', 'to', 'name', 'camera', 'lens'];
+const FIELDS = ['type', 'rating', 'from', 'to', 'name', 'person', 'camera', 'lens'];
 
 // Goes to the address with these changes (a hash change: the page follows it).
 function go(changes) {
@@ -59,6 +59,8 @@ function filters() {
   if (to) found.push(['to', 'Until ' + to, 'localCreationDate < ' + nextDay(to)]);
   const name = (params.get('name') || '').trim().slice(0, 100);
   if (name) found.push(['name', 'Name: ' + name, 'filename CONTAINS[c] ' + quoted(name)]);
+  const person = (params.get('person') || '').trim().slice(0, 200);
+  if (person) found.push(['person', person, 'person == ' + quoted(person)]);
   const camera = (params.get('camera') || '').slice(0, 200);
   if (camera) found.push(['camera', 'Camera: ' + camera, 'cameraModel == ' + quoted(camera)]);
   const lens = (params.get('lens') || '').slice(0, 200);
@@ -89,7 +91,7 @@ export function filtersFromAddress() {
   }));
   chips.hidden = !found.length;
   const params = new URLSearchParams(location.hash.slice(1));
-  for (const name of ['camera', 'lens']) offer(form.elements[name], params.get(name) || '');
+  for (const name of ['person', 'camera', 'lens']) offer(form.elements[name], params.get(name) || '');
   for (const name of FIELDS) form.elements[name].value = params.get(name) || '';
   form.elements.fav.checked = params.get('fav') === '1';
   return found.length ? found.map(([, , predicate]) => predicate).join(' AND ') : null;
@@ -119,6 +121,7 @@ toggle.addEventListener('click', () => {
   if (!form.hidden) {
     form.elements.name.focus();
     loadCameras();
+    loadPeople();
   }
 });
 
@@ -160,6 +163,23 @@ async function loadCameras() {
   };
   fill(form.elements.camera, [...models].map(([model, [label, count]]) => [model, label, count]), 'Any camera');
   fill(form.elements.lens, [...lenses].map(([lens, count]) => [lens, lens, count]), 'Any lens');
+}
+
+// The people with a name, most photos first, as the person select's choices (by name: the
+// predicate names them as people say them). Read each time the form opens.
+async function loadPeople() {
+  let people;
+  try {
+    people = (await (await request('/api/people?named=true&limit=500')).json()).people;
+  } catch {
+    return;
+  }
+  const select = form.elements.person;
+  const current = select.value;
+  select.replaceChildren(new Option('Anyone', ''),
+    ...people.map(person => new Option(person.localizedTitle + ' (' + person.estimatedAssetCount + ')', person.localizedTitle)));
+  offer(select, current);
+  select.value = current;
 }
 
 // "Photos near here": from the viewer's information panel.

@@ -12,6 +12,7 @@ import { signedIn } from './account.js';
 import { showTrashActions } from './trash.js';
 import { hideUsersPage, showUsersPage } from './users.js';
 import { hideAlbumsPage, showAlbumsPage } from './albums.js';
+import { hidePeoplePage, showPeoplePage } from './people.js';
 import { said, toast } from './toast.js';
 
 const sidebar = document.getElementById('sidebar');
@@ -20,6 +21,8 @@ const smartList = document.getElementById('smart-albums');
 const albumList = document.getElementById('albums');
 const title = document.getElementById('title');
 
+// A person's collection type (Lightbox's own, beside albums 1, smart albums 2, moments 3).
+export const PERSON = 4;
 export const SMART = { favorites: 203, hidden: 205, library: 209, recentlyDeleted: 1000000201 };
 const ALWAYS = new Set([SMART.favorites, SMART.hidden, SMART.recentlyDeleted]);
 
@@ -124,6 +127,9 @@ export async function loadSidebar() {
     .map(c => entry(c.localizedTitle, c.estimatedAssetCount, c.localIdentifier)));
   albums = [];
   albumList.replaceChildren(...await members('top'));
+  // People, once the library has someone (a limited view has no one).
+  const someone = await listed('/api/people?limit=1').catch(() => ({ people: [] }));
+  document.getElementById('people-entry').hidden = !someone.people.length;
   markCurrent();
   // The viewer's "Add to album" lists them.
   dispatchEvent(new Event('lightbox-albums'));
@@ -176,7 +182,11 @@ const PAGES = {
   albums: { title: 'Albums', show: showAlbumsPage, hide: hideAlbumsPage },
   shared: { title: 'Shared', show: showSharedPage, hide: hideSharedPage },
   users: { title: 'Users', show: showUsersPage, hide: hideUsersPage },
+  people: { title: 'People', show: showPeoplePage, hide: hidePeoplePage },
 };
+// The header's buttons of an album's page and of a person's.
+const ALBUM_BUTTONS = ['rename-album', 'delete-album', 'share-album'];
+const PERSON_BUTTONS = ['name-person', 'merge-person', 'hide-person'];
 // The one shown, or null.
 let pageShown = null;
 
@@ -219,7 +229,7 @@ async function showAddress(asked, named, id, predicate) {
     closeMenu();
     title.textContent = PAGES[named].title;
     document.title = PAGES[named].title + ' · Lightbox';
-    for (const name of ['rename-album', 'delete-album', 'share-album']) document.getElementById(name).hidden = true;
+    for (const name of [...ALBUM_BUTTONS, ...PERSON_BUTTONS]) document.getElementById(name).hidden = true;
     showTrashActions(false);
     markCurrent();
     shownChanged.listeners.forEach(listener => listener());
@@ -232,7 +242,9 @@ async function showAddress(asked, named, id, predicate) {
     try {
       const collection = await (await request('/api/collections/' + encodeURIComponent(id))).json();
       if (asked !== addressRead) return false;
-      current = { id, title: collection.localizedTitle || 'Untitled', isAlbum: collection.assetCollectionType === 1,
+      const isPerson = collection.assetCollectionType === PERSON;
+      current = { id, title: collection.localizedTitle || (isPerson ? 'No name' : 'Untitled'),
+                  isAlbum: collection.assetCollectionType === 1, isPerson, isHidden: !!collection.isHidden,
                   subtype: collection.assetCollectionSubtype };
     } catch {
       // A link to an album that was deleted, or never was: said, not "Loading…" for ever.
@@ -248,6 +260,8 @@ async function showAddress(asked, named, id, predicate) {
   document.title = (missing ? 'Album not found · ' : current ? current.title + ' · ' : '') + 'Lightbox';
   document.getElementById('rename-album').hidden = !(current && current.isAlbum);
   document.getElementById('delete-album').hidden = !(current && current.isAlbum);
+  for (const name of PERSON_BUTTONS) document.getElementById(name).hidden = !(current && current.isPerson);
+  document.getElementById('hide-person').textContent = current && current.isHidden ? 'Show in People' : 'Hide person';
   // Before the grid: its tiles say the days each item has left.
   await showTrashActions(!!current && current.subtype === SMART.recentlyDeleted).catch(() => {});
   if (asked !== addressRead) return false;

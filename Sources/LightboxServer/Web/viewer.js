@@ -7,6 +7,7 @@ import {
   NEW_ALBUM, SMART, addToNewAlbum, albums, freeTitle, listAlbumsIn, makeAlbum, current as shownCollection,
 } from './sidebar.js';
 import { openShareDialog } from './sharing.js';
+import { assignFaces, faceImage, newPerson, people, personName, rejectFaces } from './faces.js';
 import { said, toast } from './toast.js';
 
 // What Edit opens (the editor, which imports the viewer): main.js wires it, so that the
@@ -305,12 +306,100 @@ async function showInfo(asset) {
     rows.splice(2, 0, ...[['Camera', camera], ['Lens', details.lensModel], ['Exposure', exposure]].filter(r => r[1]));
     render();
   } catch { /* the catalog's part stays */ }
+  await showFaces(asset);
   // Said when the panel holds all it will (the file's part comes a moment after the catalog's).
   if (shownAsset === asset) infoPanel.dataset.complete = asset.localIdentifier;
 }
 
+// The faces found in the photo, in the information panel (each with its person, and what can
+// be said of it: who it is, not them, not a face) and outlined on the photo while the panel
+// is open.
+const facesPanel = document.getElementById('info-faces');
+const faceBoxes = document.getElementById('face-boxes');
+
+function placeFaceBoxes() {
+  Object.assign(faceBoxes.style, {
+    left: picture.offsetLeft + 'px', top: picture.offsetTop + 'px', width: picture.offsetWidth + 'px',
+    height: picture.offsetHeight + 'px', transform: picture.style.transform,
+  });
+}
+picture.addEventListener('load', placeFaceBoxes);
+addEventListener('resize', placeFaceBoxes);
+
+async function showFaces(asset) {
+  let faces = [];
+  try {
+    faces = (await (await request(assetPath(asset) + '/faces')).json()).faces;
+  } catch { /* no faces shown */ }
+  if (shownAsset !== asset) return;
+  const known = faces.length ? await people().catch(() => []) : [];
+  if (shownAsset !== asset) return;
+  facesPanel.hidden = !faces.length;
+  faceBoxes.hidden = !faces.length || infoPanel.hidden;
+  facesPanel.querySelector('ul').replaceChildren(...faces.map((face, index) => faceRow(asset, face, index, known)));
+  faceBoxes.replaceChildren(...faces.map((face, index) => {
+    const box = document.createElement('span');
+    box.className = 'face-box';
+    box.dataset.face = String(index);
+    Object.assign(box.style, { left: face.x * 100 + '%', top: face.y * 100 + '%', width: face.width * 100 + '%',
+                               height: face.height * 100 + '%' });
+    box.title = face.personName || 'Unknown';
+    return box;
+  }));
+  placeFaceBoxes();
+}
+
+// One face of the panel: its crop, whose it is, and a menu of what to say of it.
+function faceRow(asset, face, index, known) {
+  const row = document.createElement('li');
+  row.className = 'face-row';
+  row.dataset.face = face.localIdentifier;
+  const name = document.createElement('span');
+  name.className = 'face-name';
+  name.textContent = face.personName || (face.personLocalIdentifier ? 'No name' : 'Unknown');
+  const menu = document.createElement('select');
+  menu.setAttribute('aria-label', 'Who is this?');
+  const others = known.filter(person => person.localIdentifier !== face.personLocalIdentifier);
+  menu.replaceChildren(new Option(face.personLocalIdentifier ? 'Change…' : 'Who is this?', ''),
+    ...others.map(person => new Option(personName(person), 'person:' + person.localIdentifier)),
+    new Option('New person…', 'new'),
+    ...(face.personLocalIdentifier ? [new Option('Not ' + (face.personName || 'this person'), 'nobody')] : []),
+    new Option('Not a face', 'reject'));
+  menu.addEventListener('change', said(async () => {
+    const choice = menu.value;
+    menu.value = '';
+    const before = face.personLocalIdentifier || null;
+    const undo = () => assignFaces([face.localIdentifier], before).then(() => showFaces(asset));
+    if (choice.startsWith('person:')) {
+      const person = known.find(p => 'person:' + p.localIdentifier === choice);
+      await assignFaces([face.localIdentifier], person.localIdentifier);
+      toast('This is ' + personName(person) + '.', undo);
+    } else if (choice === 'new') {
+      const chosen = await askName('Name', '');
+      if (!chosen) return;
+      await newPerson(chosen, [face.localIdentifier]);
+      toast('This is ' + chosen + '.', undo);
+    } else if (choice === 'nobody') {
+      await assignFaces([face.localIdentifier], null);
+      toast('Not ' + (face.personName || 'this person') + '.', undo);
+    } else if (choice === 'reject') {
+      await rejectFaces([face.localIdentifier]);
+      toast('Not a face: it is no longer shown.');
+    } else {
+      return;
+    }
+    await showFaces(asset);
+  }));
+  const lit = on => faceBoxes.querySelector('[data-face="' + index + '"]')?.classList.toggle('lit', on);
+  row.addEventListener('mouseenter', () => lit(true));
+  row.addEventListener('mouseleave', () => lit(false));
+  row.append(faceImage(face, 96, name.textContent), name, menu);
+  return row;
+}
+
 function toggleInfo() {
   infoPanel.hidden = !infoPanel.hidden;
+  if (infoPanel.hidden) faceBoxes.hidden = true;
   viewer.classList.toggle('with-info', !infoPanel.hidden);
   document.getElementById('info').setAttribute('aria-expanded', String(!infoPanel.hidden));
   if (!infoPanel.hidden && shownAsset) showInfo(shownAsset);
@@ -332,6 +421,7 @@ function applyZoom() {
   if (zoom <= 1) { zoom = 1; shiftX = 0; shiftY = 0; }
   picture.style.transform = zoom === 1 ? '' : `translate(${shiftX}px, ${shiftY}px) scale(${zoom})`;
   viewer.classList.toggle('zoomed', zoom > 1);
+  placeFaceBoxes();
 }
 
 function resetZoom() {
