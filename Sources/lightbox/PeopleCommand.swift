@@ -11,7 +11,7 @@ struct PeopleCommand: AsyncParsableCommand {
             A person is named by their name, their identifier or its first characters; a face by \
             its identifier (lightbox people faces PERSON, lightbox show ID). What you choose here \
             is kept: a later grouping never moves a face you placed, nor puts back one you took out.
-              lightbox people                      # the people, most photos first
+              lightbox people                      # the people, most faces first
               lightbox people name 4F2A Anna
               lightbox people merge "Anna S" --into Anna
               lightbox people move FACE --nobody   # "this is not Anna"
@@ -25,7 +25,7 @@ struct PeopleCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "ls", abstract: "List the people, most photos first.")
+            commandName: "ls", abstract: "List the people, most faces first.")
         @OptionGroup var libraryOptions: LibraryOptions
         @Flag(help: "Include the people hidden from the list.") var hidden = false
         @Flag(help: "Only the people with a name.") var named = false
@@ -35,8 +35,7 @@ struct PeopleCommand: AsyncParsableCommand {
             let library = try libraryOptions.open()
             var options = FetchOptions(includeHiddenAssets: hidden)
             options.sortDescriptors = [
-                FetchSortDescriptor(key: "estimatedAssetCount", ascending: false),
-                FetchSortDescriptor(key: "faceCount", ascending: false),
+                FetchSortDescriptor(key: "faceCount", ascending: false)
             ]
             if named { options.predicate = .comparison(key: "name", .notEqual, .null) }
             for person in try library.fetchPeople(options: options) { PersonText.print(person, json: json) }

@@ -66,7 +66,7 @@ struct PeopleRoutes: Sendable {
     static let faceIdentifiers = Schema.array(Schema.string(length: 1...200), count: 1...1000)
 
     static let peopleOperation = APIOperation(
-        "The people found in photos, most photos first.",
+        "The people found in photos, most faces first.",
         details: """
             Hidden people only with `hidden=true`; only the named with `named=true`. Each person is a
             collection (`assetCollectionType` 4) with `faceCount`, `isHidden` and `keyFace`, the face on
@@ -84,8 +84,7 @@ struct PeopleRoutes: Sendable {
         let query = request.uri.formQuery
         var options = FetchOptions(includeHiddenAssets: Self.flag(query.get("hidden")))
         options.sortDescriptors = [
-            FetchSortDescriptor(key: "estimatedAssetCount", ascending: false),
-            FetchSortDescriptor(key: "faceCount", ascending: false),
+            FetchSortDescriptor(key: "faceCount", ascending: false)
         ]
         if Self.flag(query.get("named")) { options.predicate = .comparison(key: "name", .notEqual, .null) }
         let limit = try query.limit(default: 100, maximum: Self.maximumPage)

@@ -165,7 +165,7 @@ async function loadCameras() {
   fill(form.elements.lens, [...lenses].map(([lens, count]) => [lens, lens, count]), 'Any lens');
 }
 
-// The people with a name, most photos first, as the person select's choices (by name: the
+// The people with a name, most faces first, as the person select's choices (by name: the
 // predicate names them as people say them). Read each time the form opens.
 async function loadPeople() {
   let people;

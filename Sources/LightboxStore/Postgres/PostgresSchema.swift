@@ -36,7 +36,7 @@ enum PostgresSchema {
         ("v26.1: both tallies kept by one trigger", talliesTogether, nil),
         ("v27: faces and people", FaceSchema.postgres, nil),
         (
-            "v28: people as collections", PeopleSchema.statements,
+            "v28: people as collections", PeopleSchema.statements + PeopleSchema.postgresTriggers,
             { link in
                 _ = try link.execute(PeopleSchema.seedList, PeopleSchema.seedArguments)
             }

@@ -70,6 +70,9 @@ enum FaceSchema {
 ///   it back in one of them; gone with the face or the person.
 /// - The "People" list (a smart folder of subtype `smartFolderFaces`, as PhotoKit's): one row,
 ///   so that it has a stable identifier; its children are the people, from `person`.
+/// - `person.faceCount`, the faces that are theirs (grouped or chosen), kept by triggers on
+///   `face` (each store's own, below): the People list is ordered by it from an index, without
+///   counting a million faces for each page.
 enum PeopleSchema {
     static let statements = [
         """
@@ -83,7 +86,64 @@ enum PeopleSchema {
         // The People page lists people by how many faces they have: counted from this index.
         "CREATE INDEX face_on_personId_assetId ON face (personId, assetId) WHERE personId IS NOT NULL",
         "DROP INDEX face_on_personId",
+        "ALTER TABLE person ADD COLUMN faceCount INTEGER NOT NULL DEFAULT 0",
+        """
+        UPDATE person SET faceCount = (SELECT COUNT(*) FROM face WHERE face.personId = person.id
+        AND face.membership IN (1, 2))
+        """,
+        "CREATE INDEX person_on_faceCount ON person (faceCount, id)",
     ]
+
+    /// SQLite's triggers keeping `person.faceCount`, one row at a time (a person deleted sets
+    /// its faces' `personId` to NULL: an update whose old person is gone).
+    static let sqliteTriggers = """
+        CREATE TRIGGER face_count_insert AFTER INSERT ON face
+        WHEN NEW.personId IS NOT NULL AND NEW.membership IN (1, 2) BEGIN
+            UPDATE person SET faceCount = faceCount + 1 WHERE id = NEW.personId;
+        END;
+        CREATE TRIGGER face_count_delete AFTER DELETE ON face
+        WHEN OLD.personId IS NOT NULL AND OLD.membership IN (1, 2) BEGIN
+            UPDATE person SET faceCount = faceCount - 1 WHERE id = OLD.personId;
+        END;
+        CREATE TRIGGER face_count_update AFTER UPDATE OF personId, membership ON face BEGIN
+            UPDATE person SET faceCount = faceCount - 1 WHERE id = OLD.personId AND OLD.membership IN (1, 2);
+            UPDATE person SET faceCount = faceCount + 1 WHERE id = NEW.personId AND NEW.membership IN (1, 2);
+        END
+        """
+
+    /// PostgreSQL's: one statement's faces counted together, as the asset tallies are (v26.1).
+    static let postgresTriggers: [String] = {
+        func function(_ name: String, _ counting: String) -> String {
+            """
+            CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE person SET faceCount = person.faceCount + changed.delta
+                FROM (SELECT personId, SUM(delta) AS delta FROM (\(counting)) AS rows
+                      WHERE personId IS NOT NULL GROUP BY personId) AS changed
+                WHERE person.id = changed.personId AND changed.delta <> 0;
+                RETURN NULL;
+            END $$
+            """
+        }
+        let added = "SELECT personId, 1 AS delta FROM added WHERE membership IN (1, 2)"
+        let removed = "SELECT personId, -1 AS delta FROM removed WHERE membership IN (1, 2)"
+        return [
+            function("face_count_added", added), function("face_count_removed", removed),
+            function("face_count_changed", "\(removed) UNION ALL \(added)"),
+            """
+            CREATE TRIGGER face_count_insert AFTER INSERT ON face REFERENCING NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION face_count_added()
+            """,
+            """
+            CREATE TRIGGER face_count_delete AFTER DELETE ON face REFERENCING OLD TABLE AS removed
+            FOR EACH STATEMENT EXECUTE FUNCTION face_count_removed()
+            """,
+            """
+            CREATE TRIGGER face_count_update AFTER UPDATE ON face REFERENCING OLD TABLE AS removed NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION face_count_changed()
+            """,
+        ]
+    }()
 
     /// The People list's row, unless the library has one.
     static let seedList = """

@@ -203,5 +203,6 @@ enum PersonColumns {
     static let assetCount = aggregate("COUNT(DISTINCT face.assetId)")
     static let startDate = aggregate("MIN(asset.creationDate)")
     static let endDate = aggregate("MAX(asset.creationDate)")
-    static let faceCount = "(SELECT COUNT(*) FROM face WHERE face.personId = person.id AND \(theirs))"
+    /// Kept by the face tally's triggers (schema step v28).
+    static let faceCount = "person.faceCount"
 }

@@ -527,6 +527,7 @@ extension SQLiteStore {
         }
         migrator.registerMigration("v28: people as collections") { db in
             try db.execute(sql: PeopleSchema.statements.joined(separator: ";\n"))
+            try db.execute(sql: PeopleSchema.sqliteTriggers)
             try db.execute(
                 sql: PeopleSchema.seedList,
                 arguments: StatementArguments(PeopleSchema.seedArguments.map(\.databaseValue)))
