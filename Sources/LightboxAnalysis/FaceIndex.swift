@@ -75,12 +75,14 @@ public struct FaceIndex: Sendable {
         let limit = distance * distance
         let probed = centres.isEmpty ? [0] : nearestCentres(to: embedding, count: probes)
         var found: [(id: Int64, distance: Float)] = []
-        for group in probed {
-            let members = groups[group]
-            members.vectors.withUnsafeBufferPointer { vectors in
-                for slot in 0..<members.ids.count {
-                    let squared = Self.squaredDistance(embedding, vectors, from: slot * dimensions)
-                    if squared <= limit { found.append((members.ids[slot], squared)) }
+        embedding.withUnsafeBufferPointer { query in
+            for group in probed {
+                let members = groups[group]
+                members.vectors.withUnsafeBufferPointer { vectors in
+                    for slot in 0..<members.ids.count {
+                        let squared = Self.squaredDistance(query, vectors, from: slot * dimensions)
+                        if squared <= limit { found.append((members.ids[slot], squared)) }
+                    }
                 }
             }
         }
@@ -95,14 +97,11 @@ public struct FaceIndex: Sendable {
         let total = centres.count / dimensions
         var scored: [(Int, Float)] = []
         scored.reserveCapacity(total)
-        centres.withUnsafeBufferPointer { centres in
-            for centre in 0..<total {
-                var sum: Float = 0
-                for d in 0..<dimensions {
-                    let difference = embedding[d] - centres[centre * dimensions + d]
-                    sum += difference * difference
+        embedding.withUnsafeBufferPointer { query in
+            centres.withUnsafeBufferPointer { centres in
+                for centre in 0..<total {
+                    scored.append((centre, Self.squaredDistance(query, centres, from: centre * dimensions)))
                 }
-                scored.append((centre, sum))
             }
         }
         if count == 1, let best = scored.min(by: { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }) { return [best.0] }
@@ -110,11 +109,55 @@ public struct FaceIndex: Sendable {
         return scored.prefix(count).map(\.0)
     }
 
-    static func squaredDistance(_ query: [Float], _ vectors: UnsafeBufferPointer<Float16>, from start: Int) -> Float {
-        var sum: Float = 0
-        for d in 0..<query.count {
-            let difference = query[d] - Float(vectors[start + d])
+    /// The squared distance from `query` to the vector at `start` of `vectors`, eight numbers at
+    /// a time: a million faces are searched and grouped in seconds, not minutes.
+    static func squaredDistance(
+        _ query: UnsafeBufferPointer<Float>, _ vectors: UnsafeBufferPointer<Float16>, from start: Int
+    ) -> Float {
+        let count = query.count
+        precondition(start >= 0 && start + count <= vectors.count)
+        guard let q = query.baseAddress, let v = vectors.baseAddress else { return 0 }
+        var sums = SIMD8<Float>()
+        var d = 0
+        while d + 8 <= count {
+            let a = UnsafeRawPointer(q + d).loadUnaligned(as: SIMD8<Float>.self)
+            let b = SIMD8<Float>(UnsafeRawPointer(v + start + d).loadUnaligned(as: SIMD8<Float16>.self))
+            let difference = a - b
+            sums += difference * difference
+            d += 8
+        }
+        var sum = sums.sum()
+        while d < count {
+            let difference = q[d] - Float(v[start + d])
             sum += difference * difference
+            d += 1
+        }
+        return sum
+    }
+
+    /// The same, between `query` and the centre at `start` of `centres`.
+    static func squaredDistance(
+        _ query: UnsafeBufferPointer<Float>, _ centres: UnsafeBufferPointer<Float>, from start: Int
+    )
+        -> Float
+    {
+        let count = query.count
+        precondition(start >= 0 && start + count <= centres.count)
+        guard let q = query.baseAddress, let c = centres.baseAddress else { return 0 }
+        var sums = SIMD8<Float>()
+        var d = 0
+        while d + 8 <= count {
+            let difference =
+                UnsafeRawPointer(q + d).loadUnaligned(as: SIMD8<Float>.self)
+                - UnsafeRawPointer(c + start + d).loadUnaligned(as: SIMD8<Float>.self)
+            sums += difference * difference
+            d += 8
+        }
+        var sum = sums.sum()
+        while d < count {
+            let difference = q[d] - c[start + d]
+            sum += difference * difference
+            d += 1
         }
         return sum
     }
