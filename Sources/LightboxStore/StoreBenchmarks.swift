@@ -27,6 +27,38 @@ package enum StoreBenchmarks {
         try (store as? PostgresStore)?.settleAfterBulkWrites()
     }
 
+    /// Inserts `count` faces of `people` made-up people on the library's assets (see
+    /// `PhotoLibrary.insertSyntheticFaces(count:people:model:)`), 100,000 a transaction.
+    package static func insertSyntheticFaces(into store: any LibraryStore, count: Int, people: Int, model: String)
+        throws
+    {
+        var state: UInt64 = 0xFACE
+        let persons = try store.writeSQL { try $0.insertSyntheticPeople(max(1, min(people, count))) }
+        var inserted = 0
+        while inserted < count {
+            let batch = min(100_000, count - inserted)
+            let first = inserted
+            try store.writeSQL {
+                try $0.insertSyntheticFaces(count: batch, from: first, onPeople: persons, model: model, state: &state)
+            }
+            inserted += batch
+        }
+        try (store as? PostgresStore)?.settleAfterBulkWrites()
+    }
+
+    /// A face's embedding of a made-up person: their centre (fixed by their number) and a
+    /// little noise from `state`, as faces of one person lie near each other.
+    package static func syntheticEmbedding(person: Int, state: inout UInt64) -> [Float] {
+        var centre = UInt64(truncatingIfNeeded: person) &* 0x9E37_79B9_7F4A_7C15 | 1
+        return (0..<128).map { _ in
+            centre = centre &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let base = Float(Int64(bitPattern: centre) >> 40) / Float(1 << 23) * 0.09
+            let noise = Float(Int64(bitPattern: state) >> 40) / Float(1 << 23) * 0.01
+            return base + noise
+        }
+    }
+
     /// Inserts `count` copies of the library's visible assets (see
     /// `PhotoLibrary.insertCopiesOfAssets(count:spreadFrom:years:)`), each sharing its
     /// template's rendered images as hard links when they are files.

@@ -24,4 +24,18 @@ extension PhotoLibrary {
         try StoreBenchmarks.insertCopiesOfAssets(
             into: store, derivatives: derivatives, count: count, spreadFrom: start, years: years)
     }
+
+    /// Inserts `count` faces of `people` made-up people (key faces first, embeddings near each
+    /// person's own centre, all grouped, by `model`) on the library's assets, two an asset: for
+    /// benchmarks of people and grouping over a million faces. Never for a real library.
+    @_spi(Benchmarks)
+    public func insertSyntheticFaces(count: Int, people: Int, model: String) throws {
+        try StoreBenchmarks.insertSyntheticFaces(into: store, count: count, people: people, model: model)
+    }
+
+    /// The embedding a synthetic face of made-up person `person` has (with noise from `state`).
+    @_spi(Benchmarks)
+    public static func syntheticEmbedding(person: Int, state: inout UInt64) -> [Float] {
+        StoreBenchmarks.syntheticEmbedding(person: person, state: &state)
+    }
 }

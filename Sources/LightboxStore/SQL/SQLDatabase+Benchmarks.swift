@@ -102,3 +102,58 @@ extension SQLDatabase {
         return names.filter { !left.contains($0.lowercased()) }
     }
 }
+
+extension SQLDatabase {
+    /// `count` made-up people, for benchmarks (see `PhotoLibrary.insertSyntheticFaces`):
+    /// answers their row ids.
+    func insertSyntheticPeople(_ count: Int) throws -> [Int64] {
+        var persons: [Int64] = []
+        for start in stride(from: 0, to: count, by: 1_000) {
+            let batch = Swift.min(1_000, count - start)
+            let rows = Array(repeating: "(?, ?)", count: batch).joined(separator: ", ")
+            var arguments: [SQLValue] = []
+            for _ in 0..<batch { arguments += [UUID().uuidString.sqlValue, Date().sqlValue] }
+            persons += try integers(
+                "INSERT INTO person (localIdentifier, creationDate) VALUES \(rows) RETURNING id", arguments)
+        }
+        return persons
+    }
+
+    /// Faces without photos' pixels, for benchmarks of people over a million faces: faces
+    /// `first` to `first + count` of the library's assets in row order (two an asset), each of
+    /// one of `persons` (face i of person i for the first, their key face; then one drawn from
+    /// `state`), grouped, with an embedding near its person's centre, 1,000 to a statement.
+    func insertSyntheticFaces(
+        count: Int, from first: Int, onPeople persons: [Int64], model: String,
+        state: inout UInt64
+    ) throws {
+        let assets = try integers("SELECT id FROM asset ORDER BY id")
+        guard !assets.isEmpty, !persons.isEmpty else { return }
+        var inserted = 0
+        while inserted < count {
+            let batch = Swift.min(1_000, count - inserted)
+            var arguments: [SQLValue] = []
+            arguments.reserveCapacity(batch * 9)
+            for offset in 0..<batch {
+                let index = first + inserted + offset
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let personIndex = index < persons.count ? index : Int((state >> 33) % UInt64(persons.count))
+                let embedding = StoreBenchmarks.syntheticEmbedding(person: personIndex, state: &state)
+                arguments += [
+                    UUID().uuidString.sqlValue, assets[(index / 2) % assets.count].sqlValue,
+                    (index % 2 == 0 ? 0.1 : 0.6).sqlValue, SQLValue.blob([]),
+                    SQLValue.blob(FaceVectorCoding.encode(embedding)), model.sqlValue, persons[personIndex].sqlValue,
+                    (index < persons.count ? 1 : 0).sqlValue, (0.6 + Double(index % 40) / 100).sqlValue,
+                ]
+            }
+            let rows = Array(repeating: "(?, ?, ?, 0.2, 0.2, 0.2, ?, ?, ?, ?, 1, ?, ?)", count: batch)
+                .joined(separator: ", ")
+            try execute(
+                """
+                INSERT INTO face (localIdentifier, assetId, x, y, width, height, landmarks, embedding, model, personId,
+                membership, isKey, quality) VALUES \(rows)
+                """, arguments)
+            inserted += batch
+        }
+    }
+}
