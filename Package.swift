@@ -236,6 +236,7 @@ let package = Package(
             name: "lightbox-bench",
             dependencies: [
                 "Lightbox",
+                "LightboxAnalysis",
                 "LightboxCapture",
                 "LightboxImaging",
                 "LightboxMetadata",
@@ -265,7 +266,7 @@ let package = Package(
             name: "LightboxTestSupport",
             // PostgresNIO: a new database for each library the model's suites make on PostgreSQL.
             dependencies: [
-                "Lightbox", "LightboxImaging", "LightboxMetadata",
+                "Lightbox", "LightboxAnalysis", "LightboxImaging", "LightboxMetadata",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),

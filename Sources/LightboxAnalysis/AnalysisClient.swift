@@ -111,3 +111,20 @@ public struct AnalysisClient: Sendable {
         return data
     }
 }
+
+extension AnalysisClient {
+    /// Where a service just started listens: its first line (`{"listening": "http://HOST:PORT",
+    /// "protocol": 1}`), read from its standard output, at most 4 KiB; nil when the line is
+    /// not that (the service failed to start, or is not one).
+    public static func listeningAddress(readingFrom output: FileHandle) throws -> URL? {
+        var line = Data()
+        while line.count < 4_096, let byte = try output.read(upToCount: 1), let first = byte.first, first != 0x0A {
+            line.append(first)
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+            let address = object["listening"] as? String, let url = URL(string: address),
+            ["http", "https"].contains(url.scheme ?? "")
+        else { return nil }
+        return url
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxAnalysis
 
 #if canImport(Glibc)
     import Glibc
@@ -35,19 +36,9 @@ public final class AnalysisServiceProcess: @unchecked Sendable {
         process.standardOutput = output
         try process.run()
         self.process = process
-        // The first line: {"listening": "http://127.0.0.1:PORT", "protocol": 1}.
-        var line = Data()
-        while line.count < 4_096, let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first,
-            first != 0x0A
-        {
-            line.append(first)
-        }
-        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-            let address = object["listening"] as? String, let url = URL(string: address)
-        else {
+        guard let url = try AnalysisClient.listeningAddress(readingFrom: output.fileHandleForReading) else {
             process.terminate()
-            throw ServiceError(
-                message: "the analysis service did not say where it listens: \(String(decoding: line, as: UTF8.self))")
+            throw ServiceError(message: "the analysis service did not say where it listens")
         }
         self.url = url
     }

@@ -116,16 +116,7 @@ final class LocalAnalysisService: @unchecked Sendable {
         process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        // The first line, at most 4 KiB: {"listening": "http://127.0.0.1:PORT", "protocol": 1}.
-        var line = Data()
-        while line.count < 4_096, let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first,
-            first != 0x0A
-        {
-            line.append(first)
-        }
-        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-            let address = object["listening"] as? String, let url = URL(string: address)
-        else {
+        guard let url = try AnalysisClient.listeningAddress(readingFrom: output.fileHandleForReading) else {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             throw StartError(description: "the analysis service of this machine did not start")
         }
