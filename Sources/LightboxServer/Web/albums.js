@@ -72,25 +72,25 @@ async function remove(member) {
   toast(`“${title}” deleted.`);
 }
 
-// A cover's ⋯ menu: a small list of actions under the button.
-function menuFor(member) {
+// A cover's ⋯ menu (the Albums page's and the People page's): a small list of actions under
+// the button, each given `subject`, then `done` with what it answered; a failure is said.
+export function coverMenu(name, subject, actions, done) {
   const holder = element('div', 'cover-menu');
   const button = element('button', 'more', '⋯');
   button.type = 'button';
-  button.setAttribute('aria-label', `More for ${member.localizedTitle || 'Untitled'}`);
+  button.setAttribute('aria-label', `More for ${name}`);
   button.setAttribute('aria-haspopup', 'menu');
   const list = element('div', 'menu');
   list.setAttribute('role', 'menu');
   list.hidden = true;
-  for (const [label, action] of [['Rename…', rename], ['Move to folder…', move], ['Delete', remove]]) {
+  for (const [label, action] of actions) {
     const item = element('button', '', label);
     item.type = 'button';
     item.setAttribute('role', 'menuitem');
     item.addEventListener('click', async () => {
       list.hidden = true;
       try {
-        await action(member);
-        await Promise.all([showAlbumsPage(), changed()]);
+        await done(await action(subject));
       } catch (failure) {
         toast(failure.message);
       }
@@ -106,6 +106,12 @@ function menuFor(member) {
   });
   holder.append(button, list);
   return holder;
+}
+
+function menuFor(member) {
+  return coverMenu(member.localizedTitle || 'Untitled', member,
+                   [['Rename…', rename], ['Move to folder…', move], ['Delete', remove]],
+                   () => Promise.all([showAlbumsPage(), changed()]));
 }
 
 function cover(member) {

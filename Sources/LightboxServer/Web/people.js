@@ -4,6 +4,7 @@
 // changed in place, and its ⋯ menu merges them into another person or hides them. A person's
 // own page has Name, Merge and Hide in its header. Hidden people are listed on request.
 import { askName, element, items, request } from './api.js';
+import { coverMenu } from './albums.js';
 import { faceImage, patchPerson, people, personName } from './faces.js';
 import { toast } from './toast.js';
 
@@ -68,38 +69,9 @@ async function refreshAll() {
 }
 
 function menuFor(person) {
-  const holder = element('div', 'cover-menu');
-  const button = element('button', 'more', '⋯');
-  button.type = 'button';
-  button.setAttribute('aria-label', `More for ${personName(person)}`);
-  button.setAttribute('aria-haspopup', 'menu');
-  const list = element('div', 'menu');
-  list.setAttribute('role', 'menu');
-  list.hidden = true;
-  for (const [label, action] of [['Name…', rename], ['Merge with…', mergePerson],
-                                 [person.isHidden ? 'Show in People' : 'Hide', hide]]) {
-    const item = element('button', '', label);
-    item.type = 'button';
-    item.setAttribute('role', 'menuitem');
-    item.addEventListener('click', async () => {
-      list.hidden = true;
-      try {
-        if (await action(person)) await refreshAll();
-      } catch (failure) {
-        toast(failure.message);
-      }
-    });
-    list.append(item);
-  }
-  button.addEventListener('click', event => {
-    event.preventDefault();
-    event.stopPropagation();
-    const open = list.hidden;
-    document.querySelectorAll('.cover-menu .menu').forEach(other => { other.hidden = true; });
-    list.hidden = !open;
-  });
-  holder.append(button, list);
-  return holder;
+  return coverMenu(personName(person), person,
+                   [['Name…', rename], ['Merge with…', mergePerson], [person.isHidden ? 'Show in People' : 'Hide', hide]],
+                   done => (done ? refreshAll() : null));
 }
 
 function cover(person) {
