@@ -39,7 +39,19 @@ package struct LimitedStore: LibraryStore {
         .isIn(key: "localIdentifier", try visible().sorted().prefix(Self.maximumVisible).map(FetchValue.string))
     }
 
+    /// The asset keys that name people, whom limited access does not see: a predicate naming
+    /// one is refused, so that no one's name is learned from the photos it shows.
+    static let peopleKeys: Set<String> = ["person", "personIdentifier", "people.@count"]
+
+    private func refusePeople(_ predicate: FetchPredicate?) throws {
+        guard let predicate, !Self.peopleKeys.isDisjoint(with: predicate.keys) else { return }
+        throw LibraryError(
+            .invalidPredicate,
+            "limited access sees no people: a predicate cannot name person, personIdentifier or people.@count")
+    }
+
     private func scoped(_ options: FetchOptions) throws -> FetchOptions {
+        try refusePeople(options.predicate)
         var options = options
         let scope = try scope()
         options.predicate = options.predicate.map { $0 && scope } ?? scope
@@ -104,7 +116,8 @@ package struct LimitedStore: LibraryStore {
     package func fetchAssets(matching condition: FetchPredicate?, options: FetchOptions) throws -> any FetchSource<
         Asset
     > {
-        try base.fetchAssets(matching: condition, options: try scoped(options))
+        try refusePeople(condition)
+        return try base.fetchAssets(matching: condition, options: try scoped(options))
     }
 
     package func fetchAssets(inCollection localIdentifier: String, options: FetchOptions) throws -> any FetchSource<

@@ -134,6 +134,7 @@ struct PeopleRouteTests {
         let ann = try #require(try await accounts.user(named: "ann"))
         let (_, secret) = try await accounts.createToken(for: ann, name: "frame", scope: .read, limitedTo: [made])
         let limited: HTTPFields = [.authorization: "Bearer " + secret]
+        let (_, whole) = try await accounts.createToken(for: ann, name: "reader", scope: .read)
         try await app.test(.router) { client in
             var response = try await client.execute(uri: "/api/people", method: .get, headers: limited) { $0 }
             #expect((try AccessTests.body(response)["people"] as? [Any])?.isEmpty == true)
@@ -162,6 +163,24 @@ struct PeopleRouteTests {
                 uri: "/api/collections/\(person.localIdentifier)/assets", method: .get, headers: limited
             ) { $0 }
             #expect(response.status == .notFound)
+            // Nor learns a name by asking which of its photos show someone.
+            let predicates = [
+                "person == \"Anna\"", "personIdentifier == \"\(person.localIdentifier)\"", "people.@count > 0",
+            ]
+            for predicate in predicates {
+                let query = predicate.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                response = try await client.execute(
+                    uri: "/api/timeline?predicate=\(query)", method: .get, headers: limited
+                ) { $0 }
+                #expect(response.status == .badRequest, "\(predicate)")
+            }
+            // A token of the whole library asks the same, and is answered: both photos.
+            let owned = "person == \"Anna\"".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            response = try await client.execute(
+                uri: "/api/timeline?predicate=\(owned)", method: .get, headers: [.authorization: "Bearer " + whole]
+            ) { $0 }
+            #expect(response.status == .ok)
+            #expect(try AccessTests.body(response)["count"] as? Int == 2)
         }
     }
 }
