@@ -87,7 +87,14 @@ extension PhotoLibrary {
             let page = try await store.read { try $0.facesForGrouping(model: model, after: after, limit: 4096) }
             guard let last = page.last else { break }
             state.after = last.rowID
-            var clustering = state.clustering ?? FaceClustering(dimensions: last.embedding.count, rules: state.rules)
+            // The model's length, from the first face that has one (the catalog keeps 1 to 1,024).
+            guard
+                let made = state.clustering
+                    ?? page.first(where: { !$0.embedding.isEmpty }).map({
+                        FaceClustering(dimensions: $0.embedding.count, rules: state.rules)
+                    })
+            else { continue }
+            var clustering = made
             var waiting: [(Int64, [Float])] = []
             for face in page where face.embedding.count == clustering.index.dimensions {
                 let membership: FaceClustering.Membership =

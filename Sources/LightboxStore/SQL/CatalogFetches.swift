@@ -69,10 +69,7 @@ extension CatalogFetching {
         var arguments: [SQLValue] = []
         switch selection {
         case .type(.person, _):
-            // Hidden people only when the options include hidden assets.
-            return try stored(
-                table: "person", keys: .person, condition: options.includeHiddenAssets ? "TRUE" : "person.isHidden = 0",
-                arguments: [], options: options, loader: CatalogCollections.loadPeople)
+            return try people(options: options, loader: CatalogCollections.loadPeople)
         case .type(let type, let subtype):
             condition = Self.typeCondition("assetCollection", type.rawValue, subtype == .any ? nil : subtype.rawValue)
         case .identifiers(let identifiers):
@@ -145,14 +142,10 @@ extension CatalogFetching {
         if try list.integer("type") == CollectionListType.smartFolder.rawValue,
             try list.integer("subtype") == CollectionListSubtype.smartFolderFaces.rawValue
         {
-            // The People list: the people not hidden (all with the options' hidden assets).
-            return try stored(
-                table: "person", keys: .person, condition: options.includeHiddenAssets ? "TRUE" : "person.isHidden = 0",
-                arguments: [], options: options,
-                loader: { db, ids in
-                    try CatalogCollections.loadPeople(db, ids).mapValues(PhotoCollection.assetCollection)
-                }
-            )
+            // The People list's children: the people.
+            return try people(options: options) { db, ids in
+                try CatalogCollections.loadPeople(db, ids).mapValues(PhotoCollection.assetCollection)
+            }
         }
         let position = """
             (SELECT position FROM collectionListChild WHERE listId = \(rowID) AND \
@@ -286,6 +279,16 @@ extension CatalogFetching {
         return CatalogFetchSource(
             query: query, snapshot: try fetchSnapshot(), loader: loader,
             lookup: { db, localIdentifiers in try db.rowIDs("id", in: table, localIdentifiers: localIdentifiers) })
+    }
+
+    /// The people, hidden ones only when the options include hidden assets, loaded as `loader`
+    /// makes them (persons, or the People list's children).
+    private func people<Object: Sendable>(
+        options: FetchOptions, loader: @escaping @Sendable (any SQLDatabase, [Int64]) throws -> [Int64: Object]
+    ) throws -> CatalogFetchSource<Object> {
+        try stored(
+            table: "person", keys: .person, condition: options.includeHiddenAssets ? "TRUE" : "person.isHidden = 0",
+            arguments: [], options: options, loader: loader)
     }
 
     /// Albums and people by identifier, in one fetch. Row ids are the album's id, or minus the
