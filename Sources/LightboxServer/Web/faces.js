@@ -2,6 +2,7 @@
 // named, and the choices made of faces ("this is Anna", "not Anna", "not a face"), each said
 // with Undo where it can be taken back.
 import { element, postJSON, request } from './api.js';
+import { onChange } from './changes.js';
 
 // The square crop of a face's photo around it, `side` pixels: its box grown by half on each
 // side (a face with its hair and chin), kept inside the photo.
@@ -29,31 +30,53 @@ export function faceImage(face, side, label) {
   return holder;
 }
 
-// Every person, named ones first, then by how many photos they are in (at most 500).
-export async function people() {
-  const page = await (await request('/api/people?limit=500')).json();
-  return page.people.sort((a, b) => (!a.localizedTitle - !b.localizedTitle) || (b.estimatedAssetCount - a.estimatedAssetCount));
+// Named people first, then those in the most photos.
+export function namedFirst(a, b) {
+  return (!a.localizedTitle - !b.localizedTitle) || (b.estimatedAssetCount - a.estimatedAssetCount);
+}
+
+// Every person (at most 500), named first: read once, and again after a change anywhere, not
+// for each photo the viewer shows.
+let known = null;
+onChange(() => { known = null; });
+export function people() {
+  if (!known) {
+    known = request('/api/people?limit=500').then(answer => answer.json()).then(page => page.people.sort(namedFirst));
+    known.catch(() => { known = null; });
+  }
+  return known;
 }
 
 export function personName(person) {
   return person.localizedTitle || 'No name';
 }
 
+// Each write of this page forgets the people read: the change push comes a moment later.
 export function patchPerson(id, body) {
+  known = null;
   return request('/api/people/' + encodeURIComponent(id), {
     method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 }
 
+// The people (identifiers) become `into`'s.
+export function mergePeople(into, people) {
+  known = null;
+  return postJSON('/api/people/' + encodeURIComponent(into) + '/merge', { people });
+}
+
 // The faces are `person`'s (an identifier), or nobody's known (null).
 export function assignFaces(faces, person) {
+  known = null;
   return postJSON('/api/faces/assign', { faces, person });
 }
 
 export function rejectFaces(faces) {
+  known = null;
   return postJSON('/api/faces/reject', { faces });
 }
 
 // A new person of these faces, named: answers them.
 export async function newPerson(name, faces) {
+  known = null;
   return (await postJSON('/api/people', { name, faces })).json();
 }

@@ -5,7 +5,7 @@
 // own page has Name, Merge and Hide in its header. Hidden people are listed on request.
 import { askName, element, items, request } from './api.js';
 import { coverMenu } from './albums.js';
-import { faceImage, patchPerson, people, personName } from './faces.js';
+import { faceImage, mergePeople, namedFirst, patchPerson, people, personName } from './faces.js';
 import { toast } from './toast.js';
 
 const page = document.getElementById('people-page');
@@ -49,9 +49,7 @@ async function askInto(person) {
 export async function mergePerson(person) {
   const into = await askInto(person);
   if (!into) return null;
-  await request('/api/people/' + encodeURIComponent(into.localIdentifier) + '/merge', {
-    method: 'POST', headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ people: [person.localIdentifier] }) });
+  await mergePeople(into.localIdentifier, [person.localIdentifier]);
   toast(`“${personName(person)}” merged into “${personName(into)}”.`);
   return into;
 }
@@ -96,8 +94,7 @@ function cover(person) {
 export async function showPeoplePage() {
   page.hidden = false;
   const answer = await (await request('/api/people?limit=500' + (showHidden.checked ? '&hidden=true' : ''))).json();
-  const listed = answer.people.sort((a, b) =>
-    (!a.localizedTitle - !b.localizedTitle) || (b.estimatedAssetCount - a.estimatedAssetCount));
+  const listed = answer.people.sort(namedFirst);
   covers.replaceChildren(...listed.map(cover));
   if (!listed.length) {
     covers.replaceChildren(element('p', 'empty', answer.facesEnabled
