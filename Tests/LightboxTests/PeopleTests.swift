@@ -176,6 +176,20 @@ struct PeopleTests {
         // people.@count: the photo with both.
         let both = try library.fetchAssets(options: FetchOptions(predicate: try FetchPredicate("people.@count >= 2")))
         #expect(both.map(\.localIdentifier) == [assets[3].localIdentifier])
+
+        // A photo deleted for good takes its faces with it (the catalog's cascade), and the
+        // person's face count (kept by triggers) follows; in Recently Deleted, only their photos'.
+        let before = try #require(
+            try library.fetchAssetCollections(withLocalIdentifiers: [anna.localIdentifier]).firstObject)
+        #expect(before.person?.faceCount == 3 && before.estimatedAssetCount == 3)
+        try await library.performChanges { $0.deleteAssets([assets[1].localIdentifier]) }
+        let trashed = try #require(
+            try library.fetchAssetCollections(withLocalIdentifiers: [anna.localIdentifier]).firstObject)
+        #expect(trashed.person?.faceCount == 3 && trashed.estimatedAssetCount == 2)
+        try await library.performChanges { $0.purgeAssets([assets[1].localIdentifier]) }
+        let purged = try #require(
+            try library.fetchAssetCollections(withLocalIdentifiers: [anna.localIdentifier]).firstObject)
+        #expect(purged.person?.faceCount == 2 && purged.estimatedAssetCount == 2)
     }
 
     /// Imports one more photo with a face of the made-up `person`.
