@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LightboxAnalysis
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -116,9 +117,23 @@ final class LocalAnalysisService: @unchecked Sendable {
         process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        guard let url = try AnalysisClient.listeningAddress(readingFrom: output.fileHandleForReading) else {
+        // Its models load in a second or two; one that has said nothing after a minute is
+        // stopped, and the command goes on without it (the read ends when the process does).
+        let reader = output.fileHandleForReading
+        let said = Mutex<URL?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let url = try? AnalysisClient.listeningAddress(readingFrom: reader)
+            said.withLock { $0 = url ?? nil }
+            done.signal()
+        }
+        let answered = done.wait(timeout: .now() + 60) == .success
+        guard answered, let url = said.withLock({ $0 }) else {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            throw StartError(description: "the analysis service of this machine did not start")
+            throw StartError(
+                description: answered
+                    ? "the analysis service of this machine did not start"
+                    : "the analysis service of this machine said nothing in a minute, and was stopped")
         }
         return LocalAnalysisService(url: url, process: process)
     }
