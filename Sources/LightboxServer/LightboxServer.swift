@@ -220,7 +220,8 @@ public enum LightboxServer {
                     Route(.post, "/api/faces/assign", .write, people.assign, PeopleRoutes.assignOperation),
                     Route(.post, "/api/faces/reject", .write, people.reject, PeopleRoutes.rejectOperation),
                     Route(.get, "/api/analysis", .read, people.analysis, PeopleRoutes.analysisOperation),
-                    Route(.patch, "/api/analysis", .admin, people.changeAnalysis, PeopleRoutes.changeAnalysisOperation),
+                    Route(
+                        .patch, "/api/analysis", .person, people.changeAnalysis, PeopleRoutes.changeAnalysisOperation),
                 ]
             ),
             (

@@ -183,4 +183,43 @@ struct PeopleRouteTests {
             #expect(try AccessTests.body(response)["count"] as? Int == 2)
         }
     }
+
+    @Test("Each user switches finding faces off in their own library; a token may not")
+    func facesOffPerUser() async throws {
+        let (folder, library, accounts, app) = try await AccessTests.makeServer()
+        defer { withExtendedLifetime(folder) {} }
+        let asset = try #require(try library.fetchAssets().firstObject)
+        try await library.recordFaces(
+            [
+                FoundFace(
+                    x: 0.1, y: 0.1, width: 0.2, height: 0.2, quality: 0.9, landmarks: [],
+                    embedding: [Float](repeating: 0.1, count: 128))
+            ], in: asset, model: "made-up")
+        let ann = try #require(try await accounts.user(named: "ann"))
+        let (_, writer) = try await accounts.createToken(for: ann, name: "script", scope: .write)
+        try await app.test(.router) { client in
+            let off = ByteBuffer(string: #"{"faces": false}"#)
+            // A program may not delete what people named: only a person, signed in.
+            var response = try await client.execute(
+                uri: "/api/analysis", method: .patch,
+                headers: [.authorization: "Bearer " + writer, .contentType: "application/json"], body: off
+            ) { $0 }
+            #expect(response.status == .forbidden)
+            // Bob, a member, switches his own library off...
+            let bob = try await AccessTests.signIn(client, "bob", "bob's password")
+            response = try await client.execute(
+                uri: "/api/analysis", method: .patch, headers: [.cookie: bob, .contentType: "application/json"],
+                body: off
+            ) { $0 }
+            #expect(response.status == .ok)
+            response = try await client.execute(uri: "/api/analysis", method: .get, headers: [.cookie: bob]) { $0 }
+            #expect(try AccessTests.body(response)["faces"] as? Bool == false)
+            // ...and Ann's keeps finding faces, and keeps the ones it found.
+            let anna = try await AccessTests.signIn(client, "ann", "ann's password")
+            response = try await client.execute(uri: "/api/analysis", method: .get, headers: [.cookie: anna]) { $0 }
+            #expect(try AccessTests.body(response)["faces"] as? Bool == true)
+            #expect(try await library.facesEnabled())
+            #expect(try await library.faces(in: asset).count == 1)
+        }
+    }
 }

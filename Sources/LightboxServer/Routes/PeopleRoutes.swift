@@ -290,10 +290,11 @@ struct PeopleRoutes: Sendable {
     }
 
     static let changeAnalysisOperation = APIOperation(
-        "Switches finding faces on or off.",
+        "Switches finding faces on or off in the caller's own library.",
         details: """
-            Off deletes every face, embedding and person of the library, and what anyone chose of them,
-            at once; on analyses every photo again (the faces job).
+            Each user's library has its own switch, for a person signed in (or the local owner), not a
+            token. Off deletes every face, embedding and person of the library, and what anyone chose of
+            them, at once; on analyses every photo again (the faces job).
             """,
         body: .json(Schema.ref("Analysis")), responses: [.json(200, "The settings.", Schema.ref("Analysis"))])
 

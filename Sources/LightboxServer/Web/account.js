@@ -2,7 +2,7 @@
 // who they are (their name is the button, so a family computer says whose library this is),
 // the browsers and devices signed in as them (each but this one signed out from here), their
 // password, their tokens for apps and scripts, and signing out; an admin finds the users page
-// from here. A library served without users to whoever reaches it on this machine has no
+// from here. A person also switches finding faces in their own library here. A library served without users to whoever reaches it on this machine has no
 // account: the button is a ⚙ with the theme alone.
 import { postJSON, request } from './api.js';
 
@@ -80,8 +80,11 @@ async function showTokens() {
   if (!tokens.length) tokenList.replaceChildren(line('No tokens yet.'));
 }
 
+// Who the caller is (a session, a token, the owner on this machine), asked once.
+const authorization = request('/api/authorization').then(response => response.json());
+
 async function load() {
-  const answer = await (await request('/api/authorization')).json();
+  const answer = await authorization;
   if (answer.credential !== 'session' || !answer.user) return null;
   button.textContent = answer.user.name;
   button.title = `Signed in as ${answer.user.name}`;
@@ -99,6 +102,40 @@ async function load() {
 // The user signed in with a session, or null (a token, or a library without users).
 export const signedIn = load().catch(() => null);
 
+// Finding faces, for a person (signed in, or the owner on this machine) in their own library:
+// switching it off deletes every face and person at once, so it is asked first. The change
+// push brings the People page and the sidebar up to date.
+const facesSetting = document.getElementById('faces-setting');
+const facesEnabled = document.getElementById('faces-enabled');
+
+async function showFacesSetting() {
+  const { credential } = await authorization;
+  if (credential !== 'session' && credential !== 'local') return;
+  facesEnabled.checked = (await (await request('/api/analysis')).json()).faces;
+  facesSetting.hidden = false;
+}
+
+facesEnabled.addEventListener('change', async () => {
+  const on = facesEnabled.checked;
+  if (!on && !confirm('Stop finding faces? Every face and person found in your photos, with the names you gave '
+    + 'them, is deleted now. Switching it on again finds the faces again, without the names.')) {
+    facesEnabled.checked = true;
+    return;
+  }
+  facesEnabled.disabled = true;
+  try {
+    await postJSON('/api/analysis', { faces: on }, 'PATCH');
+    message.textContent = on
+      ? 'Faces are being found in your photos again: people appear as they are grouped.'
+      : 'Faces switched off: every face and person is deleted, and no photo is analysed for faces.';
+  } catch (error) {
+    facesEnabled.checked = !on;
+    message.textContent = error.message;
+  } finally {
+    facesEnabled.disabled = false;
+  }
+});
+
 // The theme: theme.js keeps it; the switch shows and changes the choice.
 for (const radio of document.querySelectorAll('#theme input')) {
   radio.addEventListener('change', () => window.lightboxTheme.choose(radio.value));
@@ -112,6 +149,7 @@ button.addEventListener('click', async () => {
   message.textContent = '';
   tokenSecret.hidden = true;
   dialog.showModal();
+  showFacesSetting().catch(() => {});
   if (!(await signedIn)) return;
   showSessions().catch(error => { list.textContent = error.message; });
   showTokens().catch(error => { tokenMessage.textContent = error.message; });
