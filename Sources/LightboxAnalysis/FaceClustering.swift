@@ -64,27 +64,54 @@ public struct FaceClustering: Sendable {
 
     public let rules: Rules
     public private(set) var index: FaceIndex
-    private var members: [Int64: Membership] = [:]
-    private var qualities: [Int64: Double] = [:]
+    /// Each face's membership and quality.
+    private var entries: [Int64: Entry] = [:]
     /// The people each face must never join.
     private var rejected: [Int64: Set<Int64>] = [:]
+    /// Waiting faces near a face that just joined or founded a person: they may now have a
+    /// person near them too (``takeRevisits()``).
+    private var revisits: [Int64] = []
+
+    struct Entry: Sendable {
+        var membership: Membership
+        var quality: Double
+    }
 
     public init(dimensions: Int, rules: Rules = Rules()) {
         self.rules = rules
         self.index = FaceIndex(dimensions: dimensions)
     }
 
+    /// How many faces it holds.
+    public var count: Int { entries.count }
+
+    /// Groups the faces loaded since the index was last searched (``FaceIndex/settle()``), as
+    /// the next placement would.
+    public mutating func settleIndex() { index.settle() }
+
     /// The face's membership; nil for a face it does not hold.
-    public func membership(of face: Int64) -> Membership? { members[face] }
+    public func membership(of face: Int64) -> Membership? { entries[face]?.membership }
 
     /// Adds a face as it stands in a catalog (loading), without placing it.
     public mutating func load(
         _ face: Int64, embedding: [Float], quality: Double, membership: Membership, rejectedPeople: Set<Int64> = []
     ) {
-        index.insert(face, embedding: embedding)
-        members[face] = membership
-        qualities[face] = quality
-        if !rejectedPeople.isEmpty { rejected[face] = rejectedPeople }
+        load(
+            face, halves: HalfFloat.narrow(embedding), quality: quality, membership: membership,
+            rejectedPeople: rejectedPeople)
+    }
+
+    /// The same, from the embedding's half-precision bit patterns, as the catalog keeps them.
+    public mutating func load(
+        _ face: Int64, halves: [UInt16], quality: Double, membership: Membership, rejectedPeople: Set<Int64> = []
+    ) {
+        index.insert(face, halves: halves)
+        entries[face] = Entry(membership: membership, quality: quality)
+        if !rejectedPeople.isEmpty {
+            rejected[face] = rejectedPeople
+        } else if rejected[face] != nil {
+            rejected[face] = nil
+        }
     }
 
     /// Adds a new face and places it: into the person most of its near faces belong to (ties
@@ -92,49 +119,66 @@ public struct FaceClustering: Sendable {
     /// it when there are enough, else waiting.
     public mutating func add(_ face: Int64, embedding: [Float], quality: Double) -> Placement {
         load(face, embedding: embedding, quality: quality, membership: .waiting)
-        return place(face, embedding: embedding)
+        return place(face)
     }
 
-    /// Places a waiting face again (after a person's choice freed it, or to gather waiting faces).
-    public mutating func place(_ face: Int64, embedding: [Float]) -> Placement {
-        guard members[face] == .waiting else { return .unchanged }
+    /// Places a waiting face it holds (a new one, or one near a face that found a person).
+    public mutating func place(_ face: Int64) -> Placement {
+        guard let entry = entries[face], entry.membership == .waiting, let embedding = index.embedding(of: face) else {
+            return .unchanged
+        }
         let near = index.nearest(to: embedding, count: rules.neighbours + 1, within: rules.distance)
             .filter { $0.id != face }
         let refused = rejected[face] ?? []
         var votes: [Int64: (count: Int, nearest: Float)] = [:]
         for (id, distance) in near {
-            guard let person = members[id]?.person, !refused.contains(person) else { continue }
+            guard let person = entries[id]?.membership.person, !refused.contains(person) else { continue }
             let vote = votes[person] ?? (0, distance)
             votes[person] = (vote.count + 1, min(vote.nearest, distance))
         }
+        let waiting = near.map(\.id).filter { entries[$0]?.membership == .waiting }
         if let (person, _) = votes.min(by: { a, b in
             a.value.count != b.value.count
                 ? a.value.count > b.value.count
                 : (a.value.nearest != b.value.nearest ? a.value.nearest < b.value.nearest : a.key < b.key)
         }) {
-            members[face] = .clustered(person: person)
+            entries[face]?.membership = .clustered(person: person)
+            revisits += waiting
             return .joined(person: person)
         }
-        guard (qualities[face] ?? 0) >= rules.foundingQuality else { return .waiting }
-        let waiting = near.map(\.id).filter {
-            members[$0] == .waiting && (qualities[$0] ?? 0) >= rules.foundingQuality && rejected[$0] == nil
+        guard entry.quality >= rules.foundingQuality else { return .waiting }
+        let founders = waiting.filter {
+            (entries[$0]?.quality ?? 0) >= rules.foundingQuality && rejected[$0] == nil
         }
-        guard waiting.count + 1 >= rules.minimumFaces else { return .waiting }
-        return .founding(faces: ([face] + waiting).sorted())
+        guard founders.count + 1 >= rules.minimumFaces else { return .waiting }
+        let foundingSet = Set(founders)
+        revisits += waiting.filter { !foundingSet.contains($0) }
+        return .founding(faces: ([face] + founders).sorted())
+    }
+
+    /// The waiting faces that were near a face when it joined or founded a person, since the
+    /// last call, each once, in identifier order: placing them again may put them with that
+    /// person.
+    public mutating func takeRevisits() -> [Int64] {
+        let taken = Set(revisits).filter { entries[$0]?.membership == .waiting }.sorted()
+        revisits = []
+        return taken
     }
 
     /// Records the person the caller made for a ``Placement/founding(faces:)``.
     public mutating func found(_ faces: [Int64], person: Int64) {
-        for face in faces where members[face] == .waiting { members[face] = .clustered(person: person) }
+        for face in faces where entries[face]?.membership == .waiting {
+            entries[face]?.membership = .clustered(person: person)
+        }
     }
 
     /// Gives a person made with a provisional number (``found(_:person:)``) the number the
     /// catalog gave them, on the faces they have.
     public mutating func renumber(_ person: Int64, to new: Int64, faces: [Int64]) {
         for face in faces {
-            switch members[face] {
-            case .clustered(person): members[face] = .clustered(person: new)
-            case .chosen(person): members[face] = .chosen(person: new)
+            switch entries[face]?.membership {
+            case .clustered(person): entries[face]?.membership = .clustered(person: new)
+            case .chosen(person): entries[face]?.membership = .chosen(person: new)
             default: break
             }
         }
@@ -143,16 +187,17 @@ public struct FaceClustering: Sendable {
     /// A person's choice: the face belongs to `person`, or (nil) to nobody known. When it leaves
     /// a person, it never joins that one again by clustering.
     public mutating func choose(_ face: Int64, person: Int64?) {
-        if let previous = members[face]?.person, previous != person { rejected[face, default: []].insert(previous) }
-        members[face] = person.map { .chosen(person: $0) } ?? .chosenNobody
+        guard let entry = entries[face] else { return }
+        if let previous = entry.membership.person, previous != person { rejected[face, default: []].insert(previous) }
+        entries[face]?.membership = person.map { .chosen(person: $0) } ?? .chosenNobody
     }
 
     /// Every face of `from` now belongs to `into` (a merge), chosen faces staying chosen.
     public mutating func merge(_ from: Int64, into: Int64) {
-        for (face, membership) in members {
-            switch membership {
-            case .clustered(from): members[face] = .clustered(person: into)
-            case .chosen(from): members[face] = .chosen(person: into)
+        for (face, entry) in entries {
+            switch entry.membership {
+            case .clustered(from): entries[face]?.membership = .clustered(person: into)
+            case .chosen(from): entries[face]?.membership = .chosen(person: into)
             default: break
             }
         }
@@ -164,8 +209,7 @@ public struct FaceClustering: Sendable {
     /// Forgets a face (deleted, or not a face).
     public mutating func remove(_ face: Int64) {
         index.remove(face)
-        members[face] = nil
-        qualities[face] = nil
+        entries[face] = nil
         rejected[face] = nil
     }
 }

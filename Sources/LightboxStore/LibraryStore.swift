@@ -289,9 +289,10 @@ package protocol StoreWriter: StoreReader {
     func setFacesEnabled(_ enabled: Bool) throws
 
     /// Writes what grouping decided for waiting faces, recorded in the history by "faces": a
-    /// face someone placed meanwhile, or whose person went, stays as it is. Answers, for each
-    /// write, the person its faces joined (nil where none did).
-    func applyGrouping(_ writes: [GroupingWrite]) throws -> [Int64?]
+    /// face someone placed meanwhile, or whose person went, stays as it is; and marks the faces
+    /// `looked` as placed, so that later runs do not place them again. Answers, for each write,
+    /// the person its faces joined (nil where none did).
+    func applyGrouping(_ writes: [GroupingWrite], looked: [Int64]) throws -> [Int64?]
 
     /// Records in the import journal that the file at `file.path` is in the library.
     func journal(_ file: JournaledFile) throws

@@ -92,6 +92,9 @@ struct PeopleBench: AsyncParsableCommand {
                     membership: .clustered(person: Int64(person)))
             }
         }
+        start = Date()
+        clustering.settleIndex()
+        let indexSeconds = Date().timeIntervalSince(start)
         var placements: [Double] = []
         var joined = 0
         for index in 0..<max(1, placed) {
@@ -111,6 +114,7 @@ struct PeopleBench: AsyncParsableCommand {
             "personPageMs": Report.round(personPageMs), "personPhotosShown": shown,
             "personPageMedianMs": Report.round(Report.percentile(again["personPage"] ?? [], 0.5)),
             "groupingLoadSeconds": Report.round(loadSeconds), "groupingIndexMB": indexBytes >> 20,
+            "groupingFaces": state.faces, "indexGroupingSeconds": Report.round(indexSeconds),
             "facesInIndex": clustering.index.count, "placeMedianMs": Report.round(Report.percentile(placements, 0.5)),
             "placeP95Ms": Report.round(Report.percentile(placements, 0.95)),
             "placedWithTheirPerson": "\(joined)/\(placements.count)",

@@ -41,6 +41,7 @@ enum PostgresSchema {
                 _ = try link.execute(PeopleSchema.seedList, PeopleSchema.seedArguments)
             }
         ),
+        ("v29: faces grouping has looked at", PlacedSchema.statements, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its

@@ -130,8 +130,8 @@ struct CatalogTransaction: StoreWriter {
         try db.setFacesEnabled(enabled, retention: retention)
     }
 
-    func applyGrouping(_ writes: [GroupingWrite]) throws -> [Int64?] {
-        try db.applyGrouping(writes, retention: retention)
+    func applyGrouping(_ writes: [GroupingWrite], looked: [Int64]) throws -> [Int64?] {
+        try db.applyGrouping(writes, looked: looked, retention: retention)
     }
 
     func recordFaceAnalysisFailure(inAsset localIdentifier: String, model: String, error: String) throws {

@@ -160,3 +160,13 @@ enum PeopleSchema {
         ]
     }
 }
+
+/// Faces grouping has looked at (schema step v29, alike on both stores): `face.placed` is 0
+/// for a face recorded since, 1 once grouping placed it or left it waiting. A run of the faces
+/// job places only the new ones (and waiting faces near those that found or joined a person),
+/// not every waiting face of the library again.
+enum PlacedSchema {
+    static let statements = [
+        "ALTER TABLE face ADD COLUMN placed SMALLINT NOT NULL DEFAULT 0 CHECK (placed IN (0, 1))"
+    ]
+}

@@ -146,12 +146,12 @@ extension SQLDatabase {
                     (index < persons.count ? 1 : 0).sqlValue, (0.6 + Double(index % 40) / 100).sqlValue,
                 ]
             }
-            let rows = Array(repeating: "(?, ?, ?, 0.2, 0.2, 0.2, ?, ?, ?, ?, 1, ?, ?)", count: batch)
+            let rows = Array(repeating: "(?, ?, ?, 0.2, 0.2, 0.2, ?, ?, ?, ?, 1, ?, ?, 1)", count: batch)
                 .joined(separator: ", ")
             try execute(
                 """
                 INSERT INTO face (localIdentifier, assetId, x, y, width, height, landmarks, embedding, model, personId,
-                membership, isKey, quality) VALUES \(rows)
+                membership, isKey, quality, placed) VALUES \(rows)
                 """, arguments)
             inserted += batch
         }

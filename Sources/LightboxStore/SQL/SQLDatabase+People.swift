@@ -1,14 +1,15 @@
 import Foundation
 
-/// A face as grouping reads it: its row, embedding and quality, whose it is, and the people it
-/// was taken from.
+/// A face as grouping reads it: its row, embedding (half-precision bit patterns, as stored) and
+/// quality, whose it is, the people it was taken from, and whether grouping has looked at it.
 package struct GroupingFace: Sendable {
     package var rowID: Int64
-    package var embedding: [Float]
+    package var halves: [UInt16]
     package var quality: Double
     package var membership: FaceMembership
     package var personRowID: Int64?
     package var rejectedPeople: [Int64]
+    package var placed: Bool
 }
 
 /// What grouping decided for waiting faces.
@@ -20,16 +21,11 @@ package enum GroupingWrite: Sendable, Hashable {
 }
 
 extension FaceVectorCoding {
-    /// The numbers ``encode(_:)`` stored; nil for bytes no encoding wrote (an odd length).
-    static func decode(_ bytes: [UInt8]) -> [Float]? {
+    /// The half-precision bit patterns ``encode(_:)`` stored; nil for bytes no encoding wrote
+    /// (an odd length).
+    static func halves(_ bytes: [UInt8]) -> [UInt16]? {
         guard bytes.count % 2 == 0 else { return nil }
-        var values: [Float] = []
-        values.reserveCapacity(bytes.count / 2)
-        for index in stride(from: 0, to: bytes.count, by: 2) {
-            let bits = UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8
-            values.append(Float(Float16(bitPattern: bits)))
-        }
-        return values
+        return (0..<bytes.count / 2).map { UInt16(bytes[2 * $0]) | UInt16(bytes[2 * $0 + 1]) << 8 }
     }
 }
 
@@ -41,7 +37,7 @@ extension SQLDatabase {
     func facesForGrouping(model: String, after rowID: Int64, limit: Int) throws -> [GroupingFace] {
         let rows = try rows(
             """
-            SELECT id, embedding, quality, membership, personId FROM face
+            SELECT id, embedding, quality, membership, personId, placed FROM face
             WHERE model = ? AND id > ? AND membership <> ? ORDER BY id LIMIT ?
             """, [model, rowID, FaceMembership.notAFace.rawValue, limit])
         guard let first = rows.first, let last = rows.last else { return [] }
@@ -53,20 +49,38 @@ extension SQLDatabase {
             rejected[try row.integer("faceId"), default: []].append(try row.integer("personId"))
         }
         return try rows.compactMap { row in
-            guard case .blob(let bytes) = row["embedding"], let embedding = FaceVectorCoding.decode(bytes),
+            guard case .blob(let bytes) = row["embedding"], let halves = FaceVectorCoding.halves(bytes),
                 let membership = FaceMembership(rawValue: Int(clamping: try row.integer("membership")))
             else { return nil }
             let id = try row.integer("id")
             return GroupingFace(
-                rowID: id, embedding: embedding, quality: try row.real("quality"), membership: membership,
-                personRowID: row["personId"].integer, rejectedPeople: rejected[id] ?? [])
+                rowID: id, halves: halves, quality: try row.real("quality"), membership: membership,
+                personRowID: row["personId"].integer, rejectedPeople: rejected[id] ?? [],
+                placed: try row.integer("placed") != 0)
         }
     }
 
     /// Writes what grouping decided for faces that were waiting, as one transaction in the
     /// history (by "faces"): a face someone placed meanwhile, or whose person went, stays as it
-    /// is. Answers, for each write, the person its faces joined (nil where none did).
-    func applyGrouping(_ writes: [GroupingWrite], retention: HistoryRetention) throws -> [Int64?] {
+    /// is; and that it looked at the faces `looked` (new ones: the next run leaves them be).
+    /// Answers, for each write, the person its faces joined (nil where none did).
+    func applyGrouping(_ writes: [GroupingWrite], looked: [Int64], retention: HistoryRetention) throws -> [Int64?] {
+        let people = try applyGroupingWrites(writes, retention: retention)
+        // A face whose person went meanwhile is looked at again next time.
+        var unplaced: Set<Int64> = []
+        for (write, person) in zip(writes, people) {
+            if case .join(let face, _) = write, person == nil { unplaced.insert(face) }
+        }
+        let marked = looked.filter { !unplaced.contains($0) }
+        for chunk in stride(from: 0, to: marked.count, by: 1_000) {
+            let ids = marked[chunk..<min(marked.count, chunk + 1_000)]
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+            try execute("UPDATE face SET placed = 1 WHERE placed = 0 AND id IN (\(marks))", ids.map(\.sqlValue))
+        }
+        return people
+    }
+
+    private func applyGroupingWrites(_ writes: [GroupingWrite], retention: HistoryRetention) throws -> [Int64?] {
         var people: [Int64?] = []
         var inserted: [Int64] = []
         var updated: Set<Int64> = []

@@ -532,6 +532,9 @@ extension SQLiteStore {
                 sql: PeopleSchema.seedList,
                 arguments: StatementArguments(PeopleSchema.seedArguments.map(\.databaseValue)))
         }
+        migrator.registerMigration("v29: faces grouping has looked at") { db in
+            try db.execute(sql: PlacedSchema.statements.joined(separator: ";\n"))
+        }
         return migrator
     }
 
