@@ -1618,6 +1618,20 @@ class PageChecks:
         self.assertEqual(self.api(f"/api/assets/{biden}/faces")["faces"][0]["personName"], barack)
         self.shot("merged")
 
+        # Settings: finding faces is on; switching it off is asked first, and said no to, keeps
+        # every face and person.
+        self.driver.find_element(By.ID, "account").click()
+        switch = self.driver.find_element(By.ID, "faces-enabled")
+        self.wait.until(lambda d: switch.is_displayed() and switch.is_selected())
+        self.shot("faces-setting")
+        switch.click()
+        alert = self.wait.until(lambda d: d.switch_to.alert)
+        self.assertIn("deleted", alert.text)
+        alert.dismiss()
+        self.wait.until(lambda d: switch.is_selected() and switch.is_enabled())
+        self.assertTrue(self.api("/api/analysis")["faces"])
+        self.assertEqual(self.api(f"/api/people/{person}")["localizedTitle"], barack)
+
     def test_a_photo_dragged_onto_another_in_an_album_takes_its_place(self):
         """An album could not be reordered in the page."""
         self.sign_in()
