@@ -166,6 +166,10 @@ struct PeopleTests {
         // Run again: nothing moves.
         let again = try await Self.group(library)
         #expect(again == PhotoLibrary.FaceGroupingSummary())
+        // Analysed again, a waiting face's new embedding is looked at again (alone still).
+        try await library.recordFaces([Self.found(person: 1, variant: 2, at: 0.05)], in: assets[2], model: "made-up")
+        let reanalysed = try await Self.group(library)
+        #expect(reanalysed.looked == 1 && reanalysed.newPeople == 0)
         // A third photo of person 1 arrives: the three found a second person.
         let more = try await Self.makeMore(library, person: 1)
         let second = try await Self.group(library)

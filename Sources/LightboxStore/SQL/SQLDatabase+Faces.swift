@@ -162,7 +162,7 @@ extension SQLDatabase {
                 try execute(
                     """
                     UPDATE face SET x = ?, y = ?, width = ?, height = ?, quality = ?, landmarks = ?, embedding = ?,
-                    model = ? WHERE id = ?
+                    model = ?, placed = 0 WHERE id = ?
                     """, values + [id])
             } else {
                 try execute(
