@@ -107,11 +107,7 @@ public struct FaceClustering: Sendable {
     ) {
         index.insert(face, halves: halves)
         entries[face] = Entry(membership: membership, quality: quality)
-        if !rejectedPeople.isEmpty {
-            rejected[face] = rejectedPeople
-        } else if rejected[face] != nil {
-            rejected[face] = nil
-        }
+        rejected[face] = rejectedPeople.isEmpty ? nil : rejectedPeople
     }
 
     /// Adds a new face and places it: into the person most of its near faces belong to (ties

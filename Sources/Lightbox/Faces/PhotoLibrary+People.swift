@@ -106,6 +106,7 @@ extension PhotoLibrary {
                         FaceClustering(dimensions: $0.halves.count, rules: state.rules)
                     })
             else { continue }
+            // Taken out of the state while it changes, so that it is changed in place, not copied.
             state.clustering = nil
             for face in page where face.halves.count == clustering.index.dimensions {
                 let membership: FaceClustering.Membership =
