@@ -7,6 +7,14 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// Our own C (decoding, resizing, colour, edit filters, HEIF tiles) optimised in a debug build
+// too when LIGHTBOX_OPTIMISE_C is 1, as the Makefile sets for every build it makes: unoptimised,
+// it took half the processor time of the image tests (docs/BENCHMARKS.md, make test). Opt-in,
+// since SwiftPM refuses unsafe flags in a package another one depends on by version.
+let ownC: [CSetting] =
+    Context.environment["LIGHTBOX_OPTIMISE_C"] == "1"
+    ? [.unsafeFlags(["-O2"], .when(configuration: .debug))] : []
+
 let package = Package(
     name: "Lightbox",
     platforms: [.macOS(.v15)],
@@ -63,14 +71,14 @@ let package = Package(
         // 103 libraries were two thirds of every process's start. Its headers are Debian's
         // (libvips-dev, under the default include path).
         .target(
-            name: "CVips", dependencies: ["CGLib"],
+            name: "CVips", dependencies: ["CGLib"], cSettings: ownC,
             linkerSettings: [.linkedLibrary("gmodule-2.0")]),
         // Camera JPEGs decoded from one buffer with libjpeg-turbo's fast Huffman path, DCT
         // scaling, progress and cancellation, and at 1/8 scale by our own decoder
         // (cjpeg_fast.c); everything else goes through libvips. C, because libjpeg reports
         // errors by longjmp, which Swift code must never be jumped over.
         .target(
-            name: "CJPEG",
+            name: "CJPEG", cSettings: ownC,
             linkerSettings: [.linkedLibrary("jpeg")]
         ),
         // A movie's poster frame, its edits and a HEIF's HEVC tiles through FFmpeg's libraries
@@ -78,14 +86,14 @@ let package = Package(
         // record. They are opened with dlopen on the first movie, not linked: linked, they add 63
         // libraries to every process's start.
         .target(
-            name: "CVideo",
+            name: "CVideo", cSettings: ownC,
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         // Capture through FFmpeg's libavdevice: cameras (V4L2, described by their ioctls),
         // microphones, the synthetic camera, and the recorder that encodes frames as they
         // arrive. FFmpeg's table of functions is CVideo's.
         .target(
-            name: "CCapture", dependencies: ["CVideo"],
+            name: "CCapture", dependencies: ["CVideo"], cSettings: ownC,
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         // HEIF images and their embedded thumbnails decoded by libheif from Debian (its HEVC and
@@ -94,23 +102,23 @@ let package = Package(
         // A phone's grid of HEVC tiles goes through FFmpeg's HEVC decoder (`CVideo`) one tile at a
         // time: less processor time than libde265, and one tile held instead of the image.
         .target(
-            name: "CHEIF", dependencies: ["CVideo"],
+            name: "CHEIF", dependencies: ["CVideo"], cSettings: ownC,
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
         // Direct I/O for originals: a GNU extension Swift's Glibc module does not show.
-        .target(name: "CDirectIO"),
+        .target(name: "CDirectIO", cSettings: ownC),
         // A recipe's per-pixel filters fused into one libvips stage of our own C: one pass in
         // place of several float operations (docs/BENCHMARKS.md, Edits).
         .target(
-            name: "CEdit", dependencies: ["CVips"],
+            name: "CEdit", dependencies: ["CVips"], cSettings: ownC,
             linkerSettings: [.linkedLibrary("m")]),
         // Downsizing with a Lanczos-3 filter in SIMD C: libvips 8.14's reduction is scalar and
         // took as long as the decode of a photo at 1024 px (docs/BENCHMARKS.md, Images).
         .target(
-            name: "CResample", linkerSettings: [.linkedLibrary("m")]),
+            name: "CResample", cSettings: ownC, linkerSettings: [.linkedLibrary("m")]),
         // ICC profiles to sRGB through Little CMS (libvips' own colour engine, from Debian)
         // with one transform per profile: libvips makes a new one for every image.
         .target(
-            name: "CColour", linkerSettings: [.linkedLibrary("lcms2")]),
+            name: "CColour", cSettings: ownC, linkerSettings: [.linkedLibrary("lcms2")]),
         .target(
             name: "LightboxImaging",
             dependencies: ["CVips", "CJPEG", "CVideo", "CHEIF", "CEdit", "CResample", "CColour", "LightboxMetadata"],
