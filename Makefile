@@ -13,11 +13,11 @@ DEBIAN_PACKAGES := libvips-dev libjpeg62-turbo-dev liblcms2-dev libheif-dev liba
 	libavdevice-dev libsqlite3-dev pkg-config ffmpeg libvips-tools jq python3-pil
 # Tools checked as commands, so that one installed another way (a pyenv Python) counts:
 # exiftool is the tests' metadata oracle; Python and pip fetch the corpus's PyPI sources.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
 # Our own C optimised in debug builds too (Package.swift, ownC): exported, so that every build
 # of make's targets and of the scripts they run has the same flags, and none builds again.
 export LIGHTBOX_OPTIMISE_C := 1
-
-SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 LIBRARY ?= Demo.lightbox
 HOST ?= 127.0.0.1

@@ -9,8 +9,8 @@ let strictSettings: [SwiftSetting] = [
 
 // Our own C (decoding, resizing, colour, edit filters, HEIF tiles) optimised in a debug build
 // too when LIGHTBOX_OPTIMISE_C is 1, as the Makefile sets for every build it makes: unoptimised,
-// it took half the processor time of the image tests (docs/BENCHMARKS.md, make test). Opt-in,
-// since SwiftPM refuses unsafe flags in a package another one depends on by version.
+// it was most of the image tests' processor time (docs/BENCHMARKS.md, make test). Opt-in, since
+// SwiftPM refuses unsafe flags in a package another one depends on by version.
 let ownC: [CSetting] =
     Context.environment["LIGHTBOX_OPTIMISE_C"] == "1"
     ? [.unsafeFlags(["-O2"], .when(configuration: .debug))] : []
