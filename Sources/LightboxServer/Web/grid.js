@@ -120,7 +120,8 @@ export async function show({ collection = null, predicate = null } = {}) {
     : { assets: '/api/assets' + filter, timeline: '/api/timeline' + (filter ? filter + '&' : '?') + 'aspects=true', days: true };
   clear();
   scrollTo(0, 0);
-  await loadTimeline();
+  loadTimeline();
+  await timelineLoaded();
 }
 
 // Forgets every asset read and every tile shown: a new source's, or none.
@@ -165,8 +166,28 @@ function forgetFarChunks(near) {
   for (const number of far.slice(0, chunks.size - KEPT_CHUNKS)) chunks.delete(number);
 }
 
+// The newest read of the timeline (show, refresh): a change pushed while a source's first read
+// is in flight begins another, and the first gives way to it.
+let timelineRead = Promise.resolve();
+
+// Waits for the newest read of the timeline, not one a refresh replaced: whoever waits (a link
+// to a photo in an album) counts the photos the newest read laid out, never the none of a read
+// that gave way.
+async function timelineLoaded() {
+  let awaited;
+  do {
+    awaited = timelineRead;
+    await awaited;
+  } while (awaited !== timelineRead);
+}
+
 // Reads the days and lays the timeline out; again when the library changes.
-async function loadTimeline() {
+function loadTimeline() {
+  timelineRead = readTimeline();
+  return timelineRead;
+}
+
+async function readTimeline() {
   const asked = generation;
   try {
     const timeline = await (await request(source.timeline)).json();
@@ -202,7 +223,8 @@ export async function refresh() {
   stale = chunks;
   chunks = new Map();
   reading.clear();
-  await loadTimeline();
+  loadTimeline();
+  await timelineLoaded();
 }
 
 // The layout: months under their headings, and in a month its days, each under its heading,
