@@ -604,7 +604,8 @@ class PageChecks:
         self.sign_in()
         # Two photos of this test's own (a real photo's bytes, made unique), uploaded, deleted.
         folder = tempfile.mkdtemp()
-        source = open(".corpus/lomiri/backgrounds/Bridge_by_Sander_Klootwijk.jpg", "rb").read()
+        with open(".corpus/lomiri/backgrounds/Bridge_by_Sander_Klootwijk.jpg", "rb") as photo:
+            source = photo.read()
         stamp = str(time.time()).encode()
         paths = []
         for number in (1, 2):
