@@ -112,8 +112,10 @@ test: deps web-deps service-deps corpus
 		echo "Lightbox's own code has warnings (above); it must build without any." >&2; rm -f "$$log"; exit 1; \
 	fi; \
 	rm -f "$$log"
-	scripts/step tests scripts/services swift test --skip-build
-	LIGHTBOX_TEST_CATALOG=postgres scripts/step tests-postgres scripts/services swift test --skip-build --filter '$(MODEL_SUITES)'
+	rm -f $(LIBRARY_SUITES)
+	LIGHTBOX_TEST_LIBRARY_SUITES=$(CURDIR)/$(LIBRARY_SUITES) scripts/step tests scripts/services swift test --skip-build
+	LIGHTBOX_TEST_CATALOG=postgres scripts/step tests-postgres scripts/services swift test --skip-build \
+		--filter "$$(scripts/library-suites $(LIBRARY_SUITES) '$(MODEL_SUITES)')"
 	scripts/step cluster scripts/services scripts/check-cluster
 	scripts/step api scripts/check-api --examples $(API_CHECK_EXAMPLES)
 	scripts/step web scripts/check-web
@@ -121,8 +123,10 @@ test: deps web-deps service-deps corpus
 	scripts/step fuzz scripts/fuzz --replay
 
 # make test runs these suites a second time with every library they make on PostgreSQL: the
-# model's suites, parameterised over both stores (TemporaryDirectory.makeLibrary).
+# model's suites, parameterised over both stores (TemporaryDirectory.makeLibrary); of them, those
+# that made a library in the first pass, which lists them in LIBRARY_SUITES (scripts/library-suites).
 MODEL_SUITES ?= LightboxTests|LightboxServerTests
+LIBRARY_SUITES := .build/library-suites.txt
 
 # make test has schemathesis (scripts/check-api) try this many generated requests per operation
 # of the OpenAPI document, against a served library.

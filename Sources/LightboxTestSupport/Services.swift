@@ -3,6 +3,7 @@ import Lightbox
 import Logging
 import NIOPosix
 import PostgresNIO
+import Testing
 
 /// The servers `scripts/services` starts for the tests (`make test` runs the tests under it).
 public enum Services {
@@ -56,8 +57,29 @@ public enum Services {
     /// The catalog address for a new library under test: nil for SQLite (the library's file), or
     /// a new, empty database on the PostgreSQL server.
     public static func newCatalog() throws -> String? {
+        recordSuiteMakingLibrary()
         guard catalogUnderTest == "postgres" else { return nil }
         return try makePostgresDatabase()
+    }
+
+    /// Adds the running test's suite to the file `LIGHTBOX_TEST_LIBRARY_SUITES` names, when it
+    /// names one: the suites that make a library in one pass, which `make test` runs again on
+    /// PostgreSQL (`scripts/library-suites`), and no other. A library made outside any test's
+    /// task (a detached task) writes `*`: the second pass runs every suite.
+    static func recordSuiteMakingLibrary() {
+        guard let file = ProcessInfo.processInfo.environment["LIGHTBOX_TEST_LIBRARY_SUITES"], !file.isEmpty else {
+            return
+        }
+        let suite = Test.current.flatMap { test in
+            test.id.nameComponents.first.map { test.id.moduleName + "." + $0 }
+        }
+        let line = Array(((suite ?? "*") + "\n").utf8)
+        // One short write with O_APPEND: the suites running at once never interleave a line.
+        let descriptor = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        // Not written, the suite would be left out of the second pass without a word: said, loud.
+        guard descriptor >= 0 else { fatalError("cannot record the suites making libraries in \(file)") }
+        defer { close(descriptor) }
+        _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
 
     /// A new, empty database on the PostgreSQL server; its address.
