@@ -62,6 +62,10 @@ final class PostgresLink: Sendable {
                 database: address.database, tls: tls)
         }
         configuration.options.connectTimeout = .seconds(10)
+        // No JIT compiling of the catalog's statements: they are short reads of a page, whose
+        // estimates over a million rows pass jit_above_cost, and compiling took longer than
+        // running (docs/BENCHMARKS.md, People).
+        configuration.options.additionalStartupParameters = [("jit", "off")]
         do {
             let connection = try PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
