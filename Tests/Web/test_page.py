@@ -1087,9 +1087,9 @@ class PageChecks:
             # A movie plays at once, muted (Play was not pressed); a Live Photo's motion, pressed,
             # with its sound.
             self.assertEqual(self.driver.execute_script("return arguments[0].muted", video), not is_live)
-            # The server's job makes the H.264 copy when it starts (or the first play, whichever
-            # asks first), sharing the server's two cores with the grid's thumbnails: it took
-            # past 90 s in a fresh-clone run.
+            # scripts/check-web's worker made the H.264 copy before serving (else the server's
+            # job makes it as it starts, or at the first play: past 90 s once, beside the grid's
+            # thumbnails), so the long wait is for a slow machine only.
             WebDriverWait(self.driver, 240).until(
                 lambda d: d.execute_script("return arguments[0].videoWidth", video) > 0, f"{name}: no picture")
             start = self.driver.execute_script("return arguments[0].currentTime", video)
@@ -1841,6 +1841,29 @@ class PageChecks:
         self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
         self.wait.until(lambda d: self.driver.find_element(By.ID, "edit").is_displayed())
         self.assertFalse(restore.is_displayed())
+
+    def test_a_change_during_an_albums_first_read_leaves_its_photos_counted(self):
+        """A link into an album opened nothing when a change arrived while its photos were first
+        read: the refresh's read replaced the album's, which gave way and left the grid empty."""
+        self.sign_in()
+        chosen = self.newest_first(0, 3)
+        album = self.api("/api/collections", "POST", {"title": "Read twice"})["localIdentifier"]
+        try:
+            self.api(f"/api/collections/{album}/assets", "POST", {"assets": chosen})
+            # The album shown and, before its first read is back, the library changed (what the
+            # change push does): once shown, the grid counts the album's photos.
+            counted = self.driver.execute_async_script("""
+                const [album, done] = arguments;
+                import('/web/grid.js').then(async grid => {
+                  const shown = grid.show({collection: album});
+                  grid.refresh();
+                  await shown;
+                  done(grid.total());
+                }).catch(error => done(String(error)));
+            """, album)
+            self.assertEqual(counted, len(chosen))
+        finally:
+            self.delete_album(album)
 
     def test_search_chips_leave_when_an_album_is_shown(self):
         """A search's chip stayed over an album, and its × did nothing there."""

@@ -120,8 +120,7 @@ export async function show({ collection = null, predicate = null } = {}) {
     : { assets: '/api/assets' + filter, timeline: '/api/timeline' + (filter ? filter + '&' : '?') + 'aspects=true', days: true };
   clear();
   scrollTo(0, 0);
-  loadTimeline();
-  await timelineLoaded();
+  await loadTimeline();
 }
 
 // Forgets every asset read and every tile shown: a new source's, or none.
@@ -170,21 +169,16 @@ function forgetFarChunks(near) {
 // is in flight begins another, and the first gives way to it.
 let timelineRead = Promise.resolve();
 
-// Waits for the newest read of the timeline, not one a refresh replaced: whoever waits (a link
-// to a photo in an album) counts the photos the newest read laid out, never the none of a read
-// that gave way.
-async function timelineLoaded() {
+// Reads the days and lays the timeline out; again when the library changes. Resolves once the
+// newest read has, not the one a later refresh replaced: whoever waits (a link to a photo in an
+// album) counts the photos the newest read laid out, never the none of a read that gave way.
+async function loadTimeline() {
+  timelineRead = readTimeline();
   let awaited;
   do {
     awaited = timelineRead;
     await awaited;
   } while (awaited !== timelineRead);
-}
-
-// Reads the days and lays the timeline out; again when the library changes.
-function loadTimeline() {
-  timelineRead = readTimeline();
-  return timelineRead;
 }
 
 async function readTimeline() {
@@ -223,8 +217,7 @@ export async function refresh() {
   stale = chunks;
   chunks = new Map();
   reading.clear();
-  loadTimeline();
-  await timelineLoaded();
+  await loadTimeline();
 }
 
 // The layout: months under their headings, and in a month its days, each under its heading,
