@@ -1865,6 +1865,27 @@ class PageChecks:
         finally:
             self.delete_album(album)
 
+    def test_a_change_while_a_photo_is_read_still_opens_it(self):
+        """A link to a photo in Recently Deleted opened no viewer when the deletion's change
+        arrived while the photo was read: the refresh dropped that read, and the viewer got
+        nothing for a photo that was there."""
+        self.sign_in()
+        chosen = self.newest_first(0, 1)[0]
+        # The photo asked for and, before its chunk is back, the library changed (what the change
+        # push does): the photo still arrives.
+        read = self.driver.execute_async_script("""
+            const done = arguments[0];
+            import('/web/grid.js').then(async grid => {
+              await grid.show();
+              grid.refresh();
+              const asked = grid.assetAt(0);
+              grid.refresh();
+              const asset = await asked;
+              done(asset ? asset.localIdentifier : null);
+            }).catch(error => done(String(error)));
+        """)
+        self.assertEqual(read, chosen)
+
     def test_search_chips_leave_when_an_album_is_shown(self):
         """A search's chip stayed over an album, and its × did nothing there."""
         self.sign_in()

@@ -96,10 +96,16 @@ export function loadedAsset(index) {
   return chunk ? chunk[index % CHUNK] : undefined;
 }
 
-// The asset at a position, reading its chunk when it is not.
+// The asset at a position, reading its chunk when it is not. A refresh (a change pushed) while
+// the chunk is read drops that read, and the chunk is read again from the refreshed library:
+// whoever asked (the viewer opening a link's photo) never gets nothing for an asset that is there.
 export async function assetAt(index) {
   const number = Math.floor(index / CHUNK);
-  if (!chunks.has(number)) await readChunk(number);
+  while (!chunks.has(number)) {
+    const asked = generation, of = source;
+    await readChunk(number);
+    if (asked === generation || of !== source) break;
+  }
   return loadedAsset(index);
 }
 
