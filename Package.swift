@@ -329,6 +329,7 @@ let package = Package(
                 "LightboxServer",
                 "Lightbox",
                 "LightboxImaging",
+                "LightboxAnalysis",
                 "LightboxTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

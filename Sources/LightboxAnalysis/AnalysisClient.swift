@@ -81,6 +81,45 @@ public struct AnalysisClient: Sendable {
             fromAnswer: try await send(request, what: "the faces of an image"), info: info, service: url)
     }
 
+    /// A `POST /v1/places` answer read and checked: a place or none for each of `count` points.
+    public static func places(fromAnswer data: Data, count: Int, info: AnalysisServiceInfo, service: URL)
+        throws(AnalysisError) -> PlaceAnalysis
+    {
+        let wire: WirePlaces
+        do {
+            wire = try JSONDecoder().decode(WirePlaces.self, from: data)
+        } catch {
+            throw AnalysisError(.badAnswer, "\(service) answered places that do not read: \(error)", service: service)
+        }
+        return try wire.checked(count: count, info: info, service: service)
+    }
+
+    /// The place of each point (none far from any), at most `info.maximumPoints` points.
+    public func places(_ points: [GeoPoint], info: AnalysisServiceInfo) async throws(AnalysisError) -> PlaceAnalysis {
+        guard info.placeModel != nil else {
+            throw AnalysisError(.refused, "\(url) finds no places", service: url)
+        }
+        guard points.count <= info.maximumPoints, points.allSatisfy(\.isValid) else {
+            throw AnalysisError(
+                .invalidImage,
+                "\(points.count) points are not what \(url) takes (at most \(info.maximumPoints), each in degrees)",
+                service: url)
+        }
+        let body: Data
+        do {
+            body = try JSONEncoder().encode(["points": points.map { [$0.latitude, $0.longitude] }])
+        } catch {
+            throw AnalysisError(.invalidImage, "the points could not be written: \(error)", service: url)
+        }
+        var request = HTTPClientRequest(url: address("/v1/places"))
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        return try Self.places(
+            fromAnswer: try await send(request, what: "the places of \(points.count) points"), count: points.count,
+            info: info, service: url)
+    }
+
     private func address(_ path: String) -> String {
         var base = url.absoluteString
         while base.hasSuffix("/") { base.removeLast() }

@@ -1,15 +1,25 @@
 import Foundation
 
-/// What finds faces for a library: one analysis service, several (``AnalysisPool``), or a
-/// test's own.
-public protocol FaceAnalyzing: Sendable {
-    /// What answers: its face model (the library records it beside each face), its limits, and
-    /// how many analyses it takes at once.
+/// What analyses a library's photos (their faces, their places): one analysis service, several
+/// (``AnalysisPool``), or a test's own.
+public protocol PhotoAnalyzing: Sendable {
+    /// What answers: its face model (the library records it beside each face), its places'
+    /// model, its limits, and how many analyses it takes at once.
     func describe() async throws(AnalysisError) -> AnalysisServiceInfo
 
     /// The faces in an image of `width` by `height` pixels given as 8-bit RGB rows, top to
     /// bottom, at most ``AnalysisServiceInfo/maximumSide`` a side.
     func faces(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> FaceAnalysis
+
+    /// The place of each point, or none, at most ``AnalysisServiceInfo/maximumPoints`` points.
+    func places(_ points: [GeoPoint]) async throws(AnalysisError) -> PlaceAnalysis
+}
+
+extension PhotoAnalyzing {
+    /// One that finds no places (its description names no places' model) refuses.
+    public func places(_ points: [GeoPoint]) async throws(AnalysisError) -> PlaceAnalysis {
+        throw AnalysisError(.refused, "this analysis finds no places")
+    }
 }
 
 /// Several analysis services sharing a library's work (`--analysis URL`, given more than once):
@@ -17,7 +27,7 @@ public protocol FaceAnalyzing: Sendable {
 /// take (unreachable, busy) to another. The services must run one face model, since a library
 /// groups faces by their embeddings: one running another model than the first that answers is
 /// left out, and said so.
-public actor AnalysisPool: FaceAnalyzing {
+public actor AnalysisPool: PhotoAnalyzing {
     private struct Member {
         var client: AnalysisClient
         var info: AnalysisServiceInfo?
@@ -70,6 +80,9 @@ public actor AnalysisPool: FaceAnalyzing {
         combined.maximumSide = answering.map(\.maximumSide).min() ?? first.maximumSide
         combined.maximumFaces = answering.map(\.maximumFaces).min() ?? first.maximumFaces
         combined.concurrent = answering.reduce(0) { $0 + $1.concurrent }
+        // Places come from the members that run the first's places model.
+        let placing = answering.filter { $0.placeModel != nil && $0.placeModel == first.placeModel }
+        combined.maximumPoints = placing.map(\.maximumPoints).min() ?? 0
         described = combined
         return combined
     }
@@ -105,12 +118,36 @@ public actor AnalysisPool: FaceAnalyzing {
         throw last ?? AnalysisError(.unreachable, "every analysis service is resting after a failure")
     }
 
-    /// The member to ask: one that answered its description, not resting, not tried for this
-    /// image, with the fewest analyses under way for what it takes at once.
-    private func choose(excluding tried: Set<Int>) -> Int? {
+    public func places(_ points: [GeoPoint]) async throws(AnalysisError) -> PlaceAnalysis {
+        let model = try await describe()
+        guard let placeModel = model.placeModel else {
+            throw AnalysisError(.refused, "no analysis service finds places", service: members.first?.client.url)
+        }
+        var tried: Set<Int> = []
+        var last: AnalysisError?
+        while let index = choose(excluding: tried, placeModel: placeModel) {
+            tried.insert(index)
+            guard let info = members[index].info else { continue }
+            members[index].running += 1
+            defer { members[index].running -= 1 }
+            do {
+                return try await members[index].client.places(points, info: info)
+            } catch  where error.isTransient {
+                members[index].restingUntil = .now + Self.rest
+                last = error
+            }
+        }
+        throw last ?? AnalysisError(.unreachable, "every analysis service that finds places is resting after a failure")
+    }
+
+    /// The member to ask: one that answered its description (and runs `placeModel`, when
+    /// asked for places), not resting, not tried for this request, with the fewest analyses
+    /// under way for what it takes at once.
+    private func choose(excluding tried: Set<Int>, placeModel: String? = nil) -> Int? {
         let now = ContinuousClock.now
         return members.indices.filter { index in
             members[index].info != nil && !tried.contains(index)
+                && (placeModel == nil || members[index].info?.placeModel == placeModel)
                 && (members[index].restingUntil.map { $0 <= now } ?? true)
         }.min { a, b in
             Double(members[a].running) / Double(max(1, members[a].info?.concurrent ?? 1))

@@ -19,10 +19,14 @@ public struct AnalysisServiceInfo: Sendable, Hashable {
     public var maximumFaces: Int
     /// Analyses it runs at once.
     public var concurrent: Int
+    /// The places' model's identifier, nil when the service finds no places.
+    public var placeModel: String?
+    /// The most points one request for places takes.
+    public var maximumPoints: Int
 
     public init(
         protocolVersion: Int = 1, version: String, faceModel: String, dimensions: Int, sameFaceDistance: Double,
-        maximumSide: Int, maximumFaces: Int, concurrent: Int
+        maximumSide: Int, maximumFaces: Int, concurrent: Int, placeModel: String? = nil, maximumPoints: Int = 0
     ) {
         self.protocolVersion = protocolVersion
         self.version = version
@@ -32,6 +36,8 @@ public struct AnalysisServiceInfo: Sendable, Hashable {
         self.maximumSide = maximumSide
         self.maximumFaces = maximumFaces
         self.concurrent = concurrent
+        self.placeModel = placeModel
+        self.maximumPoints = maximumPoints
     }
 }
 
@@ -42,7 +48,11 @@ struct WireInfo: Decodable {
     var models: Models?
     var limits: Limits?
 
-    struct Models: Decodable { var faces: FaceModel? }
+    struct Models: Decodable {
+        var faces: FaceModel?
+        var places: PlaceModel?
+    }
+    struct PlaceModel: Decodable { var id: String? }
     struct FaceModel: Decodable {
         var id: String?
         var dimensions: Int?
@@ -51,6 +61,7 @@ struct WireInfo: Decodable {
     struct Limits: Decodable {
         var maxSide: Int?
         var maxFaces: Int?
+        var maxPoints: Int?
         var concurrent: Int?
     }
 
@@ -76,11 +87,23 @@ struct WireInfo: Decodable {
         guard let side = limits?.maxSide, (16...16_384).contains(side) else {
             throw bad("its largest image side must be 16 to 16384 pixels")
         }
+        // Places are optional: a service without them describes none.
+        var placeModel: String?
+        if let places = models?.places {
+            guard let id = places.id, WireText.isIdentifier(id) else {
+                throw bad("a places model without an identifier")
+            }
+            guard let points = limits?.maxPoints, (1...100_000).contains(points) else {
+                throw bad("a places model needs the most points a request takes, 1 to 100000")
+            }
+            placeModel = id
+        }
         return AnalysisServiceInfo(
             protocolVersion: version, version: String((self.version ?? "unknown").prefix(100)), faceModel: model,
             dimensions: dimensions, sameFaceDistance: distance, maximumSide: side,
-            maximumFaces: min(max(limits?.maxFaces ?? 64, 1), 256), concurrent: min(max(limits?.concurrent ?? 1, 1), 64)
-        )
+            maximumFaces: min(max(limits?.maxFaces ?? 64, 1), 256),
+            concurrent: min(max(limits?.concurrent ?? 1, 1), 64),
+            placeModel: placeModel, maximumPoints: placeModel == nil ? 0 : min(limits?.maxPoints ?? 0, 100_000))
     }
 }
 
@@ -152,11 +175,90 @@ struct WireFaces: Decodable {
     }
 }
 
+struct WirePlaces: Decodable {
+    var model: String?
+    var places: [Place?]?
+
+    struct Place: Decodable {
+        var name: String?
+        var city: String?
+        var region: String?
+        var country: String?
+        var countryCode: String?
+        var distance: Double?
+    }
+
+    /// One place or none for each of `count` points, each checked: names of at most 200
+    /// characters without control characters (an empty one is none), a country code of two
+    /// letters, a distance from 0 to the earth's half circumference. An answer with a place
+    /// that fails is refused whole.
+    func checked(count: Int, info: AnalysisServiceInfo, service: URL) throws(AnalysisError) -> PlaceAnalysis {
+        func bad(_ what: String) -> AnalysisError {
+            AnalysisError(.badAnswer, "\(service) answered places wrongly: \(what)", service: service)
+        }
+        guard let model, WireText.isIdentifier(model) else { throw bad("no model identifier") }
+        guard model == info.placeModel else {
+            throw bad(
+                "the places come from model \(model.prefix(200)), the service said it runs \(info.placeModel ?? "none")"
+            )
+        }
+        guard let places, places.count == count else {
+            throw bad("\(places?.count ?? 0) places for \(count) points")
+        }
+        var checked: [PlaceObservation?] = []
+        checked.reserveCapacity(count)
+        for (index, place) in places.enumerated() {
+            guard let place else {
+                checked.append(nil)
+                continue
+            }
+            var names: [String?] = []
+            for text in [place.name, place.city, place.region, place.country] {
+                guard let text, !text.isEmpty else {
+                    names.append(nil)
+                    continue
+                }
+                guard WireText.isName(text) else { throw bad("place \(index + 1) has a name that is not one") }
+                names.append(text)
+            }
+            var code: String?
+            if let given = place.countryCode, !given.isEmpty {
+                guard given.utf8.count == 2, given.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) else {
+                    throw bad("place \(index + 1)'s country code is not two capital letters")
+                }
+                code = given
+            }
+            guard let distance = place.distance, distance.isFinite, (0...20_100_000).contains(distance) else {
+                throw bad("place \(index + 1)'s distance is not 0 to 20,100 km")
+            }
+            checked.append(
+                PlaceObservation(
+                    name: names[0], city: names[1], region: names[2], country: names[3], countryCode: code,
+                    distance: distance))
+        }
+        return PlaceAnalysis(model: model, places: checked)
+    }
+}
+
 struct WireError: Decodable {
     var error: String?
 }
 
 enum WireText {
+    /// Whether `text` can be a place's name in a catalog, a page and a log: at most 200
+    /// characters, none of them a control character, a line break or a direction override
+    /// (the joiners some scripts' names need aside).
+    static func isName(_ text: String) -> Bool {
+        text.unicodeScalars.count <= 200
+            && text.unicodeScalars.allSatisfy { scalar in
+                switch scalar.properties.generalCategory {
+                case .control, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: false
+                case .format: scalar.value == 0x200C || scalar.value == 0x200D
+                default: true
+                }
+            }
+    }
+
     /// Whether `text` can name a model in a catalog and a log: 1 to 200 characters of letters,
     /// digits, '.', '-' and '_'.
     static func isIdentifier(_ text: String) -> Bool {

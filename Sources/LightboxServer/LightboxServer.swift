@@ -37,17 +37,17 @@ public enum LightboxServer {
     ///
     /// `jobs` is how many of each library's jobs (``PhotoLibrary/runJobs(_:onEvent:)``) the
     /// server runs at once while it lives; 0 leaves them to `lightbox worker` processes. With
-    /// `faceAnalyzer`, its runners find faces too.
+    /// `analyzer`, its runners find faces too.
     public static func router(
         library: PhotoLibrary, accounts: Accounts? = nil, policy: AccessPolicy = AccessPolicy(),
-        limits: ServerLimits = ServerLimits(), jobs: Int = 0, faceAnalyzer: (any FaceAnalyzing)? = nil
+        limits: ServerLimits = ServerLimits(), jobs: Int = 0, analyzer: (any PhotoAnalyzing)? = nil
     ) -> Router<LightboxRequestContext> {
         let router = Router(context: LightboxRequestContext.self)
         let routes = Routes(router: router)
         // Outermost: every answer, errors included, in one form and with the security headers.
         router.add(middleware: ErrorMiddleware(methods: routes.table))
         let libraries = ServedLibraries(
-            home: library, waitingRenders: limits.waitingRenders, jobs: jobs, faceAnalyzer: faceAnalyzer)
+            home: library, waitingRenders: limits.waitingRenders, jobs: jobs, analyzer: analyzer)
         router.add(middleware: AccessMiddleware(accounts: accounts, libraries: libraries, policy: policy))
         add(to: routes, accounts: accounts, policy: policy, limits: limits, libraries: libraries)
         return router
@@ -69,6 +69,7 @@ public enum LightboxServer {
         let trash = TrashRoutes()
         let collections = CollectionRoutes()
         let people = PeopleRoutes()
+        let places = PlaceRoutes()
         let sharing = ShareRoutes(accounts: accounts, libraries: libraries)
         let uploads = UploadRoutes(limits: limits)
         let downloads = DownloadRoutes()
@@ -225,6 +226,13 @@ public enum LightboxServer {
                 ]
             ),
             (
+                "Places",
+                [
+                    Route(.get, "/api/places", .read, places.places, PlaceRoutes.placesOperation),
+                    Route(.get, "/api/assets/:id/place", .read, places.assetPlace, PlaceRoutes.assetPlaceOperation),
+                ]
+            ),
+            (
                 "Sharing",
                 [
                     Route(
@@ -324,7 +332,7 @@ public enum LightboxServer {
     public static func application(
         library: PhotoLibrary, accounts: Accounts? = nil, policy: AccessPolicy = AccessPolicy(),
         host: String = "127.0.0.1", port: Int = 8080, limits: ServerLimits = ServerLimits(), jobs: Int = 0,
-        faceAnalyzer: (any FaceAnalyzing)? = nil, onServerRunning: @escaping @Sendable () async -> Void = {}
+        analyzer: (any PhotoAnalyzing)? = nil, onServerRunning: @escaping @Sendable () async -> Void = {}
     ) -> some ApplicationProtocol {
         let perAddress = AddressConnections(
             limit: limits.connectionsPerAddress, exemptingLoopback: policy.trustProxy)
@@ -332,7 +340,7 @@ public enum LightboxServer {
         return Application(
             router: router(
                 library: library, accounts: accounts, policy: policy, limits: limits, jobs: jobs,
-                faceAnalyzer: faceAnalyzer),
+                analyzer: analyzer),
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [

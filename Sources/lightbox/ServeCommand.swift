@@ -94,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
         let faces = await AnalysisOptions.describe(analyzer) ?? unavailable
         let app = LightboxServer.application(
             library: library, accounts: accounts, policy: policy, host: host, port: port, limits: limits,
-            jobs: jobs, faceAnalyzer: analyzer
+            jobs: jobs, analyzer: analyzer
         ) {
             Output.message(
                 "Serving \(count) asset\(count == 1 ? "" : "s") from \(library.url.path) at http://\(host):\(port) (Ctrl-C stops)"

@@ -51,6 +51,9 @@ struct ShowCommand: AsyncParsableCommand {
         if let location = asset.location {
             let altitude = location.altitude.map { String(format: ", %.1f m", $0) } ?? ""
             details.append(("location", String(format: "%.6f, %.6f", location.latitude, location.longitude) + altitude))
+            if let place = try await library.place(of: asset) {
+                details.append(("place", place.names.joined(separator: ", ")))
+            }
         }
         let camera = [asset.cameraMake, asset.cameraModel].compactMap { $0 }.joined(separator: " ")
         if !camera.isEmpty { details.append(("camera", camera)) }

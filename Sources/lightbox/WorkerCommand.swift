@@ -63,7 +63,7 @@ struct WorkerCommand: AsyncParsableCommand {
         defer { local?.stop() }
         let options = PhotoLibrary.JobRunnerOptions(
             kinds: chosen.isEmpty ? Set(JobKind.allCases) : chosen, concurrency: jobs, untilIdle: untilIdle,
-            retryDelay: TimeInterval(retryDelay), faceAnalyzer: analyzer)
+            retryDelay: TimeInterval(retryDelay), analyzer: analyzer)
         Output.message(
             "worker \(options.worker) on \(library.url.path): \(untilIdle ? "until no job waits" : "Ctrl-C stops")")
         if let line = await AnalysisOptions.describe(analyzer) ?? unavailable { Output.message(line) }

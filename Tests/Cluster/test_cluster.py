@@ -285,8 +285,9 @@ class ClusterTests(unittest.TestCase):
         status, answer = two.upload(movie)
         self.assertEqual(status, 201, answer)
         movie_id = answer["asset"]["localIdentifier"]
-        # The photos' faces wait too, for a runner with an analysis service (these have none).
-        self.assertEqual(one.json("GET", "/api/jobs")["waiting"], {"playableMovie": 1, "faces": 1})
+        # The photos' faces and the movie's place wait too, for a runner with an analysis service
+        # (these have none).
+        self.assertEqual(one.json("GET", "/api/jobs")["waiting"], {"playableMovie": 1, "faces": 1, "places": 1})
         first = self.start(Process(
             "worker-one", ["worker", "--library", self.folder("worker-one"), "--database", self.database], self.work,
             ready="paused at job-started", environment={"LIGHTBOX_TEST_PAUSE_AT": "job-started"}))
@@ -299,7 +300,7 @@ class ClusterTests(unittest.TestCase):
         first.kill()
         second.wait_for(f"done: movie made playable in browsers ({movie_id})", seconds=300)
         queue_now = two.json("GET", "/api/jobs")
-        self.assertEqual(queue_now, {"waiting": {"faces": 1}, "running": [], "failed": []})
+        self.assertEqual(queue_now, {"waiting": {"faces": 1, "places": 1}, "running": [], "failed": []})
         second.stop()
         self.assertEqual(second.process.returncode, 0, second.said())
         self.assertIn("1 job done, 0 failed", second.said())

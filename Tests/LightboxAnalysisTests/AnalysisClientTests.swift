@@ -143,6 +143,60 @@ import Testing
         #expect(none.faces.isEmpty)
     }
 
+    static let placesInfo = AnalysisServiceInfo(
+        version: "1", faceModel: "model-1", dimensions: 4, sameFaceDistance: 0.6, maximumSide: 2048, maximumFaces: 2,
+        concurrent: 1, placeModel: "places-1", maximumPoints: 3)
+
+    static func places(_ places: String, model: String = "places-1") -> Data {
+        Data(#"{"model": "\#(model)", "places": [\#(places)]}"#.utf8)
+    }
+
+    @Test func placesReadOneForEachPointAndNoneAtSea() throws {
+        let answer = try AnalysisClient.places(
+            fromAnswer: Self.places(
+                #"{"name": "Intendente", "city": "Lisbon", "region": "Lisbon", "country": "Portugal", "#
+                    + #""countryCode": "PT", "distance": 339.8}, null, {"name": "", "region": "Volta", "distance": 4}"#),
+            count: 3, info: Self.placesInfo, service: AnalysisAnswerTests.service)
+        #expect(answer.places.count == 3)
+        #expect(answer.places[0]?.city == "Lisbon" && answer.places[0]?.countryCode == "PT")
+        #expect(answer.places[1] == nil)
+        // An empty name is none.
+        #expect(answer.places[2]?.name == nil && answer.places[2]?.region == "Volta")
+    }
+
+    @Test(arguments: [
+        (#"null, null"#, "2 places for 3 points"),
+        (#"null, null, {"name": "A\u0000B", "distance": 1}"#, "name that is not one"),
+        (#"null, null, {"name": "A\u202eB", "distance": 1}"#, "name that is not one"),
+        (#"null, null, {"name": "A\nB", "distance": 1}"#, "name that is not one"),
+        (#"null, null, {"countryCode": "pt", "distance": 1}"#, "country code"),
+        (#"null, null, {"countryCode": "PRT", "distance": 1}"#, "country code"),
+        (#"null, null, {"name": "A", "distance": -1}"#, "distance"),
+        (#"null, null, {"name": "A"}"#, "distance"),
+        (#"null, null, {"name": "\#(String(repeating: "a", count: 201))", "distance": 1}"#, "name that is not one"),
+    ])
+    func placesThatBreakTheProtocolAreRefusedWhole(places: String, why: String) {
+        #expect {
+            try AnalysisClient.places(
+                fromAnswer: Self.places(places), count: 3, info: Self.placesInfo, service: AnalysisAnswerTests.service)
+        } throws: { error in
+            (error as? AnalysisError)?.code == .badAnswer && "\(error)".contains(why)
+        }
+    }
+
+    @Test func placesOfAnotherModelOrTooManyPointsAreRefused() async {
+        #expect(throws: AnalysisError.self) {
+            try AnalysisClient.places(
+                fromAnswer: Self.places("null, null, null", model: "places-2"), count: 3, info: Self.placesInfo,
+                service: AnalysisAnswerTests.service)
+        }
+        let client = AnalysisClient(url: AnalysisAnswerTests.service)
+        let four = Array(repeating: GeoPoint(latitude: 1, longitude: 2), count: 4)
+        await #expect(throws: AnalysisError.self) { try await client.places(four, info: Self.placesInfo) }
+        let off = [GeoPoint(latitude: 91, longitude: 0)]
+        await #expect(throws: AnalysisError.self) { try await client.places(off, info: Self.placesInfo) }
+    }
+
     @Test func aStoppedServiceIsUnreachableAndSaysWhich() async throws {
         let process = try AnalysisServiceProcess()
         let url = process.url

@@ -49,7 +49,7 @@ struct FaceAnalysisTests {
         let derivatives = Self.files(in: library.url.appendingPathComponent("derivatives"))
         #expect(!derivatives.isEmpty)
         try await library.runJobs(
-            PhotoLibrary.JobRunnerOptions(kinds: [.faces], untilIdle: true, retryDelay: 0, faceAnalyzer: pool))
+            PhotoLibrary.JobRunnerOptions(kinds: [.faces], untilIdle: true, retryDelay: 0, analyzer: pool))
         #expect(try await library.jobQueue().waitingCount == 0)
         #expect(try await library.jobQueue().failed.isEmpty)
         #expect(try await library.faceAnalysisBacklogCount(model: model) == 0)
@@ -91,7 +91,7 @@ struct FaceAnalysisTests {
 
     /// An analyzer of its own: a face in the middle of every image, an answer that breaks the
     /// protocol for images of one size, and the service gone after some answers.
-    actor Fake: FaceAnalyzing {
+    actor Fake: PhotoAnalyzing {
         var answered = 0
         var refusedSize: PixelSize?
         var goneAfter: Int?
@@ -184,14 +184,14 @@ extension FaceAnalysisTests {
         _ = await library.importItems(at: [URL(fileURLWithPath: try Corpus.path(Self.photos[0]))])
         try await library.runJobs(
             PhotoLibrary.JobRunnerOptions(
-                kinds: [.faces], untilIdle: true, retryDelay: 0, faceAnalyzer: Fake(goneAfter: 0)))
+                kinds: [.faces], untilIdle: true, retryDelay: 0, analyzer: Fake(goneAfter: 0)))
         var queue = try await library.jobQueue()
         #expect(queue.failed.map(\.job.kind) == [.faces] && queue.failed.first?.error.contains("gone") == true)
         _ = await library.importItems(at: [URL(fileURLWithPath: try Corpus.path(Self.photos[2]))])
         queue = try await library.jobQueue()
         #expect(queue.failed.isEmpty && queue.waiting == [.faces: 1], "\(queue)")
         try await library.runJobs(
-            PhotoLibrary.JobRunnerOptions(kinds: [.faces], untilIdle: true, retryDelay: 0, faceAnalyzer: Fake()))
+            PhotoLibrary.JobRunnerOptions(kinds: [.faces], untilIdle: true, retryDelay: 0, analyzer: Fake()))
         let after = try await library.jobQueue()
         #expect(after.waitingCount == 0 && after.failed.isEmpty, "\(after)")
         #expect(try await library.faceAnalysisBacklogCount(model: "fake-1") == 0)

@@ -108,15 +108,17 @@ struct JobQueueTests {
         let hevcMovie = try #require(assets.first { $0.originalMovieResource?.originalFilename == "HEVC_0001.MOV" })
         let live = try #require(assets.first { $0.mediaSubtypes.contains(.photoLive) })
         var queue = try await library.jobQueue()
-        // The still's faces wait too, for a runner with an analysis service.
-        #expect(queue.waiting == [.playableMovie: 2, .faces: 1], "the H.264 movie needs no copy: \(queue)")
+        // The still's faces and the phone movie's place wait too, for a runner with an analysis
+        // service.
+        #expect(queue.waiting == [.playableMovie: 2, .faces: 1, .places: 1], "the H.264 movie needs no copy: \(queue)")
         // No copy yet (looked for on disk: asking for one would start making it).
         #expect(Self.movieCopies(in: library).isEmpty)
         let events = Events()
         try await library.runJobs(PhotoLibrary.JobRunnerOptions(untilIdle: true, worker: "test")) { events.add($0) }
         #expect(events.finished.sorted() == [hevcMovie.localIdentifier, live.localIdentifier].sorted())
         queue = try await library.jobQueue()
-        #expect(queue.waiting == [.faces: 1] && queue.running.isEmpty && queue.failed.isEmpty, "\(queue)")
+        #expect(
+            queue.waiting == [.faces: 1, .places: 1] && queue.running.isEmpty && queue.failed.isEmpty, "\(queue)")
         #expect(Self.movieCopies(in: library).count == 2, "the jobs made them")
         for asset in [hevcMovie, live] {
             // Made: answered at once, without waiting.
@@ -142,14 +144,15 @@ struct JobQueueTests {
         let said = try CommandLineTests.runKilled(["worker", "--library", path], at: "job-started")
         #expect(said.contains("started: movie made playable in browsers (\(asset.localIdentifier))"), "\(said)")
         // The dead worker's job waits again (at once on SQLite; on PostgreSQL once the server has
-        // seen the connection go).
+        // seen the connection go), beside the movie's place, which waits for a runner with an
+        // analysis service.
         var listing = ""
         for _ in 0..<100 {
             listing = try CommandLineTests.run(["jobs", "--library", path]).stdout
-            if listing.hasPrefix("waiting: 1 (1 playableMovie)\nrunning: 0\n") { break }
+            if listing.hasPrefix("waiting: 2 (1 places, 1 playableMovie)\nrunning: 0\n") { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        #expect(listing.hasPrefix("waiting: 1 (1 playableMovie)\nrunning: 0\n"), "\(listing)")
+        #expect(listing.hasPrefix("waiting: 2 (1 places, 1 playableMovie)\nrunning: 0\n"), "\(listing)")
 
         let worker = try CommandLineTests.run(["worker", "--library", path, "--until-idle"])
         #expect(worker.status == 0, "\(worker.stderr)")
@@ -161,7 +164,7 @@ struct JobQueueTests {
         }
         let jobs = try CommandLineTests.run(["jobs", "--library", path])
         #expect(jobs.status == 0, "\(jobs.stderr)")
-        #expect(jobs.stdout.hasPrefix("waiting: 0\nrunning: 0\nfailed: 0"), "\(jobs.stdout)")
+        #expect(jobs.stdout.hasPrefix("waiting: 1 (1 places)\nrunning: 0\nfailed: 0"), "\(jobs.stdout)")
     }
 }
 

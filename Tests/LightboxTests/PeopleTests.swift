@@ -25,8 +25,8 @@ struct PeopleTests {
 
     /// The real service under another model's name: what a new model would answer, so that the
     /// library analyses every photo again.
-    struct Renamed: FaceAnalyzing {
-        let base: any FaceAnalyzing
+    struct Renamed: PhotoAnalyzing {
+        let base: any PhotoAnalyzing
         let suffix: String
 
         func describe() async throws(AnalysisError) -> AnalysisServiceInfo {

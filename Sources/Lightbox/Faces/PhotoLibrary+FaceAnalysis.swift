@@ -51,7 +51,7 @@ extension PhotoLibrary {
     /// done and the photos there were to do.
     @discardableResult
     public func analyseFaces(
-        with analyzer: any FaceAnalyzing, imageManager: ImageManager? = nil,
+        with analyzer: any PhotoAnalyzing, imageManager: ImageManager? = nil,
         progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
     ) async throws -> FaceAnalysisSummary {
         let info = try await analyzer.describe()
@@ -126,7 +126,7 @@ extension PhotoLibrary {
 
     /// One photo's faces found and recorded (nil: deleted meanwhile).
     private func analyseFaces(
-        of localIdentifier: String, analyzer: any FaceAnalyzing, manager: ImageManager, side: Int, model: String
+        of localIdentifier: String, analyzer: any PhotoAnalyzing, manager: ImageManager, side: Int, model: String
     ) async throws -> Analysed? {
         guard let asset = try await asset(withLocalIdentifier: localIdentifier), asset.mediaType == .image else {
             return nil

@@ -19,16 +19,16 @@ extension PhotoLibrary {
         public var retryDelay: TimeInterval
         /// Who runs them, as the queue shows it.
         public var worker: String
-        /// What finds faces: the runner takes the faces job only with one.
-        public var faceAnalyzer: (any FaceAnalyzing)?
+        /// What finds faces and places: the runner takes the faces and places jobs only with one.
+        public var analyzer: (any PhotoAnalyzing)?
 
         public init(
             kinds: Set<JobKind> = Set(JobKind.allCases), concurrency: Int = 1, untilIdle: Bool = false,
             retryDelay: TimeInterval = 60, worker: String = PhotoLibrary.workerName,
-            faceAnalyzer: (any FaceAnalyzing)? = nil
+            analyzer: (any PhotoAnalyzing)? = nil
         ) {
-            self.kinds = faceAnalyzer == nil ? kinds.subtracting([.faces]) : kinds
-            self.faceAnalyzer = faceAnalyzer
+            self.kinds = analyzer == nil ? kinds.subtracting([.faces, .places]) : kinds
+            self.analyzer = analyzer
             self.concurrency = max(1, min(concurrency, 64))
             self.untilIdle = untilIdle
             self.retryDelay = max(0, retryDelay)
@@ -60,11 +60,15 @@ extension PhotoLibrary {
             try await BlockingWork.run { [store] in try store.enqueueJob(.captureDetails, subject: "") }
         }
         // Photos a new model has yet to see (or imported while no runner found faces).
-        if options.kinds.contains(.faces), let analyzer = options.faceAnalyzer,
+        if options.kinds.contains(.faces), let analyzer = options.analyzer,
             let model = try? await analyzer.describe().faceModel,
             try await faceAnalysisBacklogCount(model: model) > 0
         {
             try await BlockingWork.run { [store] in try store.enqueueJob(.faces, subject: "") }
+        }
+        // Locations a new places model has yet to name.
+        if options.kinds.contains(.places), try await placesWaiting(options) {
+            try await BlockingWork.run { [store] in try store.enqueueJob(.places, subject: "") }
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<options.concurrency {
@@ -129,10 +133,13 @@ extension PhotoLibrary {
             try await BlockingWork.run { try lease.finish() }
             // Photos imported after its last look at the backlog, and before it left the
             // queue, queued no job of their own (the finished one held its place): one now.
-            if job.kind == .faces, let model = try? await options.faceAnalyzer?.describe().faceModel,
+            if job.kind == .faces, let model = try? await options.analyzer?.describe().faceModel,
                 (try? await faceAnalysisBacklogCount(model: model)) ?? 0 > 0
             {
                 try await BlockingWork.run { [store] in try store.enqueueJob(.faces, subject: "") }
+            }
+            if job.kind == .places, (try? await placesWaiting(options)) ?? false {
+                try await BlockingWork.run { [store] in try store.enqueueJob(.places, subject: "") }
             }
             let elapsed = ContinuousClock.now - start
             onEvent(
@@ -146,6 +153,12 @@ extension PhotoLibrary {
                 (try? await BlockingWork.run { try lease.fail(message, retryAfter: options.retryDelay) }) ?? true
             onEvent(.failed(job, error: message, willRetry: retry))
         }
+    }
+
+    /// Whether assets with a location wait for the runner's places model.
+    private func placesWaiting(_ options: JobRunnerOptions) async throws -> Bool {
+        guard let model = try? await options.analyzer?.describe().placeModel else { return false }
+        return try await placeBacklogCount(model: model) > 0
     }
 
     /// Does one job's work.
@@ -162,12 +175,19 @@ extension PhotoLibrary {
                 Task.detached { _ = try? await BlockingWork.run { lease.progress(done: done, total: total) } }
             }
         case .faces:
-            guard let analyzer = options.faceAnalyzer else {
+            guard let analyzer = options.analyzer else {
                 throw LibraryError(.invalidRequest, "this runner has no analysis service to find faces with")
             }
             // A photo that cannot be analysed is recorded with why (``faceAnalysisFailures``),
             // and the work goes on.
             try await analyseFaces(with: analyzer) { done, total in
+                Task.detached { _ = try? await BlockingWork.run { lease.progress(done: done, total: total) } }
+            }
+        case .places:
+            guard let analyzer = options.analyzer else {
+                throw LibraryError(.invalidRequest, "this runner has no analysis service to name places with")
+            }
+            try await findPlaces(with: analyzer) { done, total in
                 Task.detached { _ = try? await BlockingWork.run { lease.progress(done: done, total: total) } }
             }
         }

@@ -130,7 +130,25 @@ enum Schemas {
         "PeoplePage": Schema.object(
             ["people": Schema.array(Schema.ref("Person")), "next": Schema.string, "facesEnabled": Schema.boolean],
             required: ["people", "facesEnabled"]),
-        "Analysis": Schema.object(["faces": Schema.boolean], required: ["faces"]),
+        "Analysis": Schema.object(["faces": Schema.boolean, "places": Schema.boolean], required: ["faces", "places"]),
+        "AnalysisChange": Schema.object(["faces": Schema.boolean, "places": Schema.boolean]),
+        "AssetPlace": Schema.object([
+            "name": Schema.string, "city": Schema.string, "region": Schema.string, "country": Schema.string,
+            "countryCode": Schema.string,
+        ]),
+        "AssetPlaceAnswer": Schema.object(["place": Schema.ref("AssetPlace")]),
+        "PlaceList": Schema.object(
+            [
+                "countries": Schema.array(
+                    Schema.object(
+                        [
+                            "name": Schema.string, "countryCode": Schema.string, "count": Schema.integer,
+                            "cities": Schema.array(
+                                Schema.object(
+                                    ["name": Schema.string, "region": Schema.string, "count": Schema.integer],
+                                    required: ["count"])),
+                        ], required: ["count", "cities"]))
+            ], required: ["countries"]),
         "CollectionPage": Schema.object(
             ["collections": Schema.array(Schema.ref("Collection")), "next": Schema.string], required: ["collections"]),
         "List": Schema.object(

@@ -57,8 +57,16 @@ struct PeopleRoutes: Sendable {
         var faces: [String]
     }
 
-    struct Analysis: Codable {
+    /// What the library analyses.
+    struct Analysis: Encodable {
         var faces: Bool
+        var places: Bool
+    }
+
+    /// A change of it: each kind given is switched, the others stay.
+    struct AnalysisChange: Decodable {
+        var faces: Bool?
+        var places: Bool?
     }
 
     /// The most people one page holds, and faces one request names.
@@ -281,29 +289,36 @@ struct PeopleRoutes: Sendable {
     }
 
     static let analysisOperation = APIOperation(
-        "What the library analyses: whether it finds faces.",
+        "What the library analyses: whether it finds faces, and names places.",
         responses: [.json(200, "The settings.", Schema.ref("Analysis"))])
 
     @Sendable
     func analysis(_ _: Request, _ context: LightboxRequestContext) async throws -> Response {
-        try LightboxServer.jsonResponse(Analysis(faces: try await context.library().library.facesEnabled()))
+        try LightboxServer.jsonResponse(try await Self.analysis(of: context.library().library))
+    }
+
+    static func analysis(of library: PhotoLibrary) async throws -> Analysis {
+        Analysis(faces: try await library.facesEnabled(), places: try await library.placesEnabled())
     }
 
     static let changeAnalysisOperation = APIOperation(
-        "Switches finding faces on or off in the caller's own library.",
+        "Switches finding faces, or naming places, on or off in the caller's own library.",
         details: """
-            Each user's library has its own switch, for a person signed in (or the local owner), not a
-            token. Off deletes every face, embedding and person of the library, and what anyone chose of
-            them, at once; on analyses every photo again (the faces job).
+            Each user's library has its own switches, for a person signed in (or the local owner), not a
+            token; a kind not given stays as it is. Faces off deletes every face, embedding and person of
+            the library, and what anyone chose of them, at once; on analyses every photo again (the faces
+            job). Places off deletes every place named (the locations stay) and sends no location to the
+            analysis service; on names them again (the places job).
             """,
-        body: .json(Schema.ref("Analysis")), responses: [.json(200, "The settings.", Schema.ref("Analysis"))])
+        body: .json(Schema.ref("AnalysisChange")), responses: [.json(200, "The settings.", Schema.ref("Analysis"))])
 
     @Sendable
     func changeAnalysis(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
         let library = try context.library().library
-        let body = try await request.decode(as: Analysis.self, context: context)
-        try await library.setFacesEnabled(body.faces)
-        return try LightboxServer.jsonResponse(Analysis(faces: try await library.facesEnabled()))
+        let body = try await request.decode(as: AnalysisChange.self, context: context)
+        if let faces = body.faces { try await library.setFacesEnabled(faces) }
+        if let places = body.places { try await library.setPlacesEnabled(places) }
+        return try LightboxServer.jsonResponse(try await Self.analysis(of: library))
     }
 
     /// The person with this identifier, as the caller's library sees them.

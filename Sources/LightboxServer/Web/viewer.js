@@ -306,6 +306,23 @@ async function showInfo(asset) {
     rows.splice(2, 0, ...[['Camera', camera], ['Lens', details.lensModel], ['Exposure', exposure]].filter(r => r[1]));
     render();
   } catch { /* the catalog's part stays */ }
+  // The place's names, once the places job named them: they stand for the coordinates, which
+  // stay beneath.
+  if (asset.location) {
+    try {
+      const { place } = await (await request(assetPath(asset) + '/place')).json();
+      if (shownAsset !== asset) return;
+      const names = place && [place.name, place.city, place.region, place.country]
+        .filter((name, index, all) => name && all.indexOf(name) === index);
+      const row = rows.find(r => r[0] === 'Place');
+      if (names && names.length && row) {
+        const coordinates = row[1];
+        row[1] = names.join(', ');
+        rows.splice(rows.indexOf(row) + 1, 0, ['Coordinates', coordinates]);
+        render();
+      }
+    } catch { /* the coordinates stay */ }
+  }
   await showFaces(asset);
   // Said when the panel holds all it will (the file's part comes a moment after the catalog's).
   if (shownAsset === asset) infoPanel.dataset.complete = asset.localIdentifier;

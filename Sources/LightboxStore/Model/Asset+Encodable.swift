@@ -91,7 +91,7 @@ extension JSONEncoder {
 extension AssetCollection: Encodable {
     private enum CodingKeys: String, CodingKey {
         case localIdentifier, assetCollectionType, assetCollectionSubtype, localizedTitle, estimatedAssetCount
-        case startDate, endDate, isHidden, faceCount, keyFace
+        case startDate, endDate, isHidden, faceCount, keyFace, localizedLocationNames
     }
 
     /// Encodes the model's fields, dates as ISO 8601 in the local offset.
@@ -104,6 +104,9 @@ extension AssetCollection: Encodable {
         try container.encode(estimatedAssetCount, forKey: .estimatedAssetCount)
         try container.encodeIfPresent(startDate.map(ISO8601.localString), forKey: .startDate)
         try container.encodeIfPresent(endDate.map(ISO8601.localString), forKey: .endDate)
+        if !localizedLocationNames.isEmpty {
+            try container.encode(localizedLocationNames, forKey: .localizedLocationNames)
+        }
         // A person's own fields.
         if let person {
             try container.encode(person.isHidden, forKey: .isHidden)
@@ -116,7 +119,7 @@ extension AssetCollection: Encodable {
 /// The JSON form of a collection list: the model's field names and raw values.
 extension CollectionList: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case localIdentifier, collectionListType, collectionListSubtype, localizedTitle
+        case localIdentifier, collectionListType, collectionListSubtype, localizedTitle, localizedLocationNames
     }
 
     /// Encodes the model's fields.
@@ -126,5 +129,8 @@ extension CollectionList: Encodable {
         try container.encode(collectionListType.rawValue, forKey: .collectionListType)
         try container.encode(collectionListSubtype.rawValue, forKey: .collectionListSubtype)
         try container.encodeIfPresent(localizedTitle, forKey: .localizedTitle)
+        if !localizedLocationNames.isEmpty {
+            try container.encode(localizedLocationNames, forKey: .localizedLocationNames)
+        }
     }
 }

@@ -62,6 +62,10 @@ public struct AssetCollection: Sendable, Hashable, Identifiable, FetchableObject
     public var endDate: Date?
     /// A person's own details; nil for any other collection. Its name is ``localizedTitle``.
     public var person: PersonDetails?
+    /// The names of the places its assets were taken in, the most photographed first (a
+    /// moment's: PhotoKit's `localizedLocationNames`); empty for other collections, and before
+    /// the places job named them.
+    public var localizedLocationNames: [String] = []
 
     /// The assets of a collection made in memory (a transient collection, a moment), in
     /// order; nil for a stored one.

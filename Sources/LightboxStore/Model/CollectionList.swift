@@ -32,6 +32,9 @@ public struct CollectionList: Sendable, Hashable, Identifiable, FetchableObject 
     public var collectionListSubtype: CollectionListSubtype
     /// The title shown to people.
     public var localizedTitle: String?
+    /// The names of the places its moments were taken in, the most photographed first (a
+    /// moment list's: PhotoKit's `localizedLocationNames`); empty for other lists.
+    public var localizedLocationNames: [String] = []
 
     /// The children of a transient list, in order; nil for a stored one.
     package var transientCollections: [PhotoCollection]?

@@ -14,6 +14,10 @@ public enum JobKind: String, Sendable, Hashable, Codable, CodingKeyRepresentable
     /// (``PhotoLibrary/analyseFaces(with:imageManager:progress:)``). One job for the library
     /// (no subject), queued by an import of photos; it works until none is left.
     case faces
+    /// The places of the assets with a location that the analysis service's places model has
+    /// yet to name (``PhotoLibrary/findPlaces(with:progress:)``). One job for the library (no
+    /// subject), queued by an import of an asset with a location.
+    case places
 
     /// What it does, for a person.
     public var summary: String {
@@ -21,6 +25,7 @@ public enum JobKind: String, Sendable, Hashable, Codable, CodingKeyRepresentable
         case .playableMovie: "movie made playable in browsers"
         case .captureDetails: "cameras and lenses read from older imports"
         case .faces: "faces found in photos"
+        case .places: "places named for locations"
         }
     }
 }

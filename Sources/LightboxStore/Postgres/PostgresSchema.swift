@@ -42,6 +42,7 @@ enum PostgresSchema {
             }
         ),
         ("v29: faces grouping has looked at", PlacedSchema.statements, nil),
+        ("v30: places", PlaceSchema.postgres, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its

@@ -10,13 +10,13 @@ enum CatalogCopy {
         "asset", "resource", "assetCollection", "collectionAsset", "trashedMembership", "collectionList",
         "collectionListChild", "topLevelPosition", "changeTransaction", "changeRecord", "libraryState",
         "importedFile", "pendingRemoval", "job", "jobRun", "person", "face", "assetAnalysis",
-        "faceRejection",
+        "faceRejection", "place", "placeName", "assetPlace",
     ]
 
     /// The tables whose ids come from an identity column on PostgreSQL.
     static let identityTables = [
         "asset", "resource", "assetCollection", "collectionList", "changeTransaction", "job", "jobRun", "person",
-        "face",
+        "face", "place",
     ]
 
     /// The accounts' tables, parents before children.

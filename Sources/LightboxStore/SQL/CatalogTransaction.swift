@@ -138,6 +138,38 @@ struct CatalogTransaction: StoreWriter {
         try db.recordFaceAnalysisFailure(inAsset: localIdentifier, model: model, error: error, date: Date())
     }
 
+    func placeBacklog(model: String, after rowID: Int64, limit: Int) throws -> [PlaceBacklogItem] {
+        try db.placeBacklog(model: model, after: rowID, limit: limit)
+    }
+
+    func placeBacklogCount(model: String) throws -> Int {
+        try db.placeBacklogCount(model: model)
+    }
+
+    func place(ofAsset localIdentifier: String) throws -> AssetPlace? {
+        try db.place(ofAsset: localIdentifier)
+    }
+
+    func places(ofAssets identifiers: [String]) throws -> [String: AssetPlace] {
+        try db.places(ofAssets: identifiers)
+    }
+
+    func placeCounts() throws -> [PlaceCount] {
+        try db.placeCounts()
+    }
+
+    func recordPlaces(_ found: [FoundPlace], model: String) throws {
+        try db.recordPlaces(found, model: model)
+    }
+
+    func placesEnabled() throws -> Bool {
+        try db.placesEnabled()
+    }
+
+    func setPlacesEnabled(_ enabled: Bool) throws {
+        try db.setPlacesEnabled(enabled)
+    }
+
     func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
         try db.assetIdentifier(withOriginalHash: sha256)
     }

@@ -352,6 +352,10 @@ struct ChangeApplier {
             try db.execute(
                 "UPDATE asset SET latitude = ?, longitude = ?, altitude = ?, locationTimestamp = ? WHERE id = ?",
                 [location?.latitude, location?.longitude, location?.altitude, location?.timestamp, row])
+            // The place it had is another location's: gone at once, and the new one named by the
+            // places job.
+            try db.execute("DELETE FROM assetPlace WHERE assetId = ?", [row])
+            if location != nil, try db.placesEnabled() { try db.enqueueJobAgain(.places, subject: "") }
         }
         try db.execute("UPDATE asset SET modificationDate = ? WHERE id = ?", [now, row])
         record(.asset, id, .updated)

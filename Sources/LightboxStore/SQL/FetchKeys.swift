@@ -55,7 +55,8 @@ public struct FetchKeys: Sendable {
     /// mediaSubtypes, duration, pixelWidth, pixelHeight, favorite/isFavorite,
     /// hidden/isHidden, burstIdentifier, rating, filename (the original's name when imported),
     /// latitude, longitude, cameraMake, cameraModel, lensModel, person (a name),
-    /// personIdentifier, people.@count.
+    /// personIdentifier, people.@count, place (any of its place's names), city, region, country,
+    /// countryCode.
     public static let asset = FetchKeys(
         className: "Asset",
         keys: [
@@ -92,6 +93,13 @@ public struct FetchKeys: Sendable {
             // named Anna; `personIdentifier` compares their identifiers.
             "person": Key(column: "person.name", kind: .string, anyOf: PersonColumns.ofAsset),
             "personIdentifier": Key(column: "person.localIdentifier", kind: .string, anyOf: PersonColumns.ofAsset),
+            // The place named for its location (docs/ANALYSIS.md, Places): `place == "Lisbon"`
+            // holds when one of its names is Lisbon (its nearest place, city, region or country).
+            "place": Key(column: "placeName.name", kind: .string, anyOf: PlaceColumns.namesOfAsset),
+            "city": Key(column: "place.city", kind: .string, anyOf: PlaceColumns.ofAsset),
+            "region": Key(column: "place.region", kind: .string, anyOf: PlaceColumns.ofAsset),
+            "country": Key(column: "place.country", kind: .string, anyOf: PlaceColumns.ofAsset),
+            "countryCode": Key(column: "place.countryCode", kind: .string, anyOf: PlaceColumns.ofAsset),
             "people.@count": Key(
                 column: """
                     (SELECT COUNT(DISTINCT face.personId) FROM face WHERE face.assetId = asset.id \
@@ -173,6 +181,20 @@ extension FetchKeys {
             "isHidden": Key(column: "person.isHidden", kind: .bool),
         ],
         tiebreaker: "person.id")
+}
+
+/// SQL for an asset's place, for ``FetchKeys/Key/anyOf``.
+enum PlaceColumns {
+    /// Its place's row.
+    static let ofAsset = """
+        EXISTS (SELECT 1 FROM assetPlace JOIN place ON place.id = assetPlace.placeId \
+        WHERE assetPlace.assetId = asset.id AND %@)
+        """
+    /// Each of its place's names.
+    static let namesOfAsset = """
+        EXISTS (SELECT 1 FROM assetPlace JOIN placeName ON placeName.placeId = assetPlace.placeId \
+        WHERE assetPlace.assetId = asset.id AND %@)
+        """
 }
 
 /// SQL for a person's derived properties, from the faces that are theirs (grouped there or

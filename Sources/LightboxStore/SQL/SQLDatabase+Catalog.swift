@@ -53,14 +53,17 @@ extension SQLDatabase {
         // In the order of the partial index: one pass, no sort.
         try rows(
             """
-            SELECT localIdentifier, creationDate, creationTimeZoneOffset, latitude, longitude FROM asset
-            WHERE \(AssetVisibility.defaultCondition) ORDER BY creationDate, id
+            SELECT asset.localIdentifier, asset.creationDate, asset.creationTimeZoneOffset, asset.latitude,
+                asset.longitude, COALESCE(place.city, place.name, place.region, place.country) AS placeTitle
+            FROM asset
+            LEFT JOIN assetPlace ON assetPlace.assetId = asset.id LEFT JOIN place ON place.id = assetPlace.placeId
+            WHERE \(AssetVisibility.defaultCondition) ORDER BY asset.creationDate, asset.id
             """
         ).map { row in
             AssetTimeAndPlace(
                 localIdentifier: try row.text("localIdentifier"), creationDate: try row.date("creationDate"),
                 timeZoneOffset: Int(try row.integer("creationTimeZoneOffset")), latitude: row["latitude"].real,
-                longitude: row["longitude"].real)
+                longitude: row["longitude"].real, placeTitle: row["placeTitle"].text)
         }
     }
 

@@ -176,6 +176,8 @@ extension NewAsset {
         if needsPlayableCopy { try db.enqueueJob(.playableMovie, subject: localIdentifier) }
         // A photo's faces are found by the analysis job, one for the library.
         if metadata.mediaType == .image, try db.facesEnabled() { try db.enqueueJobAgain(.faces, subject: "") }
+        // Its place is named by the places job, one for the library.
+        if location != nil, try db.placesEnabled() { try db.enqueueJobAgain(.places, subject: "") }
         if let burst = metadata.burstIdentifier { try db.electRepresentative(ofBurst: burst) }
     }
 

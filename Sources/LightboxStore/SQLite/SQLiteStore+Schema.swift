@@ -535,6 +535,9 @@ extension SQLiteStore {
         migrator.registerMigration("v29: faces grouping has looked at") { db in
             try db.execute(sql: PlacedSchema.statements.joined(separator: ";\n"))
         }
+        migrator.registerMigration("v30: places") { db in
+            try db.execute(sql: PlaceSchema.sqlite.joined(separator: ";\n"))
+        }
         return migrator
     }
 
