@@ -27,6 +27,19 @@ package enum StoreBenchmarks {
         try (store as? PostgresStore)?.settleAfterBulkWrites()
     }
 
+    /// Gives `share` of the library's assets a location (see
+    /// `PhotoLibrary.insertSyntheticLocations(share:)`), 100,000 a transaction.
+    package static func insertSyntheticLocations(into store: any LibraryStore, share: Double) throws {
+        var state: UInt64 = 0x6E0
+        var after: Int64 = 0
+        while let last = try store.writeSQL({
+            try $0.insertSyntheticLocations(share: share, after: after, limit: 100_000, state: &state)
+        }) {
+            after = last
+        }
+        try (store as? PostgresStore)?.settleAfterBulkWrites()
+    }
+
     /// Inserts `count` faces of `people` made-up people on the library's assets (see
     /// `PhotoLibrary.insertSyntheticFaces(count:people:model:)`), 100,000 a transaction.
     package static func insertSyntheticFaces(into store: any LibraryStore, count: Int, people: Int, model: String)

@@ -33,6 +33,14 @@ extension PhotoLibrary {
         try StoreBenchmarks.insertSyntheticFaces(into: store, count: count, people: people, model: model)
     }
 
+    /// Gives `share` (0 to 1) of the library's assets a location, most near a few cities and
+    /// the rest anywhere on the globe: for benchmarks of places over a million located assets.
+    /// Never for a real library.
+    @_spi(Benchmarks)
+    public func insertSyntheticLocations(share: Double) throws {
+        try StoreBenchmarks.insertSyntheticLocations(into: store, share: min(max(share, 0), 1))
+    }
+
     /// The embedding a synthetic face of made-up person `person` has (with noise from `state`).
     @_spi(Benchmarks)
     public static func syntheticEmbedding(person: Int, state: inout UInt64) -> [Float] {

@@ -32,6 +32,37 @@ extension SQLDatabase {
         try execute("INSERT INTO changeTransaction (date, author) VALUES (?, 'bench')", [Date()])
     }
 
+    /// Locations for benchmark assets, `share` of them (0 to 1) of `limit` from the id `after`
+    /// on: most near a few cities a family lives and travels in (within about 20 km),
+    /// the rest anywhere on the globe (most of it sea), drawn from `state`. Answers the last id
+    /// given a location, or nil when none was left.
+    func insertSyntheticLocations(share: Double, after: Int64, limit: Int, state: inout UInt64) throws -> Int64? {
+        let ids = try integers("SELECT id FROM asset WHERE id > ? ORDER BY id LIMIT ?", [after, limit])
+        guard let last = ids.last else { return nil }
+        let cities: [(Double, Double)] = [
+            (38.7223, -9.1393), (51.5074, -0.1278), (48.8566, 2.3522), (52.52, 13.405), (40.7128, -74.006),
+            (35.6762, 139.6503), (-33.8688, 151.2093), (-23.5505, -46.6333), (41.9028, 12.4964), (64.1466, -21.9426),
+        ]
+        for id in ids {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let draw = Double(state >> 11) / Double(1 << 53)
+            guard draw < share else { continue }
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let a = Double(state >> 11) / Double(1 << 53)
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let b = Double(state >> 11) / Double(1 << 53)
+            let location: (Double, Double)
+            if draw < share * 0.9 {
+                let city = cities[Int(state >> 60) % cities.count]
+                location = (city.0 + (a - 0.5) * 0.36, city.1 + (b - 0.5) * 0.36)
+            } else {
+                location = (asin(2 * a - 1) * 180 / .pi, b * 360 - 180)
+            }
+            try execute("UPDATE asset SET latitude = ?, longitude = ? WHERE id = ?", [location.0, location.1, id])
+        }
+        return last
+    }
+
     /// The time zones benchmark assets were taken in, mixed as a traveller's or a family's
     /// library mixes them (New York, London, Berlin, Tokyo; seconds east of UTC): a timeline's
     /// days and months must not repeat where zones interleave.
