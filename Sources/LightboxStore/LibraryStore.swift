@@ -263,8 +263,9 @@ package protocol StoreReader {
     /// The places of these assets (those with one), by identifier.
     func places(ofAssets identifiers: [String]) throws -> [String: AssetPlace]
 
-    /// How many visible assets each place has, by country, region and city, the most first.
-    func placeCounts() throws -> [PlaceCount]
+    /// How many visible assets each place has, by country, region and city, the most first;
+    /// among `identifiers` only, when given.
+    func placeCounts(among identifiers: Set<String>?) throws -> [PlaceCount]
 
     /// Whether the library names places (``StoreWriter/setPlacesEnabled(_:)``).
     func placesEnabled() throws -> Bool

@@ -339,23 +339,8 @@ package struct LimitedReader: StoreReader {
         try base.places(ofAssets: identifiers.filter(visible.contains))
     }
 
-    package func placeCounts() throws -> [PlaceCount] {
-        // What it sees, as a fetch shows it (not hidden, not deleted), grouped here.
-        let shown = try base.timesAndPlaces().map(\.localIdentifier).filter(visible.contains)
-        var counts: [AssetPlace: Int] = [:]
-        for place in try base.places(ofAssets: shown).values {
-            let key = AssetPlace(
-                city: place.city, region: place.region, country: place.country, countryCode: place.countryCode)
-            counts[key, default: 0] += 1
-        }
-        return counts.map { place, count in
-            PlaceCount(
-                country: place.country, countryCode: place.countryCode, region: place.region, city: place.city,
-                count: count)
-        }.sorted { a, b in
-            if a.count != b.count { return a.count > b.count }
-            return (a.country ?? "", a.region ?? "", a.city ?? "") < (b.country ?? "", b.region ?? "", b.city ?? "")
-        }
+    package func placeCounts(among identifiers: Set<String>?) throws -> [PlaceCount] {
+        try base.placeCounts(among: identifiers.map { $0.intersection(visible) } ?? visible)
     }
 
     package func assetIdentifier(withOriginalHash sha256: String) throws -> String? {

@@ -73,6 +73,19 @@ struct PlaceTests {
         #expect(list.allSatisfy { $0.count == 1 && $0.cities.count == 1 })
         #expect(list.first { $0.name == "Australia" }?.cities.first?.name == "Canberra")
 
+        // Moments are named for their places, as PhotoKit's are; the one without a place keeps
+        // its day.
+        let moments = try library.fetchMoments()
+        let moment = try #require(
+            moments.objects(at: 0..<moments.count).first {
+                $0.memberIdentifiers?.contains(try! Self.asset(library, named: Self.located[0].file).localIdentifier)
+                    == true
+            })
+        #expect(moment.localizedLocationNames == ["Canberra"] && moment.localizedTitle == "Canberra", "\(moment)")
+        let unplaced = try Self.asset(library, named: Self.unlocated).localIdentifier
+        let day = try #require(moments.objects(at: 0..<moments.count).first { $0.memberIdentifiers == [unplaced] })
+        #expect(day.localizedLocationNames.isEmpty && day.localizedTitle?.first?.isNumber == true, "\(day)")
+
         // Nothing is left: a second run asks nothing.
         #expect(try await library.findPlaces(with: pool).asked == 0)
 

@@ -136,10 +136,17 @@ class Service:
                 HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
                 f"{len(points)} points, more than the {self.limits.max_points} a request takes",
             )
+        def finite(value):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return False
+            try:
+                return math.isfinite(value)
+            except OverflowError:  # an integer of hundreds of digits
+                return False
+
         checked = []
         for index, point in enumerate(points):
-            ok = isinstance(point, list) and len(point) == 2 and all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in point)
+            ok = isinstance(point, list) and len(point) == 2 and all(finite(v) for v in point)
             if not ok or not (-90 <= point[0] <= 90 and -180 <= point[1] <= 180):
                 raise RequestError(
                     HTTPStatus.BAD_REQUEST,

@@ -263,10 +263,13 @@ class PlacesTests(unittest.TestCase):
         # A body longer than any list of four points is refused before it is read.
         answer, document = self.request(b"x" * 4096)
         self.assertEqual(answer, 413, document)
-        # Nesting deeper than the parser goes is a bad body, not a failure of the service.
-        with self.assertRaises(RequestError) as refused:
-            Service(FaceModels(), Limits()).find_places(b"[" * 60_000)
-        self.assertEqual(refused.exception.status, 400)
+        # Nesting deeper than the parser goes, and an integer too long for a float, are bad
+        # bodies, not failures of the service.
+        service = Service(FaceModels(), Limits())
+        for body in (b"[" * 60_000, b'{"points": [[' + b"9" * 400 + b", 0]]}"):
+            with self.assertRaises(RequestError) as refused:
+                service.find_places(body)
+            self.assertEqual(refused.exception.status, 400)
 
 
 if __name__ == "__main__":

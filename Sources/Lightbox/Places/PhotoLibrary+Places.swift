@@ -40,8 +40,10 @@ extension PhotoLibrary {
             guard let last = page.last else { break }
             after = last.rowID
             let asked = page.filter { GeoPoint(latitude: $0.latitude, longitude: $0.longitude).isValid }
-            let answer = try await analyzer.places(
-                asked.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) })
+            let answer =
+                asked.isEmpty
+                ? PlaceAnalysis(model: model, places: [])
+                : try await analyzer.places(asked.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) })
             guard answer.model == model, answer.places.count == asked.count else {
                 throw AnalysisError(
                     .badAnswer,
@@ -106,7 +108,7 @@ extension PhotoLibrary {
     /// the most photographed first, and in it each city (or region, where no city is named)
     /// with its count.
     public func placeList() async throws -> [PlaceCountry] {
-        let counts = try await store.read { try $0.placeCounts() }
+        let counts = try await store.read { try $0.placeCounts(among: nil) }
         var countries: [String: PlaceCountry] = [:]
         var order: [String] = []
         for count in counts {

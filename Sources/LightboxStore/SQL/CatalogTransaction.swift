@@ -154,8 +154,8 @@ struct CatalogTransaction: StoreWriter {
         try db.places(ofAssets: identifiers)
     }
 
-    func placeCounts() throws -> [PlaceCount] {
-        try db.placeCounts()
+    func placeCounts(among identifiers: Set<String>?) throws -> [PlaceCount] {
+        try db.placeCounts(among: identifiers)
     }
 
     func recordPlaces(_ found: [FoundPlace], model: String) throws {

@@ -126,17 +126,19 @@ extension SQLDatabase {
                 if let known = placeIDs[key] {
                     placeID = known
                 } else {
-                    if let known = try integer("SELECT id FROM place WHERE key = ?", [key]) {
-                        placeID = known
-                    } else {
-                        placeID = try integer(
-                            """
-                            INSERT INTO place (key, name, city, region, country, countryCode) VALUES (?, ?, ?, ?, ?, ?)
-                            RETURNING id
-                            """, [key, place.name, place.city, place.region, place.country, place.countryCode])
+                    // Another worker may name the same place at once: the row it inserted is used.
+                    if let inserted = try integer(
+                        """
+                        INSERT INTO place (key, name, city, region, country, countryCode) VALUES (?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (key) DO NOTHING RETURNING id
+                        """, [key, place.name, place.city, place.region, place.country, place.countryCode])
+                    {
+                        placeID = inserted
                         for name in place.names {
-                            try execute("INSERT INTO placeName (placeId, name) VALUES (?, ?)", [placeID, name])
+                            try execute("INSERT INTO placeName (placeId, name) VALUES (?, ?)", [inserted, name])
                         }
+                    } else {
+                        placeID = try integer("SELECT id FROM place WHERE key = ?", [key])
                     }
                     placeIDs[key] = placeID
                 }
@@ -190,20 +192,43 @@ extension SQLDatabase {
         return found
     }
 
-    /// How many visible assets each place has, by country, region and city, the most first.
-    func placeCounts() throws -> [PlaceCount] {
-        try rows(
-            """
+    /// How many visible assets each place has, by country, region and city, the most first;
+    /// among `identifiers` only when given (a limited view's), 500 a query.
+    func placeCounts(among identifiers: Set<String>? = nil) throws -> [PlaceCount] {
+        let query = """
             SELECT place.country, place.countryCode, place.region, place.city, COUNT(*) AS count
             FROM asset JOIN assetPlace ON assetPlace.assetId = asset.id JOIN place ON place.id = assetPlace.placeId
-            WHERE \(AssetVisibility.defaultCondition)
+            WHERE \(AssetVisibility.defaultCondition) %@
             GROUP BY place.country, place.countryCode, place.region, place.city
-            ORDER BY count DESC, place.country, place.region, place.city
             """
-        ).map { row in
-            PlaceCount(
-                country: row["country"].text, countryCode: row["countryCode"].text, region: row["region"].text,
-                city: row["city"].text, count: Int(try row.integer("count")))
+        var counts: [PlaceCount: Int] = [:]
+        func add(_ rows: [SQLRow]) throws {
+            for row in rows {
+                let key = PlaceCount(
+                    country: row["country"].text, countryCode: row["countryCode"].text, region: row["region"].text,
+                    city: row["city"].text, count: 0)
+                counts[key, default: 0] += Int(try row.integer("count"))
+            }
+        }
+        if let identifiers {
+            let all = identifiers.sorted()
+            for start in stride(from: 0, to: all.count, by: 500) {
+                let slice = Array(all[start..<min(start + 500, all.count)])
+                let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
+                try add(
+                    try rows(
+                        query.replacingOccurrences(of: "%@", with: "AND asset.localIdentifier IN (\(marks))"), slice))
+            }
+        } else {
+            try add(try rows(query.replacingOccurrences(of: "%@", with: "")))
+        }
+        return counts.map { key, count in
+            var place = key
+            place.count = count
+            return place
+        }.sorted { a, b in
+            if a.count != b.count { return a.count > b.count }
+            return (a.country ?? "", a.region ?? "", a.city ?? "") < (b.country ?? "", b.region ?? "", b.city ?? "")
         }
     }
 }
