@@ -183,17 +183,19 @@ extension FetchKeys {
         tiebreaker: "person.id")
 }
 
-/// SQL for an asset's place, for ``FetchKeys/Key/anyOf``.
+/// SQL for an asset's place, for ``FetchKeys/Key/anyOf``: the assets of the places that match,
+/// found from the place (by `placeName_on_name`, then `assetPlace_on_placeId`), so that a fetch
+/// by a place reads that place's assets rather than testing every asset of the library.
 enum PlaceColumns {
     /// Its place's row.
     static let ofAsset = """
-        EXISTS (SELECT 1 FROM assetPlace JOIN place ON place.id = assetPlace.placeId \
-        WHERE assetPlace.assetId = asset.id AND %@)
+        asset.id IN (SELECT assetPlace.assetId FROM place JOIN assetPlace ON assetPlace.placeId = place.id \
+        WHERE %@)
         """
     /// Each of its place's names.
     static let namesOfAsset = """
-        EXISTS (SELECT 1 FROM assetPlace JOIN placeName ON placeName.placeId = assetPlace.placeId \
-        WHERE assetPlace.assetId = asset.id AND %@)
+        asset.id IN (SELECT assetPlace.assetId FROM placeName JOIN assetPlace ON assetPlace.placeId = placeName.placeId \
+        WHERE %@)
         """
 }
 
