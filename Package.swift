@@ -219,7 +219,9 @@ let package = Package(
                 "index.html", "signin.html", "style.css", "api.js", "grid.js", "viewer.js", "editor.js", "main.js",
                 "signin.js", "shared.html", "shared.js", "icon.svg", "sidebar.js", "select.js", "upload.js",
                 "search.js", "camera.js", "changes.js", "account.js", "sharing.js", "toast.js", "trash.js",
-                "notfound.html", "theme.js", "users.js", "albums.js", "faces.js", "people.js",
+                "notfound.html", "theme.js", "users.js", "albums.js", "faces.js", "people.js", "places.js",
+                // Leaflet and its marker cluster, from Debian's packages (scripts/vendor-leaflet).
+                "leaflet.js", "leaflet.css", "markercluster.js", "markercluster.css",
             ].map {
                 .embedInCode("Web/" + $0)
             },

@@ -13,12 +13,14 @@ import Logging
 /// request.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let methods: MethodTable
+    /// The content security policy every answer carries (``SecurityHeaders``).
+    var securityPolicy = SecurityHeaders.contentSecurityPolicy
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         var response = await answer(request, context: context, next: next)
-        SecurityHeaders.add(to: &response.headers)
+        SecurityHeaders.add(to: &response.headers, policy: securityPolicy)
         return response
     }
 

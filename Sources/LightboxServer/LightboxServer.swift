@@ -13,7 +13,7 @@ import NIOCore
 /// try await app.runService()
 /// ```
 ///
-/// Every route is a row of ``table(accounts:policy:limits:libraries:methods:)``: its method
+/// Every route is a row of ``table(accounts:policy:limits:libraries:tiles:methods:)``: its method
 /// and path, who may call it (``RouteAccess``), its handler in its resource's controller
 /// (Routes/) and its operation, from which docs/API.md and `/api/openapi.json` are made.
 ///
@@ -37,19 +37,22 @@ public enum LightboxServer {
     ///
     /// `jobs` is how many of each library's jobs (``PhotoLibrary/runJobs(_:onEvent:)``) the
     /// server runs at once while it lives; 0 leaves them to `lightbox worker` processes. With
-    /// `analyzer`, its runners find faces too.
+    /// `analyzer`, its runners find faces too. The web app's map draws `tiles`.
     public static func router(
         library: PhotoLibrary, accounts: Accounts? = nil, policy: AccessPolicy = AccessPolicy(),
-        limits: ServerLimits = ServerLimits(), jobs: Int = 0, analyzer: (any PhotoAnalyzing)? = nil
+        limits: ServerLimits = ServerLimits(), jobs: Int = 0, analyzer: (any PhotoAnalyzing)? = nil,
+        tiles: MapTiles = .openStreetMap
     ) -> Router<LightboxRequestContext> {
         let router = Router(context: LightboxRequestContext.self)
         let routes = Routes(router: router)
         // Outermost: every answer, errors included, in one form and with the security headers.
-        router.add(middleware: ErrorMiddleware(methods: routes.table))
+        router.add(
+            middleware: ErrorMiddleware(
+                methods: routes.table, securityPolicy: SecurityHeaders.policy(imageSource: tiles.imageSource)))
         let libraries = ServedLibraries(
             home: library, waitingRenders: limits.waitingRenders, jobs: jobs, analyzer: analyzer)
         router.add(middleware: AccessMiddleware(accounts: accounts, libraries: libraries, policy: policy))
-        add(to: routes, accounts: accounts, policy: policy, limits: limits, libraries: libraries)
+        add(to: routes, accounts: accounts, policy: policy, limits: limits, libraries: libraries, tiles: tiles)
         return router
     }
 
@@ -59,7 +62,7 @@ public enum LightboxServer {
     /// (Routes/), each beside its operation.
     static func table(
         accounts: Accounts?, policy: AccessPolicy, limits: ServerLimits, libraries: ServedLibraries,
-        methods: MethodTable
+        tiles: MapTiles = .openStreetMap, methods: MethodTable
     ) -> [(section: String, routes: [Route])] {
         let account = AccountRoutes(accounts: accounts, policy: policy)
         let assets = AssetRoutes()
@@ -69,7 +72,7 @@ public enum LightboxServer {
         let trash = TrashRoutes()
         let collections = CollectionRoutes()
         let people = PeopleRoutes()
-        let places = PlaceRoutes()
+        let places = PlaceRoutes(tiles: tiles)
         let sharing = ShareRoutes(accounts: accounts, libraries: libraries)
         let uploads = UploadRoutes(limits: limits)
         let downloads = DownloadRoutes()
@@ -230,6 +233,8 @@ public enum LightboxServer {
                 [
                     Route(.get, "/api/places", .read, places.places, PlaceRoutes.placesOperation),
                     Route(.get, "/api/assets/:id/place", .read, places.assetPlace, PlaceRoutes.assetPlaceOperation),
+                    Route(.get, "/api/map", .read, places.map, PlaceRoutes.mapOperation),
+                    Route(.get, "/api/map/tiles", .read, places.mapTiles, PlaceRoutes.mapTilesOperation),
                 ]
             ),
             (
@@ -309,10 +314,12 @@ public enum LightboxServer {
     }
 
     static func add(
-        to routes: Routes, accounts: Accounts?, policy: AccessPolicy, limits: ServerLimits, libraries: ServedLibraries
+        to routes: Routes, accounts: Accounts?, policy: AccessPolicy, limits: ServerLimits, libraries: ServedLibraries,
+        tiles: MapTiles = .openStreetMap
     ) {
         let table = table(
-            accounts: accounts, policy: policy, limits: limits, libraries: libraries, methods: routes.table)
+            accounts: accounts, policy: policy, limits: limits, libraries: libraries, tiles: tiles,
+            methods: routes.table)
         for (section, sectionRoutes) in table {
             for route in sectionRoutes { routes.add(route, section: section) }
         }
@@ -332,7 +339,8 @@ public enum LightboxServer {
     public static func application(
         library: PhotoLibrary, accounts: Accounts? = nil, policy: AccessPolicy = AccessPolicy(),
         host: String = "127.0.0.1", port: Int = 8080, limits: ServerLimits = ServerLimits(), jobs: Int = 0,
-        analyzer: (any PhotoAnalyzing)? = nil, onServerRunning: @escaping @Sendable () async -> Void = {}
+        analyzer: (any PhotoAnalyzing)? = nil, tiles: MapTiles = .openStreetMap,
+        onServerRunning: @escaping @Sendable () async -> Void = {}
     ) -> some ApplicationProtocol {
         let perAddress = AddressConnections(
             limit: limits.connectionsPerAddress, exemptingLoopback: policy.trustProxy)
@@ -340,7 +348,7 @@ public enum LightboxServer {
         return Application(
             router: router(
                 library: library, accounts: accounts, policy: policy, limits: limits, jobs: jobs,
-                analyzer: analyzer),
+                analyzer: analyzer, tiles: tiles),
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [

@@ -267,6 +267,10 @@ package protocol StoreReader {
     /// among `identifiers` only, when given.
     func placeCounts(among identifiers: Set<String>?) throws -> [PlaceCount]
 
+    /// The visible located assets in `area` by cells of the map's grid, `cellSize` degrees
+    /// square; among `identifiers` only, when given. Refuses a grid of too many cells.
+    func mapCells(in area: MapArea, cellSize: Double, among identifiers: Set<String>?) throws -> [MapCell]
+
     /// Whether the library names places (``StoreWriter/setPlacesEnabled(_:)``).
     func placesEnabled() throws -> Bool
 

@@ -343,6 +343,10 @@ package struct LimitedReader: StoreReader {
         try base.placeCounts(among: identifiers.map { $0.intersection(visible) } ?? visible)
     }
 
+    package func mapCells(in area: MapArea, cellSize: Double, among identifiers: Set<String>?) throws -> [MapCell] {
+        try base.mapCells(in: area, cellSize: cellSize, among: identifiers.map { $0.intersection(visible) } ?? visible)
+    }
+
     package func assetIdentifier(withOriginalHash sha256: String) throws -> String? {
         try base.assetIdentifier(withOriginalHash: sha256).flatMap { visible.contains($0) ? $0 : nil }
     }

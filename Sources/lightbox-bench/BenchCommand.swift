@@ -18,6 +18,7 @@ struct BenchCommand: AsyncParsableCommand {
             ImportBench.self, ThumbnailBench.self, FetchBench.self, MetadataBench.self, ImageBench.self,
             ImageCacheBench.self, EditBench.self, OwnCodeBench.self, CaptureBench.self, ServeFileBench.self,
             WebLibraryBench.self, LivePhotoPairCommand.self, MovieEditBench.self, PeopleBench.self, PlacesBench.self,
+            MapBench.self,
         ])
 }
 

@@ -58,6 +58,43 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var analysisOptions: AnalysisOptions
 
+    @Option(
+        name: .customLong("map-tiles"),
+        help: ArgumentHelp(
+            "The web app's map tiles, a URL with {z}, {x} and {y} (OpenStreetMap's by default, for light use; see its tile usage policy), or none.",
+            valueName: "URL"))
+    var mapTiles: String?
+
+    @Option(
+        name: .customLong("map-attribution"),
+        help: ArgumentHelp("What the map credits for its tiles (their licence asks for it).", valueName: "TEXT"))
+    var mapAttribution: String?
+
+    @Option(
+        name: .customLong("map-max-zoom"),
+        help: ArgumentHelp("The tile server's deepest zoom, 1 to 22.", valueName: "N"))
+    var mapMaxZoom = 19
+
+    /// The map's tiles the options name.
+    func tiles() throws -> MapTiles {
+        switch mapTiles {
+        case nil:
+            guard mapAttribution == nil else { throw ValidationError("--map-attribution goes with --map-tiles URL") }
+            return .openStreetMap
+        case "none": return .none
+        case let url?:
+            guard let attribution = mapAttribution, !attribution.isEmpty else {
+                throw ValidationError(
+                    "--map-tiles URL needs --map-attribution TEXT: what the tiles' licence asks to credit")
+            }
+            do {
+                return try MapTiles(url: url, attribution: attribution, maxZoom: mapMaxZoom)
+            } catch let error as MapTilesError {
+                throw ValidationError("--map-tiles: \(error)")
+            }
+        }
+    }
+
     func run() async throws {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535, not \(port)") }
         for (name, value) in [
@@ -68,6 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("\(name) must be 1...1000000, not \(value)")
         }
         guard (0...64).contains(jobs) else { throw ValidationError("--jobs must be 0...64, not \(jobs)") }
+        let tiles = try tiles()
         var limits = ServerLimits()
         limits.connections = maxConnections
         limits.connectionsPerAddress = maxConnectionsPerAddress
@@ -94,7 +132,7 @@ struct ServeCommand: AsyncParsableCommand {
         let faces = await AnalysisOptions.describe(analyzer) ?? unavailable
         let app = LightboxServer.application(
             library: library, accounts: accounts, policy: policy, host: host, port: port, limits: limits,
-            jobs: jobs, analyzer: analyzer
+            jobs: jobs, analyzer: analyzer, tiles: tiles
         ) {
             Output.message(
                 "Serving \(count) asset\(count == 1 ? "" : "s") from \(library.url.path) at http://\(host):\(port) (Ctrl-C stops)"

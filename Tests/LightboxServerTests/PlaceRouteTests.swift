@@ -76,4 +76,97 @@ struct PlaceRouteTests {
             #expect(!String(decoding: response.body.readableBytesView, as: UTF8.self).contains("Canberra"))
         }
     }
+
+    @Test("The map's cells for the owner and for a limited token; a bad area or zoom is a 400")
+    func map() async throws {
+        let (folder, library, accounts, app) = try await AccessTests.makeServer()
+        defer { withExtendedLifetime(folder) {} }
+        let assets = Array(
+            try library.fetchAssets(
+                options: FetchOptions(sortDescriptors: [FetchSortDescriptor(key: "localIdentifier")])))
+        try await library.performChanges { changes in
+            changes.changeRequest(for: assets[0]).location = Location(latitude: 38.72, longitude: -9.14)
+            changes.changeRequest(for: assets[1]).location = Location(latitude: -35.29, longitude: 149.13)
+        }
+        var album = ""
+        try await library.performChanges { changes in
+            let request = changes.creationRequestForAssetCollection(withTitle: "Lisbon trip")
+            request.addAssets([assets[0].localIdentifier])
+            album = request.localIdentifier
+        }
+        let ann = try #require(try await accounts.user(named: "ann"))
+        let (_, whole) = try await accounts.createToken(for: ann, name: "reader", scope: .read)
+        let (_, frame) = try await accounts.createToken(for: ann, name: "frame", scope: .read, limitedTo: [album])
+        let owner: HTTPFields = [.authorization: "Bearer " + whole]
+        let limited: HTTPFields = [.authorization: "Bearer " + frame]
+        let earth = "/api/map?south=-90&west=-180&north=90&east=180&zoom=1"
+        try await app.test(.router) { client in
+            var response = try await client.execute(uri: earth, method: .get, headers: owner) { $0 }
+            #expect(response.status == .ok)
+            var body = try AccessTests.body(response)
+            #expect(body["count"] as? Int == 2 && body["zoom"] as? Int == 1)
+            let cells = try #require(body["cells"] as? [[String: Any]])
+            #expect(Set(cells.compactMap { $0["asset"] as? String }) == Set(assets.prefix(2).map(\.localIdentifier)))
+            let lisbon = try #require(cells.first { $0["asset"] as? String == assets[0].localIdentifier })
+            #expect(lisbon["latitude"] as? Double == 38.72 && lisbon["south"] as? Double == 38.72)
+
+            // Across the antimeridian: Canberra's side only.
+            response = try await client.execute(
+                uri: "/api/map?south=-60&west=100&north=60&east=-100&zoom=3", method: .get, headers: owner
+            ) { $0 }
+            body = try AccessTests.body(response)
+            #expect(
+                (body["cells"] as? [[String: Any]])?.compactMap { $0["asset"] as? String } == [
+                    assets[1].localIdentifier
+                ])
+
+            // A limited token: its album's photo only.
+            response = try await client.execute(uri: earth, method: .get, headers: limited) { $0 }
+            body = try AccessTests.body(response)
+            #expect(
+                (body["cells"] as? [[String: Any]])?.compactMap { $0["asset"] as? String } == [
+                    assets[0].localIdentifier
+                ])
+
+            for bad in [
+                "/api/map?south=10&west=0&north=5&east=1&zoom=3", "/api/map?south=-91&west=0&north=5&east=1&zoom=3",
+                "/api/map?south=0&west=0&north=5&east=1&zoom=23", "/api/map?south=0&west=0&north=5&east=1",
+                "/api/map?south=nan&west=0&north=5&east=1&zoom=3", "/api/map?south=0&west=0&north=5&east=1e400&zoom=3",
+                "/api/map?south=-90&west=-180&north=90&east=180&zoom=22",
+            ] {
+                response = try await client.execute(uri: bad, method: .get, headers: owner) { $0 }
+                #expect(response.status == .badRequest, "\(bad)")
+            }
+
+            // The tiles the page draws: OpenStreetMap's unless the operator said otherwise, and the
+            // page may load images from there and nowhere else.
+            response = try await client.execute(uri: "/api/map/tiles", method: .get, headers: owner) { $0 }
+            body = try AccessTests.body(response)
+            #expect(body["url"] as? String == "https://tile.openstreetmap.org/{z}/{x}/{y}.png")
+            #expect(
+                response.headers[.contentSecurityPolicy]?.contains(
+                    "img-src 'self' blob: data: https://tile.openstreetmap.org;") == true)
+        }
+    }
+
+    @Test("An operator's tile URL is checked, and its origin alone is let into the page's images")
+    func tiles() throws {
+        let tiles = try MapTiles(
+            url: "https://{s}.tiles.example.org/osm/{z}/{x}/{y}.png?key=k", attribution: "© Example")
+        #expect(tiles.imageSource == "https://*.tiles.example.org")
+        #expect(
+            try MapTiles(url: "http://127.0.0.1:8123/{z}/{x}/{y}.png", attribution: "Local").imageSource
+                == "http://127.0.0.1:8123")
+        for bad in [
+            "ftp://tiles.example.org/{z}/{x}/{y}.png", "https://tiles.example.org/{z}/{x}.png", "/{z}/{x}/{y}.png",
+            "https://user:pass@tiles.example.org/{z}/{x}/{y}.png",
+            "https://tiles.example.org'; script-src *;/{z}/{x}/{y}",
+        ] {
+            #expect(throws: MapTilesError.self, "\(bad)") { try MapTiles(url: bad, attribution: "x") }
+        }
+        #expect(throws: MapTilesError.self) {
+            try MapTiles(url: "https://t.example.org/{z}/{x}/{y}.png", attribution: "a\nb")
+        }
+        #expect(MapTiles.none.imageSource == nil)
+    }
 }

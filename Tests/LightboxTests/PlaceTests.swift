@@ -170,4 +170,70 @@ struct PlaceTests {
         func add(_ count: Int) { lock.withLock { counts.append(count) } }
         var values: [Int] { lock.withLock { counts } }
     }
+
+    @Test("The map's cells count every visible located photo once, by the grid, across the antimeridian too")
+    func mapCells() async throws {
+        let folder = try TemporaryDirectory()
+        let (library, sea) = try await Self.makeLibrary(folder)
+        let located = try library.fetchAssets().filter { $0.location != nil }
+        #expect(located.count == Self.located.count + 1)
+
+        // The oracle: each photo's cell of the grid at the zoom, from the location exiftool reads.
+        var paths = [sea: folder.url.appendingPathComponent(sea).path]
+        for (file, _, _) in Self.located { paths[URL(fileURLWithPath: file).lastPathComponent] = try Corpus.path(file) }
+        var positions: [(Double, Double)] = []
+        for asset in located {
+            let path = try #require(paths[asset.resources.first?.originalFilename ?? ""])
+            let tags = try ExifTool.tags(["Composite:GPSLatitude", "Composite:GPSLongitude"], of: path)
+            positions.append(
+                (try #require(Double(tags["GPSLatitude"] ?? "")), try #require(Double(tags["GPSLongitude"] ?? ""))))
+        }
+        func key(_ latitude: Double, _ longitude: Double, _ zoom: Int) -> String {
+            let cell = 360 / (Double(1 << zoom) * 4)
+            return "\(((latitude + 90) / cell).rounded(.down)),\(((longitude + 180) / cell).rounded(.down))"
+        }
+        func expected(_ zoom: Int) -> [String: Int] {
+            positions.reduce(into: [:]) { $0[key($1.0, $1.1, zoom), default: 0] += 1 }
+        }
+        func found(_ cells: [MapCell], _ zoom: Int) -> [String: Int] {
+            cells.reduce(into: [:]) { $0[key($1.latitude, $1.longitude, zoom), default: 0] += $1.count }
+        }
+        for zoom in [0, 2, 4, 5] {
+            let cells = try await library.mapCells(in: .world, zoom: zoom)
+            #expect(cells.reduce(0) { $0 + $1.count } == located.count, "zoom \(zoom)")
+            #expect(found(cells, zoom) == expected(zoom), "zoom \(zoom)")
+        }
+        // A single photo's cell: its own position, its box a point, and the photo itself.
+        let canberra = try Self.asset(library, named: Self.located[0].file)
+        let near = try #require(MapArea(south: -36, west: 148, north: -35, east: 150))
+        let one = try await library.mapCells(in: near, zoom: 12)
+        #expect(one.count == 1 && one.first?.asset == canberra.localIdentifier && one.first?.count == 1)
+        #expect(one.first?.latitude == canberra.location?.latitude && one.first?.south == one.first?.north)
+
+        // Across the antimeridian (west 100° E to east 100° W): Canberra alone; the other way round,
+        // everything but Canberra.
+        let pacific = try #require(MapArea(south: -80, west: 100, north: 80, east: -100))
+        #expect(try await library.mapCells(in: pacific, zoom: 3).map(\.asset) == [canberra.localIdentifier])
+        let atlantic = try #require(MapArea(south: -80, west: -100, north: 80, east: 100))
+        #expect(try await library.mapCells(in: atlantic, zoom: 3).reduce(0) { $0 + $1.count } == located.count - 1)
+
+        // Hidden and deleted photos leave the map; a limited view sees its own only.
+        let sheffield = try Self.asset(library, named: "exiftool/images/Apple.jpg")
+        try await library.performChanges {
+            $0.changeRequest(for: sheffield).isHidden = true
+            $0.deleteAssets([canberra.localIdentifier])
+        }
+        #expect(try await library.mapCells(in: .world, zoom: 2).reduce(0) { $0 + $1.count } == located.count - 2)
+        let brasilia = try Self.asset(library, named: Self.located[3].file)
+        let limited = library.limited(
+            to: LimitedSelection(assetIdentifiers: [brasilia.localIdentifier, sheffield.localIdentifier]))
+        #expect(try await limited.mapCells(in: .world, zoom: 2).map(\.asset) == [brasilia.localIdentifier])
+
+        // Bounded before any work: a deep zoom over the earth, a zoom out of range, a bad area.
+        await #expect(throws: LibraryError.self) { try await library.mapCells(in: .world, zoom: 16) }
+        await #expect(throws: LibraryError.self) { try await library.mapCells(in: near, zoom: 23) }
+        #expect(MapArea(south: 10, west: 0, north: 5, east: 1) == nil)
+        #expect(MapArea(south: .nan, west: 0, north: 5, east: 1) == nil)
+        #expect(MapArea(south: 0, west: -181, north: 5, east: 1) == nil)
+    }
 }

@@ -1370,6 +1370,81 @@ class PageChecks:
         self.assertIn(f"{latitude:.5f}", rows.get("Coordinates", ""))
         self.shot("place")
 
+    def marker_counts(self):
+        """What each marker the map shows says: its badge's count, 1 without one."""
+        return self.driver.execute_script("""
+            return [...document.querySelectorAll('#map .map-marker')].map(marker => {
+              const badge = marker.querySelector('.map-count');
+              return badge ? Number(badge.textContent.replace(/[^0-9]/g, '')) : 1;
+            });""")
+
+    def test_the_map_clusters_the_located_photos_and_opens_a_markers_photos(self):
+        """Places had a list and no map: the map's markers hold every located photo once, over
+        tiles of the operator's server, and a marker, the view and a city open their photos."""
+        self.sign_in()
+        counted = lambda predicate: self.api("/api/timeline?predicate=" + urllib.parse.quote(predicate))["count"]
+        located = counted("latitude != nil")
+        self.assertGreaterEqual(located, 5, "check-web's library has photos with a location")
+        self.wait.until(lambda d: d.find_element(By.ID, "places-entry").get_attribute("hidden") is None)
+        self.driver.get(URL + "/#places")
+        self.wait.until(lambda d: d.find_element(By.ID, "map").get_attribute("data-ready") == "true")
+        self.assertEqual(self.driver.find_element(By.ID, "title").text, "Places")
+        # The first view holds them all: the markers' counts add up to every located photo.
+        self.wait.until(lambda d: sum(self.marker_counts()) == located)
+        self.assertEqual(int(self.driver.find_element(By.ID, "map").get_attribute("data-count")), located)
+        self.assertGreater(len(self.marker_counts()), 1, "photos half the earth apart share one marker")
+        self.wait.until(lambda d: d.execute_script(
+            "return document.querySelectorAll('#map img.leaflet-tile-loaded').length") > 0)
+        with urllib.request.urlopen(os.environ["LIGHTBOX_TILES"] + "/count", timeout=5) as answer:
+            self.assertGreater(int(answer.read()), 0, "no tile came from the operator's tile server")
+        self.assertIn("Lightbox's test tiles", self.driver.find_element(By.CSS_SELECTOR, ".leaflet-control-attribution").text)
+        self.shot("map")
+        # The list names the countries, each with its count.
+        countries = self.api("/api/places")["countries"]
+        self.assertTrue(countries, "the worker named places")
+        summaries = [s.text for s in self.driver.find_elements(By.CSS_SELECTOR, "#place-list .place-country summary")]
+        self.assertEqual(len(summaries), len(countries))
+        first = countries[0]
+        self.assertEqual(summaries[0].split("\n")[0], first["name"] or "Elsewhere (far from any town)")
+        # The view's photos in the timeline.
+        self.driver.find_element(By.ID, "map-show").click()
+        self.wait.until(lambda d: "On the map" in d.find_element(By.ID, "chips").text)
+        self.wait.until(lambda d: self.count_shown() == located)
+        # The southernmost marker (Canberra's photos, with those near) opens its own photos.
+        self.driver.get(URL + "/#places")
+        self.wait.until(lambda d: d.find_element(By.ID, "map").get_attribute("data-ready") == "true")
+        self.wait.until(lambda d: sum(self.marker_counts()) == located)
+        southernmost = """
+            const markers = [...document.querySelectorAll('#map .map-marker')];
+            return markers.length ? markers.reduce((a, b) =>
+              b.getBoundingClientRect().top > a.getBoundingClientRect().top ? b : a) : null;"""
+        south = self.driver.execute_script(southernmost)
+        badge = south.find_elements(By.CSS_SELECTOR, ".map-count")
+        expected = int(badge[0].text.replace(",", "")) if badge else 1
+        self.assertEqual(expected, counted("latitude < -20"), "the southernmost marker holds the southern photos")
+        # A cluster zooms in first; at the photos' own marker, the photos open in the timeline.
+        for _ in range(10):
+            if "On the map" in self.driver.find_element(By.ID, "chips").text:
+                break
+            marker = self.driver.execute_script(southernmost)
+            if marker:
+                self.driver.execute_script("arguments[0].click()", marker)
+            time.sleep(1)
+        self.wait.until(lambda d: "On the map" in d.find_element(By.ID, "chips").text)
+        self.wait.until(lambda d: self.count_shown() == expected)
+        self.shot("marker")
+        # A city of the list: its photos, said as a chip.
+        self.driver.get(URL + "/#places")
+        link = self.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#place-list .place-link"))
+        name = link.find_element(By.CSS_SELECTOR, ".place-name").text.removeprefix("All of ")
+        number = int(link.find_element(By.CSS_SELECTOR, ".count").text.replace(",", ""))
+        code = first["countryCode"]
+        self.assertEqual(number, counted(f'place == "{name}" AND countryCode == "{code}"'))
+        link.click()
+        self.wait.until(lambda d: f"{name} ({code})" in d.find_element(By.ID, "chips").text)
+        self.wait.until(lambda d: self.count_shown() == number)
+        self.shot("city")
+
     def test_a_party_across_midnight_in_two_time_zones_keeps_its_two_days(self):
         """check-web's party: a phone at +02:00 (23:00, 23:40, 00:20) and a camera that records
         no zone (23:30, 00:10). By the instants the days would alternate; by each photo's own

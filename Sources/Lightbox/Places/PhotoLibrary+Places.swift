@@ -124,6 +124,25 @@ extension PhotoLibrary {
     }
 }
 
+extension PhotoLibrary {
+    /// The deepest zoom ``mapCells(in:zoom:)`` takes: a cell is then a few metres wide.
+    public static let deepestMapZoom = 22
+
+    /// The visible photos and movies with a location in `area`, grouped for a map at `zoom` (as
+    /// web maps count it: 0 shows the earth in one tile of 256 pixels, each level doubles it)
+    /// into cells of a grid about 64 pixels square at that zoom, the fullest first: each cell's
+    /// count, mean position, the box its assets lie in and one of them. A map shows a marker a
+    /// cell, and a million located assets are counted in the store, never read. A view asking
+    /// for more than 20,000 cells (an area far larger than a screen at its zoom) is refused.
+    public func mapCells(in area: MapArea, zoom: Int) async throws -> [MapCell] {
+        guard (0...Self.deepestMapZoom).contains(zoom) else {
+            throw LibraryError(.invalidRequest, "a map's zoom is from 0 to \(Self.deepestMapZoom), not \(zoom)")
+        }
+        let cellSize = 360 / (Double(1 << zoom) * 4)
+        return try await store.read { try $0.mapCells(in: area, cellSize: cellSize, among: nil) }
+    }
+}
+
 /// A country of the places' list, with its photos' count and its cities.
 public struct PlaceCountry: Sendable, Hashable, Codable {
     /// nil far from any country's place (a photo off its coast knows only a region).

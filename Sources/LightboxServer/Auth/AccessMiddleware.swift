@@ -205,18 +205,22 @@ struct AccessMiddleware: RouterMiddleware {
 /// security policy that forbids framing and scripts or styles from elsewhere. Added by
 /// ``ErrorMiddleware``, the outermost.
 enum SecurityHeaders {
-    static let contentSecurityPolicy =
-        "default-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; object-src 'none'; "
-        + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    static let contentSecurityPolicy = policy(imageSource: nil)
+
+    /// The policy, letting images come from `imageSource` too (the map's tile server) when given.
+    static func policy(imageSource: String?) -> String {
+        "default-src 'self'; img-src 'self' blob: data:\(imageSource.map { " " + $0 } ?? ""); media-src 'self' blob:; "
+            + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    }
 
     static let referrerPolicy = HTTPFields.Element.Name("Referrer-Policy")!
     static let frameOptions = HTTPFields.Element.Name("X-Frame-Options")!
 
-    static func add(to headers: inout HTTPFields) {
+    static func add(to headers: inout HTTPFields, policy: String = contentSecurityPolicy) {
         headers[.xContentTypeOptions] = "nosniff"
         // A route may be stricter: a shared album's page tells no one its URL.
         if headers[referrerPolicy] == nil { headers[referrerPolicy] = "same-origin" }
-        headers[.contentSecurityPolicy] = contentSecurityPolicy
+        headers[.contentSecurityPolicy] = policy
         headers[frameOptions] = "DENY"
     }
 }

@@ -149,6 +149,21 @@ enum Schemas {
                                     required: ["count"])),
                         ], required: ["count", "cities"]))
             ], required: ["countries"]),
+        "MapCells": Schema.object(
+            [
+                "zoom": Schema.integer, "count": Schema.integer,
+                "cells": Schema.array(
+                    Schema.object(
+                        [
+                            "latitude": Schema.number, "longitude": Schema.number, "count": Schema.integer,
+                            "south": Schema.number, "west": Schema.number, "north": Schema.number,
+                            "east": Schema.number, "asset": Schema.string,
+                        ],
+                        required: ["latitude", "longitude", "count", "south", "west", "north", "east", "asset"])),
+            ], required: ["zoom", "cells", "count"]),
+        "MapTiles": Schema.object(
+            ["url": Schema.string, "attribution": Schema.string, "maxZoom": Schema.integer],
+            required: ["attribution", "maxZoom"]),
         "CollectionPage": Schema.object(
             ["collections": Schema.array(Schema.ref("Collection")), "next": Schema.string], required: ["collections"]),
         "List": Schema.object(

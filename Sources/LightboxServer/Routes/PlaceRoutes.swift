@@ -2,10 +2,13 @@ import Foundation
 import Hummingbird
 import Lightbox
 
-/// Places over HTTP (docs/ANALYSIS.md): the places of the library's photos, country to city, and
-/// the place of one. A limited caller (a limited token, a link) sees the places of the photos it
-/// sees, counted over those. Each route's contract is its `APIOperation` (docs/API.md).
+/// Places over HTTP (docs/ANALYSIS.md): the places of the library's photos, country to city, the
+/// place of one, and the map's cells and tiles. A limited caller (a limited token, a link) sees
+/// the places and the cells of the photos it sees, counted over those. Each route's contract is
+/// its `APIOperation` (docs/API.md).
 struct PlaceRoutes: Sendable {
+    let tiles: MapTiles
+
     struct PlaceList: Encodable {
         var countries: [PlaceCountry]
     }
@@ -42,5 +45,73 @@ struct PlaceRoutes: Sendable {
             throw LibraryError(.assetNotFound, "no asset has the identifier \(id)")
         }
         return try LightboxServer.jsonResponse(OnePlace(place: try await library.place(of: asset)))
+    }
+
+    struct MapAnswer: Encodable {
+        var zoom: Int
+        var cells: [MapCell]
+        /// The assets in all the cells.
+        var count: Int
+    }
+
+    static let mapOperation = APIOperation(
+        "The located photos of an area, grouped for a map: a cell of a grid about 64 pixels square at the zoom.",
+        details: """
+            Each cell of the grid (counted from 90° S, 180° W, so the same at every read) has the visible
+            photos and movies with a location in it: how many, their mean position (the marker's), the box
+            they lie in and one of them (`asset`, for a single photo's thumbnail). The fullest cells come
+            first. `west` greater than `east` crosses the antimeridian. An area of more than 20,000 cells at
+            the zoom (far larger than a screen) is refused.
+            """,
+        parameters: [
+            .query("south", Schema.number, required: true, "The area's southern edge, in degrees (-90 to 90)."),
+            .query("west", Schema.number, required: true, "Its western edge (-180 to 180)."),
+            .query("north", Schema.number, required: true, "Its northern edge, not south of `south`."),
+            .query("east", Schema.number, required: true, "Its eastern edge (-180 to 180)."),
+            .query(
+                "zoom", Schema.integer(0...PhotoLibrary.deepestMapZoom), required: true,
+                "The zoom as web maps count it: 0 shows the earth in one tile of 256 pixels."),
+        ],
+        responses: [.json(200, "The cells.", Schema.ref("MapCells"))])
+
+    @Sendable
+    func map(_ request: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let parameters = request.uri.formQuery
+        func degrees(_ name: String) throws -> Double {
+            guard let text = parameters.get(name), let value = Double(text), value.isFinite else {
+                throw HTTPError(.badRequest, message: "\(name) must be a number of degrees")
+            }
+            return value
+        }
+        let south = try degrees("south")
+        let west = try degrees("west")
+        let north = try degrees("north")
+        let east = try degrees("east")
+        guard let area = MapArea(south: south, west: west, north: north, east: east) else {
+            throw HTTPError(
+                .badRequest,
+                message: "an area is south ≤ north within ±90° and west, east within ±180°, "
+                    + "not \(south), \(west), \(north), \(east)")
+        }
+        guard let zoom = try parameters.get("zoom", as: Int.self) else {
+            throw HTTPError(.badRequest, message: "zoom is needed: 0 to \(PhotoLibrary.deepestMapZoom)")
+        }
+        let cells = try await library.mapCells(in: area, zoom: zoom)
+        return try LightboxServer.jsonResponse(
+            MapAnswer(zoom: zoom, cells: cells, count: cells.reduce(0) { $0 + $1.count }))
+    }
+
+    static let mapTilesOperation = APIOperation(
+        "Where the map's tiles come from: a URL template, its attribution and its deepest zoom.",
+        details: """
+            Set by the operator (`lightbox serve --map-tiles URL`); OpenStreetMap's tile server unless said.
+            No `url` when the operator chose no tiles: the map then shows its markers alone.
+            """,
+        responses: [.json(200, "The tiles.", Schema.ref("MapTiles"))])
+
+    @Sendable
+    func mapTiles(_ _: Request, _ _: LightboxRequestContext) async throws -> Response {
+        try LightboxServer.jsonResponse(tiles)
     }
 }

@@ -22,7 +22,8 @@ import NIOCore
 /// folders show as covers, each moved, renamed or deleted from its menu (`albums.js`); the
 /// people found in photos show as faces, named, merged and hidden in place, and the viewer's
 /// information outlines each face, said to be someone, nobody or no face (`people.js`,
-/// `faces.js`).
+/// `faces.js`); the places show on a map of clustered photos, with their countries and cities
+/// beside it (`places.js`, drawn by Leaflet and its marker cluster, Debian's, loaded with the page).
 struct WebPage: Sendable {
     struct File: Sendable {
         let bytes: [UInt8]
@@ -105,6 +106,11 @@ struct WebPage: Sendable {
         "albums.js": File(PackageResources.albums_js, "text/javascript; charset=utf-8"),
         "faces.js": File(PackageResources.faces_js, "text/javascript; charset=utf-8"),
         "people.js": File(PackageResources.people_js, "text/javascript; charset=utf-8"),
+        "places.js": File(PackageResources.places_js, "text/javascript; charset=utf-8"),
+        "leaflet.js": File(PackageResources.leaflet_js, "text/javascript; charset=utf-8"),
+        "leaflet.css": File(PackageResources.leaflet_css, "text/css; charset=utf-8"),
+        "markercluster.js": File(PackageResources.markercluster_js, "text/javascript; charset=utf-8"),
+        "markercluster.css": File(PackageResources.markercluster_css, "text/css; charset=utf-8"),
         "icon.svg": File(PackageResources.icon_svg, "image/svg+xml"),
     ]
 

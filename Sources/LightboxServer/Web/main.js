@@ -9,6 +9,7 @@ import { openEditor } from './editor.js';
 import { loadSidebar, showFromAddress } from './sidebar.js';
 import { onAlbumsChanged } from './albums.js';
 import { onPeopleChanged } from './people.js';
+import { refreshPlaces } from './places.js';
 import './select.js';
 import './upload.js';
 import './camera.js';
@@ -64,6 +65,7 @@ function changed() {
     refresh();
     loadSidebar().catch(() => {});
     if (new URLSearchParams(location.hash.slice(1)).has('shared')) showSharedPage().catch(() => {});
+    refreshPlaces().catch(() => {});
   }, 250);
 }
 onChange(changed);

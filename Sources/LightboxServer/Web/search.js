@@ -1,5 +1,5 @@
-// Search: filters on the library (kind, favourites, rating, dates, file name, a person, place,
-// camera and lens) that build a predicate of the model's fetch language, kept in the address (#type=video&fav=1...)
+// Search: filters on the library (kind, favourites, rating, dates, file name, a person, a place
+// or an area of the map, camera and lens) that build a predicate of the model's fetch language, kept in the address (#type=video&fav=1...)
 // and shown as chips, each removed with its ×. The grid shows what the predicate selects,
 // newest first under its days.
 import { address, request } from './api.js';
@@ -65,6 +65,23 @@ function filters() {
   if (camera) found.push(['camera', 'Camera: ' + camera, 'cameraModel == ' + quoted(camera)]);
   const lens = (params.get('lens') || '').slice(0, 200);
   if (lens) found.push(['lens', 'Lens: ' + lens, 'lensModel == ' + quoted(lens)]);
+  const place = (params.get('place') || '').trim().slice(0, 200);
+  const code = (params.get('cc') || '').trim().toUpperCase();
+  if (place) {
+    // A city of the places' list is named with its country: Paris, FR and not Paris, Texas.
+    const country = /^[A-Z]{2}$/.test(code) ? code : null;
+    found.push(['place', place + (country ? ' (' + country + ')' : ''),
+                'place == ' + quoted(place) + (country ? ' AND countryCode == ' + quoted(country) : '')]);
+  }
+  const area = (params.get('area') || '').split(',').map(Number);
+  if (area.length === 4 && area.every(Number.isFinite) && Math.abs(area[0]) <= 90 && Math.abs(area[2]) <= 90 &&
+      area[0] <= area[2] && Math.abs(area[1]) <= 180 && Math.abs(area[3]) <= 180) {
+    // From the map: its view, or one marker's photos; west beyond east crosses the antimeridian.
+    const [south, west, north, east] = area;
+    const longitude = west <= east ? 'longitude BETWEEN {' + west + ', ' + east + '}'
+      : '(longitude >= ' + west + ' OR longitude <= ' + east + ')';
+    found.push(['area', 'On the map', 'latitude BETWEEN {' + south + ', ' + north + '} AND ' + longitude]);
+  }
   const near = (params.get('near') || '').split(',').map(Number);
   if (near.length === 2 && near.every(Number.isFinite) && Math.abs(near[0]) <= 90 && Math.abs(near[1]) <= 180) {
     // About 11 km each way.
@@ -86,7 +103,7 @@ export function filtersFromAddress() {
     chip.dataset.filter = name;
     chip.textContent = label + ' ×';
     chip.setAttribute('aria-label', 'Remove the filter ' + label);
-    chip.addEventListener('click', () => go({ [name]: null }));
+    chip.addEventListener('click', () => go(name === 'place' ? { place: null, cc: null } : { [name]: null }));
     return chip;
   }));
   chips.hidden = !found.length;

@@ -13,6 +13,7 @@ import { showTrashActions } from './trash.js';
 import { hideUsersPage, showUsersPage } from './users.js';
 import { hideAlbumsPage, showAlbumsPage } from './albums.js';
 import { hidePeoplePage, showPeoplePage } from './people.js';
+import { hidePlacesPage, showPlacesPage } from './places.js';
 import { said, toast } from './toast.js';
 
 const sidebar = document.getElementById('sidebar');
@@ -130,6 +131,10 @@ export async function loadSidebar() {
   // People, once the library has someone (a limited view has no one).
   const someone = await listed('/api/people?limit=1').catch(() => ({ people: [] }));
   document.getElementById('people-entry').hidden = !someone.people.length;
+  // Places, once a photo has a location.
+  const located = await listed('/api/assets?limit=1&predicate=' + encodeURIComponent('latitude != nil'))
+    .catch(() => ({ assets: [] }));
+  document.getElementById('places-entry').hidden = !located.assets.length;
   markCurrent();
   // The viewer's "Add to album" lists them.
   dispatchEvent(new Event('lightbox-albums'));
@@ -183,6 +188,7 @@ const PAGES = {
   shared: { title: 'Shared', show: showSharedPage, hide: hideSharedPage },
   users: { title: 'Users', show: showUsersPage, hide: hideUsersPage },
   people: { title: 'People', show: showPeoplePage, hide: hidePeoplePage },
+  places: { title: 'Places', show: showPlacesPage, hide: hidePlacesPage },
 };
 // The header's buttons of an album's page and of a person's.
 const ALBUM_BUTTONS = ['rename-album', 'delete-album', 'share-album'];

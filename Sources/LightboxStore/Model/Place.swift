@@ -74,3 +74,66 @@ public struct PlaceCount: Sendable, Hashable, Codable {
     public var city: String?
     public var count: Int
 }
+
+/// An area of the map, in degrees: `south` to `north` and `west` to `east`, each within the
+/// earth's range (``init(south:west:north:east:)`` clamps). `west` greater than `east` crosses
+/// the antimeridian (a view of the Pacific).
+public struct MapArea: Sendable, Hashable, Codable {
+    public var south: Double
+    public var west: Double
+    public var north: Double
+    public var east: Double
+
+    /// Nil unless every side is a finite number, `south` is not above `north`, and each
+    /// latitude lies within ±90° and each longitude within ±180° (what a map's view sends).
+    public init?(south: Double, west: Double, north: Double, east: Double) {
+        guard [south, west, north, east].allSatisfy(\.isFinite), south <= north, abs(south) <= 90, abs(north) <= 90,
+            abs(west) <= 180, abs(east) <= 180
+        else { return nil }
+        self.south = south
+        self.west = west
+        self.north = north
+        self.east = east
+    }
+
+    /// The whole earth.
+    public static let world = MapArea(south: -90, west: -180, north: 90, east: 180)!
+
+    /// Its longitudes as ranges: one, or two where it crosses the antimeridian.
+    public var longitudeRanges: [ClosedRange<Double>] {
+        west <= east ? [west...east] : [west...180, -180...east]
+    }
+
+    /// The degrees of longitude it spans.
+    public var width: Double { longitudeRanges.reduce(0) { $0 + $1.upperBound - $1.lowerBound } }
+}
+
+/// A cell of the map's grid and the visible located assets in it: how many, where they are on
+/// average (a cluster's marker), the box they lie in (a click zooms to it), and one of them
+/// (a single photo's marker shows it).
+public struct MapCell: Sendable, Hashable, Codable {
+    public var latitude: Double
+    public var longitude: Double
+    public var count: Int
+    public var south: Double
+    public var west: Double
+    public var north: Double
+    public var east: Double
+    /// The identifier of one of its assets (the first added, so that it is the same at every
+    /// read).
+    public var asset: String
+
+    public init(
+        latitude: Double, longitude: Double, count: Int, south: Double, west: Double, north: Double,
+        east: Double, asset: String
+    ) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.count = count
+        self.south = south
+        self.west = west
+        self.north = north
+        self.east = east
+        self.asset = asset
+    }
+}

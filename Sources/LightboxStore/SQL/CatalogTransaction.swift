@@ -158,6 +158,10 @@ struct CatalogTransaction: StoreWriter {
         try db.placeCounts(among: identifiers)
     }
 
+    func mapCells(in area: MapArea, cellSize: Double, among identifiers: Set<String>?) throws -> [MapCell] {
+        try db.mapCells(in: area, cellSize: cellSize, among: identifiers)
+    }
+
     func recordPlaces(_ found: [FoundPlace], model: String) throws {
         try db.recordPlaces(found, model: model)
     }

@@ -22,6 +22,10 @@ protocol SQLDatabase {
     /// `creationDate` and `creationTimeZoneOffset` in order: a timeline over a million assets
     /// reads them all.
     func creationDays(_ sql: String, _ arguments: [SQLValue], aspectRatios: Bool) throws -> [AssetDay]
+
+    /// Adds the points a query gives (latitude, longitude and row id, a row each) to the map's
+    /// `grid`: every visible located asset of a view of the earth.
+    func mapGrid(_ sql: String, _ arguments: [SQLValue], into grid: inout MapGrid) throws
 }
 
 extension SQLDatabase {
@@ -95,6 +99,15 @@ enum SQLDialect: Sendable {
         switch self {
         case .sqlite: "swiftLowercaseString(\(text))"
         case .postgres: "lower(\(text))"
+        }
+    }
+
+    /// The integer part of a non-negative number, a SQL expression: SQLite's cast truncates it,
+    /// PostgreSQL's rounds (so it floors first).
+    func wholePart(of number: String) -> String {
+        switch self {
+        case .sqlite: "CAST(\(number) AS INTEGER)"
+        case .postgres: "CAST(FLOOR(\(number)) AS BIGINT)"
         }
     }
 

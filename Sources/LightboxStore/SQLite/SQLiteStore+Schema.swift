@@ -538,6 +538,9 @@ extension SQLiteStore {
         migrator.registerMigration("v30: places") { db in
             try db.execute(sql: PlaceSchema.sqlite.joined(separator: ";\n"))
         }
+        migrator.registerMigration("v31: the map's cells") { db in
+            try db.execute(sql: MapSchema.statements.joined(separator: ";\n"))
+        }
         return migrator
     }
 
