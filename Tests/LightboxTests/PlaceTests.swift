@@ -122,6 +122,19 @@ struct PlaceTests {
         #expect(try await limited.place(of: moved) == nil)
         #expect(try await limited.place(of: canberra)?.city == "Canberra")
 
+        // A hidden photo and a deleted one leave the list's counts, and come back with them.
+        let brasilia = try Self.asset(library, named: Self.located[3].file)
+        try await library.performChanges {
+            $0.changeRequest(for: canberra).isHidden = true
+            $0.deleteAssets([brasilia.localIdentifier])
+        }
+        #expect(Set(try await library.placeList().compactMap(\.name)) == ["United States", "Portugal"])
+        try await library.performChanges {
+            $0.changeRequest(for: canberra).isHidden = false
+            $0.restoreAssets([brasilia.localIdentifier])
+        }
+        #expect(try await library.placeList().count == Self.located.count)
+
         // Switched off: every place forgotten, nothing asked; on again, all named anew.
         try await library.setPlacesEnabled(false)
         #expect(try await library.place(of: canberra) == nil)

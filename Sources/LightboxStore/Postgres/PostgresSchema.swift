@@ -44,6 +44,7 @@ enum PostgresSchema {
         ("v29: faces grouping has looked at", PlacedSchema.statements, nil),
         ("v30: places", PlaceSchema.postgres, nil),
         ("v31: the map's cells", MapSchema.statements, nil),
+        ("v32: the places' counts", PlaceSchema.counting, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its

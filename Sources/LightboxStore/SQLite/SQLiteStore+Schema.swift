@@ -541,6 +541,9 @@ extension SQLiteStore {
         migrator.registerMigration("v31: the map's cells") { db in
             try db.execute(sql: MapSchema.statements.joined(separator: ";\n"))
         }
+        migrator.registerMigration("v32: the places' counts") { db in
+            try db.execute(sql: PlaceSchema.counting.joined(separator: ";\n"))
+        }
         return migrator
     }
 
