@@ -1444,6 +1444,11 @@ class PageChecks:
         self.wait.until(lambda d: f"{name} ({code})" in d.find_element(By.ID, "chips").text)
         self.wait.until(lambda d: self.count_shown() == number)
         self.shot("city")
+        # Settings says places are named (switching it off forgets them: the API's tests do that).
+        self.driver.find_element(By.ID, "account").click()
+        switch = self.driver.find_element(By.ID, "places-enabled")
+        self.wait.until(lambda d: switch.is_displayed() and switch.is_selected())
+        self.assertTrue(self.api("/api/analysis")["places"])
 
     def test_a_party_across_midnight_in_two_time_zones_keeps_its_two_days(self):
         """check-web's party: a phone at +02:00 (23:00, 23:40, 00:20) and a camera that records

@@ -102,18 +102,40 @@ async function load() {
 // The user signed in with a session, or null (a token, or a library without users).
 export const signedIn = load().catch(() => null);
 
-// Finding faces, for a person (signed in, or the owner on this machine) in their own library:
+// Finding faces and naming places, for a person (signed in, or the owner on this machine) in
+// their own library. Faces:
 // switching it off deletes every face and person at once, so it is asked first. The change
 // push brings the People page and the sidebar up to date.
 const facesSetting = document.getElementById('faces-setting');
 const facesEnabled = document.getElementById('faces-enabled');
+const placesEnabled = document.getElementById('places-enabled');
 
 async function showFacesSetting() {
   const { credential } = await authorization;
   if (credential !== 'session' && credential !== 'local') return;
-  facesEnabled.checked = (await (await request('/api/analysis')).json()).faces;
+  const analysis = await (await request('/api/analysis')).json();
+  facesEnabled.checked = analysis.faces;
+  placesEnabled.checked = analysis.places;
   facesSetting.hidden = false;
 }
+
+// Naming places: off forgets the names (the locations are the files' and stay), which naming
+// them again brings back, so it is not asked first.
+placesEnabled.addEventListener('change', async () => {
+  const on = placesEnabled.checked;
+  placesEnabled.disabled = true;
+  try {
+    await postJSON('/api/analysis', { places: on }, 'PATCH');
+    message.textContent = on
+      ? 'Places are being named from your photos’ locations.'
+      : 'Places switched off: every place name is forgotten, and no location is sent for naming.';
+  } catch (error) {
+    placesEnabled.checked = !on;
+    message.textContent = error.message;
+  } finally {
+    placesEnabled.disabled = false;
+  }
+});
 
 facesEnabled.addEventListener('change', async () => {
   const on = facesEnabled.checked;
