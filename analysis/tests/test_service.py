@@ -272,5 +272,108 @@ class PlacesTests(unittest.TestCase):
             self.assertEqual(refused.exception.status, 400)
 
 
+def with_text(path, lines, side=1024):
+    """A real photo, as its preview, with lines of dark text on a pale band drawn on it (Pillow's
+    own scalable font, so that no system font is needed): the photo of a sign or a receipt."""
+    from PIL import ImageDraw, ImageFont
+
+    image = Image.open(path).convert("RGB")
+    image.thumbnail((side, side))
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=44)
+    top = image.height // 4
+    boxes = []
+    for line in lines:
+        left, upper, right, lower = draw.textbbox((60, top), line, font=font)
+        draw.rectangle((left - 16, upper - 12, right + 16, lower + 12), fill=(245, 242, 232))
+        draw.text((60, top), line, font=font, fill=(20, 20, 30))
+        boxes.append((left / image.width, upper / image.height, right / image.width, lower / image.height))
+        top = lower + 40
+    return image.width, image.height, image.tobytes(), boxes
+
+
+class TextTests(unittest.TestCase):
+    """Text over HTTP: PP-OCRv4 as rapidocr_onnxruntime ships it, on real photos with text drawn
+    on them and on real photos without any."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.service = Service(FaceModels(), Limits(threads=1, queue=1, max_lines=3))
+        cls.server = make_server("127.0.0.1", 0, cls.service)
+        cls.port = cls.server.server_address[1]
+        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+
+    def request(self, path, body):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        connection.request("POST", path, body=body)
+        response = connection.getresponse()
+        document = json.loads(response.read())
+        connection.close()
+        return response.status, document
+
+    def read(self, width, height, pixels):
+        status, document = self.request(f"/v1/text?width={width}&height={height}", pixels)
+        self.assertEqual(status, 200, document)
+        return document
+
+    def test_info_names_the_text_model_its_licence_and_its_limit(self):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        connection.request("GET", "/v1/info")
+        info = json.loads(connection.getresponse().read())
+        connection.close()
+        self.assertTrue(info["models"]["text"]["id"].startswith("ppocrv4-rapidocr_onnxruntime-1.4.4-"))
+        self.assertIn("Apache-2.0", info["models"]["text"]["licence"])
+        self.assertEqual(info["limits"]["maxLines"], 3)
+
+    def test_the_lines_drawn_on_a_real_photo_are_read_where_they_are(self):
+        photo = os.path.join(CORPUS, "lomiri", "backgrounds", "Bridge_by_Sander_Klootwijk.jpg")
+        lines = ["RECEIPT 42.50 EUR", "Rua Augusta 27, Lisboa"]
+        width, height, pixels, boxes = with_text(photo, lines)
+        document = self.read(width, height, pixels)
+        self.assertTrue(document["model"].startswith("ppocrv4-"))
+        self.assertFalse(document["checkedOnly"])
+        read = [line["text"] for line in document["lines"]]
+        self.assertEqual([text.replace(" ", "") for text in read[:2]], [text.replace(" ", "") for text in lines], read)
+        for line, (left, top, right, bottom) in zip(document["lines"], boxes):
+            box = line["box"]
+            # The box found holds the text drawn, give or take the band around it.
+            self.assertLess(abs(box["x"] - left), 0.03, line)
+            self.assertLess(abs(box["y"] - top), 0.03, line)
+            self.assertLess(abs(box["x"] + box["width"] - right), 0.03, line)
+            self.assertLess(abs(box["y"] + box["height"] - bottom), 0.03, line)
+            self.assertGreater(line["confidence"], 0.8, line)
+
+    def test_real_photos_without_text_stop_at_the_cheap_check(self):
+        backgrounds = os.path.join(CORPUS, "lomiri", "backgrounds")
+        for name in ("Dragonfly_by_Bolly.jpg", "Bridge_by_Sander_Klootwijk.jpg"):
+            width, height, pixels = preview(os.path.join(backgrounds, name))
+            document = self.read(width, height, pixels)
+            self.assertEqual((document["lines"], document["checkedOnly"]), ([], True), name)
+
+    def test_at_most_the_limits_lines_and_bodies_checked_before_any_work(self):
+        photo = os.path.join(CORPUS, "lomiri", "backgrounds", "Dragonfly_by_Bolly.jpg")
+        width, height, pixels, _ = with_text(photo, ["ONE", "TWO", "THREE", "FOUR", "FIVE"])
+        self.assertEqual(len(self.read(width, height, pixels)["lines"]), 3)
+        status, document = self.request("/v1/text?width=10&height=10", b"\0" * 299)
+        self.assertEqual(status, 400)
+        self.assertIn("300 bytes", document["error"])
+        status, document = self.request("/v1/text?width=100000&height=10", b"")
+        self.assertEqual(status, 413)
+        # A tiny image and a flat one hold no text.
+        self.assertEqual(self.read(1, 1, b"\x80\x80\x80")["lines"], [])
+        flat = numpy.full((64, 64, 3), 200, dtype=numpy.uint8).tobytes()
+        self.assertEqual(self.read(64, 64, flat)["lines"], [])
+
+    def test_text_is_kept_clean(self):
+        from lightbox_analysis.text import MAX_TEXT, clean
+
+        self.assertEqual(clean("Caf\u00e9\u202e evil\u0007  menu\n"), "Caf\u00e9 evil menu")
+        self.assertEqual(len(clean("x" * 10_000)), MAX_TEXT)
+
+
 if __name__ == "__main__":
     unittest.main()
