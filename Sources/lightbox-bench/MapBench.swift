@@ -9,26 +9,12 @@ struct MapBench: AsyncParsableCommand {
         commandName: "map",
         abstract: "Fill a temporary library with synthetic located assets; time the map's cells of a few views.")
 
-    @Option(help: "How many asset rows.")
-    var assets = 1_000_000
-
-    @Option(help: "The share of them with a location, 0 to 1.")
-    var located = 0.8
-
-    @Option(help: "How many times to read each view, for its median.")
-    var runs = 9
-
-    @Option(help: ArgumentHelp("The catalog on PostgreSQL: an empty database.", valueName: "URL"))
-    var database: String?
+    @OptionGroup var located: LocatedAssetsOptions
 
     func run() async throws {
-        let bench = try BenchLibrary(database: database)
+        let (bench, fillSeconds) = try located.fill()
         let library = bench.library
-        var start = Date()
-        try SyntheticAssets.insert(count: assets, into: library)
-        try library.insertSyntheticLocations(share: located)
-        let fillSeconds = Date().timeIntervalSince(start)
-
+        let (assets, runs, database) = (located.assets, located.runs, located.database)
         let views: [(String, MapArea, Int)] = [
             ("earth", .world, 2),
             ("europe", MapArea(south: 35, west: -12, north: 60, east: 30)!, 5),
@@ -43,7 +29,7 @@ struct MapBench: AsyncParsableCommand {
             var times: [Double] = []
             var cells: [MapCell] = []
             for _ in 0..<max(1, runs) {
-                start = Date()
+                let start = Date()
                 cells = try await library.mapCells(in: area, zoom: zoom)
                 times.append(Date().timeIntervalSince(start) * 1000)
             }
@@ -54,5 +40,30 @@ struct MapBench: AsyncParsableCommand {
         }
         fields["peakMB"] = Report.peakResidentMegabytes()
         Report.print(fields)
+    }
+}
+
+/// The places' and the map's benchmarks' library: synthetic asset rows, a share of them located
+/// (`PhotoLibrary.insertSyntheticLocations(share:)`), on SQLite or PostgreSQL.
+struct LocatedAssetsOptions: ParsableArguments {
+    @Option(help: "How many asset rows.")
+    var assets = 1_000_000
+
+    @Option(help: "The share of them with a location, 0 to 1.")
+    var located = 0.8
+
+    @Option(help: "How many times to read each figure again, for its median.")
+    var runs = 9
+
+    @Option(help: ArgumentHelp("The catalog on PostgreSQL: an empty database.", valueName: "URL"))
+    var database: String?
+
+    /// The library filled, and the seconds it took.
+    func fill() throws -> (BenchLibrary, Double) {
+        let bench = try BenchLibrary(database: database)
+        let start = Date()
+        try SyntheticAssets.insert(count: assets, into: bench.library)
+        try bench.library.insertSyntheticLocations(share: located)
+        return (bench, Date().timeIntervalSince(start))
     }
 }

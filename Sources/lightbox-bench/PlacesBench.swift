@@ -10,31 +10,17 @@ struct PlacesBench: AsyncParsableCommand {
         commandName: "places",
         abstract: "Fill a temporary library with synthetic located assets; time naming their places and reading them.")
 
-    @Option(help: "How many asset rows.")
-    var assets = 1_000_000
-
-    @Option(help: "The share of them with a location, 0 to 1.")
-    var located = 0.8
+    @OptionGroup var located: LocatedAssetsOptions
 
     @Option(help: ArgumentHelp("The analysis service that names places.", valueName: "URL"))
     var analysis: String
 
-    @Option(help: "How many times to read the list and the fetch again, for their medians.")
-    var runs = 9
-
-    @Option(help: ArgumentHelp("The catalog on PostgreSQL: an empty database.", valueName: "URL"))
-    var database: String?
-
     func run() async throws {
         guard let url = URL(string: analysis) else { throw ValidationError("--analysis needs a URL") }
-        let bench = try BenchLibrary(database: database)
+        let (bench, fillSeconds) = try located.fill()
         let library = bench.library
+        let (assets, runs, database) = (located.assets, located.runs, located.database)
         var start = Date()
-        try SyntheticAssets.insert(count: assets, into: library)
-        try library.insertSyntheticLocations(share: located)
-        let fillSeconds = Date().timeIntervalSince(start)
-
-        start = Date()
         let momentsBefore = try library.fetchMoments().count
         let momentsBeforeMs = Date().timeIntervalSince(start) * 1000
 

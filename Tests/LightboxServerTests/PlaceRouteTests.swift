@@ -23,10 +23,12 @@ struct PlaceRouteTests {
                 countryCode: "AU", distance: 1_000)
     })
 
-    @Test("The list and an asset's place; a token limited to an album sees its photos' places only")
-    func places() async throws {
+    /// A server of two photos, one in Lisbon and one in Canberra, with a token for the whole
+    /// library and one limited to an album of the Lisbon photo (the photos by identifier).
+    static func twoPhotosServer() async throws -> (
+        TemporaryDirectory, PhotoLibrary, some ApplicationProtocol, [Asset], owner: HTTPFields, limited: HTTPFields
+    ) {
         let (folder, library, accounts, app) = try await AccessTests.makeServer()
-        defer { withExtendedLifetime(folder) {} }
         let assets = Array(
             try library.fetchAssets(
                 options: FetchOptions(sortDescriptors: [FetchSortDescriptor(key: "localIdentifier")])))
@@ -34,7 +36,6 @@ struct PlaceRouteTests {
             changes.changeRequest(for: assets[0]).location = Location(latitude: 38.72, longitude: -9.14)
             changes.changeRequest(for: assets[1]).location = Location(latitude: -35.29, longitude: 149.13)
         }
-        try await library.findPlaces(with: Self.twoCities)
         var album = ""
         try await library.performChanges { changes in
             let request = changes.creationRequestForAssetCollection(withTitle: "Lisbon trip")
@@ -44,8 +45,14 @@ struct PlaceRouteTests {
         let ann = try #require(try await accounts.user(named: "ann"))
         let (_, whole) = try await accounts.createToken(for: ann, name: "reader", scope: .read)
         let (_, frame) = try await accounts.createToken(for: ann, name: "frame", scope: .read, limitedTo: [album])
-        let owner: HTTPFields = [.authorization: "Bearer " + whole]
-        let limited: HTTPFields = [.authorization: "Bearer " + frame]
+        return (folder, library, app, assets, [.authorization: "Bearer " + whole], [.authorization: "Bearer " + frame])
+    }
+
+    @Test("The list and an asset's place; a token limited to an album sees its photos' places only")
+    func places() async throws {
+        let (folder, library, app, assets, owner, limited) = try await Self.twoPhotosServer()
+        defer { withExtendedLifetime(folder) {} }
+        try await library.findPlaces(with: Self.twoCities)
         try await app.test(.router) { client in
             var response = try await client.execute(uri: "/api/places", method: .get, headers: owner) { $0 }
             #expect(response.status == .ok)
@@ -79,26 +86,8 @@ struct PlaceRouteTests {
 
     @Test("The map's cells for the owner and for a limited token; a bad area or zoom is a 400")
     func map() async throws {
-        let (folder, library, accounts, app) = try await AccessTests.makeServer()
+        let (folder, _, app, assets, owner, limited) = try await Self.twoPhotosServer()
         defer { withExtendedLifetime(folder) {} }
-        let assets = Array(
-            try library.fetchAssets(
-                options: FetchOptions(sortDescriptors: [FetchSortDescriptor(key: "localIdentifier")])))
-        try await library.performChanges { changes in
-            changes.changeRequest(for: assets[0]).location = Location(latitude: 38.72, longitude: -9.14)
-            changes.changeRequest(for: assets[1]).location = Location(latitude: -35.29, longitude: 149.13)
-        }
-        var album = ""
-        try await library.performChanges { changes in
-            let request = changes.creationRequestForAssetCollection(withTitle: "Lisbon trip")
-            request.addAssets([assets[0].localIdentifier])
-            album = request.localIdentifier
-        }
-        let ann = try #require(try await accounts.user(named: "ann"))
-        let (_, whole) = try await accounts.createToken(for: ann, name: "reader", scope: .read)
-        let (_, frame) = try await accounts.createToken(for: ann, name: "frame", scope: .read, limitedTo: [album])
-        let owner: HTTPFields = [.authorization: "Bearer " + whole]
-        let limited: HTTPFields = [.authorization: "Bearer " + frame]
         let earth = "/api/map?south=-90&west=-180&north=90&east=180&zoom=1"
         try await app.test(.router) { client in
             var response = try await client.execute(uri: earth, method: .get, headers: owner) { $0 }

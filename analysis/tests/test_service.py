@@ -177,12 +177,15 @@ def gps(path):
     return degrees(exif[2], exif[1]), degrees(exif[4], exif[3])
 
 
-class PlacesTests(unittest.TestCase):
-    """Places over HTTP, for the GPS positions real cameras wrote (the corpus's photos)."""
+class Served(unittest.TestCase):
+    """A service of the class's `limits`, served on a free port for the class's tests."""
+
+    limits = Limits(threads=1, queue=1)
 
     @classmethod
     def setUpClass(cls):
-        cls.server = make_server("127.0.0.1", 0, Service(FaceModels(), Limits(threads=1, queue=1, max_points=4)))
+        cls.service = Service(FaceModels(), cls.limits)
+        cls.server = make_server("127.0.0.1", 0, cls.service)
         cls.port = cls.server.server_address[1]
         threading.Thread(target=cls.server.serve_forever, daemon=True).start()
 
@@ -190,13 +193,22 @@ class PlacesTests(unittest.TestCase):
     def tearDownClass(cls):
         cls.server.shutdown()
 
-    def request(self, body, headers=None):
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        connection.request("POST", "/v1/places", body=body, headers=headers or {})
+    def post(self, path, body, headers=None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        connection.request("POST", path, body=body, headers=headers or {})
         response = connection.getresponse()
         document = json.loads(response.read())
         connection.close()
         return response.status, document
+
+
+class PlacesTests(Served):
+    """Places over HTTP, for the GPS positions real cameras wrote (the corpus's photos)."""
+
+    limits = Limits(threads=1, queue=1, max_points=4)
+
+    def request(self, body, headers=None):
+        return self.post("/v1/places", body, headers)
 
     def places(self, points):
         status, document = self.request(json.dumps({"points": points}))
@@ -292,28 +304,14 @@ def with_text(path, lines, side=1024):
     return image.width, image.height, image.tobytes(), boxes
 
 
-class TextTests(unittest.TestCase):
+class TextTests(Served):
     """Text over HTTP: PP-OCRv4 as rapidocr_onnxruntime ships it, on real photos with text drawn
     on them and on real photos without any."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.service = Service(FaceModels(), Limits(threads=1, queue=1, max_lines=3))
-        cls.server = make_server("127.0.0.1", 0, cls.service)
-        cls.port = cls.server.server_address[1]
-        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.shutdown()
+    limits = Limits(threads=1, queue=1, max_lines=3)
 
     def request(self, path, body):
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
-        connection.request("POST", path, body=body)
-        response = connection.getresponse()
-        document = json.loads(response.read())
-        connection.close()
-        return response.status, document
+        return self.post(path, body)
 
     def read(self, width, height, pixels):
         status, document = self.request(f"/v1/text?width={width}&height={height}", pixels)

@@ -103,9 +103,8 @@ async function load() {
 export const signedIn = load().catch(() => null);
 
 // Finding faces and naming places, for a person (signed in, or the owner on this machine) in
-// their own library. Faces:
-// switching it off deletes every face and person at once, so it is asked first. The change
-// push brings the People page and the sidebar up to date.
+// their own library. The change push brings the People and Places pages and the sidebar up to
+// date.
 const facesSetting = document.getElementById('faces-setting');
 const facesEnabled = document.getElementById('faces-enabled');
 const placesEnabled = document.getElementById('places-enabled');
@@ -119,44 +118,40 @@ async function showFacesSetting() {
   facesSetting.hidden = false;
 }
 
-// Naming places: off forgets the names (the locations are the files' and stay), which naming
-// them again brings back, so it is not asked first.
-placesEnabled.addEventListener('change', async () => {
-  const on = placesEnabled.checked;
-  placesEnabled.disabled = true;
-  try {
-    await postJSON('/api/analysis', { places: on }, 'PATCH');
-    message.textContent = on
-      ? 'Places are being named from your photos’ locations.'
-      : 'Places switched off: every place name is forgotten, and no location is sent for naming.';
-  } catch (error) {
-    placesEnabled.checked = !on;
-    message.textContent = error.message;
-  } finally {
-    placesEnabled.disabled = false;
-  }
-});
+// A switch of PATCH /api/analysis's `kind`, saying what it did: `askOff`, when given, is asked
+// before switching off.
+function analysisSwitch(checkbox, kind, said, askOff) {
+  checkbox.addEventListener('change', async () => {
+    const on = checkbox.checked;
+    if (!on && askOff && !confirm(askOff)) {
+      checkbox.checked = true;
+      return;
+    }
+    checkbox.disabled = true;
+    try {
+      await postJSON('/api/analysis', { [kind]: on }, 'PATCH');
+      message.textContent = said[on ? 1 : 0];
+    } catch (error) {
+      checkbox.checked = !on;
+      message.textContent = error.message;
+    } finally {
+      checkbox.disabled = false;
+    }
+  });
+}
 
-facesEnabled.addEventListener('change', async () => {
-  const on = facesEnabled.checked;
-  if (!on && !confirm('Stop finding faces? Every face and person found in your photos, with the names you gave '
-    + 'them, is deleted now. Switching it on again finds the faces again, without the names.')) {
-    facesEnabled.checked = true;
-    return;
-  }
-  facesEnabled.disabled = true;
-  try {
-    await postJSON('/api/analysis', { faces: on }, 'PATCH');
-    message.textContent = on
-      ? 'Faces are being found in your photos again: people appear as they are grouped.'
-      : 'Faces switched off: every face and person is deleted, and no photo is analysed for faces.';
-  } catch (error) {
-    facesEnabled.checked = !on;
-    message.textContent = error.message;
-  } finally {
-    facesEnabled.disabled = false;
-  }
-});
+// Faces: off deletes every face and person at once, names included, so it is asked first.
+analysisSwitch(facesEnabled, 'faces', [
+  'Faces switched off: every face and person is deleted, and no photo is analysed for faces.',
+  'Faces are being found in your photos again: people appear as they are grouped.',
+], 'Stop finding faces? Every face and person found in your photos, with the names you gave them, is deleted '
+  + 'now. Switching it on again finds the faces again, without the names.');
+// Places: off forgets the names (the locations are the files' and stay), which naming them
+// again brings back, so it is not asked.
+analysisSwitch(placesEnabled, 'places', [
+  'Places switched off: every place name is forgotten, and no location is sent for naming.',
+  'Places are being named from your photos’ locations.',
+]);
 
 // The theme: theme.js keeps it; the switch shows and changes the choice.
 for (const radio of document.querySelectorAll('#theme input')) {
