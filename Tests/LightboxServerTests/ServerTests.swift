@@ -135,6 +135,8 @@ struct ServerTests {
                     #expect(type.hasPrefix(expected), "\(name)")
                     pending += Self.references(
                         in: String(buffer: response.body), pattern: #"(?:from|import) '\./([^']+)'"#)
+                    // And the files a module loads when it needs them (the map's Leaflet).
+                    pending += Self.references(in: String(buffer: response.body), pattern: #"'/web/([^']+)'"#)
                 }
             }
             #expect(served == Set(sources))
