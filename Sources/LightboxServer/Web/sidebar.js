@@ -126,14 +126,20 @@ export async function loadSidebar() {
   smartList.replaceChildren(...smart
     .filter(c => c.assetCollectionSubtype !== SMART.library && (c.estimatedAssetCount > 0 || ALWAYS.has(c.assetCollectionSubtype)))
     .map(c => entry(c.localizedTitle, c.estimatedAssetCount, c.localIdentifier)));
-  albums = [];
-  albumList.replaceChildren(...await members('top'));
-  // People, once the library has someone (a limited view has no one).
-  const someone = await listed('/api/people?limit=1').catch(() => ({ people: [] }));
+  // People, once the library has someone (a limited view has no one); Places, once a photo has
+  // a location. Asked beside the albums.
+  const entries = Promise.all([
+    listed('/api/people?limit=1').catch(() => ({ people: [] })),
+    listed('/api/assets?limit=1&predicate=' + encodeURIComponent('latitude != nil')).catch(() => ({ assets: [] })),
+  ]);
+  // The albums are gathered apart and listed at once: a second reading under way at the same
+  // time (changes come in bursts) never empties the list the viewer's Add to is made from.
+  const found = [];
+  const made = await members('top', found);
+  albums = found;
+  albumList.replaceChildren(...made);
+  const [someone, located] = await entries;
   document.getElementById('people-entry').hidden = !someone.people.length;
-  // Places, once a photo has a location.
-  const located = await listed('/api/assets?limit=1&predicate=' + encodeURIComponent('latitude != nil'))
-    .catch(() => ({ assets: [] }));
   document.getElementById('places-entry').hidden = !located.assets.length;
   markCurrent();
   // The viewer's "Add to album" lists them.
@@ -148,8 +154,9 @@ function keepOpen(id, open) {
   sessionStorage.setItem('lightbox-open-folders', JSON.stringify([...openFolders]));
 }
 
-// A folder's albums and folders, as links (albums) and disclosure widgets (folders).
-async function members(list) {
+// A folder's albums and folders, as links (albums) and disclosure widgets (folders); its
+// albums are added to `into` (the list the albums menus show).
+async function members(list, into = albums) {
   const found = (await listed('/api/lists/' + encodeURIComponent(list) + '/collections')).collections;
   const elements = [];
   for (const [index, member] of found.entries()) {
@@ -166,12 +173,12 @@ async function members(list) {
         if (folder.open && folder.children.length === 1) folder.append(...await members(member.localIdentifier));
       });
       if (openFolders.has(member.localIdentifier)) {
-        folder.append(...await members(member.localIdentifier));
+        folder.append(...await members(member.localIdentifier, into));
         folder.open = true;
       }
       elements.push(folder);
     } else if (member.kind === 'album') {
-      albums.push({ id: member.localIdentifier, title: member.localizedTitle || 'Untitled' });
+      into.push({ id: member.localIdentifier, title: member.localizedTitle || 'Untitled' });
       const link = entry(member.localizedTitle || 'Untitled', member.estimatedAssetCount, member.localIdentifier);
       acceptsPhotos(link, member.localIdentifier);
       reorderable(link, member.localIdentifier, list, index, false);
