@@ -127,10 +127,13 @@ export async function loadSidebar() {
     .filter(c => c.assetCollectionSubtype !== SMART.library && (c.estimatedAssetCount > 0 || ALWAYS.has(c.assetCollectionSubtype)))
     .map(c => entry(c.localizedTitle, c.estimatedAssetCount, c.localIdentifier)));
   // People, once the library has someone (a limited view has no one); Places, once a photo has
-  // a location. Asked beside the albums.
+  // a location, asked only until one has (the question walks the timeline, and every change
+  // reads the sidebar again). Asked beside the albums.
+  const placesShown = !document.getElementById('places-entry').hidden;
   const entries = Promise.all([
     listed('/api/people?limit=1').catch(() => ({ people: [] })),
-    listed('/api/assets?limit=1&predicate=' + encodeURIComponent('latitude != nil')).catch(() => ({ assets: [] })),
+    placesShown ? { assets: [true] }
+      : listed('/api/assets?limit=1&predicate=' + encodeURIComponent('latitude != nil')).catch(() => ({ assets: [] })),
   ]);
   // The albums are gathered apart and listed at once: a second reading under way at the same
   // time (changes come in bursts) never empties the list the viewer's Add to is made from.
