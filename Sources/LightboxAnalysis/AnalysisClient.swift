@@ -64,6 +64,40 @@ public struct AnalysisClient: Sendable {
     public func faces(width: Int, height: Int, pixels: [UInt8], info: AnalysisServiceInfo) async throws(AnalysisError)
         -> FaceAnalysis
     {
+        let request = try imageRequest("/v1/faces", width: width, height: height, pixels: pixels, info: info)
+        return try Self.faces(
+            fromAnswer: try await send(request, what: "the faces of an image"), info: info, service: url)
+    }
+
+    /// A `POST /v1/text` answer read and checked against what the service said of itself.
+    public static func text(fromAnswer data: Data, info: AnalysisServiceInfo, service: URL) throws(AnalysisError)
+        -> TextAnalysis
+    {
+        let wire: WireLines
+        do {
+            wire = try JSONDecoder().decode(WireLines.self, from: data)
+        } catch {
+            throw AnalysisError(.badAnswer, "\(service) answered text that does not read: \(error)", service: service)
+        }
+        return try wire.checked(info: info, service: service)
+    }
+
+    /// The lines of text in an image given as ``faces(width:height:pixels:info:)`` takes it, at
+    /// most `info.maximumLines` of them.
+    public func text(width: Int, height: Int, pixels: [UInt8], info: AnalysisServiceInfo) async throws(AnalysisError)
+        -> TextAnalysis
+    {
+        guard info.textModel != nil else { throw AnalysisError(.refused, "\(url) reads no text", service: url) }
+        let request = try imageRequest("/v1/text", width: width, height: height, pixels: pixels, info: info)
+        return try Self.text(
+            fromAnswer: try await send(request, what: "the text of an image"), info: info, service: url)
+    }
+
+    /// A request carrying an image's RGB rows, refused before it is sent when the image is not
+    /// one the service takes.
+    private func imageRequest(_ path: String, width: Int, height: Int, pixels: [UInt8], info: AnalysisServiceInfo)
+        throws(AnalysisError) -> HTTPClientRequest
+    {
         guard width > 0, height > 0, width <= info.maximumSide, height <= info.maximumSide,
             pixels.count == width * height * 3
         else {
@@ -73,12 +107,11 @@ public struct AnalysisClient: Sendable {
                     + "(at most \(info.maximumSide) pixels a side, 3 bytes a pixel)",
                 service: url)
         }
-        var request = HTTPClientRequest(url: address("/v1/faces?width=\(width)&height=\(height)"))
+        var request = HTTPClientRequest(url: address("\(path)?width=\(width)&height=\(height)"))
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         request.body = .bytes(ByteBuffer(bytes: pixels))
-        return try Self.faces(
-            fromAnswer: try await send(request, what: "the faces of an image"), info: info, service: url)
+        return request
     }
 
     /// A `POST /v1/places` answer read and checked: a place or none for each of `count` points.

@@ -13,12 +13,21 @@ public protocol PhotoAnalyzing: Sendable {
 
     /// The place of each point, or none, at most ``AnalysisServiceInfo/maximumPoints`` points.
     func places(_ points: [GeoPoint]) async throws(AnalysisError) -> PlaceAnalysis
+
+    /// The lines of text in an image given as ``faces(width:height:pixels:)`` takes it, at
+    /// most ``AnalysisServiceInfo/maximumLines``.
+    func text(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> TextAnalysis
 }
 
 extension PhotoAnalyzing {
     /// One that finds no places (its description names no places' model) refuses.
     public func places(_ points: [GeoPoint]) async throws(AnalysisError) -> PlaceAnalysis {
         throw AnalysisError(.refused, "this analysis finds no places")
+    }
+
+    /// One that reads no text (its description names no text model) refuses.
+    public func text(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> TextAnalysis {
+        throw AnalysisError(.refused, "this analysis reads no text")
     }
 }
 
@@ -83,6 +92,11 @@ public actor AnalysisPool: PhotoAnalyzing {
         // Places come from the members that run the first's places model.
         let placing = answering.filter { $0.placeModel != nil && $0.placeModel == first.placeModel }
         combined.maximumPoints = placing.map(\.maximumPoints).min() ?? 0
+        // Text, from those that run the first text model there is (a service without OCR's
+        // package reads none, and others may).
+        combined.textModel = answering.compactMap(\.textModel).first
+        let reading = answering.filter { $0.textModel != nil && $0.textModel == combined.textModel }
+        combined.maximumLines = reading.map(\.maximumLines).min() ?? 0
         described = combined
         return combined
     }
@@ -123,31 +137,54 @@ public actor AnalysisPool: PhotoAnalyzing {
         guard let placeModel = model.placeModel else {
             throw AnalysisError(.refused, "no analysis service finds places", service: members.first?.client.url)
         }
+        return try await ask({ $0.placeModel == placeModel }, what: "finds places") {
+            client, info async throws(AnalysisError) in
+            try await client.places(points, info: info)
+        }
+    }
+
+    public func text(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> TextAnalysis {
+        let model = try await describe()
+        guard let textModel = model.textModel else {
+            throw AnalysisError(.refused, "no analysis service reads text", service: members.first?.client.url)
+        }
+        return try await ask({ $0.textModel == textModel }, what: "reads text") {
+            client, info async throws(AnalysisError) in
+            try await client.text(width: width, height: height, pixels: pixels, info: info)
+        }
+    }
+
+    /// Asks the members that `serve` one after another, the least busy first, until one answers;
+    /// one that cannot be reached or is busy rests, and another is asked.
+    private func ask<Answer: Sendable>(
+        _ serves: (AnalysisServiceInfo) -> Bool, what: String,
+        _ call: (AnalysisClient, AnalysisServiceInfo) async throws(AnalysisError) -> Answer
+    ) async throws(AnalysisError) -> Answer {
         var tried: Set<Int> = []
         var last: AnalysisError?
-        while let index = choose(excluding: tried, placeModel: placeModel) {
+        while let index = choose(excluding: tried, serves) {
             tried.insert(index)
             guard let info = members[index].info else { continue }
             members[index].running += 1
             defer { members[index].running -= 1 }
             do {
-                return try await members[index].client.places(points, info: info)
+                return try await call(members[index].client, info)
             } catch  where error.isTransient {
                 members[index].restingUntil = .now + Self.rest
                 last = error
             }
         }
-        throw last ?? AnalysisError(.unreachable, "every analysis service that finds places is resting after a failure")
+        throw last ?? AnalysisError(.unreachable, "every analysis service that \(what) is resting after a failure")
     }
 
-    /// The member to ask: one that answered its description (and runs `placeModel`, when
-    /// asked for places), not resting, not tried for this request, with the fewest analyses
-    /// under way for what it takes at once.
-    private func choose(excluding tried: Set<Int>, placeModel: String? = nil) -> Int? {
+    /// The member to ask: one that answered its description (and `serves` what is asked), not
+    /// resting, not tried for this request, with the fewest analyses under way for what it
+    /// takes at once.
+    private func choose(excluding tried: Set<Int>, _ serves: (AnalysisServiceInfo) -> Bool = { _ in true }) -> Int? {
         let now = ContinuousClock.now
         return members.indices.filter { index in
-            members[index].info != nil && !tried.contains(index)
-                && (placeModel == nil || members[index].info?.placeModel == placeModel)
+            guard let info = members[index].info else { return false }
+            return !tried.contains(index) && serves(info)
                 && (members[index].restingUntil.map { $0 <= now } ?? true)
         }.min { a, b in
             Double(members[a].running) / Double(max(1, members[a].info?.concurrent ?? 1))

@@ -23,10 +23,15 @@ public struct AnalysisServiceInfo: Sendable, Hashable {
     public var placeModel: String?
     /// The most points one request for places takes.
     public var maximumPoints: Int
+    /// The text model's identifier, nil when the service reads no text.
+    public var textModel: String?
+    /// The most lines it answers for one image.
+    public var maximumLines: Int
 
     public init(
         protocolVersion: Int = 1, version: String, faceModel: String, dimensions: Int, sameFaceDistance: Double,
-        maximumSide: Int, maximumFaces: Int, concurrent: Int, placeModel: String? = nil, maximumPoints: Int = 0
+        maximumSide: Int, maximumFaces: Int, concurrent: Int, placeModel: String? = nil, maximumPoints: Int = 0,
+        textModel: String? = nil, maximumLines: Int = 0
     ) {
         self.protocolVersion = protocolVersion
         self.version = version
@@ -38,6 +43,8 @@ public struct AnalysisServiceInfo: Sendable, Hashable {
         self.concurrent = concurrent
         self.placeModel = placeModel
         self.maximumPoints = maximumPoints
+        self.textModel = textModel
+        self.maximumLines = maximumLines
     }
 }
 
@@ -51,7 +58,9 @@ struct WireInfo: Decodable {
     struct Models: Decodable {
         var faces: FaceModel?
         var places: PlaceModel?
+        var text: PlaceModel?
     }
+    /// A model known by its identifier alone (places, text).
     struct PlaceModel: Decodable { var id: String? }
     struct FaceModel: Decodable {
         var id: String?
@@ -62,6 +71,7 @@ struct WireInfo: Decodable {
         var maxSide: Int?
         var maxFaces: Int?
         var maxPoints: Int?
+        var maxLines: Int?
         var concurrent: Int?
     }
 
@@ -98,12 +108,21 @@ struct WireInfo: Decodable {
             }
             placeModel = id
         }
+        var textModel: String?
+        if let text = models?.text {
+            guard let id = text.id, WireText.isIdentifier(id) else { throw bad("a text model without an identifier") }
+            guard let lines = limits?.maxLines, (1...1_000).contains(lines) else {
+                throw bad("a text model needs the most lines an answer holds, 1 to 1000")
+            }
+            textModel = id
+        }
         return AnalysisServiceInfo(
             protocolVersion: version, version: String((self.version ?? "unknown").prefix(100)), faceModel: model,
             dimensions: dimensions, sameFaceDistance: distance, maximumSide: side,
             maximumFaces: min(max(limits?.maxFaces ?? 64, 1), 256),
             concurrent: min(max(limits?.concurrent ?? 1, 1), 64),
-            placeModel: placeModel, maximumPoints: placeModel == nil ? 0 : min(limits?.maxPoints ?? 0, 100_000))
+            placeModel: placeModel, maximumPoints: placeModel == nil ? 0 : min(limits?.maxPoints ?? 0, 100_000),
+            textModel: textModel, maximumLines: textModel == nil ? 0 : min(limits?.maxLines ?? 0, 1_000))
     }
 }
 
@@ -240,16 +259,67 @@ struct WirePlaces: Decodable {
     }
 }
 
+struct WireLines: Decodable {
+    var model: String?
+    var lines: [Line]?
+    var checkedOnly: Bool?
+
+    struct Line: Decodable {
+        var text: String?
+        var box: WireFaces.Box?
+        var confidence: Double?
+    }
+
+    /// The lines, each checked: 1 to ``TextAnalysis/maximumLineLength`` characters, none a
+    /// control character or a direction override (``WireText/isName(_:maximumLength:)``), a
+    /// box inside the image with some area, a confidence from 0 to 1; at most the lines the
+    /// service said it answers. An answer with a line that fails is refused whole.
+    func checked(info: AnalysisServiceInfo, service: URL) throws(AnalysisError) -> TextAnalysis {
+        func bad(_ what: String) -> AnalysisError {
+            AnalysisError(.badAnswer, "\(service) answered text wrongly: \(what)", service: service)
+        }
+        guard let model, WireText.isIdentifier(model) else { throw bad("no model identifier") }
+        guard model == info.textModel else {
+            throw bad(
+                "the text comes from model \(model.prefix(200)), the service said it runs \(info.textModel ?? "none")")
+        }
+        guard let lines else { throw bad("no list of lines") }
+        guard lines.count <= info.maximumLines else {
+            throw bad("\(lines.count) lines, more than the \(info.maximumLines) it said it answers at most")
+        }
+        var checked: [TextObservation] = []
+        checked.reserveCapacity(lines.count)
+        for (index, line) in lines.enumerated() {
+            guard let text = line.text, !text.isEmpty,
+                WireText.isName(text, maximumLength: TextAnalysis.maximumLineLength)
+            else { throw bad("line \(index + 1) is no text a library keeps") }
+            guard let box = line.box, let x = box.x, let y = box.y, let width = box.width, let height = box.height,
+                [x, y, width, height].allSatisfy(\.isFinite), x >= 0, y >= 0, width > 0, height > 0,
+                x + width <= 1.0001, y + height <= 1.0001
+            else { throw bad("line \(index + 1)'s box is not inside the image") }
+            guard let confidence = line.confidence, confidence.isFinite, (0...1).contains(confidence) else {
+                throw bad("line \(index + 1)'s confidence is not 0 to 1")
+            }
+            checked.append(
+                TextObservation(
+                    text: text, box: NormalizedRect(x: x, y: y, width: min(width, 1 - x), height: min(height, 1 - y)),
+                    confidence: confidence))
+        }
+        let checkedOnly = checked.isEmpty && (self.checkedOnly ?? false)
+        return TextAnalysis(model: model, lines: checked, checkedOnly: checkedOnly)
+    }
+}
+
 struct WireError: Decodable {
     var error: String?
 }
 
 enum WireText {
-    /// Whether `text` can be a place's name in a catalog, a page and a log: at most 200
-    /// characters, none of them a control character, a line break or a direction override
-    /// (the joiners some scripts' names need aside).
-    static func isName(_ text: String) -> Bool {
-        text.unicodeScalars.count <= 200
+    /// Whether `text` can be a place's name (or a line read) in a catalog, a page and a log: at
+    /// most `maximumLength` characters, none of them a control character, a line break or a
+    /// direction override (the joiners some scripts' names need aside).
+    static func isName(_ text: String, maximumLength: Int = 200) -> Bool {
+        text.unicodeScalars.count <= maximumLength
             && text.unicodeScalars.allSatisfy { scalar in
                 switch scalar.properties.generalCategory {
                 case .control, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: false

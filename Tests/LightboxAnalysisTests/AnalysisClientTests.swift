@@ -85,6 +85,87 @@ import Testing
     }
 }
 
+/// Text answers (`POST /v1/text`) against what breaks the protocol.
+@Suite struct TextAnswerTests {
+    static let service = URL(string: "http://127.0.0.1:9")!
+    static let info = AnalysisServiceInfo(
+        version: "1", faceModel: "model-1", dimensions: 4, sameFaceDistance: 0.6, maximumSide: 2048, maximumFaces: 2,
+        concurrent: 1, textModel: "ocr-1", maximumLines: 2)
+
+    static func answer(_ lines: [String], model: String = "ocr-1", checkedOnly: Bool = false) -> Data {
+        Data(
+            #"{"model": "\#(model)", "lines": [\#(lines.joined(separator: ", "))], "checkedOnly": \#(checkedOnly)}"#
+                .utf8)
+    }
+
+    static func line(
+        text: String = #""MENU""#, box: String = #"{"x": 0.1, "y": 0.2, "width": 0.3, "height": 0.05}"#,
+        confidence: String = "0.9"
+    ) -> String {
+        #"{"text": \#(text), "box": \#(box), "confidence": \#(confidence)}"#
+    }
+
+    @Test func aGoodAnswerReads() throws {
+        let text = try AnalysisClient.text(
+            fromAnswer: Self.answer([Self.line()]), info: Self.info, service: Self.service)
+        #expect(text.model == "ocr-1" && !text.checkedOnly)
+        #expect(
+            text.lines == [
+                TextObservation(
+                    text: "MENU", box: NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.05), confidence: 0.9)
+            ])
+        let none = try AnalysisClient.text(
+            fromAnswer: Self.answer([], checkedOnly: true), info: Self.info, service: Self.service)
+        #expect(none.lines.isEmpty && none.checkedOnly)
+    }
+
+    @Test(arguments: [
+        (Self.line(text: #""""#), "line 1"),
+        (Self.line(text: #""evil\u202egnp.exe""#), "line 1"),
+        (Self.line(text: #""a\nb""#), "line 1"),
+        (Self.line(text: "\"" + String(repeating: "x", count: 501) + "\""), "line 1"),
+        (Self.line(box: #"{"x": 0.9, "y": 0.2, "width": 0.3, "height": 0.05}"#), "box"),
+        (Self.line(box: #"{"x": 0.1, "y": 0.2, "width": 0.3}"#), "box"),
+        (Self.line(confidence: "1.5"), "confidence"),
+        (Self.line(confidence: "null"), "confidence"),
+    ])
+    func aLineThatBreaksTheProtocolRefusesTheWholeAnswer(line: String, named: String) {
+        #expect {
+            try AnalysisClient.text(fromAnswer: Self.answer([line]), info: Self.info, service: Self.service)
+        } throws: { error in
+            let error = error as? AnalysisError
+            return error?.code == .badAnswer && error?.message.contains(named) == true
+        }
+    }
+
+    @Test func moreLinesThanSaidAnotherModelOrNoTextModelAreRefused() throws {
+        #expect(throws: AnalysisError.self) {
+            try AnalysisClient.text(
+                fromAnswer: Self.answer([Self.line(), Self.line(), Self.line()]), info: Self.info, service: Self.service
+            )
+        }
+        #expect(throws: AnalysisError.self) {
+            try AnalysisClient.text(fromAnswer: Self.answer([], model: "ocr-2"), info: Self.info, service: Self.service)
+        }
+        var without = Self.info
+        without.textModel = nil
+        #expect(throws: AnalysisError.self) {
+            try AnalysisClient.text(fromAnswer: Self.answer([]), info: without, service: Self.service)
+        }
+        // A description: a text model needs its limit of lines, within 1 to 1000.
+        func info(_ limits: String) throws -> AnalysisServiceInfo {
+            try AnalysisClient.info(
+                fromAnswer: Data(
+                    #"{"protocol": 1, "models": {"faces": {"id": "m", "dimensions": 128, "sameFaceDistance": 0.6}, "text": {"id": "ocr-1"}}, "limits": {"maxSide": 2048\#(limits)}}"#
+                        .utf8), service: Self.service)
+        }
+        #expect(try info(#", "maxLines": 200"#).textModel == "ocr-1")
+        #expect(try info(#", "maxLines": 200"#).maximumLines == 200)
+        #expect(throws: AnalysisError.self) { try info("") }
+        #expect(throws: AnalysisError.self) { try info(#", "maxLines": 1000000"#) }
+    }
+}
+
 @Suite(.serialized) struct AnalysisServiceTests {
     /// A photo as a library sends it: its preview (1000 px on the long side) decoded to RGB.
     static func preview(_ relative: String) throws -> (width: Int, height: Int, pixels: [UInt8]) {
