@@ -232,13 +232,13 @@ package protocol StoreReader {
 
     /// The photos not in Recently Deleted whose faces `model` has not analysed, after row
     /// `rowID`, in the order they were added, at most `limit`.
-    func faceAnalysisBacklog(model: String, after rowID: Int64, limit: Int) throws -> [FaceAnalysisBacklogItem]
+    func faceAnalysisBacklog(model: String, after rowID: Int64, limit: Int) throws -> [AnalysisBacklogItem]
 
     /// How many photos ``faceAnalysisBacklog(model:after:limit:)`` has in all.
     func faceAnalysisBacklogCount(model: String) throws -> Int
 
     /// The photos `model` could not analyse, with why, at most `limit`, the last tried first.
-    func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure]
+    func faceAnalysisFailures(model: String, limit: Int) throws -> [AnalysisFailure]
 
     /// Whether the library finds faces (``StoreWriter/setFacesEnabled(_:)``).
     func facesEnabled() throws -> Bool
@@ -273,6 +273,24 @@ package protocol StoreReader {
 
     /// Whether the library names places (``StoreWriter/setPlacesEnabled(_:)``).
     func placesEnabled() throws -> Bool
+
+    // MARK: Text
+
+    /// The photos not in Recently Deleted whose text `model` has not read, after row `rowID`,
+    /// in the order they were added, at most `limit`.
+    func textBacklog(model: String, after rowID: Int64, limit: Int) throws -> [AnalysisBacklogItem]
+
+    /// How many photos ``textBacklog(model:after:limit:)`` has in all.
+    func textBacklogCount(model: String) throws -> Int
+
+    /// The text read in an asset; nil before a model read it, or when it could not.
+    func text(ofAsset localIdentifier: String) throws -> AssetText?
+
+    /// The photos `model` could not read, with why, at most `limit`, the last tried first.
+    func textFailures(model: String, limit: Int) throws -> [AnalysisFailure]
+
+    /// Whether the library reads text in its photos (``StoreWriter/setTextEnabled(_:)``).
+    func textEnabled() throws -> Bool
 
     // MARK: Import
 
@@ -321,6 +339,16 @@ package protocol StoreWriter: StoreReader {
 
     /// Switches naming places on or off; off deletes every place named.
     func setPlacesEnabled(_ enabled: Bool) throws
+
+    /// Records the lines `model` read in an asset, in place of those read before; nothing for
+    /// an asset deleted meanwhile, or while text is switched off.
+    func recordText(_ lines: [TextLine], inAsset localIdentifier: String, model: String) throws
+
+    /// Records that `model` could not read an asset, and why.
+    func recordTextFailure(inAsset localIdentifier: String, model: String, error: String) throws
+
+    /// Switches reading text on or off; off deletes every line read, in this transaction.
+    func setTextEnabled(_ enabled: Bool) throws
 
     /// Writes what grouping decided for waiting faces, recorded in the history by "faces": a
     /// face someone placed meanwhile, or whose person went, stays as it is; and marks the faces

@@ -312,7 +312,7 @@ package struct LimitedReader: StoreReader {
     }
 
     package func faceAnalysisBacklog(model: String, after rowID: Int64, limit: Int) throws
-        -> [FaceAnalysisBacklogItem]
+        -> [AnalysisBacklogItem]
     { [] }
 
     package func faceAnalysisBacklogCount(model: String) throws -> Int { 0 }
@@ -321,7 +321,7 @@ package struct LimitedReader: StoreReader {
 
     package func facesForGrouping(model: String, after rowID: Int64, limit: Int) throws -> [GroupingFace] { [] }
 
-    package func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure] {
+    package func faceAnalysisFailures(model: String, limit: Int) throws -> [AnalysisFailure] {
         []
     }
 
@@ -345,6 +345,16 @@ package struct LimitedReader: StoreReader {
 
     package func mapCells(in area: MapArea, cellSize: Double, among identifiers: Set<String>?) throws -> [MapCell] {
         try base.mapCells(in: area, cellSize: cellSize, among: identifiers.map { $0.intersection(visible) } ?? visible)
+    }
+
+    // The text of the assets it sees only; the work of reading it is not a limited view's.
+    package func textBacklog(model: String, after rowID: Int64, limit: Int) throws -> [AnalysisBacklogItem] { [] }
+    package func textBacklogCount(model: String) throws -> Int { 0 }
+    package func textFailures(model: String, limit: Int) throws -> [AnalysisFailure] { [] }
+    package func textEnabled() throws -> Bool { try base.textEnabled() }
+
+    package func text(ofAsset localIdentifier: String) throws -> AssetText? {
+        visible.contains(localIdentifier) ? try base.text(ofAsset: localIdentifier) : nil
     }
 
     package func assetIdentifier(withOriginalHash sha256: String) throws -> String? {

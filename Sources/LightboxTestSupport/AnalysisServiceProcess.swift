@@ -16,16 +16,7 @@ public final class AnalysisServiceProcess: @unchecked Sendable {
     /// Starts one and waits for the line that says where it listens.
     public init(threads: Int = 1) throws {
         let root = Corpus.packageRoot.path
-        let python = root + "/.build/analysis-venv/bin/python"
-        if !FileManager.default.isExecutableFile(atPath: python) {
-            let venv = Process()
-            venv.executableURL = URL(fileURLWithPath: root + "/scripts/analysis-venv")
-            try venv.run()
-            venv.waitUntilExit()
-            guard venv.terminationStatus == 0 else {
-                throw ServiceError(message: "scripts/analysis-venv failed (status \(venv.terminationStatus))")
-            }
-        }
+        let python = try Self.python()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-m", "lightbox_analysis", "--port", "0", "--threads", "\(threads)"]
@@ -41,6 +32,48 @@ public final class AnalysisServiceProcess: @unchecked Sendable {
             throw ServiceError(message: "the analysis service did not say where it listens")
         }
         self.url = url
+    }
+
+    /// The venv's Python (made when it is missing), with the service's packages and Pillow.
+    public static func python() throws -> String {
+        let root = Corpus.packageRoot.path
+        let python = root + "/.build/analysis-venv/bin/python"
+        if !FileManager.default.isExecutableFile(atPath: python) {
+            let venv = Process()
+            venv.executableURL = URL(fileURLWithPath: root + "/scripts/analysis-venv")
+            try venv.run()
+            venv.waitUntilExit()
+            guard venv.terminationStatus == 0 else {
+                throw ServiceError(message: "scripts/analysis-venv failed (status \(venv.terminationStatus))")
+            }
+        }
+        return python
+    }
+
+    /// A real photo with lines of dark text on a pale band drawn on it, as the photo of a sign
+    /// or a receipt is, written as a JPEG at `destination` (1024 pixels on its long side);
+    /// answers each line's box as drawn, 0 to 1 from the top left (left, top,
+    /// right, bottom). Drawn by Pillow with its own scalable font, so that no system font is
+    /// needed; the same drawing as the service's own tests (`analysis/tests/draw_text.py`).
+    @discardableResult
+    public static func drawText(_ lines: [String], on photo: String, to destination: URL) throws
+        -> [[Double]]
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try python())
+        process.arguments = ["-m", "tests.draw_text", photo, destination.path] + lines
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONPATH"] = Corpus.packageRoot.path + "/analysis"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let boxes = try? JSONDecoder().decode([[Double]].self, from: data) else {
+            throw ServiceError(message: "drawing text on \(photo) failed (status \(process.terminationStatus))")
+        }
+        return boxes
     }
 
     /// Stops it (and waits until it has). SIGKILL, not `terminate()`'s SIGTERM: a process the

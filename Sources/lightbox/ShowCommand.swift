@@ -91,6 +91,12 @@ struct ShowCommand: AsyncParsableCommand {
                     ))
             }
         }
+        if asset.mediaType == .image, let text = try await library.text(of: asset) {
+            details.append(
+                ("text", text.lines.isEmpty ? "none (\(text.model))" : "\(text.lines.count) lines (\(text.model))"))
+            for line in text.lines.prefix(20) { details.append(("line", line.text)) }
+            if text.lines.count > 20 { details.append(("line", "… lightbox text show \(asset.localIdentifier)")) }
+        }
         for (key, value) in details { Output.line(key.padding(toLength: 17, withPad: " ", startingAt: 0) + value) }
         for resource in asset.resources {
             Output.line(

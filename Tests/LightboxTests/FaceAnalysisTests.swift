@@ -50,7 +50,7 @@ struct FaceAnalysisTests {
         #expect(!derivatives.isEmpty)
         try await library.runJobs(
             PhotoLibrary.JobRunnerOptions(kinds: [.faces], untilIdle: true, retryDelay: 0, analyzer: pool))
-        #expect(try await library.jobQueue().waitingCount == 0)
+        #expect(try await library.jobQueue().waiting[.faces] == nil)
         #expect(try await library.jobQueue().failed.isEmpty)
         #expect(try await library.faceAnalysisBacklogCount(model: model) == 0)
         #expect(Self.files(in: library.url.appendingPathComponent("derivatives")) == derivatives)
@@ -189,11 +189,11 @@ extension FaceAnalysisTests {
         #expect(queue.failed.map(\.job.kind) == [.faces] && queue.failed.first?.error.contains("gone") == true)
         _ = await library.importItems(at: [URL(fileURLWithPath: try Corpus.path(Self.photos[2]))])
         queue = try await library.jobQueue()
-        #expect(queue.failed.isEmpty && queue.waiting == [.faces: 1], "\(queue)")
+        #expect(queue.failed.isEmpty && queue.waiting[.faces] == 1, "\(queue)")
         try await library.runJobs(
             PhotoLibrary.JobRunnerOptions(kinds: [.faces], untilIdle: true, retryDelay: 0, analyzer: Fake()))
         let after = try await library.jobQueue()
-        #expect(after.waitingCount == 0 && after.failed.isEmpty, "\(after)")
+        #expect(after.waiting[.faces] == nil && after.failed.isEmpty, "\(after)")
         #expect(try await library.faceAnalysisBacklogCount(model: "fake-1") == 0)
     }
 }

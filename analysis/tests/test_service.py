@@ -286,7 +286,14 @@ class PlacesTests(Served):
 
 def with_text(path, lines, side=1024):
     """A real photo, as its preview, with lines of dark text on a pale band drawn on it (Pillow's
-    own scalable font, so that no system font is needed): the photo of a sign or a receipt."""
+    own scalable font, so that no system font is needed): the photo of a sign or a receipt.
+    Answers its size, its RGB bytes and each line's box (0 to 1: left, top, right, bottom)."""
+    image, boxes = with_text_image(path, lines, side)
+    return image.width, image.height, image.tobytes(), boxes
+
+
+def with_text_image(path, lines, side=1024):
+    """The image `with_text` answers the bytes of, and the boxes (the Swift tests save it)."""
     from PIL import ImageDraw, ImageFont
 
     image = Image.open(path).convert("RGB")
@@ -301,7 +308,7 @@ def with_text(path, lines, side=1024):
         draw.text((60, top), line, font=font, fill=(20, 20, 30))
         boxes.append((left / image.width, upper / image.height, right / image.width, lower / image.height))
         top = lower + 40
-    return image.width, image.height, image.tobytes(), boxes
+    return image, boxes
 
 
 class TextTests(Served):

@@ -32,7 +32,7 @@ extension PhotoLibrary {
 
     /// The photos `model` could not analyse, each with why, the last tried first: they wait
     /// for another model, not for this one again.
-    public func faceAnalysisFailures(model: String, limit: Int = 100) async throws -> [FaceAnalysisFailure] {
+    public func faceAnalysisFailures(model: String, limit: Int = 100) async throws -> [AnalysisFailure] {
         try await store.read { try $0.faceAnalysisFailures(model: model, limit: max(0, min(limit, 10_000))) }
     }
 

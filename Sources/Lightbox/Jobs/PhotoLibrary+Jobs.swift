@@ -19,7 +19,7 @@ extension PhotoLibrary {
         public var retryDelay: TimeInterval
         /// Who runs them, as the queue shows it.
         public var worker: String
-        /// What finds faces and places: the runner takes the faces and places jobs only with one.
+        /// What finds faces and places and reads text: the runner takes those jobs only with one.
         public var analyzer: (any PhotoAnalyzing)?
 
         public init(
@@ -27,7 +27,7 @@ extension PhotoLibrary {
             retryDelay: TimeInterval = 60, worker: String = PhotoLibrary.workerName,
             analyzer: (any PhotoAnalyzing)? = nil
         ) {
-            self.kinds = analyzer == nil ? kinds.subtracting([.faces, .places]) : kinds
+            self.kinds = analyzer == nil ? kinds.subtracting([.faces, .places, .text]) : kinds
             self.analyzer = analyzer
             self.concurrency = max(1, min(concurrency, 64))
             self.untilIdle = untilIdle
@@ -69,6 +69,10 @@ extension PhotoLibrary {
         // Locations a new places model has yet to name.
         if options.kinds.contains(.places), try await placesWaiting(options) {
             try await BlockingWork.run { [store] in try store.enqueueJob(.places, subject: "") }
+        }
+        // Photos a new text model has yet to read.
+        if options.kinds.contains(.text), try await textWaiting(options) {
+            try await BlockingWork.run { [store] in try store.enqueueJob(.text, subject: "") }
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<options.concurrency {
@@ -141,6 +145,9 @@ extension PhotoLibrary {
             if job.kind == .places, (try? await placesWaiting(options)) ?? false {
                 try await BlockingWork.run { [store] in try store.enqueueJob(.places, subject: "") }
             }
+            if job.kind == .text, (try? await textWaiting(options)) ?? false {
+                try await BlockingWork.run { [store] in try store.enqueueJob(.text, subject: "") }
+            }
             let elapsed = ContinuousClock.now - start
             onEvent(
                 .finished(
@@ -159,6 +166,12 @@ extension PhotoLibrary {
     private func placesWaiting(_ options: JobRunnerOptions) async throws -> Bool {
         guard let model = try? await options.analyzer?.describe().placeModel else { return false }
         return try await placeBacklogCount(model: model) > 0
+    }
+
+    /// Whether photos wait for the runner's text model.
+    private func textWaiting(_ options: JobRunnerOptions) async throws -> Bool {
+        guard let model = try? await options.analyzer?.describe().textModel else { return false }
+        return try await textBacklogCount(model: model) > 0
     }
 
     /// Does one job's work.
@@ -188,6 +201,15 @@ extension PhotoLibrary {
                 throw LibraryError(.invalidRequest, "this runner has no analysis service to name places with")
             }
             try await findPlaces(with: analyzer) { done, total in
+                Task.detached { _ = try? await BlockingWork.run { lease.progress(done: done, total: total) } }
+            }
+        case .text:
+            guard let analyzer = options.analyzer else {
+                throw LibraryError(.invalidRequest, "this runner has no analysis service to read text with")
+            }
+            // A service without a text model has nothing to do here: the job ends.
+            guard try await analyzer.describe().textModel != nil else { return }
+            try await readText(with: analyzer) { done, total in
                 Task.detached { _ = try? await BlockingWork.run { lease.progress(done: done, total: total) } }
             }
         }

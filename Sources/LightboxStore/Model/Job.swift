@@ -18,6 +18,10 @@ public enum JobKind: String, Sendable, Hashable, Codable, CodingKeyRepresentable
     /// yet to name (``PhotoLibrary/findPlaces(with:progress:)``). One job for the library (no
     /// subject), queued by an import of an asset with a location.
     case places
+    /// The text in the photos the analysis service's text model has yet to read
+    /// (``PhotoLibrary/readText(with:imageManager:progress:)``). One job for the library (no
+    /// subject), queued by an import of photos.
+    case text
 
     /// What it does, for a person.
     public var summary: String {
@@ -26,6 +30,7 @@ public enum JobKind: String, Sendable, Hashable, Codable, CodingKeyRepresentable
         case .captureDetails: "cameras and lenses read from older imports"
         case .faces: "faces found in photos"
         case .places: "places named for locations"
+        case .text: "text read in photos"
         }
     }
 }

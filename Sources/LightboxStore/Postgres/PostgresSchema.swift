@@ -45,6 +45,7 @@ enum PostgresSchema {
         ("v30: places", PlaceSchema.postgres, nil),
         ("v31: the map's cells", MapSchema.statements, nil),
         ("v32: the places' counts", PlaceSchema.counting, nil),
+        ("v33: text in photos", TextSchema.postgres, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its

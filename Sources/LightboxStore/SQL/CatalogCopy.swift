@@ -10,7 +10,7 @@ enum CatalogCopy {
         "asset", "resource", "assetCollection", "collectionAsset", "trashedMembership", "collectionList",
         "collectionListChild", "topLevelPosition", "changeTransaction", "changeRecord", "libraryState",
         "importedFile", "pendingRemoval", "job", "jobRun", "person", "face", "assetAnalysis",
-        "faceRejection", "place", "placeName", "assetPlace",
+        "faceRejection", "place", "placeName", "assetPlace", "assetText", "textLine",
     ]
 
     /// The tables whose ids come from an identity column on PostgreSQL.

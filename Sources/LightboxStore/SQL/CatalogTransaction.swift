@@ -102,7 +102,7 @@ struct CatalogTransaction: StoreWriter {
         try db.faceModel(ofAsset: localIdentifier)
     }
 
-    func faceAnalysisBacklog(model: String, after rowID: Int64, limit: Int) throws -> [FaceAnalysisBacklogItem] {
+    func faceAnalysisBacklog(model: String, after rowID: Int64, limit: Int) throws -> [AnalysisBacklogItem] {
         try db.faceAnalysisBacklog(model: model, after: rowID, limit: limit)
     }
 
@@ -114,7 +114,7 @@ struct CatalogTransaction: StoreWriter {
         try db.recordFaces(found, inAsset: localIdentifier, model: model, date: Date())
     }
 
-    func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure] {
+    func faceAnalysisFailures(model: String, limit: Int) throws -> [AnalysisFailure] {
         try db.faceAnalysisFailures(model: model, limit: limit)
     }
 
@@ -172,6 +172,38 @@ struct CatalogTransaction: StoreWriter {
 
     func setPlacesEnabled(_ enabled: Bool) throws {
         try db.setPlacesEnabled(enabled)
+    }
+
+    func textBacklog(model: String, after rowID: Int64, limit: Int) throws -> [AnalysisBacklogItem] {
+        try db.textBacklog(model: model, after: rowID, limit: limit)
+    }
+
+    func textBacklogCount(model: String) throws -> Int {
+        try db.textBacklogCount(model: model)
+    }
+
+    func text(ofAsset localIdentifier: String) throws -> AssetText? {
+        try db.text(ofAsset: localIdentifier)
+    }
+
+    func textFailures(model: String, limit: Int) throws -> [AnalysisFailure] {
+        try db.textFailures(model: model, limit: limit)
+    }
+
+    func textEnabled() throws -> Bool {
+        try db.textEnabled()
+    }
+
+    func recordText(_ lines: [TextLine], inAsset localIdentifier: String, model: String) throws {
+        try db.recordText(lines, inAsset: localIdentifier, model: model, date: Date())
+    }
+
+    func recordTextFailure(inAsset localIdentifier: String, model: String, error: String) throws {
+        try db.recordTextFailure(inAsset: localIdentifier, model: model, error: error, date: Date())
+    }
+
+    func setTextEnabled(_ enabled: Bool) throws {
+        try db.setTextEnabled(enabled)
     }
 
     func assetIdentifier(withOriginalHash sha256: String) throws -> String? {

@@ -56,7 +56,7 @@ public struct FetchKeys: Sendable {
     /// hidden/isHidden, burstIdentifier, rating, filename (the original's name when imported),
     /// latitude, longitude, cameraMake, cameraModel, lensModel, person (a name),
     /// personIdentifier, people.@count, place (any of its place's names), city, region, country,
-    /// countryCode.
+    /// countryCode, text (a line read in the photo).
     public static let asset = FetchKeys(
         className: "Asset",
         keys: [
@@ -100,6 +100,9 @@ public struct FetchKeys: Sendable {
             "region": Key(column: "place.region", kind: .string, anyOf: PlaceColumns.ofAsset),
             "country": Key(column: "place.country", kind: .string, anyOf: PlaceColumns.ofAsset),
             "countryCode": Key(column: "place.countryCode", kind: .string, anyOf: PlaceColumns.ofAsset),
+            // The text read in the photo (docs/ANALYSIS.md, Text): `text CONTAINS[c] "receipt"`
+            // holds when one of its lines contains it.
+            "text": Key(column: "textLine.text", kind: .string, anyOf: TextColumns.ofAsset),
             "people.@count": Key(
                 column: """
                     (SELECT COUNT(DISTINCT face.personId) FROM face WHERE face.assetId = asset.id \

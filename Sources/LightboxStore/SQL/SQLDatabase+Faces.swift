@@ -1,13 +1,14 @@
 import Foundation
 
-/// An asset whose faces a model has not analysed: its row id (to page on) and identifier.
-public struct FaceAnalysisBacklogItem: Sendable, Hashable {
+/// An asset a model has yet to analyse (its faces, its text): its row id (to page on) and
+/// identifier.
+public struct AnalysisBacklogItem: Sendable, Hashable {
     public var rowID: Int64
     public var localIdentifier: String
 }
 
 /// A photo a model could not analyse, and why.
-public struct FaceAnalysisFailure: Sendable, Hashable {
+public struct AnalysisFailure: Sendable, Hashable {
     public var localIdentifier: String
     public var error: String
 }
@@ -90,7 +91,7 @@ extension SQLDatabase {
     /// The photos, in Recently Deleted or not, whose faces `model` has not analysed (none has,
     /// or another model), after `rowID`, in the order they were added; none while faces are
     /// switched off.
-    func faceAnalysisBacklog(model: String, after rowID: Int64, limit: Int) throws -> [FaceAnalysisBacklogItem] {
+    func faceAnalysisBacklog(model: String, after rowID: Int64, limit: Int) throws -> [AnalysisBacklogItem] {
         guard try facesEnabled() else { return [] }
         return try rows(
             """
@@ -100,7 +101,7 @@ extension SQLDatabase {
             AND (assetAnalysis.faceModel IS NULL OR assetAnalysis.faceModel <> ?)
             ORDER BY asset.id LIMIT ?
             """, [rowID, AssetMediaType.image.rawValue, model, limit]
-        ).map { FaceAnalysisBacklogItem(rowID: try $0.integer("id"), localIdentifier: try $0.text("localIdentifier")) }
+        ).map { AnalysisBacklogItem(rowID: try $0.integer("id"), localIdentifier: try $0.text("localIdentifier")) }
     }
 
     /// How many photos `model` has yet to analyse.
@@ -195,13 +196,13 @@ extension SQLDatabase {
     }
 
     /// The photos `model` could not analyse, with why, at most `limit`, the last tried first.
-    func faceAnalysisFailures(model: String, limit: Int) throws -> [FaceAnalysisFailure] {
+    func faceAnalysisFailures(model: String, limit: Int) throws -> [AnalysisFailure] {
         try rows(
             """
             SELECT asset.localIdentifier, assetAnalysis.error FROM assetAnalysis JOIN asset ON asset.id = assetAnalysis.assetId
             WHERE assetAnalysis.faceModel = ? AND assetAnalysis.error IS NOT NULL
             ORDER BY assetAnalysis.analysedDate DESC, asset.id DESC LIMIT ?
             """, [model, limit]
-        ).map { FaceAnalysisFailure(localIdentifier: try $0.text("localIdentifier"), error: try $0.text("error")) }
+        ).map { AnalysisFailure(localIdentifier: try $0.text("localIdentifier"), error: try $0.text("error")) }
     }
 }

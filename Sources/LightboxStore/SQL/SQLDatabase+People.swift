@@ -154,18 +154,14 @@ extension SQLDatabase {
 extension SQLDatabase {
     /// Whether the library finds faces: on unless someone switched it off.
     func facesEnabled() throws -> Bool {
-        try value("SELECT value FROM libraryState WHERE key = 'facesEnabled'")?.integer != 0
+        try libraryFlag("facesEnabled")
     }
 
     /// Switches finding faces on or off. Off deletes every face, embedding, person and analysis
     /// record in this transaction, the people recorded as deleted in the history (by "faces
     /// off"); what someone chose of them goes too.
     func setFacesEnabled(_ enabled: Bool, retention: HistoryRetention) throws {
-        try execute(
-            """
-            INSERT INTO libraryState (key, value) VALUES ('facesEnabled', ?)
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value
-            """, [enabled ? 1 : 0])
+        try setLibraryFlag("facesEnabled", enabled)
         guard !enabled else { return }
         let people = try texts("SELECT localIdentifier FROM person ORDER BY id")
         try execute("DELETE FROM faceRejection")

@@ -70,17 +70,13 @@ enum PlaceSchema {
 extension SQLDatabase {
     /// Whether the library names places: on unless someone switched it off.
     func placesEnabled() throws -> Bool {
-        try value("SELECT value FROM libraryState WHERE key = 'placesEnabled'")?.integer != 0
+        try libraryFlag("placesEnabled")
     }
 
     /// Switches naming places on or off. Off deletes every place named, in this transaction;
     /// the assets' locations stay (they are the file's).
     func setPlacesEnabled(_ enabled: Bool) throws {
-        try execute(
-            """
-            INSERT INTO libraryState (key, value) VALUES ('placesEnabled', ?)
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value
-            """, [enabled ? 1 : 0])
+        try setLibraryFlag("placesEnabled", enabled)
         guard !enabled else { return }
         try execute("DELETE FROM assetPlace")
         try execute("DELETE FROM placeName")

@@ -544,6 +544,9 @@ extension SQLiteStore {
         migrator.registerMigration("v32: the places' counts") { db in
             try db.execute(sql: PlaceSchema.counting.joined(separator: ";\n"))
         }
+        migrator.registerMigration("v33: text in photos") { db in
+            try db.execute(sql: TextSchema.sqlite.joined(separator: ";\n"))
+        }
         return migrator
     }
 

@@ -1,0 +1,126 @@
+import Foundation
+import LightboxAnalysis
+import LightboxImaging
+import LightboxStore
+
+/// What a run over a backlog of photos did, whatever it looked for (faces, text).
+public struct PhotoAnalysisTally: Sendable, Hashable {
+    /// Photos analysed, those where nothing was found included.
+    public var analysed = 0
+    /// What was found in them: faces, lines of text.
+    public var found = 0
+    /// How many photos could not be analysed (each is recorded with why).
+    public var failed = 0
+    /// The first ``maximumFailuresSaid`` of them, each with why, naming the photo.
+    public var failures: [String] = []
+    /// Photos whose stored preview was missing (`derivatives/` emptied), rendered again from
+    /// the original.
+    public var previewsRendered = 0
+
+    /// The most failures a tally keeps the words of: a run over a million photos that all fail
+    /// holds a count, not a million messages.
+    public static let maximumFailuresSaid = 100
+}
+
+/// What one photo's analysis did: how much it found, and whether its preview had to be
+/// rendered from the original.
+struct PhotoAnalysed: Sendable {
+    var found: Int
+    var rendered: Bool
+}
+
+extension PhotoLibrary {
+    /// What an analysis is given: the preview every import (and edit) stores, asked for as it
+    /// was stored, so that the request finds it in `derivatives/` instead of decoding the
+    /// original again.
+    static let analysisPreview: (size: PixelSize, options: ImageRequestOptions) = {
+        let preview = RenderOptions.preview
+        var options = ImageRequestOptions()
+        options.resizeMode = preview.resizeMode
+        options.quality = preview.quality
+        options.format = preview.format
+        return (PixelSize(width: preview.width, height: preview.height), options)
+    }()
+
+    /// The side of the RGB image an analysis is sent: the preview's, within what the service takes.
+    static func analysisSide(_ info: AnalysisServiceInfo) -> Int {
+        max(64, min(RenderOptions.preview.width, info.maximumSide))
+    }
+
+    /// A photo's stored preview as 8-bit RGB, at most `side` pixels a side, and whether it had
+    /// to be rendered from the original; nil for an asset deleted meanwhile or not a photo.
+    func analysisPixels(of localIdentifier: String, manager: ImageManager, side: Int) async throws
+        -> (asset: Asset, pixels: RGBPixels, rendered: Bool)?
+    {
+        guard let asset = try await asset(withLocalIdentifier: localIdentifier), asset.mediaType == .image else {
+            return nil
+        }
+        let (preview, source) = try await manager.finalImage(
+            for: asset, targetSize: Self.analysisPreview.size, contentMode: RenderOptions.preview.contentMode,
+            options: Self.analysisPreview.options)
+        let pixels = try await BlockingWork.run { try ImageFile.rgbPixels(ofEncoded: preview.bytes, maximumSide: side) }
+        return (asset, pixels, source == .rendered)
+    }
+
+    /// Analyses every photo of a backlog, paged by row id (`page` answers the photos after a
+    /// row), `width` at once. What `analyse` records stays recorded: stopped or killed, a run
+    /// loses nothing and the next goes on with what is left. A photo that cannot be analysed (a
+    /// preview that does not decode, an image the service refuses, an answer that breaks the
+    /// protocol) is given to `recordFailure` with why and the work goes on; a service that
+    /// cannot be reached stops the run with that error, to be tried again later. `afterPage`
+    /// runs once a page is done; `progress` is told the photos done and the photos there were.
+    func analysePhotos(
+        total initialTotal: Int, width: Int,
+        page: @escaping @Sendable (Int64) async throws -> [AnalysisBacklogItem],
+        analyse: @escaping @Sendable (String) async throws -> PhotoAnalysed?,
+        recordFailure: @escaping @Sendable (String, String) async throws -> Void,
+        afterPage: () async throws -> Void = {},
+        progress: @escaping @Sendable (Int, Int) -> Void
+    ) async throws -> PhotoAnalysisTally {
+        var tally = PhotoAnalysisTally()
+        var total = initialTotal
+        var after: Int64 = 0
+        progress(0, total)
+        while true {
+            let items = try await page(after)
+            guard let last = items.last else { break }
+            after = last.rowID
+            try await withThrowingTaskGroup(of: (String, PhotoAnalysed?, String?).self) { group in
+                var next = items.makeIterator()
+                func start() {
+                    guard let item = next.next() else { return }
+                    group.addTask {
+                        do {
+                            return (item.localIdentifier, try await analyse(item.localIdentifier), nil)
+                        } catch let error as AnalysisError where error.isTransient {
+                            throw error
+                        } catch is CancellationError {
+                            throw CancellationError()
+                        } catch {
+                            return (item.localIdentifier, nil, "\(error)")
+                        }
+                    }
+                }
+                for _ in 0..<max(1, width) { start() }
+                while let (identifier, analysed, failure) = try await group.next() {
+                    if let analysed {
+                        tally.analysed += 1
+                        tally.found += analysed.found
+                        if analysed.rendered { tally.previewsRendered += 1 }
+                    } else if let failure {
+                        tally.failed += 1
+                        if tally.failures.count < PhotoAnalysisTally.maximumFailuresSaid {
+                            tally.failures.append("photo \(identifier): \(failure)")
+                        }
+                        try await recordFailure(identifier, failure)
+                    }
+                    total = max(total, tally.analysed + tally.failed)
+                    progress(tally.analysed + tally.failed, total)
+                    start()
+                }
+            }
+            try await afterPage()
+        }
+        return tally
+    }
+}
