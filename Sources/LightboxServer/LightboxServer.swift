@@ -235,6 +235,7 @@ public enum LightboxServer {
                     Route(.get, "/api/assets/:id/place", .read, places.assetPlace, PlaceRoutes.assetPlaceOperation),
                     Route(.get, "/api/map", .read, places.map, PlaceRoutes.mapOperation),
                     Route(.get, "/api/map/tiles", .read, places.mapTiles, PlaceRoutes.mapTilesOperation),
+                    Route(.get, "/api/assets/:id/text", .read, places.assetText, PlaceRoutes.assetTextOperation),
                 ]
             ),
             (

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import LightboxAnalysis
+import LightboxImaging
 import LightboxTestSupport
 import Testing
 
@@ -81,6 +82,64 @@ struct PlaceRouteTests {
             ) { $0 }
             #expect(response.status == .notFound)
             #expect(!String(decoding: response.body.readableBytesView, as: UTF8.self).contains("Canberra"))
+        }
+    }
+
+    @Test("An asset's text with its boxes; a limited token reads and finds its photos' text only")
+    func text() async throws {
+        let (folder, library, app, assets, owner, limited) = try await Self.twoPhotosServer()
+        defer { withExtendedLifetime(folder) {} }
+        let menu = TextStub { _, _ in
+            TextAnalysis(
+                model: "text-test",
+                lines: [
+                    TextObservation(text: "MENU", box: .init(x: 0.1, y: 0.2, width: 0.3, height: 0.05), confidence: 0.9)
+                ],
+                checkedOnly: false)
+        }
+        let unread = try #require(try await library.text(of: assets[0]) == nil ? assets[0] : nil)
+        try await app.test(.router) { client in
+            var response = try await client.execute(
+                uri: "/api/assets/\(unread.localIdentifier)/text", method: .get, headers: owner
+            ) { $0 }
+            #expect(response.status == .ok)
+            var body = try AccessTests.body(response)
+            #expect(body["read"] as? Bool == false && (body["lines"] as? [Any])?.isEmpty == true)
+
+            #expect(try await library.readText(with: menu).tally.found == 2)
+            response = try await client.execute(
+                uri: "/api/assets/\(assets[1].localIdentifier)/text", method: .get, headers: owner
+            ) { $0 }
+            body = try AccessTests.body(response)
+            #expect(body["read"] as? Bool == true && body["model"] as? String == "text-test")
+            let line = try #require((body["lines"] as? [[String: Any]])?.first)
+            #expect(
+                line["text"] as? String == "MENU" && line["x"] as? Double == 0.1 && line["height"] as? Double == 0.05)
+
+            // The limited token: the album's photo's text, found by a fetch; the other photo is
+            // none of its business.
+            response = try await client.execute(
+                uri: "/api/assets/\(assets[1].localIdentifier)/text", method: .get, headers: limited
+            ) { $0 }
+            #expect(response.status == .notFound)
+            #expect(!String(decoding: response.body.readableBytesView, as: UTF8.self).contains("MENU"))
+            let found =
+                "/api/assets?predicate=" + "text == \"MENU\"".addingPercentEncoding(
+                    withAllowedCharacters: .alphanumerics)!
+            response = try await client.execute(uri: found, method: .get, headers: limited) { $0 }
+            let seen = try #require(try AccessTests.body(response)["assets"] as? [[String: Any]])
+            #expect(seen.compactMap { $0["localIdentifier"] as? String } == [assets[0].localIdentifier])
+            response = try await client.execute(uri: found, method: .get, headers: owner) { $0 }
+            #expect((try AccessTests.body(response)["assets"] as? [Any])?.count == 2)
+
+            // Switched off, no text is kept or shown.
+            try await library.setTextEnabled(false)
+            response = try await client.execute(
+                uri: "/api/assets/\(assets[1].localIdentifier)/text", method: .get, headers: owner
+            ) { $0 }
+            #expect(try AccessTests.body(response)["read"] as? Bool == false)
+            response = try await client.execute(uri: "/api/analysis", method: .get, headers: owner) { $0 }
+            #expect(try AccessTests.body(response)["text"] as? Bool == false)
         }
     }
 

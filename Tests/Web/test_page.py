@@ -1370,6 +1370,63 @@ class PageChecks:
         self.assertIn(f"{latitude:.5f}", rows.get("Coordinates", ""))
         self.shot("place")
 
+    def test_the_text_read_in_a_photo_is_selected_over_it_and_copied_from_the_panel(self):
+        """The text job's lines lie over the photo where they are, selectable, and list in the
+        information panel; a photo without text shows no Text button."""
+        self.sign_in()
+        found = self.api("/api/assets?predicate=" + urllib.parse.quote('text CONTAINS[c] "receipt"'))["assets"]
+        self.assertEqual([a["resources"][0]["originalFilename"] for a in found], ["RECEIPT_TEXT.jpg"])
+        receipt = found[0]["localIdentifier"]
+        lines = self.api(f"/api/assets/{receipt}/text")["lines"]
+        self.assertEqual(len(lines), 2, lines)
+        panel = self.open_info(receipt)
+        text = panel.find_element(By.ID, "info-text")
+        self.wait.until(lambda d: text.is_displayed())
+        self.assertEqual([p.text for p in text.find_elements(By.TAG_NAME, "p")], [line["text"] for line in lines])
+        button = self.driver.find_element(By.ID, "live-text")
+        self.assertTrue(button.is_displayed())
+        button.click()
+        self.assertEqual(button.get_attribute("aria-pressed"), "true")
+        layer = self.driver.find_element(By.ID, "text-layer")
+        spans = layer.find_elements(By.CSS_SELECTOR, ".text-line")
+        self.assertEqual(len(spans), 2)
+        picture = self.driver.find_element(By.CSS_SELECTOR, "#stage img")
+        self.wait_for_image(picture)
+        # Each line lies over its box in the picture as drawn, within two pixels.
+        frame = picture.rect
+        for span, line in zip(spans, lines):
+            box = self.driver.execute_script("const r = arguments[0].getBoundingClientRect();"
+                                             "return [r.left, r.top, r.width, r.height];", span)
+            expected = [frame["x"] + line["x"] * frame["width"], frame["y"] + line["y"] * frame["height"],
+                        line["width"] * frame["width"], line["height"] * frame["height"]]
+            for got, want in zip(box, expected):
+                self.assertLess(abs(got - want), 2, (box, expected, line))
+        # Dragged across with a mouse, the first line is selected as text (a phone's finger
+        # selects by pressing and holding, which the driver cannot do: there the line is
+        # selected as the browser would, and its style lets it be).
+        if self.viewport[2]:
+            self.assertEqual(self.driver.execute_script("return getComputedStyle(arguments[0]).userSelect", spans[0]),
+                             "text")
+            self.driver.execute_script("getSelection().selectAllChildren(arguments[0])", spans[0])
+        else:
+            ActionChains(self.driver).move_to_element_with_offset(spans[0], -spans[0].rect["width"] // 2 + 1, 0) \
+                .click_and_hold().move_to_element_with_offset(spans[0], spans[0].rect["width"] // 2 - 1, 0) \
+                .release().perform()
+        selected = self.driver.execute_script("return getSelection().toString()")
+        self.assertGreater(len(selected), 3, "nothing selected")
+        self.assertIn(selected.strip(), lines[0]["text"])
+        self.assertTrue(self.driver.find_element(By.ID, "viewer").get_attribute("class").count("open"))
+        self.shot("text")
+        # T hides it again; the next photo (without text) shows no button.
+        self.driver.find_element(By.ID, "viewer").send_keys("t")
+        self.assertEqual(button.get_attribute("aria-pressed"), "false")
+        self.assertFalse(layer.is_displayed())
+        plain = self.find_asset("PARTY_CAMERA_1.jpg")["localIdentifier"]
+        self.assertEqual(self.api(f"/api/assets/{plain}/text")["lines"], [])
+        self.open_info(plain)
+        self.assertFalse(self.driver.find_element(By.ID, "live-text").is_displayed())
+        self.assertFalse(self.driver.find_element(By.ID, "info-text").is_displayed())
+
     def marker_counts(self):
         """What each marker the map shows says: its badge's count, 1 without one."""
         return self.driver.execute_script("""

@@ -130,8 +130,20 @@ enum Schemas {
         "PeoplePage": Schema.object(
             ["people": Schema.array(Schema.ref("Person")), "next": Schema.string, "facesEnabled": Schema.boolean],
             required: ["people", "facesEnabled"]),
-        "Analysis": Schema.object(["faces": Schema.boolean, "places": Schema.boolean], required: ["faces", "places"]),
-        "AnalysisChange": Schema.object(["faces": Schema.boolean, "places": Schema.boolean]),
+        "Analysis": Schema.object(
+            ["faces": Schema.boolean, "places": Schema.boolean, "text": Schema.boolean],
+            required: ["faces", "places", "text"]),
+        "AnalysisChange": Schema.object(["faces": Schema.boolean, "places": Schema.boolean, "text": Schema.boolean]),
+        "AssetText": Schema.object(
+            [
+                "read": Schema.boolean, "model": Schema.string, "analysedDate": Schema.date,
+                "lines": Schema.array(
+                    Schema.object(
+                        [
+                            "text": Schema.string, "x": Schema.number, "y": Schema.number, "width": Schema.number,
+                            "height": Schema.number, "confidence": Schema.number,
+                        ], required: ["text", "x", "y", "width", "height", "confidence"])),
+            ], required: ["read", "lines"]),
         "AssetPlace": Schema.object([
             "name": Schema.string, "city": Schema.string, "region": Schema.string, "country": Schema.string,
             "countryCode": Schema.string,

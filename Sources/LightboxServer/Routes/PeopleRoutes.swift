@@ -61,12 +61,14 @@ struct PeopleRoutes: Sendable {
     struct Analysis: Encodable {
         var faces: Bool
         var places: Bool
+        var text: Bool
     }
 
     /// A change of it: each kind given is switched, the others stay.
     struct AnalysisChange: Decodable {
         var faces: Bool?
         var places: Bool?
+        var text: Bool?
     }
 
     /// The most people one page holds, and faces one request names.
@@ -298,17 +300,20 @@ struct PeopleRoutes: Sendable {
     }
 
     static func analysis(of library: PhotoLibrary) async throws -> Analysis {
-        Analysis(faces: try await library.facesEnabled(), places: try await library.placesEnabled())
+        Analysis(
+            faces: try await library.facesEnabled(), places: try await library.placesEnabled(),
+            text: try await library.textEnabled())
     }
 
     static let changeAnalysisOperation = APIOperation(
-        "Switches finding faces, or naming places, on or off in the caller's own library.",
+        "Switches finding faces, naming places or reading text on or off in the caller's own library.",
         details: """
             Each user's library has its own switches, for a person signed in (or the local owner), not a
             token; a kind not given stays as it is. Faces off deletes every face, embedding and person of
             the library, and what anyone chose of them, at once; on analyses every photo again (the faces
             job). Places off deletes every place named (the locations stay) and sends no location to the
-            analysis service; on names them again (the places job).
+            analysis service; on names them again (the places job). Text off deletes every line read in the
+            photos and sends none to be read; on reads them again (the text job).
             """,
         body: .json(Schema.ref("AnalysisChange")), responses: [.json(200, "The settings.", Schema.ref("Analysis"))])
 
@@ -318,6 +323,7 @@ struct PeopleRoutes: Sendable {
         let body = try await request.decode(as: AnalysisChange.self, context: context)
         if let faces = body.faces { try await library.setFacesEnabled(faces) }
         if let places = body.places { try await library.setPlacesEnabled(places) }
+        if let text = body.text { try await library.setTextEnabled(text) }
         return try LightboxServer.jsonResponse(try await Self.analysis(of: library))
     }
 

@@ -47,6 +47,35 @@ struct PlaceRoutes: Sendable {
         return try LightboxServer.jsonResponse(OnePlace(place: try await library.place(of: asset)))
     }
 
+    struct AssetTextAnswer: Encodable {
+        var read: Bool
+        var model: String?
+        var analysedDate: Date?
+        var lines: [TextLine]
+    }
+
+    static let assetTextOperation = APIOperation(
+        "The text read in a photo, its lines top to bottom, each with its box in the displayed image.",
+        details: """
+            Read by the text job from the photo's preview (docs/ANALYSIS.md, Text); a box's `x`, `y`,
+            `width` and `height` are 0 to 1 from the top left. `read` is false before the job read the
+            photo, for a movie, or where text is switched off; a photo without text has no lines.
+            """,
+        responses: [.json(200, "Its text.", Schema.ref("AssetText"))])
+
+    @Sendable
+    func assetText(_ _: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let id = try context.parameters.require("id")
+        guard let asset = try await library.asset(withLocalIdentifier: id) else {
+            throw LibraryError(.assetNotFound, "no asset has the identifier \(id)")
+        }
+        let text = try await library.text(of: asset)
+        return try LightboxServer.jsonResponse(
+            AssetTextAnswer(
+                read: text != nil, model: text?.model, analysedDate: text?.analysedDate, lines: text?.lines ?? []))
+    }
+
     struct MapAnswer: Encodable {
         var zoom: Int
         var cells: [MapCell]

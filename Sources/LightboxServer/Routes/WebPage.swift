@@ -23,7 +23,8 @@ import NIOCore
 /// people found in photos show as faces, named, merged and hidden in place, and the viewer's
 /// information outlines each face, said to be someone, nobody or no face (`people.js`,
 /// `faces.js`); the places show on a map of clustered photos, with their countries and cities
-/// beside it (`places.js`, drawn by Leaflet and its marker cluster, Debian's, loaded with the page).
+/// beside it (`places.js`, drawn by Leaflet and its marker cluster, Debian's, loaded with the page);
+/// the text read in a photo lies over it to be selected, and is listed to be copied (`livetext.js`).
 struct WebPage: Sendable {
     struct File: Sendable {
         let bytes: [UInt8]
@@ -107,6 +108,7 @@ struct WebPage: Sendable {
         "faces.js": File(PackageResources.faces_js, "text/javascript; charset=utf-8"),
         "people.js": File(PackageResources.people_js, "text/javascript; charset=utf-8"),
         "places.js": File(PackageResources.places_js, "text/javascript; charset=utf-8"),
+        "livetext.js": File(PackageResources.livetext_js, "text/javascript; charset=utf-8"),
         "leaflet.js": File(PackageResources.leaflet_js, "text/javascript; charset=utf-8"),
         "leaflet.css": File(PackageResources.leaflet_css, "text/css; charset=utf-8"),
         "markercluster.js": File(PackageResources.markercluster_js, "text/javascript; charset=utf-8"),

@@ -102,12 +102,13 @@ async function load() {
 // The user signed in with a session, or null (a token, or a library without users).
 export const signedIn = load().catch(() => null);
 
-// Finding faces and naming places, for a person (signed in, or the owner on this machine) in
+// Finding faces, naming places and reading text, for a person (signed in, or the owner on this machine) in
 // their own library. The change push brings the People and Places pages and the sidebar up to
 // date.
 const facesSetting = document.getElementById('faces-setting');
 const facesEnabled = document.getElementById('faces-enabled');
 const placesEnabled = document.getElementById('places-enabled');
+const textEnabled = document.getElementById('text-enabled');
 
 async function showFacesSetting() {
   const { credential } = await authorization;
@@ -115,6 +116,7 @@ async function showFacesSetting() {
   const analysis = await (await request('/api/analysis')).json();
   facesEnabled.checked = analysis.faces;
   placesEnabled.checked = analysis.places;
+  textEnabled.checked = analysis.text;
   facesSetting.hidden = false;
 }
 
@@ -151,6 +153,11 @@ analysisSwitch(facesEnabled, 'faces', [
 analysisSwitch(placesEnabled, 'places', [
   'Places switched off: every place name is forgotten, and no location is sent for naming.',
   'Places are being named from your photos’ locations.',
+]);
+// Text: off forgets the lines read, which reading again brings back.
+analysisSwitch(textEnabled, 'text', [
+  'Text switched off: every line read is forgotten, and no photo is sent to be read.',
+  'The text in your photos is being read.',
 ]);
 
 // The theme: theme.js keeps it; the switch shows and changes the choice.

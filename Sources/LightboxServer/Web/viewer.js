@@ -8,6 +8,7 @@ import {
 } from './sidebar.js';
 import { openShareDialog } from './sharing.js';
 import { assignFaces, faceImage, newPerson, people, personName, rejectFaces } from './faces.js';
+import { hideText, onText, placeText, showText, toggleText } from './livetext.js';
 import { said, toast } from './toast.js';
 
 // What Edit opens (the editor, which imports the viewer): main.js wires it, so that the
@@ -67,6 +68,7 @@ export async function open(index) {
   const live = !!(asset.mediaSubtypes & 8);
   document.getElementById('live-badge').hidden = !live;
   showFavorite(asset);
+  showText(asset, picture);
   if (!infoPanel.hidden) showInfo(asset);
   // A Live Photo's motion (edited with its still) or a movie: played from /movie.
   document.getElementById('play').hidden = !(asset.mediaType === 2 || (asset.mediaSubtypes & 8));
@@ -339,6 +341,7 @@ function placeFaceBoxes() {
     left: picture.offsetLeft + 'px', top: picture.offsetTop + 'px', width: picture.offsetWidth + 'px',
     height: picture.offsetHeight + 'px', transform: picture.style.transform,
   });
+  placeText(picture);
 }
 picture.addEventListener('load', placeFaceBoxes);
 addEventListener('resize', placeFaceBoxes);
@@ -438,6 +441,7 @@ function applyZoom() {
   if (zoom <= 1) { zoom = 1; shiftX = 0; shiftY = 0; }
   picture.style.transform = zoom === 1 ? '' : `translate(${shiftX}px, ${shiftY}px) scale(${zoom})`;
   viewer.classList.toggle('zoomed', zoom > 1);
+  if (zoom > 1) hideText();
   placeFaceBoxes();
 }
 
@@ -477,6 +481,7 @@ stage.addEventListener('dblclick', event => {
 });
 
 stage.addEventListener('pointerdown', event => {
+  if (onText(event)) return;
   pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
   if (pointers.size === 2) {
     const [a, b] = [...pointers.values()];
@@ -625,6 +630,7 @@ document.getElementById('viewer-add-to').addEventListener('change', said(async (
   if (album === NEW_ALBUM) { if (shownAsset) await addToNewAlbum([shownAsset.localIdentifier]); } else if (album) await addShownTo(album);
 }));
 document.getElementById('info').addEventListener('click', toggleInfo);
+document.getElementById('live-text').addEventListener('click', () => toggleText(picture));
 document.getElementById('edit').addEventListener('click', () => editAsset(shownAsset));
 // Restored, the photo leaves Recently Deleted: the viewer closes on the list without it.
 document.getElementById('restore-one').addEventListener('click', async () => {
@@ -672,6 +678,7 @@ addEventListener('keydown', event => {
   if (event.key === 'e' && !document.getElementById('edit').hidden && shownAsset) editAsset(shownAsset);
   if (event.key === 'p' && !document.getElementById('play').hidden) playMovie();
   if (event.key === 'i') toggleInfo();
+  if (event.key === 't' && !event.target.closest('input, select, textarea')) toggleText(picture);
   if (event.key === 's' && !event.target.closest('input, select, textarea')) startSlideshow();
   if (event.target.closest('input, select, textarea')) return;
   if (event.key === 'f' && !document.getElementById('favorite').hidden) said(toggleFavorite)();
