@@ -93,6 +93,30 @@ public struct AnalysisClient: Sendable {
             fromAnswer: try await send(request, what: "the text of an image"), info: info, service: url)
     }
 
+    /// A `POST /v1/things` answer read and checked against what the service said of itself.
+    public static func things(fromAnswer data: Data, info: AnalysisServiceInfo, service: URL) throws(AnalysisError)
+        -> ThingAnalysis
+    {
+        let wire: WireThings
+        do {
+            wire = try JSONDecoder().decode(WireThings.self, from: data)
+        } catch {
+            throw AnalysisError(.badAnswer, "\(service) answered things that do not read: \(error)", service: service)
+        }
+        return try wire.checked(info: info, service: service)
+    }
+
+    /// The things in an image given as ``faces(width:height:pixels:info:)`` takes it, at most
+    /// `info.maximumThings` of them.
+    public func things(width: Int, height: Int, pixels: [UInt8], info: AnalysisServiceInfo) async throws(AnalysisError)
+        -> ThingAnalysis
+    {
+        guard info.thingModel != nil else { throw AnalysisError(.refused, "\(url) finds no things", service: url) }
+        let request = try imageRequest("/v1/things", width: width, height: height, pixels: pixels, info: info)
+        return try Self.things(
+            fromAnswer: try await send(request, what: "the things of an image"), info: info, service: url)
+    }
+
     /// A request carrying an image's RGB rows, refused before it is sent when the image is not
     /// one the service takes.
     private func imageRequest(_ path: String, width: Int, height: Int, pixels: [UInt8], info: AnalysisServiceInfo)

