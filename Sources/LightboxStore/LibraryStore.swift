@@ -274,23 +274,28 @@ package protocol StoreReader {
     /// Whether the library names places (``StoreWriter/setPlacesEnabled(_:)``).
     func placesEnabled() throws -> Bool
 
-    // MARK: Text
+    // MARK: Text and things
 
-    /// The photos not in Recently Deleted whose text `model` has not read, after row `rowID`,
-    /// in the order they were added, at most `limit`.
-    func textBacklog(model: String, after rowID: Int64, limit: Int) throws -> [AnalysisBacklogItem]
+    /// The photos not in Recently Deleted that `model` has not looked at for `kind`, after row
+    /// `rowID`, in the order they were added, at most `limit`.
+    func analysisBacklog(_ kind: PhotoAnalysisKind, model: String, after rowID: Int64, limit: Int) throws
+        -> [AnalysisBacklogItem]
 
-    /// How many photos ``textBacklog(model:after:limit:)`` has in all.
-    func textBacklogCount(model: String) throws -> Int
+    /// How many photos ``analysisBacklog(_:model:after:limit:)`` has in all.
+    func analysisBacklogCount(_ kind: PhotoAnalysisKind, model: String) throws -> Int
+
+    /// The photos `model` could not look at for `kind`, with why, at most `limit`, the last
+    /// tried first.
+    func analysisFailures(_ kind: PhotoAnalysisKind, model: String, limit: Int) throws -> [AnalysisFailure]
+
+    /// Whether the library analyses its photos for `kind` (``StoreWriter/setAnalysisEnabled(_:_:)``).
+    func analysisEnabled(_ kind: PhotoAnalysisKind) throws -> Bool
 
     /// The text read in an asset; nil before a model read it, or when it could not.
     func text(ofAsset localIdentifier: String) throws -> AssetText?
 
-    /// The photos `model` could not read, with why, at most `limit`, the last tried first.
-    func textFailures(model: String, limit: Int) throws -> [AnalysisFailure]
-
-    /// Whether the library reads text in its photos (``StoreWriter/setTextEnabled(_:)``).
-    func textEnabled() throws -> Bool
+    /// The things found in an asset; nil before a model looked, or when it could not.
+    func things(ofAsset localIdentifier: String) throws -> AssetThings?
 
     // MARK: Import
 
@@ -344,11 +349,15 @@ package protocol StoreWriter: StoreReader {
     /// an asset deleted meanwhile, or while text is switched off.
     func recordText(_ lines: [TextLine], inAsset localIdentifier: String, model: String) throws
 
-    /// Records that `model` could not read an asset, and why.
-    func recordTextFailure(inAsset localIdentifier: String, model: String, error: String) throws
+    /// Records the things `model` found in an asset, as ``recordText(_:inAsset:model:)`` does.
+    func recordThings(_ things: [AssetThing], inAsset localIdentifier: String, model: String) throws
 
-    /// Switches reading text on or off; off deletes every line read, in this transaction.
-    func setTextEnabled(_ enabled: Bool) throws
+    /// Records that `model` could not look at an asset for `kind`, and why.
+    func recordAnalysisFailure(_ kind: PhotoAnalysisKind, inAsset localIdentifier: String, model: String, error: String)
+        throws
+
+    /// Switches `kind` on or off; off deletes everything it found, in this transaction.
+    func setAnalysisEnabled(_ kind: PhotoAnalysisKind, _ enabled: Bool) throws
 
     /// Writes what grouping decided for waiting faces, recorded in the history by "faces": a
     /// face someone placed meanwhile, or whose person went, stays as it is; and marks the faces

@@ -347,14 +347,23 @@ package struct LimitedReader: StoreReader {
         try base.mapCells(in: area, cellSize: cellSize, among: identifiers.map { $0.intersection(visible) } ?? visible)
     }
 
-    // The text of the assets it sees only; the work of reading it is not a limited view's.
-    package func textBacklog(model: String, after rowID: Int64, limit: Int) throws -> [AnalysisBacklogItem] { [] }
-    package func textBacklogCount(model: String) throws -> Int { 0 }
-    package func textFailures(model: String, limit: Int) throws -> [AnalysisFailure] { [] }
-    package func textEnabled() throws -> Bool { try base.textEnabled() }
+    // The text and things of the assets it sees only; the work of finding them is not a
+    // limited view's.
+    package func analysisBacklog(_ kind: PhotoAnalysisKind, model: String, after rowID: Int64, limit: Int) throws
+        -> [AnalysisBacklogItem]
+    { [] }
+    package func analysisBacklogCount(_ kind: PhotoAnalysisKind, model: String) throws -> Int { 0 }
+    package func analysisFailures(_ kind: PhotoAnalysisKind, model: String, limit: Int) throws -> [AnalysisFailure] {
+        []
+    }
+    package func analysisEnabled(_ kind: PhotoAnalysisKind) throws -> Bool { try base.analysisEnabled(kind) }
 
     package func text(ofAsset localIdentifier: String) throws -> AssetText? {
         visible.contains(localIdentifier) ? try base.text(ofAsset: localIdentifier) : nil
+    }
+
+    package func things(ofAsset localIdentifier: String) throws -> AssetThings? {
+        visible.contains(localIdentifier) ? try base.things(ofAsset: localIdentifier) : nil
     }
 
     package func assetIdentifier(withOriginalHash sha256: String) throws -> String? {

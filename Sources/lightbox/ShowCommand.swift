@@ -97,6 +97,16 @@ struct ShowCommand: AsyncParsableCommand {
             for line in text.lines.prefix(20) { details.append(("line", line.text)) }
             if text.lines.count > 20 { details.append(("line", "… lightbox text show \(asset.localIdentifier)")) }
         }
+        if asset.mediaType == .image, let found = try await library.things(of: asset) {
+            details.append(
+                (
+                    "things",
+                    found.things.isEmpty
+                        ? "none (\(found.model))"
+                        : found.things.map { String(format: "%@ %.2f", $0.label, $0.confidence) }.joined(
+                            separator: ", ")
+                ))
+        }
         for (key, value) in details { Output.line(key.padding(toLength: 17, withPad: " ", startingAt: 0) + value) }
         for resource in asset.resources {
             Output.line(

@@ -117,10 +117,10 @@ struct MigrateTests {
         #expect(try moved.fetchPersistentChanges(since: PersistentChangeToken(rawValue: 0)).count > 3)
         let summaryAgain = await moved.importItems(at: [URL(fileURLWithPath: try Corpus.photoPaths()[6])])
         #expect(summaryAgain.progress.imported == 1, "\(summaryAgain)")
-        // The movie's job came along; the photos' faces, places and text jobs wait for a runner
+        // The movie's job came along; the photos' faces, places, text and things jobs wait for a runner
         // with a service.
         #expect(
-            try await moved.jobQueue().waiting == [.playableMovie: 1, .faces: 1, .places: 1, .text: 1],
+            try await moved.jobQueue().waiting == [.playableMovie: 1, .faces: 1, .places: 1, .text: 1, .things: 1],
             "the waiting jobs came along")
         // The accounts and the member's library, on PostgreSQL.
         #expect(try await moved.accountStore().users().map(\.name) == ["ann", "bob"])

@@ -50,12 +50,12 @@ struct TextTests {
         let pool = AnalysisPool([AnalysisClient(url: service.url)])
         let model = try #require(try await pool.describe().textModel)
         #expect(model.hasPrefix("ppocrv4-rapidocr_onnxruntime-"))
-        #expect(try await library.textBacklogCount(model: model) == 2)
+        #expect(try await library.analysisBacklogCount(.text, model: model) == 2)
         try await library.runJobs(
             PhotoLibrary.JobRunnerOptions(kinds: [.text], untilIdle: true, retryDelay: 0, analyzer: pool))
         #expect(try await library.jobQueue().waiting[.text] == nil)
         #expect(try await library.jobQueue().failed.isEmpty)
-        #expect(try await library.textBacklogCount(model: model) == 0)
+        #expect(try await library.analysisBacklogCount(.text, model: model) == 0)
 
         let photo = try Self.asset(library, named: "RECEIPT.jpg")
         let text = try #require(try await library.text(of: photo))
@@ -99,13 +99,13 @@ struct TextTests {
             !turned.lines.isEmpty && turned.lines.allSatisfy { $0.x > 0.5 && $0.height > $0.width }, "\(turned.lines)")
 
         // Switched off: every line forgotten, nothing read; on again, all read anew.
-        try await library.setTextEnabled(false)
+        try await library.setAnalysisEnabled(.text, false)
         #expect(try await library.text(of: edited) == nil)
         #expect(try Self.count(library, #"text CONTAINS[c] "receipt""#) == 0)
         #expect(try await library.readText(with: pool).tally.analysed == 0)
-        try await library.setTextEnabled(true)
+        try await library.setAnalysisEnabled(.text, true)
         #expect(try await library.jobQueue().waiting[.text] == 1)
-        #expect(try await library.textBacklogCount(model: model) == 2)
+        #expect(try await library.analysisBacklogCount(.text, model: model) == 2)
     }
 
     @Test("An answer that breaks the protocol fails that photo with why, and the others are read")
@@ -130,11 +130,14 @@ struct TextTests {
         let run = try await library.readText(with: stub)
         #expect(run.tally.analysed == 1 && run.tally.failed == 1 && run.tally.found == 1, "\(run)")
         #expect(run.tally.failures.first?.contains(bridge.localIdentifier) == true, "\(run.tally.failures)")
-        #expect(try await library.textFailures(model: "text-test").map(\.localIdentifier) == [bridge.localIdentifier])
+        #expect(
+            try await library.analysisFailures(.text, model: "text-test").map(\.localIdentifier) == [
+                bridge.localIdentifier
+            ])
         #expect(try await library.text(of: bridge) == nil)
         #expect(try Self.count(library, #"text == "WING""#) == 1)
         // A failed photo waits for another model, not for ever.
-        #expect(try await library.textBacklogCount(model: "text-test") == 0)
-        #expect(try await library.textBacklogCount(model: "text-test-2") == 2)
+        #expect(try await library.analysisBacklogCount(.text, model: "text-test") == 0)
+        #expect(try await library.analysisBacklogCount(.text, model: "text-test-2") == 2)
     }
 }

@@ -124,3 +124,88 @@ extension PhotoLibrary {
         return tally
     }
 }
+
+/// What a run of the text or the things job did.
+public struct PhotoAnalysisSummary: Sendable, Hashable {
+    public var kind: PhotoAnalysisKind
+    /// The model that looked.
+    public var model: String
+    /// Photos looked at (those where nothing was found included), what was found in them,
+    /// photos that could not be analysed (each recorded with why:
+    /// ``PhotoLibrary/analysisFailures(_:model:limit:)``), and previews rendered again.
+    public var tally = PhotoAnalysisTally()
+}
+
+extension PhotoLibrary {
+    /// Looks at every photo that `model` has yet to see for `kind` (none has, another model
+    /// did, or the photo was edited since), as ``analysePhotos(total:width:page:analyse:recordFailure:afterPage:progress:)``
+    /// runs them: `perPhoto` is given each photo's preview as RGB and records what it found.
+    func analyse(
+        _ kind: PhotoAnalysisKind, model: String, info: AnalysisServiceInfo, imageManager: ImageManager?,
+        progress: @escaping @Sendable (Int, Int) -> Void,
+        perPhoto: @escaping @Sendable (_ localIdentifier: String, _ pixels: RGBPixels) async throws -> Int
+    ) async throws -> PhotoAnalysisSummary {
+        let manager = imageManager ?? ImageManager(library: self, memoryCacheLimit: 4 << 20)
+        let side = Self.analysisSide(info)
+        let tally = try await analysePhotos(
+            total: try await analysisBacklogCount(kind, model: model), width: min(info.concurrent, 16),
+            page: { [store] after in
+                try await store.read { try $0.analysisBacklog(kind, model: model, after: after, limit: 256) }
+            },
+            analyse: { identifier in
+                guard
+                    let (_, pixels, rendered) = try await self.analysisPixels(
+                        of: identifier, manager: manager, side: side)
+                else { return nil }
+                return PhotoAnalysed(found: try await perPhoto(identifier, pixels), rendered: rendered)
+            },
+            recordFailure: { [store] identifier, failure in
+                try await BlockingWork.run {
+                    try store.write {
+                        try $0.recordAnalysisFailure(kind, inAsset: identifier, model: model, error: failure)
+                    }
+                }
+            },
+            progress: progress)
+        return PhotoAnalysisSummary(kind: kind, model: model, tally: tally)
+    }
+
+    /// How many photos `model` has yet to look at for `kind`.
+    public func analysisBacklogCount(_ kind: PhotoAnalysisKind, model: String) async throws -> Int {
+        try await store.read { try $0.analysisBacklogCount(kind, model: model) }
+    }
+
+    /// The photos `model` could not look at for `kind`, with why, at most `limit` (10,000 at
+    /// most), the last tried first.
+    public func analysisFailures(_ kind: PhotoAnalysisKind, model: String, limit: Int = 100) async throws
+        -> [AnalysisFailure]
+    {
+        try await store.read { try $0.analysisFailures(kind, model: model, limit: max(0, min(limit, 10_000))) }
+    }
+
+    /// Whether the library reads the text in its photos, or finds the things in them (each on
+    /// unless switched off).
+    public func analysisEnabled(_ kind: PhotoAnalysisKind) async throws -> Bool {
+        try await store.read { try $0.analysisEnabled(kind) }
+    }
+
+    /// Switches reading text, or finding things, on or off, for privacy. Off deletes, in one
+    /// transaction, everything it found; no photo is sent for it while it is off. On, its job
+    /// is queued to look at every photo again.
+    public func setAnalysisEnabled(_ kind: PhotoAnalysisKind, _ enabled: Bool) async throws {
+        try await BlockingWork.run { [store] in
+            try store.write { try $0.setAnalysisEnabled(kind, enabled) }
+            if enabled { try store.enqueueJob(kind.job, subject: "") }
+        }
+    }
+}
+
+extension AnalysisServiceInfo {
+    /// The model the service runs for `kind`, nil when it runs none.
+    func model(of kind: PhotoAnalysisKind) -> String? {
+        switch kind {
+        case .text: textModel
+        case .things: thingModel
+        }
+    }
+}

@@ -27,7 +27,7 @@ extension PhotoLibrary {
             retryDelay: TimeInterval = 60, worker: String = PhotoLibrary.workerName,
             analyzer: (any PhotoAnalyzing)? = nil
         ) {
-            self.kinds = analyzer == nil ? kinds.subtracting([.faces, .places, .text]) : kinds
+            self.kinds = analyzer == nil ? kinds.subtracting([.faces, .places, .text, .things]) : kinds
             self.analyzer = analyzer
             self.concurrency = max(1, min(concurrency, 64))
             self.untilIdle = untilIdle
@@ -70,9 +70,11 @@ extension PhotoLibrary {
         if options.kinds.contains(.places), try await placesWaiting(options) {
             try await BlockingWork.run { [store] in try store.enqueueJob(.places, subject: "") }
         }
-        // Photos a new text model has yet to read.
-        if options.kinds.contains(.text), try await textWaiting(options) {
-            try await BlockingWork.run { [store] in try store.enqueueJob(.text, subject: "") }
+        // Photos a new text or things model has yet to see.
+        for kind in PhotoAnalysisKind.allCases where options.kinds.contains(kind.job) {
+            if try await analysisWaiting(kind, options) {
+                try await BlockingWork.run { [store] in try store.enqueueJob(kind.job, subject: "") }
+            }
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<options.concurrency {
@@ -145,8 +147,10 @@ extension PhotoLibrary {
             if job.kind == .places, (try? await placesWaiting(options)) ?? false {
                 try await BlockingWork.run { [store] in try store.enqueueJob(.places, subject: "") }
             }
-            if job.kind == .text, (try? await textWaiting(options)) ?? false {
-                try await BlockingWork.run { [store] in try store.enqueueJob(.text, subject: "") }
+            if let kind = PhotoAnalysisKind.allCases.first(where: { $0.job == job.kind }),
+                (try? await analysisWaiting(kind, options)) ?? false
+            {
+                try await BlockingWork.run { [store] in try store.enqueueJob(job.kind, subject: "") }
             }
             let elapsed = ContinuousClock.now - start
             onEvent(
@@ -168,10 +172,10 @@ extension PhotoLibrary {
         return try await placeBacklogCount(model: model) > 0
     }
 
-    /// Whether photos wait for the runner's text model.
-    private func textWaiting(_ options: JobRunnerOptions) async throws -> Bool {
-        guard let model = try? await options.analyzer?.describe().textModel else { return false }
-        return try await textBacklogCount(model: model) > 0
+    /// Whether photos wait for the runner's model of `kind`.
+    private func analysisWaiting(_ kind: PhotoAnalysisKind, _ options: JobRunnerOptions) async throws -> Bool {
+        guard let info = try? await options.analyzer?.describe(), let model = info.model(of: kind) else { return false }
+        return try await analysisBacklogCount(kind, model: model) > 0
     }
 
     /// Does one job's work.
@@ -203,14 +207,20 @@ extension PhotoLibrary {
             try await findPlaces(with: analyzer) { done, total in
                 Task.detached { _ = try? await BlockingWork.run { lease.progress(done: done, total: total) } }
             }
-        case .text:
+        case .text, .things:
             guard let analyzer = options.analyzer else {
-                throw LibraryError(.invalidRequest, "this runner has no analysis service to read text with")
+                throw LibraryError(.invalidRequest, "this runner has no analysis service for \(job.kind.summary)")
             }
-            // A service without a text model has nothing to do here: the job ends.
-            guard try await analyzer.describe().textModel != nil else { return }
-            try await readText(with: analyzer) { done, total in
+            // A service without the kind's model has nothing to do here: the job ends.
+            let kind: PhotoAnalysisKind = job.kind == .text ? .text : .things
+            guard try await analyzer.describe().model(of: kind) != nil else { return }
+            let progress: @Sendable (Int, Int) -> Void = { done, total in
                 Task.detached { _ = try? await BlockingWork.run { lease.progress(done: done, total: total) } }
+            }
+            if kind == .text {
+                try await readText(with: analyzer, progress: progress)
+            } else {
+                try await findThings(with: analyzer, progress: progress)
             }
         }
     }

@@ -22,6 +22,10 @@ public enum JobKind: String, Sendable, Hashable, Codable, CodingKeyRepresentable
     /// (``PhotoLibrary/readText(with:imageManager:progress:)``). One job for the library (no
     /// subject), queued by an import of photos.
     case text
+    /// The things in the photos the analysis service's things model has yet to see
+    /// (``PhotoLibrary/findThings(with:imageManager:progress:)``). One job for the library (no
+    /// subject), queued by an import of photos.
+    case things
 
     /// What it does, for a person.
     public var summary: String {
@@ -31,6 +35,7 @@ public enum JobKind: String, Sendable, Hashable, Codable, CodingKeyRepresentable
         case .faces: "faces found in photos"
         case .places: "places named for locations"
         case .text: "text read in photos"
+        case .things: "things found in photos"
         }
     }
 }

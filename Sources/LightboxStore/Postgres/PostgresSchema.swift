@@ -46,6 +46,7 @@ enum PostgresSchema {
         ("v31: the map's cells", MapSchema.statements, nil),
         ("v32: the places' counts", PlaceSchema.counting, nil),
         ("v33: text in photos", TextSchema.postgres, nil),
+        ("v34: things in photos", ThingSchema.postgres, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its

@@ -11,6 +11,7 @@ enum CatalogCopy {
         "collectionListChild", "topLevelPosition", "changeTransaction", "changeRecord", "libraryState",
         "importedFile", "pendingRemoval", "job", "jobRun", "person", "face", "assetAnalysis",
         "faceRejection", "place", "placeName", "assetPlace", "assetText", "textLine",
+        "assetThings", "thing", "thingTerm",
     ]
 
     /// The tables whose ids come from an identity column on PostgreSQL.

@@ -174,36 +174,48 @@ struct CatalogTransaction: StoreWriter {
         try db.setPlacesEnabled(enabled)
     }
 
-    func textBacklog(model: String, after rowID: Int64, limit: Int) throws -> [AnalysisBacklogItem] {
-        try db.textBacklog(model: model, after: rowID, limit: limit)
+    func analysisBacklog(_ kind: PhotoAnalysisKind, model: String, after rowID: Int64, limit: Int) throws
+        -> [AnalysisBacklogItem]
+    {
+        try db.analysisBacklog(kind, model: model, after: rowID, limit: limit)
     }
 
-    func textBacklogCount(model: String) throws -> Int {
-        try db.textBacklogCount(model: model)
+    func analysisBacklogCount(_ kind: PhotoAnalysisKind, model: String) throws -> Int {
+        try db.analysisBacklogCount(kind, model: model)
+    }
+
+    func analysisFailures(_ kind: PhotoAnalysisKind, model: String, limit: Int) throws -> [AnalysisFailure] {
+        try db.analysisFailures(kind, model: model, limit: limit)
+    }
+
+    func analysisEnabled(_ kind: PhotoAnalysisKind) throws -> Bool {
+        try db.analysisEnabled(kind)
     }
 
     func text(ofAsset localIdentifier: String) throws -> AssetText? {
         try db.text(ofAsset: localIdentifier)
     }
 
-    func textFailures(model: String, limit: Int) throws -> [AnalysisFailure] {
-        try db.textFailures(model: model, limit: limit)
-    }
-
-    func textEnabled() throws -> Bool {
-        try db.textEnabled()
+    func things(ofAsset localIdentifier: String) throws -> AssetThings? {
+        try db.things(ofAsset: localIdentifier)
     }
 
     func recordText(_ lines: [TextLine], inAsset localIdentifier: String, model: String) throws {
         try db.recordText(lines, inAsset: localIdentifier, model: model, date: Date())
     }
 
-    func recordTextFailure(inAsset localIdentifier: String, model: String, error: String) throws {
-        try db.recordTextFailure(inAsset: localIdentifier, model: model, error: error, date: Date())
+    func recordThings(_ things: [AssetThing], inAsset localIdentifier: String, model: String) throws {
+        try db.recordThings(things, inAsset: localIdentifier, model: model, date: Date())
     }
 
-    func setTextEnabled(_ enabled: Bool) throws {
-        try db.setTextEnabled(enabled)
+    func recordAnalysisFailure(_ kind: PhotoAnalysisKind, inAsset localIdentifier: String, model: String, error: String)
+        throws
+    {
+        try db.recordAnalysisFailure(kind, inAsset: localIdentifier, model: model, error: error, date: Date())
+    }
+
+    func setAnalysisEnabled(_ kind: PhotoAnalysisKind, _ enabled: Bool) throws {
+        try db.setAnalysisEnabled(kind, enabled)
     }
 
     func assetIdentifier(withOriginalHash sha256: String) throws -> String? {

@@ -454,16 +454,9 @@ struct ChangeApplier {
             [
                 edit.formatIdentifier, edit.render.pixelWidth, edit.render.pixelHeight, edit.movieDuration, now, row,
             ])
-        if edit.movieDuration == nil { try readTextAgain(row) }
+        // A photo shown otherwise: what was found lay where the old image had it.
+        if edit.movieDuration == nil { try db.analyseAgain(assetID: row) }
         record(.asset, id, .updated)
-    }
-
-    /// A photo shown otherwise (edited, reverted) has its text read again: what was read lay
-    /// where the old image had it, and a crop may have cut it out.
-    private func readTextAgain(_ row: Int64) throws {
-        try db.execute("DELETE FROM textLine WHERE assetId = ?", [row])
-        try db.execute("DELETE FROM assetText WHERE assetId = ?", [row])
-        if try db.textEnabled() { try db.enqueueJobAgain(.text, subject: "") }
     }
 
     /// An asset's resource of one type becomes another (a render becomes an adjustment base).
@@ -487,7 +480,7 @@ struct ChangeApplier {
             UPDATE asset SET hasAdjustments = 0, adjustmentFormatIdentifier = NULL, pixelWidth = ?, pixelHeight = ?,
             duration = COALESCE(?, duration), modificationDate = ? WHERE id = ?
             """, [size.pixelWidth, size.pixelHeight, size.duration, now, row])
-        if size.duration == nil { try readTextAgain(row) }
+        if size.duration == nil { try db.analyseAgain(assetID: row) }
         record(.asset, id, .updated)
     }
 

@@ -21,6 +21,8 @@ public struct FetchKeys: Sendable {
         /// related rows, with `%@` where the condition on ``column`` goes. A condition holds when
         /// one related row meets it; `!=` and `== nil` hold when none does.
         var anyOf: String? = nil
+        /// The column holds lowercased text: a value compared with it is lowercased too.
+        var foldsCase = false
 
         /// Whether the column is a table's column (`asset.rating`), not an expression.
         var isPlainColumn: Bool {
@@ -56,7 +58,7 @@ public struct FetchKeys: Sendable {
     /// hidden/isHidden, burstIdentifier, rating, filename (the original's name when imported),
     /// latitude, longitude, cameraMake, cameraModel, lensModel, person (a name),
     /// personIdentifier, people.@count, place (any of its place's names), city, region, country,
-    /// countryCode, text (a line read in the photo).
+    /// countryCode, text (a line read in the photo), thing (a word a thing found in it is found by).
     public static let asset = FetchKeys(
         className: "Asset",
         keys: [
@@ -102,7 +104,11 @@ public struct FetchKeys: Sendable {
             "countryCode": Key(column: "place.countryCode", kind: .string, anyOf: PlaceColumns.ofAsset),
             // The text read in the photo (docs/ANALYSIS.md, Text): `text CONTAINS[c] "receipt"`
             // holds when one of its lines contains it.
-            "text": Key(column: "textLine.text", kind: .string, anyOf: TextColumns.ofAsset),
+            "text": Key(column: "textLine.text", kind: .string, anyOf: AnalysisColumns.text),
+            // The things found in the photo, by any of their words (docs/ANALYSIS.md, Things):
+            // `thing == "dog"` holds for a dog, and a Samoyed; the words are kept lowercased, and
+            // so is what it is compared with.
+            "thing": Key(column: "thingTerm.term", kind: .string, anyOf: AnalysisColumns.things, foldsCase: true),
             "people.@count": Key(
                 column: """
                     (SELECT COUNT(DISTINCT face.personId) FROM face WHERE face.assetId = asset.id \

@@ -30,7 +30,7 @@ extension FetchPredicate {
         if let name = leafKey, let key = try? keys.key(name), let scope = key.anyOf {
             // A to-many key: the condition on one related row, inside the relation's EXISTS.
             var plain = keys.keys
-            plain[name] = FetchKeys.Key(column: key.column, kind: key.kind)
+            plain[name] = FetchKeys.Key(column: key.column, kind: key.kind, foldsCase: key.foldsCase)
             let related = FetchKeys(className: keys.className, keys: plain, tiebreaker: keys.tiebreaker)
             func exists(_ condition: String) -> String {
                 "(" + scope.replacingOccurrences(of: "%@", with: condition) + ")"
@@ -114,6 +114,7 @@ extension FetchPredicate {
             guard key.kind == .string else {
                 throw Self.invalid("\(name) is not text; \(op.rawValue) applies to text keys")
             }
+            let value = key.foldsCase ? value.lowercased() : value
             // Folded across all of Unicode on both stores (SQLite's own LIKE folds ASCII only).
             let column = caseInsensitive ? dialect.lowercase(key.column) : key.column
             let needle = caseInsensitive ? dialect.lowercase("?") : "?"
@@ -147,7 +148,7 @@ extension FetchPredicate {
         case (.double, .double(let v)): return v.sqlValue
         case (.bool, .bool(let v)): return v.sqlValue
         case (.bool, .int(let v)) where v == 0 || v == 1: return (v == 1).sqlValue
-        case (.string, .string(let v)): return v.sqlValue
+        case (.string, .string(let v)): return (key.foldsCase ? v.lowercased() : v).sqlValue
         case (.date, .date(let v)): return v.sqlValue
         case (.date, .string(let v)):
             guard let date = ISO8601.date(from: v) else {

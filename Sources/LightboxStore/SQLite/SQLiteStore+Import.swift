@@ -135,7 +135,7 @@ extension NewAsset {
             [AssetResourceType.pairedVideo.rawValue, assetID, AssetResourceType.video.rawValue])
         try insertResource(db, assetID: assetID, type: .photo)
         try db.enqueueJobAgain(.faces, subject: "")
-        if try db.textEnabled() { try db.enqueueJobAgain(.text, subject: "") }
+        try db.enqueueAnalyses()
         if let burst = metadata.burstIdentifier { try db.electRepresentative(ofBurst: burst) }
     }
 
@@ -177,8 +177,8 @@ extension NewAsset {
         if needsPlayableCopy { try db.enqueueJob(.playableMovie, subject: localIdentifier) }
         // A photo's faces are found by the analysis job, one for the library.
         if metadata.mediaType == .image, try db.facesEnabled() { try db.enqueueJobAgain(.faces, subject: "") }
-        // And its text read by the text job.
-        if metadata.mediaType == .image, try db.textEnabled() { try db.enqueueJobAgain(.text, subject: "") }
+        // And its text read, and its things found, by their jobs.
+        if metadata.mediaType == .image { try db.enqueueAnalyses() }
         // Its place is named by the places job, one for the library.
         if location != nil, try db.placesEnabled() { try db.enqueueJobAgain(.places, subject: "") }
         if let burst = metadata.burstIdentifier { try db.electRepresentative(ofBurst: burst) }

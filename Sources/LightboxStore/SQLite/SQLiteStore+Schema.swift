@@ -547,6 +547,9 @@ extension SQLiteStore {
         migrator.registerMigration("v33: text in photos") { db in
             try db.execute(sql: TextSchema.sqlite.joined(separator: ";\n"))
         }
+        migrator.registerMigration("v34: things in photos") { db in
+            try db.execute(sql: ThingSchema.sqlite.joined(separator: ";\n"))
+        }
         return migrator
     }
 

@@ -1,0 +1,39 @@
+import Foundation
+
+/// A kind of analysis a library's photos get, one row an asset recording which model looked and
+/// when (docs/ANALYSIS.md): the text read in them, the things found in them. Each kind has its
+/// job, its switch, and its backlog: the photos its model has yet to see. (Faces, older, keep
+/// their own record, `assetAnalysis`.)
+public enum PhotoAnalysisKind: String, Sendable, Hashable, Codable, CaseIterable {
+    case text
+    case things
+
+    /// The job that does it.
+    public var job: JobKind {
+        switch self {
+        case .text: .text
+        case .things: .things
+        }
+    }
+
+    /// What it is, for a person: "text", "things".
+    public var summary: String { rawValue }
+
+    /// The table of who looked at each asset, and the tables of what was found.
+    var readingTable: String {
+        switch self {
+        case .text: "assetText"
+        case .things: "assetThings"
+        }
+    }
+
+    var foundTables: [String] {
+        switch self {
+        case .text: ["textLine"]
+        case .things: ["thingTerm", "thing"]
+        }
+    }
+
+    /// Its switch in `libraryState`.
+    var flag: String { rawValue + "Enabled" }
+}
