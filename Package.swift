@@ -220,7 +220,7 @@ let package = Package(
                 "signin.js", "shared.html", "shared.js", "icon.svg", "sidebar.js", "select.js", "upload.js",
                 "search.js", "camera.js", "changes.js", "account.js", "sharing.js", "toast.js", "trash.js",
                 "notfound.html", "theme.js", "users.js", "albums.js", "faces.js", "people.js", "places.js",
-                "livetext.js",
+                "livetext.js", "things.js",
                 // Leaflet and its marker cluster, from Debian's packages (scripts/vendor-leaflet).
                 "leaflet.js", "leaflet.css", "markercluster.js", "markercluster.css",
             ].map {

@@ -236,6 +236,7 @@ public enum LightboxServer {
                     Route(.get, "/api/map", .read, places.map, PlaceRoutes.mapOperation),
                     Route(.get, "/api/map/tiles", .read, places.mapTiles, PlaceRoutes.mapTilesOperation),
                     Route(.get, "/api/assets/:id/text", .read, places.assetText, PlaceRoutes.assetTextOperation),
+                    Route(.get, "/api/assets/:id/things", .read, places.assetThings, PlaceRoutes.assetThingsOperation),
                 ]
             ),
             (

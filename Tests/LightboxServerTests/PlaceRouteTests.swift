@@ -133,13 +133,45 @@ struct PlaceRouteTests {
             #expect((try AccessTests.body(response)["assets"] as? [Any])?.count == 2)
 
             // Switched off, no text is kept or shown.
-            try await library.setTextEnabled(false)
+            try await library.setAnalysisEnabled(.text, false)
             response = try await client.execute(
                 uri: "/api/assets/\(assets[1].localIdentifier)/text", method: .get, headers: owner
             ) { $0 }
             #expect(try AccessTests.body(response)["read"] as? Bool == false)
             response = try await client.execute(uri: "/api/analysis", method: .get, headers: owner) { $0 }
             #expect(try AccessTests.body(response)["text"] as? Bool == false)
+        }
+    }
+
+    @Test("An asset's things with their words; a limited token sees and finds its photos' things only")
+    func things() async throws {
+        let (folder, library, app, assets, owner, limited) = try await Self.twoPhotosServer()
+        defer { withExtendedLifetime(folder) {} }
+        try await library.findThings(with: ThingStub())
+        try await app.test(.router) { client in
+            var response = try await client.execute(
+                uri: "/api/assets/\(assets[1].localIdentifier)/things", method: .get, headers: owner
+            ) { $0 }
+            let body = try AccessTests.body(response)
+            #expect(body["read"] as? Bool == true && body["model"] as? String == "things-test")
+            let thing = try #require((body["things"] as? [[String: Any]])?.first)
+            #expect(thing["label"] as? String == "Samoyed" && (thing["terms"] as? [String])?.contains("dog") == true)
+            #expect(thing["x"] as? Double == 0.25 && thing["synset"] as? String == "n02111889")
+            response = try await client.execute(
+                uri: "/api/assets/\(assets[1].localIdentifier)/things", method: .get, headers: limited
+            ) { $0 }
+            #expect(response.status == .notFound)
+            let found =
+                "/api/assets?predicate=" + "thing == \"DOG\"".addingPercentEncoding(
+                    withAllowedCharacters: .alphanumerics)!
+            response = try await client.execute(uri: found, method: .get, headers: limited) { $0 }
+            let seen = try #require(try AccessTests.body(response)["assets"] as? [[String: Any]])
+            #expect(seen.compactMap { $0["localIdentifier"] as? String } == [assets[0].localIdentifier])
+            try await library.setAnalysisEnabled(.things, false)
+            response = try await client.execute(uri: "/api/analysis", method: .get, headers: owner) { $0 }
+            #expect(try AccessTests.body(response)["things"] as? Bool == false)
+            response = try await client.execute(uri: found, method: .get, headers: owner) { $0 }
+            #expect((try AccessTests.body(response)["assets"] as? [Any])?.isEmpty == true)
         }
     }
 

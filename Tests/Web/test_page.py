@@ -1427,6 +1427,30 @@ class PageChecks:
         self.assertFalse(self.driver.find_element(By.ID, "live-text").is_displayed())
         self.assertFalse(self.driver.find_element(By.ID, "info-text").is_displayed())
 
+    def test_the_things_found_in_a_photo_show_its_kind_across_the_library(self):
+        """Searching the web app for "dog" found nothing: the things job's labels list in the
+        information panel, and one shows the library's photos of it, as a chip."""
+        self.sign_in()
+        dog = self.find_asset("friends_by_Aitzol_Berasategi.jpg")["localIdentifier"]
+        things = self.api(f"/api/assets/{dog}/things")["things"]
+        self.assertIn("dog", [thing["label"] for thing in things])
+        panel = self.open_info(dog)
+        section = panel.find_element(By.ID, "info-things")
+        self.wait.until(lambda d: section.is_displayed())
+        labels = [button.text for button in section.find_elements(By.TAG_NAME, "button")]
+        self.assertEqual(labels, [thing["label"] for thing in things])
+        self.shot("things")
+        expected = self.api("/api/timeline?predicate=" + urllib.parse.quote('thing == "dog"'))["count"]
+        self.assertGreaterEqual(expected, 1)
+        button = next(b for b in section.find_elements(By.TAG_NAME, "button") if b.text == "dog")
+        self.driver.execute_script("arguments[0].scrollIntoView()", button)
+        button.click()
+        self.wait.until(lambda d: "thing=dog" in d.current_url)
+        self.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '#chips [data-filter="thing"]').is_displayed())
+        self.wait.until(lambda d: len(self.tiles()) == expected)
+        self.assertIsNotNone(self.tile_of(dog))
+        self.shot("dogs")
+
     def marker_counts(self):
         """What each marker the map shows says: its badge's count, 1 without one."""
         return self.driver.execute_script("""

@@ -131,9 +131,21 @@ enum Schemas {
             ["people": Schema.array(Schema.ref("Person")), "next": Schema.string, "facesEnabled": Schema.boolean],
             required: ["people", "facesEnabled"]),
         "Analysis": Schema.object(
-            ["faces": Schema.boolean, "places": Schema.boolean, "text": Schema.boolean],
-            required: ["faces", "places", "text"]),
-        "AnalysisChange": Schema.object(["faces": Schema.boolean, "places": Schema.boolean, "text": Schema.boolean]),
+            ["faces": Schema.boolean, "places": Schema.boolean, "text": Schema.boolean, "things": Schema.boolean],
+            required: ["faces", "places", "text", "things"]),
+        "AnalysisChange": Schema.object(
+            ["faces": Schema.boolean, "places": Schema.boolean, "text": Schema.boolean, "things": Schema.boolean]),
+        "AssetThings": Schema.object(
+            [
+                "read": Schema.boolean, "model": Schema.string, "analysedDate": Schema.date,
+                "things": Schema.array(
+                    Schema.object(
+                        [
+                            "label": Schema.string, "confidence": Schema.number, "synset": Schema.string,
+                            "terms": Schema.array(Schema.string), "x": Schema.number, "y": Schema.number,
+                            "width": Schema.number, "height": Schema.number,
+                        ], required: ["label", "confidence", "terms"])),
+            ], required: ["read", "things"]),
         "AssetText": Schema.object(
             [
                 "read": Schema.boolean, "model": Schema.string, "analysedDate": Schema.date,

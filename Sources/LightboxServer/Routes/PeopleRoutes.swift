@@ -62,6 +62,7 @@ struct PeopleRoutes: Sendable {
         var faces: Bool
         var places: Bool
         var text: Bool
+        var things: Bool
     }
 
     /// A change of it: each kind given is switched, the others stay.
@@ -69,6 +70,7 @@ struct PeopleRoutes: Sendable {
         var faces: Bool?
         var places: Bool?
         var text: Bool?
+        var things: Bool?
     }
 
     /// The most people one page holds, and faces one request names.
@@ -302,18 +304,19 @@ struct PeopleRoutes: Sendable {
     static func analysis(of library: PhotoLibrary) async throws -> Analysis {
         Analysis(
             faces: try await library.facesEnabled(), places: try await library.placesEnabled(),
-            text: try await library.textEnabled())
+            text: try await library.analysisEnabled(.text), things: try await library.analysisEnabled(.things))
     }
 
     static let changeAnalysisOperation = APIOperation(
-        "Switches finding faces, naming places or reading text on or off in the caller's own library.",
+        "Switches finding faces, naming places, reading text or finding things on or off in the caller's own library.",
         details: """
             Each user's library has its own switches, for a person signed in (or the local owner), not a
             token; a kind not given stays as it is. Faces off deletes every face, embedding and person of
             the library, and what anyone chose of them, at once; on analyses every photo again (the faces
             job). Places off deletes every place named (the locations stay) and sends no location to the
             analysis service; on names them again (the places job). Text off deletes every line read in the
-            photos and sends none to be read; on reads them again (the text job).
+            photos and sends none to be read; on reads them again (the text job). Things off deletes every
+            thing found in the photos, and on finds them again (the things job).
             """,
         body: .json(Schema.ref("AnalysisChange")), responses: [.json(200, "The settings.", Schema.ref("Analysis"))])
 
@@ -323,7 +326,8 @@ struct PeopleRoutes: Sendable {
         let body = try await request.decode(as: AnalysisChange.self, context: context)
         if let faces = body.faces { try await library.setFacesEnabled(faces) }
         if let places = body.places { try await library.setPlacesEnabled(places) }
-        if let text = body.text { try await library.setTextEnabled(text) }
+        if let text = body.text { try await library.setAnalysisEnabled(.text, text) }
+        if let things = body.things { try await library.setAnalysisEnabled(.things, things) }
         return try LightboxServer.jsonResponse(try await Self.analysis(of: library))
     }
 

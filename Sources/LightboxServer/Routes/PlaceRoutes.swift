@@ -76,6 +76,37 @@ struct PlaceRoutes: Sendable {
                 read: text != nil, model: text?.model, analysedDate: text?.analysedDate, lines: text?.lines ?? []))
     }
 
+    struct AssetThingsAnswer: Encodable {
+        var read: Bool
+        var model: String?
+        var analysedDate: Date?
+        var things: [AssetThing]
+    }
+
+    static let assetThingsOperation = APIOperation(
+        "The things found in a photo, the surest first, each with the words it is found by.",
+        details: """
+            Found by the things job from the photo's preview (docs/ANALYSIS.md, Things): what the whole
+            photo shows (no box) and the objects in it (a box, 0 to 1 from the top left), each with its
+            confidence, its WordNet synset and its `terms`, the words `thing == "dog"` finds it by. `read`
+            is false before the job looked, for a movie, or where things are switched off.
+            """,
+        responses: [.json(200, "Its things.", Schema.ref("AssetThings"))])
+
+    @Sendable
+    func assetThings(_ _: Request, _ context: LightboxRequestContext) async throws -> Response {
+        let library = try context.library().library
+        let id = try context.parameters.require("id")
+        guard let asset = try await library.asset(withLocalIdentifier: id) else {
+            throw LibraryError(.assetNotFound, "no asset has the identifier \(id)")
+        }
+        let found = try await library.things(of: asset)
+        return try LightboxServer.jsonResponse(
+            AssetThingsAnswer(
+                read: found != nil, model: found?.model, analysedDate: found?.analysedDate, things: found?.things ?? [])
+        )
+    }
+
     struct MapAnswer: Encodable {
         var zoom: Int
         var cells: [MapCell]

@@ -24,7 +24,8 @@ import NIOCore
 /// information outlines each face, said to be someone, nobody or no face (`people.js`,
 /// `faces.js`); the places show on a map of clustered photos, with their countries and cities
 /// beside it (`places.js`, drawn by Leaflet and its marker cluster, Debian's, loaded with the page);
-/// the text read in a photo lies over it to be selected, and is listed to be copied (`livetext.js`).
+/// the text read in a photo lies over it to be selected, and is listed to be copied (`livetext.js`);
+/// the things found in it are listed, each showing its photos (`things.js`).
 struct WebPage: Sendable {
     struct File: Sendable {
         let bytes: [UInt8]
@@ -109,6 +110,7 @@ struct WebPage: Sendable {
         "people.js": File(PackageResources.people_js, "text/javascript; charset=utf-8"),
         "places.js": File(PackageResources.places_js, "text/javascript; charset=utf-8"),
         "livetext.js": File(PackageResources.livetext_js, "text/javascript; charset=utf-8"),
+        "things.js": File(PackageResources.things_js, "text/javascript; charset=utf-8"),
         "leaflet.js": File(PackageResources.leaflet_js, "text/javascript; charset=utf-8"),
         "leaflet.css": File(PackageResources.leaflet_css, "text/css; charset=utf-8"),
         "markercluster.js": File(PackageResources.markercluster_js, "text/javascript; charset=utf-8"),

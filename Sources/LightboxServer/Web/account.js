@@ -102,13 +102,14 @@ async function load() {
 // The user signed in with a session, or null (a token, or a library without users).
 export const signedIn = load().catch(() => null);
 
-// Finding faces, naming places and reading text, for a person (signed in, or the owner on this machine) in
+// Finding faces, naming places, reading text and finding things, for a person (signed in, or the owner on this machine) in
 // their own library. The change push brings the People and Places pages and the sidebar up to
 // date.
 const facesSetting = document.getElementById('faces-setting');
 const facesEnabled = document.getElementById('faces-enabled');
 const placesEnabled = document.getElementById('places-enabled');
 const textEnabled = document.getElementById('text-enabled');
+const thingsEnabled = document.getElementById('things-enabled');
 
 async function showFacesSetting() {
   const { credential } = await authorization;
@@ -117,6 +118,7 @@ async function showFacesSetting() {
   facesEnabled.checked = analysis.faces;
   placesEnabled.checked = analysis.places;
   textEnabled.checked = analysis.text;
+  thingsEnabled.checked = analysis.things;
   facesSetting.hidden = false;
 }
 
@@ -158,6 +160,10 @@ analysisSwitch(placesEnabled, 'places', [
 analysisSwitch(textEnabled, 'text', [
   'Text switched off: every line read is forgotten, and no photo is sent to be read.',
   'The text in your photos is being read.',
+]);
+analysisSwitch(thingsEnabled, 'things', [
+  'Things switched off: every thing found is forgotten, and no photo is sent to be looked at.',
+  'The things in your photos are being found.',
 ]);
 
 // The theme: theme.js keeps it; the switch shows and changes the choice.

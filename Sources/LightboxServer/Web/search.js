@@ -59,6 +59,10 @@ function filters() {
   if (to) found.push(['to', 'Until ' + to, 'localCreationDate < ' + nextDay(to)]);
   const name = (params.get('name') || '').trim().slice(0, 100);
   if (name) found.push(['name', 'Name: ' + name, 'filename CONTAINS[c] ' + quoted(name)]);
+  const thing = (params.get('thing') || '').trim().slice(0, 100);
+  if (thing) found.push(['thing', thing, 'thing == ' + quoted(thing)]);
+  const text = (params.get('text') || '').trim().slice(0, 200);
+  if (text) found.push(['text', 'Text: ' + text, 'text CONTAINS[c] ' + quoted(text)]);
   const person = (params.get('person') || '').trim().slice(0, 200);
   if (person) found.push(['person', person, 'person == ' + quoted(person)]);
   const camera = (params.get('camera') || '').slice(0, 200);
@@ -197,6 +201,11 @@ async function loadPeople() {
     ...people.map(person => new Option(person.localizedTitle + ' (' + person.estimatedAssetCount + ')', person.localizedTitle)));
   offer(select, current);
   select.value = current;
+}
+
+// A thing's photos: from the viewer's information panel.
+export function searchThing(word) {
+  go({ album: null, view: null, thing: word });
 }
 
 // "Photos near here": from the viewer's information panel.

@@ -9,6 +9,7 @@ import {
 import { openShareDialog } from './sharing.js';
 import { assignFaces, faceImage, newPerson, people, personName, rejectFaces } from './faces.js';
 import { hideText, onText, placeText, showText, toggleText } from './livetext.js';
+import { showThings } from './things.js';
 import { said, toast } from './toast.js';
 
 // What Edit opens (the editor, which imports the viewer): main.js wires it, so that the
@@ -325,7 +326,7 @@ async function showInfo(asset) {
       }
     } catch { /* the coordinates stay */ }
   }
-  await showFaces(asset);
+  await Promise.all([showFaces(asset), showThings(asset)]);
   // Said when the panel holds all it will (the file's part comes a moment after the catalog's).
   if (shownAsset === asset) infoPanel.dataset.complete = asset.localIdentifier;
 }
