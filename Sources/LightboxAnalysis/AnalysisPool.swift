@@ -145,36 +145,33 @@ public actor AnalysisPool: PhotoAnalyzing {
     }
 
     public func places(_ points: [GeoPoint]) async throws(AnalysisError) -> PlaceAnalysis {
-        let model = try await describe()
-        guard let placeModel = model.placeModel else {
-            throw AnalysisError(.refused, "no analysis service finds places", service: members.first?.client.url)
-        }
-        return try await ask({ $0.placeModel == placeModel }, what: "finds places") {
-            client, info async throws(AnalysisError) in
+        try await served(\.placeModel, "finds places") { client, info async throws(AnalysisError) in
             try await client.places(points, info: info)
         }
     }
 
     public func text(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> TextAnalysis {
-        let model = try await describe()
-        guard let textModel = model.textModel else {
-            throw AnalysisError(.refused, "no analysis service reads text", service: members.first?.client.url)
-        }
-        return try await ask({ $0.textModel == textModel }, what: "reads text") {
-            client, info async throws(AnalysisError) in
+        try await served(\.textModel, "reads text") { client, info async throws(AnalysisError) in
             try await client.text(width: width, height: height, pixels: pixels, info: info)
         }
     }
 
     public func things(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> ThingAnalysis {
-        let model = try await describe()
-        guard let thingModel = model.thingModel else {
-            throw AnalysisError(.refused, "no analysis service finds things", service: members.first?.client.url)
-        }
-        return try await ask({ $0.thingModel == thingModel }, what: "finds things") {
-            client, info async throws(AnalysisError) in
+        try await served(\.thingModel, "finds things") { client, info async throws(AnalysisError) in
             try await client.things(width: width, height: height, pixels: pixels, info: info)
         }
+    }
+
+    /// Asks the members that run the combined description's `model` (the first there is of
+    /// that kind), as ``ask(_:what:_:)`` does; refused when none runs one.
+    private func served<Answer: Sendable>(
+        _ model: KeyPath<AnalysisServiceInfo, String?>, _ what: String,
+        _ call: (AnalysisClient, AnalysisServiceInfo) async throws(AnalysisError) -> Answer
+    ) async throws(AnalysisError) -> Answer {
+        guard let wanted = try await describe()[keyPath: model] else {
+            throw AnalysisError(.refused, "no analysis service \(what)", service: members.first?.client.url)
+        }
+        return try await ask({ $0[keyPath: model] == wanted }, what: what, call)
     }
 
     /// Asks the members that `serve` one after another, the least busy first, until one answers;

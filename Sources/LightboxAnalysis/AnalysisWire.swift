@@ -174,21 +174,12 @@ struct WireFaces: Decodable {
         func bad(_ what: String) -> AnalysisError {
             AnalysisError(.badAnswer, "\(service) answered faces wrongly: \(what)", service: service)
         }
-        guard let model, WireText.isIdentifier(model) else { throw bad("no model identifier") }
-        guard model == info.faceModel else {
-            throw bad("the faces come from model \(model.prefix(200)), the service said it runs \(info.faceModel)")
-        }
-        guard let faces else { throw bad("no list of faces") }
-        guard faces.count <= info.maximumFaces else {
-            throw bad("\(faces.count) faces, more than the \(info.maximumFaces) it said it answers at most")
-        }
+        let (model, faces) = try WireAnswer.check(
+            model, expected: info.faceModel, self.faces, most: info.maximumFaces, what: "faces", bad: bad)
         var checked: [FaceObservation] = []
         checked.reserveCapacity(faces.count)
         for (index, face) in faces.enumerated() {
-            guard let box = face.box, let x = box.x, let y = box.y, let width = box.width, let height = box.height,
-                [x, y, width, height].allSatisfy(\.isFinite), x >= 0, y >= 0, width > 0, height > 0,
-                x + width <= 1.0001, y + height <= 1.0001
-            else { throw bad("face \(index + 1)'s box is not inside the image") }
+            guard let box = face.box?.rect else { throw bad("face \(index + 1)'s box is not inside the image") }
             let landmarks = face.landmarks ?? []
             guard landmarks.count <= 16 else { throw bad("face \(index + 1) has \(landmarks.count) landmarks") }
             var points: [NormalizedPoint] = []
@@ -206,7 +197,7 @@ struct WireFaces: Decodable {
             else { throw bad("face \(index + 1)'s embedding is not \(info.dimensions) finite numbers") }
             checked.append(
                 FaceObservation(
-                    box: NormalizedRect(x: x, y: y, width: min(width, 1 - x), height: min(height, 1 - y)),
+                    box: box,
                     landmarks: points, quality: quality, embedding: embedding.map { Float($0) }))
         }
         return FaceAnalysis(model: model, faces: checked)
@@ -297,31 +288,21 @@ struct WireLines: Decodable {
         func bad(_ what: String) -> AnalysisError {
             AnalysisError(.badAnswer, "\(service) answered text wrongly: \(what)", service: service)
         }
-        guard let model, WireText.isIdentifier(model) else { throw bad("no model identifier") }
-        guard model == info.textModel else {
-            throw bad(
-                "the text comes from model \(model.prefix(200)), the service said it runs \(info.textModel ?? "none")")
-        }
-        guard let lines else { throw bad("no list of lines") }
-        guard lines.count <= info.maximumLines else {
-            throw bad("\(lines.count) lines, more than the \(info.maximumLines) it said it answers at most")
-        }
+        let (model, lines) = try WireAnswer.check(
+            model, expected: info.textModel, self.lines, most: info.maximumLines, what: "lines", bad: bad)
         var checked: [TextObservation] = []
         checked.reserveCapacity(lines.count)
         for (index, line) in lines.enumerated() {
             guard let text = line.text, !text.isEmpty,
                 WireText.isName(text, maximumLength: TextAnalysis.maximumLineLength)
             else { throw bad("line \(index + 1) is no text a library keeps") }
-            guard let box = line.box, let x = box.x, let y = box.y, let width = box.width, let height = box.height,
-                [x, y, width, height].allSatisfy(\.isFinite), x >= 0, y >= 0, width > 0, height > 0,
-                x + width <= 1.0001, y + height <= 1.0001
-            else { throw bad("line \(index + 1)'s box is not inside the image") }
+            guard let box = line.box?.rect else { throw bad("line \(index + 1)'s box is not inside the image") }
             guard let confidence = line.confidence, confidence.isFinite, (0...1).contains(confidence) else {
                 throw bad("line \(index + 1)'s confidence is not 0 to 1")
             }
             checked.append(
                 TextObservation(
-                    text: text, box: NormalizedRect(x: x, y: y, width: min(width, 1 - x), height: min(height, 1 - y)),
+                    text: text, box: box,
                     confidence: confidence))
         }
         let checkedOnly = checked.isEmpty && (self.checkedOnly ?? false)
@@ -349,16 +330,8 @@ struct WireThings: Decodable {
         func bad(_ what: String) -> AnalysisError {
             AnalysisError(.badAnswer, "\(service) answered things wrongly: \(what)", service: service)
         }
-        guard let model, WireText.isIdentifier(model) else { throw bad("no model identifier") }
-        guard model == info.thingModel else {
-            throw bad(
-                "the things come from model \(model.prefix(200)), the service said it runs \(info.thingModel ?? "none")"
-            )
-        }
-        guard let things else { throw bad("no list of things") }
-        guard things.count <= info.maximumThings else {
-            throw bad("\(things.count) things, more than the \(info.maximumThings) it said it answers at most")
-        }
+        let (model, things) = try WireAnswer.check(
+            model, expected: info.thingModel, self.things, most: info.maximumThings, what: "things", bad: bad)
         func isWord(_ text: String) -> Bool {
             !text.isEmpty && WireText.isName(text, maximumLength: ThingObservation.maximumLength)
                 && !text.unicodeScalars.contains { $0.properties.isWhitespace && $0 != " " }
@@ -381,16 +354,44 @@ struct WireThings: Decodable {
             }
             var rect: NormalizedRect?
             if let box = thing.box {
-                guard let x = box.x, let y = box.y, let width = box.width, let height = box.height,
-                    [x, y, width, height].allSatisfy(\.isFinite), x >= 0, y >= 0, width > 0, height > 0,
-                    x + width <= 1.0001, y + height <= 1.0001
-                else { throw bad("thing \(index + 1)'s box is not inside the image") }
-                rect = NormalizedRect(x: x, y: y, width: min(width, 1 - x), height: min(height, 1 - y))
+                guard let inside = box.rect else { throw bad("thing \(index + 1)'s box is not inside the image") }
+                rect = inside
             }
             checked.append(
                 ThingObservation(label: label, confidence: confidence, synset: thing.wordnet, terms: terms, box: rect))
         }
         return ThingAnalysis(model: model, things: checked)
+    }
+}
+
+extension WireFaces.Box {
+    /// The box as a rectangle inside the image with some area (clamped to its edges against
+    /// rounding), or nil when it is not one.
+    var rect: NormalizedRect? {
+        guard let x, let y, let width, let height, [x, y, width, height].allSatisfy(\.isFinite), x >= 0, y >= 0,
+            width > 0, height > 0, x + width <= 1.0001, y + height <= 1.0001
+        else { return nil }
+        return NormalizedRect(x: x, y: y, width: min(width, 1 - x), height: min(height, 1 - y))
+    }
+}
+
+enum WireAnswer {
+    /// An answer's model and list, checked: the model the service said it runs, and at most the
+    /// items it said it answers.
+    static func check<Item>(
+        _ model: String?, expected: String?, _ items: [Item]?, most: Int, what: String,
+        bad: (String) -> AnalysisError
+    ) throws(AnalysisError) -> (String, [Item]) {
+        guard let model, WireText.isIdentifier(model) else { throw bad("no model identifier") }
+        guard model == expected else {
+            throw bad(
+                "the \(what) come from model \(model.prefix(200)), the service said it runs \(expected ?? "none")")
+        }
+        guard let items else { throw bad("no list of \(what)") }
+        guard items.count <= most else {
+            throw bad("\(items.count) \(what), more than the \(most) it said it answers at most")
+        }
+        return (model, items)
     }
 }
 

@@ -10,9 +10,10 @@ public struct TextStub: PhotoAnalyzing {
     }
 
     public func describe() async throws(AnalysisError) -> AnalysisServiceInfo {
-        AnalysisServiceInfo(
-            version: "test", faceModel: "faces-test", dimensions: 2, sameFaceDistance: 0.5, maximumSide: 1024,
-            maximumFaces: 8, concurrent: 2, textModel: "text-test", maximumLines: 10)
+        var info = AnalysisServiceInfo.stub
+        info.textModel = "text-test"
+        info.maximumLines = 10
+        return info
     }
 
     public func faces(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> FaceAnalysis {
@@ -29,9 +30,10 @@ public struct ThingStub: PhotoAnalyzing {
     public init() {}
 
     public func describe() async throws(AnalysisError) -> AnalysisServiceInfo {
-        AnalysisServiceInfo(
-            version: "test", faceModel: "faces-test", dimensions: 2, sameFaceDistance: 0.5, maximumSide: 1024,
-            maximumFaces: 8, concurrent: 2, thingModel: "things-test", maximumThings: 10)
+        var info = AnalysisServiceInfo.stub
+        info.thingModel = "things-test"
+        info.maximumThings = 10
+        return info
     }
 
     public func faces(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> FaceAnalysis {
@@ -48,4 +50,12 @@ public struct ThingStub: PhotoAnalyzing {
                     box: NormalizedRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5))
             ])
     }
+}
+
+extension AnalysisServiceInfo {
+    /// A stub's description: a face model (which finds nothing), two analyses at once, and no
+    /// other kind until the stub sets its own.
+    public static let stub = AnalysisServiceInfo(
+        version: "test", faceModel: "faces-test", dimensions: 2, sameFaceDistance: 0.5, maximumSide: 1024,
+        maximumFaces: 8, concurrent: 2)
 }

@@ -137,14 +137,22 @@ public struct PhotoAnalysisSummary: Sendable, Hashable {
 }
 
 extension PhotoLibrary {
-    /// Looks at every photo that `model` has yet to see for `kind` (none has, another model
-    /// did, or the photo was edited since), as ``analysePhotos(total:width:page:analyse:recordFailure:afterPage:progress:)``
-    /// runs them: `perPhoto` is given each photo's preview as RGB and records what it found.
-    func analyse(
-        _ kind: PhotoAnalysisKind, model: String, info: AnalysisServiceInfo, imageManager: ImageManager?,
+    /// Looks at every photo that `analyzer`'s model of `kind` has yet to see (none has, another
+    /// model did, or the photo was edited since), as ``analysePhotos(total:width:page:analyse:recordFailure:afterPage:progress:)``
+    /// runs them: `ask` sends each photo's preview as RGB and answers the model that answered and
+    /// what it found, and `record` keeps that (answering how much it kept), in a transaction of
+    /// its own.
+    func analyse<Found: Sendable>(
+        _ kind: PhotoAnalysisKind, with analyzer: any PhotoAnalyzing, imageManager: ImageManager?,
         progress: @escaping @Sendable (Int, Int) -> Void,
-        perPhoto: @escaping @Sendable (_ localIdentifier: String, _ pixels: RGBPixels) async throws -> Int
+        ask: @escaping @Sendable (RGBPixels) async throws -> (model: String, found: Found),
+        record: @escaping @Sendable (any StoreWriter, _ localIdentifier: String, _ model: String, Found) throws -> Int
     ) async throws -> PhotoAnalysisSummary {
+        let info = try await analyzer.describe()
+        guard let model = info.model(of: kind) else {
+            throw LibraryError(
+                .invalidRequest, "the analysis service has no \(kind.summary) model (its description names none)")
+        }
         let manager = imageManager ?? ImageManager(library: self, memoryCacheLimit: 4 << 20)
         let side = Self.analysisSide(info)
         let tally = try await analysePhotos(
@@ -152,12 +160,17 @@ extension PhotoLibrary {
             page: { [store] after in
                 try await store.read { try $0.analysisBacklog(kind, model: model, after: after, limit: 256) }
             },
-            analyse: { identifier in
+            analyse: { [store] identifier in
                 guard
                     let (_, pixels, rendered) = try await self.analysisPixels(
                         of: identifier, manager: manager, side: side)
                 else { return nil }
-                return PhotoAnalysed(found: try await perPhoto(identifier, pixels), rendered: rendered)
+                let (answered, found) = try await ask(pixels)
+                guard answered == model else {
+                    throw AnalysisError(.badAnswer, "the analysis answered with the model \(answered), not \(model)")
+                }
+                let kept = try await BlockingWork.run { try store.write { try record($0, identifier, model, found) } }
+                return PhotoAnalysed(found: kept, rendered: rendered)
             },
             recordFailure: { [store] identifier, failure in
                 try await BlockingWork.run {

@@ -15,26 +15,21 @@ extension PhotoLibrary {
         with analyzer: any PhotoAnalyzing, imageManager: ImageManager? = nil,
         progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
     ) async throws -> PhotoAnalysisSummary {
-        let info = try await analyzer.describe()
-        guard let model = info.textModel else {
-            throw LibraryError(.invalidRequest, "the analysis service reads no text (it describes no text model)")
-        }
-        return try await analyse(.text, model: model, info: info, imageManager: imageManager, progress: progress) {
-            [store] identifier, pixels in
-            let answer = try await analyzer.text(width: pixels.width, height: pixels.height, pixels: pixels.bytes)
-            guard answer.model == model else {
-                throw AnalysisError(.badAnswer, "the analysis answered with the model \(answer.model), not \(model)")
-            }
-            let lines = answer.lines.map {
-                TextLine(
-                    text: $0.text, x: $0.box.x, y: $0.box.y, width: $0.box.width, height: $0.box.height,
-                    confidence: $0.confidence)
-            }
-            try await BlockingWork.run {
-                try store.write { try $0.recordText(lines, inAsset: identifier, model: model) }
-            }
-            return lines.count
-        }
+        try await analyse(
+            .text, with: analyzer, imageManager: imageManager, progress: progress,
+            ask: { pixels in
+                let answer = try await analyzer.text(width: pixels.width, height: pixels.height, pixels: pixels.bytes)
+                let lines = answer.lines.map {
+                    TextLine(
+                        text: $0.text, x: $0.box.x, y: $0.box.y, width: $0.box.width, height: $0.box.height,
+                        confidence: $0.confidence)
+                }
+                return (answer.model, lines)
+            },
+            record: { writer, identifier, model, lines in
+                try writer.recordText(lines, inAsset: identifier, model: model)
+                return lines.count
+            })
     }
 
     /// The text read in an asset, its lines top to bottom: nil before the text job read it (or

@@ -160,10 +160,7 @@ struct PeopleRoutes: Sendable {
     @Sendable
     func assetFaces(_ _: Request, _ context: LightboxRequestContext) async throws -> Response {
         let library = try context.library().library
-        let id = try context.parameters.require("id")
-        guard let asset = try await library.asset(withLocalIdentifier: id) else {
-            throw LibraryError(.assetNotFound, "no asset has the identifier \(id)")
-        }
+        let asset = try await AssetRoutes.asset(try context.parameters.require("id"), in: library)
         let faces = try await library.faces(in: asset)
         let people = Set(faces.compactMap(\.personLocalIdentifier))
         let names = try await library.read { library in

@@ -40,10 +40,7 @@ struct PlaceRoutes: Sendable {
     @Sendable
     func assetPlace(_ _: Request, _ context: LightboxRequestContext) async throws -> Response {
         let library = try context.library().library
-        let id = try context.parameters.require("id")
-        guard let asset = try await library.asset(withLocalIdentifier: id) else {
-            throw LibraryError(.assetNotFound, "no asset has the identifier \(id)")
-        }
+        let asset = try await AssetRoutes.asset(try context.parameters.require("id"), in: library)
         return try LightboxServer.jsonResponse(OnePlace(place: try await library.place(of: asset)))
     }
 
@@ -66,10 +63,7 @@ struct PlaceRoutes: Sendable {
     @Sendable
     func assetText(_ _: Request, _ context: LightboxRequestContext) async throws -> Response {
         let library = try context.library().library
-        let id = try context.parameters.require("id")
-        guard let asset = try await library.asset(withLocalIdentifier: id) else {
-            throw LibraryError(.assetNotFound, "no asset has the identifier \(id)")
-        }
+        let asset = try await AssetRoutes.asset(try context.parameters.require("id"), in: library)
         let text = try await library.text(of: asset)
         return try LightboxServer.jsonResponse(
             AssetTextAnswer(
@@ -96,10 +90,7 @@ struct PlaceRoutes: Sendable {
     @Sendable
     func assetThings(_ _: Request, _ context: LightboxRequestContext) async throws -> Response {
         let library = try context.library().library
-        let id = try context.parameters.require("id")
-        guard let asset = try await library.asset(withLocalIdentifier: id) else {
-            throw LibraryError(.assetNotFound, "no asset has the identifier \(id)")
-        }
+        let asset = try await AssetRoutes.asset(try context.parameters.require("id"), in: library)
         let found = try await library.things(of: asset)
         return try LightboxServer.jsonResponse(
             AssetThingsAnswer(
