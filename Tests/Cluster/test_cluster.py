@@ -285,9 +285,10 @@ class ClusterTests(unittest.TestCase):
         status, answer = two.upload(movie)
         self.assertEqual(status, 201, answer)
         movie_id = answer["asset"]["localIdentifier"]
-        # The photos' faces and the movie's place wait too, for a runner with an analysis service
-        # (these have none).
-        self.assertEqual(one.json("GET", "/api/jobs")["waiting"], {"playableMovie": 1, "faces": 1, "places": 1})
+        # The photos' faces, text and things and the movie's place wait too, for a runner with an
+        # analysis service (these have none).
+        analyses = {"faces": 1, "places": 1, "text": 1, "things": 1}
+        self.assertEqual(one.json("GET", "/api/jobs")["waiting"], {"playableMovie": 1, **analyses})
         first = self.start(Process(
             "worker-one", ["worker", "--library", self.folder("worker-one"), "--database", self.database], self.work,
             ready="paused at job-started", environment={"LIGHTBOX_TEST_PAUSE_AT": "job-started"}))
@@ -300,7 +301,7 @@ class ClusterTests(unittest.TestCase):
         first.kill()
         second.wait_for(f"done: movie made playable in browsers ({movie_id})", seconds=300)
         queue_now = two.json("GET", "/api/jobs")
-        self.assertEqual(queue_now, {"waiting": {"faces": 1, "places": 1}, "running": [], "failed": []})
+        self.assertEqual(queue_now, {"waiting": analyses, "running": [], "failed": []})
         second.stop()
         self.assertEqual(second.process.returncode, 0, second.said())
         self.assertIn("1 job done, 0 failed", second.said())
