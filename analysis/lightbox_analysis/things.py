@@ -124,7 +124,7 @@ class ThingModels:
             terms = self.wordnet.terms(synset) if synset else [name]
             if name not in (term.lower() for term in terms):
                 terms = [name] + terms
-            self.objects[number] = (name, synset, terms[: len(terms)])
+            self.objects[number] = (name, synset, terms)
         self.threads = max(1, threads)
         self.made = 0
         self.lock = threading.Lock()

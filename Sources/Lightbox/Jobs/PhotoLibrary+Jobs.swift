@@ -27,7 +27,7 @@ extension PhotoLibrary {
             retryDelay: TimeInterval = 60, worker: String = PhotoLibrary.workerName,
             analyzer: (any PhotoAnalyzing)? = nil
         ) {
-            self.kinds = analyzer == nil ? kinds.subtracting([.faces, .places, .text, .things]) : kinds
+            self.kinds = analyzer == nil ? kinds.filter { !$0.needsAnalysis } : kinds
             self.analyzer = analyzer
             self.concurrency = max(1, min(concurrency, 64))
             self.untilIdle = untilIdle
@@ -147,7 +147,7 @@ extension PhotoLibrary {
             if job.kind == .places, (try? await placesWaiting(options)) ?? false {
                 try await BlockingWork.run { [store] in try store.enqueueJob(.places, subject: "") }
             }
-            if let kind = PhotoAnalysisKind.allCases.first(where: { $0.job == job.kind }),
+            if let kind = PhotoAnalysisKind(job: job.kind),
                 (try? await analysisWaiting(kind, options)) ?? false
             {
                 try await BlockingWork.run { [store] in try store.enqueueJob(job.kind, subject: "") }
@@ -212,7 +212,7 @@ extension PhotoLibrary {
                 throw LibraryError(.invalidRequest, "this runner has no analysis service for \(job.kind.summary)")
             }
             // A service without the kind's model has nothing to do here: the job ends.
-            let kind: PhotoAnalysisKind = job.kind == .text ? .text : .things
+            guard let kind = PhotoAnalysisKind(job: job.kind) else { return }
             guard try await analyzer.describe().model(of: kind) != nil else { return }
             let progress: @Sendable (Int, Int) -> Void = { done, total in
                 Task.detached { _ = try? await BlockingWork.run { lease.progress(done: done, total: total) } }

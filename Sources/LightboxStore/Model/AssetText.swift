@@ -34,7 +34,4 @@ public struct AssetText: Sendable, Hashable, Codable {
         self.analysedDate = analysedDate
         self.lines = lines
     }
-
-    /// The lines as one text, a line each.
-    public var content: String { lines.map(\.text).joined(separator: "\n") }
 }

@@ -27,6 +27,14 @@ public enum JobKind: String, Sendable, Hashable, Codable, CodingKeyRepresentable
     /// subject), queued by an import of photos.
     case things
 
+    /// Whether it needs an analysis service: a runner without one does not take it.
+    public var needsAnalysis: Bool {
+        switch self {
+        case .faces, .places, .text, .things: true
+        case .playableMovie, .captureDetails: false
+        }
+    }
+
     /// What it does, for a person.
     public var summary: String {
         switch self {

@@ -16,6 +16,12 @@ public enum PhotoAnalysisKind: String, Sendable, Hashable, Codable, CaseIterable
         }
     }
 
+    /// The kind a job does, nil for a job that is no analysis of photos.
+    public init?(job: JobKind) {
+        guard let kind = Self.allCases.first(where: { $0.job == job }) else { return nil }
+        self = kind
+    }
+
     /// What it is, for a person: "text", "things".
     public var summary: String { rawValue }
 
