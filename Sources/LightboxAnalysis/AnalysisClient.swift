@@ -117,6 +117,44 @@ public struct AnalysisClient: Sendable {
             fromAnswer: try await send(request, what: "the things of an image"), info: info, service: url)
     }
 
+    /// A `POST /v1/clip/image` or `/v1/clip/text` answer read and checked against what the
+    /// service said of itself.
+    public static func embedding(fromAnswer data: Data, info: AnalysisServiceInfo, service: URL)
+        throws(AnalysisError) -> ClipEmbedding
+    {
+        let wire: WireEmbedding
+        do {
+            wire = try JSONDecoder().decode(WireEmbedding.self, from: data)
+        } catch {
+            throw AnalysisError(
+                .badAnswer, "\(service) answered an embedding that does not read: \(error)", service: service)
+        }
+        return try wire.checked(info: info, service: service)
+    }
+
+    /// The CLIP embedding of an image given as ``faces(width:height:pixels:info:)`` takes it.
+    public func clipImage(width: Int, height: Int, pixels: [UInt8], info: AnalysisServiceInfo)
+        async throws(AnalysisError) -> ClipEmbedding
+    {
+        guard info.clipModel != nil else { throw AnalysisError(.refused, "\(url) embeds no images", service: url) }
+        let request = try imageRequest("/v1/clip/image", width: width, height: height, pixels: pixels, info: info)
+        return try Self.embedding(
+            fromAnswer: try await send(request, what: "the embedding of an image"), info: info, service: url)
+    }
+
+    /// The CLIP embedding of a text: what a person searches for, 1 to
+    /// ``ClipEmbedding/maximumText`` characters.
+    public func clipText(_ text: String, info: AnalysisServiceInfo) async throws(AnalysisError) -> ClipEmbedding {
+        guard info.clipModel != nil else { throw AnalysisError(.refused, "\(url) embeds no text", service: url) }
+        guard !text.isEmpty, text.count <= ClipEmbedding.maximumText else {
+            throw AnalysisError(
+                .invalidImage, "a text of \(text.count) characters is not one \(url) embeds (1 to 1000)", service: url)
+        }
+        let request = try jsonRequest("/v1/clip/text", ["text": text], what: "the text")
+        return try Self.embedding(
+            fromAnswer: try await send(request, what: "the embedding of a text"), info: info, service: url)
+    }
+
     /// A request carrying an image's RGB rows, refused before it is sent when the image is not
     /// one the service takes.
     private func imageRequest(_ path: String, width: Int, height: Int, pixels: [UInt8], info: AnalysisServiceInfo)
@@ -162,19 +200,28 @@ public struct AnalysisClient: Sendable {
                 "\(points.count) points are not what \(url) takes (at most \(info.maximumPoints), each in degrees)",
                 service: url)
         }
-        let body: Data
-        do {
-            body = try JSONEncoder().encode(["points": points.map { [$0.latitude, $0.longitude] }])
-        } catch {
-            throw AnalysisError(.invalidImage, "the points could not be written: \(error)", service: url)
-        }
-        var request = HTTPClientRequest(url: address("/v1/places"))
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: body))
+        let request = try jsonRequest(
+            "/v1/places", ["points": points.map { [$0.latitude, $0.longitude] }], what: "the points")
         return try Self.places(
             fromAnswer: try await send(request, what: "the places of \(points.count) points"), count: points.count,
             info: info, service: url)
+    }
+
+    /// A request carrying `body` as JSON.
+    private func jsonRequest(_ path: String, _ body: some Encodable, what: String) throws(AnalysisError)
+        -> HTTPClientRequest
+    {
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(body)
+        } catch {
+            throw AnalysisError(.invalidImage, "\(what) could not be written: \(error)", service: url)
+        }
+        var request = HTTPClientRequest(url: address(path))
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: data))
+        return request
     }
 
     private func address(_ path: String) -> String {

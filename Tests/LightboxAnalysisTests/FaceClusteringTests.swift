@@ -56,10 +56,10 @@ func bruteForce(_ all: [(Int64, [Float])], _ embedding: [Float], _ count: Int) -
     return near.prefix(count).map(\.id)
 }
 
-@Suite struct FaceIndexTests {
+@Suite struct VectorIndexTests {
     @Test func smallIndexesAnswerExactlyWhatComparingEveryFaceAnswers() {
         var people = SyntheticPeople(people: 20)
-        var index = FaceIndex(dimensions: 128)
+        var index = VectorIndex(dimensions: 128)
         var all: [(Int64, [Float])] = []
         for id in 0..<1_000 {
             let face = people.face(of: id % 20)
@@ -74,7 +74,7 @@ func bruteForce(_ all: [(Int64, [Float])], _ embedding: [Float], _ count: Int) -
 
     @Test func largeIndexesFindAlmostEveryTrueNeighbour() {
         var people = SyntheticPeople(people: 200)
-        var index = FaceIndex(dimensions: 128)
+        var index = VectorIndex(dimensions: 128)
         var all: [(Int64, [Float])] = []
         for id in 0..<6_000 {
             let face = people.face(of: id % 200)
@@ -114,7 +114,7 @@ func bruteForce(_ all: [(Int64, [Float])], _ embedding: [Float], _ count: Int) -
 
     @Test func aRemovedFaceIsNeverAnswered() {
         var people = SyntheticPeople(people: 3)
-        var index = FaceIndex(dimensions: 128)
+        var index = VectorIndex(dimensions: 128)
         let faces = (0..<30).map { people.face(of: $0 % 3) }
         for (id, face) in faces.enumerated() { index.insert(Int64(id), embedding: face) }
         index.remove(4)

@@ -49,11 +49,15 @@ class ModelFolderError(Exception):
     """A folder that is not a CLIP model the service can load, with the file and what is wrong."""
 
 
-def read_json(path, most):
+def file_size(path):
     try:
-        size = os.stat(path).st_size
+        return os.stat(path).st_size
     except OSError as error:
         raise ModelFolderError(f"{path}: cannot be read ({error.strerror})") from None
+
+
+def read_json(path, most):
+    size = file_size(path)
     if size > most:
         raise ModelFolderError(f"{path}: {size} bytes, more than the {most} a config may be")
     try:
@@ -97,10 +101,7 @@ def digest(paths):
 
 
 def model_file(path):
-    try:
-        size = os.stat(path).st_size
-    except OSError as error:
-        raise ModelFolderError(f"{path}: cannot be read ({error.strerror})") from None
+    size = file_size(path)
     if not 0 < size <= MAX_MODEL:
         raise ModelFolderError(f"{path}: {size} bytes, not an ONNX model of at most {MAX_MODEL}")
     return path
@@ -174,10 +175,7 @@ class ClipModel:
             pad = pad.get("content")
         if not isinstance(pad, str) or not 0 < len(pad) <= 100:
             raise ModelFolderError(f"{tokenizer_config_path}: pad_token must name a token")
-        try:
-            tokenizer_size = os.stat(tokenizer_path).st_size
-        except OSError as error:
-            raise ModelFolderError(f"{tokenizer_path}: cannot be read ({error.strerror})") from None
+        tokenizer_size = file_size(tokenizer_path)
         if tokenizer_size > MAX_TOKENIZER:
             raise ModelFolderError(f"{tokenizer_path}: {tokenizer_size} bytes, more than {MAX_TOKENIZER}")
         try:

@@ -187,8 +187,12 @@ class Served(unittest.TestCase):
     limits = Limits(threads=1, queue=1)
 
     @classmethod
+    def make_service(cls):
+        return Service(FaceModels(), cls.limits)
+
+    @classmethod
     def setUpClass(cls):
-        cls.service = Service(FaceModels(), cls.limits)
+        cls.service = cls.make_service()
         cls.server = make_server("127.0.0.1", 0, cls.service)
         cls.port = cls.server.server_address[1]
         threading.Thread(target=cls.server.serve_forever, daemon=True).start()
@@ -473,18 +477,15 @@ class ClipTests(Served):
     backgrounds = os.path.join(CORPUS, "lomiri", "backgrounds")
 
     @classmethod
-    def setUpClass(cls):
+    def make_service(cls):
         cls.folder = tempfile.mkdtemp(prefix="tiny-clip-")
         tiny_clip.build(os.path.join(cls.folder, "Tiny-CLIP__tests"))
         cls.clip = ClipModel(os.path.join(cls.folder, "Tiny-CLIP__tests"))
-        cls.service = Service(FaceModels(), cls.limits, clip=cls.clip)
-        cls.server = make_server("127.0.0.1", 0, cls.service)
-        cls.port = cls.server.server_address[1]
-        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+        return Service(FaceModels(), cls.limits, clip=cls.clip)
 
     @classmethod
     def tearDownClass(cls):
-        cls.server.shutdown()
+        super().tearDownClass()
         shutil.rmtree(cls.folder)
 
     def image(self, name):
