@@ -73,6 +73,7 @@ public enum LightboxServer {
         let collections = CollectionRoutes()
         let people = PeopleRoutes()
         let places = PlaceRoutes(tiles: tiles)
+        let search = SearchRoutes(analyzer: libraries.analyzer)
         let sharing = ShareRoutes(accounts: accounts, libraries: libraries)
         let uploads = UploadRoutes(limits: limits)
         let downloads = DownloadRoutes()
@@ -238,6 +239,10 @@ public enum LightboxServer {
                     Route(.get, "/api/assets/:id/text", .read, places.assetText, PlaceRoutes.assetTextOperation),
                     Route(.get, "/api/assets/:id/things", .read, places.assetThings, PlaceRoutes.assetThingsOperation),
                 ]
+            ),
+            (
+                "Search",
+                [Route(.get, "/api/search", .read, search.search, SearchRoutes.searchOperation)]
             ),
             (
                 "Sharing",

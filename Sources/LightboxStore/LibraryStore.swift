@@ -83,6 +83,13 @@ package protocol LibraryStore: Sendable {
     /// The assets in the library that `condition` (nil: all) and `options` select.
     func fetchAssets(matching condition: FetchPredicate?, options: FetchOptions) throws -> any FetchSource<Asset>
 
+    /// The assets `condition` and `options` select, those `words` find best first (the search's
+    /// full text rank), then the newest, at most `limit`.
+    func rankedAssetIdentifiers(
+        matching condition: FetchPredicate?, words: [String], options: FetchOptions, limit: Int,
+        withPeople: Bool
+    ) throws -> [String]
+
     /// The assets of the album or smart album with this identifier: an album's in its order,
     /// Recently Deleted's the last deleted first, unless the options sort them. Throws
     /// ``LibraryError/Code-swift.struct/collectionNotFound`` for another identifier.
@@ -297,6 +304,18 @@ package protocol StoreReader {
     /// The things found in an asset; nil before a model looked, or when it could not.
     func things(ofAsset localIdentifier: String) throws -> AssetThings?
 
+    /// The names a search box understands: people's, places', cameras'.
+    func searchVocabulary() throws -> SearchVocabulary
+
+    /// How many assets' search documents are out of date (``StoreWriter/refreshSearchDocuments()``).
+    func searchBacklogCount() throws -> Int
+
+    /// The CLIP embeddings `model` gave, written after row `rowID`, in that order, at most `limit`.
+    func embeddings(model: String, after rowID: Int64, limit: Int) throws -> [StoredEmbedding]
+
+    /// The identifiers of the assets of these rows (at most 1,000), those still there.
+    func assetIdentifiers(ofRows ids: [Int64]) throws -> [Int64: String]
+
     // MARK: Import
 
     /// The asset holding these bytes as an original (a photo, a movie, a RAW, a paired movie).
@@ -351,6 +370,14 @@ package protocol StoreWriter: StoreReader {
 
     /// Records the things `model` found in an asset, as ``recordText(_:inAsset:model:)`` does.
     func recordThings(_ things: [AssetThing], inAsset localIdentifier: String, model: String) throws
+
+    /// Makes the search's documents of a job step's worth of assets again (those out of date);
+    /// answers whether some stay out of date, and how many.
+    func refreshSearchDocuments() throws -> (more: Bool, left: Int)
+
+    /// Records the CLIP embedding `model` gave an asset, in place of an earlier one; nothing for
+    /// an asset deleted meanwhile, or while embedding is switched off.
+    func recordEmbedding(_ vector: [Float], inAsset localIdentifier: String, model: String) throws
 
     /// Records that `model` could not look at an asset for `kind`, and why.
     func recordAnalysisFailure(_ kind: PhotoAnalysisKind, inAsset localIdentifier: String, model: String, error: String)

@@ -54,7 +54,9 @@ package struct LimitedStore: LibraryStore {
         try refusePeople(options.predicate)
         var options = options
         let scope = try scope()
-        options.predicate = options.predicate.map { $0 && scope } ?? scope
+        // Its full text is read without the people's names: it sees no people.
+        options.predicate =
+            options.predicate.map { $0.renamingKey("words", to: "wordsWithoutPeople") && scope } ?? scope
         return options
     }
 
@@ -117,7 +119,18 @@ package struct LimitedStore: LibraryStore {
         Asset
     > {
         try refusePeople(condition)
-        return try base.fetchAssets(matching: condition, options: try scoped(options))
+        return try base.fetchAssets(
+            matching: condition?.renamingKey("words", to: "wordsWithoutPeople"), options: try scoped(options))
+    }
+
+    package func rankedAssetIdentifiers(
+        matching condition: FetchPredicate?, words: [String], options: FetchOptions, limit: Int,
+        withPeople: Bool
+    ) throws -> [String] {
+        try refusePeople(condition)
+        return try base.rankedAssetIdentifiers(
+            matching: condition?.renamingKey("words", to: "wordsWithoutPeople"), words: words,
+            options: try scoped(options), limit: limit, withPeople: false)
     }
 
     package func fetchAssets(inCollection localIdentifier: String, options: FetchOptions) throws -> any FetchSource<
@@ -364,6 +377,31 @@ package struct LimitedReader: StoreReader {
 
     package func things(ofAsset localIdentifier: String) throws -> AssetThings? {
         visible.contains(localIdentifier) ? try base.things(ofAsset: localIdentifier) : nil
+    }
+
+    package func searchBacklogCount() throws -> Int { 0 }
+
+    // None: a limited view sees no people, and the library's places and cameras are not its own
+    // to list. What it searches for is searched as words, among its own photos.
+    package func searchVocabulary() throws -> SearchVocabulary { SearchVocabulary() }
+
+    // The embeddings of the assets it sees alone, so that a limited view's search ranks its own
+    // photos. A page may come back short, or empty before the end: the row to go on from is the
+    // last row read, which `after` of the last one answered cannot tell, so the page is read
+    // until one is seen or the rows end.
+    package func embeddings(model: String, after rowID: Int64, limit: Int) throws -> [StoredEmbedding] {
+        var after = rowID
+        while true {
+            let page = try base.embeddings(model: model, after: after, limit: limit)
+            guard let last = page.last else { return [] }
+            let seen = page.filter { visible.contains($0.localIdentifier) }
+            if !seen.isEmpty { return seen }
+            after = last.rowID
+        }
+    }
+
+    package func assetIdentifiers(ofRows ids: [Int64]) throws -> [Int64: String] {
+        try base.assetIdentifiers(ofRows: ids).filter { visible.contains($0.value) }
     }
 
     package func assetIdentifier(withOriginalHash sha256: String) throws -> String? {

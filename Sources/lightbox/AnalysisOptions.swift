@@ -20,6 +20,14 @@ struct AnalysisOptions: ParsableArguments {
             valueName: "URL"))
     var services: [String] = []
 
+    @Option(
+        name: .customLong("clip-model"),
+        help: ArgumentHelp(
+            "A CLIP model's folder in Immich's layout, for content search by the service started here "
+                + "(default: $LIGHTBOX_CLIP_MODEL; docs/ANALYSIS.md).",
+            valueName: "FOLDER"))
+    var clipModel: String?
+
     @Flag(
         name: .customLong("no-analysis"),
         help: "Start no analysis service here: faces wait for a command given --analysis.")
@@ -42,7 +50,12 @@ struct AnalysisOptions: ParsableArguments {
             return (nil, nil, "Faces: no analysis service (--no-analysis); faces wait for a worker with --analysis")
         }
         do {
-            let local = try LocalAnalysisService.start()
+            let clip =
+                clipModel
+                ?? ProcessInfo.processInfo.environment["LIGHTBOX_CLIP_MODEL"].flatMap {
+                    $0.isEmpty ? nil : $0
+                }
+            let local = try LocalAnalysisService.start(clipModel: clip)
             return (AnalysisPool([AnalysisClient(url: local.url)]), local, nil)
         } catch {
             return (nil, nil, "Faces wait: \(error); --analysis URL names a service elsewhere")
@@ -97,9 +110,9 @@ final class LocalAnalysisService: @unchecked Sendable {
         return nil
     }
 
-    /// Starts the service, one analysis per core, and waits for the line that says where it
-    /// listens (after its models load).
-    static func start() throws -> LocalAnalysisService {
+    /// Starts the service, one analysis per core (with the CLIP model of `clipModel`, a folder,
+    /// when given), and waits for the line that says where it listens (after its models load).
+    static func start(clipModel: String? = nil) throws -> LocalAnalysisService {
         guard let home = home() else {
             throw StartError(
                 description: "no analysis service on this machine (make run installs one beside lightbox)")
@@ -110,16 +123,35 @@ final class LocalAnalysisService: @unchecked Sendable {
         process.arguments = [
             "-m", "lightbox_analysis", "--port", "0", "--threads", "\(threads)", "--exit-with-parent",
         ]
+        if let clipModel {
+            process.arguments? += ["--clip", URL(fileURLWithPath: clipModel).standardizedFileURL.path]
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONPATH"] = home.appendingPathComponent("analysis").path
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
+        let errors = Pipe()
+        process.standardError = errors
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // Its models load in a second or two; one that has said nothing after a minute is
         // stopped, and the command goes on without it (the read ends when the process does).
         let reader = output.fileHandleForReading
+        // What it says on its standard error, read as it comes (a full pipe would stop it), the
+        // last 2 KiB kept: why it did not start (a --clip folder that is not a model).
+        let complaint = Mutex(Data())
+        let errorReader = errors.fileHandleForReading
+        let complained = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            while let chunk = try? errorReader.read(upToCount: 4_096), !chunk.isEmpty {
+                complaint.withLock { kept in
+                    kept.append(chunk)
+                    if kept.count > 2_048 { kept = kept.suffix(2_048) }
+                }
+            }
+            complained.signal()
+        }
         let said = Mutex<URL?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -130,9 +162,14 @@ final class LocalAnalysisService: @unchecked Sendable {
         let answered = done.wait(timeout: .now() + 60) == .success
         guard answered, let url = said.withLock({ $0 }) else {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            _ = complained.wait(timeout: .now() + 2)
+            let why =
+                complaint.withLock { String(decoding: $0, as: UTF8.self) }
+                .split(separator: "\n").last.map { ": " + $0.prefix(500) } ?? ""
             throw StartError(
                 description: answered
-                    ? "the analysis service of this machine did not start"
+                    ? "the analysis service of this machine did not start\(why)"
                     : "the analysis service of this machine said nothing in a minute, and was stopped")
         }
         return LocalAnalysisService(url: url, process: process)

@@ -19,7 +19,7 @@ struct LightboxCommand: AsyncParsableCommand {
             HideCommand.self, EditCommand.self, EditorsCommand.self, RevertCommand.self, DeleteCommand.self,
             RestoreCommand.self,
             TrashCommand.self, AlbumCommand.self, FolderCommand.self, PeopleCommand.self, PlacesCommand.self,
-            TextCommand.self, ThingsCommand.self,
+            TextCommand.self, ThingsCommand.self, ClipCommand.self, SearchCommand.self,
             HistoryCommand.self,
             WatchCommand.self,
             ServeCommand.self, MetadataCommand.self, ExportCommand.self, ThumbnailCommand.self, RenderCommand.self,

@@ -285,9 +285,9 @@ class ClusterTests(unittest.TestCase):
         status, answer = two.upload(movie)
         self.assertEqual(status, 201, answer)
         movie_id = answer["asset"]["localIdentifier"]
-        # The photos' faces, text and things and the movie's place wait too, for a runner with an
+        # The photos' faces, text, things and CLIP embeddings and the movie's place wait too, for a runner with an
         # analysis service (these have none).
-        analyses = {"faces": 1, "places": 1, "text": 1, "things": 1}
+        analyses = {"faces": 1, "places": 1, "text": 1, "things": 1, "clip": 1}
         self.assertEqual(one.json("GET", "/api/jobs")["waiting"], {"playableMovie": 1, **analyses})
         first = self.start(Process(
             "worker-one", ["worker", "--library", self.folder("worker-one"), "--database", self.database], self.work,

@@ -111,7 +111,7 @@ struct JobQueueTests {
         // The still's faces, text and things and the phone movie's place wait too, for a runner with an
         // analysis service.
         #expect(
-            queue.waiting == [.playableMovie: 2, .faces: 1, .places: 1, .text: 1, .things: 1],
+            queue.waiting == [.playableMovie: 2, .faces: 1, .places: 1, .text: 1, .things: 1, .clip: 1],
             "the H.264 movie needs no copy: \(queue)")
         // No copy yet (looked for on disk: asking for one would start making it).
         #expect(Self.movieCopies(in: library).isEmpty)
@@ -120,7 +120,7 @@ struct JobQueueTests {
         #expect(events.finished.sorted() == [hevcMovie.localIdentifier, live.localIdentifier].sorted())
         queue = try await library.jobQueue()
         #expect(
-            queue.waiting == [.faces: 1, .places: 1, .text: 1, .things: 1] && queue.running.isEmpty
+            queue.waiting == [.faces: 1, .places: 1, .text: 1, .things: 1, .clip: 1] && queue.running.isEmpty
                 && queue.failed.isEmpty,
             "\(queue)")
         #expect(Self.movieCopies(in: library).count == 2, "the jobs made them")

@@ -120,7 +120,9 @@ struct MigrateTests {
         // The movie's job came along; the photos' faces, places, text and things jobs wait for a runner
         // with a service.
         #expect(
-            try await moved.jobQueue().waiting == [.playableMovie: 1, .faces: 1, .places: 1, .text: 1, .things: 1],
+            try await moved.jobQueue().waiting == [
+                .playableMovie: 1, .faces: 1, .places: 1, .text: 1, .things: 1, .clip: 1,
+            ],
             "the waiting jobs came along")
         // The accounts and the member's library, on PostgreSQL.
         #expect(try await moved.accountStore().users().map(\.name) == ["ann", "bob"])

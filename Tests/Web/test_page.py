@@ -1451,6 +1451,47 @@ class PageChecks:
         self.assertIsNotNone(self.tile_of(dog))
         self.shot("dogs")
 
+    def test_one_search_box_understands_a_date_and_searches_the_rest_as_words(self):
+        """Searching for "receipt 2014" or "dog" in one box found nothing: the box's text is read
+        by the server into a date chip and a words chip, the grid shows what both select, a
+        chip's × searches again without it, and the page says what was searched."""
+        self.sign_in()
+        receipt = self.find_asset("RECEIPT_TEXT.jpg")["localIdentifier"]
+        box = self.driver.find_element(By.CSS_SELECTOR, "#find input")
+        self.assertTrue(box.is_displayed())
+        box.send_keys("receipt 2014" + Keys.ENTER)
+        self.wait.until(lambda d: "q=receipt" in d.current_url)
+        understood = lambda: [(c.get_attribute("data-kind"), c.text) for c in
+                              self.driver.find_elements(By.CSS_SELECTOR, "#chips .chip.understood")]
+        self.wait.until(lambda d: understood() == [("date", "2014 ×"), ("words", "“receipt ×")])
+        expected = self.api("/api/search?q=" + urllib.parse.quote("receipt 2014"))
+        self.assertEqual([asset["localIdentifier"] for asset in expected["assets"]], [receipt])
+        self.wait.until(lambda d: len(self.tiles()) == 1 and self.tile_of(receipt) is not None)
+        notes = self.driver.find_element(By.ID, "search-notes")
+        self.assertIn("Searched:", notes.text)
+        self.assertIn("text in photos", notes.text)
+        self.shot("search-receipt-2014")
+        # The date's × leaves the words: the photo with the receipt, whenever it was taken.
+        self.driver.find_element(By.CSS_SELECTOR, '#chips .chip[data-kind="date"]').click()
+        self.wait.until(lambda d: understood() == [("words", "“receipt ×")])
+        self.assertEqual(box.get_attribute("value"), "receipt")
+        # Another word: the dog of the things job, found by a broader word.
+        dog = self.find_asset("friends_by_Aitzol_Berasategi.jpg")["localIdentifier"]
+        box.clear()
+        box.send_keys("animals" + Keys.ENTER)
+        self.wait.until(lambda d: understood() == [("words", "“animals ×")])
+        self.wait.until(lambda d: self.tile_of(dog) is not None)
+        self.assertIsNone(self.tile_of(receipt))
+        self.shot("search-animals")
+        # A search nothing matches says so by showing nothing, and clearing the box ends it.
+        box.clear()
+        box.send_keys("zebra crossing 1999" + Keys.ENTER)
+        self.wait.until(lambda d: len(self.tiles()) == 0)
+        box.clear()
+        box.send_keys(Keys.ENTER)
+        self.wait.until(lambda d: "q=" not in d.current_url)
+        self.wait.until(lambda d: len(self.tiles()) > 1)
+
     def marker_counts(self):
         """What each marker the map shows says: its badge's count, 1 without one."""
         return self.driver.execute_script("""

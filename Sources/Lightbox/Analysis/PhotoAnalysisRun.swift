@@ -196,8 +196,8 @@ extension PhotoLibrary {
         try await store.read { try $0.analysisFailures(kind, model: model, limit: max(0, min(limit, 10_000))) }
     }
 
-    /// Whether the library reads the text in its photos, or finds the things in them (each on
-    /// unless switched off).
+    /// Whether the library reads the text in its photos, finds the things in them, or embeds
+    /// them for content search (each on unless switched off).
     public func analysisEnabled(_ kind: PhotoAnalysisKind) async throws -> Bool {
         try await store.read { try $0.analysisEnabled(kind) }
     }
@@ -210,6 +210,7 @@ extension PhotoLibrary {
             try store.write { try $0.setAnalysisEnabled(kind, enabled) }
             if enabled { try store.enqueueJob(kind.job, subject: "") }
         }
+        if !enabled && kind == .clip { contentIndex.reset() }
     }
 }
 
@@ -219,6 +220,7 @@ extension AnalysisServiceInfo {
         switch kind {
         case .text: textModel
         case .things: thingModel
+        case .clip: clipModel
         }
     }
 }

@@ -59,6 +59,9 @@ extension PhotoLibrary {
         {
             try await BlockingWork.run { [store] in try store.enqueueJob(.captureDetails, subject: "") }
         }
+        if options.kinds.contains(.search), try await store.read({ try $0.searchBacklogCount() }) > 0 {
+            try await BlockingWork.run { [store] in try store.enqueueJob(.search, subject: "") }
+        }
         // Photos a new model has yet to see (or imported while no runner found faces).
         if options.kinds.contains(.faces), let analyzer = options.analyzer,
             let model = try? await analyzer.describe().faceModel,
@@ -191,6 +194,17 @@ extension PhotoLibrary {
             try await fillCaptureDetails { done, total in
                 Task.detached { _ = try? await BlockingWork.run { lease.progress(done: done, total: total) } }
             }
+        case .search:
+            var done = 0
+            while true {
+                let (more, left) = try await BlockingWork.run { [store] in
+                    try store.write { try $0.refreshSearchDocuments() }
+                }
+                guard more else { break }
+                done += SearchDocuments.perJobStep
+                let (finished, total) = (done, done + left)
+                Task.detached { _ = try? await BlockingWork.run { lease.progress(done: finished, total: total) } }
+            }
         case .faces:
             guard let analyzer = options.analyzer else {
                 throw LibraryError(.invalidRequest, "this runner has no analysis service to find faces with")
@@ -207,7 +221,7 @@ extension PhotoLibrary {
             try await findPlaces(with: analyzer) { done, total in
                 Task.detached { _ = try? await BlockingWork.run { lease.progress(done: done, total: total) } }
             }
-        case .text, .things:
+        case .text, .things, .clip:
             guard let analyzer = options.analyzer else {
                 throw LibraryError(.invalidRequest, "this runner has no analysis service for \(job.kind.summary)")
             }
@@ -217,10 +231,10 @@ extension PhotoLibrary {
             let progress: @Sendable (Int, Int) -> Void = { done, total in
                 Task.detached { _ = try? await BlockingWork.run { lease.progress(done: done, total: total) } }
             }
-            if kind == .text {
-                try await readText(with: analyzer, progress: progress)
-            } else {
-                try await findThings(with: analyzer, progress: progress)
+            switch kind {
+            case .text: try await readText(with: analyzer, progress: progress)
+            case .things: try await findThings(with: analyzer, progress: progress)
+            case .clip: try await embedPhotos(with: analyzer, progress: progress)
             }
         }
     }

@@ -28,6 +28,10 @@ public final class PhotoLibrary: Sendable {
     let changeMonitor = ChangeMonitor()
     /// Assets read lately, for ``recentAsset(withLocalIdentifier:)``.
     let recentAssets = RecentAssets()
+    /// The photos' CLIP embeddings, for ``searchContent(_:with:limit:)``.
+    let contentIndex = ContentIndex()
+    /// The names the search box understands, for ``searchVocabulary()``.
+    let searchVocabularyMemory = SearchVocabularyMemory()
 
     /// The name of the database file inside the library folder.
     public static let databaseFilename = "library.sqlite"

@@ -131,10 +131,28 @@ enum Schemas {
             ["people": Schema.array(Schema.ref("Person")), "next": Schema.string, "facesEnabled": Schema.boolean],
             required: ["people", "facesEnabled"]),
         "Analysis": Schema.object(
-            ["faces": Schema.boolean, "places": Schema.boolean, "text": Schema.boolean, "things": Schema.boolean],
-            required: ["faces", "places", "text", "things"]),
+            [
+                "faces": Schema.boolean, "places": Schema.boolean, "text": Schema.boolean, "things": Schema.boolean,
+                "clip": Schema.boolean,
+            ],
+            required: ["faces", "places", "text", "things", "clip"]),
         "AnalysisChange": Schema.object(
-            ["faces": Schema.boolean, "places": Schema.boolean, "text": Schema.boolean, "things": Schema.boolean]),
+            [
+                "faces": Schema.boolean, "places": Schema.boolean, "text": Schema.boolean, "things": Schema.boolean,
+                "clip": Schema.boolean,
+            ]),
+        "SearchAnswer": Schema.object(
+            [
+                "understood": Schema.array(
+                    Schema.object(
+                        [
+                            "kind": Schema.string, "label": Schema.string, "text": Schema.string,
+                            "predicate": Schema.string,
+                        ], required: ["kind", "label", "text", "predicate"])),
+                "predicate": Schema.string, "assets": Schema.array(Schema.ref("Asset")),
+                "foundByContent": Schema.array(Schema.string), "covers": Schema.array(Schema.string),
+                "notes": Schema.array(Schema.string),
+            ], required: ["understood", "assets", "foundByContent", "covers", "notes"]),
         "AssetThings": Schema.object(
             [
                 "read": Schema.boolean, "model": Schema.string, "analysedDate": Schema.date,

@@ -63,6 +63,7 @@ struct PeopleRoutes: Sendable {
         var places: Bool
         var text: Bool
         var things: Bool
+        var clip: Bool
     }
 
     /// A change of it: each kind given is switched, the others stay.
@@ -71,6 +72,7 @@ struct PeopleRoutes: Sendable {
         var places: Bool?
         var text: Bool?
         var things: Bool?
+        var clip: Bool?
     }
 
     /// The most people one page holds, and faces one request names.
@@ -301,11 +303,12 @@ struct PeopleRoutes: Sendable {
     static func analysis(of library: PhotoLibrary) async throws -> Analysis {
         Analysis(
             faces: try await library.facesEnabled(), places: try await library.placesEnabled(),
-            text: try await library.analysisEnabled(.text), things: try await library.analysisEnabled(.things))
+            text: try await library.analysisEnabled(.text), things: try await library.analysisEnabled(.things),
+            clip: try await library.analysisEnabled(.clip))
     }
 
     static let changeAnalysisOperation = APIOperation(
-        "Switches finding faces, naming places, reading text or finding things on or off in the caller's own library.",
+        "Switches finding faces, naming places, reading text, finding things or CLIP on or off in the caller's library.",
         details: """
             Each user's library has its own switches, for a person signed in (or the local owner), not a
             token; a kind not given stays as it is. Faces off deletes every face, embedding and person of
@@ -313,7 +316,9 @@ struct PeopleRoutes: Sendable {
             job). Places off deletes every place named (the locations stay) and sends no location to the
             analysis service; on names them again (the places job). Text off deletes every line read in the
             photos and sends none to be read; on reads them again (the text job). Things off deletes every
-            thing found in the photos, and on finds them again (the things job).
+            thing found in the photos, and on finds them again (the things job). CLIP off deletes every
+            photo's embedding and sends none to be embedded; on embeds them again (the clip job, where the
+            analysis service has a CLIP model).
             """,
         body: .json(Schema.ref("AnalysisChange")), responses: [.json(200, "The settings.", Schema.ref("Analysis"))])
 
@@ -325,6 +330,7 @@ struct PeopleRoutes: Sendable {
         if let places = body.places { try await library.setPlacesEnabled(places) }
         if let text = body.text { try await library.setAnalysisEnabled(.text, text) }
         if let things = body.things { try await library.setAnalysisEnabled(.things, things) }
+        if let clip = body.clip { try await library.setAnalysisEnabled(.clip, clip) }
         return try LightboxServer.jsonResponse(try await Self.analysis(of: library))
     }
 

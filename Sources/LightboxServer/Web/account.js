@@ -102,7 +102,7 @@ async function load() {
 // The user signed in with a session, or null (a token, or a library without users).
 export const signedIn = load().catch(() => null);
 
-// Finding faces, naming places, reading text and finding things, for a person (signed in, or the owner on this machine) in
+// Finding faces, naming places, reading text, finding things and CLIP, for a person (signed in, or the owner on this machine) in
 // their own library. The change push brings the People and Places pages and the sidebar up to
 // date.
 const facesSetting = document.getElementById('faces-setting');
@@ -110,6 +110,7 @@ const facesEnabled = document.getElementById('faces-enabled');
 const placesEnabled = document.getElementById('places-enabled');
 const textEnabled = document.getElementById('text-enabled');
 const thingsEnabled = document.getElementById('things-enabled');
+const clipEnabled = document.getElementById('clip-enabled');
 
 async function showFacesSetting() {
   const { credential } = await authorization;
@@ -119,6 +120,7 @@ async function showFacesSetting() {
   placesEnabled.checked = analysis.places;
   textEnabled.checked = analysis.text;
   thingsEnabled.checked = analysis.things;
+  clipEnabled.checked = analysis.clip;
   facesSetting.hidden = false;
 }
 
@@ -164,6 +166,10 @@ analysisSwitch(textEnabled, 'text', [
 analysisSwitch(thingsEnabled, 'things', [
   'Things switched off: every thing found is forgotten, and no photo is sent to be looked at.',
   'The things in your photos are being found.',
+]);
+analysisSwitch(clipEnabled, 'clip', [
+  'Content search switched off: every embedding is forgotten, and no photo is sent to be embedded.',
+  'Your photos are being embedded for content search, where the server has a CLIP model.',
 ]);
 
 // The theme: theme.js keeps it; the switch shows and changes the choice.

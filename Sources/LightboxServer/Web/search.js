@@ -1,12 +1,16 @@
-// Search: filters on the library (kind, favourites, rating, dates, file name, a person, a place
-// or an area of the map, camera and lens) that build a predicate of the model's fetch language, kept in the address (#type=video&fav=1...)
-// and shown as chips, each removed with its ×. The grid shows what the predicate selects,
-// newest first under its days.
+// Search: the one box (#q=dog in Lisbon 2019), which the server reads (/api/search) into the
+// model's predicates and words, each part a chip; and filters on the library (kind, favourites,
+// rating, dates, file name, a person, a place or an area of the map, camera and lens) that build
+// a predicate of the model's fetch language, kept in the address (#type=video&fav=1...) and
+// shown as chips, each removed with its ×. The grid shows what the predicate selects, newest
+// first under its days.
 import { address, request } from './api.js';
 
 const form = document.getElementById('search');
 const chips = document.getElementById('chips');
 const toggle = document.getElementById('search-toggle');
+const find = document.getElementById('find');
+const notes = document.getElementById('search-notes');
 
 const KINDS = {
   photo: ['Photos', 'mediaType == image'],
@@ -97,25 +101,87 @@ function filters() {
   return found;
 }
 
-// The predicate of the address's filters, or null for none; the chips and the form follow it.
-export function filtersFromAddress() {
-  const found = filters();
-  chips.replaceChildren(...found.map(([name, label]) => {
-    const chip = document.createElement('button');
-    chip.type = 'button';
-    chip.className = 'chip';
-    chip.dataset.filter = name;
-    chip.textContent = label + ' ×';
-    chip.setAttribute('aria-label', 'Remove the filter ' + label);
-    chip.addEventListener('click', () => go(name === 'place' ? { place: null, cc: null } : { [name]: null }));
-    return chip;
-  }));
-  chips.hidden = !found.length;
+// What the box's text says, as the server reads it (the last one asked, kept): its chips, its
+// predicate with the photos CLIP found beside the words' (those the grid shows too), and what a
+// person should know of it.
+let understood = { q: null, answer: null };
+async function readQuery(q) {
+  if (understood.q === q) return understood.answer;
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const answer = await (await request('/api/search?' + new URLSearchParams({ q, limit: '1000', tz: zone || 'UTC' }))).json();
+  understood = { q, answer };
+  return answer;
+}
+
+// The box's text without a chip's words (its first occurrence, whatever the case).
+function without(q, text) {
+  const at = q.toLowerCase().indexOf(text.toLowerCase());
+  const rest = at < 0 ? q : q.slice(0, at) + q.slice(at + text.length);
+  return rest.replace(/\s+/g, ' ').trim();
+}
+
+function chip(label, title, remove, className) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = className ? 'chip ' + className : 'chip';
+  button.textContent = label + ' ×';
+  button.setAttribute('aria-label', 'Remove ' + title);
+  button.addEventListener('click', remove);
+  return button;
+}
+
+// The predicate of the address's search and filters, or null for none; the chips and the form
+// follow it.
+export async function filtersFromAddress() {
   const params = new URLSearchParams(location.hash.slice(1));
+  const q = (params.get('q') || '').trim().slice(0, 500);
+  if (find.elements.q !== document.activeElement) find.elements.q.value = q;
+  let searched = null, parts = [];
+  if (q) {
+    try {
+      searched = await readQuery(q);
+    } catch {
+      searched = null;
+    }
+  }
+  if (searched) {
+    let predicate = searched.predicate;
+    if (searched.foundByContent.length) {
+      // The nearest 200: the grid's address holds them.
+      const ids = 'SELF IN {' + searched.foundByContent.slice(0, 200).map(quoted).join(', ') + '}';
+      predicate = predicate ? '(' + predicate + ') OR ' + ids : ids;
+    }
+    // Nothing understood and no words (only small words): nothing is found.
+    parts.push(predicate || 'FALSEPREDICATE');
+    parts = parts.map(part => '(' + part + ')');
+  }
+  const found = filters();
+  const boxChips = (searched ? searched.understood : []).map(({ kind, label, text }) => {
+    const made = chip(label, (kind === 'words' ? 'the words ' : '') + label, () => go({ q: without(q, text) || null }),
+                      'understood');
+    made.dataset.kind = kind;
+    if (kind === 'words') {
+      const marker = document.createElement('span');
+      marker.className = 'kind';
+      marker.textContent = '“';
+      made.prepend(marker);
+    }
+    return made;
+  });
+  const said = searched ? [...searched.notes, 'Searched: ' + searched.covers.join(', ') + '.'] : [];
+  notes.textContent = said.join(' ');
+  notes.hidden = !said.length;
+  chips.replaceChildren(...boxChips, ...found.map(([name, label]) => {
+    const made = chip(label, 'the filter ' + label, () => go(name === 'place' ? { place: null, cc: null } : { [name]: null }));
+    made.dataset.filter = name;
+    return made;
+  }));
+  chips.hidden = !found.length && !boxChips.length;
   for (const name of ['person', 'camera', 'lens']) offer(form.elements[name], params.get(name) || '');
   for (const name of FIELDS) form.elements[name].value = params.get(name) || '';
   form.elements.fav.checked = params.get('fav') === '1';
-  return found.length ? found.map(([, , predicate]) => predicate).join(' AND ') : null;
+  parts.push(...found.map(([, , predicate]) => predicate));
+  return parts.length ? parts.join(' AND ') : null;
 }
 
 // No chips: an album is shown, which the filters do not search (they stayed over it, and their
@@ -123,7 +189,18 @@ export function filtersFromAddress() {
 export function hideChips() {
   chips.replaceChildren();
   chips.hidden = true;
+  notes.hidden = true;
 }
+
+// The box: its text into the address (the library, not an album: search searches the library).
+find.addEventListener('submit', event => {
+  event.preventDefault();
+  go({ q: find.elements.q.value.trim().slice(0, 500) || null, album: null, view: null });
+});
+// Cleared with the field's own ×: the search goes.
+find.elements.q.addEventListener('search', () => {
+  if (!find.elements.q.value) go({ q: null });
+});
 
 // The form's values into the address (the library, not an album: filters search the library).
 form.addEventListener('submit', event => {

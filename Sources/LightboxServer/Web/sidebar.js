@@ -222,7 +222,7 @@ let shownOnce = false, shownKey = '', addressRead = 0, showing = Promise.resolve
 export async function showFromAddress() {
   const params = new URLSearchParams(location.hash.slice(1));
   const id = params.get('album');
-  const predicate = id ? null : filtersFromAddress();
+  const predicate = id ? null : await filtersFromAddress();
   if (id) hideChips();
   const named = Object.keys(PAGES).find(name => params.has(name)) || null;
   const key = named ? '#' + named + '=' + params.get(named) : (id || '') + '|' + (predicate || '');

@@ -112,6 +112,25 @@ public indirect enum FetchPredicate: Sendable, Hashable {
     }
 }
 
+extension FetchPredicate {
+    /// The predicate with key `name` read as `replacement` wherever it is compared.
+    func renamingKey(_ name: String, to replacement: String) -> FetchPredicate {
+        func renamed(_ key: String) -> String { key == name ? replacement : key }
+        switch self {
+        case .comparison(let key, let op, let value): return .comparison(key: renamed(key), op, value)
+        case .between(let key, let low, let high): return .between(key: renamed(key), low, high)
+        case .isIn(let key, let values): return .isIn(key: renamed(key), values)
+        case .bitmask(let key, let mask, let isSet): return .bitmask(key: renamed(key), mask: mask, isSet: isSet)
+        case .text(let key, let op, let value, let folded):
+            return .text(key: renamed(key), op, value, caseInsensitive: folded)
+        case .and(let all): return .and(all.map { $0.renamingKey(name, to: replacement) })
+        case .or(let all): return .or(all.map { $0.renamingKey(name, to: replacement) })
+        case .not(let inner): return .not(inner.renamingKey(name, to: replacement))
+        case .constant: return self
+        }
+    }
+}
+
 /// A key in a typed predicate, waiting for its operator: `.pixelWidth > .int(4000)`.
 public struct FetchKeyPath: Sendable, Hashable {
     /// The key's name, as in the text form.

@@ -26,12 +26,19 @@ public enum JobKind: String, Sendable, Hashable, Codable, CodingKeyRepresentable
     /// (``PhotoLibrary/findThings(with:imageManager:progress:)``). One job for the library (no
     /// subject), queued by an import of photos.
     case things
+    /// CLIP's embeddings of the photos the analysis service's CLIP model has yet to see
+    /// (``PhotoLibrary/embedPhotos(with:imageManager:progress:)``), for content search. One job
+    /// for the library (no subject), queued by an import of photos.
+    case clip
+    /// The search's documents of the assets whose words changed beyond what a write transaction
+    /// makes again itself (a migrated library's every asset). One job for the library.
+    case search
 
     /// Whether it needs an analysis service: a runner without one does not take it.
     public var needsAnalysis: Bool {
         switch self {
-        case .faces, .places, .text, .things: true
-        case .playableMovie, .captureDetails: false
+        case .faces, .places, .text, .things, .clip: true
+        case .playableMovie, .captureDetails, .search: false
         }
     }
 
@@ -44,6 +51,8 @@ public enum JobKind: String, Sendable, Hashable, Codable, CodingKeyRepresentable
         case .places: "places named for locations"
         case .text: "text read in photos"
         case .things: "things found in photos"
+        case .clip: "photos embedded for content search"
+        case .search: "search index brought up to date"
         }
     }
 }

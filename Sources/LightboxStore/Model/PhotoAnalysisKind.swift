@@ -7,12 +7,16 @@ import Foundation
 public enum PhotoAnalysisKind: String, Sendable, Hashable, Codable, CaseIterable {
     case text
     case things
+    /// CLIP's embedding of each photo, for content search, where the operator gave the analysis
+    /// service a model.
+    case clip
 
     /// The job that does it.
     public var job: JobKind {
         switch self {
         case .text: .text
         case .things: .things
+        case .clip: .clip
         }
     }
 
@@ -22,14 +26,15 @@ public enum PhotoAnalysisKind: String, Sendable, Hashable, Codable, CaseIterable
         self = kind
     }
 
-    /// What it is, for a person: "text", "things".
-    public var summary: String { rawValue }
+    /// What it is, for a person: "text", "things", "content (CLIP)".
+    public var summary: String { self == .clip ? "content (CLIP)" : rawValue }
 
     /// The table of who looked at each asset, and the tables of what was found.
     var readingTable: String {
         switch self {
         case .text: "assetText"
         case .things: "assetThings"
+        case .clip: "assetClip"
         }
     }
 
@@ -37,6 +42,7 @@ public enum PhotoAnalysisKind: String, Sendable, Hashable, Codable, CaseIterable
         switch self {
         case .text: ["textLine"]
         case .things: ["thingTerm", "thing"]
+        case .clip: ["clipEmbedding"]
         }
     }
 

@@ -47,6 +47,8 @@ enum PostgresSchema {
         ("v32: the places' counts", PlaceSchema.counting, nil),
         ("v33: text in photos", TextSchema.postgres, nil),
         ("v34: things in photos", ThingSchema.postgres, nil),
+        ("v35: photos' CLIP embeddings", ClipSchema.postgres, nil),
+        ("v36: the search's full text", SearchSchema.postgres, nil),
     ]
 
     /// One row per smart album, so that each has a stable identifier (its assets come from its

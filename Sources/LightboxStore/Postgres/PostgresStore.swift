@@ -76,7 +76,10 @@ final class PostgresStore: LibraryStore, CatalogFetching, Sendable {
         return try pool.withLink { link in
             try link.transaction {
                 try link.execute("SELECT pg_advisory_xact_lock(?)", [.integer(writeLock)])
-                return try body(CatalogTransaction(db: PostgresTransaction(link: link), retention: historyRetention))
+                let transaction = CatalogTransaction(db: PostgresTransaction(link: link), retention: historyRetention)
+                let result = try body(transaction)
+                try transaction.finishWrite()
+                return result
             }
         }
     }

@@ -11,13 +11,13 @@ enum CatalogCopy {
         "collectionListChild", "topLevelPosition", "changeTransaction", "changeRecord", "libraryState",
         "importedFile", "pendingRemoval", "job", "jobRun", "person", "face", "assetAnalysis",
         "faceRejection", "place", "placeName", "assetPlace", "assetText", "textLine",
-        "assetThings", "thing", "thingTerm",
+        "assetThings", "thing", "thingTerm", "assetClip", "clipEmbedding",
     ]
 
     /// The tables whose ids come from an identity column on PostgreSQL.
     static let identityTables = [
         "asset", "resource", "assetCollection", "collectionList", "changeTransaction", "job", "jobRun", "person",
-        "face", "place",
+        "face", "place", "clipEmbedding",
     ]
 
     /// The accounts' tables, parents before children.

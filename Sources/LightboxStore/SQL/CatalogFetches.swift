@@ -18,6 +18,45 @@ extension CatalogFetching {
         try assets(matching: condition, options: options)
     }
 
+    /// The assets `condition` and `options` select, the best found by `words` first (their
+    /// document's rank: SQLite's BM25, PostgreSQL's ts_rank), then the newest; at most `limit`.
+    func rankedAssetIdentifiers(
+        matching condition: FetchPredicate?, words: [String], options: FetchOptions, limit: Int,
+        withPeople: Bool
+    ) throws -> [String] {
+        let source = try assets(matching: condition, options: options)
+        let select = source.query.select
+        // A limited view's ranks its words alone: each phrase filtered to that column.
+        let query = words.map { (withPeople ? "" : "words : ") + "\"\($0)\"*" }.joined(separator: " OR ")
+        let tsquery = words.map { "'\($0)':*" }.joined(separator: " | ")
+        let rank: String
+        let rankArguments: [SQLValue]
+        switch dialect {
+        case .sqlite:
+            rank = """
+                SELECT rowid AS id, bm25(assetSearchWords) AS score FROM assetSearchWords
+                WHERE assetSearchWords MATCH ?
+                """
+            rankArguments = [.text(query)]
+        case .postgres:
+            // The people's names rank nothing (a name is understood as a person before it gets here).
+            rank = """
+                SELECT assetId AS id, -ts_rank(to_tsvector('english', words), to_tsquery('english', ?)) AS score
+                FROM assetSearch WHERE to_tsvector('english', words) @@ to_tsquery('english', ?)
+                """
+            rankArguments = [.text(tsquery), .text(tsquery)]
+        }
+        let sql = """
+            SELECT asset.localIdentifier FROM asset JOIN (\(select.sql)) AS matched ON matched.id = asset.id
+            \(words.isEmpty ? "" : "LEFT JOIN (\(rank)) AS hit ON hit.id = asset.id")
+            ORDER BY \(words.isEmpty ? "" : "COALESCE(hit.score, 0), ")asset.localCreationDate DESC, asset.id DESC LIMIT ?
+            """
+        let arguments = select.arguments + (words.isEmpty ? [] : rankArguments) + [SQLValue.integer(Int64(limit))]
+        return try source.snapshot.read { db in
+            try db.rows(sql, arguments).map { try $0.text("localIdentifier") }
+        }
+    }
+
     func fetchAssets(inCollection localIdentifier: String, options: FetchOptions) throws -> any FetchSource<Asset> {
         let snapshot = try fetchSnapshot()
         guard

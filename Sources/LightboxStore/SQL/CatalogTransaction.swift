@@ -8,6 +8,22 @@ struct CatalogTransaction: StoreWriter {
     /// How much history writes keep.
     let retention: HistoryRetention
 
+    /// What every write transaction does last: the search's documents of what it changed made
+    /// again (the first ``SearchDocuments/perTransaction`` of those out of date), the search job
+    /// queued for the rest.
+    func finishWrite() throws {
+        if try db.refreshSearchDocuments(limit: SearchDocuments.perTransaction) {
+            try db.enqueueJobAgain(.search, subject: "")
+        }
+    }
+
+    /// Makes the documents of a job step's worth of stale assets again; answers whether some
+    /// stay stale, and how many.
+    func refreshSearchDocuments() throws -> (more: Bool, left: Int) {
+        let more = try db.refreshSearchDocuments(limit: SearchDocuments.perJobStep)
+        return (more, more ? try db.staleSearchDocuments() : 0)
+    }
+
     // MARK: Reads
 
     func assetCount() throws -> Int {
@@ -206,6 +222,26 @@ struct CatalogTransaction: StoreWriter {
 
     func recordThings(_ things: [AssetThing], inAsset localIdentifier: String, model: String) throws {
         try db.recordThings(things, inAsset: localIdentifier, model: model, date: Date())
+    }
+
+    func recordEmbedding(_ vector: [Float], inAsset localIdentifier: String, model: String) throws {
+        try db.recordEmbedding(vector, inAsset: localIdentifier, model: model, date: Date())
+    }
+
+    func searchVocabulary() throws -> SearchVocabulary {
+        try db.searchVocabulary()
+    }
+
+    func searchBacklogCount() throws -> Int {
+        try db.staleSearchDocuments()
+    }
+
+    func embeddings(model: String, after rowID: Int64, limit: Int) throws -> [StoredEmbedding] {
+        try db.embeddings(model: model, after: rowID, limit: limit)
+    }
+
+    func assetIdentifiers(ofRows ids: [Int64]) throws -> [Int64: String] {
+        try db.assetIdentifiers(ofRows: ids)
     }
 
     func recordAnalysisFailure(_ kind: PhotoAnalysisKind, inAsset localIdentifier: String, model: String, error: String)

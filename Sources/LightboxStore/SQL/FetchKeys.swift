@@ -23,6 +23,12 @@ public struct FetchKeys: Sendable {
         var anyOf: String? = nil
         /// The column holds lowercased text: a value compared with it is lowercased too.
         var foldsCase = false
+        /// A key of the search's full text (``SearchSchema``): `==` holds when every word of the
+        /// value is in the asset's document, the only comparison it takes.
+        var fullText = false
+        /// Whether its full text reads the people's names (not for a limited view, which sees no
+        /// people: it reads `words` as `wordsWithoutPeople`).
+        var fullTextPeople = true
 
         /// Whether the column is a table's column (`asset.rating`), not an expression.
         var isPlainColumn: Bool {
@@ -58,7 +64,8 @@ public struct FetchKeys: Sendable {
     /// hidden/isHidden, burstIdentifier, rating, filename (the original's name when imported),
     /// latitude, longitude, cameraMake, cameraModel, lensModel, person (a name),
     /// personIdentifier, people.@count, place (any of its place's names), city, region, country,
-    /// countryCode, text (a line read in the photo), thing (a word a thing found in it is found by).
+    /// countryCode, text (a line read in the photo), thing (a word a thing found in it is found by),
+    /// words (the search's full text).
     public static let asset = FetchKeys(
         className: "Asset",
         keys: [
@@ -109,6 +116,12 @@ public struct FetchKeys: Sendable {
             // `thing == "dog"` holds for a dog, and a Samoyed; the words are kept lowercased, and
             // so is what it is compared with.
             "thing": Key(column: "thingTerm.term", kind: .string, anyOf: AnalysisColumns.things, foldsCase: true),
+            // The search box's full text (docs/ANALYSIS.md, Search): `words == "red car"` holds
+            // when the asset is found by each word, among its things' words, its place's names,
+            // its people's and albums' names, its files' names or the text read in it.
+            "words": Key(column: "assetSearch.words", kind: .string, fullText: true),
+            "wordsWithoutPeople": Key(
+                column: "assetSearch.words", kind: .string, fullText: true, fullTextPeople: false),
             "people.@count": Key(
                 column: """
                     (SELECT COUNT(DISTINCT face.personId) FROM face WHERE face.assetId = asset.id \

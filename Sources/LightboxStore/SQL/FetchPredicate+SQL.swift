@@ -27,6 +27,18 @@ extension FetchPredicate {
     }
 
     private func compile(_ keys: FetchKeys, _ dialect: SQLDialect, _ arguments: inout [SQLValue]) throws -> String {
+        if let name = leafKey, let key = try? keys.key(name), key.fullText {
+            guard case .comparison(_, .equal, .string(let value)) = self else {
+                throw Self.invalid("\(name) takes == and a text: \(name) == \"red car\"")
+            }
+            let words = SearchWords.tokens(of: value)
+            guard !words.isEmpty else { return "FALSE" }
+            return "("
+                + words.map { word in
+                    arguments += dialect.fullTextArguments(word, withPeople: key.fullTextPeople)
+                    return "asset.id IN (\(dialect.fullTextMatch(withPeople: key.fullTextPeople)))"
+                }.joined(separator: " AND ") + ")"
+        }
         if let name = leafKey, let key = try? keys.key(name), let scope = key.anyOf {
             // A to-many key: the condition on one related row, inside the relation's EXISTS.
             var plain = keys.keys

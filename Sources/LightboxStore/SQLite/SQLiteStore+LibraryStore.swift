@@ -16,7 +16,12 @@ extension SQLiteStore: LibraryStore {
         // Counted once the transaction is over, committed or not: a memory of reads taken
         // before it then no longer matches.
         defer { writes.increment() }
-        return try writer.write { db in try body(CatalogTransaction(db: db, retention: historyRetention)) }
+        return try writer.write { db in
+            let transaction = CatalogTransaction(db: db, retention: historyRetention)
+            let result = try body(transaction)
+            try transaction.finishWrite()
+            return result
+        }
     }
 
     var localWrites: UInt64 { writes.value }

@@ -550,6 +550,12 @@ extension SQLiteStore {
         migrator.registerMigration("v34: things in photos") { db in
             try db.execute(sql: ThingSchema.sqlite.joined(separator: ";\n"))
         }
+        migrator.registerMigration("v35: photos' CLIP embeddings") { db in
+            try db.execute(sql: ClipSchema.sqlite.joined(separator: ";\n"))
+        }
+        migrator.registerMigration("v36: the search's full text") { db in
+            for statement in SearchSchema.sqlite { try db.execute(sql: statement) }
+        }
         return migrator
     }
 
